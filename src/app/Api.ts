@@ -1,0 +1,25 @@
+/**
+ * The root HttpApi: every endpoint group of the service, in one OpenAPI 3.1 document
+ * (`info.version` 1.3.0) served at /api/openapi.json and browsable at /docs.
+ *
+ * To add a capability: define its group in `src/<capability>/Api.ts`, add it here, and add its
+ * handlers layer in `src/app/Server.ts`.
+ */
+import { HttpApi, OpenApi } from "@effect/platform"
+import { CatalogueApi } from "../catalogue/Api.js"
+import { finishOpenApi } from "../platform/OpenApiDoc.js"
+import { SystemApi } from "../system/Api.js"
+
+export const API_VERSION = "1.3.0"
+
+export class Api extends HttpApi.make("marketplace")
+  .add(SystemApi)
+  .add(CatalogueApi)
+  .annotate(OpenApi.Title, "Domain Marketplace API")
+  .annotate(OpenApi.Version, API_VERSION)
+  .annotate(
+    OpenApi.Description,
+    "Public REST surface (domain search, WHOIS/RDAP, TLD pricing and requirements, marketplace listings, batch, free tools) and the HMAC-signed Partner API."
+  )
+  .annotate(OpenApi.Transform, finishOpenApi as any)
+{}

@@ -1,0 +1,105 @@
+/**
+ * Composition root: configuration → database (+ migrations, seed data) → services → HTTP.
+ *
+ * `AppLive(options)` is the whole service as one layer; `main.ts` launches it, tests build it on
+ * port 0 with their own configuration. Shutdown (SIGTERM/SIGINT, or the scope closing) stops
+ * accepting connections, lets in-flight requests finish (up to SHUTDOWN_GRACE), stops the
+ * workers, then closes the database pool and the embedded database.
+ */
+import { FetchHttpClient, HttpApi, HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
+import { NodeContext, NodeHttpServer } from "@effect/platform-node"
+import { Duration, Effect, Layer, Logger, LogLevel } from "effect"
+import { createServer } from "node:http"
+import { Catalogue } from "../catalogue/Catalogue.js"
+import { CatalogueHttpLive } from "../catalogue/Http.js"
+import { RealtimeRegisterLive } from "../catalogue/RealtimeRegister.js"
+import { AppConfig, AppConfigLive } from "../platform/Config.js"
+import { DatabaseLive } from "../platform/Database.js"
+import { ApiErrorsLive, type OperationMatcher, serverMiddleware } from "../platform/HttpMiddleware.js"
+import { runMigrations } from "../platform/Migrations.js"
+import { RateLimiterLive } from "../platform/RateLimit.js"
+import { ServiceSecretLive } from "../platform/ServiceSecret.js"
+import { SystemHttpLive } from "../system/Http.js"
+import { Api } from "./Api.js"
+import { WorkersLive } from "./Workers.js"
+
+/** `METHOD /path` → operation id, compiled from the Api's path templates. */
+export const operationMatcher = (): OperationMatcher => {
+  const routes: Array<{ method: string; regex: RegExp; id: string }> = []
+  HttpApi.reflect(Api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, group }) => {
+      const pattern = endpoint.path
+        .split("/")
+        .map((seg) => (seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+        .join("/")
+      routes.push({ method: endpoint.method, regex: new RegExp(`^${pattern}/?$`), id: `${group.identifier}.${endpoint.name}` })
+    }
+  })
+  return (method, path) => routes.find((r) => r.method === method && r.regex.test(path))?.id
+}
+
+/** Database, migrations and seed data: what every process of the service (server, CLI) needs. */
+export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(DatabaseLive))
+
+/** Domain services over the database. */
+export const ServicesLive = Layer.mergeAll(Catalogue.Live, RateLimiterLive, ServiceSecretLive).pipe(
+  Layer.provideMerge(RealtimeRegisterLive),
+  Layer.provideMerge(FetchHttpClient.layer)
+)
+
+const SeedLive = Layer.effectDiscard(Effect.flatMap(Catalogue, (c) => c.seedDefaults))
+
+const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive)
+
+const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive))
+
+const HttpLive = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 120_000 })
+    // Graceful shutdown: `close` stops accepting and waits for in-flight requests; after the grace
+    // period, remaining connections are cut so a stuck client cannot hold the process hostage.
+    const close = server.close.bind(server)
+    server.close = ((callback?: (err?: Error) => void) => {
+      server.closeIdleConnections()
+      const timer = setTimeout(() => server.closeAllConnections(), Duration.toMillis(config.shutdownGrace))
+      timer.unref()
+      return close((err) => {
+        clearTimeout(timer)
+        callback?.(err)
+      })
+    }) as typeof server.close
+    return HttpApiBuilder.serve(serverMiddleware(config, operationMatcher())).pipe(
+      Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+      Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
+      Layer.provide(ApiErrorsLive),
+      Layer.provide(ApiLive),
+      HttpServer.withLogAddress,
+      Layer.provide(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }))
+    )
+  })
+)
+
+export const LoggerLive = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const level = LogLevel.allLevels.find((l) => l.label.toLowerCase() === config.logLevel.toLowerCase()) ?? LogLevel.Info
+    return Layer.mergeAll(
+      config.logFormat === "pretty" ? Logger.pretty : Logger.json,
+      Logger.minimumLogLevel(level)
+    )
+  })
+)
+
+/** The whole service. `config` defaults to the environment. */
+export const AppLive = (config: Layer.Layer<AppConfig, unknown> = AppConfigLive) =>
+  HttpLive.pipe(
+    Layer.provideMerge(WorkersLive),
+    Layer.provideMerge(SeedLive),
+    Layer.provideMerge(ServicesLive),
+    Layer.provideMerge(DatabaseReadyLive),
+    Layer.provideMerge(NodeContext.layer),
+    Layer.provideMerge(LoggerLive),
+    Layer.provideMerge(config)
+  )

@@ -1,0 +1,34 @@
+/**
+ * Every background fiber of the service, in one place. Each is a scoped layer: started after the
+ * services it uses, interrupted on shutdown before the database closes. `WORKERS=false` runs a
+ * pure HTTP replica.
+ *
+ * - rate-limit janitor (any replica, every minute)
+ * - TLD and price sync from the registrar (singleton across replicas, every TLD_SYNC_INTERVAL;
+ *   only when a registrar is configured)
+ */
+import { Duration, Effect, Layer } from "effect"
+import { Catalogue } from "../catalogue/Catalogue.js"
+import { AppConfig } from "../platform/Config.js"
+import { RateLimitJanitorLive } from "../platform/RateLimit.js"
+import { schedule } from "../platform/Singleton.js"
+
+const TldSyncLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const catalogue = yield* Catalogue
+    if (catalogue.mode === "sandbox" || Duration.toMillis(config.tldSyncInterval) === 0) return
+    const job = Effect.gen(function*() {
+      const report = yield* catalogue.syncTlds()
+      const prices = yield* catalogue.syncPrices
+      yield* Effect.logInfo("registry data synced").pipe(
+        Effect.annotateLogs({ tlds: report.synced.length, failed: report.failed.length, prices: prices.updated })
+      )
+    })
+    yield* Effect.forkScoped(schedule("tld-sync", config.tldSyncInterval, job))
+  })
+)
+
+export const WorkersLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => (config.workers ? Layer.mergeAll(RateLimitJanitorLive, TldSyncLive) : Layer.empty))
+)

@@ -1,0 +1,64 @@
+/**
+ * Catalogue endpoints: TLD prices and TLD registration requirements.
+ *
+ *   GET /api/pricing/tld?tld=com&op=register   → {tld, op, priceCents}   (legacy error shape)
+ *   GET /api/tlds/{tld}/metadata               → TldMetadata            (typed errors)
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
+import { BadRequest, LegacyBadRequest, NotFound, RateLimited } from "../platform/Errors.js"
+import { policy } from "../platform/RateLimit.js"
+import { PRICE_OPS } from "./PriceCsv.js"
+import { TldMetadata } from "./TldMetadata.js"
+
+export const limits = {
+  pricing: policy("pricing_tld", 120, 60),
+  metadata: policy("tld_metadata", 120, 60)
+} as const
+
+export const PriceOpParam = Schema.Literal(...PRICE_OPS).annotations({
+  description: "Lifecycle operation",
+  title: "PriceOp"
+})
+
+export class TldPrice extends Schema.Class<TldPrice>("TldPrice")({
+  tld: Schema.String.annotations({ description: "The TLD as asked, normalised (lowercase, no leading dot)" }),
+  op: Schema.String.annotations({ description: "transfer | register | renew | restore" }),
+  priceCents: Schema.NullOr(Schema.Int).annotations({
+    description: "Price in USD cents for one year; null when the TLD/op combination is unsupported"
+  })
+}) {}
+
+export const TldParam = HttpApiSchema.param(
+  "tld",
+  Schema.String.annotations({ description: "The TLD without a leading dot, e.g. com or co.uk" })
+)
+
+export class CatalogueApi extends HttpApiGroup.make("catalogue")
+  .add(
+    HttpApiEndpoint.get("getTldPrice", "/api/pricing/tld")
+      .setUrlParams(Schema.Struct({
+        tld: Schema.String.annotations({ description: "The TLD, e.g. com (a leading dot is ignored)" }),
+        op: Schema.optionalWith(PriceOpParam, { default: () => "transfer" as const })
+      }))
+      .addSuccess(TldPrice)
+      .addError(LegacyBadRequest)
+      .addError(RateLimited)
+      .annotate(OpenApi.Summary, "Price of a TLD for a lifecycle operation")
+      .annotate(OpenApi.Description, "USD cents for one year. New-registration pricing is never gated by sign-in. 120 requests/min per IP.")
+      .pipe(rateLimited(limits.pricing), documentedAt("/docs/catalogue.md#tld-price"))
+  )
+  .add(
+    HttpApiEndpoint.get("getTldMetadata")`/api/tlds/${TldParam}/metadata`
+      .addSuccess(TldMetadata)
+      .addError(NotFound)
+      .addError(BadRequest)
+      .addError(RateLimited)
+      .annotate(OpenApi.Summary, "Registration requirements of a TLD")
+      .annotate(OpenApi.Description, "Registry rules (periods, contacts, nameservers, features) resolved from live registry data. 120 requests/min per IP.")
+      .pipe(rateLimited(limits.metadata), documentedAt("/docs/catalogue.md#tld-metadata"))
+  )
+  .annotate(OpenApi.Title, "Catalogue")
+  .annotate(OpenApi.Description, "TLD prices and registration requirements")
+{}

@@ -1,0 +1,138 @@
+/**
+ * The registry-data service: TLD registration rules and retail prices.
+ *
+ * Source of truth is PostgreSQL (`tld_metadata`, `tld_prices`), seeded from the bundled snapshot
+ * and default price list, refreshed from Realtime Register by `syncTlds` / `syncPrices` (the
+ * scheduled fiber and `npm run cli -- tlds sync`) or by a CSV import. Reads go through a short
+ * in-process cache of the whole (small) tables; writes made here invalidate it at once, writes
+ * made by another process are visible within `CATALOGUE_CACHE_TTL`.
+ */
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { AppConfig } from "../platform/Config.js"
+import { defaultPriceList, SNAPSHOT_TAKEN_AT, snapshot } from "./data/index.js"
+import { normalizeTld, PRICE_OPS, type PriceOp, type PriceRow } from "./PriceCsv.js"
+import { RealtimeRegister, type RtrError, type RtrPrice, type RtrTldInfo } from "./RealtimeRegister.js"
+import { CatalogueRepo } from "./Repo.js"
+import { type TldMetadata, toTldMetadata } from "./TldMetadata.js"
+
+export interface SyncReport {
+  readonly mode: "live" | "sandbox"
+  readonly synced: ReadonlyArray<string>
+  readonly failed: ReadonlyArray<{ readonly tld: string; readonly reason: string }>
+}
+
+export interface PriceSyncReport {
+  readonly mode: "live" | "sandbox"
+  readonly updated: number
+  readonly skipped: ReadonlyArray<string>
+}
+
+/** RTR product/action → our TLD and operation (`domain_com` + `CREATE` → com/register). */
+export const fromRtrPrice = (p: RtrPrice, markupPercent: number): Option.Option<PriceRow> => {
+  const m = /^domain_([a-z0-9.-]+)$/i.exec(p.product)
+  const op: PriceOp | undefined = (
+    { CREATE: "register", RENEW: "renew", TRANSFER: "transfer", RESTORE: "restore" } as Record<string, PriceOp>
+  )[p.action.toUpperCase()]
+  if (!m || !op || p.currency.toUpperCase() !== "USD" || p.price < 0) return Option.none()
+  return Option.some({ tld: m[1].toLowerCase(), op, priceCents: Math.round(p.price * (1 + markupPercent / 100)) })
+}
+
+interface Snapshot {
+  readonly prices: ReadonlyMap<string, number>
+  readonly tlds: ReadonlyMap<string, { readonly info: RtrTldInfo; readonly lastSyncedAt: Date }>
+}
+
+const make = Effect.gen(function*() {
+  const repo = yield* CatalogueRepo
+  const rtr = yield* RealtimeRegister
+  const config = yield* AppConfig
+  const staleAfterMs = Duration.toMillis(config.tldStaleAfter)
+
+  const load = Effect.gen(function*() {
+    const [prices, tlds] = yield* Effect.all([repo.allPrices, repo.allTlds], { concurrency: 2 })
+    return {
+      prices: new Map(prices.map((p) => [`${p.tld}/${p.op}`, p.price_cents])),
+      tlds: new Map(tlds.map((t) => [t.tld, { info: t.info, lastSyncedAt: t.last_synced_at }]))
+    } satisfies Snapshot
+  })
+  const [cached, invalidate] = yield* Effect.cachedInvalidateWithTTL(load, config.catalogueCacheTtl)
+
+  const getPrice = (tld: string, op: PriceOp) =>
+    Effect.map(cached, (s) => Option.fromNullable(s.prices.get(`${normalizeTld(tld)}/${op}`)))
+
+  const getMetadata = (tld: string) =>
+    Effect.gen(function*() {
+      const s = yield* cached
+      const key = normalizeTld(tld)
+      const row = s.tlds.get(key)
+      if (!row) return Option.none<TldMetadata>()
+      const now = yield* Clock.currentTimeMillis
+      return Option.some(toTldMetadata(key, row.info, row.lastSyncedAt, new Date(now), staleAfterMs))
+    })
+
+  const seedDefaults = Effect.gen(function*() {
+    yield* repo.seedTlds(snapshot, SNAPSHOT_TAKEN_AT)
+    yield* repo.seedPrices(defaultPriceList)
+    yield* invalidate
+  })
+
+  const syncTlds = (only?: ReadonlyArray<string>): Effect.Effect<SyncReport, import("@effect/sql/SqlError").SqlError> =>
+    Effect.gen(function*() {
+      if (rtr.mode === "sandbox") return { mode: "sandbox", synced: [], failed: [] } as SyncReport
+      const known = only && only.length > 0 ? only.map(normalizeTld) : yield* repo.tldNames
+      // Many TLDs share one answer (applicableFor); ask once per family.
+      const pending = new Set(known)
+      const synced: Array<string> = []
+      const failed: Array<{ tld: string; reason: string }> = []
+      for (const tld of known) {
+        if (!pending.has(tld)) continue
+        const result = yield* Effect.either(rtr.tldInfo(tld))
+        if (result._tag === "Left") {
+          pending.delete(tld)
+          failed.push({ tld, reason: describe(result.left) })
+          continue
+        }
+        const info = result.right
+        const family = info.applicableFor.length > 0 ? info.applicableFor : [tld]
+        const fixed = { ...info, applicableFor: family.map((t) => t.toLowerCase()) }
+        if (!fixed.applicableFor.includes(tld)) fixed.applicableFor.push(tld)
+        yield* repo.upsertTlds([fixed], new Date(yield* Clock.currentTimeMillis))
+        for (const t of fixed.applicableFor) {
+          if (pending.delete(t) || t === tld) synced.push(t)
+        }
+      }
+      yield* invalidate
+      return { mode: "live", synced, failed } as SyncReport
+    })
+
+  const syncPrices: Effect.Effect<PriceSyncReport, RtrError | import("@effect/sql/SqlError").SqlError> = Effect.gen(function*() {
+    if (rtr.mode === "sandbox") return { mode: "sandbox", updated: 0, skipped: [] } as PriceSyncReport
+    const list = yield* rtr.priceList
+    const rows: Array<PriceRow> = []
+    const skipped: Array<string> = []
+    for (const p of list) {
+      Option.match(fromRtrPrice(p, config.rtr.markupPercent), {
+        onNone: () => skipped.push(`${p.product}/${p.action}/${p.currency}`),
+        onSome: (row) => rows.push(row)
+      })
+    }
+    yield* repo.upsertPrices(rows, "rtr")
+    yield* invalidate
+    return { mode: "live", updated: rows.length, skipped } as PriceSyncReport
+  })
+
+  const importPrices = (rows: ReadonlyArray<PriceRow>) =>
+    Effect.gen(function*() {
+      yield* repo.upsertPrices(rows, "import")
+      yield* invalidate
+      return rows.length
+    })
+
+  return { getPrice, getMetadata, seedDefaults, syncTlds, syncPrices, importPrices, ops: PRICE_OPS, mode: rtr.mode }
+})
+
+const describe = (e: RtrError) => `${e.reason}: ${e.message}`
+
+export class Catalogue extends Context.Tag("app/Catalogue")<Catalogue, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(Catalogue, make).pipe(Layer.provide(CatalogueRepo.Live))
+}

@@ -1,0 +1,39 @@
+/** Handlers of the catalogue endpoints: HTTP in, service calls, HTTP out. */
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { Api } from "../app/Api.js"
+import { BadRequestError, LegacyBadRequestError, NotFoundError } from "../platform/Errors.js"
+import { enforce } from "../platform/RateLimit.js"
+import { limits, TldPrice } from "./Api.js"
+import { Catalogue } from "./Catalogue.js"
+import { isTld, normalizeTld } from "./PriceCsv.js"
+
+export const CatalogueHttpLive = HttpApiBuilder.group(Api, "catalogue", (handlers) =>
+  Effect.gen(function*() {
+    const catalogue = yield* Catalogue
+    return handlers
+      .handle("getTldPrice", ({ urlParams }) =>
+        Effect.gen(function*() {
+          yield* enforce(limits.pricing)
+          const tld = normalizeTld(urlParams.tld)
+          if (tld === "") return yield* new LegacyBadRequestError({ code: "validation_error", message: "tld is required" })
+          if (!isTld(tld)) {
+            return yield* new LegacyBadRequestError({ code: "validation_error", message: `tld "${urlParams.tld}" is not a valid TLD` })
+          }
+          const price = yield* catalogue.getPrice(tld, urlParams.op)
+          return new TldPrice({ tld, op: urlParams.op, priceCents: Option.getOrNull(price) })
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+      .handle("getTldMetadata", ({ path }) =>
+        Effect.gen(function*() {
+          yield* enforce(limits.metadata)
+          const tld = normalizeTld(path.tld)
+          if (!isTld(tld)) {
+            return yield* new BadRequestError({ code: "invalid_tld", message: `"${path.tld}" is not a valid TLD` })
+          }
+          const metadata = yield* catalogue.getMetadata(tld)
+          if (Option.isNone(metadata)) {
+            return yield* new NotFoundError({ code: "tld_not_found", message: `No registry metadata for .${tld}` })
+          }
+          return metadata.value
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+  }))

@@ -1,0 +1,55 @@
+/** Realtime Register REST API wire shapes (only the fields the service reads). */
+import { Schema } from "effect"
+
+export const RtrTldMetadata = Schema.Struct({
+  createDomainPeriods: Schema.Array(Schema.Int),
+  renewDomainPeriods: Schema.optional(Schema.Array(Schema.Int)),
+  autoRenewDomainPeriods: Schema.optional(Schema.Array(Schema.Int)),
+  transferDomainPeriods: Schema.optional(Schema.Array(Schema.Int)),
+  transferRequiresAuthcode: Schema.optional(Schema.Boolean),
+  transferSupportsAuthcode: Schema.optional(Schema.Boolean),
+  featuresAvailable: Schema.optional(Schema.Array(Schema.String)),
+  premiumSupport: Schema.optional(Schema.String),
+  domainSyntax: Schema.optional(Schema.Struct({
+    minLength: Schema.optional(Schema.Int),
+    maxLength: Schema.optional(Schema.Int),
+    idnSupport: Schema.optional(Schema.Boolean)
+  })),
+  nameservers: Schema.optional(Schema.Struct({
+    min: Schema.optional(Schema.Int),
+    max: Schema.optional(Schema.Int),
+    required: Schema.optional(Schema.Boolean)
+  })),
+  registrant: Schema.optional(Schema.Struct({
+    organizationRequired: Schema.optional(Schema.Boolean),
+    organizationAllowed: Schema.optional(Schema.Boolean),
+    allowedCountries: Schema.optional(Schema.Array(Schema.String))
+  }))
+})
+
+export const RtrTldInfo = Schema.Struct({
+  provider: Schema.String,
+  applicableFor: Schema.Array(Schema.String),
+  metadata: RtrTldMetadata
+})
+export type RtrTldInfo = typeof RtrTldInfo.Type
+
+export const RtrPrice = Schema.Struct({
+  product: Schema.String,
+  action: Schema.String,
+  currency: Schema.String,
+  price: Schema.Int
+})
+export type RtrPrice = typeof RtrPrice.Type
+
+export const RtrPriceList = Schema.Struct({ prices: Schema.Array(RtrPrice) })
+
+export const RtrDomainCheck = Schema.Struct({
+  available: Schema.Boolean,
+  reason: Schema.optional(Schema.String),
+  premium: Schema.optional(Schema.Boolean),
+  currency: Schema.optional(Schema.String),
+  price: Schema.optional(Schema.Int)
+})
+export type RtrDomainCheck = typeof RtrDomainCheck.Type
+

@@ -1,0 +1,125 @@
+/**
+ * The two error shapes of CONTRACT.md, as HttpApi error schemas.
+ *
+ * Typed (every endpoint unless stated):
+ *   {"error":{"code":"snake_case","message":"…","request_id":"req_…","details":…}}
+ * Legacy (GET /api/pricing/tld, GET /api/v1/domains/available):
+ *   {"error":"human message"}
+ *
+ * Handlers fail with the classes below (`new NotFound({ code: "tld_not_found", message })`) and
+ * endpoints declare them with `.addError(NotFound)`. One class per HTTP status keeps OpenAPI
+ * honest; the `code` field says which problem it is. The wire schema of each class is a
+ * transformation to the envelope, which picks up the request id of the fiber serving the request.
+ */
+import { HttpApiSchema } from "@effect/platform"
+import { Effect, FiberRef, ParseResult, Schema } from "effect"
+
+/** Set per request by the request-id middleware; read when an error is encoded. */
+export const CurrentRequestId = FiberRef.unsafeMake<string>("req_unknown")
+
+const ErrorInner = Schema.Struct({
+  code: Schema.String.annotations({ description: "Stable snake_case error code", examples: ["not_found"] }),
+  message: Schema.String.annotations({ description: "Human-readable explanation" }),
+  request_id: Schema.String.annotations({ description: "The request's X-Request-Id" }),
+  details: Schema.optional(Schema.Unknown).annotations({ description: "Structured detail, e.g. which fields failed" })
+})
+
+export const ErrorEnvelope = Schema.Struct({ error: ErrorInner }).annotations({
+  identifier: "Error",
+  description: "Typed error shape shared by the public surface, the Partner API and admin endpoints."
+})
+export type ErrorEnvelope = typeof ErrorEnvelope.Type
+
+export const LegacyErrorEnvelope = Schema.Struct({
+  error: Schema.String.annotations({ description: "Human-readable message" })
+}).annotations({ identifier: "LegacyError", description: "Legacy error shape of the older keyed/pricing endpoints." })
+
+const ErrorFields = {
+  code: Schema.String,
+  message: Schema.String,
+  details: Schema.optional(Schema.Unknown)
+}
+
+interface ErrorLike {
+  readonly code: string
+  readonly message: string
+  readonly details?: unknown
+}
+
+const typedWire = <Self extends ErrorLike>(
+  cls: Schema.Schema<Self, any> & (new(args: ErrorLike) => Self),
+  status: number,
+  description: string
+): Schema.Schema<Self, ErrorEnvelope> =>
+  Schema.transformOrFail(ErrorEnvelope, Schema.typeSchema(cls), {
+    strict: true,
+    decode: ({ error }) =>
+      ParseResult.succeed(
+        new cls(error.details === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, details: error.details })
+      ),
+    encode: (e) =>
+      Effect.map(FiberRef.get(CurrentRequestId), (request_id): ErrorEnvelope => ({
+        error: e.details === undefined
+          ? { code: e.code, message: e.message, request_id }
+          : { code: e.code, message: e.message, request_id, details: e.details }
+      }))
+  }).annotations({ ...HttpApiSchema.annotations({ status }), description })
+
+const legacyWire = <Self extends ErrorLike>(
+  cls: Schema.Schema<Self, any> & (new(args: ErrorLike) => Self),
+  status: number,
+  description: string
+): Schema.Schema<Self, typeof LegacyErrorEnvelope.Encoded> =>
+  Schema.transform(LegacyErrorEnvelope, Schema.typeSchema(cls), {
+    strict: true,
+    decode: ({ error }) => new cls({ code: "legacy", message: error }),
+    encode: (e) => ({ error: e.message })
+  }).annotations({ ...HttpApiSchema.annotations({ status }), description })
+
+// ---------------------------------------------------------------------------
+// Typed errors, one class per status. `code` defaults per class; override it per problem.
+
+export class BadRequestError extends Schema.TaggedError<BadRequestError>()("BadRequest", ErrorFields) {}
+export class UnauthorizedError extends Schema.TaggedError<UnauthorizedError>()("Unauthorized", ErrorFields) {}
+export class ForbiddenError extends Schema.TaggedError<ForbiddenError>()("Forbidden", ErrorFields) {}
+export class NotFoundError extends Schema.TaggedError<NotFoundError>()("NotFound", ErrorFields) {}
+export class ConflictError extends Schema.TaggedError<ConflictError>()("Conflict", ErrorFields) {}
+export class UnprocessableError extends Schema.TaggedError<UnprocessableError>()("Unprocessable", ErrorFields) {}
+export class RateLimitedError extends Schema.TaggedError<RateLimitedError>()("RateLimited", ErrorFields) {}
+export class InternalServerError extends Schema.TaggedError<InternalServerError>()("InternalError", ErrorFields) {}
+export class NotImplementedError extends Schema.TaggedError<NotImplementedError>()("NotImplemented", ErrorFields) {}
+export class UnavailableError extends Schema.TaggedError<UnavailableError>()("Unavailable", ErrorFields) {}
+
+/** Wire schemas to pass to `.addError(...)`. */
+export const BadRequest = typedWire(BadRequestError, 400, "Bad request: missing or malformed input")
+export const Unauthorized = typedWire(UnauthorizedError, 401, "Missing or invalid credentials")
+export const Forbidden = typedWire(ForbiddenError, 403, "Authenticated, but not allowed")
+export const NotFound = typedWire(NotFoundError, 404, "No such resource")
+export const Conflict = typedWire(ConflictError, 409, "Conflicts with the current state")
+export const Unprocessable = typedWire(UnprocessableError, 422, "Well-formed but not acceptable")
+export const RateLimited = typedWire(RateLimitedError, 429, "Rate limit exceeded; see Retry-After")
+export const InternalError = typedWire(InternalServerError, 500, "Unexpected error; retry with back-off")
+export const NotImplemented = typedWire(NotImplementedError, 501, "Not implemented")
+export const Unavailable = typedWire(UnavailableError, 503, "Temporarily unavailable")
+
+// Legacy shape: separate classes so a handler cannot send the wrong shape by accident.
+export class LegacyBadRequestError extends Schema.TaggedError<LegacyBadRequestError>()("LegacyBadRequest", ErrorFields) {}
+export class LegacyUnauthorizedError extends Schema.TaggedError<LegacyUnauthorizedError>()("LegacyUnauthorized", ErrorFields) {}
+export class LegacyRateLimitedError extends Schema.TaggedError<LegacyRateLimitedError>()("LegacyRateLimited", ErrorFields) {}
+export class LegacyNotFoundError extends Schema.TaggedError<LegacyNotFoundError>()("LegacyNotFound", ErrorFields) {}
+
+export const LegacyBadRequest = legacyWire(LegacyBadRequestError, 400, "Bad request (legacy error shape)")
+export const LegacyUnauthorized = legacyWire(LegacyUnauthorizedError, 401, "Missing or invalid key/secret (legacy error shape)")
+export const LegacyRateLimited = legacyWire(LegacyRateLimitedError, 429, "Rate limit exceeded; see Retry-After (legacy error shape)")
+export const LegacyNotFound = legacyWire(LegacyNotFoundError, 404, "Not found (legacy error shape)")
+
+/** Convenience constructors with the default code of each status. */
+export const badRequest = (message: string, code = "bad_request", details?: unknown) =>
+  new BadRequestError(details === undefined ? { code, message } : { code, message, details })
+export const notFound = (message: string, code = "not_found") => new NotFoundError({ code, message })
+export const unauthorized = (message: string, code = "unauthorized") => new UnauthorizedError({ code, message })
+export const forbidden = (message: string, code = "forbidden") => new ForbiddenError({ code, message })
+export const conflict = (message: string, code = "conflict") => new ConflictError({ code, message })
+export const unprocessable = (message: string, code: string) => new UnprocessableError({ code, message })
+export const internalError = (message = "Unexpected error; retry with exponential back-off") =>
+  new InternalServerError({ code: "internal_error", message })

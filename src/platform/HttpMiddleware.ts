@@ -1,0 +1,173 @@
+/**
+ * Cross-cutting HTTP behaviour shared by every endpoint:
+ *
+ * - `X-Request-Id` on every response (a valid incoming one is echoed, else `req_<ulid>`), and the
+ *   same id inside every typed error body;
+ * - one structured access-log line per request (method, path, status, duration, client ip);
+ * - `Deprecation` / `Sunset` / `Link` headers on operations configured as deprecated;
+ * - no stack traces: unknown routes become a typed 404, defects a typed 500;
+ * - schema failures of request input become the documented 400 (typed, or legacy on the two legacy
+ *   endpoints) instead of HttpApi's default decode-error body.
+ */
+import {
+  HttpApiBuilder,
+  HttpApiError,
+  HttpApp,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { Cause, Effect, FiberRef, Option } from "effect"
+import type { AppConfigShape, DeprecationEntry } from "./Config.js"
+import { BadRequestError, CurrentRequestId, LegacyBadRequestError } from "./Errors.js"
+import { makeId } from "./Ids.js"
+
+const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** Paths answering with the legacy error shape (`{"error":"message"}`). */
+export const LEGACY_ERROR_PATHS: ReadonlySet<string> = new Set(["/api/pricing/tld", "/api/v1/domains/available"])
+
+const pathOf = (url: string) => {
+  const q = url.indexOf("?")
+  return q === -1 ? url : url.slice(0, q)
+}
+
+/** Resolves a request to its OpenAPI operation id (`group.endpoint`), for deprecation lookups. */
+export type OperationMatcher = (method: string, path: string) => string | undefined
+
+const errorJson = (status: number, code: string, message: string, requestId: string) =>
+  HttpServerResponse.unsafeJson({ error: { code, message, request_id: requestId } }, { status })
+
+const deprecationHeaders = (d: DeprecationEntry): Record<string, string> => ({
+  // RFC 9745: a Structured Field date, "@" + Unix seconds.
+  deprecation: `@${Math.floor(d.deprecatedAt.getTime() / 1000)}`,
+  // RFC 8594: an HTTP-date.
+  sunset: d.sunsetAt.toUTCString(),
+  link: `<${d.link}>; rel="deprecation"`
+})
+
+/**
+ * The outermost middleware, applied by `HttpApiBuilder.serve`. It runs around the handled app (the
+ * response is already chosen when it returns), so headers are added through a pre-response
+ * handler, which the server applies to every response: success, typed error or defect.
+ */
+export const serverMiddleware = (config: AppConfigShape, matchOperation: OperationMatcher) => {
+  const hasDeprecations = Object.keys(config.deprecations).length > 0
+  return (app: HttpApp.Default): HttpApp.Default =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const incoming = request.headers["x-request-id"]
+      const requestId = incoming !== undefined && VALID_REQUEST_ID.test(incoming) ? incoming : makeId("req")
+      const started = performance.now()
+      yield* FiberRef.set(CurrentRequestId, requestId)
+
+      let headers: Record<string, string> = { "x-request-id": requestId }
+      if (hasDeprecations) {
+        const op = matchOperation(request.method, pathOf(request.url))
+        const d = op !== undefined ? config.deprecations[op] : undefined
+        if (d !== undefined) headers = { ...headers, ...deprecationHeaders(d) }
+      }
+      yield* HttpApp.appendPreResponseHandler((_req, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
+
+      const exit = yield* Effect.exit(app)
+      const status = exit._tag === "Success" ? exit.value.status : Cause.isInterruptedOnly(exit.cause) ? 499 : 500
+      yield* Effect.logInfo("request").pipe(
+        Effect.annotateLogs({
+          request_id: requestId,
+          method: request.method,
+          path: pathOf(request.url),
+          status,
+          duration_ms: Math.round((performance.now() - started) * 100) / 100
+        })
+      )
+      return yield* exit
+    })
+}
+
+/**
+ * Human summary of a schema decode failure, one clause per field:
+ * `op: expected one of "register" | "renew" | "transfer" | "restore", got "foo"; tld: is missing`.
+ */
+export const describeDecodeError = (e: HttpApiError.HttpApiDecodeError) => {
+  const byPath = new Map<string, Array<string>>()
+  for (const issue of e.issues) {
+    const key = issue.path.join(".")
+    byPath.set(key, [...(byPath.get(key) ?? []), issue.message])
+  }
+  const clauses: Array<string> = []
+  for (const [path, messages] of byPath) {
+    const expected: Array<string> = []
+    let actual: string | undefined
+    const other: Array<string> = []
+    for (const m of messages) {
+      const match = /^Expected (.+), actual (.+)$/s.exec(m)
+      if (match) {
+        if (match[1] !== "undefined") expected.push(match[1])
+        actual = match[2]
+      } else {
+        other.push(m)
+      }
+    }
+    const parts = [...new Set(other)]
+    if (expected.length === 1) parts.push(`expected ${expected[0]}, got ${actual}`)
+    if (expected.length > 1) parts.push(`expected one of ${expected.join(" | ")}, got ${actual}`)
+    clauses.push(path ? `${path}: ${parts.join(", ")}` : parts.join(", "))
+  }
+  return clauses.length > 0 ? clauses.join("; ") : e.message
+}
+
+/**
+ * HttpApi-level middleware (inside the API, before errors are encoded):
+ * - request input that fails its schema becomes our 400 (typed, or legacy on the legacy paths);
+ * - an unknown route becomes a typed 404;
+ * - a defect (bug, lost database) becomes a typed 500 and is logged; never a stack trace.
+ */
+export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
+  Effect.catchAllCause(
+    app as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>,
+    (cause) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const requestId = yield* FiberRef.get(CurrentRequestId)
+        const failure = Cause.failureOption(cause)
+        if (Option.isSome(failure)) {
+          const e = failure.value
+          if (e instanceof HttpApiError.HttpApiDecodeError) {
+            const message = describeDecodeError(e)
+            return yield* LEGACY_ERROR_PATHS.has(pathOf(request.url))
+              ? Effect.fail(new LegacyBadRequestError({ code: "validation_error", message }))
+              : Effect.fail(
+                new BadRequestError({
+                  code: "validation_error",
+                  message,
+                  details: e.issues.map((i) => ({ path: i.path, message: i.message }))
+                })
+              )
+          }
+          if (e instanceof HttpServerError.RouteNotFound) {
+            return errorJson(404, "not_found", `No route for ${request.method} ${pathOf(request.url)}`, requestId)
+          }
+          return yield* Effect.failCause(cause)
+        }
+        if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
+        yield* Effect.logError("unhandled defect", cause)
+        return errorJson(500, "internal_error", "Unexpected error; retry with exponential back-off", requestId)
+      })
+  ) as any
+)
+
+/**
+ * The caller's IP: the socket peer, or — only when TRUST_PROXY names N trusted hops — the N-th
+ * address from the right of `X-Forwarded-For` (each trusted proxy appends the peer it saw).
+ */
+export const clientIpOf = (request: HttpServerRequest.HttpServerRequest, trustProxy: number): string => {
+  const socketIp = normalizeIp(Option.getOrElse(request.remoteAddress, () => "unknown"))
+  if (trustProxy <= 0) return socketIp
+  const xff = request.headers["x-forwarded-for"]
+  if (!xff) return socketIp
+  const hops = xff.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
+  const pick = hops[hops.length - trustProxy] ?? hops[0]
+  return pick ? normalizeIp(pick) : socketIp
+}
+
+const normalizeIp = (ip: string) => (ip.startsWith("::ffff:") && ip.includes(".") ? ip.slice(7) : ip)

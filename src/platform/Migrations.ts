@@ -1,0 +1,72 @@
+/**
+ * Forward-only migrations from the top-level `migrations/` folder (`NNNN_name.ts`, default export
+ * an `Effect` using `SqlClient`).
+ *
+ * Safe when several replicas start at once: everything runs in one transaction holding a
+ * transaction-scoped advisory lock, so the second replica waits, then finds nothing to do.
+ * Unlike a "latest id" migrator, every migration not yet recorded is applied, so migrations
+ * added by parallel branches with lower numbers are never skipped.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+
+const MIGRATIONS_LOCK = 7_340_001
+
+export const migrationsDir = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../migrations")
+
+interface MigrationFile {
+  readonly id: number
+  readonly name: string
+  readonly file: string
+}
+
+const listMigrations = (dir: string): ReadonlyArray<MigrationFile> =>
+  Fs.readdirSync(dir)
+    .flatMap((file) => {
+      const m = /^(\d+)_([^.]+)\.(ts|js)$/.exec(file)
+      return m && !file.endsWith(".d.ts") ? [{ id: Number(m[1]), name: m[2], file: Path.join(dir, file) }] : []
+    })
+    .sort((a, b) => a.id - b.id)
+
+export const runMigrations = (dir: string = migrationsDir) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const files = listMigrations(dir)
+    const ids = new Set<number>()
+    for (const f of files) {
+      if (ids.has(f.id)) return yield* Effect.dieMessage(`duplicate migration id ${f.id}`)
+      ids.add(f.id)
+    }
+    return yield* sql.withTransaction(
+      Effect.gen(function*() {
+        yield* sql`select pg_advisory_xact_lock(${MIGRATIONS_LOCK})`
+        yield* sql`create table if not exists schema_migrations (
+          migration_id integer primary key,
+          name text not null,
+          applied_at timestamptz not null default now()
+        )`
+        const done = new Set(
+          (yield* sql<{ migration_id: number }>`select migration_id from schema_migrations`).map((r) => r.migration_id)
+        )
+        const applied: Array<string> = []
+        for (const m of files) {
+          if (done.has(m.id)) continue
+          const mod = yield* Effect.promise(() => import(pathToFileURL(m.file).href))
+          const migration = mod.default
+          if (!Effect.isEffect(migration)) return yield* Effect.dieMessage(`migration ${m.file} has no default Effect`)
+          yield* (migration as Effect.Effect<unknown, unknown, SqlClient.SqlClient>).pipe(
+            Effect.orDieWith((e) => new Error(`migration ${m.id}_${m.name} failed: ${String((e as any)?.message ?? e)}`))
+          )
+          yield* sql`insert into schema_migrations (migration_id, name) values (${m.id}, ${m.name})`
+          applied.push(`${m.id}_${m.name}`)
+        }
+        return applied
+      })
+    )
+  }).pipe(
+    Effect.tap((applied) => applied.length > 0 ? Effect.logInfo("migrations applied").pipe(Effect.annotateLogs({ applied })) : Effect.void),
+    Effect.withSpan("migrations")
+  )

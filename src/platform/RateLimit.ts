@@ -1,0 +1,174 @@
+/**
+ * Per-IP, per-operation fixed-window rate limiting, shared by every replica.
+ *
+ * The count lives in PostgreSQL (`rate_limit_counters`, one row per bucket and window), so the
+ * limit holds however requests are spread over replicas. Two in-process fast paths keep it cheap
+ * without loosening it:
+ *
+ * - group commit: concurrent requests for the same bucket in one process are sent as a single
+ *   `count = count + n` and each gets its own ordinal from the returned total (exact);
+ * - known-denied: once a window's count is past the limit, further requests in that window are
+ *   refused locally (counts only grow within a window).
+ *
+ * Every limited response carries `RateLimit-Limit/Remaining/Reset/Policy`; a refusal is a 429
+ * `rate_limited` with `Retry-After`.
+ */
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Clock, Context, Deferred, Duration, Effect, Layer, Schedule } from "effect"
+import { AppConfig } from "./Config.js"
+import { RateLimitedError } from "./Errors.js"
+import { clientIpOf } from "./HttpMiddleware.js"
+
+export interface RateLimitPolicy {
+  /** Operation id; `RATE_LIMIT_<ID>` (uppercased) overrides `limit`. */
+  readonly id: string
+  readonly limit: number
+  readonly windowSeconds: number
+}
+
+export const policy = (id: string, limit: number, windowSeconds: number): RateLimitPolicy => ({ id, limit, windowSeconds })
+
+export interface RateLimitDecision {
+  readonly allowed: boolean
+  readonly limit: number
+  readonly remaining: number
+  /** Seconds until the window resets. */
+  readonly resetSeconds: number
+  readonly windowSeconds: number
+}
+
+export interface RateLimiterShape {
+  /** Count one request of `key` against `policy` (with configured overrides applied). */
+  readonly consume: (policy: RateLimitPolicy, key: string) => Effect.Effect<RateLimitDecision>
+  /** The effective limit of a policy after configuration overrides. */
+  readonly limitOf: (policy: RateLimitPolicy) => number
+}
+
+export class RateLimiter extends Context.Tag("app/RateLimiter")<RateLimiter, RateLimiterShape>() {}
+
+interface Pending {
+  waiters: Array<Deferred.Deferred<number>>
+  running: boolean
+}
+
+export const RateLimiterLive = Layer.effect(
+  RateLimiter,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* AppConfig
+    const pending = new Map<string, Pending>()
+    /** slot → window end (ms); entries of past windows are pruned as new ones arrive. */
+    const denied = new Map<string, number>()
+
+    const limitOf = (p: RateLimitPolicy) => config.rateLimits[p.id] ?? p.limit
+
+    const increment = (bucket: string, windowStart: number, n: number, expiresAt: Date) =>
+      sql<{ count: number }>`
+        insert into rate_limit_counters (bucket, window_start, count, expires_at)
+        values (${bucket}, ${windowStart}, ${n}, ${expiresAt})
+        on conflict (bucket, window_start)
+        do update set count = rate_limit_counters.count + excluded.count
+        returning count`.pipe(Effect.map((rows) => rows[0].count))
+
+    const flush = (slot: string, bucket: string, windowStart: number, expiresAt: Date): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const entry = pending.get(slot)!
+        while (entry.waiters.length > 0) {
+          const batch = entry.waiters
+          entry.waiters = []
+          const total = yield* increment(bucket, windowStart, batch.length, expiresAt).pipe(
+            Effect.catchAll((error) =>
+              // Fail open: an unreachable counter store must not take the service down with it.
+              Effect.logWarning("rate limit store unavailable; allowing request").pipe(
+                Effect.annotateLogs({ error: String(error) }),
+                Effect.as(0)
+              )
+            )
+          )
+          batch.forEach((d, i) => Deferred.unsafeDone(d, Effect.succeed(total === 0 ? 1 : total - batch.length + 1 + i)))
+        }
+        entry.running = false
+        pending.delete(slot)
+      })
+
+    const consume = (p: RateLimitPolicy, key: string) =>
+      Effect.gen(function*() {
+        const limit = limitOf(p)
+        const now = yield* Clock.currentTimeMillis
+        const windowMs = p.windowSeconds * 1000
+        const windowStart = Math.floor(now / windowMs) * windowMs
+        const windowEnd = windowStart + windowMs
+        const resetSeconds = Math.max(1, Math.ceil((windowEnd - now) / 1000))
+        const base = { limit, resetSeconds, windowSeconds: p.windowSeconds }
+        const bucket = `${p.id}|${key}`
+        const slot = `${bucket}|${windowStart}`
+        if (denied.has(slot)) return { ...base, allowed: false, remaining: 0 }
+
+        const waiter = yield* Deferred.make<number>()
+        let entry = pending.get(slot)
+        if (!entry) {
+          entry = { waiters: [], running: false }
+          pending.set(slot, entry)
+        }
+        entry.waiters.push(waiter)
+        if (!entry.running) {
+          entry.running = true
+          yield* Effect.forkDaemon(flush(slot, bucket, windowStart / 1000, new Date(windowEnd + 60_000)))
+        }
+        const count = yield* Deferred.await(waiter)
+        if (count > limit) {
+          if (denied.size > 10_000) for (const [k, end] of denied) if (end <= now) denied.delete(k)
+          denied.set(slot, windowEnd)
+          return { ...base, allowed: false, remaining: 0 }
+        }
+        return { ...base, allowed: true, remaining: limit - count }
+      })
+
+    return { consume, limitOf }
+  })
+)
+
+export const rateLimitHeaders = (d: RateLimitDecision): Record<string, string> => ({
+  "ratelimit-limit": String(d.limit),
+  "ratelimit-remaining": String(d.remaining),
+  "ratelimit-reset": String(d.resetSeconds),
+  "ratelimit-policy": `${d.limit};w=${d.windowSeconds}`
+})
+
+/**
+ * Count the current request against `policy` for the caller's IP: adds the RateLimit headers to
+ * whatever response follows, and fails with a 429 `rate_limited` (with `Retry-After`) when over.
+ */
+export const enforce = (p: RateLimitPolicy, options?: { readonly key?: string }) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const limiter = yield* RateLimiter
+    const config = yield* AppConfig
+    const key = options?.key ?? clientIpOf(request, config.trustProxy)
+    const decision = yield* limiter.consume(p, key)
+    const headers = decision.allowed
+      ? rateLimitHeaders(decision)
+      : { ...rateLimitHeaders(decision), "retry-after": String(decision.resetSeconds) }
+    yield* HttpApp.appendPreResponseHandler((_req, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
+    if (!decision.allowed) {
+      return yield* new RateLimitedError({
+        code: "rate_limited",
+        message: `Rate limit of ${decision.limit} requests per ${decision.windowSeconds}s exceeded; retry in ${decision.resetSeconds}s`,
+        details: { limit: decision.limit, window_seconds: decision.windowSeconds, retry_after: decision.resetSeconds }
+      })
+    }
+    return decision
+  })
+
+/** Deletes expired counter rows; any replica may run it. */
+export const RateLimitJanitorLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`delete from rate_limit_counters where expires_at < now()`.pipe(
+      Effect.catchAll((e) => Effect.logWarning("rate limit cleanup failed", e)),
+      Effect.repeat(Schedule.spaced(Duration.minutes(1))),
+      Effect.forkScoped
+    )
+  })
+)

@@ -1,0 +1,67 @@
+/**
+ * Singleton work across replicas: a PostgreSQL session advisory lock held on a reserved
+ * connection for the duration of the work. `runExclusive` skips (returns None) when another
+ * replica holds the lock; `schedule` runs an effect at most once per interval across all
+ * replicas, recording each run in the `schedules` table.
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Duration, Effect, Option, Schedule } from "effect"
+
+/** A stable 31-bit lock key for a name (FNV-1a). */
+export const lockKey = (name: string): number => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < name.length; i++) {
+    h ^= name.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  return (h >>> 1) & 0x7fffffff
+}
+
+export const runExclusive = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const conn = yield* sql.reserve
+      const key = lockKey(name)
+      const [row] = yield* conn.executeValues(`select pg_try_advisory_lock(${key})`, [])
+      if (row?.[0] !== true) return Option.none<A>()
+      return yield* effect.pipe(
+        Effect.map(Option.some),
+        Effect.ensuring(conn.executeValues(`select pg_advisory_unlock(${key})`, []).pipe(Effect.ignore))
+      )
+    })
+  )
+
+/**
+ * Runs `effect` once per `interval` across replicas. Every replica wakes up every `tick`; the one
+ * that gets the lock checks the last run and runs the job only when it is due.
+ */
+export const schedule = <A, E, R>(
+  name: string,
+  interval: Duration.DurationInput,
+  effect: Effect.Effect<A, E, R>,
+  options?: { readonly tick?: Duration.DurationInput }
+) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const intervalMs = Duration.toMillis(interval)
+    const attempt = runExclusive(
+      `schedule:${name}`,
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const [last] = yield* sql<{ last_run_at: Date | null }>`select last_run_at from schedules where name = ${name}`
+        if (last?.last_run_at && now - last.last_run_at.getTime() < intervalMs) return
+        const started = Date.now()
+        const exit = yield* Effect.exit(effect)
+        const error = exit._tag === "Failure" ? String(exit.cause).slice(0, 2000) : null
+        yield* sql`
+          insert into schedules (name, last_run_at, last_status, last_error, last_duration_ms)
+          values (${name}, ${new Date(now)}, ${exit._tag === "Success" ? "ok" : "failed"}, ${error}, ${Date.now() - started})
+          on conflict (name) do update set last_run_at = excluded.last_run_at, last_status = excluded.last_status,
+            last_error = excluded.last_error, last_duration_ms = excluded.last_duration_ms`
+        if (error) yield* Effect.logWarning(`scheduled job ${name} failed`).pipe(Effect.annotateLogs({ error }))
+      })
+    ).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`schedule ${name} could not run`, cause)))
+    const tick = options?.tick ?? Duration.min(Duration.decode(interval), Duration.minutes(1))
+    return yield* attempt.pipe(Effect.repeat(Schedule.spaced(tick)), Effect.asVoid)
+  })

@@ -1,0 +1,70 @@
+/**
+ * Service-level endpoints: liveness/readiness, and API discovery.
+ *
+ *   GET /healthz  → 200 while the process runs
+ *   GET /readyz   → 200 when the database answers, else 503
+ *   GET /api      → 401 with `WWW-Authenticate: Bearer resource_metadata="…"` (RFC 9728 discovery)
+ *   GET /api/v1   → machine-readable index of the public operations
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Unauthorized, Unavailable } from "../platform/Errors.js"
+
+export class Health extends Schema.Class<Health>("Health")({
+  status: Schema.Literal("ok"),
+  checks: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+}) {}
+
+export const IndexOperation = Schema.Struct({
+  operationId: Schema.String,
+  method: Schema.String,
+  path: Schema.String,
+  summary: Schema.NullOr(Schema.String),
+  group: Schema.String,
+  rateLimit: Schema.NullOr(Schema.Struct({
+    limit: Schema.Int,
+    windowSeconds: Schema.Int,
+    scope: Schema.Literal("ip"),
+    policy: Schema.String
+  })),
+  docs: Schema.NullOr(Schema.String),
+  deprecated: Schema.Boolean
+})
+
+export class ApiIndex extends Schema.Class<ApiIndex>("ApiIndex")({
+  name: Schema.String,
+  version: Schema.String,
+  openapi: Schema.String,
+  docs: Schema.String,
+  authorization: Schema.Struct({
+    protectedResourceMetadata: Schema.String,
+    scopes: Schema.Array(Schema.String)
+  }),
+  operations: Schema.Array(IndexOperation)
+}) {}
+
+export class SystemApi extends HttpApiGroup.make("system")
+  .add(
+    HttpApiEndpoint.get("healthz", "/healthz")
+      .addSuccess(Health)
+      .annotate(OpenApi.Summary, "Liveness: the process is up")
+  )
+  .add(
+    HttpApiEndpoint.get("readyz", "/readyz")
+      .addSuccess(Health)
+      .addError(Unavailable)
+      .annotate(OpenApi.Summary, "Readiness: the database answers")
+  )
+  .add(
+    HttpApiEndpoint.get("apiRoot", "/api")
+      .addSuccess(Schema.Void)
+      .addError(Unauthorized)
+      .annotate(OpenApi.Summary, "Discovery: answers 401 with WWW-Authenticate pointing at the protected-resource metadata")
+  )
+  .add(
+    HttpApiEndpoint.get("apiIndex", "/api/v1")
+      .addSuccess(ApiIndex)
+      .annotate(OpenApi.Summary, "Machine-readable index of the public operations")
+  )
+  .annotate(OpenApi.Title, "System")
+{}

@@ -1,0 +1,75 @@
+/** Handlers of the service-level endpoints (health, discovery). */
+import { HttpApi, HttpApiBuilder, HttpApp, HttpServerResponse, OpenApi } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Context, Duration, Effect } from "effect"
+import { Api, API_VERSION } from "../app/Api.js"
+import { DocsAnnotation, RateLimitAnnotation } from "../platform/ApiAnnotations.js"
+import { AppConfig } from "../platform/Config.js"
+import { UnauthorizedError, UnavailableError } from "../platform/Errors.js"
+import { ApiIndex, Health } from "./Api.js"
+
+/** Groups that are not part of the public index (operator and partner surfaces are listed elsewhere). */
+const NON_PUBLIC_GROUPS = new Set(["system", "admin"])
+
+export const buildIndex = (baseUrl: string, rateLimits: Readonly<Record<string, number>>): ApiIndex => {
+  const operations: Array<ApiIndex["operations"][number]> = []
+  HttpApi.reflect(Api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, group, mergedAnnotations }) => {
+      if (NON_PUBLIC_GROUPS.has(group.identifier) || group.identifier.startsWith("partner")) return
+      const p = Context.getOption(mergedAnnotations, RateLimitAnnotation)
+      const docs = Context.getOption(mergedAnnotations, DocsAnnotation)
+      operations.push({
+        operationId: `${group.identifier}.${endpoint.name}`,
+        method: endpoint.method,
+        path: endpoint.path,
+        summary: Context.getOrElse(endpoint.annotations, OpenApi.Summary, () => null as string | null),
+        group: group.identifier,
+        rateLimit: p._tag === "Some"
+          ? { limit: rateLimits[p.value.id] ?? p.value.limit, windowSeconds: p.value.windowSeconds, scope: "ip" as const, policy: p.value.id }
+          : null,
+        docs: docs._tag === "Some" ? `${baseUrl}${docs.value}` : null,
+        deprecated: Context.getOrElse(endpoint.annotations, OpenApi.Deprecated, () => false)
+      })
+    }
+  })
+  return new ApiIndex({
+    name: "Domain Marketplace API",
+    version: API_VERSION,
+    openapi: `${baseUrl}/api/openapi.json`,
+    docs: `${baseUrl}/docs`,
+    authorization: {
+      protectedResourceMetadata: `${baseUrl}/.well-known/oauth-protected-resource`,
+      scopes: ["pricing:read"]
+    },
+    operations
+  })
+}
+
+export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* AppConfig
+    const index = buildIndex(config.baseUrl, config.rateLimits)
+    const challenge = `Bearer resource_metadata="${config.baseUrl}/.well-known/oauth-protected-resource"`
+    return handlers
+      .handle("healthz", () => Effect.succeed(new Health({ status: "ok" })))
+      .handle("readyz", () =>
+        sql`select 1`.pipe(
+          Effect.timeout(Duration.seconds(2)),
+          Effect.as(new Health({ status: "ok", checks: { database: "ok" } })),
+          Effect.catchAll(() => new UnavailableError({ code: "not_ready", message: "The database is not answering" }))
+        ))
+      .handle("apiRoot", () =>
+        HttpApp.appendPreResponseHandler((_req, res) =>
+          Effect.succeed(HttpServerResponse.setHeader(res, "www-authenticate", challenge))
+        ).pipe(
+          Effect.zipRight(
+            new UnauthorizedError({
+              code: "unauthorized",
+              message: "This is the API root. Public reads need no credentials; see /api/v1 for the index and the WWW-Authenticate header for OAuth discovery."
+            })
+          )
+        ))
+      .handle("apiIndex", () => Effect.succeed(index))
+  }))
