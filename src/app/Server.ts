@@ -76,7 +76,7 @@ const HttpLive = Layer.unwrapEffect(
       Layer.provide(ApiErrorsLive),
       Layer.provide(ApiLive),
       HttpServer.withLogAddress,
-      Layer.provide(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }))
+      Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }))
     )
   })
 )

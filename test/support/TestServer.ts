@@ -1,0 +1,106 @@
+/**
+ * The service under test: the real `AppLive` on an ephemeral port of 127.0.0.1, over a real,
+ * private database.
+ *
+ * - `DATABASE_URL` set (CI sets it to the local PostgreSQL): a fresh database is created per
+ *   server (`test_<random>`) and dropped afterwards, so test files never see each other's rows.
+ * - unset: an in-memory embedded PostgreSQL (PGlite), private to the server.
+ *
+ * Usage with @effect/vitest:
+ *
+ *   layer(TestServer.layer({ RATE_LIMITS: '{"pricing_tld":3}' }))("pricing", (it) => {
+ *     it.effect("…", () => Effect.gen(function*() {
+ *       const res = yield* get("/api/pricing/tld?tld=com")
+ *     }))
+ *   })
+ */
+import { HttpServer } from "@effect/platform"
+import type { SqlClient } from "@effect/sql"
+import { ConfigProvider, Context, Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
+import pg from "pg"
+import { AppLive } from "../../src/app/Server.js"
+import { AppConfigLive } from "../../src/platform/Config.js"
+import { startEmbedded } from "../../src/platform/Database.js"
+
+export interface TestServerShape {
+  readonly baseUrl: string
+  readonly port: number
+  /** The database URL this server uses (reachable by other processes, e.g. the CLI). */
+  readonly databaseUrl: string | undefined
+}
+
+export class TestServer extends Context.Tag("test/TestServer")<TestServer, TestServerShape>() {}
+
+/** A private PostgreSQL database for one test scope; returns its URL. */
+export const freshDatabase = Effect.acquireRelease(
+  Effect.promise(async () => {
+    const admin = process.env.DATABASE_URL!
+    const name = `test_${randomBytes(6).toString("hex")}`
+    const client = new pg.Client({ connectionString: admin })
+    await client.connect()
+    await client.query(`create database ${name}`)
+    await client.end()
+    const url = new URL(admin)
+    url.pathname = `/${name}`
+    return { name, url: url.toString() }
+  }),
+  ({ name }) =>
+    Effect.promise(async () => {
+      const client = new pg.Client({ connectionString: process.env.DATABASE_URL! })
+      await client.connect()
+      await client.query(`drop database if exists ${name} with (force)`).catch(() => undefined)
+      await client.end()
+    })
+)
+
+/**
+ * A database URL other processes can reach: a fresh PostgreSQL database when DATABASE_URL is
+ * set, else an embedded PostgreSQL served on a loopback port by this test process.
+ */
+export const sharedDatabaseUrl = Effect.gen(function*() {
+  if (process.env.DATABASE_URL) return (yield* freshDatabase).url
+  const embedded = yield* startEmbedded(":memory:")
+  return `postgres://postgres:postgres@${embedded.host}:${embedded.port}/postgres`
+})
+
+export const baseEnv: Record<string, string> = {
+  NODE_ENV: "test",
+  PORT: "0",
+  HOST: "127.0.0.1",
+  LOG_LEVEL: "warn",
+  SHUTDOWN_GRACE: "2 seconds",
+  CATALOGUE_CACHE_TTL: "0 millis",
+  ADMIN_TOKEN: "test-admin-token",
+  SERVICE_SECRET: "test-service-secret-0123456789abcdef"
+}
+
+/**
+ * Builds the whole service. `env` overrides configuration (same names as the environment);
+ * `databaseUrl` shares a database between servers (multi-replica tests).
+ */
+const make = (env: Record<string, string> = {}, options?: { readonly databaseUrl?: string }) =>
+  Layer.unwrapScoped(
+    Effect.gen(function*() {
+      const databaseUrl = options?.databaseUrl ?? (process.env.DATABASE_URL ? (yield* freshDatabase).url : undefined)
+      const map = new Map(Object.entries({
+        ...baseEnv,
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: ":memory:" }),
+        ...env
+      }))
+      const config = AppConfigLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(map))))
+      const app = AppLive(config)
+      const server = Layer.effect(
+        TestServer,
+        Effect.map(HttpServer.HttpServer, (s) => {
+          const port = s.address._tag === "TcpAddress" ? s.address.port : 0
+          return { baseUrl: `http://127.0.0.1:${port}`, port, databaseUrl }
+        })
+      )
+      return Layer.provideMerge(server, app)
+    })
+  )
+
+export const layer = (env?: Record<string, string>, options?: { readonly databaseUrl?: string }) =>
+  make(env, options) as Layer.Layer<TestServer | SqlClient.SqlClient | HttpServer.HttpServer>
+
