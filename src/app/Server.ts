@@ -13,10 +13,12 @@ import { createServer } from "node:http"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { CatalogueHttpLive } from "../catalogue/Http.js"
 import { RealtimeRegisterLive } from "../catalogue/RealtimeRegister.js"
+import { OptionalBearerLive } from "../identity/Bearer.js"
 import { AppConfig, AppConfigLive } from "../platform/Config.js"
 import { DatabaseLive } from "../platform/Database.js"
 import { ApiErrorsLive, type OperationMatcher, serverMiddleware } from "../platform/HttpMiddleware.js"
 import { runMigrations } from "../platform/Migrations.js"
+import { Idempotency } from "../platform/Idempotency.js"
 import { RateLimiterLive } from "../platform/RateLimit.js"
 import { ServiceSecretLive } from "../platform/ServiceSecret.js"
 import { SystemHttpLive } from "../system/Http.js"
@@ -43,7 +45,7 @@ export const operationMatcher = (): OperationMatcher => {
 export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(DatabaseLive))
 
 /** Domain services over the database. */
-export const ServicesLive = Layer.mergeAll(Catalogue.Live, RateLimiterLive, ServiceSecretLive).pipe(
+export const ServicesLive = Layer.mergeAll(Catalogue.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live).pipe(
   Layer.provideMerge(RealtimeRegisterLive),
   Layer.provideMerge(FetchHttpClient.layer)
 )
@@ -52,7 +54,7 @@ const SeedLive = Layer.effectDiscard(Effect.flatMap(Catalogue, (c) => c.seedDefa
 
 const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive)
 
-const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive))
+const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide(OptionalBearerLive))
 
 const HttpLive = Layer.unwrapEffect(
   Effect.gen(function*() {

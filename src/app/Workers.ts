@@ -3,13 +3,14 @@
  * services it uses, interrupted on shutdown before the database closes. `WORKERS=false` runs a
  * pure HTTP replica.
  *
- * - rate-limit janitor (any replica, every minute)
+ * - rate-limit and idempotency-key janitors (any replica)
  * - TLD and price sync from the registrar (singleton across replicas, every TLD_SYNC_INTERVAL;
  *   only when a registrar is configured)
  */
 import { Duration, Effect, Layer } from "effect"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { AppConfig } from "../platform/Config.js"
+import { IdempotencyJanitorLive } from "../platform/Idempotency.js"
 import { RateLimitJanitorLive } from "../platform/RateLimit.js"
 import { schedule } from "../platform/Singleton.js"
 
@@ -30,5 +31,5 @@ const TldSyncLive = Layer.scopedDiscard(
 )
 
 export const WorkersLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.workers ? Layer.mergeAll(RateLimitJanitorLive, TldSyncLive) : Layer.empty))
+  Effect.map(AppConfig, (config) => (config.workers ? Layer.mergeAll(RateLimitJanitorLive, IdempotencyJanitorLive, TldSyncLive) : Layer.empty))
 )

@@ -1,0 +1,150 @@
+/**
+ * `Idempotency-Key` handling shared by every endpoint that takes one (orders, WHOIS lookups, …).
+ *
+ * - The first request with a key claims it (`in_flight`) in its own committed statement, so a
+ *   concurrent twin — on any replica — sees the claim and gets 409 `conflict`.
+ * - When the work succeeds its response is stored (`done`) and replayed to every later request
+ *   with the same key and the same fingerprint (usually a hash of the body).
+ * - Same key, other fingerprint → 409 `conflict`. A failed attempt releases the key.
+ * - `transactional: true` runs the work and the `done` update in one transaction: if the process
+ *   dies mid-way nothing is committed, and once the claim's lease lapses a retry runs the work
+ *   again — exactly once overall.
+ *
+ * Keys are scoped (e.g. per partner credential) and expire after `ttl`.
+ */
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Context, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { createHash } from "node:crypto"
+import { ConflictError } from "./Errors.js"
+
+export interface StoredResponse {
+  readonly status: number
+  readonly body: unknown
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+export interface IdempotentResult {
+  readonly replayed: boolean
+  readonly response: StoredResponse
+}
+
+export interface IdempotencyOptions {
+  /** Namespace of the key, e.g. `orders:<credential id>` or `whois:<ip>`. */
+  readonly scope: string
+  readonly key: string
+  /** What makes two requests "the same": typically `fingerprint(method, path, body)`. */
+  readonly fingerprint: string
+  /** How long a stored response is replayed. Default 7 days. */
+  readonly ttl?: Duration.DurationInput
+  /** How long a claim blocks twins before a crashed attempt may be retried. Default 60 s. */
+  readonly lease?: Duration.DurationInput
+  /** Run the work and the stored response in one transaction (for database writes). */
+  readonly transactional?: boolean
+}
+
+/** SHA-256 hex of the parts, separated so that ("ab","c") ≠ ("a","bc"). */
+export const fingerprint = (...parts: ReadonlyArray<string>): string => {
+  const h = createHash("sha256")
+  for (const p of parts) h.update(String(p.length)).update(":").update(p)
+  return h.digest("hex")
+}
+
+/** Idempotency-Key syntax accepted by the service: 1–255 visible ASCII characters. */
+export const isValidKey = (key: string) => /^[\x21-\x7e]{1,255}$/.test(key)
+
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const claim = (o: IdempotencyOptions, ttlMs: number, leaseMs: number) =>
+    sql<{ key: string }>`
+      insert into idempotency_keys (scope, key, fingerprint, state, locked_until, expires_at)
+      values (${o.scope}, ${o.key}, ${o.fingerprint}, 'in_flight',
+              now() + ${`${leaseMs} milliseconds`}::interval, now() + ${`${ttlMs} milliseconds`}::interval)
+      on conflict (scope, key) do update
+        set fingerprint = excluded.fingerprint, state = 'in_flight', locked_until = excluded.locked_until,
+            expires_at = excluded.expires_at, created_at = now(),
+            response_status = null, response_body = null, response_headers = null
+        where idempotency_keys.expires_at < now()
+           or (idempotency_keys.state = 'in_flight' and idempotency_keys.locked_until < now()
+               and idempotency_keys.fingerprint = excluded.fingerprint)
+      returning key`.pipe(Effect.map((rows) => rows.length > 0))
+
+  const existing = (o: IdempotencyOptions) =>
+    sql<{
+      fingerprint: string
+      state: "in_flight" | "done"
+      response_status: number | null
+      response_body: unknown
+      response_headers: Record<string, string> | null
+    }>`select fingerprint, state, response_status, response_body, response_headers
+       from idempotency_keys where scope = ${o.scope} and key = ${o.key}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+
+  const complete = (o: IdempotencyOptions, r: StoredResponse) =>
+    sql`update idempotency_keys
+        set state = 'done', response_status = ${r.status}, response_body = ${JSON.stringify(r.body ?? null)},
+            response_headers = ${JSON.stringify(r.headers ?? {})}
+        where scope = ${o.scope} and key = ${o.key}`
+
+  const release = (o: IdempotencyOptions) =>
+    sql`delete from idempotency_keys where scope = ${o.scope} and key = ${o.key} and state = 'in_flight'`.pipe(Effect.ignore)
+
+  const run = <E, R>(
+    o: IdempotencyOptions,
+    work: Effect.Effect<StoredResponse, E, R>
+  ): Effect.Effect<IdempotentResult, E | ConflictError | SqlError, R> =>
+    Effect.gen(function*() {
+      const ttlMs = Duration.toMillis(o.ttl ?? Duration.days(7))
+      const leaseMs = Duration.toMillis(o.lease ?? Duration.seconds(60))
+      for (let attempt = 0; attempt < 3; attempt++) {
+        if (yield* claim(o, ttlMs, leaseMs)) {
+          const guarded = o.transactional
+            ? sql.withTransaction(Effect.tap(work, (r) => complete(o, r)))
+            : Effect.tap(work, (r) => complete(o, r))
+          const response = yield* guarded.pipe(Effect.onError(() => release(o)))
+          return { replayed: false, response }
+        }
+        const row = yield* existing(o)
+        if (Option.isNone(row)) continue // released or expired between our two statements: claim again
+        if (row.value.fingerprint !== o.fingerprint) {
+          return yield* new ConflictError({
+            code: "conflict",
+            message: "This Idempotency-Key was already used with a different request; use a new key for a new operation."
+          })
+        }
+        if (row.value.state === "in_flight") {
+          return yield* new ConflictError({
+            code: "conflict",
+            message: "A request with this Idempotency-Key is still being processed; retry after it completes."
+          })
+        }
+        return {
+          replayed: true,
+          response: {
+            status: row.value.response_status ?? 200,
+            body: row.value.response_body,
+            headers: row.value.response_headers ?? {}
+          }
+        }
+      }
+      return yield* new ConflictError({ code: "conflict", message: "Could not claim the Idempotency-Key; retry." })
+    })
+
+  return { run }
+})
+
+export class Idempotency extends Context.Tag("app/Idempotency")<Idempotency, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(Idempotency, make)
+}
+
+/** Deletes expired keys; any replica may run it. */
+export const IdempotencyJanitorLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`delete from idempotency_keys where expires_at < now()`.pipe(
+      Effect.catchAll((e) => Effect.logWarning("idempotency cleanup failed", e)),
+      Effect.repeat(Schedule.spaced(Duration.minutes(10))),
+      Effect.forkScoped
+    )
+  })
+)
