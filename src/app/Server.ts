@@ -13,6 +13,7 @@ import { createServer } from "node:http"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { CatalogueHttpLive } from "../catalogue/Http.js"
 import { RealtimeRegisterLive } from "../catalogue/RealtimeRegister.js"
+import { ApiKeyAuthLive } from "../identity/ApiKeysLive.js"
 import { OptionalBearerLive } from "../identity/Bearer.js"
 import { AppConfig, AppConfigLive } from "../platform/Config.js"
 import { DatabaseLive } from "../platform/Database.js"
@@ -54,7 +55,7 @@ const SeedLive = Layer.effectDiscard(Effect.flatMap(Catalogue, (c) => c.seedDefa
 
 const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive)
 
-const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide(OptionalBearerLive))
+const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide([OptionalBearerLive, ApiKeyAuthLive]))
 
 const HttpLive = Layer.unwrapEffect(
   Effect.gen(function*() {

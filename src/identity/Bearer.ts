@@ -43,3 +43,4 @@ export const makeOptionalBearer = (resolve: TokenResolver) =>
 
 /** Until the OAuth server issues tokens, every presented token is unknown. */
 export const OptionalBearerLive = Layer.effect(OptionalBearer, makeOptionalBearer(() => Effect.succeed(undefined)))
+

@@ -1,0 +1,20 @@
+/**
+ * API key pairs for the keyed developer endpoints under /api/v1 (`x-api-key` + `x-api-secret`).
+ * Endpoints add `.middleware(ApiKeyAuth)` and read `yield* CurrentApiKey`. Missing or wrong
+ * credentials → 401 in the legacy error shape (`{"error":"…"}`).
+ */
+import { HttpApiMiddleware } from "@effect/platform"
+import { Context } from "effect"
+import { LegacyUnauthorized } from "../platform/Errors.js"
+
+export interface ApiKeyIdentity {
+  readonly keyId: string
+  readonly name: string
+}
+
+export class CurrentApiKey extends Context.Tag("app/CurrentApiKey")<CurrentApiKey, ApiKeyIdentity>() {}
+
+export class ApiKeyAuth extends HttpApiMiddleware.Tag<ApiKeyAuth>()("ApiKeyAuth", {
+  provides: CurrentApiKey,
+  failure: LegacyUnauthorized
+}) {}
