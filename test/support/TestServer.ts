@@ -16,7 +16,7 @@
  */
 import { HttpServer } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
-import { ConfigProvider, Context, Effect, Layer } from "effect"
+import { Clock, ConfigProvider, Context, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { AppLive } from "../../src/app/Server.js"
@@ -97,7 +97,9 @@ const make = (env: Record<string, string> = {}, options?: { readonly databaseUrl
           return { baseUrl: `http://127.0.0.1:${port}`, port, databaseUrl }
         })
       )
-      return Layer.provideMerge(server, app)
+      // The service runs on real time (rate-limit windows, token lifetimes, staleness), whatever
+      // clock the test runner gives the test fibers.
+      return Layer.provideMerge(server, app).pipe(Layer.provide(Layer.setClock(Clock.make())))
     })
   )
 
