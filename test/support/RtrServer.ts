@@ -71,7 +71,11 @@ export const startRtrServer = (fixture: RtrFixture) =>
         resume(Effect.succeed({ server, handle: { url: `http://127.0.0.1:${port}`, requests } }))
       })
     }),
-    ({ server }) => Effect.async<void>((resume) => server.close(() => resume(Effect.void)))
+    ({ server }) =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
   ).pipe(Effect.map(({ handle }) => handle))
 
 /** A TLD info answer in Realtime Register's documented shape (the fields we map and a few more). */
