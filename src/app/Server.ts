@@ -14,6 +14,7 @@ import { Catalogue } from "../catalogue/Catalogue.js"
 import { CatalogueHttpLive } from "../catalogue/Http.js"
 import { RealtimeRegisterLive } from "../catalogue/RealtimeRegister.js"
 import { ApiKeyAuthLive } from "../identity/ApiKeysLive.js"
+import { RdapClientLive } from "../lookup/Rdap.js"
 import { OptionalBearerLive } from "../identity/Bearer.js"
 import { AppConfig, AppConfigLive } from "../platform/Config.js"
 import { DatabaseLive } from "../platform/Database.js"
@@ -46,7 +47,7 @@ export const operationMatcher = (): OperationMatcher => {
 export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(DatabaseLive))
 
 /** Domain services over the database. */
-export const ServicesLive = Layer.mergeAll(Catalogue.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live).pipe(
+export const ServicesLive = Layer.mergeAll(Catalogue.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, RdapClientLive).pipe(
   Layer.provideMerge(RealtimeRegisterLive),
   Layer.provideMerge(FetchHttpClient.layer)
 )
