@@ -1,0 +1,28 @@
+/**
+ * Partner API settings (read by src/platform/Config.ts as `config.partner`).
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | REVIEW_THRESHOLD_CENTS | 2500000 | orders at or above this amount are held (MANUAL_REVIEW) |
+ * | PARTNER_SKEW_SECONDS | 300 | accepted X-Service-Timestamp drift either side |
+ * | WEBHOOK_RETRY_BASE | 5 seconds | first retry delay; the schedule keeps its proportions (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) |
+ * | WEBHOOK_TIMEOUT | 5 seconds | a delivery not answered within this is a failed attempt |
+ * | WEBHOOK_POLL_INTERVAL | 1 second | how often each replica looks for due deliveries |
+ */
+import { Config, Duration } from "effect"
+
+export interface PartnerSettings {
+  readonly reviewThresholdCents: number
+  readonly skewSeconds: number
+  readonly webhookRetryBase: Duration.Duration
+  readonly webhookTimeout: Duration.Duration
+  readonly webhookPollInterval: Duration.Duration
+}
+
+export const partnerConfig: Config.Config<PartnerSettings> = Config.all({
+  reviewThresholdCents: Config.integer("REVIEW_THRESHOLD_CENTS").pipe(Config.withDefault(2_500_000)),
+  skewSeconds: Config.integer("PARTNER_SKEW_SECONDS").pipe(Config.withDefault(300)),
+  webhookRetryBase: Config.duration("WEBHOOK_RETRY_BASE").pipe(Config.withDefault(Duration.seconds(5))),
+  webhookTimeout: Config.duration("WEBHOOK_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
+  webhookPollInterval: Config.duration("WEBHOOK_POLL_INTERVAL").pipe(Config.withDefault(Duration.seconds(1)))
+})
