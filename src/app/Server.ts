@@ -21,6 +21,7 @@ import { DatabaseLive } from "../platform/Database.js"
 import { ApiErrorsLive, type OperationMatcher, serverMiddleware } from "../platform/HttpMiddleware.js"
 import { runMigrations } from "../platform/Migrations.js"
 import { Idempotency } from "../platform/Idempotency.js"
+import { OutboundLive } from "../platform/Outbound.js"
 import { RateLimiterLive } from "../platform/RateLimit.js"
 import { ServiceSecretLive } from "../platform/ServiceSecret.js"
 import { SystemHttpLive } from "../system/Http.js"
@@ -47,7 +48,7 @@ export const operationMatcher = (): OperationMatcher => {
 export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(DatabaseLive))
 
 /** Domain services over the database. */
-export const ServicesLive = Layer.mergeAll(Catalogue.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, RdapClientLive).pipe(
+export const ServicesLive = Layer.mergeAll(Catalogue.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, RdapClientLive, OutboundLive).pipe(
   Layer.provideMerge(RealtimeRegisterLive),
   Layer.provideMerge(FetchHttpClient.layer)
 )
