@@ -7,6 +7,8 @@
  */
 import { HttpApi, OpenApi } from "@effect/platform"
 import { CatalogueApi } from "../catalogue/Api.js"
+import { AuthApi } from "../identity/accounts/Api.js"
+import { OAuthApi } from "../identity/oauth/Api.js"
 import { finishOpenApi } from "../platform/OpenApiDoc.js"
 import { SystemApi } from "../system/Api.js"
 
@@ -15,6 +17,8 @@ export const API_VERSION = "1.3.0"
 export class Api extends HttpApi.make("marketplace")
   .add(SystemApi)
   .add(CatalogueApi)
+  .add(AuthApi)
+  .add(OAuthApi)
   .annotate(OpenApi.Title, "Domain Marketplace API")
   .annotate(OpenApi.Version, API_VERSION)
   .annotate(

@@ -16,6 +16,11 @@ import { RealtimeRegisterLive } from "../catalogue/RealtimeRegister.js"
 import { ApiKeyAuthLive } from "../identity/ApiKeysLive.js"
 import { RdapClientLive } from "../lookup/Rdap.js"
 import { OptionalBearerLive } from "../identity/Bearer.js"
+import { Accounts } from "../identity/accounts/Accounts.js"
+import { AuthHttpLive } from "../identity/accounts/Http.js"
+import { OAuthHttpLive } from "../identity/oauth/Http.js"
+import { OAuth } from "../identity/oauth/OAuth.js"
+import { SessionAuthLive } from "../identity/Session.js"
 import { AppConfig, AppConfigLive } from "../platform/Config.js"
 import { DatabaseLive } from "../platform/Database.js"
 import { ApiErrorsLive, type OperationMatcher, serverMiddleware } from "../platform/HttpMiddleware.js"
@@ -48,16 +53,16 @@ export const operationMatcher = (): OperationMatcher => {
 export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(DatabaseLive))
 
 /** Domain services over the database. */
-export const ServicesLive = Layer.mergeAll(Catalogue.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, RdapClientLive, OutboundLive).pipe(
+export const ServicesLive = Layer.mergeAll(Catalogue.Live, Accounts.Live, OAuth.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, RdapClientLive, OutboundLive).pipe(
   Layer.provideMerge(RealtimeRegisterLive),
   Layer.provideMerge(FetchHttpClient.layer)
 )
 
 const SeedLive = Layer.effectDiscard(Effect.flatMap(Catalogue, (c) => c.seedDefaults))
 
-const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive)
+const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive, AuthHttpLive, OAuthHttpLive)
 
-const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide([OptionalBearerLive, ApiKeyAuthLive]))
+const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide([OptionalBearerLive, ApiKeyAuthLive, SessionAuthLive]))
 
 const HttpLive = Layer.unwrapEffect(
   Effect.gen(function*() {

@@ -185,7 +185,7 @@ describe("registry sync", () => {
       })
     )
   )("the scheduled fiber on a service with a registrar configured", (it) => {
-    it.effect("syncs TLD metadata and prices from the registrar at start-up", () =>
+    it.live("syncs TLD metadata and prices from the registrar at start-up", () =>
       Effect.gen(function*() {
         // The sync runs in the background right after start; poll the public endpoint.
         let meta: any

@@ -1,0 +1,253 @@
+/**
+ * The OAuth 2.1 authorization server's endpoints (docs/identity.md).
+ *
+ *   GET  /.well-known/oauth-authorization-server       RFC 8414 metadata
+ *   GET  /.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata
+ *   POST /api/oauth/register                           RFC 7591 dynamic client registration
+ *   GET  /oauth/authorize                              sign-in + consent page (HTML)
+ *   POST /oauth/authorize                              the page's form posts
+ *   POST /api/oauth/token                              authorization_code (+PKCE S256), refresh_token
+ *   POST /api/oauth/revoke                             RFC 7009
+ *   POST /api/oauth/introspect                         RFC 7662 (bearer ADMIN_TOKEN)
+ *
+ * These endpoints speak OAuth's own wire formats: errors are `{error, error_description}`
+ * (RFC 6749 §5.2 / RFC 7591 §3.2.2), not the service's typed envelope, and the authorize
+ * endpoint answers HTML pages and redirects.
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { documentedAt, rateLimited } from "../../platform/ApiAnnotations.js"
+import { policy } from "../../platform/RateLimit.js"
+
+export const oauthLimits = {
+  register: policy("oauth_register", 100, 3600),
+  token: policy("oauth_token", 120, 60)
+} as const
+
+const oauthErrorBody = (identifier: string, status: number, description: string) =>
+  Schema.Struct({
+    error: Schema.String.annotations({ description: "OAuth error code, e.g. invalid_grant, invalid_request, unsupported_grant_type" }),
+    error_description: Schema.String.annotations({ description: "Human-readable explanation" })
+  }).annotations({ identifier, description, ...HttpApiSchema.annotations({ status }) })
+
+/** RFC 6749 §5.2 error (400). */
+export const OAuthError400 = oauthErrorBody("OAuthError", 400, "OAuth error (RFC 6749 §5.2): invalid_request, invalid_grant, unsupported_grant_type, invalid_scope, invalid_target")
+/** RFC 6749 §5.2 `invalid_client` (401). */
+export const OAuthError401 = oauthErrorBody("OAuthClientError", 401, "invalid_client: unknown client_id (or, on introspection, a missing/wrong ADMIN_TOKEN)")
+/** RFC 7591 §3.2.2 error (400). */
+export const RegistrationError = oauthErrorBody("ClientRegistrationError", 400, "invalid_redirect_uri or invalid_client_metadata (RFC 7591 §3.2.2)")
+export const OAuthRateLimited = oauthErrorBody("OAuthRateLimited", 429, "Too many requests (error slow_down); see Retry-After")
+
+const Html = (status: number, description: string) =>
+  HttpApiSchema.Text({ contentType: "text/html" }).annotations({ description, ...HttpApiSchema.annotations({ status }) })
+
+export const AuthorizationServerMetadata = Schema.Struct({
+  issuer: Schema.String,
+  authorization_endpoint: Schema.String,
+  token_endpoint: Schema.String,
+  registration_endpoint: Schema.String,
+  revocation_endpoint: Schema.String,
+  introspection_endpoint: Schema.String,
+  response_types_supported: Schema.Array(Schema.String),
+  response_modes_supported: Schema.Array(Schema.String),
+  grant_types_supported: Schema.Array(Schema.String),
+  code_challenge_methods_supported: Schema.Array(Schema.String),
+  token_endpoint_auth_methods_supported: Schema.Array(Schema.String),
+  revocation_endpoint_auth_methods_supported: Schema.Array(Schema.String),
+  scopes_supported: Schema.Array(Schema.String),
+  authorization_response_iss_parameter_supported: Schema.Boolean,
+  service_documentation: Schema.String
+}).annotations({ identifier: "AuthorizationServerMetadata", description: "RFC 8414 authorization server metadata" })
+
+export const ProtectedResourceMetadata = Schema.Struct({
+  resource: Schema.String.annotations({ description: "The protected resource's identifier (use it as the RFC 8707 `resource` parameter)" }),
+  authorization_servers: Schema.Array(Schema.String),
+  scopes_supported: Schema.Array(Schema.String),
+  bearer_methods_supported: Schema.Array(Schema.String),
+  resource_name: Schema.String,
+  resource_documentation: Schema.String
+}).annotations({ identifier: "ProtectedResourceMetadata", description: "RFC 9728 protected resource metadata" })
+
+export const ClientRegistrationRequest = Schema.Struct({
+  redirect_uris: Schema.Array(Schema.String).annotations({
+    description: "Exact redirect URIs: https, or http on a loopback address (127.0.0.1, [::1], localhost)"
+  }),
+  client_name: Schema.optional(Schema.String).annotations({ description: "Shown to the user on the consent screen" }),
+  token_endpoint_auth_method: Schema.optional(Schema.Literal("none")),
+  grant_types: Schema.optional(Schema.Array(Schema.Literal("authorization_code", "refresh_token"))),
+  response_types: Schema.optional(Schema.Array(Schema.Literal("code"))),
+  scope: Schema.optional(Schema.String),
+  client_uri: Schema.optional(Schema.String),
+  logo_uri: Schema.optional(Schema.String)
+}).annotations({ identifier: "ClientRegistrationRequest" })
+
+export const ClientInformation = Schema.Struct({
+  client_id: Schema.String,
+  client_id_issued_at: Schema.Int,
+  client_name: Schema.optional(Schema.String),
+  redirect_uris: Schema.Array(Schema.String),
+  token_endpoint_auth_method: Schema.Literal("none"),
+  grant_types: Schema.Array(Schema.String),
+  response_types: Schema.Array(Schema.String),
+  scope: Schema.optional(Schema.String)
+}).annotations({ identifier: "ClientInformation", description: "RFC 7591 client information response (public client: no secret)" })
+
+const AuthorizeParams = Schema.Struct({
+  response_type: Schema.optional(Schema.String).annotations({ description: "code" }),
+  client_id: Schema.optional(Schema.String),
+  redirect_uri: Schema.optional(Schema.String).annotations({ description: "Exactly one of the client's registered redirect URIs" }),
+  code_challenge: Schema.optional(Schema.String).annotations({ description: "base64url(SHA-256(code_verifier)), 43 characters" }),
+  code_challenge_method: Schema.optional(Schema.String).annotations({ description: "S256 (the only method; plain is refused)" }),
+  state: Schema.optional(Schema.String).annotations({ description: "Returned unchanged on the redirect" }),
+  scope: Schema.optional(Schema.String).annotations({ description: "pricing:read (the default when absent)" }),
+  resource: Schema.optional(Schema.String).annotations({ description: "RFC 8707 resource indicator, e.g. <BASE_URL> or <BASE_URL>/mcp" })
+})
+
+const AuthorizeForm = Schema.Struct({
+  action: Schema.optional(Schema.String).annotations({ description: "login | approve | deny" }),
+  email: Schema.optional(Schema.String),
+  password: Schema.optional(Schema.String),
+  csrf: Schema.optional(Schema.String)
+}).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
+
+const tokenFields = {
+  grant_type: Schema.String.annotations({ description: "authorization_code | refresh_token" }),
+  client_id: Schema.String,
+  code: Schema.optional(Schema.String),
+  redirect_uri: Schema.optional(Schema.String),
+  code_verifier: Schema.optional(Schema.String),
+  refresh_token: Schema.optional(Schema.String),
+  scope: Schema.optional(Schema.String),
+  resource: Schema.optional(Schema.String)
+}
+
+export const TokenRequestForm = Schema.Struct(tokenFields).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" })).annotations({
+  identifier: "TokenRequest"
+})
+export const TokenRequestJson = Schema.Struct(tokenFields).annotations({ identifier: "TokenRequestJson" })
+
+export const TokenResponse = Schema.Struct({
+  access_token: Schema.String,
+  token_type: Schema.Literal("Bearer"),
+  expires_in: Schema.Int.annotations({ description: "Seconds (1800)" }),
+  refresh_token: Schema.String.annotations({ description: "Single use: every refresh returns a new one" }),
+  scope: Schema.String
+}).annotations({ identifier: "TokenResponse" })
+
+const TokenOnlyFields = {
+  token: Schema.String,
+  token_type_hint: Schema.optional(Schema.String),
+  client_id: Schema.optional(Schema.String)
+}
+
+export const Introspection = Schema.Struct({
+  active: Schema.Boolean,
+  scope: Schema.optional(Schema.String),
+  client_id: Schema.optional(Schema.String),
+  sub: Schema.optional(Schema.String),
+  token_type: Schema.optional(Schema.String),
+  exp: Schema.optional(Schema.Int),
+  iat: Schema.optional(Schema.Int),
+  iss: Schema.optional(Schema.String),
+  aud: Schema.optional(Schema.String)
+}).annotations({ identifier: "Introspection", description: "RFC 7662 introspection response" })
+
+export class OAuthApi extends HttpApiGroup.make("oauth")
+  .add(
+    HttpApiEndpoint.get("authorizationServerMetadata", "/.well-known/oauth-authorization-server")
+      .addSuccess(AuthorizationServerMetadata)
+      .annotate(OpenApi.Summary, "Authorization server metadata (RFC 8414)")
+      .pipe(documentedAt("/docs/identity.md#discovery"))
+  )
+  .add(
+    HttpApiEndpoint.get("protectedResourceMetadata", "/.well-known/oauth-protected-resource")
+      .addSuccess(ProtectedResourceMetadata)
+      .annotate(OpenApi.Summary, "Protected resource metadata of the REST API (RFC 9728)")
+      .pipe(documentedAt("/docs/identity.md#discovery"))
+  )
+  .add(
+    HttpApiEndpoint.get("mcpProtectedResourceMetadata", "/.well-known/oauth-protected-resource/mcp")
+      .addSuccess(ProtectedResourceMetadata)
+      .annotate(OpenApi.Summary, "Protected resource metadata of the agent endpoint /mcp (RFC 9728)")
+      .pipe(documentedAt("/docs/identity.md#discovery"))
+  )
+  .add(
+    HttpApiEndpoint.post("register", "/api/oauth/register")
+      .setPayload(ClientRegistrationRequest)
+      .addSuccess(ClientInformation, { status: 201 })
+      .addError(RegistrationError)
+      .addError(OAuthRateLimited)
+      .annotate(OpenApi.Summary, "Register a public client (RFC 7591)")
+      .annotate(
+        OpenApi.Description,
+        "No approval step and no client secret: `token_endpoint_auth_method` is always `none`. Redirect URIs must be https, or http on a loopback address. Errors: `invalid_redirect_uri`, `invalid_client_metadata`."
+      )
+      .pipe(rateLimited(oauthLimits.register), documentedAt("/docs/identity.md#register-a-client"))
+  )
+  .add(
+    HttpApiEndpoint.get("authorize", "/oauth/authorize")
+      .setUrlParams(AuthorizeParams)
+      .addSuccess(Html(200, "Sign-in form or consent screen"))
+      .addSuccess(Schema.Void.annotations({ description: "Redirect (302) to the redirect URI with an OAuth error (and state, iss)", ...HttpApiSchema.annotations({ status: 302 }) }))
+      .addError(Html(400, "Error page: unknown client, missing or unregistered redirect URI. Never a redirect."))
+      .annotate(OpenApi.Summary, "Authorization endpoint: sign-in and consent page")
+      .annotate(
+        OpenApi.Description,
+        "Open in a browser. Without a session it shows a sign-in form; signed in, a consent screen naming the application and the scope. Approval redirects (303) to the redirect URI with `code`, `state` and `iss`; denial with `error=access_denied`."
+      )
+      .pipe(documentedAt("/docs/identity.md#authorize"))
+  )
+  .add(
+    HttpApiEndpoint.post("authorizeDecision", "/oauth/authorize")
+      .setUrlParams(AuthorizeParams)
+      .setPayload(AuthorizeForm)
+      .addSuccess(Html(200, "The sign-in form again (wrong credentials) or the consent screen"))
+      .addSuccess(Schema.Void.annotations({ description: "Redirect (303): after sign-in back to the consent screen; after a decision to the redirect URI", ...HttpApiSchema.annotations({ status: 303 }) }))
+      .addError(Html(400, "Error page (bad client or redirect URI)"))
+      .addError(Html(403, "Cross-site form post refused (Origin) or stale form"))
+      .addError(Html(429, "Too many sign-in attempts"))
+      .annotate(OpenApi.Summary, "Form posts of the authorization page (sign in, allow, deny)")
+      .pipe(documentedAt("/docs/identity.md#authorize"))
+  )
+  .add(
+    HttpApiEndpoint.post("token", "/api/oauth/token")
+      .setPayload(Schema.Union(TokenRequestForm, TokenRequestJson))
+      .addSuccess(TokenResponse)
+      .addError(OAuthError400)
+      .addError(OAuthError401)
+      .addError(OAuthRateLimited)
+      .annotate(OpenApi.Summary, "Token endpoint: authorization_code (PKCE S256) and refresh_token grants")
+      .annotate(
+        OpenApi.Description,
+        "Form-encoded (standard) or JSON body. Answers carry `Cache-Control: no-store`. Codes are single use and live 60 s; access tokens 30 min; refresh tokens 30 days and rotate on every use. Presenting a spent code or refresh token again revokes every token of that authorization."
+      )
+      .pipe(rateLimited(oauthLimits.token), documentedAt("/docs/identity.md#exchange-the-code"))
+  )
+  .add(
+    HttpApiEndpoint.post("revoke", "/api/oauth/revoke")
+      .setPayload(Schema.Union(
+        Schema.Struct(TokenOnlyFields).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" })),
+        Schema.Struct(TokenOnlyFields)
+      ))
+      .addSuccess(Schema.Void.annotations({ description: "Always 200 for a well-formed request, known token or not (RFC 7009 §2.2)" }))
+      .addError(OAuthError400)
+      .annotate(OpenApi.Summary, "Revoke a token (RFC 7009)")
+      .annotate(OpenApi.Description, "Revoking a refresh token ends the whole authorization (its access tokens too); revoking an access token ends that token.")
+      .pipe(documentedAt("/docs/identity.md#revoke"))
+  )
+  .add(
+    HttpApiEndpoint.post("introspect", "/api/oauth/introspect")
+      .setPayload(Schema.Union(
+        Schema.Struct(TokenOnlyFields).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" })),
+        Schema.Struct(TokenOnlyFields)
+      ))
+      .addSuccess(Introspection)
+      .addError(OAuthError400)
+      .addError(OAuthError401)
+      .annotate(OpenApi.Summary, "Introspect a token (RFC 7662), for the service's own resource servers")
+      .annotate(OpenApi.Description, "Authenticated with `Authorization: Bearer <ADMIN_TOKEN>`.")
+      .pipe(documentedAt("/docs/identity.md#introspect"))
+  )
+  .annotate(OpenApi.Title, "OAuth")
+  .annotate(OpenApi.Description, "OAuth 2.1 authorization server: discovery, registration, authorization, tokens")
+{}

@@ -1,0 +1,54 @@
+/**
+ * The service as a separate OS process (`tsx src/main.ts`), for multi-replica and shutdown tests.
+ */
+import { Effect } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as Net from "node:net"
+import { baseEnv } from "./TestServer.js"
+
+export interface ServiceProcess {
+  readonly baseUrl: string
+  readonly child: ChildProcess
+  /** Everything the process printed so far. */
+  readonly output: () => string
+}
+
+export const freePort = () =>
+  Effect.async<number>((resume) => {
+    const srv = Net.createServer()
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as Net.AddressInfo
+      srv.close(() => resume(Effect.succeed(port)))
+    })
+  })
+
+/** Starts the service and waits until /readyz answers; stops it (SIGTERM) when the scope closes. */
+export const startServiceProcess = (env: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.gen(function*() {
+      const port = yield* freePort()
+      let output = ""
+      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+        env: { ...process.env, ...baseEnv, LOG_LEVEL: "info", PORT: String(port), ...env },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      child.stdout!.on("data", (d) => (output += d))
+      child.stderr!.on("data", (d) => (output += d))
+      const baseUrl = `http://127.0.0.1:${port}`
+      for (let i = 0; i < 300; i++) {
+        if (child.exitCode !== null) return yield* Effect.dieMessage(`service exited early:\n${output}`)
+        const ok = yield* Effect.promise(() => fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false))
+        if (ok) return { baseUrl, child, output: () => output } satisfies ServiceProcess
+        yield* Effect.sleep("100 millis")
+      }
+      child.kill("SIGKILL")
+      return yield* Effect.dieMessage(`service did not become ready:\n${output}`)
+    }),
+    ({ child }) =>
+      Effect.async<void>((resume) => {
+        if (child.exitCode !== null) return resume(Effect.void)
+        child.once("exit", () => resume(Effect.void))
+        child.kill("SIGTERM")
+        setTimeout(() => child.kill("SIGKILL"), 10_000).unref()
+      })
+  )
