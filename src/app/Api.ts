@@ -10,6 +10,12 @@ import { CatalogueApi } from "../catalogue/Api.js"
 import { AuthApi } from "../identity/accounts/Api.js"
 import { OAuthApi } from "../identity/oauth/Api.js"
 import { finishOpenApi } from "../platform/OpenApiDoc.js"
+import { AdminOrdersApi } from "../admin/Api.js"
+import { PartnerEventsApi } from "../partner/events/Api.js"
+import { PartnerInventoryApi } from "../partner/inventory/Api.js"
+import { PartnerOrdersApi } from "../partner/orders/Api.js"
+import { PartnerSandboxApi } from "../partner/sandbox/Api.js"
+import { PartnerWebhooksApi } from "../partner/webhooks/Api.js"
 import { SystemApi } from "../system/Api.js"
 
 export const API_VERSION = "1.3.0"
@@ -19,6 +25,12 @@ export class Api extends HttpApi.make("marketplace")
   .add(CatalogueApi)
   .add(AuthApi)
   .add(OAuthApi)
+  .add(PartnerInventoryApi)
+  .add(PartnerOrdersApi)
+  .add(PartnerSandboxApi)
+  .add(PartnerEventsApi)
+  .add(PartnerWebhooksApi)
+  .add(AdminOrdersApi)
   .annotate(OpenApi.Title, "Domain Marketplace API")
   .annotate(OpenApi.Version, API_VERSION)
   .annotate(

@@ -30,6 +30,7 @@ import { OutboundLive } from "../platform/Outbound.js"
 import { RateLimiterLive } from "../platform/RateLimit.js"
 import { ServiceSecretLive } from "../platform/ServiceSecret.js"
 import { SystemHttpLive } from "../system/Http.js"
+import { PartnerHandlersLive, PartnerMiddlewareLive, PartnerServicesLive } from "../partner/Services.js"
 import { Api } from "./Api.js"
 import { WorkersLive } from "./Workers.js"
 
@@ -53,16 +54,16 @@ export const operationMatcher = (): OperationMatcher => {
 export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(DatabaseLive))
 
 /** Domain services over the database. */
-export const ServicesLive = Layer.mergeAll(Catalogue.Live, Accounts.Live, OAuth.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, RdapClientLive, OutboundLive).pipe(
+export const ServicesLive = Layer.mergeAll(Catalogue.Live, Accounts.Live, OAuth.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, RdapClientLive, OutboundLive, PartnerServicesLive).pipe(
   Layer.provideMerge(RealtimeRegisterLive),
   Layer.provideMerge(FetchHttpClient.layer)
 )
 
 const SeedLive = Layer.effectDiscard(Effect.flatMap(Catalogue, (c) => c.seedDefaults))
 
-const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive, AuthHttpLive, OAuthHttpLive)
+const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive, AuthHttpLive, OAuthHttpLive, PartnerHandlersLive)
 
-const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide([OptionalBearerLive, ApiKeyAuthLive, SessionAuthLive]))
+const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide([OptionalBearerLive, ApiKeyAuthLive, SessionAuthLive, PartnerMiddlewareLive]))
 
 const HttpLive = Layer.unwrapEffect(
   Effect.gen(function*() {

@@ -13,6 +13,7 @@ import { AppConfig } from "../platform/Config.js"
 import { IdempotencyJanitorLive } from "../platform/Idempotency.js"
 import { RateLimitJanitorLive } from "../platform/RateLimit.js"
 import { schedule } from "../platform/Singleton.js"
+import { PartnerWorkersLive } from "../partner/Services.js"
 
 const TldSyncLive = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -31,5 +32,5 @@ const TldSyncLive = Layer.scopedDiscard(
 )
 
 export const WorkersLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.workers ? Layer.mergeAll(RateLimitJanitorLive, IdempotencyJanitorLive, TldSyncLive) : Layer.empty))
+  Effect.map(AppConfig, (config) => (config.workers ? Layer.mergeAll(RateLimitJanitorLive, IdempotencyJanitorLive, TldSyncLive, PartnerWorkersLive) : Layer.empty))
 )

@@ -1,0 +1,34 @@
+/**
+ * Operator endpoints under /api/admin: `Authorization: Bearer <ADMIN_TOKEN>`, compared in
+ * constant time. Without ADMIN_TOKEN configured every admin call is refused.
+ */
+import { HttpApiMiddleware, HttpServerRequest } from "@effect/platform"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { createHash, timingSafeEqual } from "node:crypto"
+import { AppConfig } from "../platform/Config.js"
+import { Unauthorized, UnauthorizedError } from "../platform/Errors.js"
+
+export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("AdminAuth", {
+  failure: Unauthorized
+}) {}
+
+const digest = (s: string) => createHash("sha256").update(s, "utf8").digest()
+
+export const AdminAuthLive = Layer.effect(
+  AdminAuth,
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const expected = Option.map(config.adminToken, (t) => digest(Redacted.value(t)))
+    return AdminAuth.of(
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const header = request.headers.authorization ?? ""
+        const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
+        if (!m) return yield* new UnauthorizedError({ code: "unauthorized", message: "Authorization: Bearer <ADMIN_TOKEN> is required" })
+        if (Option.isNone(expected) || !timingSafeEqual(digest(m[1]), expected.value)) {
+          return yield* new UnauthorizedError({ code: "unauthorized", message: "Invalid admin token" })
+        }
+      })
+    )
+  })
+)

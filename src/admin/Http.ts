@@ -1,0 +1,18 @@
+/** Handlers of the admin order actions. */
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../app/Api.js"
+import { Orders } from "../partner/orders/Orders.js"
+import { actionOf } from "./Api.js"
+
+export const AdminOrdersHttpLive = HttpApiBuilder.group(Api, "adminOrders", (handlers) =>
+  Effect.gen(function*() {
+    const orders = yield* Orders
+    return handlers
+      .handle("getOrder", ({ path }) => orders.detail(path.id).pipe(Effect.catchTag("SqlError", Effect.die)))
+      .handle("orderAction", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          yield* orders.move(path.id, actionOf(path.action), { actor: "admin", note: urlParams.note })
+          return yield* orders.detail(path.id)
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+  }))

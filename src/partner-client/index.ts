@@ -1,0 +1,183 @@
+/**
+ * Partner API client kit (for partners' server-side code; never ship the secret to a browser).
+ *
+ * Request signing:
+ *
+ *   import { makePartnerClient } from "domain-marketplace/partner-client"
+ *   const client = yield* makePartnerClient({ baseUrl, keyId: "pk_sandbox_…", secret: "sk_…" })
+ *   const res = yield* client.get("/api/partner/v1/availability?domain=example.com")
+ *
+ * `withPartnerSigning` turns any Effect `HttpClient` into one that adds X-Service-Key-Id,
+ * X-Service-Timestamp (Unix seconds), X-Service-Nonce (a fresh UUID v4 per attempt, retries
+ * included) and X-Service-Signature (`v1=` + hex HMAC-SHA256 of the canonical string) to every
+ * request. `signRequest` does the same for any other HTTP library.
+ *
+ * Webhook verification: `verifyWebhook(secret, rawBody, headers)` checks X-Service-Signature
+ * (hex HMAC of the raw body) or the Standard Webhooks `webhook-signature`, in constant time.
+ */
+import { HttpBody, HttpClient, HttpClientRequest } from "@effect/platform"
+import { Effect } from "effect"
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto"
+import {
+  canonicalString,
+  EMPTY_BODY_SHA256,
+  sha256Hex,
+  signatureHeader,
+  standardWebhookKey,
+  webhookSignature
+} from "../domain/PartnerSigning.js"
+
+export {
+  canonicalQuery,
+  canonicalString,
+  encodeComponent,
+  sha256Hex,
+  signatureHeader,
+  standardWebhookSignature,
+  webhookSignature
+} from "../domain/PartnerSigning.js"
+
+export interface PartnerCredentials {
+  /** X-Service-Key-Id, e.g. `pk_sandbox_…`. */
+  readonly keyId: string
+  /** The API secret `sk_…` (HMAC key; never sent). */
+  readonly secret: string
+}
+
+export interface SignInput {
+  readonly method: string
+  /** Absolute URL or a path with optional query, exactly as it will be requested. */
+  readonly url: string
+  /** The exact body bytes that will be sent (string = UTF-8). */
+  readonly body?: string | Uint8Array | undefined
+  /** Unix seconds; default now. */
+  readonly timestamp?: number
+  /** Default: a random UUID v4. */
+  readonly nonce?: string
+}
+
+/** The four signing headers for one request. */
+export const signRequest = (credentials: PartnerCredentials, input: SignInput): Record<string, string> => {
+  const u = new URL(input.url, "http://placeholder.invalid")
+  const timestamp = String(input.timestamp ?? Math.floor(Date.now() / 1000))
+  const nonce = input.nonce ?? randomUUID()
+  const body = input.body
+  const canonical = canonicalString({
+    method: input.method,
+    path: u.pathname,
+    query: u.search,
+    timestamp,
+    nonce,
+    bodySha256: body === undefined || body.length === 0 ? EMPTY_BODY_SHA256 : sha256Hex(body)
+  })
+  return {
+    "x-service-key-id": credentials.keyId,
+    "x-service-timestamp": timestamp,
+    "x-service-nonce": nonce,
+    "x-service-signature": signatureHeader(credentials.secret, canonical)
+  }
+}
+
+const bodyBytes = (body: HttpBody.HttpBody): Effect.Effect<Uint8Array | undefined, Error> => {
+  switch (body._tag) {
+    case "Empty":
+      return Effect.succeed(undefined)
+    case "Uint8Array":
+      return Effect.succeed(body.body)
+    case "Raw":
+      return typeof body.body === "string"
+        ? Effect.succeed(new TextEncoder().encode(body.body))
+        : body.body instanceof Uint8Array
+        ? Effect.succeed(body.body)
+        : Effect.fail(new Error("Only string or byte bodies can be signed"))
+    default:
+      return Effect.fail(new Error(`A ${body._tag} body cannot be signed; send JSON or bytes`))
+  }
+}
+
+/**
+ * Signs every request of `client`. The URL params are folded into the URL first, so the query
+ * that is signed is exactly the query that is sent. Each execution (so each retry) gets a fresh
+ * timestamp and nonce.
+ */
+export const withPartnerSigning = (credentials: PartnerCredentials) => (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+  HttpClient.mapRequestEffect(client, (request) =>
+    Effect.gen(function*() {
+      const url = new URL(request.url)
+      for (const [k, v] of request.urlParams) url.searchParams.append(k, v)
+      const body = yield* bodyBytes(request.body).pipe(Effect.orDie)
+      const headers = signRequest(credentials, { method: request.method, url: url.toString(), body })
+      return request.pipe(
+        HttpClientRequest.setUrl(url.toString()),
+        HttpClientRequest.setUrlParams([]),
+        HttpClientRequest.setHeaders(headers)
+      )
+    }))
+
+export interface PartnerClientOptions extends PartnerCredentials {
+  /** e.g. `https://marketplace.example` */
+  readonly baseUrl: string
+}
+
+/** An HttpClient (from the context) with the base URL prepended and every request signed. */
+export const makePartnerClient = (options: PartnerClientOptions) =>
+  Effect.map(HttpClient.HttpClient, (client) =>
+    client.pipe(
+      HttpClient.mapRequest(HttpClientRequest.prependUrl(options.baseUrl.replace(/\/+$/, ""))),
+      withPartnerSigning(options)
+    ))
+
+/** Body for POST /orders etc.: JSON serialised once, so the signed bytes are the sent bytes. */
+export const jsonBody = (value: unknown) => HttpClientRequest.bodyText(JSON.stringify(value), "application/json")
+
+// ---------------------------------------------------------------------------------------------
+// Webhook verification
+
+const safeEqual = (a: Buffer, b: Buffer) => a.length === b.length && timingSafeEqual(a, b)
+
+const header = (headers: Headers | Record<string, string | ReadonlyArray<string> | undefined>, name: string): string | undefined => {
+  if (typeof (headers as Headers).get === "function") return (headers as Headers).get(name) ?? undefined
+  const v = (headers as Record<string, string | ReadonlyArray<string> | undefined>)[name] ??
+    Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1]
+  return Array.isArray(v) ? v[0] : (v as string | undefined)
+}
+
+/** X-Service-Signature: lowercase hex HMAC-SHA256 of the raw body, compared in constant time. */
+export const verifyServiceSignature = (secret: string, rawBody: string | Uint8Array, signature: string | undefined): boolean => {
+  if (signature === undefined || !/^[0-9a-f]{64}$/i.test(signature.trim())) return false
+  return safeEqual(Buffer.from(signature.trim().toLowerCase(), "hex"), Buffer.from(webhookSignature(secret, rawBody), "hex"))
+}
+
+/**
+ * Standard Webhooks: `webhook-signature` holds space-separated `v1,<base64>` entries over
+ * `{webhook-id}.{webhook-timestamp}.{body}`; the timestamp must be within `toleranceSeconds`.
+ */
+export const verifyStandardWebhook = (
+  secret: string,
+  rawBody: string | Uint8Array,
+  h: { readonly id?: string | undefined; readonly timestamp?: string | undefined; readonly signature?: string | undefined },
+  options?: { readonly toleranceSeconds?: number; readonly nowSeconds?: number }
+): boolean => {
+  if (!h.id || !h.timestamp || !h.signature || !/^\d+$/.test(h.timestamp)) return false
+  const now = options?.nowSeconds ?? Math.floor(Date.now() / 1000)
+  if (Math.abs(now - Number(h.timestamp)) > (options?.toleranceSeconds ?? 300)) return false
+  const body = typeof rawBody === "string" ? rawBody : Buffer.from(rawBody).toString("utf8")
+  const expected = createHmac("sha256", standardWebhookKey(secret)).update(`${h.id}.${h.timestamp}.${body}`, "utf8").digest()
+  return h.signature.split(" ").some((entry) => {
+    const [version, sig] = entry.split(",", 2)
+    return version === "v1" && sig !== undefined && safeEqual(Buffer.from(sig, "base64"), expected)
+  })
+}
+
+/** Verifies a delivery by either scheme (X-Service-Signature first). Call before parsing the body. */
+export const verifyWebhook = (
+  secret: string,
+  rawBody: string | Uint8Array,
+  headers: Headers | Record<string, string | ReadonlyArray<string> | undefined>
+): boolean =>
+  verifyServiceSignature(secret, rawBody, header(headers, "x-service-signature")) ||
+  verifyStandardWebhook(secret, rawBody, {
+    id: header(headers, "webhook-id"),
+    timestamp: header(headers, "webhook-timestamp"),
+    signature: header(headers, "webhook-signature")
+  })

@@ -1,0 +1,50 @@
+/**
+ * Who is calling the Partner API: the credential a request was signed with.
+ *
+ * Every partner endpoint adds `.middleware(PartnerAuth)` (on its group) and declares the scopes
+ * it needs with `requiresScope("buy")`; the middleware (src/partner/AuthLive.ts) verifies the
+ * HMAC signature, timestamp and nonce, then the scope, and provides `CurrentPartner`.
+ */
+import { HttpApiEndpoint, HttpApiMiddleware, OpenApi } from "@effect/platform"
+import { Context, Schema } from "effect"
+import { Forbidden, RateLimited, Unauthorized } from "../platform/Errors.js"
+
+export const SCOPES = ["search", "embed", "buy", "broker", "refer", "report", "webhook"] as const
+export type Scope = typeof SCOPES[number]
+export const isScope = (s: string): s is Scope => (SCOPES as ReadonlyArray<string>).includes(s)
+
+export type PartnerEnvironment = "live" | "sandbox"
+
+export interface PartnerIdentity {
+  readonly partnerId: string
+  readonly credentialId: string
+  readonly keyId: string
+  /** Selects the inventory (and the event stream, webhooks, orders) of every call. */
+  readonly environment: PartnerEnvironment
+  readonly scopes: ReadonlyArray<Scope>
+  readonly affiliate: boolean
+}
+
+export class CurrentPartner extends Context.Tag("app/CurrentPartner")<CurrentPartner, PartnerIdentity>() {}
+
+export class PartnerAuth extends HttpApiMiddleware.Tag<PartnerAuth>()("PartnerAuth", {
+  provides: CurrentPartner,
+  failure: Schema.Union(Unauthorized, Forbidden, RateLimited)
+}) {}
+
+/** Endpoint annotation: any one of these scopes grants access. */
+export class RequiredScopes extends Context.Tag("app/RequiredScopes")<RequiredScopes, ReadonlyArray<Scope>>() {}
+
+export const requiresScope = (...scopes: ReadonlyArray<Scope>) =>
+<E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
+  (endpoint as any)
+    .annotate(RequiredScopes, scopes)
+    .annotate(OpenApi.Override, { "x-required-scopes": scopes })
+
+/** The four signing headers. */
+export const SIGNING_HEADERS = {
+  keyId: "x-service-key-id",
+  timestamp: "x-service-timestamp",
+  nonce: "x-service-nonce",
+  signature: "x-service-signature"
+} as const

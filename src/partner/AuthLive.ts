@@ -1,0 +1,157 @@
+/**
+ * The PartnerAuth middleware: HMAC request signing as described (Authentication → Partner API).
+ *
+ * Order of checks (first failure wins):
+ *  1. production only: HTTPS (the socket, or a trusted proxy's X-Forwarded-Proto)   403 forbidden
+ *  2. X-Service-Key-Id present                                                       401 missing_credentials
+ *  3. X-Service-Timestamp, X-Service-Nonce, X-Service-Signature present              401 missing_signature_headers
+ *  4. timestamp: Unix seconds within ±skew                                           401 invalid_timestamp
+ *  5. key id known and signature valid (constant-time)                               401 invalid_signature
+ *  6. credential active                                                              403 credential_not_active
+ *  7. nonce not seen before by this credential (PostgreSQL, shared by replicas)      401 replay_detected
+ *  8. credential holds one of the endpoint's scopes                                  403 forbidden
+ *  9. per-credential rate limit                                                      429 rate_limited
+ *
+ * The body hash is over the raw body (`request.text`, cached: the JSON payload still decodes
+ * after it). Nonces are remembered for 2 × skew + 60 s, longer than any timestamp stays valid.
+ */
+import { HttpApiGroup, HttpRouter, HttpServerRequest } from "@effect/platform"
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { AppConfig } from "../platform/Config.js"
+import { ForbiddenError, UnauthorizedError } from "../platform/Errors.js"
+import { enforce, policy, RateLimiter } from "../platform/RateLimit.js"
+import { canonicalString, checkTimestamp, sha256Hex, verifySignature } from "../domain/PartnerSigning.js"
+import { CurrentPartner, PartnerAuth, type PartnerIdentity, RequiredScopes, type Scope, SIGNING_HEADERS } from "./Auth.js"
+import { Credentials } from "./Credentials.js"
+import { PartnerGroups } from "./Groups.js"
+
+/** Per credential; `RATE_LIMIT_PARTNER_API` overrides. */
+export const partnerRateLimit = policy("partner_api", 1200, 60)
+
+const NONCE_RE = /^[\x21-\x7e]{1,128}$/
+
+/** `METHOD path-template` → scopes, from the endpoints' `requiresScope` annotations. */
+const scopeTable = (): ReadonlyMap<string, ReadonlyArray<Scope>> => {
+  const table = new Map<string, ReadonlyArray<Scope>>()
+  for (const group of PartnerGroups) {
+    for (const endpoint of Object.values((group as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps).endpoints)) {
+      const scopes = Context.getOption(endpoint.annotations, RequiredScopes)
+      if (Option.isSome(scopes)) table.set(`${endpoint.method} ${endpoint.path}`, scopes.value)
+    }
+  }
+  return table
+}
+
+const pathOf = (url: string) => {
+  const q = url.indexOf("?")
+  return q === -1 ? url : url.slice(0, q)
+}
+const queryOf = (url: string) => {
+  const q = url.indexOf("?")
+  return q === -1 ? "" : url.slice(q + 1)
+}
+
+const unauthorized = (code: string, message: string) => new UnauthorizedError({ code, message })
+
+/** Whether the request reached us over HTTPS (directly, or per the nearest trusted proxy). */
+export const isHttps = (request: HttpServerRequest.HttpServerRequest, trustProxy: number): boolean => {
+  if (request.url.startsWith("https:")) return true
+  if (trustProxy <= 0) return false
+  const header = request.headers["x-forwarded-proto"]
+  if (!header) return false
+  const hops = header.split(",").map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0)
+  const pick = hops[hops.length - trustProxy] ?? hops[0]
+  return pick === "https"
+}
+
+export const PartnerAuthLive = Layer.effect(
+  PartnerAuth,
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const credentials = yield* Credentials
+    const limiter = yield* RateLimiter
+    const scopes = scopeTable()
+    const skew = config.partner.skewSeconds
+    const nonceTtl = skew * 2 + 60
+
+    return PartnerAuth.of(
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (config.production && !isHttps(request, config.trustProxy)) {
+          return yield* new ForbiddenError({ code: "forbidden", message: "The Partner API is served over HTTPS only" })
+        }
+        const h = request.headers
+        const keyId = h[SIGNING_HEADERS.keyId]
+        if (keyId === undefined || keyId.trim() === "") {
+          return yield* unauthorized("missing_credentials", "X-Service-Key-Id is required: sign every request with your key id and secret")
+        }
+        const missing = [
+          ["X-Service-Timestamp", h[SIGNING_HEADERS.timestamp]],
+          ["X-Service-Nonce", h[SIGNING_HEADERS.nonce]],
+          ["X-Service-Signature", h[SIGNING_HEADERS.signature]]
+        ].filter(([, v]) => v === undefined || v.trim() === "").map(([name]) => name)
+        if (missing.length > 0) {
+          return yield* unauthorized("missing_signature_headers", `Missing signing header(s): ${missing.join(", ")}`)
+        }
+        const timestamp = h[SIGNING_HEADERS.timestamp]!.trim()
+        const nonce = h[SIGNING_HEADERS.nonce]!.trim()
+        const signature = h[SIGNING_HEADERS.signature]!
+        const now = yield* Clock.currentTimeMillis
+        const ts = checkTimestamp(timestamp, now, skew)
+        if (!ts.ok) return yield* unauthorized("invalid_timestamp", ts.reason)
+        if (!NONCE_RE.test(nonce)) {
+          return yield* unauthorized("invalid_signature", "X-Service-Nonce must be 1-128 visible ASCII characters (a UUID v4 is recommended)")
+        }
+
+        const resolved = yield* credentials.resolve(keyId.trim()).pipe(Effect.orDie)
+        const body = yield* request.text.pipe(Effect.orElseSucceed(() => undefined))
+        const invalid = unauthorized("invalid_signature", "The request signature does not match; check the canonical string and the secret")
+        if (body === undefined) return yield* invalid
+        // Compute the canonical string even for an unknown key id so both paths cost the same.
+        const canonical = canonicalString({
+          method: request.method,
+          path: pathOf(request.url),
+          query: queryOf(request.url),
+          timestamp,
+          nonce,
+          bodySha256: sha256Hex(body)
+        })
+        const secret = Option.match(resolved, { onNone: () => "\u0000unknown-key", onSome: (r) => r.secret })
+        if (!verifySignature(secret, canonical, signature) || Option.isNone(resolved)) return yield* invalid
+        const row = resolved.value.row
+        if (!row.active) {
+          return yield* new ForbiddenError({ code: "credential_not_active", message: "This credential has been revoked or deactivated" })
+        }
+        const fresh = yield* credentials.rememberNonce(row.key_id, nonce, nonceTtl).pipe(Effect.orDie)
+        if (!fresh) {
+          return yield* unauthorized("replay_detected", "This nonce was already used; send a fresh X-Service-Nonce with every request, retries included")
+        }
+        const route = yield* HttpRouter.RouteContext
+        const needed = scopes.get(`${route.route.method} ${route.route.path}`) ?? []
+        if (!needed.some((s) => row.scopes.includes(s))) {
+          return yield* new ForbiddenError({
+            code: "forbidden",
+            message: needed.length === 0
+              ? "This endpoint is not available to partner credentials"
+              : `This credential lacks the required scope (${needed.join(" or ")})`
+          })
+        }
+        yield* enforce(partnerRateLimit, { key: `cred:${row.key_id}` }).pipe(
+          Effect.provideService(AppConfig, config),
+          Effect.provideService(RateLimiter, limiter)
+        )
+        const identity: PartnerIdentity = {
+          partnerId: row.partner_id,
+          credentialId: row.id,
+          keyId: row.key_id,
+          environment: row.environment,
+          scopes: row.scopes,
+          affiliate: row.affiliate
+        }
+        return identity
+      })
+    )
+  })
+)
+
+export { CurrentPartner }

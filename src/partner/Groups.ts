@@ -1,0 +1,8 @@
+/** Every HMAC-signed partner endpoint group (the signing middleware reads their scope annotations). */
+import { PartnerEventsApi } from "./events/Api.js"
+import { PartnerInventoryApi } from "./inventory/Api.js"
+import { PartnerOrdersApi } from "./orders/Api.js"
+import { PartnerSandboxApi } from "./sandbox/Api.js"
+import { PartnerWebhooksApi } from "./webhooks/Api.js"
+
+export const PartnerGroups = [PartnerInventoryApi, PartnerOrdersApi, PartnerSandboxApi, PartnerEventsApi, PartnerWebhooksApi] as const

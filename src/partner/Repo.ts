@@ -1,0 +1,67 @@
+/** SQL for partners, their credentials and the nonces seen. */
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Option } from "effect"
+import type { PartnerEnvironment, Scope } from "./Auth.js"
+
+export interface CredentialRow {
+  readonly id: string
+  readonly partner_id: string
+  readonly key_id: string
+  readonly secret_sealed: string
+  readonly environment: PartnerEnvironment
+  readonly scopes: ReadonlyArray<Scope>
+  readonly active: boolean
+  readonly affiliate: boolean
+  readonly partner_name: string
+  readonly created_at: Date
+  readonly revoked_at: Date | null
+}
+
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const findCredential = (keyId: string) =>
+    sql<CredentialRow>`
+      select c.id, c.partner_id, c.key_id, c.secret_sealed, c.environment, c.scopes, c.active, c.created_at, c.revoked_at,
+             p.affiliate, p.name as partner_name
+      from partner_credentials c join partners p on p.id = c.partner_id
+      where c.key_id = ${keyId}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+
+  return {
+    findCredential,
+
+    insertPartner: (p: { id: string; name: string; affiliate: boolean }) =>
+      sql`insert into partners (id, name, affiliate) values (${p.id}, ${p.name}, ${p.affiliate})`.pipe(Effect.asVoid),
+
+    insertCredential: (c: {
+      id: string
+      partnerId: string
+      keyId: string
+      secretSealed: string
+      environment: PartnerEnvironment
+      scopes: ReadonlyArray<Scope>
+    }) =>
+      sql`insert into partner_credentials (id, partner_id, key_id, secret_sealed, environment, scopes)
+          values (${c.id}, ${c.partnerId}, ${c.keyId}, ${c.secretSealed}, ${c.environment}, ${[...c.scopes] as any}::text[])`.pipe(Effect.asVoid),
+
+    deactivate: (keyId: string) =>
+      sql<{ key_id: string }>`update partner_credentials set active = false, revoked_at = coalesce(revoked_at, now())
+          where key_id = ${keyId} returning key_id`.pipe(Effect.map((rows) => rows.length > 0)),
+
+    /** Records a nonce; false when this credential already used it (a replay). */
+    rememberNonce: (keyId: string, nonce: string, ttlSeconds: number) =>
+      sql<{ nonce: string }>`
+        insert into partner_nonces (key_id, nonce, expires_at)
+        values (${keyId}, ${nonce}, now() + ${`${ttlSeconds} seconds`}::interval)
+        on conflict do nothing returning nonce`.pipe(Effect.map((rows) => rows.length === 1)),
+
+    purgeNonces: sql`delete from partner_nonces where expires_at < now()`.pipe(Effect.asVoid),
+
+    partnerExists: (partnerId: string) =>
+      sql<{ id: string }>`select id from partners where id = ${partnerId}`.pipe(Effect.map((rows) => rows.length > 0))
+  }
+})
+
+export class PartnerRepo extends Context.Tag("app/PartnerRepo")<PartnerRepo, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(PartnerRepo, make)
+}

@@ -1,0 +1,39 @@
+/** Every Partner API service and handler layer, for the composition root (src/app/Server.ts). */
+import { Layer } from "effect"
+import { AdminAuthLive } from "../admin/Auth.js"
+import { AdminOrdersHttpLive } from "../admin/Http.js"
+import { OutboundLive } from "../platform/Outbound.js"
+import { ServiceSecretLive } from "../platform/ServiceSecret.js"
+import { PartnerAuthLive } from "./AuthLive.js"
+import { Credentials } from "./Credentials.js"
+import { PartnerEventsHttpLive } from "./events/Http.js"
+import { Outbox } from "./events/Outbox.js"
+import { PartnerInventoryHttpLive } from "./inventory/Http.js"
+import { Inventory } from "./inventory/Inventory.js"
+import { PartnerOrdersHttpLive } from "./orders/Http.js"
+import { Orders } from "./orders/Orders.js"
+import { PartnerSandboxHttpLive } from "./sandbox/Http.js"
+import { PartnerWebhooksHttpLive } from "./webhooks/Http.js"
+import { Webhooks } from "./webhooks/Webhooks.js"
+
+export const PartnerServicesLive = Layer.mergeAll(
+  Credentials.Live,
+  Inventory.Live,
+  Orders.Live,
+  Outbox.Live,
+  Webhooks.Live.pipe(Layer.provide(OutboundLive))
+).pipe(Layer.provide(ServiceSecretLive))
+
+export const PartnerHandlersLive = Layer.mergeAll(
+  PartnerInventoryHttpLive,
+  PartnerOrdersHttpLive,
+  PartnerSandboxHttpLive,
+  PartnerEventsHttpLive,
+  PartnerWebhooksHttpLive,
+  AdminOrdersHttpLive
+)
+
+/** HttpApi middleware of the partner and admin groups. */
+export const PartnerMiddlewareLive = Layer.mergeAll(PartnerAuthLive, AdminAuthLive)
+
+export { PartnerWorkersLive } from "./webhooks/Worker.js"

@@ -1,0 +1,35 @@
+/** Event history (scope `webhook`): every event of the credential's partner and environment. */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { documentedAt } from "../../platform/ApiAnnotations.js"
+import { BadRequest, InternalError } from "../../platform/Errors.js"
+import { PartnerAuth, requiresScope } from "../Auth.js"
+
+export const PartnerEvent = Schema.Struct({
+  id: Schema.String.annotations({ description: "evt_…, sortable: later events have greater ids" }),
+  type: Schema.String.annotations({ description: "order.recorded, order.manual_review_cleared, order.transfer_started, order.transfer_completed, order.settled, order.refunded, …" }),
+  created_at: Schema.String,
+  data: Schema.Unknown.annotations({ description: "For order events: {order: {public_id, domain, status, sale_price_cents, currency}}" })
+}).annotations({ identifier: "PartnerEvent" })
+
+export const EventPage = Schema.Struct({
+  events: Schema.Array(PartnerEvent),
+  next_cursor: Schema.NullOr(Schema.String).annotations({ description: "The last event id returned (pass as after_id); null when the page is empty" })
+}).annotations({ identifier: "PartnerEventPage" })
+
+export class PartnerEventsApi extends HttpApiGroup.make("partnerEvents")
+  .add(
+    HttpApiEndpoint.get("listEvents", "/api/partner/v1/events")
+      .setUrlParams(Schema.Struct({
+        after_id: Schema.optional(Schema.String).annotations({ description: "Return events after this event id" }),
+        limit: Schema.optional(Schema.String).annotations({ description: "1–100, default 50" })
+      }))
+      .addSuccess(EventPage)
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "Event history, oldest first, for catching up after downtime")
+      .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#events"))
+  )
+  .middleware(PartnerAuth)
+  .addError(InternalError)
+  .annotate(OpenApi.Title, "Partner: events")
+{}

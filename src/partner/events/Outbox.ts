@@ -1,0 +1,58 @@
+/**
+ * The event outbox. `append` runs inside the caller's transaction, so an event exists exactly
+ * when the change it describes was committed. When the partner has an active webhook endpoint
+ * for the environment, a delivery row is queued in the same transaction; the delivery worker
+ * (src/partner/webhooks/Delivery.ts) sends it. Events stay readable through GET /events.
+ * `append` must run inside a transaction (it takes a per-partner transaction lock).
+ */
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import { idTime, makeId } from "../../platform/Ids.js"
+import { lockKey } from "../../platform/Singleton.js"
+import type { PartnerEnvironment } from "../Auth.js"
+
+export interface EventRow {
+  readonly id: string
+  readonly partner_id: string
+  readonly environment: PartnerEnvironment
+  readonly type: string
+  readonly data: unknown
+  readonly created_at: Date
+}
+
+const EVENTS_LOCK_CLASS = 6006
+
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  return {
+    append: (e: { partnerId: string; environment: PartnerEnvironment; type: string; data: unknown }) =>
+      Effect.gen(function*() {
+        // Per-partner serialisation (until commit) plus ids above the last one: a reader paging by
+        // after_id can never see a later id commit before an earlier one (no event skipped).
+        yield* sql`select pg_advisory_xact_lock(${EVENTS_LOCK_CLASS}, ${lockKey(e.partnerId)})`
+        const [last] = yield* sql<{ id: string | null }>`select max(id) as id from partner_events where partner_id = ${e.partnerId}`
+        let id = makeId("evt")
+        if (last?.id && id <= last.id) id = makeId("evt", (idTime(last.id) ?? Date.now()) + 1)
+        yield* sql`insert into partner_events (id, partner_id, environment, type, data)
+                   values (${id}, ${e.partnerId}, ${e.environment}, ${e.type}, ${JSON.stringify(e.data)}::jsonb)`
+        yield* sql`insert into partner_webhook_deliveries (id, event_id, partner_id, environment)
+                   select ${makeId("whd")}, ${id}, partner_id, environment from partner_webhooks
+                   where partner_id = ${e.partnerId} and environment = ${e.environment} and active`
+        return id
+      }),
+
+    /** Events after `afterId` (exclusive), oldest first. */
+    list: (partnerId: string, environment: PartnerEnvironment, afterId: string | null, limit: number) =>
+      afterId === null
+        ? sql<EventRow>`select id, partner_id, environment, type, data, created_at from partner_events
+                        where partner_id = ${partnerId} and environment = ${environment}
+                        order by id limit ${limit}`
+        : sql<EventRow>`select id, partner_id, environment, type, data, created_at from partner_events
+                        where partner_id = ${partnerId} and environment = ${environment} and id > ${afterId}
+                        order by id limit ${limit}`
+  }
+})
+
+export class Outbox extends Context.Tag("app/PartnerOutbox")<Outbox, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(Outbox, make)
+}

@@ -1,0 +1,90 @@
+/** Handlers of the partner inventory endpoints. */
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { Api } from "../../app/Api.js"
+import { NotFoundError } from "../../platform/Errors.js"
+import { CurrentPartner } from "../Auth.js"
+import { domainParam, validationError } from "../Common.js"
+import { Availability, DomainDetail, Pricing, SearchResponse, SearchResultItem } from "./Api.js"
+import { Inventory } from "./Inventory.js"
+
+const Q_RE = /^[\p{L}\p{N} .\-]+$/u
+
+export const PartnerInventoryHttpLive = HttpApiBuilder.group(Api, "partnerInventory", (handlers) =>
+  Effect.gen(function*() {
+    const inventory = yield* Inventory
+    return handlers
+      .handle("search", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const partner = yield* CurrentPartner
+          const q = urlParams.q.trim()
+          if (q.length === 0) return yield* validationError("q: must not be empty")
+          if (q.length > 100) return yield* validationError("q: at most 100 characters")
+          if (!Q_RE.test(q)) return yield* validationError("q: only letters, digits, spaces, dots and hyphens are allowed")
+          if (!/[\p{L}\p{N}]/u.test(q)) return yield* validationError("q: must contain a letter or digit")
+          const ranked = yield* inventory.search(partner.environment, q.normalize("NFC").toLowerCase(), partner.partnerId)
+          return new SearchResponse({
+            query: q,
+            count: ranked.length,
+            results: ranked.map((r) =>
+              new SearchResultItem({
+                domain: r.listing.domain,
+                tld: r.listing.tld,
+                bin_price_cents: r.listing.bin_price_cents,
+                floor_price_cents: r.listing.floor_price_cents,
+                currency: r.listing.currency,
+                available: r.available,
+                score: r.score
+              })
+            )
+          })
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+      .handle("domain", ({ path }) =>
+        Effect.gen(function*() {
+          const partner = yield* CurrentPartner
+          const name = yield* domainParam("name", path.name)
+          const found = yield* inventory.lookup(partner.environment, name.ascii, partner.partnerId)
+          if (Option.isNone(found)) return yield* new NotFoundError({ code: "not_found", message: `${name.ascii} is not listed` })
+          const { available, listing: l, reserved } = found.value
+          return new DomainDetail({
+            domain: l.domain,
+            domain_unicode: l.domain_unicode,
+            tld: l.tld,
+            available,
+            status: l.status,
+            bin_price_cents: l.bin_price_cents,
+            floor_price_cents: l.floor_price_cents,
+            currency: l.currency,
+            reserved,
+            description: l.description,
+            listed_at: l.listed_at.toISOString()
+          })
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+      .handle("availability", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const partner = yield* CurrentPartner
+          const name = yield* domainParam("domain", urlParams.domain)
+          const found = yield* inventory.lookup(partner.environment, name.ascii, partner.partnerId)
+          return Option.match(found, {
+            onNone: () => new Availability({ domain: name.ascii, available: false, price_cents: null, currency: "USD" }),
+            onSome: ({ available, listing }) =>
+              new Availability({
+                domain: name.ascii,
+                available,
+                price_cents: available ? listing.bin_price_cents : null,
+                currency: listing.currency
+              })
+          })
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+      .handle("pricing", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const partner = yield* CurrentPartner
+          const name = yield* domainParam("domain", urlParams.domain)
+          const found = yield* inventory.lookup(partner.environment, name.ascii, partner.partnerId)
+          if (Option.isNone(found) || found.value.listing.status === "sold" || found.value.listing.status === "withdrawn") {
+            return yield* new NotFoundError({ code: "not_found", message: `${name.ascii} is not listed` })
+          }
+          const l = found.value.listing
+          return new Pricing({ domain: l.domain, bin_price_cents: l.bin_price_cents, floor_price_cents: l.floor_price_cents, currency: l.currency })
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+  }))

@@ -1,0 +1,98 @@
+/**
+ * The partner inventory: hybrid search and single-domain reads over the listings of one
+ * environment.
+ *
+ * Search fuses two rankings with reciprocal rank fusion (k = 60):
+ * - keyword: PostgreSQL trigram similarity of the label, prefix and substring match, and exact
+ *   matches of the query's words among the label's word segments;
+ * - semantic: the label's word segments against the query's words through WordNet concepts
+ *   (synonyms, broader and narrower terms), so `automobile` finds `fastcars.com`.
+ * See docs/partner.md#search for why this design.
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import {
+  expandQuery,
+  fuse,
+  keywordScore,
+  queryTokens,
+  queryWords,
+  semanticScore
+} from "../../domain/SearchRanking.js"
+import type { PartnerEnvironment } from "../Auth.js"
+import { InventoryRepo, type ListingRow } from "./Repo.js"
+import { wordNet } from "./WordNet.js"
+
+export type SearchMode = "hybrid" | "keyword" | "semantic"
+
+export interface RankedListing {
+  readonly listing: ListingRow
+  readonly score: number
+  readonly available: boolean
+}
+
+export const MAX_RESULTS = 5
+const DEPTH = 30
+
+const make = Effect.gen(function*() {
+  const repo = yield* InventoryRepo
+
+  const availableFor = (l: ListingRow, reserved: ReadonlySet<string>) => l.status === "active" && !l.locked && !reserved.has(l.domain)
+
+  const keywordRanking = (env: PartnerEnvironment, q: string) =>
+    Effect.gen(function*() {
+      const lex = wordNet()
+      const compact = queryTokens(q).join("")
+      const words = queryWords(q, lex)
+      const rows = yield* repo.keywordCandidates(env, compact, words, 100)
+      return rows
+        .map((r) => ({ row: r as ListingRow, score: keywordScore({ similarity: r.sim, label: r.label }, q, lex) }))
+        .filter((x) => x.score > 0.25)
+        .sort((a, b) => b.score - a.score || a.row.domain.localeCompare(b.row.domain))
+        .slice(0, DEPTH)
+    })
+
+  const semanticRanking = (env: PartnerEnvironment, q: string) =>
+    Effect.gen(function*() {
+      const lex = wordNet()
+      const words = queryWords(q, lex)
+      const concepts = [...expandQuery(words, lex)]
+        .filter(([t]) => t.length >= 3)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 60)
+        .map(([t]) => t)
+      const rows = yield* repo.conceptCandidates(env, concepts, 400)
+      return rows
+        .map((row) => ({ row, score: semanticScore(words, row.label, lex) }))
+        .filter((x) => x.score >= 0.4)
+        .sort((a, b) => b.score - a.score || a.row.domain.localeCompare(b.row.domain))
+        .slice(0, DEPTH)
+    })
+
+  const search = (env: PartnerEnvironment, q: string, partnerId: string, mode: SearchMode = "hybrid") =>
+    Effect.gen(function*() {
+      const rankings: Array<ReadonlyArray<{ row: ListingRow; score: number }>> = []
+      if (mode !== "semantic") rankings.push(yield* keywordRanking(env, q))
+      if (mode !== "keyword") rankings.push(yield* semanticRanking(env, q))
+      const byId = new Map<string, ListingRow>()
+      for (const r of rankings) for (const x of r) byId.set(x.row.id, x.row)
+      const fused = fuse(rankings.map((r) => r.map((x) => x.row.id))).slice(0, MAX_RESULTS)
+      const best = rankings.length / 61
+      const rows = fused.map((f) => ({ listing: byId.get(f.key)!, score: Math.round((f.score / best) * 10_000) / 10_000 }))
+      const reserved = yield* repo.reservedByOthers(env, rows.map((r) => r.listing.domain), partnerId)
+      return rows.map((r): RankedListing => ({ ...r, available: availableFor(r.listing, reserved) }))
+    })
+
+  const lookup = (env: PartnerEnvironment, domain: string, partnerId: string) =>
+    Effect.gen(function*() {
+      const listing = yield* repo.byDomain(env, domain)
+      if (Option.isNone(listing)) return Option.none<{ listing: ListingRow; available: boolean; reserved: boolean }>()
+      const reserved = yield* repo.reservedByOthers(env, [domain], partnerId)
+      return Option.some({ listing: listing.value, available: availableFor(listing.value, reserved), reserved: reserved.size > 0 })
+    })
+
+  return { search, lookup }
+})
+
+export class Inventory extends Context.Tag("app/PartnerInventory")<Inventory, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(Inventory, make).pipe(Layer.provide(InventoryRepo.Live))
+}

@@ -1,0 +1,178 @@
+/**
+ * Partner quotes, orders and refunds (scope `buy`; listing and reading orders: `search` or `buy`).
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { ORDER_STATUSES } from "../../domain/OrderState.js"
+import { documentedAt } from "../../platform/ApiAnnotations.js"
+import { BadRequest, Conflict, InternalError, NotFound, Unprocessable } from "../../platform/Errors.js"
+import { PartnerAuth, requiresScope } from "../Auth.js"
+
+export const OrderStatusSchema = Schema.Literal(...ORDER_STATUSES).annotations({ title: "OrderStatus" })
+
+const Email = Schema.String.pipe(
+  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an e-mail address" }),
+  Schema.maxLength(254)
+)
+const Url = Schema.String.pipe(
+  Schema.filter((s) => {
+    try {
+      const u = new URL(s)
+      return u.protocol === "https:" || u.protocol === "http:" ? undefined : "must be an http(s) URL"
+    } catch {
+      return "must be an absolute URL"
+    }
+  })
+)
+
+export const QuoteRequest = Schema.Struct({
+  domain: Schema.String.annotations({ description: "A listed domain of the credential's inventory" })
+})
+
+export const Quote = Schema.Struct({
+  quote_id: Schema.String.annotations({ description: "Signed quote token; pass it to POST /orders" }),
+  domain: Schema.String,
+  price_cents: Schema.Int,
+  currency: Schema.String,
+  expires_at: Schema.String.annotations({ description: "RFC 3339; 10 minutes after issue. Until then the domain is reserved for you." })
+}).annotations({ identifier: "PartnerQuote" })
+
+export const OrderRequest = Schema.Struct({
+  domain: Schema.String.pipe(Schema.minLength(1)),
+  expected_price: Schema.Int.pipe(Schema.nonNegative()).annotations({ description: "Integer USD cents; must equal the listing (or quoted) price" }),
+  currency: Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be an ISO 4217 code such as USD" })),
+  external_payment_ref: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)).annotations({
+    description: "Your payment reference for the buyer's charge"
+  }),
+  buyer: Schema.Struct({
+    email: Email,
+    name: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+    country: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Z]{2}$/, { message: () => "must be an ISO 3166-1 alpha-2 code" })))
+  }),
+  quote_id: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+  return_url: Schema.optional(Url),
+  cancel_url: Schema.optional(Url)
+}).annotations({ identifier: "PartnerOrderRequest" })
+
+export const Order = Schema.Struct({
+  public_id: Schema.String,
+  domain: Schema.String,
+  status: OrderStatusSchema,
+  sale_price_cents: Schema.Int,
+  currency: Schema.String,
+  environment: Schema.Literal("live", "sandbox"),
+  external_payment_ref: Schema.String,
+  quote_id: Schema.NullOr(Schema.String),
+  buyer: Schema.Struct({ email: Schema.String, name: Schema.optional(Schema.String), country: Schema.optional(Schema.String) }),
+  return_url: Schema.NullOr(Schema.String),
+  cancel_url: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  updated_at: Schema.String
+}).annotations({ identifier: "PartnerOrder" })
+
+export const TimelineEntry = Schema.Struct({
+  at: Schema.String,
+  type: Schema.Literal("status", "transfer_step"),
+  status: Schema.NullOr(Schema.String),
+  from_status: Schema.NullOr(Schema.String),
+  step: Schema.NullOr(Schema.String).annotations({ description: "push_initiated, delivered" }),
+  event_id: Schema.NullOr(Schema.String),
+  actor: Schema.String,
+  note: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "PartnerOrderTimelineEntry" })
+
+export const OrderDetail = Schema.Struct({
+  ...Order.fields,
+  transfer: Schema.Struct({
+    status: Schema.Literal("not_started", "in_progress", "completed", "aborted"),
+    started_at: Schema.NullOr(Schema.String),
+    completed_at: Schema.NullOr(Schema.String)
+  }),
+  timeline: Schema.Array(TimelineEntry)
+}).annotations({ identifier: "PartnerOrderDetail" })
+
+export const OrderPage = Schema.Struct({
+  orders: Schema.Array(Order),
+  next_cursor: Schema.NullOr(Schema.String).annotations({ description: "Pass as cursor for the next page; null at the end" })
+}).annotations({ identifier: "PartnerOrderPage" })
+
+export const RefundRequest = Schema.Struct({
+  order_id: Schema.String.annotations({ description: "The order's public_id" }),
+  reason: Schema.optional(Schema.String.pipe(Schema.maxLength(500)))
+}).annotations({ identifier: "PartnerRefundRequest" })
+
+export const Refund = Schema.Struct({
+  refund_id: Schema.String,
+  order_id: Schema.String,
+  amount_cents: Schema.Int,
+  currency: Schema.String,
+  status: Schema.Literal("REFUNDED"),
+  created_at: Schema.String,
+  order: Order
+}).annotations({ identifier: "PartnerRefund" })
+
+const IsoDate = Schema.String.annotations({ description: "RFC 3339 date-time or YYYY-MM-DD" })
+
+export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
+  .add(
+    HttpApiEndpoint.post("createQuote", "/api/partner/v1/quotes")
+      .setPayload(QuoteRequest)
+      .addSuccess(Quote, { status: 201 })
+      .addError(BadRequest)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Firm price plus a 10-minute reservation")
+      .pipe(requiresScope("buy"), documentedAt("/docs/partner.md#quotes"))
+  )
+  .add(
+    HttpApiEndpoint.post("createOrder", "/api/partner/v1/orders")
+      .setPayload(OrderRequest)
+      .addSuccess(Order, { status: 201 })
+      .addError(BadRequest)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(Unprocessable)
+      .annotate(OpenApi.Summary, "Record a partner-collected sale")
+      .annotate(
+        OpenApi.Description,
+        "Idempotency-Key header required. Same key and body: the stored 201 again with Idempotent-Replayed: true. Same key, other body (or the first still in flight): 409 conflict."
+      )
+      .pipe(requiresScope("buy"), documentedAt("/docs/partner.md#orders"))
+  )
+  .add(
+    HttpApiEndpoint.get("listOrders", "/api/partner/v1/orders")
+      .setUrlParams(Schema.Struct({
+        status: Schema.optional(OrderStatusSchema),
+        domain: Schema.optional(Schema.String),
+        from: Schema.optional(IsoDate),
+        to: Schema.optional(IsoDate),
+        limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))).annotations({ description: "1–100, default 25" }),
+        cursor: Schema.optional(Schema.String)
+      }))
+      .addSuccess(OrderPage)
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "List orders (newest first) with filters and cursor pagination")
+      .pipe(requiresScope("search", "buy"), documentedAt("/docs/partner.md#list-orders"))
+  )
+  .add(
+    HttpApiEndpoint.get("getOrder")`/api/partner/v1/orders/${HttpApiSchema.param("public_id", Schema.String)}`
+      .addSuccess(OrderDetail)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Order detail with its status and transfer timeline")
+      .pipe(requiresScope("search", "buy"), documentedAt("/docs/partner.md#order-detail"))
+  )
+  .add(
+    HttpApiEndpoint.post("createRefund", "/api/partner/v1/refunds")
+      .setPayload(RefundRequest)
+      .addSuccess(Refund, { status: 201 })
+      .addError(BadRequest)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Refund a partner-collected order (only before TRANSFER_COMPLETED)")
+      .pipe(requiresScope("buy"), documentedAt("/docs/partner.md#refunds"))
+  )
+  .middleware(PartnerAuth)
+  .addError(InternalError)
+  .annotate(OpenApi.Title, "Partner: quotes, orders, refunds")
+  .annotate(OpenApi.Description, "HMAC-signed (see docs/partner.md).")
+{}

@@ -1,0 +1,325 @@
+/**
+ * Quotes, partner-collected orders and the order lifecycle.
+ *
+ * - A quote fixes the listing's buy-now price for 10 minutes and reserves the domain for the
+ *   partner: another partner's quote or order on it is a 409 `conflict`. `quote_id` is a token
+ *   signed with SERVICE_SECRET, bound to partner, environment, domain and price.
+ * - Recording an order locks the listing row, checks price/quote/reservation, inserts the order,
+ *   its timeline, the `order.recorded` event (outbox) and marks the listing `pending`, all in the
+ *   caller's transaction (the Idempotency-Key store runs it transactionally).
+ * - Every lifecycle move (admin, sandbox advance, refund, settlement) runs through `transition`:
+ *   one transaction holding the order row lock writes the status, the timeline, the event and
+ *   the listing's status. Refused moves are 409 with the reason.
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { initialStatus, nextSandboxAction, type OrderAction, transition } from "../../domain/OrderState.js"
+import { AppConfig } from "../../platform/Config.js"
+import { BadRequestError, ConflictError, NotFoundError, UnprocessableError } from "../../platform/Errors.js"
+import { makeId } from "../../platform/Ids.js"
+import { ServiceSecret } from "../../platform/ServiceSecret.js"
+import type { PartnerEnvironment, PartnerIdentity } from "../Auth.js"
+import { iso } from "../Common.js"
+import { Outbox } from "../events/Outbox.js"
+import { type OrderFilters, OrderRepo, type OrderRow, type TimelineRow } from "./Repo.js"
+
+export const QUOTE_TTL_MS = 10 * 60 * 1000
+const QUOTE_PURPOSE = "partner-quote"
+
+interface QuoteToken {
+  readonly q: string
+  readonly p: string
+  readonly e: PartnerEnvironment
+  readonly d: string
+  readonly c: number
+  readonly cur: string
+  readonly x: number
+}
+
+export interface OrderInput {
+  readonly domain: string
+  readonly expected_price: number
+  readonly currency: string
+  readonly external_payment_ref: string
+  readonly buyer: { readonly email: string; readonly name?: string | undefined; readonly country?: string | undefined }
+  readonly quote_id?: string | undefined
+  readonly return_url?: string | undefined
+  readonly cancel_url?: string | undefined
+}
+
+export const orderJson = (o: OrderRow) => ({
+  public_id: o.id,
+  domain: o.domain,
+  status: o.status,
+  sale_price_cents: o.sale_price_cents,
+  currency: o.currency,
+  environment: o.environment,
+  external_payment_ref: o.external_payment_ref,
+  quote_id: o.quote_id,
+  buyer: o.buyer,
+  return_url: o.return_url,
+  cancel_url: o.cancel_url,
+  created_at: iso(o.created_at)!,
+  updated_at: iso(o.updated_at)!
+})
+export type OrderJson = ReturnType<typeof orderJson>
+
+/** The order as carried by events: `data.order`. */
+export const eventOrder = (o: OrderRow) => ({
+  public_id: o.id,
+  domain: o.domain,
+  status: o.status,
+  sale_price_cents: o.sale_price_cents,
+  currency: o.currency
+})
+
+const transferOf = (o: OrderRow, timeline: ReadonlyArray<TimelineRow>) => {
+  const started = timeline.find((t) => t.kind === "transfer_step" && t.step === "push_initiated")
+  const delivered = timeline.find((t) => t.kind === "transfer_step" && t.step === "delivered")
+  const status: "not_started" | "in_progress" | "completed" | "aborted" = delivered
+    ? "completed"
+    : o.status === "REFUNDED" || o.status === "CANCELLED"
+    ? (started ? "aborted" : "not_started")
+    : started
+    ? "in_progress"
+    : "not_started"
+  return { status, started_at: iso(started?.at ?? null), completed_at: iso(delivered?.at ?? null) }
+}
+
+export const timelineJson = (t: TimelineRow) => ({
+  at: iso(t.at)!,
+  type: t.kind,
+  status: t.status,
+  from_status: t.from_status,
+  step: t.step,
+  event_id: t.event_id,
+  actor: t.actor,
+  note: t.note
+})
+
+const conflict = (message: string) => new ConflictError({ code: "conflict", message })
+const notFound = (message: string) => new NotFoundError({ code: "not_found", message })
+const validation = (message: string, field: string) =>
+  new BadRequestError({ code: "validation_error", message: `${field}: ${message}`, details: [{ path: [field], message }] })
+
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const repo = yield* OrderRepo
+  const outbox = yield* Outbox
+  const secrets = yield* ServiceSecret
+  const config = yield* AppConfig
+
+  const createQuote = (partner: PartnerIdentity, domain: string) =>
+    sql.withTransaction(
+      Effect.gen(function*() {
+        const listing = yield* repo.lockListing(partner.environment, domain)
+        if (Option.isNone(listing) || listing.value.status === "sold" || listing.value.status === "withdrawn") {
+          return yield* notFound(`${domain} is not listed`)
+        }
+        const l = listing.value
+        if (l.status !== "active" || l.locked) return yield* conflict(`${domain} is not available: an order is already in progress`)
+        if (l.bin_price_cents === null) return yield* conflict(`${domain} has no buy-now price and cannot be quoted`)
+        const other = yield* repo.otherPartnersLiveQuote(partner.environment, domain, partner.partnerId)
+        if (Option.isSome(other)) {
+          return yield* conflict(`${domain} is reserved by another partner's quote until ${iso(other.value.expires_at)}`)
+        }
+        const now = yield* Clock.currentTimeMillis
+        const id = makeId("qt")
+        const expiresAt = new Date(now + QUOTE_TTL_MS)
+        yield* repo.insertQuote({
+          id,
+          partnerId: partner.partnerId,
+          environment: partner.environment,
+          listingId: l.id,
+          domain,
+          priceCents: l.bin_price_cents,
+          currency: l.currency,
+          expiresAt
+        })
+        const token: QuoteToken = { q: id, p: partner.partnerId, e: partner.environment, d: domain, c: l.bin_price_cents, cur: l.currency, x: expiresAt.getTime() }
+        return {
+          quote_id: `qt_${secrets.sign(QUOTE_PURPOSE, token)}`,
+          domain,
+          price_cents: l.bin_price_cents,
+          currency: l.currency,
+          expires_at: expiresAt.toISOString()
+        }
+      })
+    )
+
+  /** Records a partner-collected sale. Runs in the caller's transaction. */
+  const createOrder = (partner: PartnerIdentity, input: OrderInput, domain: string) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      let quote: QuoteToken | undefined
+      if (input.quote_id !== undefined) {
+        const token = input.quote_id.startsWith("qt_") ? input.quote_id.slice(3) : input.quote_id
+        const verified = secrets.verify<QuoteToken>(QUOTE_PURPOSE, token)
+        if (Option.isNone(verified)) return yield* validation("not a valid quote token", "quote_id")
+        quote = verified.value
+        if (quote.p !== partner.partnerId || quote.e !== partner.environment) {
+          return yield* validation("this quote was issued to another credential", "quote_id")
+        }
+        if (quote.d !== domain) return yield* validation(`this quote is for ${quote.d}, not ${domain}`, "quote_id")
+      }
+      const listing = yield* repo.lockListing(partner.environment, domain)
+      if (Option.isNone(listing) || listing.value.status === "withdrawn") return yield* notFound(`${domain} is not listed`)
+      const l = listing.value
+      if (input.currency !== l.currency) return yield* validation(`must be ${l.currency}, the listing's currency`, "currency")
+      if (quote !== undefined) {
+        if (quote.x <= now) {
+          return yield* new UnprocessableError({
+            code: "quote_expired",
+            message: `The quote expired at ${new Date(quote.x).toISOString()} (quotes are valid for 10 minutes); request a new quote`
+          })
+        }
+        const row = yield* repo.quoteById(quote.q)
+        if (Option.isNone(row)) return yield* validation("unknown quote", "quote_id")
+        if (row.value.used_by_order !== null) return yield* conflict("This quote was already used for an order")
+      }
+      const open = yield* repo.openOrderOnListing(l.id)
+      if (Option.isSome(open) || l.status === "sold") return yield* conflict(`${domain} already has an order`)
+      if (l.locked) return yield* conflict(`${domain} is locked and cannot be sold now`)
+      if (quote === undefined) {
+        const other = yield* repo.otherPartnersLiveQuote(partner.environment, domain, partner.partnerId)
+        if (Option.isSome(other)) {
+          return yield* conflict(`${domain} is reserved by another partner's quote until ${iso(other.value.expires_at)}`)
+        }
+      }
+      const price = quote?.c ?? l.bin_price_cents
+      if (price === null) return yield* conflict(`${domain} has no buy-now price`)
+      if (input.expected_price !== price) {
+        return yield* new UnprocessableError({
+          code: "price_mismatch",
+          message: `expected_price ${input.expected_price} differs from the ${quote ? "quoted" : "current listing"} price ${price} (USD cents)`,
+          details: { expected_price: input.expected_price, price_cents: price }
+        })
+      }
+      const status = initialStatus(price, config.partner.reviewThresholdCents)
+      const orderId = makeId("ord")
+      let order = yield* repo.insertOrder({
+        id: orderId,
+        partnerId: partner.partnerId,
+        credentialId: partner.credentialId,
+        environment: partner.environment,
+        listingId: l.id,
+        domain,
+        status: "EXTERNALLY_PAID",
+        salePriceCents: price,
+        currency: l.currency,
+        externalPaymentRef: input.external_payment_ref,
+        quoteId: quote?.q ?? null,
+        buyer: input.buyer,
+        returnUrl: input.return_url ?? null,
+        cancelUrl: input.cancel_url ?? null
+      })
+      if (quote) yield* repo.useQuote(quote.q, orderId)
+      yield* repo.setListingStatus(l.id, "pending")
+      const eventId = yield* outbox.append({
+        partnerId: partner.partnerId,
+        environment: partner.environment,
+        type: "order.recorded",
+        data: { order: eventOrder(order) }
+      })
+      yield* repo.addTimeline({ orderId, kind: "status", status: "EXTERNALLY_PAID", eventId, actor: `partner:${partner.keyId}` })
+      if (status === "MANUAL_REVIEW") {
+        order = yield* repo.updateStatus(orderId, "MANUAL_REVIEW")
+        yield* repo.addTimeline({
+          orderId,
+          kind: "status",
+          status: "MANUAL_REVIEW",
+          fromStatus: "EXTERNALLY_PAID",
+          actor: "system",
+          note: `held for manual review: amount at or above ${config.partner.reviewThresholdCents} cents`
+        })
+      }
+      return order
+    })
+
+  const loadOwned = (publicId: string, partner: PartnerIdentity | undefined, forUpdate: boolean) =>
+    Effect.gen(function*() {
+      const row = yield* repo.orderById(publicId, { forUpdate })
+      if (Option.isNone(row) || (partner && (row.value.partner_id !== partner.partnerId || row.value.environment !== partner.environment))) {
+        return yield* notFound(`Order ${publicId} not found`)
+      }
+      return row.value
+    })
+
+  /** One lifecycle move, in one transaction: status, timeline, event, listing. */
+  const move = (
+    publicId: string,
+    action: OrderAction,
+    options: { readonly actor: string; readonly partner?: PartnerIdentity; readonly note?: string; readonly refund?: { reason: string | null } }
+  ) =>
+    sql.withTransaction(
+      Effect.gen(function*() {
+        const order = yield* loadOwned(publicId, options.partner, true)
+        const t = transition(order.status, action)
+        if (!t.ok) return yield* conflict(t.reason)
+        const updated = yield* repo.updateStatus(order.id, t.to)
+        const eventId = t.event === null
+          ? null
+          : yield* outbox.append({ partnerId: order.partner_id, environment: order.environment, type: t.event, data: { order: eventOrder(updated) } })
+        if (t.transferStep) yield* repo.addTimeline({ orderId: order.id, kind: "transfer_step", step: t.transferStep, actor: options.actor })
+        yield* repo.addTimeline({
+          orderId: order.id,
+          kind: "status",
+          status: t.to,
+          fromStatus: t.from,
+          eventId,
+          actor: options.actor,
+          note: options.note ?? null
+        })
+        if (t.to === "TRANSFER_COMPLETED") yield* repo.setListingStatus(order.listing_id, "sold")
+        if (t.to === "REFUNDED" || t.to === "CANCELLED") yield* repo.setListingStatus(order.listing_id, "active")
+        let refundId: string | null = null
+        if (options.refund) {
+          refundId = makeId("rf")
+          yield* repo.insertRefund({
+            id: refundId,
+            orderId: order.id,
+            partnerId: order.partner_id,
+            amountCents: order.sale_price_cents,
+            reason: options.refund.reason
+          })
+        }
+        return { order: updated, eventId, refundId }
+      })
+    )
+
+  const detail = (publicId: string, partner?: PartnerIdentity) =>
+    Effect.gen(function*() {
+      const order = yield* loadOwned(publicId, partner, false)
+      const timeline = yield* repo.timeline(order.id)
+      return { ...orderJson(order), transfer: transferOf(order, timeline), timeline: timeline.map(timelineJson) }
+    })
+
+  const list = (partner: PartnerIdentity, filters: OrderFilters, beforeId: string | null, limit: number) =>
+    Effect.map(repo.list(partner.partnerId, partner.environment, filters, beforeId, limit + 1), (rows) => ({
+      orders: rows.slice(0, limit),
+      hasMore: rows.length > limit
+    }))
+
+  const advanceSandbox = (publicId: string, partner: PartnerIdentity) =>
+    Effect.gen(function*() {
+      const order = yield* loadOwned(publicId, partner, false)
+      const action = nextSandboxAction(order.status)
+      if (action === undefined) return yield* conflict(`Order ${publicId} is ${order.status}: there is no next step`)
+      return yield* move(publicId, action, { actor: `sandbox:${partner.keyId}`, partner })
+    })
+
+  return {
+    createQuote,
+    createOrder,
+    move,
+    detail,
+    list,
+    advanceSandbox,
+    refund: (partner: PartnerIdentity, publicId: string, reason: string | null) =>
+      move(publicId, "refund", { actor: `partner:${partner.keyId}`, partner, refund: { reason }, note: reason ?? undefined })
+  }
+})
+
+export class Orders extends Context.Tag("app/PartnerOrders")<Orders, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(Orders, make).pipe(Layer.provide(Layer.mergeAll(OrderRepo.Live, Outbox.Live)))
+}

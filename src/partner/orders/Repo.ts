@@ -1,0 +1,186 @@
+/** SQL for partner orders, their timeline, refunds, and the listing rows they hold. */
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Option } from "effect"
+import type { OrderStatus } from "../../domain/OrderState.js"
+import type { PartnerEnvironment } from "../Auth.js"
+
+export interface OrderRow {
+  readonly id: string
+  readonly partner_id: string
+  readonly credential_id: string
+  readonly environment: PartnerEnvironment
+  readonly listing_id: string
+  readonly domain: string
+  readonly status: OrderStatus
+  readonly sale_price_cents: number
+  readonly currency: string
+  readonly external_payment_ref: string
+  readonly quote_id: string | null
+  readonly buyer: { email: string; name?: string; country?: string }
+  readonly return_url: string | null
+  readonly cancel_url: string | null
+  readonly created_at: Date
+  readonly updated_at: Date
+  readonly transfer_completed_at: Date | null
+  readonly settled_at: Date | null
+  readonly refunded_at: Date | null
+}
+
+export interface TimelineRow {
+  readonly seq: number
+  readonly kind: "status" | "transfer_step"
+  readonly status: string | null
+  readonly from_status: string | null
+  readonly step: string | null
+  readonly event_id: string | null
+  readonly actor: string
+  readonly note: string | null
+  readonly at: Date
+}
+
+export interface ListingForSale {
+  readonly id: string
+  readonly domain: string
+  readonly bin_price_cents: number | null
+  readonly currency: string
+  readonly status: string
+  readonly locked: boolean
+}
+
+export interface OrderFilters {
+  readonly status?: OrderStatus | undefined
+  readonly domain?: string | undefined
+  readonly from?: Date | undefined
+  readonly to?: Date | undefined
+}
+
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  return {
+    /** Locks the listing row for the rest of the transaction. */
+    lockListing: (env: PartnerEnvironment, domain: string) =>
+      sql<ListingForSale>`select id, domain, bin_price_cents, currency, status, locked from listings
+                          where environment = ${env} and domain = ${domain} for update`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]))
+      ),
+
+    setListingStatus: (listingId: string, status: "active" | "pending" | "sold") =>
+      sql`update listings set status = ${status}, updated_at = now() where id = ${listingId}`.pipe(Effect.asVoid),
+
+    /** A live quote of another partner on the domain (the reservation). */
+    otherPartnersLiveQuote: (env: PartnerEnvironment, domain: string, partnerId: string) =>
+      sql<{ id: string; expires_at: Date }>`
+        select id, expires_at from partner_quotes
+        where environment = ${env} and domain = ${domain} and partner_id <> ${partnerId}
+          and expires_at > now() and used_by_order is null
+        limit 1`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]))),
+
+    insertQuote: (q: {
+      id: string
+      partnerId: string
+      environment: PartnerEnvironment
+      listingId: string
+      domain: string
+      priceCents: number
+      currency: string
+      expiresAt: Date
+    }) =>
+      sql`insert into partner_quotes (id, partner_id, environment, listing_id, domain, price_cents, currency, expires_at)
+          values (${q.id}, ${q.partnerId}, ${q.environment}, ${q.listingId}, ${q.domain}, ${q.priceCents}, ${q.currency}, ${q.expiresAt})`.pipe(
+        Effect.asVoid
+      ),
+
+    quoteById: (id: string) =>
+      sql<{ id: string; partner_id: string; used_by_order: string | null; expires_at: Date }>`
+        select id, partner_id, used_by_order, expires_at from partner_quotes where id = ${id} for update`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]))
+      ),
+
+    useQuote: (quoteId: string, orderId: string) =>
+      sql`update partner_quotes set used_by_order = ${orderId} where id = ${quoteId}`.pipe(Effect.asVoid),
+
+    insertOrder: (o: {
+      id: string
+      partnerId: string
+      credentialId: string
+      environment: PartnerEnvironment
+      listingId: string
+      domain: string
+      status: OrderStatus
+      salePriceCents: number
+      currency: string
+      externalPaymentRef: string
+      quoteId: string | null
+      buyer: unknown
+      returnUrl: string | null
+      cancelUrl: string | null
+    }) =>
+      sql<OrderRow>`
+        insert into partner_orders (id, partner_id, credential_id, environment, listing_id, domain, status, sale_price_cents,
+          currency, external_payment_ref, quote_id, buyer, return_url, cancel_url)
+        values (${o.id}, ${o.partnerId}, ${o.credentialId}, ${o.environment}, ${o.listingId}, ${o.domain}, ${o.status},
+          ${o.salePriceCents}, ${o.currency}, ${o.externalPaymentRef}, ${o.quoteId}, ${JSON.stringify(o.buyer)}::jsonb,
+          ${o.returnUrl}, ${o.cancelUrl})
+        returning *`.pipe(Effect.map((rows) => rows[0])),
+
+    /** An open order (not refunded/cancelled) on the listing. */
+    openOrderOnListing: (listingId: string) =>
+      sql<{ id: string; partner_id: string }>`
+        select id, partner_id from partner_orders
+        where listing_id = ${listingId} and status not in ('REFUNDED', 'CANCELLED') limit 1`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]))
+      ),
+
+    orderById: (id: string, options?: { readonly forUpdate?: boolean }) =>
+      (options?.forUpdate
+        ? sql<OrderRow>`select * from partner_orders where id = ${id} for update`
+        : sql<OrderRow>`select * from partner_orders where id = ${id}`).pipe(Effect.map((rows) => Option.fromNullable(rows[0]))),
+
+    updateStatus: (id: string, status: OrderStatus) =>
+      sql<OrderRow>`
+        update partner_orders set status = ${status}, updated_at = now(),
+          transfer_completed_at = case when ${status} = 'TRANSFER_COMPLETED' then now() else transfer_completed_at end,
+          settled_at = case when ${status} = 'SETTLED' then now() else settled_at end,
+          refunded_at = case when ${status} in ('REFUNDED', 'CANCELLED') then now() else refunded_at end
+        where id = ${id} returning *`.pipe(Effect.map((rows) => rows[0])),
+
+    addTimeline: (t: {
+      orderId: string
+      kind: "status" | "transfer_step"
+      status?: string | null
+      fromStatus?: string | null
+      step?: string | null
+      eventId?: string | null
+      actor: string
+      note?: string | null
+    }) =>
+      sql`insert into partner_order_timeline (order_id, kind, status, from_status, step, event_id, actor, note)
+          values (${t.orderId}, ${t.kind}, ${t.status ?? null}, ${t.fromStatus ?? null}, ${t.step ?? null},
+                  ${t.eventId ?? null}, ${t.actor}, ${t.note ?? null})`.pipe(Effect.asVoid),
+
+    timeline: (orderId: string) =>
+      sql<TimelineRow>`select seq, kind, status, from_status, step, event_id, actor, note, at
+                       from partner_order_timeline where order_id = ${orderId} order by seq`,
+
+    insertRefund: (r: { id: string; orderId: string; partnerId: string; amountCents: number; reason: string | null }) =>
+      sql`insert into partner_refunds (id, order_id, partner_id, amount_cents, reason)
+          values (${r.id}, ${r.orderId}, ${r.partnerId}, ${r.amountCents}, ${r.reason})`.pipe(Effect.asVoid),
+
+    list: (partnerId: string, env: PartnerEnvironment, f: OrderFilters, beforeId: string | null, limit: number) =>
+      sql<OrderRow>`
+        select * from partner_orders
+        where partner_id = ${partnerId} and environment = ${env}
+          ${f.status ? sql`and status = ${f.status}` : sql``}
+          ${f.domain ? sql`and domain = ${f.domain}` : sql``}
+          ${f.from ? sql`and created_at >= ${f.from}` : sql``}
+          ${f.to ? sql`and created_at < ${f.to}` : sql``}
+          ${beforeId ? sql`and id < ${beforeId}` : sql``}
+        order by id desc
+        limit ${limit}`
+  }
+})
+
+export class OrderRepo extends Context.Tag("app/PartnerOrderRepo")<OrderRepo, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(OrderRepo, make)
+}

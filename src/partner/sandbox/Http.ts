@@ -1,0 +1,21 @@
+/** Handler of the sandbox advance endpoint. */
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../../app/Api.js"
+import { ForbiddenError } from "../../platform/Errors.js"
+import { CurrentPartner } from "../Auth.js"
+import { Orders } from "../orders/Orders.js"
+
+export const PartnerSandboxHttpLive = HttpApiBuilder.group(Api, "partnerSandbox", (handlers) =>
+  Effect.gen(function*() {
+    const orders = yield* Orders
+    return handlers.handle("advance", ({ path }) =>
+      Effect.gen(function*() {
+        const partner = yield* CurrentPartner
+        if (partner.environment !== "sandbox") {
+          return yield* new ForbiddenError({ code: "forbidden", message: "advance is available to sandbox credentials only" })
+        }
+        yield* orders.advanceSandbox(path.public_id, partner)
+        return yield* orders.detail(path.public_id, partner)
+      }).pipe(Effect.catchTag("SqlError", Effect.die)))
+  }))

@@ -1,0 +1,141 @@
+/**
+ * Webhook endpoints and their delivery.
+ *
+ * Registration checks the URL (http(s) only, HTTPS in production) and that it resolves to public
+ * addresses only (Outbound.check: no loopback, private, link-local… addresses).
+ *
+ * Delivery (`deliverDue`, run by every replica's worker): due deliveries are claimed with
+ * `FOR UPDATE SKIP LOCKED` plus a lease, so two replicas never send the same attempt. Each
+ * attempt POSTs the event envelope through Outbound (SSRF-safe, pinned address, no redirects,
+ * WEBHOOK_TIMEOUT) with:
+ *   X-Service-Signature   hex HMAC-SHA256(secret, raw body)
+ *   X-Service-Event-Id, X-Service-Event-Type, X-Service-Timestamp
+ *   webhook-id, webhook-timestamp, webhook-signature  (Standard Webhooks, `v1,<base64>`)
+ * Any 2xx is success. 410 disables the endpoint. Anything else is retried after 5 s, 5 min,
+ * 30 min, 2 h, 5 h, 10 h, 10 h (scaled by WEBHOOK_RETRY_BASE / 5 s), then marked failed. Every
+ * attempt is recorded; the event itself always stays in GET /events.
+ */
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { standardWebhookSignature, webhookSignature } from "../../domain/PartnerSigning.js"
+import { AppConfig } from "../../platform/Config.js"
+import { BadRequestError } from "../../platform/Errors.js"
+import { Outbound } from "../../platform/Outbound.js"
+import { ServiceSecret } from "../../platform/ServiceSecret.js"
+import type { PartnerIdentity } from "../Auth.js"
+import { type ClaimedDelivery, WebhookRepo } from "./Repo.js"
+
+const SEAL_PURPOSE = "partner-webhook-secret"
+
+/** Retry delays in units of the base (5 s): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const RETRY_MULTIPLES = [1, 60, 360, 1440, 3600, 7200, 7200] as const
+export const MAX_ATTEMPTS = RETRY_MULTIPLES.length + 1
+
+/** Delay before retry number `n` (1-based: after the n-th failed attempt). */
+export const retryDelayMs = (failedAttempts: number, baseMs: number): number | undefined => {
+  const m = RETRY_MULTIPLES[failedAttempts - 1]
+  return m === undefined ? undefined : m * baseMs
+}
+
+const validation = (message: string) =>
+  new BadRequestError({ code: "validation_error", message: `url: ${message}`, details: [{ path: ["url"], message }] })
+
+const make = Effect.gen(function*() {
+  const repo = yield* WebhookRepo
+  const outbound = yield* Outbound
+  const secrets = yield* ServiceSecret
+  const config = yield* AppConfig
+  const baseMs = Duration.toMillis(config.partner.webhookRetryBase)
+  const timeoutMs = Duration.toMillis(config.partner.webhookTimeout)
+
+  const register = (partner: PartnerIdentity, url: string, secret: string) =>
+    Effect.gen(function*() {
+      let parsed: URL
+      try {
+        parsed = new URL(url)
+      } catch {
+        return yield* validation("must be an absolute URL")
+      }
+      if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return yield* validation("must be an HTTPS URL")
+      if (config.production && parsed.protocol !== "https:") return yield* validation("must use HTTPS")
+      if (parsed.username || parsed.password) return yield* validation("must not carry credentials")
+      yield* outbound.check(parsed.toString()).pipe(
+        Effect.mapError((e) => validation(`not allowed (${e.reason}): ${e.message}`))
+      )
+      const row = yield* repo.upsertEndpoint({
+        partnerId: partner.partnerId,
+        environment: partner.environment,
+        url: parsed.toString(),
+        secretSealed: secrets.encrypt(SEAL_PURPOSE, secret)
+      })
+      return { url: row.url, active: row.active, created_at: row.created_at.toISOString() }
+    })
+
+  const attempt = (d: ClaimedDelivery) =>
+    Effect.gen(function*() {
+      const attemptNo = d.attempts + 1
+      const endpoint = yield* repo.endpoint(d.partner_id, d.environment)
+      if (Option.isNone(endpoint) || !endpoint.value.active) {
+        return yield* repo.finish(d.id, "cancelled", d.attempts, null, "webhook endpoint disabled or removed")
+      }
+      const event = yield* repo.event(d.event_id)
+      if (Option.isNone(event)) return yield* repo.finish(d.id, "cancelled", d.attempts, null, "event missing")
+      const secret = secrets.decrypt(SEAL_PURPOSE, endpoint.value.secret_sealed)
+      if (Option.isNone(secret)) return yield* repo.finish(d.id, "failed", d.attempts, null, "endpoint secret unreadable")
+      const e = event.value
+      const body = JSON.stringify({ id: e.id, type: e.type, created_at: e.created_at.toISOString(), partner_id: e.partner_id, data: e.data })
+      const now = yield* Clock.currentTimeMillis
+      const timestamp = String(Math.floor(now / 1000))
+      const headers = {
+        "content-type": "application/json",
+        "user-agent": "domain-marketplace-webhooks/1",
+        "x-service-signature": webhookSignature(secret.value, body),
+        "x-service-event-id": e.id,
+        "x-service-event-type": e.type,
+        "x-service-timestamp": timestamp,
+        "webhook-id": e.id,
+        "webhook-timestamp": timestamp,
+        "webhook-signature": standardWebhookSignature(secret.value, e.id, timestamp, body)
+      }
+      const url = endpoint.value.url
+      const started = new Date(now)
+      const result = yield* outbound.fetch(url, { method: "POST", headers, body, timeoutMs, maxRedirects: 0, maxBodyBytes: 16_384 }).pipe(
+        Effect.either
+      )
+      const durationMs = Date.now() - now
+      const status = result._tag === "Right" ? result.right.status : null
+      const error = result._tag === "Left"
+        ? `${result.left.reason}: ${result.left.message}`
+        : status !== null && (status < 200 || status > 299)
+        ? `HTTP ${status}`
+        : null
+      yield* repo.recordAttempt({ deliveryId: d.id, attempt: attemptNo, url, startedAt: started, durationMs, status, error })
+      if (status !== null && status >= 200 && status <= 299) return yield* repo.finish(d.id, "delivered", attemptNo, status, null)
+      if (status === 410) {
+        yield* repo.disableEndpoint(d.partner_id, d.environment, "receiver answered 410 Gone")
+        yield* Effect.logWarning("webhook endpoint disabled after 410").pipe(Effect.annotateLogs({ partner_id: d.partner_id }))
+        return yield* repo.finish(d.id, "failed", attemptNo, status, "410 Gone: endpoint disabled")
+      }
+      const delay = retryDelayMs(attemptNo, baseMs)
+      if (delay === undefined) return yield* repo.finish(d.id, "failed", attemptNo, status, error)
+      return yield* repo.retryLater(d.id, attemptNo, delay, status, error)
+    })
+
+  /** One round: claim what is due and send it (bounded concurrency). Returns how many were claimed. */
+  const deliverDue = (batch = 16) =>
+    Effect.gen(function*() {
+      const leaseSeconds = Math.ceil(timeoutMs / 1000) * 3 + 15
+      const claimed = yield* repo.claimDue(batch, leaseSeconds)
+      yield* Effect.forEach(
+        claimed,
+        (d) => attempt(d).pipe(Effect.catchAllCause((cause) => Effect.logWarning("webhook delivery attempt crashed", cause))),
+        { concurrency: 8, discard: true }
+      )
+      return claimed.length
+    })
+
+  return { register, deliverDue }
+})
+
+export class Webhooks extends Context.Tag("app/PartnerWebhooks")<Webhooks, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(Webhooks, make).pipe(Layer.provide(WebhookRepo.Live))
+}
