@@ -49,11 +49,16 @@ export const makeServiceSecret = (master: Buffer): ServiceSecretShape => {
       const dot = token.indexOf(".")
       if (dot <= 0 || dot !== token.lastIndexOf(".")) return Option.none()
       const body = token.slice(0, dot)
-      const given = Buffer.from(token.slice(dot + 1), "base64url")
+      const macText = token.slice(dot + 1)
+      const given = Buffer.from(macText, "base64url")
+      // Only the canonical encoding is accepted: one token, one spelling.
+      if (given.toString("base64url") !== macText) return Option.none()
       const expected = mac(purpose, body)
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return Option.none()
       try {
-        return Option.some(JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as A)
+        const bytes = Buffer.from(body, "base64url")
+        if (bytes.toString("base64url") !== body) return Option.none()
+        return Option.some(JSON.parse(bytes.toString("utf8")) as A)
       } catch {
         return Option.none()
       }
