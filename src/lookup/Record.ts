@@ -97,7 +97,14 @@ export const normalizeDate = (raw: string | undefined | null): string => {
   const candidate = isoNoZone ? `${isoNoZone[1]}T${isoNoZone[2]}Z` : /^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : s
   // `2024.08.14` and `14-Aug-2024` forms.
   const dotted = /^(\d{4})\.(\d{2})\.(\d{2})/.exec(candidate)
-  const t = dotted ? Date.UTC(Number(dotted[1]), Number(dotted[2]) - 1, Number(dotted[3])) : Date.parse(candidate)
+  // Without a zone, read the text as UTC (never the server's local time).
+  const hasZone = /\dZ$/i.test(candidate) || /\d:\d{2}(:\d{2}(\.\d+)?)?\s*[+-]\d{2}:?\d{2}$/.test(candidate) ||
+    /\b(UTC|GMT)\b/i.test(candidate)
+  const t = dotted
+    ? Date.UTC(Number(dotted[1]), Number(dotted[2]) - 1, Number(dotted[3]))
+    : hasZone
+    ? Date.parse(candidate)
+    : Date.parse(`${candidate} UTC`)
   if (Number.isNaN(t)) return ""
   return new Date(t).toISOString()
 }
