@@ -17,6 +17,7 @@ import { ApiKeyAuthLive } from "../identity/ApiKeysLive.js"
 import { RdapClientLive } from "../lookup/Rdap.js"
 import { OptionalBearerLive } from "../identity/Bearer.js"
 import { Accounts } from "../identity/accounts/Accounts.js"
+import { ApiKeyStore } from "../identity/apikeys/ApiKeyStore.js"
 import { AuthHttpLive } from "../identity/accounts/Http.js"
 import { OAuthHttpLive } from "../identity/oauth/Http.js"
 import { OAuth } from "../identity/oauth/OAuth.js"
@@ -54,7 +55,7 @@ export const operationMatcher = (): OperationMatcher => {
 export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(DatabaseLive))
 
 /** Domain services over the database. */
-export const ServicesLive = Layer.mergeAll(Catalogue.Live, Accounts.Live, OAuth.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, RdapClientLive, OutboundLive, PartnerServicesLive).pipe(
+export const ServicesLive = Layer.mergeAll(Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, RdapClientLive, OutboundLive, PartnerServicesLive).pipe(
   Layer.provideMerge(RealtimeRegisterLive),
   Layer.provideMerge(FetchHttpClient.layer)
 )

@@ -1,0 +1,81 @@
+/**
+ * Operator commands of identity:
+ *
+ *   user create --email E --password P [--domains a.com,b.net] [--json]
+ *   apikey create --name N [--json]      → {key, secret} (the secret is shown once)
+ *   apikey list [--json]
+ *   apikey revoke KEY [--json]
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { Effect } from "effect"
+import { abort, json, print } from "../cli/Output.js"
+import { Accounts } from "./accounts/Accounts.js"
+import { ApiKeyStore } from "./apikeys/ApiKeyStore.js"
+
+const email = Options.text("email").pipe(Options.withDescription("The user's e-mail address (sign-in name)"))
+const password = Options.text("password").pipe(Options.withDescription(`The user's password (at least 8 characters)`))
+const domains = Options.text("domains").pipe(
+  Options.withDescription("Comma-separated domains the user owns (bulk operations act on these only)"),
+  Options.optional
+)
+
+const userCreate = Command.make("create", { email, password, domains, json }, ({ domains, email, json, password }) =>
+  Effect.gen(function*() {
+    const accounts = yield* Accounts
+    const list = domains._tag === "Some" ? domains.value.split(",") : []
+    const created = yield* accounts.createUser({ email, password, domains: list }).pipe(
+      Effect.catchTag("AccountError", (e) => abort(e.message))
+    )
+    yield* print(
+      json,
+      { id: created.user.id, email: created.user.email, domains: created.domains, created_at: created.user.createdAt.toISOString() },
+      `Created user ${created.user.email} (${created.user.id})` + (created.domains.length > 0 ? ` owning ${created.domains.join(", ")}` : "")
+    )
+  })).pipe(Command.withDescription("Create a user who can sign in (POST /api/auth/login, OAuth consent) and run bulk operations"))
+
+export const userCommand = Command.make("user").pipe(
+  Command.withDescription("User accounts"),
+  Command.withSubcommands([userCreate])
+)
+
+const name = Options.text("name").pipe(Options.withDescription("What the key pair is for (shown in `apikey list`)"))
+
+const apikeyCreate = Command.make("create", { name, json }, ({ json, name }) =>
+  Effect.gen(function*() {
+    if (name.trim() === "") return yield* abort("--name must not be empty")
+    const store = yield* ApiKeyStore
+    const issued = yield* store.create(name.trim())
+    yield* print(
+      json,
+      { key: issued.key, secret: issued.secret },
+      `API key pair "${issued.name}" created. Send both headers on /api/v1 requests:\n  x-api-key: ${issued.key}\n  x-api-secret: ${issued.secret}\nThe secret is shown only this once.`
+    )
+  })).pipe(Command.withDescription("Issue an API key pair for GET /api/v1/domains/available (prints {key, secret}; the secret is shown once)"))
+
+const apikeyList = Command.make("list", { json }, ({ json }) =>
+  Effect.gen(function*() {
+    const store = yield* ApiKeyStore
+    const keys = yield* store.list
+    yield* print(
+      json,
+      { keys },
+      keys.length === 0
+        ? "No API keys."
+        : keys.map((k) => `${k.key}  ${k.name}  created ${k.created_at}${k.revoked_at ? `  REVOKED ${k.revoked_at}` : ""}`).join("\n")
+    )
+  })).pipe(Command.withDescription("List API key pairs (never their secrets)"))
+
+const keyArg = Args.text({ name: "KEY" }).pipe(Args.withDescription("The public key (ak_…)"))
+
+const apikeyRevoke = Command.make("revoke", { key: keyArg, json }, ({ json, key }) =>
+  Effect.gen(function*() {
+    const store = yield* ApiKeyStore
+    const revoked = yield* store.revoke(key)
+    if (!revoked) return yield* abort(`No active API key ${key}`)
+    yield* print(json, { key, revoked: true }, `Revoked ${key}.`)
+  })).pipe(Command.withDescription("Revoke an API key pair (takes effect at once on every replica)"))
+
+export const apikeyCommand = Command.make("apikey").pipe(
+  Command.withDescription("API key pairs for the keyed /api/v1 endpoints"),
+  Command.withSubcommands([apikeyCreate, apikeyList, apikeyRevoke])
+)

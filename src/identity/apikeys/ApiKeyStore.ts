@@ -1,0 +1,77 @@
+/**
+ * API key pairs for the keyed developer endpoints (/api/v1): issued by the operator CLI, checked
+ * by the ApiKeyAuth middleware. Never sees HTTP.
+ *
+ * - `key` (x-api-key): public identifier, `ak_` + 24 base64url characters.
+ * - `secret` (x-api-secret): `sk_` + 43 base64url characters (256 random bits), shown once. Only
+ *   its SHA-256 is stored; a fast hash is right for a high-entropy secret and keeps the check
+ *   cheap on every request. Comparison is constant-time, and an unknown key costs the same
+ *   comparison as a known one.
+ */
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Context, Effect, Layer } from "effect"
+import { makeId } from "../../platform/Ids.js"
+import type { ApiKeyIdentity } from "../ApiKeys.js"
+import { randomSecret, safeEqual, sha256Hex } from "../Crypto.js"
+import { makeApiKeysRepo } from "./Repo.js"
+
+export interface IssuedApiKey {
+  readonly id: string
+  readonly name: string
+  readonly key: string
+  /** Shown once; not recoverable. */
+  readonly secret: string
+  readonly created_at: string
+}
+
+export interface ApiKeyInfo {
+  readonly id: string
+  readonly name: string
+  readonly key: string
+  readonly created_at: string
+  readonly revoked_at: string | null
+}
+
+const DUMMY_HASH = sha256Hex("no such key")
+
+const make = Effect.gen(function*() {
+  const repo = yield* makeApiKeysRepo
+  return {
+    create: (name: string): Effect.Effect<IssuedApiKey, SqlError> =>
+      Effect.gen(function*() {
+        const key = randomSecret("ak_", 18)
+        const secret = randomSecret("sk_")
+        const row = yield* repo.insert({ id: makeId("key"), key, name, secret_hash: sha256Hex(secret) })
+        return { id: row.id, name: row.name, key: row.key, secret, created_at: row.created_at.toISOString() }
+      }),
+
+    /** The identity behind a key pair, or undefined (unknown key, wrong secret, revoked). */
+    verify: (key: string, secret: string): Effect.Effect<ApiKeyIdentity | undefined, SqlError> =>
+      Effect.gen(function*() {
+        const row = key.length > 0 && key.length <= 128 ? yield* repo.byKey(key) : undefined
+        const matches = safeEqual(sha256Hex(secret), row?.secret_hash ?? DUMMY_HASH)
+        if (row === undefined || !matches || row.revoked_at !== null) return undefined
+        return { keyId: row.id, name: row.name }
+      }),
+
+    list: Effect.map(repo.list, (rows) =>
+      rows.map((r): ApiKeyInfo => ({
+        id: r.id,
+        name: r.name,
+        key: r.key,
+        created_at: r.created_at.toISOString(),
+        revoked_at: r.revoked_at?.toISOString() ?? null
+      }))),
+
+    revoke: (key: string) => repo.revoke(key)
+  }
+})
+
+export class ApiKeyStore extends Context.Tag("app/ApiKeyStore")<ApiKeyStore, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(ApiKeyStore, make)
+}
+
+/** For fixtures holding only a SqlClient: issue a key pair through the same code. */
+export const issueApiKey = (name: string) =>
+  Effect.flatMap(make, (store) => store.create(name)) as Effect.Effect<IssuedApiKey, SqlError, SqlClient.SqlClient>

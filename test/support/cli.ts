@@ -1,0 +1,24 @@
+/** Runs the operator CLI (`tsx src/cli.ts …`) as a separate process against a database URL. */
+import { Effect } from "effect"
+import { spawn } from "node:child_process"
+import { baseEnv } from "./TestServer.js"
+
+export interface CliResult {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+export const runCli = (databaseUrl: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+  Effect.async<CliResult>((resume) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+      env: { ...process.env, ...baseEnv, LOG_LEVEL: "warn", DATABASE_URL: databaseUrl, ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    child.once("exit", (code) => resume(Effect.succeed({ code, stdout, stderr })))
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
