@@ -7,6 +7,9 @@
  */
 import { HttpApi, OpenApi } from "@effect/platform"
 import { CatalogueApi } from "../catalogue/Api.js"
+import { BatchApi } from "../batch/Api.js"
+import { MarketApi } from "../market/Api.js"
+import { KeyedAvailabilityApi, SearchApi } from "../search/Api.js"
 import { AuthApi } from "../identity/accounts/Api.js"
 import { OAuthApi } from "../identity/oauth/Api.js"
 import { finishOpenApi } from "../platform/OpenApiDoc.js"
@@ -23,6 +26,10 @@ export const API_VERSION = "1.3.0"
 export class Api extends HttpApi.make("marketplace")
   .add(SystemApi)
   .add(CatalogueApi)
+  .add(SearchApi)
+  .add(MarketApi)
+  .add(BatchApi)
+  .add(KeyedAvailabilityApi)
   .add(AuthApi)
   .add(OAuthApi)
   .add(PartnerInventoryApi)

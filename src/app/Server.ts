@@ -31,6 +31,8 @@ import { OutboundLive } from "../platform/Outbound.js"
 import { RateLimiterLive } from "../platform/RateLimit.js"
 import { ServiceSecretLive } from "../platform/ServiceSecret.js"
 import { SystemHttpLive } from "../system/Http.js"
+import { serveWithSelfDispatch } from "../batch/Dispatch.js"
+import { marketSeed, SearchHandlersLive, SearchServicesLive } from "../search/Services.js"
 import { PartnerHandlersLive, PartnerMiddlewareLive, PartnerServicesLive } from "../partner/Services.js"
 import { Api } from "./Api.js"
 import { WorkersLive } from "./Workers.js"
@@ -55,14 +57,14 @@ export const operationMatcher = (): OperationMatcher => {
 export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(DatabaseLive))
 
 /** Domain services over the database. */
-export const ServicesLive = Layer.mergeAll(Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, RdapClientLive, OutboundLive, PartnerServicesLive).pipe(
+export const ServicesLive = Layer.mergeAll(Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, RdapClientLive, OutboundLive, PartnerServicesLive, SearchServicesLive).pipe(
   Layer.provideMerge(RealtimeRegisterLive),
   Layer.provideMerge(FetchHttpClient.layer)
 )
 
-const SeedLive = Layer.effectDiscard(Effect.flatMap(Catalogue, (c) => c.seedDefaults))
+const SeedLive = Layer.effectDiscard(Effect.flatMap(Catalogue, (c) => c.seedDefaults).pipe(Effect.zipRight(marketSeed)))
 
-const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive, AuthHttpLive, OAuthHttpLive, PartnerHandlersLive)
+const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive, AuthHttpLive, OAuthHttpLive, PartnerHandlersLive, SearchHandlersLive)
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide([OptionalBearerLive, ApiKeyAuthLive, SessionAuthLive, PartnerMiddlewareLive]))
 
@@ -82,7 +84,7 @@ const HttpLive = Layer.unwrapEffect(
         callback?.(err)
       })
     }) as typeof server.close
-    return HttpApiBuilder.serve(serverMiddleware(config, operationMatcher())).pipe(
+    return serveWithSelfDispatch(serverMiddleware(config, operationMatcher())).pipe(
       Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
       Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
       Layer.provide(ApiErrorsLive),

@@ -1,0 +1,174 @@
+/**
+ * Availability of one domain (pure): the states a check can end in, their labels, and the rule
+ * that combines the evidence of each source into one answer.
+ *
+ * Sources, strongest first:
+ * 1. the local reserved/blocked list            → `reserved`
+ * 2. the marketplace (an active listing)        → `for_sale`
+ * 3. the registrar check (Realtime Register)    → `available` | `premium` (with its price) | `registered`
+ * 4. RDAP at the TLD's authoritative server     → `registered` (200), unregistered (404)
+ *
+ * Safety rules (the complaints every registrar API gets):
+ * - never `available` without an authoritative "not registered": a failed, slow or redirected
+ *   RDAP answer is `unknown`, not available;
+ * - never a standard price for a premium name: when a registrar is configured but did not answer,
+ *   an unregistered name is `available` with `price: null` (price not confirmed);
+ * - a name the registrar refuses although RDAP has no record of it is `reserved` (registry
+ *   reserved), not `available`.
+ */
+
+export const AVAILABILITY_STATES = [
+  "available",
+  "premium",
+  "registered",
+  "for_sale",
+  "reserved",
+  "unsupported",
+  "invalid",
+  "unknown"
+] as const
+export type AvailabilityState = (typeof AVAILABILITY_STATES)[number]
+
+export const STATE_LABELS: Readonly<Record<AvailabilityState, string>> = {
+  available: "Available",
+  premium: "Premium",
+  registered: "Taken",
+  for_sale: "For sale",
+  reserved: "Reserved",
+  unsupported: "TLD not supported",
+  invalid: "Invalid name",
+  unknown: "Unknown: try again"
+}
+
+/** `true` registrable now, `false` not, `null` unknown. */
+export const availableOf = (state: AvailabilityState): boolean | null =>
+  state === "available" || state === "premium" ? true : state === "unknown" ? null : false
+
+export interface WhoisSummary {
+  readonly registrar: string | null
+  /** RFC 3339. */
+  readonly created: string | null
+  readonly expires: string | null
+  readonly status: ReadonlyArray<string>
+}
+
+/** What the registrar said, or why it did not. */
+export type RegistrarEvidence =
+  | { readonly _tag: "NotConfigured" }
+  | {
+    readonly _tag: "Answered"
+    readonly available: boolean
+    readonly premium: boolean
+    /** First-year price in USD cents as quoted (already retail), when quoted in USD. */
+    readonly priceCents: number | null
+    readonly reason: string | null
+  }
+  | { readonly _tag: "Failed"; readonly reason: string }
+
+/** What RDAP said, or why it did not. */
+export type RdapEvidence =
+  | { readonly _tag: "Registered"; readonly whois: WhoisSummary }
+  | { readonly _tag: "Unregistered" }
+  /** No RDAP service for the TLD (not in the bootstrap). */
+  | { readonly _tag: "NoService"; readonly reason: string }
+  | { readonly _tag: "Failed"; readonly reason: string }
+
+export type UpstreamSource = "registrar" | "rdap" | "registrar+rdap" | "none"
+
+export interface UpstreamOutcome {
+  readonly state: Extract<AvailabilityState, "available" | "premium" | "registered" | "reserved" | "unsupported" | "unknown">
+  /** First-year registration price in USD cents (premium-aware), when registrable and known. */
+  readonly priceCents: number | null
+  readonly whois: WhoisSummary | null
+  readonly source: UpstreamSource
+  readonly reason: string | null
+  /** False when a source failed: the answer is partial and must not be cached as long. */
+  readonly complete: boolean
+}
+
+/**
+ * Combines registrar and RDAP evidence. `standardPriceCents` is the catalogue's first-year
+ * registration price for the TLD (null when the TLD is not sold).
+ */
+export const combineEvidence = (
+  registrar: RegistrarEvidence,
+  rdap: RdapEvidence,
+  standardPriceCents: number | null
+): UpstreamOutcome => {
+  const whois = rdap._tag === "Registered" ? rdap.whois : null
+  const rdapUsed = rdap._tag === "Registered" || rdap._tag === "Unregistered"
+  const noPrice = (tail: string | null) => standardPriceCents === null ? "no retail price for this TLD" : tail
+
+  if (registrar._tag === "Answered") {
+    const source: UpstreamSource = rdapUsed ? "registrar+rdap" : "registrar"
+    if (registrar.available && registrar.premium) {
+      return {
+        state: "premium",
+        priceCents: registrar.priceCents,
+        whois: null,
+        source,
+        reason: registrar.priceCents === null ? "premium name: the registry did not quote a USD price" : null,
+        complete: true
+      }
+    }
+    if (registrar.available) {
+      return { state: "available", priceCents: standardPriceCents, whois: null, source, reason: noPrice(null), complete: true }
+    }
+    if (rdap._tag === "Unregistered") {
+      return {
+        state: "reserved",
+        priceCents: null,
+        whois: null,
+        source,
+        reason: registrar.reason ?? "not registrable although unregistered: reserved by the registry",
+        complete: true
+      }
+    }
+    return { state: "registered", priceCents: null, whois, source, reason: registrar.reason, complete: true }
+  }
+
+  const registrarNote = registrar._tag === "Failed" ? `registrar: ${registrar.reason}` : null
+  switch (rdap._tag) {
+    case "Registered":
+      return { state: "registered", priceCents: null, whois, source: "rdap", reason: registrarNote, complete: true }
+    case "Unregistered":
+      if (registrar._tag === "Failed") {
+        // Unregistered for sure, but premium or not is unconfirmed: no price rather than a wrong one.
+        return {
+          state: "available",
+          priceCents: null,
+          whois: null,
+          source: "rdap",
+          reason: `${registrarNote}; price not confirmed`,
+          complete: false
+        }
+      }
+      return { state: "available", priceCents: standardPriceCents, whois: null, source: "rdap", reason: noPrice(null), complete: true }
+    case "NoService":
+      return {
+        state: registrar._tag === "NotConfigured" ? "unsupported" : "unknown",
+        priceCents: null,
+        whois: null,
+        source: "none",
+        reason: [registrarNote, `rdap: ${rdap.reason}`].filter((s) => s !== null).join("; "),
+        complete: registrar._tag === "NotConfigured"
+      }
+    case "Failed":
+      return {
+        state: "unknown",
+        priceCents: null,
+        whois: null,
+        source: "none",
+        reason: [registrarNote, `rdap: ${rdap.reason}`].filter((s) => s !== null).join("; "),
+        complete: false
+      }
+  }
+}
+
+/** Reserved-list patterns: `example.com` (that name), `nic.*` (label under any TLD), `*.test` (a whole TLD). */
+export const reservedPatternsFor = (ascii: string, label: string, suffix: string): ReadonlyArray<string> => [
+  ascii,
+  `${label}.*`,
+  `*.${suffix}`,
+  ...(suffix.includes(".") ? [`*.${suffix.split(".").pop()}`] : [])
+]

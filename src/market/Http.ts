@@ -1,0 +1,79 @@
+/** Handlers of the marketplace endpoints: HTTP in, Market calls, masked listings out. */
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Either, Option } from "effect"
+import { Api } from "../app/Api.js"
+import type { ListingFilters } from "../domain/Cursor.js"
+import { parseDomainName } from "../domain/DomainName.js"
+import { canSeeMarketPrices, CurrentViewer } from "../identity/Viewer.js"
+import { AppConfig } from "../platform/Config.js"
+import { BadRequestError, NotFoundError } from "../platform/Errors.js"
+import { enforce } from "../platform/RateLimit.js"
+import { limits, ListingPage, MarketListing, Page } from "./Api.js"
+import { Market } from "./Market.js"
+import { toListingItem } from "./View.js"
+
+/** `.COM`, `com.`, `.co.uk` → `com`, `co.uk`; an IDN TLD → its A-label. */
+export const normalizeTldFilter = (input: string): Either.Either<string, string> => {
+  const t = input.trim().toLowerCase().replace(/^\.+/, "").replace(/\.+$/, "")
+  if (t === "") return Either.left("tld must not be empty")
+  const parsed = parseDomainName(`x.${t}`)
+  if (Either.isLeft(parsed)) return Either.left(`"${input}" is not a valid TLD: ${parsed.left.message}`)
+  return Either.right(parsed.right.ascii.slice(2))
+}
+
+export const MarketHttpLive = HttpApiBuilder.group(Api, "market", (handlers) =>
+  Effect.gen(function*() {
+    const market = yield* Market
+    const config = yield* AppConfig
+    return handlers
+      .handle("listListings", ({ urlParams }) =>
+        Effect.gen(function*() {
+          yield* enforce(limits.listings)
+          const canSee = canSeeMarketPrices(yield* CurrentViewer)
+          let tld: string | undefined
+          if (urlParams.tld !== undefined) {
+            const t = normalizeTldFilter(urlParams.tld)
+            if (Either.isLeft(t)) return yield* new BadRequestError({ code: "invalid_tld", message: t.left, details: { field: "tld" } })
+            tld = t.right
+          }
+          const q = urlParams.q?.trim().normalize("NFC").toLowerCase()
+          const filters: ListingFilters = {
+            environment: "live",
+            q: q === "" ? undefined : q,
+            tld,
+            maxCents: urlParams.max === undefined ? undefined : Math.round(urlParams.max * 100)
+          }
+          const result = yield* market.browse({
+            filters,
+            sort: urlParams.sort,
+            limit: urlParams.limit,
+            offset: urlParams.offset,
+            cursor: urlParams.cursor
+          }).pipe(
+            Effect.catchTag("InvalidCursor", (e) =>
+              new BadRequestError({ code: "invalid_cursor", message: e.message, details: { field: "cursor", problem: e.problem } }))
+          )
+          return new ListingPage({
+            items: result.rows.map((r) => new MarketListing(toListingItem(r, canSee, config.baseUrl))),
+            page: new Page(result.page)
+          })
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+      .handle("getListing", ({ path }) =>
+        Effect.gen(function*() {
+          yield* enforce(limits.listings)
+          const canSee = canSeeMarketPrices(yield* CurrentViewer)
+          const parsed = parseDomainName(path.domain)
+          if (Either.isLeft(parsed)) {
+            return yield* new BadRequestError({
+              code: "invalid_domain",
+              message: `"${path.domain}" is not a valid domain name: ${parsed.left.message}`,
+              details: { field: "domain", problem: parsed.left.problem }
+            })
+          }
+          const row = yield* market.getListing("live", parsed.right.ascii)
+          if (Option.isNone(row) || !(row.value.status === "active" || row.value.status === "pending")) {
+            return yield* new NotFoundError({ code: "listing_not_found", message: `${parsed.right.ascii} is not listed for sale` })
+          }
+          return new MarketListing(toListingItem(row.value, canSee, config.baseUrl))
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+  }))

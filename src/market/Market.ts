@@ -1,0 +1,190 @@
+/**
+ * The marketplace inventory service: browsing listing pages, finding the listing of a domain
+ * (used by the availability engine), importing listings, and seeding the demo catalogue and the
+ * synthetic sandbox inventory.
+ *
+ * Pages are keyset-paginated in the order of the chosen sort with the listing id as unique
+ * tie-breaker, so a cursor walk never skips nor repeats a row that exists throughout the walk,
+ * and a page costs one index range scan at any depth. Offset pages work too, and also return a
+ * cursor, so a walk may switch to cursors at any point.
+ */
+import { Clock, Context, Data, Duration, Effect, Either, Layer, Option } from "effect"
+import {
+  bindingOf,
+  type CursorPosition,
+  decodeCursor,
+  encodeCursor,
+  type ListingFilters,
+  type ListingSort,
+  priceKey
+} from "../domain/Cursor.js"
+import { AppConfig } from "../platform/Config.js"
+import { makeId } from "../platform/Ids.js"
+import { ServiceSecret } from "../platform/ServiceSecret.js"
+import { demoListings, sandboxListings } from "./data/index.js"
+import type { ListingCsvRow } from "./ListingCsv.js"
+import { type Environment, type ListingRow, MarketRepo, type NewListing } from "./Repo.js"
+
+export type { Environment, ListingRow } from "./Repo.js"
+
+export const MAX_PAGE_LIMIT = 200
+export const DEFAULT_PAGE_LIMIT = 24
+const CURSOR_PURPOSE = "listings-cursor"
+
+export class InvalidCursor extends Data.TaggedError("InvalidCursor")<{
+  readonly problem: "malformed" | "other_query"
+  readonly message: string
+}> {}
+
+export interface BrowseQuery {
+  readonly filters: ListingFilters
+  readonly sort: ListingSort
+  readonly limit: number
+  readonly offset: number
+  readonly cursor: string | undefined
+}
+
+export interface BrowsePage {
+  readonly rows: ReadonlyArray<ListingRow>
+  readonly page: {
+    readonly limit: number
+    readonly offset: number
+    readonly total: number
+    readonly has_more: boolean
+    readonly next_cursor: string | null
+  }
+}
+
+/** The keyset position after a row in a sort. */
+export const positionOf = (row: ListingRow, sort: ListingSort): CursorPosition =>
+  sort === "newest" ? { key: row.listed_key, id: row.id } : { key: priceKey(sort, row.bin_price_cents), id: row.id }
+
+const toNew = (
+  row: ListingCsvRow,
+  environment: Environment,
+  isDemo: boolean,
+  now: Date,
+  index: number
+): NewListing => {
+  // Rows of one import without a listing time keep their file order in `newest` (first = newest).
+  const listedAt = row.listedAt ?? new Date(now.getTime() - index)
+  return {
+    id: makeId("lst", listedAt.getTime()),
+    environment,
+    domain: row.domain,
+    domain_unicode: row.domainUnicode,
+    tld: row.tld,
+    label: row.label,
+    bin_price_cents: row.binPriceCents,
+    floor_price_cents: row.floorPriceCents,
+    currency: row.currency,
+    status: row.status,
+    locked: row.locked,
+    is_demo: isDemo,
+    description: row.description,
+    listed_at: listedAt
+  }
+}
+
+const make = Effect.gen(function*() {
+  const repo = yield* MarketRepo
+  const secret = yield* ServiceSecret
+  const config = yield* AppConfig
+  const countTtlMs = Duration.toMillis(config.market.countCacheTtl)
+  const counts = new Map<string, { readonly total: number; readonly at: number }>()
+
+  const sign = (payload: unknown) => secret.sign(CURSOR_PURPOSE, payload)
+  const verify = (token: string) => Option.getOrUndefined(secret.verify(CURSOR_PURPOSE, token))
+
+  /** Counting a large catalogue is the costly part of a page: reuse a recent count of the same filters. */
+  const total = (filters: ListingFilters) =>
+    Effect.gen(function*() {
+      const key = bindingOf(filters, "newest")
+      const now = yield* Clock.currentTimeMillis
+      const hit = counts.get(key)
+      if (hit !== undefined && now - hit.at < countTtlMs) return hit.total
+      const n = yield* repo.count(filters)
+      if (countTtlMs > 0) {
+        if (counts.size > 1_000) counts.clear()
+        counts.set(key, { total: n, at: now })
+      }
+      return n
+    })
+
+  const browse = (query: BrowseQuery) =>
+    Effect.gen(function*() {
+      const binding = bindingOf(query.filters, query.sort)
+      let from: { after: CursorPosition } | { offset: number } = { offset: query.offset }
+      if (query.cursor !== undefined) {
+        const decoded = decodeCursor(verify, query.cursor, query.filters, query.sort)
+        if (Either.isLeft(decoded)) {
+          return yield* new InvalidCursor({
+            problem: decoded.left,
+            message: decoded.left === "other_query"
+              ? "This cursor was issued for other filters or another sort; repeat the query that returned it, or start again without a cursor"
+              : "The cursor is not one this service issued; use page.next_cursor exactly as returned"
+          })
+        }
+        from = { after: decoded.right }
+      }
+      const [rows, n] = yield* Effect.all([repo.page(query.filters, query.sort, query.limit + 1, from), total(query.filters)], {
+        concurrency: 2
+      })
+      const hasMore = rows.length > query.limit
+      const pageRows = hasMore ? rows.slice(0, query.limit) : rows
+      const last = pageRows[pageRows.length - 1]
+      return {
+        rows: pageRows,
+        page: {
+          limit: query.limit,
+          offset: "offset" in from ? from.offset : 0,
+          total: n,
+          has_more: hasMore,
+          next_cursor: hasMore && last !== undefined ? encodeCursor(sign, binding, positionOf(last, query.sort)) : null
+        }
+      } satisfies BrowsePage
+    })
+
+  const listedByDomain = (environment: Environment, domains: ReadonlyArray<string>) =>
+    Effect.map(repo.listedByDomain(environment, domains), (rows) => new Map(rows.map((r) => [r.domain, r])))
+
+  const getListing = (environment: Environment, domain: string) =>
+    Effect.map(repo.byDomain(environment, domain), Option.fromNullable)
+
+  const importListings = (rows: ReadonlyArray<ListingCsvRow>, environment: Environment) =>
+    Effect.gen(function*() {
+      const now = new Date(yield* Clock.currentTimeMillis)
+      let imported = 0
+      // Chunks keep each statement's parameter count well under PostgreSQL's limit.
+      for (let i = 0; i < rows.length; i += 1_000) {
+        const chunk = rows.slice(i, i + 1_000).map((r, j) => toNew(r, environment, false, now, i + j))
+        imported += yield* repo.upsert(chunk)
+      }
+      counts.clear()
+      return imported
+    })
+
+  const demoEnabled = config.market.demoListings === "auto"
+    ? Option.isNone(config.databaseUrl)
+    : config.market.demoListings === "true"
+
+  /** Start-up seeding: demo catalogue (or its removal) and the sandbox inventory. Idempotent. */
+  const seed = Effect.gen(function*() {
+    const now = new Date(yield* Clock.currentTimeMillis)
+    if (demoEnabled) {
+      yield* repo.insertMissing(demoListings.map((r, i) => toNew(r, "live", true, new Date(now.getTime() - i * 3_600_000), i)))
+    } else if (yield* repo.hasDemo) {
+      yield* repo.removeDemo
+    }
+    if (config.market.sandboxInventory) {
+      yield* repo.insertMissing(sandboxListings.map((r, i) => toNew(r, "sandbox", false, now, i)))
+    }
+    counts.clear()
+  })
+
+  return { browse, listedByDomain, getListing, importListings, seed, demoEnabled } as const
+})
+
+export class Market extends Context.Tag("app/Market")<Market, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(Market, make).pipe(Layer.provide(MarketRepo.Live))
+}

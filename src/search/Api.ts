@@ -1,0 +1,95 @@
+/**
+ * Domain search and keyed availability.
+ *
+ *   POST /api/domain/search           → application/x-ndjson stream (header, row…, primary_done, done)
+ *   GET  /api/v1/domains/available    → {domain, available, locked, bin_price, floor_price} (x-api-key + x-api-secret; legacy errors)
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { ApiKeyAuth } from "../identity/ApiKeys.js"
+import { OptionalBearer } from "../identity/Viewer.js"
+import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
+import { BadRequest, LegacyBadRequest, RateLimited } from "../platform/Errors.js"
+import { policy } from "../platform/RateLimit.js"
+
+export const limits = {
+  search: policy("domain_search", 60, 60)
+} as const
+
+export const SearchBody = Schema.Struct({
+  q: Schema.String.annotations({
+    description: "The domain to check (Unicode or A-label). For a plain label.tld query the label's common alternate TLDs are checked too.",
+    examples: ["example.com"]
+  })
+}).annotations({ identifier: "SearchRequest" })
+
+const NDJSON_DESCRIPTION = [
+  "One JSON object per line; `kind` discriminates.",
+  "",
+  "1. `{\"kind\":\"header\",\"request_id\",\"primary\",\"domains\":[…],\"primary_index\":0}` — at once; `domains[0]` is the primary.",
+  "2. `{\"kind\":\"row\",\"domain\",\"domain_unicode\",\"state\",\"state_label\",\"available\",\"price\",\"listing\",\"whois_summary\",\"cached\",\"meta\"}` — the primary's row first,",
+  "3. `{\"kind\":\"primary_done\"}` — right after the primary's row,",
+  "4. the other rows in completion order,",
+  "5. `{\"kind\":\"done\",\"duration_ms\",\"count\"}` — last.",
+  "",
+  "`state` ∈ available | premium | registered | for_sale | reserved | unsupported | invalid | unknown; `available` is null when unknown.",
+  "`price`: USD number (first-year registration, premium-aware) when registrable; `{bin, floor, currency}` when for sale (null amounts without pricing:read); else null.",
+  "`listing`: `{id, bin_price, floor_price, currency, url}` or null. `whois_summary`: `{registrar, created, expires, status[]}` or null.",
+  "`meta`: `{source, checked_at, latency_ms, reason?}`."
+].join("\n")
+
+export class SearchApi extends HttpApiGroup.make("search")
+  .add(
+    HttpApiEndpoint.post("searchDomain", "/api/domain/search")
+      .setPayload(SearchBody)
+      .setHeaders(Schema.Struct({
+        "idempotency-key": Schema.optional(Schema.String.annotations({
+          description: "Echoed on the response (1–255 visible ASCII characters)"
+        }))
+      }))
+      .addSuccess(HttpApiSchema.Text({ contentType: "application/x-ndjson" }).annotations({ description: NDJSON_DESCRIPTION }))
+      .addError(BadRequest)
+      .addError(RateLimited)
+      .middleware(OptionalBearer)
+      .annotate(OpenApi.Summary, "Check a domain and its alternate TLDs (NDJSON stream)")
+      .annotate(
+        OpenApi.Description,
+        "Streams availability as NDJSON: header, the queried domain's row, primary_done, the alternates as they complete, done. " +
+          "A bearer token with pricing:read unmasks marketplace prices; registration prices are never masked. 60 requests/min per IP.\n\n" +
+          NDJSON_DESCRIPTION
+      )
+      .pipe(rateLimited(limits.search), documentedAt("/docs/search.md#domain-search-stream"))
+  )
+  .annotate(OpenApi.Title, "Search")
+  .annotate(OpenApi.Description, "Domain availability search")
+{}
+
+export class KeyedAvailability extends Schema.Class<KeyedAvailability>("KeyedAvailability")({
+  domain: Schema.String.annotations({ description: "The domain, A-label form" }),
+  available: Schema.Boolean.annotations({
+    description: "Can be acquired now: registrable (available or premium), or listed for sale and not locked. False when unknown."
+  }),
+  locked: Schema.Boolean.annotations({ description: "Listed, but a sale is pending" }),
+  bin_price: Schema.NullOr(Schema.Number).annotations({ description: "Buy-now price in USD when listed, else null" }),
+  floor_price: Schema.NullOr(Schema.Number).annotations({ description: "Floor (minimum offer) in USD when listed, else null" })
+}) {}
+
+export class KeyedAvailabilityApi extends HttpApiGroup.make("developer")
+  .add(
+    HttpApiEndpoint.get("domainAvailable", "/api/v1/domains/available")
+      .setUrlParams(Schema.Struct({
+        domain: Schema.String.annotations({ description: "The domain to check", examples: ["example.com"] })
+      }))
+      .addSuccess(KeyedAvailability)
+      .addError(LegacyBadRequest)
+      .middleware(ApiKeyAuth)
+      .annotate(OpenApi.Summary, "Keyed availability of one domain")
+      .annotate(
+        OpenApi.Description,
+        "Requires headers x-api-key and x-api-secret. Answers with marketplace prices (USD) when the domain is listed. Errors use the legacy shape {\"error\":\"…\"}."
+      )
+      .pipe(documentedAt("/docs/search.md#keyed-availability"))
+  )
+  .annotate(OpenApi.Title, "Developer")
+  .annotate(OpenApi.Description, "Keyed developer endpoints (x-api-key + x-api-secret)")
+{}

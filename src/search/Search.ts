@@ -1,0 +1,129 @@
+/**
+ * Domain search: which names to check for a query, and the ordered stream of their answers.
+ *
+ * Order (CONTRACT.md): `header` at once (before any lookup), then the queried domain's `row`
+ * as soon as its answer is known, `primary_done` right after it, then the other rows in the
+ * order they complete (those that finished before the primary come first, in their completion
+ * order), then `done` with the duration and the row count.
+ *
+ * Every check runs in a fiber scoped to the stream: when the client goes away the response is
+ * interrupted, the scope closes, and every upstream call still in flight is interrupted.
+ */
+import { Clock, Context, Effect, Either, Layer, Queue, Stream } from "effect"
+import { type Availability, AvailabilityEngine } from "../availability/Availability.js"
+import { type DomainName, type InvalidDomainName, parseDomainName } from "../domain/DomainName.js"
+import type { Environment } from "../market/Market.js"
+import { AppConfig } from "../platform/Config.js"
+import { line, type SearchEvent, toRow } from "./Rows.js"
+
+export interface SearchPlan {
+  /** The queried name (its registrable part). */
+  readonly primary: DomainName
+  /** Primary first, then the alternates. */
+  readonly names: ReadonlyArray<DomainName>
+  /** Whether alternates were added (a plain `label.suffix` query). */
+  readonly plain: boolean
+}
+
+/**
+ * The names a query checks. A subdomain query checks its registrable name only; a plain
+ * `label.suffix` query (`label.co.uk` included) also checks the label under each alternate TLD.
+ */
+export const planSearch = (q: string, alternateTlds: ReadonlyArray<string>): Either.Either<SearchPlan, InvalidDomainName> =>
+  Either.gen(function*() {
+    const parsed = yield* parseDomainName(q)
+    const plain = parsed.subdomain === ""
+    const primary = plain ? parsed : yield* parseDomainName(parsed.registrable)
+    const names: Array<DomainName> = [primary]
+    if (plain) {
+      const seen = new Set([primary.registrable])
+      for (const tld of alternateTlds) {
+        const alt = parseDomainName(`${primary.label}.${tld}`)
+        if (Either.isRight(alt) && alt.right.subdomain === "" && !seen.has(alt.right.registrable)) {
+          seen.add(alt.right.registrable)
+          names.push(alt.right)
+        }
+      }
+    }
+    return { primary, names, plain }
+  })
+
+export interface StreamOptions {
+  readonly requestId: string
+  readonly canSeeMarketPrices: boolean
+  readonly environment?: Environment
+  /** When the request arrived (ms), for `done.duration_ms`. */
+  readonly startedAt: number
+}
+
+const make = Effect.gen(function*() {
+  const engine = yield* AvailabilityEngine
+  const config = yield* AppConfig
+
+  const plan = (q: string) => planSearch(q, config.availability.alternateTlds)
+
+  /** The events of one search, in stream order. */
+  const events = (p: SearchPlan, options: StreamOptions): Stream.Stream<SearchEvent> => {
+    const header: SearchEvent = {
+      kind: "header",
+      request_id: options.requestId,
+      primary: p.primary.registrable,
+      domains: p.names.map((n) => n.registrable),
+      primary_index: 0
+    }
+    const row = (a: Availability): SearchEvent => toRow(a, options.canSeeMarketPrices, config.baseUrl)
+    const total = p.names.length
+
+    const rows = Stream.unwrapScoped(
+      Effect.gen(function*() {
+        const checks = yield* engine.prepare(p.names, { environment: options.environment ?? "live" })
+        const queue = yield* Queue.unbounded<readonly [number, Availability]>()
+        yield* Effect.forkScoped(
+          Effect.forEach(checks, (check, i) => Effect.flatMap(check, (a) => Queue.offer(queue, [i, a] as const)), {
+            concurrency: "unbounded",
+            discard: true
+          })
+        )
+        const untilPrimary = Effect.gen(function*() {
+          const before: Array<Availability> = []
+          for (;;) {
+            const [i, a] = yield* Queue.take(queue)
+            if (i === 0) return { primary: a, before }
+            before.push(a)
+          }
+        })
+        return Stream.fromEffect(untilPrimary).pipe(
+          Stream.flatMap(({ before, primary }) =>
+            Stream.fromIterable<SearchEvent>([row(primary), { kind: "primary_done" }, ...before.map(row)]).pipe(
+              Stream.concat(
+                Stream.fromQueue(queue).pipe(
+                  Stream.take(total - 1 - before.length),
+                  Stream.map(([, a]) => row(a))
+                )
+              )
+            )
+          )
+        )
+      })
+    )
+
+    const done = Stream.fromEffect(
+      Effect.map(Clock.currentTimeMillis, (now): SearchEvent => ({
+        kind: "done",
+        duration_ms: Math.max(0, now - options.startedAt),
+        count: total
+      }))
+    )
+
+    return Stream.make(header).pipe(Stream.concat(rows), Stream.concat(done))
+  }
+
+  /** The NDJSON bytes of one search. */
+  const ndjson = (p: SearchPlan, options: StreamOptions): Stream.Stream<Uint8Array> => Stream.map(events(p, options), line)
+
+  return { plan, events, ndjson } as const
+})
+
+export class Search extends Context.Tag("app/Search")<Search, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(Search, make)
+}
