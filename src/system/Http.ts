@@ -11,7 +11,11 @@ import { ApiIndex, Health } from "./Api.js"
 /** Groups that are not part of the public index (operator and partner surfaces are listed elsewhere). */
 const NON_PUBLIC_GROUPS = new Set(["system", "admin"])
 
-export const buildIndex = (baseUrl: string, rateLimits: Readonly<Record<string, number>>): ApiIndex => {
+export const buildIndex = (
+  baseUrl: string,
+  rateLimits: Readonly<Record<string, number>>,
+  deprecations: Readonly<Record<string, unknown>> = {}
+): ApiIndex => {
   const operations: Array<ApiIndex["operations"][number]> = []
   HttpApi.reflect(Api, {
     onGroup: () => {},
@@ -29,7 +33,8 @@ export const buildIndex = (baseUrl: string, rateLimits: Readonly<Record<string, 
           ? { limit: rateLimits[p.value.id] ?? p.value.limit, windowSeconds: p.value.windowSeconds, scope: "ip" as const, policy: p.value.id }
           : null,
         docs: docs._tag === "Some" ? `${baseUrl}${docs.value}` : null,
-        deprecated: Context.getOrElse(endpoint.annotations, OpenApi.Deprecated, () => false)
+        deprecated: Context.getOrElse(endpoint.annotations, OpenApi.Deprecated, () => false) ||
+          `${group.identifier}.${endpoint.name}` in deprecations
       })
     }
   })
@@ -50,7 +55,7 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
-    const index = buildIndex(config.baseUrl, config.rateLimits)
+    const index = buildIndex(config.baseUrl, config.rateLimits, config.deprecations)
     const challenge = `Bearer resource_metadata="${config.baseUrl}/.well-known/oauth-protected-resource"`
     return handlers
       .handle("healthz", () => Effect.succeed(new Health({ status: "ok" })))

@@ -6,7 +6,7 @@ import { promisify } from "node:util"
 import { fromRtrPrice } from "../../src/catalogue/Catalogue.js"
 import { makeLive, RtrTldInfo } from "../../src/catalogue/RealtimeRegister.js"
 import { toTldMetadata } from "../../src/catalogue/TldMetadata.js"
-import { get } from "../support/http.js"
+import { get, realSleep } from "../support/http.js"
 import { rtrTldInfo, startRtrServer } from "../support/RtrServer.js"
 import * as TestServer from "../support/TestServer.js"
 
@@ -185,14 +185,14 @@ describe("registry sync", () => {
       })
     )
   )("the scheduled fiber on a service with a registrar configured", (it) => {
-    it.live("syncs TLD metadata and prices from the registrar at start-up", () =>
+    it.effect("syncs TLD metadata and prices from the registrar at start-up", () =>
       Effect.gen(function*() {
         // The sync runs in the background right after start; poll the public endpoint.
         let meta: any
         for (let i = 0; i < 100; i++) {
           meta = (yield* get("/api/tlds/co.uk/metadata")).json
           if (meta.provider === "Nominet (live)") break
-          yield* Effect.sleep("100 millis")
+          yield* realSleep(100)
         }
         expect(meta.provider).toBe("Nominet (live)")
         expect(meta.stale).toBe(false)
@@ -207,7 +207,7 @@ describe("registry sync", () => {
         for (let i = 0; i < 100; i++) {
           price = (yield* get("/api/pricing/tld?tld=com&op=register")).json
           if (price.priceCents === 1100) break
-          yield* Effect.sleep("100 millis")
+          yield* realSleep(100)
         }
         expect(price).toEqual({ tld: "com", op: "register", priceCents: 1100 })
       }))

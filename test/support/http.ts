@@ -63,3 +63,9 @@ export const typedError = (reply: Reply) => {
   }
   return e as { code: string; message: string; request_id: string; details?: unknown }
 }
+
+/**
+ * Waits in real time. (`Effect.sleep` inside @effect/vitest's `it.effect` runs on the TestClock
+ * and would never wake up; the service under test always runs on the real clock.)
+ */
+export const realSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))

@@ -119,6 +119,12 @@ describe("deprecation headers driven by configuration", () => {
           expect(reply.headers.get("link"), path).toBe('<https://api.example.test/docs/catalogue.md#migrating>; rel="deprecation"')
         }
       }))
+    it.effect("the index marks it deprecated", () =>
+      Effect.gen(function*() {
+        const ops = (yield* get("/api/v1")).json.operations
+        expect(ops.find((o: any) => o.operationId === "catalogue.getTldPrice").deprecated).toBe(true)
+        expect(ops.find((o: any) => o.operationId === "catalogue.getTldMetadata").deprecated).toBe(false)
+      }))
     it.effect("other operations do not", () =>
       Effect.gen(function*() {
         const reply = yield* get("/api/tlds/com/metadata")
