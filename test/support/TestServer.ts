@@ -72,7 +72,9 @@ export const baseEnv: Record<string, string> = {
   SHUTDOWN_GRACE: "2 seconds",
   CATALOGUE_CACHE_TTL: "0 millis",
   ADMIN_TOKEN: "test-admin-token",
-  SERVICE_SECRET: "test-service-secret-0123456789abcdef"
+  SERVICE_SECRET: "test-service-secret-0123456789abcdef",
+  // The demo marketplace catalogue would otherwise appear on the embedded database only.
+  DEMO_LISTINGS: "false"
 }
 
 /**
