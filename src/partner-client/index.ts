@@ -15,8 +15,8 @@
  * Webhook verification: `verifyWebhook(secret, rawBody, headers)` checks X-Service-Signature
  * (hex HMAC of the raw body) or the Standard Webhooks `webhook-signature`, in constant time.
  */
-import { HttpBody, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect } from "effect"
+import { HttpBody, HttpClient, HttpClientRequest, UrlParams } from "@effect/platform"
+import { Effect, Either } from "effect"
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto"
 import {
   canonicalString,
@@ -96,22 +96,20 @@ const bodyBytes = (body: HttpBody.HttpBody): Effect.Effect<Uint8Array | undefine
 }
 
 /**
- * Signs every request of `client`. The URL params are folded into the URL first, so the query
- * that is signed is exactly the query that is sent. Each execution (so each retry) gets a fresh
- * timestamp and nonce.
+ * Signs every request of `client` over the URL it will send (URL params included). Each
+ * execution (so each retry) gets a fresh timestamp and nonce.
  */
 export const withPartnerSigning = (credentials: PartnerCredentials) => (client: HttpClient.HttpClient): HttpClient.HttpClient =>
   HttpClient.mapRequestEffect(client, (request) =>
     Effect.gen(function*() {
-      const url = new URL(request.url)
-      for (const [k, v] of request.urlParams) url.searchParams.append(k, v)
+      // The URL exactly as the client will send it (the same construction as its fetch layer).
+      const url = yield* Either.match(UrlParams.makeUrl(request.url, request.urlParams, request.hash), {
+        onLeft: (e) => Effect.die(e),
+        onRight: (u) => Effect.succeed(u)
+      })
       const body = yield* bodyBytes(request.body).pipe(Effect.orDie)
       const headers = signRequest(credentials, { method: request.method, url: url.toString(), body })
-      return request.pipe(
-        HttpClientRequest.setUrl(url.toString()),
-        HttpClientRequest.setUrlParams([]),
-        HttpClientRequest.setHeaders(headers)
-      )
+      return HttpClientRequest.setHeaders(request, headers)
     }))
 
 export interface PartnerClientOptions extends PartnerCredentials {
