@@ -7,6 +7,7 @@
  */
 import { HttpApi, OpenApi } from "@effect/platform"
 import { CatalogueApi } from "../catalogue/Api.js"
+import { LookupApi } from "../lookup/Api.js"
 import { BatchApi } from "../batch/Api.js"
 import { MarketApi } from "../market/Api.js"
 import { KeyedAvailabilityApi, SearchApi } from "../search/Api.js"
@@ -26,6 +27,7 @@ export const API_VERSION = "1.3.0"
 export class Api extends HttpApi.make("marketplace")
   .add(SystemApi)
   .add(CatalogueApi)
+  .add(LookupApi)
   .add(SearchApi)
   .add(MarketApi)
   .add(BatchApi)

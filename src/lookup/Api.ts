@@ -1,0 +1,66 @@
+/**
+ * WHOIS/RDAP lookup endpoint.
+ *
+ *   POST /api/tools/whois {domain}  → 201 {lookup: {id, domain, result, created_at}, used, cap, remaining}
+ *
+ * Quota: 10 lookups per UTC day per IP for anonymous callers (RATE_LIMIT_WHOIS), BEARER_WHOIS_CAP
+ * (default 100) per user with a bearer token. `Idempotency-Key` replays the stored 201 with
+ * `Idempotent-Replayed: true` and spends no quota.
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { OptionalBearer } from "../identity/Viewer.js"
+import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
+import { BadRequest, Conflict, NotFound, RateLimited } from "../platform/Errors.js"
+import { policy } from "../platform/RateLimit.js"
+import { LookupRecordSchema } from "./Record.js"
+
+export const limits = {
+  /** Anonymous callers, per IP and UTC day. */
+  whois: policy("whois", 10, 86_400),
+  /** Bearer-token callers, per user and UTC day; the limit comes from BEARER_WHOIS_CAP. */
+  whoisBearer: policy("whois_bearer", 100, 86_400)
+} as const
+
+export const WhoisRequest = Schema.Struct({
+  domain: Schema.String.annotations({ description: "The domain to look up (Unicode or A-label)", examples: ["example.com"] })
+}).annotations({ identifier: "WhoisRequest" })
+
+export const WhoisLookup = Schema.Struct({
+  id: Schema.NullOr(Schema.String).annotations({ description: "lkp_… id of the stored lookup; null only if storing it failed" }),
+  domain: Schema.String.annotations({ description: "The domain, A-label form" }),
+  result: LookupRecordSchema,
+  created_at: Schema.String.annotations({ description: "When the lookup was made, RFC 3339 UTC" })
+}).annotations({ identifier: "WhoisLookup" })
+
+export const WhoisResponse = Schema.Struct({
+  lookup: WhoisLookup,
+  used: Schema.Int.annotations({ description: "Lookups spent in the current UTC day" }),
+  cap: Schema.Int.annotations({ description: "Daily lookups allowed (10 for anonymous callers)" }),
+  remaining: Schema.Int.annotations({ description: "Lookups left today" })
+}).annotations({ identifier: "WhoisResponse" })
+
+export class LookupApi extends HttpApiGroup.make("lookup")
+  .add(
+    HttpApiEndpoint.post("whois", "/api/tools/whois")
+      .setPayload(WhoisRequest)
+      .addSuccess(WhoisResponse, { status: 201 })
+      .addError(BadRequest)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(RateLimited)
+      .middleware(OptionalBearer)
+      .annotate(OpenApi.Summary, "WHOIS/RDAP lookup of a domain")
+      .annotate(
+        OpenApi.Description,
+        "Registration data from the registry's RDAP service (registrar referral followed for thin registries), falling back to WHOIS port 43 (`raw_source: \"WHOIS\"`). " +
+          "The lookup is stored and returned with its id. Quota: 10 per UTC day per IP anonymous, more with a bearer token; " +
+          "headers RateLimit-Limit/Remaining/Reset/Policy (`10;w=86400`), 429 with Retry-After when spent. " +
+          "Optional `Idempotency-Key` (echoed): the same key and domain replay the stored 201 with `Idempotent-Replayed: true` and spend nothing; " +
+          "the same key with another domain is 409. 400 `invalid_domain`; 404 `whois_not_found` (no source has the name) or `whois_unavailable` (sources failed)."
+      )
+      .pipe(rateLimited(limits.whois), documentedAt("/docs/lookup.md#post-apitoolswhois"))
+  )
+  .annotate(OpenApi.Title, "WHOIS")
+  .annotate(OpenApi.Description, "WHOIS/RDAP registration data")
+{}
