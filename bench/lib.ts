@@ -12,25 +12,45 @@ import * as Path from "node:path"
 export const root = Path.resolve(import.meta.dirname, "..")
 export const outDir = Path.join(root, "bench", ".build")
 
-export const bundle = async (entry: string, name: string): Promise<string> => {
-  Fs.mkdirSync(outDir, { recursive: true })
-  const outfile = Path.join(outDir, `${name}.mjs`)
-  await build({
-    entryPoints: [Path.join(root, entry)],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    sourcemap: false,
-    logLevel: "error"
+/** Every file under `dir` (recursively) whose name matches. */
+const walk = (dir: string, match: (name: string) => boolean): Array<string> =>
+  Fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = Path.join(dir, e.name)
+    return e.isDirectory() ? walk(full, match) : match(e.name) ? [full] : []
   })
-  // Data files are read relative to the module; the bundle lives here, so they come along.
-  for (const f of ["tld-snapshot.json", "default-prices.csv"]) {
-    Fs.copyFileSync(Path.join(root, "src/catalogue/data", f), Path.join(outDir, f))
+
+let compiled = false
+
+/**
+ * Compiles src/, migrations/ and bench/servers/ to JavaScript under bench/.build (same tree, one
+ * file per module, data files copied beside them), so benchmarks run plain `node` on compiled
+ * code. Returns the path of the compiled `entry` (e.g. "src/main.ts").
+ */
+export const compile = async (entry: string): Promise<string> => {
+  if (!compiled) {
+    Fs.rmSync(outDir, { recursive: true, force: true })
+    const sources = ["src", "migrations", "bench/servers"].flatMap((d) =>
+      walk(Path.join(root, d), (n) => n.endsWith(".ts") && !n.endsWith(".d.ts"))
+    )
+    await build({
+      entryPoints: sources,
+      outdir: outDir,
+      outbase: root,
+      bundle: false,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      sourcemap: false,
+      logLevel: "error"
+    })
+    for (const file of walk(Path.join(root, "src"), (n) => !/\.(ts|md)$/.test(n))) {
+      const target = Path.join(outDir, Path.relative(root, file))
+      Fs.mkdirSync(Path.dirname(target), { recursive: true })
+      Fs.copyFileSync(file, target)
+    }
+    compiled = true
   }
-  return outfile
+  return Path.join(outDir, entry.replace(/\.ts$/, ".js"))
 }
 
 export const freePort = () =>
@@ -51,8 +71,8 @@ export interface Running {
 /** Starts `node file` with env; resolves once `readyPath` answers 200 (or "ready" is printed). */
 export const start = async (file: string, env: Record<string, string>, readyPath = "/api/pricing/tld?tld=com"): Promise<Running> => {
   const port = await freePort()
-  // The tsx loader is only needed for the migrations (TypeScript files loaded at start-up).
-  const child = spawn(process.execPath, ["--import", "tsx", file], {
+  Fs.mkdirSync(outDir, { recursive: true })
+  const child = spawn(process.execPath, [file], {
     cwd: outDir,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ["ignore", "ignore", "inherit"]
