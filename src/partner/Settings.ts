@@ -8,6 +8,7 @@
  * | WEBHOOK_RETRY_BASE | 5 seconds | first retry delay; the schedule keeps its proportions (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) |
  * | WEBHOOK_TIMEOUT | 5 seconds | a delivery not answered within this is a failed attempt |
  * | WEBHOOK_POLL_INTERVAL | 1 second | how often each replica looks for due deliveries |
+ * | PARTNER_QUOTE_TTL | 10 minutes | quote validity and reservation (the description fixes 10 minutes; tests shorten it) |
  */
 import { Config, Duration } from "effect"
 
@@ -17,6 +18,7 @@ export interface PartnerSettings {
   readonly webhookRetryBase: Duration.Duration
   readonly webhookTimeout: Duration.Duration
   readonly webhookPollInterval: Duration.Duration
+  readonly quoteTtl: Duration.Duration
 }
 
 export const partnerConfig: Config.Config<PartnerSettings> = Config.all({
@@ -24,5 +26,6 @@ export const partnerConfig: Config.Config<PartnerSettings> = Config.all({
   skewSeconds: Config.integer("PARTNER_SKEW_SECONDS").pipe(Config.withDefault(300)),
   webhookRetryBase: Config.duration("WEBHOOK_RETRY_BASE").pipe(Config.withDefault(Duration.seconds(5))),
   webhookTimeout: Config.duration("WEBHOOK_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
-  webhookPollInterval: Config.duration("WEBHOOK_POLL_INTERVAL").pipe(Config.withDefault(Duration.seconds(1)))
+  webhookPollInterval: Config.duration("WEBHOOK_POLL_INTERVAL").pipe(Config.withDefault(Duration.seconds(1))),
+  quoteTtl: Config.duration("PARTNER_QUOTE_TTL").pipe(Config.withDefault(Duration.minutes(10)))
 })

@@ -19,6 +19,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import pg from "pg"
 import { AppConfig } from "./Config.js"
+import { GroupedQueryQueue } from "./PgliteQueue.js"
 
 const INT8 = 20
 const NUMERIC = 1700
@@ -49,6 +50,7 @@ export const startEmbedded = (dataDir: string | ":memory:") =>
       }
       const db = await PGlite.create({ dataDir: dir, extensions: { pg_trgm } })
       const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 16 })
+      ;(server as any).queryQueue = new GroupedQueryQueue(db) // keep each connection's messages together
       await server.start()
       const address = (server as any).server?.address?.()
       const port: number = typeof address === "object" && address ? address.port : Number(server.getServerConn().split(":").pop())

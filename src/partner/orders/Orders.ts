@@ -12,7 +12,7 @@
  *   the listing's status. Refused moves are 409 with the reason.
  */
 import { SqlClient } from "@effect/sql"
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { initialStatus, nextSandboxAction, type OrderAction, transition } from "../../domain/OrderState.js"
 import { AppConfig } from "../../platform/Config.js"
 import { BadRequestError, ConflictError, NotFoundError, UnprocessableError } from "../../platform/Errors.js"
@@ -23,7 +23,6 @@ import { iso } from "../Common.js"
 import { Outbox } from "../events/Outbox.js"
 import { type OrderFilters, OrderRepo, type OrderRow, type TimelineRow } from "./Repo.js"
 
-export const QUOTE_TTL_MS = 10 * 60 * 1000
 const QUOTE_PURPOSE = "partner-quote"
 
 interface QuoteToken {
@@ -125,7 +124,7 @@ const make = Effect.gen(function*() {
         }
         const now = yield* Clock.currentTimeMillis
         const id = makeId("qt")
-        const expiresAt = new Date(now + QUOTE_TTL_MS)
+        const expiresAt = new Date(now + Duration.toMillis(config.partner.quoteTtl))
         yield* repo.insertQuote({
           id,
           partnerId: partner.partnerId,
@@ -170,7 +169,7 @@ const make = Effect.gen(function*() {
         if (quote.x <= now) {
           return yield* new UnprocessableError({
             code: "quote_expired",
-            message: `The quote expired at ${new Date(quote.x).toISOString()} (quotes are valid for 10 minutes); request a new quote`
+            message: `The quote expired at ${new Date(quote.x).toISOString()} (quotes are valid for ${Duration.format(config.partner.quoteTtl)}); request a new quote`
           })
         }
         const row = yield* repo.quoteById(quote.q)
