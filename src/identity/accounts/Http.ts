@@ -1,17 +1,38 @@
 /** Handlers of the sign-in endpoints. */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { Api } from "../../app/Api.js"
 import { AppConfig } from "../../platform/Config.js"
-import { UnauthorizedError } from "../../platform/Errors.js"
-import { enforce } from "../../platform/RateLimit.js"
+import { RateLimitedError, UnauthorizedError } from "../../platform/Errors.js"
+import { clientIpOf } from "../../platform/HttpMiddleware.js"
+import { RateLimiter, rateLimitHeaders } from "../../platform/RateLimit.js"
 import { clearSessionCookie, CurrentUser, isSameOriginWrite, originRefused, sessionTokenOf, setSessionCookie } from "../Session.js"
 import { Accounts, normalizeEmail } from "./Accounts.js"
 import { loginLimits, Me, SignedIn } from "./Api.js"
 
-/** Counts a sign-in attempt against the per-IP and the per-account limits (429 when over either). */
+/**
+ * Counts a sign-in attempt against the per-IP and then the per-account limit; 429 when over
+ * either. The RateLimit headers describe whichever limit is closer to running out.
+ */
 export const limitLogin = (email: string) =>
-  Effect.zipRight(enforce(loginLimits.ip), enforce(loginLimits.account, { key: normalizeEmail(email) }))
+  Effect.gen(function*() {
+    const limiter = yield* RateLimiter
+    const config = yield* AppConfig
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const byIp = yield* limiter.consume(loginLimits.ip, clientIpOf(request, config.trustProxy))
+    const byAccount = byIp.allowed ? yield* limiter.consume(loginLimits.account, normalizeEmail(email)) : byIp
+    const denied = !byIp.allowed ? byIp : !byAccount.allowed ? byAccount : undefined
+    const shown = denied ?? (byAccount.remaining < byIp.remaining ? byAccount : byIp)
+    const headers = denied ? { ...rateLimitHeaders(shown), "retry-after": String(shown.resetSeconds) } : rateLimitHeaders(shown)
+    yield* HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeaders(res, headers)))
+    if (denied) {
+      return yield* new RateLimitedError({
+        code: "rate_limited",
+        message: `Too many sign-in attempts; retry in ${denied.resetSeconds}s`,
+        details: { limit: denied.limit, window_seconds: denied.windowSeconds, retry_after: denied.resetSeconds }
+      })
+    }
+  })
 
 const userView = (u: { id: string; email: string; createdAt: Date }) => ({ id: u.id, email: u.email, created_at: u.createdAt.toISOString() })
 
