@@ -1,0 +1,194 @@
+/**
+ * GET/POST /api/batch: the catalogue, 20 mixed operations dispatched to the single-call handlers,
+ * per-operation rate-limit accounting, envelope validation, and no credentials passed through.
+ */
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import * as DelayedRdap from "../support/DelayedRdap.js"
+import { get, post, request } from "../support/http.js"
+import { accessToken } from "../support/identity.js"
+import { rowsOf, search } from "../support/ndjson.js"
+import * as TestServer from "../support/TestServer.js"
+
+const serverWith = (extra: Record<string, string>) =>
+  Layer.unwrapScoped(
+    Effect.map(
+      DelayedRdap.start({ com: { registered: ["taken.com"] }, net: {}, io: {} }),
+      (rdap) => TestServer.layer({ RDAP_BOOTSTRAP_URL: rdap.bootstrapUrl, ALTERNATE_TLDS: "net", ...extra })
+    )
+  )
+
+const listed = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql`insert into listings (id, environment, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents)
+      values ('lst_batch_1', 'live', 'onsale.io', 'onsale.io', 'io', 'onsale', 500000, 300000)
+      on conflict do nothing`).pipe(Effect.orDie)
+
+layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
+  it.effect("GET /api/batch describes the operations, their params, the cap and an example", () =>
+    Effect.gen(function*() {
+      const reply = yield* get("/api/batch")
+      expect(reply.status).toBe(200)
+      expect(reply.json.max_operations).toBe(20)
+      expect(reply.json.min_operations).toBe(1)
+      const ops = Object.fromEntries(reply.json.operations.map((o: any) => [o.op, o]))
+      expect(Object.keys(ops).sort()).toEqual(["search_domain", "tld_registration_price", "tld_requirements", "whois_lookup"])
+      expect(ops.search_domain).toMatchObject({
+        endpoint: "POST /api/domain/search",
+        available: true,
+        params: { q: { type: "string", required: true } },
+        rate_limit: { policy: "domain_search", limit: 60, window_seconds: 60, scope: "ip" }
+      })
+      expect(ops.tld_registration_price.params.op).toMatchObject({ required: false, default: "register" })
+      expect(ops.tld_requirements.endpoint).toBe("GET /api/tlds/{tld}/metadata")
+      expect(ops.whois_lookup.params.domain.required).toBe(true)
+      // The example is itself a valid batch.
+      const run = yield* post("/api/batch", reply.json.example)
+      expect(run.status).toBe(200)
+      expect(run.json.count).toBe(reply.json.example.operations.length)
+    }))
+
+  it.effect("20 mixed operations, one failing: each result is what its single call answers, in request order", () =>
+    Effect.gen(function*() {
+      const operations = [
+        ...["alpha.com", "taken.com", "gamma.io", "delta.net", "epsilon.com"].map((q, i) => ({ id: `s${i}`, op: "search_domain", params: { q } })),
+        ...["com", "net", "io", "org", "xyz"].map((tld) => ({ op: "tld_registration_price", params: { tld } })),
+        ...["com", "net", "io"].map((tld) => ({ op: "tld_registration_price", params: { tld, op: "renew" } })),
+        ...["com", "net", "io", "org", "de", "uk"].map((tld) => ({ op: "tld_requirements", params: { tld } })),
+        { id: "broken", op: "tld_requirements", params: { tld: "doesnotexist" } }
+      ]
+      expect(operations).toHaveLength(20)
+      const reply = yield* post("/api/batch", { operations })
+      expect(reply.status).toBe(200)
+      expect(Object.keys(reply.json).sort()).toEqual(["count", "failed", "results"])
+      expect(reply.json.count).toBe(20)
+      expect(reply.json.failed).toBe(1)
+      const results = reply.json.results
+      // Ids: as given, else the operation's index.
+      expect(results.map((r: any) => r.id)).toEqual(["s0", "s1", "s2", "s3", "s4", ...Array.from({ length: 14 }, (_, i) => String(i + 5)), "broken"])
+      expect(results.map((r: any) => r.op)).toEqual(operations.map((o) => o.op))
+      for (const r of results) expect(Object.keys(r).sort()).toEqual(["body", "id", "op", "status"])
+
+      // search_domain: {query, results: rows} — the rows of the stream, primary first.
+      const s1 = results[1]
+      expect(s1.status).toBe(200)
+      expect(s1.body.query).toBe("taken.com")
+      expect(s1.body.results.map((r: any) => r.domain)).toEqual(["taken.com", "taken.net"])
+      expect(s1.body.results[0]).toMatchObject({ kind: "row", state: "registered", available: false })
+      expect(s1.body.results[1]).toMatchObject({ kind: "row", state: "available", price: 12.99 })
+      const direct = yield* search("taken.com")
+      const directRows = rowsOf(direct)
+      expect(s1.body.results[0].whois_summary).toEqual(directRows.get("taken.com").whois_summary)
+
+      // tld_registration_price: the pricing endpoint's body; op defaults to register here.
+      expect(results[5]).toEqual({ id: "5", op: "tld_registration_price", status: 200, body: { tld: "com", op: "register", priceCents: 1099 } })
+      expect(results[10].body).toEqual((yield* get("/api/pricing/tld?tld=com&op=renew")).json)
+
+      // tld_requirements: the metadata endpoint's body.
+      const io = results[15]
+      expect(io.status).toBe(200)
+      expect(io.body).toEqual({ ...(yield* get("/api/tlds/io/metadata")).json, stale: io.body.stale })
+
+      // The failing one carries the single call's error, and fails nothing else.
+      expect(results[19]).toMatchObject({ id: "broken", status: 404, body: { error: { code: "tld_not_found" } } })
+      expect(results.filter((r: any) => r.status >= 400)).toHaveLength(1)
+    }))
+
+  it.effect("operation-level failures stay inside the envelope: unknown op, unusable params, handler 400s, whois_lookup 501", () =>
+    Effect.gen(function*() {
+      const reply = yield* post("/api/batch", {
+        operations: [
+          { op: "drop_tables", params: {} },
+          { op: "search_domain", params: { q: { nested: true } } },
+          { op: "search_domain", params: { q: "not a domain" } },
+          { op: "search_domain" },
+          { op: "tld_registration_price", params: { tld: "com", op: "buy" } },
+          { op: "whois_lookup", params: { domain: "example.com" } },
+          { op: "tld_registration_price", params: { tld: "com" } }
+        ]
+      })
+      expect(reply.status).toBe(200)
+      expect(reply.json.count).toBe(7)
+      expect(reply.json.failed).toBe(6)
+      const [unknown, nested, invalid, missing, badOp, whois, ok] = reply.json.results
+      expect(unknown).toMatchObject({ status: 400, body: { error: { code: "unknown_operation" } } })
+      expect(nested).toMatchObject({ status: 400, body: { error: { code: "invalid_params" } } })
+      expect(invalid).toMatchObject({ status: 400, body: { error: { code: "invalid_domain", details: { field: "q", problem: "invalid_character" } } } })
+      expect(missing).toMatchObject({ status: 400, body: { error: { code: "validation_error" } } })
+      // The pricing endpoint answers in its legacy error shape, in a batch too.
+      expect(badOp.status).toBe(400)
+      expect(typeof badOp.body.error).toBe("string")
+      expect(whois).toMatchObject({ status: 501, body: { error: { code: "not_implemented" } } })
+      expect(ok.status).toBe(200)
+    }))
+
+  it.effect("a malformed envelope is 400: 0 or 21 operations, no operations array, an operation without op", () =>
+    Effect.gen(function*() {
+      const op = { op: "tld_registration_price", params: { tld: "com" } }
+      const bodies: Array<unknown> = [
+        { operations: Array.from({ length: 21 }, () => op) },
+        { operations: [] },
+        {},
+        { operations: "search" },
+        { operations: [{ params: { tld: "com" } }] }
+      ]
+      for (const body of bodies) {
+        const reply = yield* request("/api/batch", { method: "POST", body, headers: { "content-type": "application/json" } })
+        expect(reply.status, JSON.stringify(body)).toBe(400)
+        expect(reply.json.error.code, JSON.stringify(body)).toBe("validation_error")
+        expect(reply.json.error.request_id).toBe(reply.headers.get("x-request-id"))
+      }
+      const twenty = yield* post("/api/batch", { operations: Array.from({ length: 20 }, () => op) })
+      expect(twenty.status).toBe(200)
+    }))
+
+  it.effect("operations run anonymously: a bearer token on the envelope unmasks nothing inside it", () =>
+    Effect.gen(function*() {
+      yield* listed
+      const token = yield* accessToken(["pricing:read"])
+      const auth = { authorization: `Bearer ${token}` }
+      const direct = rowsOf(yield* search("onsale.io", auth)).get("onsale.io")
+      expect(direct.price).toEqual({ bin: 5000, floor: 3000, currency: "USD" })
+      const batched = yield* request("/api/batch", {
+        method: "POST",
+        headers: auth,
+        body: { operations: [{ op: "search_domain", params: { q: "onsale.io" } }] }
+      })
+      expect(batched.status).toBe(200)
+      const row = batched.json.results[0].body.results[0]
+      expect(row).toMatchObject({ domain: "onsale.io", state: "for_sale", price: { bin: null, floor: null, currency: "USD" } })
+    }))
+})
+
+describe("per-operation rate limits", () => {
+  layer(serverWith({ RATE_LIMITS: JSON.stringify({ domain_search: 3, pricing_tld: 50 }) }), { timeout: 120_000 })("with a search limit of 3", (it) => {
+    it.effect("each operation counts against its single call's per-IP limit, shared with direct calls", () =>
+      Effect.gen(function*() {
+        const before = yield* get("/api/pricing/tld?tld=com")
+        const remainingBefore = Number(before.headers.get("ratelimit-remaining"))
+
+        const reply = yield* post("/api/batch", {
+          operations: [
+            ...Array.from({ length: 5 }, (_, i) => ({ op: "search_domain", params: { q: `name${i}.com` } })),
+            ...Array.from({ length: 4 }, () => ({ op: "tld_registration_price", params: { tld: "net" } }))
+          ]
+        })
+        expect(reply.status).toBe(200)
+        const searches = reply.json.results.slice(0, 5)
+        expect(searches.filter((r: any) => r.status === 200)).toHaveLength(3)
+        const refused = searches.filter((r: any) => r.status === 429)
+        expect(refused).toHaveLength(2)
+        for (const r of refused) expect(r.body.error.code).toBe("rate_limited")
+        expect(reply.json.failed).toBe(2)
+
+        // The direct call shares the bucket: the search limit is spent.
+        const directSearch = yield* search("another.com")
+        expect(directSearch.status).toBe(429)
+        // Four pricing operations were counted: the next direct call sees 4 + 1 fewer.
+        const after = yield* get("/api/pricing/tld?tld=com")
+        expect(Number(after.headers.get("ratelimit-remaining"))).toBe(remainingBefore - 5)
+        // The envelope has its own limit, and its headers.
+        expect(reply.headers.get("ratelimit-policy")).toBe("60;w=60")
+      }))
+  })
+})
