@@ -1,8 +1,8 @@
 /**
  * Per-IP, per-operation fixed-window rate limiting, shared by every replica.
  *
- * The count lives in PostgreSQL (`rate_limit_counters`, one row per bucket and window), so the
- * limit holds however requests are spread over replicas. Two in-process fast paths keep it cheap
+ * The count lives in PostgreSQL (`rate_limit_counters`, one row per bucket and window) — or in
+ * Redis when REDIS_URL is set — so the limit holds however requests are spread over replicas. Two in-process fast paths keep it cheap
  * without loosening it:
  *
  * - group commit: concurrent requests for the same bucket in one process are sent as a single
@@ -15,7 +15,8 @@
  */
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Clock, Context, Deferred, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Redis } from "ioredis"
 import { AppConfig } from "./Config.js"
 import { RateLimitedError } from "./Errors.js"
 import { clientIpOf } from "./HttpMiddleware.js"
@@ -52,24 +53,47 @@ interface Pending {
   running: boolean
 }
 
-export const RateLimiterLive = Layer.effect(
+/** Adds `n` to a bucket's counter for one window and returns the new total. */
+type Increment = (bucket: string, windowStart: number, n: number, expiresAt: Date) => Effect.Effect<number, unknown>
+
+const postgresCounter = Effect.map(SqlClient.SqlClient, (sql): Increment => (bucket, windowStart, n, expiresAt) =>
+  sql<{ count: number }>`
+    insert into rate_limit_counters (bucket, window_start, count, expires_at)
+    values (${bucket}, ${windowStart}, ${n}, ${expiresAt})
+    on conflict (bucket, window_start)
+    do update set count = rate_limit_counters.count + excluded.count
+    returning count`.pipe(Effect.map((rows) => rows[0].count)))
+
+/** INCRBY, and set the expiry when this increment created the key, atomically. */
+const INCREMENT_SCRIPT = `local c = redis.call('INCRBY', KEYS[1], ARGV[1])
+if c == tonumber(ARGV[1]) then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) end
+return c`
+
+const redisCounter = (url: string) =>
+  Effect.gen(function*() {
+    const redis = yield* Effect.acquireRelease(
+      Effect.sync(() => new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true })),
+      (r) => Effect.promise(() => r.quit().catch(() => undefined))
+    )
+    const increment: Increment = (bucket, windowStart, n, expiresAt) =>
+      Effect.tryPromise(() =>
+        redis.eval(INCREMENT_SCRIPT, 1, `ratelimit:${bucket}:${windowStart}`, n, expiresAt.getTime()) as Promise<number>
+      )
+    return increment
+  })
+
+export const RateLimiterLive = Layer.scoped(
   RateLimiter,
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
+    const increment: Increment = Option.isSome(config.redisUrl)
+      ? yield* redisCounter(Redacted.value(config.redisUrl.value))
+      : yield* postgresCounter
     const pending = new Map<string, Pending>()
     /** slot → window end (ms); entries of past windows are pruned as new ones arrive. */
     const denied = new Map<string, number>()
 
     const limitOf = (p: RateLimitPolicy) => config.rateLimits[p.id] ?? p.limit
-
-    const increment = (bucket: string, windowStart: number, n: number, expiresAt: Date) =>
-      sql<{ count: number }>`
-        insert into rate_limit_counters (bucket, window_start, count, expires_at)
-        values (${bucket}, ${windowStart}, ${n}, ${expiresAt})
-        on conflict (bucket, window_start)
-        do update set count = rate_limit_counters.count + excluded.count
-        returning count`.pipe(Effect.map((rows) => rows[0].count))
 
     const flush = (slot: string, bucket: string, windowStart: number, expiresAt: Date): Effect.Effect<void> =>
       Effect.gen(function*() {
