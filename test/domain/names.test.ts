@@ -1,0 +1,128 @@
+/** Property tests: domain-name normalisation (UTS-46, A-label inside) and the names a search checks. */
+import { describe, expect, it } from "@effect/vitest"
+import { Either } from "effect"
+import fc from "fast-check"
+import { parseDomainName, toUnicode } from "../../src/domain/DomainName.js"
+import { planSearch } from "../../src/search/Search.js"
+
+const PROBLEMS = [
+  "empty", "too_long", "empty_label", "label_too_long", "invalid_character", "hyphen_position",
+  "bidi_rule", "contextual_joiner", "idna_mapping", "ip_address", "single_label", "suffix_only"
+]
+
+/** Letters a user may type: ASCII in both cases, digits, Latin accents, Greek, Cyrillic, CJK, sharp s. */
+const char = fc.constantFrom(
+  ..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".split(""),
+  "ü", "Ü", "é", "ñ", "ß", "ø", "α", "Ω", "ж", "Д", "中", "文", "ー"
+)
+const label = fc.array(fc.oneof({ weight: 8, arbitrary: char }, { weight: 1, arbitrary: fc.constant("-") }), { minLength: 1, maxLength: 20 })
+  .map((cs) => cs.join(""))
+const suffix = fc.constantFrom("com", "net", "io", "co.uk", "de", "CoM", "org.", "xn--p1ai", "рф", "中国", "notarealtld")
+const domainish = fc.tuple(fc.array(label, { minLength: 1, maxLength: 3 }), suffix).map(([labels, s]) => `${labels.join(".")}.${s}`)
+
+describe("domain names", () => {
+  it("normalisation is idempotent: the A-label parses to itself", () => {
+    fc.assert(
+      fc.property(domainish, (input) => {
+        const first = parseDomainName(input)
+        if (Either.isLeft(first)) return
+        const again = parseDomainName(first.right.ascii)
+        expect(Either.isRight(again)).toBe(true)
+        if (Either.isRight(again)) {
+          expect(again.right.ascii).toBe(first.right.ascii)
+          expect(again.right.unicode).toBe(first.right.unicode)
+          expect(again.right.registrable).toBe(first.right.registrable)
+        }
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
+  it("A-label round trip: the Unicode form parses back to the same A-label", () => {
+    fc.assert(
+      fc.property(domainish, (input) => {
+        const parsed = parseDomainName(input)
+        if (Either.isLeft(parsed)) return
+        const { ascii } = parsed.right
+        expect(ascii).toMatch(/^[a-z0-9.-]+$/)
+        expect(ascii).toBe(ascii.toLowerCase())
+        const unicode = toUnicode(ascii)
+        const back = parseDomainName(unicode)
+        expect(Either.isRight(back) && back.right.ascii).toBe(ascii)
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
+  it("case, a trailing dot and surrounding spaces do not change the name", () => {
+    fc.assert(
+      fc.property(domainish, (input) => {
+        const base = parseDomainName(input)
+        const variants = [input.toUpperCase(), input.endsWith(".") ? input : `${input}.`, `  ${input} `]
+        for (const v of variants) {
+          const other = parseDomainName(v)
+          if (Either.isRight(base)) {
+            // Upper-casing may turn ß into SS (a different name); every other variant is the same name.
+            if (v === input.toUpperCase() && /ß/.test(input)) continue
+            expect(Either.isRight(other) && other.right.ascii).toBe(base.right.ascii)
+          }
+        }
+      }),
+      { numRuns: 1000 }
+    )
+  })
+
+  it("any input is either a name or a typed problem, never an exception", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }), domainish), (input) => {
+        const parsed = parseDomainName(input)
+        if (Either.isLeft(parsed)) {
+          expect(PROBLEMS).toContain(parsed.left.problem)
+          expect(parsed.left.message.length).toBeGreaterThan(0)
+        } else {
+          expect(parsed.right.ascii.length).toBeLessThanOrEqual(253)
+          expect(parsed.right.labels.every((l) => l.length >= 1 && l.length <= 63)).toBe(true)
+        }
+      }),
+      { numRuns: 3000 }
+    )
+  })
+
+  it("known answers", () => {
+    const ascii = (s: string) => Either.getOrThrow(parseDomainName(s)).ascii
+    expect(ascii("Bücher.DE")).toBe("xn--bcher-kva.de")
+    expect(ascii("xn--bcher-kva.de")).toBe("xn--bcher-kva.de")
+    expect(ascii("faß.de")).toBe("xn--fa-hia.de")
+    expect(ascii("пример.рф")).toBe("xn--e1afmkfd.xn--p1ai")
+    const uk = Either.getOrThrow(parseDomainName("www.label.co.uk"))
+    expect([uk.suffix, uk.label, uk.registrable, uk.subdomain]).toEqual(["co.uk", "label", "label.co.uk", "www"])
+  })
+})
+
+describe("the names a search checks", () => {
+  const alternates = ["com", "net", "org", "io", "co", "ai", "app", "dev", "xyz"]
+  it("primary first, no duplicates, alternates only for a plain label.suffix query", () => {
+    fc.assert(
+      fc.property(domainish, fc.boolean(), (input, withSub) => {
+        const q = withSub ? `www.${input}` : input
+        const plan = planSearch(q, alternates)
+        const parsed = parseDomainName(q)
+        expect(Either.isRight(plan)).toBe(Either.isRight(parsed))
+        if (Either.isLeft(plan) || Either.isLeft(parsed)) return
+        const names = plan.right.names.map((n) => n.registrable)
+        expect(names[0]).toBe(parsed.right.registrable)
+        expect(new Set(names).size).toBe(names.length)
+        if (parsed.right.subdomain !== "") {
+          expect(names).toEqual([parsed.right.registrable])
+        } else {
+          for (const n of plan.right.names.slice(1)) {
+            expect(n.label).toBe(parsed.right.label)
+            expect(alternates).toContain(n.suffix)
+          }
+          expect(names.length).toBe(1 + alternates.filter((t) => t !== parsed.right.suffix).length)
+        }
+      }),
+      { numRuns: 1000 }
+    )
+  })
+})
