@@ -50,7 +50,7 @@ const deliveryOf = (eventId: string) =>
     Effect.orDie
   )
 
-const waitUntil = <A>(check: Effect.Effect<A>, ok: (a: A) => boolean, timeoutMs = 20_000) =>
+const waitUntil = <A, R>(check: Effect.Effect<A, never, R>, ok: (a: A) => boolean, timeoutMs = 20_000) =>
   Effect.gen(function*() {
     const deadline = Date.now() + timeoutMs
     let last = yield* check
