@@ -15,6 +15,7 @@ import { listingsCommand } from "./market/Cli.js"
 import { json, print } from "./cli/Output.js"
 import { AppConfigLive } from "./platform/Config.js"
 import { runMigrations } from "./platform/Migrations.js"
+import { orderCommand, partnerCommand } from "./partner/Cli.js"
 
 const migrate = Command.make("migrate", { json }, ({ json }) =>
   Effect.gen(function*() {
@@ -24,7 +25,7 @@ const migrate = Command.make("migrate", { json }, ({ json }) =>
 
 const root = Command.make("marketplace").pipe(
   Command.withDescription("Domain marketplace operator CLI"),
-  Command.withSubcommands([migrate, tldsCommand, pricesCommand, userCommand, apikeyCommand, listingsCommand])
+  Command.withSubcommands([migrate, tldsCommand, pricesCommand, userCommand, apikeyCommand, listingsCommand, partnerCommand, orderCommand])
 )
 
 const cli = Command.run(root, { name: "marketplace", version: "1.3.0" })

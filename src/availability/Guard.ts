@@ -1,6 +1,7 @@
 /**
- * Protection around one upstream (the registrar API, RDAP servers): a time limit per call,
- * bounded concurrency per process, and a circuit breaker per key (e.g. per RDAP server).
+ * Protection around one kind of upstream (the registrar API, RDAP servers): a time limit per
+ * call, and per key (e.g. per RDAP server) bounded concurrency in this process and a circuit
+ * breaker.
  *
  * Breaker: after `failures` consecutive failures of a key its circuit opens and calls fail at
  * once for `cooldown`; then one trial call is let through (half-open): success closes the
@@ -28,13 +29,13 @@ interface Circuit {
   failures: number
   openUntil: number
   trialInFlight: boolean
+  readonly permits: Effect.Semaphore
 }
 
 export type BreakerState = "closed" | "open" | "half_open"
 
 export const makeGuard = (options: GuardOptions) =>
   Effect.gen(function*() {
-    const permits = yield* Effect.makeSemaphore(Math.max(1, options.concurrency))
     const circuits = new Map<string, Circuit>()
     const timeoutMs = Duration.toMillis(options.timeout)
     const cooldownMs = Duration.toMillis(options.cooldown)
@@ -43,7 +44,7 @@ export const makeGuard = (options: GuardOptions) =>
       let c = circuits.get(key)
       if (c === undefined) {
         if (circuits.size > 10_000) circuits.clear()
-        c = { failures: 0, openUntil: 0, trialInFlight: false }
+        c = { failures: 0, openUntil: 0, trialInFlight: false, permits: Effect.unsafeMakeSemaphore(Math.max(1, options.concurrency)) }
         circuits.set(key, c)
       }
       return c
@@ -91,7 +92,7 @@ export const makeGuard = (options: GuardOptions) =>
           circuit.openUntil = 0
         })
 
-        return yield* permits.withPermits(1)(call).pipe(
+        return yield* circuit.permits.withPermits(1)(call).pipe(
           Effect.timeoutFail({
             duration: options.timeout,
             onTimeout: (): Rejected => ({

@@ -181,7 +181,7 @@ export interface AvailabilitySettings {
   readonly alternateTlds: ReadonlyArray<string>
   /** Time limit of one upstream call (registrar check, RDAP) inside a check (AVAILABILITY_UPSTREAM_TIMEOUT). */
   readonly upstreamTimeout: Duration.Duration
-  /** Calls in flight per upstream per process (AVAILABILITY_UPSTREAM_CONCURRENCY). */
+  /** Calls in flight per upstream server (registrar, each RDAP server) per process (AVAILABILITY_UPSTREAM_CONCURRENCY). */
   readonly upstreamConcurrency: number
   /** Consecutive failures that open an upstream's circuit (AVAILABILITY_BREAKER_FAILURES). */
   readonly breakerFailures: number
