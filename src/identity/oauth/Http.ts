@@ -33,7 +33,9 @@ const PAGE_HEADERS = {
   ...NO_STORE,
   "x-frame-options": "DENY",
   "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'",
-  "referrer-policy": "no-referrer",
+  // same-origin, not no-referrer: with no-referrer browsers send `Origin: null` on the form posts,
+  // which the Origin check must refuse.
+  "referrer-policy": "same-origin",
   "x-content-type-options": "nosniff"
 }
 

@@ -1,0 +1,130 @@
+/**
+ * The authorization page in a real browser (headless Chromium via playwright-core): sign in
+ * through the form, allow on the consent screen, land on the client's redirect URI with a code
+ * that exchanges for tokens. Skipped, with a message, where /usr/bin/chromium is absent
+ * (`apt-get install -y chromium`; .ci/run installs it).
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import * as Fs from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { chromium } from "playwright-core"
+import { authorizeQuery, createTestUser, pkcePair, serverAtBaseUrl } from "../support/identity.js"
+import { TestServer } from "../support/TestServer.js"
+
+const CHROMIUM = "/usr/bin/chromium"
+const hasChromium = Fs.existsSync(CHROMIUM)
+if (!hasChromium) console.warn(`[consent-browser] skipped: ${CHROMIUM} is absent (install it with: apt-get install -y chromium)`)
+
+/** The client's redirect URI: a loopback server recording what the browser lands on. */
+const callbackServer = Effect.acquireRelease(
+  Effect.async<{ url: string; hits: Array<URL> }>((resume) => {
+    const hits: Array<URL> = []
+    const server = createServer((req, res) => {
+      hits.push(new URL(req.url!, "http://127.0.0.1"))
+      res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>client</title><p>Back at the client.</p>")
+    })
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo
+      resume(Effect.succeed(Object.assign({ url: `http://127.0.0.1:${port}/callback`, hits }, { server })))
+    })
+  }),
+  (s) => Effect.promise(() => new Promise<void>((resolve) => (s as any).server.close(() => resolve())))
+)
+
+const launch = Effect.acquireRelease(
+  Effect.promise(() =>
+    chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"]
+    })
+  ),
+  (browser) => Effect.promise(() => browser.close())
+)
+
+describe.skipIf(!hasChromium)("consent page in headless Chromium", () => {
+  layer(serverAtBaseUrl(), { timeout: 120_000 })("authorize", (it) => {
+    it.scoped("sign in, allow, land on the redirect URI with code, state and iss; the code exchanges for tokens", () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestServer
+        const user = yield* createTestUser()
+        const callback = yield* callbackServer
+        const browser = yield* launch
+        const register = yield* Effect.promise(() =>
+          fetch(`${baseUrl}/api/oauth/register`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ redirect_uris: [callback.url], client_name: "Browser Test App" })
+          }).then((r) => r.json())
+        )
+        const { challenge, verifier } = pkcePair()
+        const authorizeUrl = `${baseUrl}/oauth/authorize?${
+          authorizeQuery({ clientId: register.client_id, challenge, redirectUri: callback.url, state: "browser-state", scopes: ["pricing:read"] })
+        }`
+
+        const landed = yield* Effect.promise(async () => {
+          const page = await browser.newPage()
+          await page.goto(authorizeUrl)
+          expect(await page.textContent("h1")).toContain("Sign in")
+          expect(await page.textContent("main")).toContain("Browser Test App")
+          await page.fill("#email", user.email)
+          await page.fill("#password", user.password)
+          await page.click("button[type=submit]")
+          await page.waitForSelector("button[value=approve]")
+          expect(await page.textContent("h1")).toBe("Authorize Browser Test App")
+          expect(await page.textContent("main")).toContain("pricing:read")
+          await Promise.all([page.waitForURL((u) => u.href.startsWith(callback.url)), page.click("button[value=approve]")])
+          expect(await page.textContent("p")).toBe("Back at the client.")
+          return new URL(page.url())
+        })
+
+        expect(`${landed.origin}${landed.pathname}`).toBe(callback.url)
+        expect(landed.searchParams.get("state")).toBe("browser-state")
+        expect(landed.searchParams.get("iss")).toBe(baseUrl)
+        const code = landed.searchParams.get("code")!
+        expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/)
+        expect(callback.hits.filter((h) => h.pathname === "/callback").map((h) => h.searchParams.get("code"))).toEqual([code])
+
+        const tokens = yield* Effect.promise(() =>
+          fetch(`${baseUrl}/api/oauth/token`, {
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            body: new URLSearchParams({ grant_type: "authorization_code", client_id: register.client_id, code, redirect_uri: callback.url, code_verifier: verifier })
+          }).then((r) => r.json())
+        )
+        expect(tokens.token_type).toBe("Bearer")
+        expect(tokens.scope).toBe("pricing:read")
+      }))
+
+    it.scoped("deny lands on the redirect URI with error=access_denied", () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestServer
+        const user = yield* createTestUser()
+        const callback = yield* callbackServer
+        const browser = yield* launch
+        const register = yield* Effect.promise(() =>
+          fetch(`${baseUrl}/api/oauth/register`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ redirect_uris: [callback.url], client_name: "Denied App" })
+          }).then((r) => r.json())
+        )
+        const authorizeUrl = `${baseUrl}/oauth/authorize?${authorizeQuery({ clientId: register.client_id, challenge: pkcePair().challenge, redirectUri: callback.url, state: "d" })}`
+        const landed = yield* Effect.promise(async () => {
+          const page = await browser.newPage()
+          await page.goto(authorizeUrl)
+          await page.fill("#email", user.email)
+          await page.fill("#password", user.password)
+          await page.click("button[type=submit]")
+          await page.waitForSelector("button[value=approve]")
+          await Promise.all([page.waitForURL((u) => u.href.startsWith(callback.url)), page.click("button[value=deny]")])
+          return new URL(page.url())
+        })
+        expect(landed.searchParams.get("error")).toBe("access_denied")
+        expect(landed.searchParams.get("state")).toBe("d")
+        expect(landed.searchParams.get("code")).toBeNull()
+      }))
+  })
+})
