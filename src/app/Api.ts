@@ -8,6 +8,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { CatalogueApi } from "../catalogue/Api.js"
 import { LookupApi } from "../lookup/Api.js"
+import { ToolsApi } from "../tools/Api.js"
 import { BatchApi } from "../batch/Api.js"
 import { MarketApi } from "../market/Api.js"
 import { KeyedAvailabilityApi, SearchApi } from "../search/Api.js"
@@ -28,6 +29,7 @@ export class Api extends HttpApi.make("marketplace")
   .add(SystemApi)
   .add(CatalogueApi)
   .add(LookupApi)
+  .add(ToolsApi)
   .add(SearchApi)
   .add(MarketApi)
   .add(BatchApi)

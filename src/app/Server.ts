@@ -16,6 +16,8 @@ import { RealtimeRegisterLive } from "../catalogue/RealtimeRegister.js"
 import { ApiKeyAuthLive } from "../identity/ApiKeysLive.js"
 import { LookupHttpLive } from "../lookup/Http.js"
 import { LookupServicesLive } from "../lookup/Lookups.js"
+import { ToolsHttpLive } from "../tools/Http.js"
+import { ToolsServicesLive } from "../tools/Tools.js"
 import { OptionalBearerLive } from "../identity/Bearer.js"
 import { Accounts } from "../identity/accounts/Accounts.js"
 import { ApiKeyStore } from "../identity/apikeys/ApiKeyStore.js"
@@ -58,14 +60,14 @@ export const operationMatcher = (): OperationMatcher => {
 export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(DatabaseLive))
 
 /** Domain services over the database. */
-export const ServicesLive = Layer.mergeAll(Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, LookupServicesLive, OutboundLive, PartnerServicesLive, SearchServicesLive).pipe(
+export const ServicesLive = Layer.mergeAll(Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, LookupServicesLive, ToolsServicesLive, OutboundLive, PartnerServicesLive, SearchServicesLive).pipe(
   Layer.provideMerge(RealtimeRegisterLive),
   Layer.provideMerge(FetchHttpClient.layer)
 )
 
 const SeedLive = Layer.effectDiscard(Effect.flatMap(Catalogue, (c) => c.seedDefaults).pipe(Effect.zipRight(marketSeed)))
 
-const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive, LookupHttpLive, AuthHttpLive, OAuthHttpLive, PartnerHandlersLive, SearchHandlersLive)
+const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive, LookupHttpLive, ToolsHttpLive, AuthHttpLive, OAuthHttpLive, PartnerHandlersLive, SearchHandlersLive)
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide([OptionalBearerLive, ApiKeyAuthLive, SessionAuthLive, PartnerMiddlewareLive]))
 

@@ -13,6 +13,7 @@ import { AppConfig } from "../platform/Config.js"
 import { IdempotencyJanitorLive } from "../platform/Idempotency.js"
 import { RateLimitJanitorLive } from "../platform/RateLimit.js"
 import { schedule } from "../platform/Singleton.js"
+import { ToolWorkersLive } from "../tools/Tools.js"
 import { AvailabilityJanitorLive } from "../search/Services.js"
 import { PartnerWorkersLive } from "../partner/Services.js"
 
@@ -33,5 +34,5 @@ const TldSyncLive = Layer.scopedDiscard(
 )
 
 export const WorkersLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.workers ? Layer.mergeAll(RateLimitJanitorLive, IdempotencyJanitorLive, TldSyncLive, AvailabilityJanitorLive, PartnerWorkersLive) : Layer.empty))
+  Effect.map(AppConfig, (config) => (config.workers ? Layer.mergeAll(RateLimitJanitorLive, IdempotencyJanitorLive, TldSyncLive, AvailabilityJanitorLive, PartnerWorkersLive, ToolWorkersLive) : Layer.empty))
 )

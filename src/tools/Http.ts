@@ -1,0 +1,76 @@
+/** Handlers of the free tools: quota, then the Tools service; async tools answer 202 + Location. */
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { Api } from "../app/Api.js"
+import { AppConfig } from "../platform/Config.js"
+import { BadRequestError, NotFoundError } from "../platform/Errors.js"
+import { isId } from "../platform/Ids.js"
+import type { JobState } from "../platform/Jobs.js"
+import { enforce } from "../platform/RateLimit.js"
+import { limits } from "./Api.js"
+import { type AsyncTool, isAsyncTool, isTool, Tools } from "./Tools.js"
+
+const iso = (d: Date | null) => (d === null ? null : d.toISOString())
+
+export const ToolsHttpLive = HttpApiBuilder.group(Api, "tools", (handlers) =>
+  Effect.gen(function*() {
+    const tools = yield* Tools
+    const config = yield* AppConfig
+
+    const inline = <E, R>(work: Effect.Effect<{ cached: boolean; result: unknown }, E, R>) =>
+      Effect.map(work, ({ cached, result }) => ({ ok: true, cached, result: result as Record<string, unknown> }))
+
+    const accepted = (slug: AsyncTool, input: unknown) =>
+      Effect.gen(function*() {
+        yield* enforce(limits[slug])
+        const job = yield* tools.enqueue(slug, input)
+        const path = `/api/tools/${slug}/status/${job.id}`
+        return HttpServerResponse.unsafeJson(
+          { ok: true, cached: false, result: { mode: "async", jobId: job.id, status_url: `${config.baseUrl}${path}` } },
+          { status: 202, headers: { location: path } }
+        )
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    return handlers
+      .handle("idnConvert", ({ payload }) => Effect.zipRight(enforce(limits["idn-convert"]), inline(tools.idn(payload))))
+      .handle("dnsLookup", ({ payload }) => Effect.zipRight(enforce(limits["dns-lookup"]), inline(tools.dns(payload))))
+      .handle("domainSuggest", ({ payload }) =>
+        Effect.zipRight(enforce(limits["domain-suggest"]), inline(tools.suggest(payload))))
+      .handle("appraise", ({ payload }) =>
+        Effect.zipRight(enforce(limits.appraise), inline(tools.appraise(payload))).pipe(Effect.catchTag("SqlError", Effect.die)))
+      .handle("siteCheck", ({ payload }) => accepted("site-check", payload))
+      .handle("bulkCheck", ({ payload }) => accepted("bulk-check", payload))
+      .handle("unknownTool", ({ path }) =>
+        Effect.fail(new NotFoundError({ code: "unknown_tool", message: `No tool named "${path.slug.slice(0, 100)}"` })))
+      .handle("toolJobStatus", ({ path }) =>
+        Effect.gen(function*() {
+          yield* enforce(limits.status)
+          if (!isTool(path.slug)) {
+            return yield* new NotFoundError({ code: "unknown_tool", message: `No tool named "${path.slug.slice(0, 100)}"` })
+          }
+          if (!isAsyncTool(path.slug)) {
+            return yield* new NotFoundError({ code: "job_not_found", message: `${path.slug} answers inline; it has no jobs` })
+          }
+          if (!isId("job", path.jobId)) {
+            return yield* new BadRequestError({ code: "invalid_job_id", message: "jobId: expected job_ followed by 26 base32 characters" })
+          }
+          const job = yield* tools.status(path.slug, path.jobId)
+          if (Option.isNone(job)) {
+            return yield* new NotFoundError({ code: "job_not_found", message: `No ${path.slug} job ${path.jobId} (it may have expired)` })
+          }
+          return statusBody(path.slug, job.value)
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+  }))
+
+const statusBody = (slug: string, j: JobState) => ({
+  jobId: j.id,
+  tool: slug,
+  status: j.status,
+  result: (j.status === "done" && typeof j.result === "object" && j.result !== null ? j.result : {}) as Record<string, unknown>,
+  ...(j.status === "failed" ? { error: j.error ?? "failed" } : {}),
+  progress: j.progress ?? null,
+  attempts: j.attempts,
+  created_at: iso(j.createdAt)!,
+  started_at: iso(j.startedAt),
+  finished_at: iso(j.finishedAt)
+})

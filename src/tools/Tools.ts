@@ -1,0 +1,195 @@
+/**
+ * The free tools: which exist, which answer inline and which run as durable jobs, their inputs'
+ * business checks, a short cache for identical inline calls, and the job handlers.
+ *
+ * Inline: idn-convert, dns-lookup, domain-suggest, appraise → `{ok, cached, result}`.
+ * Async:  site-check {url}, bulk-check {domains ≤ 500} → a `job_…` in the Jobs queue (kind
+ *         `tool:<slug>`), run by `ToolWorkersLive` on any replica with workers.
+ */
+import type { SqlError } from "@effect/sql/SqlError"
+import { Context, Duration, Effect, Either, Layer, Option } from "effect"
+import { AvailabilityEngine } from "../availability/Availability.js"
+import { type DomainName, parseDomainName } from "../domain/DomainName.js"
+import { AppConfig } from "../platform/Config.js"
+import { BadRequestError } from "../platform/Errors.js"
+import { Jobs, JobsJanitorLive, JobsLive, type JobState, type RunningJob } from "../platform/Jobs.js"
+import { Outbound, OutboundLive } from "../platform/Outbound.js"
+import { SearchServicesLive } from "../search/Services.js"
+import { appraise } from "./Appraise.js"
+import { dnsLookup, RECORD_TYPES, type RecordType } from "./DnsLookup.js"
+import { DEFAULT_SUGGEST_TLDS, suggestNames } from "./DomainSuggest.js"
+import { idnConvert } from "./IdnConvert.js"
+import * as Repo from "./Repo.js"
+import { normalizeUrl, siteCheck } from "./SiteCheck.js"
+
+export const INLINE_TOOLS = ["idn-convert", "dns-lookup", "domain-suggest", "appraise"] as const
+export const ASYNC_TOOLS = ["site-check", "bulk-check"] as const
+export type InlineTool = (typeof INLINE_TOOLS)[number]
+export type AsyncTool = (typeof ASYNC_TOOLS)[number]
+export const isAsyncTool = (slug: string): slug is AsyncTool => (ASYNC_TOOLS as ReadonlyArray<string>).includes(slug)
+export const isTool = (slug: string) => isAsyncTool(slug) || (INLINE_TOOLS as ReadonlyArray<string>).includes(slug)
+
+export const jobKind = (slug: AsyncTool) => `tool:${slug}`
+
+const domainOrFail = (field: string, input: string): Effect.Effect<DomainName, BadRequestError> => {
+  const parsed = parseDomainName(input)
+  return Either.isLeft(parsed)
+    ? Effect.fail(
+      new BadRequestError({
+        code: "invalid_domain",
+        message: `${field}: "${input.slice(0, 300)}" is not a valid domain name: ${parsed.left.message}`,
+        details: { field, problem: parsed.left.problem }
+      })
+    )
+    : Effect.succeed(parsed.right)
+}
+
+const usd = (cents: number | null) => (cents === null ? null : cents / 100)
+
+const make = Effect.gen(function*() {
+  const config = yield* AppConfig
+  const jobs = yield* Jobs
+  const engine = yield* AvailabilityEngine
+  const outbound = yield* Outbound
+  const repo = yield* Repo.make
+  const cacheTtlMs = Duration.toMillis(config.lookup.toolCacheTtl)
+  const cache = new Map<string, { at: number; value: unknown }>()
+
+  /** Identical inline calls within TOOL_CACHE_TTL share one answer (per process). */
+  const cached = <E>(key: string, compute: Effect.Effect<unknown, E>) =>
+    Effect.gen(function*() {
+      const now = Date.now()
+      const hit = cache.get(key)
+      if (hit && now - hit.at < cacheTtlMs) return { cached: true, result: hit.value }
+      const value = yield* compute
+      if (cacheTtlMs > 0) {
+        if (cache.size >= 1000) {
+          for (const [k, v] of cache) if (now - v.at >= cacheTtlMs || cache.size >= 1000) cache.delete(k)
+        }
+        cache.set(key, { at: now, value })
+      }
+      return { cached: false, result: value }
+    })
+
+  const checkMany = (names: ReadonlyArray<DomainName>) =>
+    Effect.flatMap(engine.prepare(names), (effects) => Effect.all(effects, { concurrency: 8 }))
+
+  const idn = (input: { domain: string }) => cached(`idn-convert|${input.domain}`, Effect.sync(() => idnConvert(input.domain)))
+
+  const dns = (input: { domain: string; types?: ReadonlyArray<RecordType> }) =>
+    Effect.gen(function*() {
+      const name = yield* domainOrFail("domain", input.domain)
+      const types = input.types && input.types.length > 0 ? [...new Set(input.types)] : [...RECORD_TYPES]
+      return yield* cached(`dns-lookup|${name.ascii}|${types.join(",")}`, dnsLookup(config.lookup.dnsResolver, name.ascii, types))
+    })
+
+  const suggest = (input: { keywords: string; tlds?: ReadonlyArray<string>; limit?: number }) =>
+    Effect.gen(function*() {
+      const tlds = (input.tlds && input.tlds.length > 0 ? input.tlds : DEFAULT_SUGGEST_TLDS).map((t) => t.toLowerCase().replace(/^\.+/, ""))
+      const limit = input.limit ?? 10
+      const names = suggestNames(input.keywords, tlds, limit)
+      if (names.length === 0) {
+        return yield* new BadRequestError({ code: "invalid_keywords", message: "keywords: no letters or digits to build names from" })
+      }
+      return yield* cached(
+        `domain-suggest|${names.join(",")}`,
+        Effect.gen(function*() {
+          const parsed = names.flatMap((n) => Either.getRight(parseDomainName(n)).pipe(Option.toArray))
+          const results = yield* checkMany(parsed)
+          return {
+            keywords: input.keywords,
+            suggestions: results.map((a) => ({
+              domain: a.domain,
+              domain_unicode: a.domainUnicode,
+              state: a.state,
+              available: a.available,
+              price: usd(a.priceCents)
+            }))
+          }
+        })
+      )
+    })
+
+  const appraiseTool = (input: { domain: string }) =>
+    Effect.gen(function*() {
+      const name = yield* domainOrFail("domain", input.domain)
+      return yield* cached(
+        `appraise|${name.ascii}`,
+        Effect.map(repo.comparables(name.suffix, name.label.length, name.registrable), (comparables) =>
+          appraise({ ascii: name.registrable, label: name.label, suffix: name.suffix, knownSuffix: name.knownSuffix }, comparables))
+      )
+    })
+
+  const enqueue = (slug: AsyncTool, input: unknown): Effect.Effect<JobState, BadRequestError | SqlError> =>
+    Effect.gen(function*() {
+      if (slug === "site-check") {
+        const url = normalizeUrl((input as { url: string }).url)
+        if (url === undefined) {
+          return yield* new BadRequestError({ code: "invalid_url", message: "url: an http or https URL is required" })
+        }
+        return yield* jobs.enqueue(jobKind(slug), { url }, { maxAttempts: 3 })
+      }
+      const domains = (input as { domains: ReadonlyArray<string> }).domains
+      return yield* jobs.enqueue(jobKind(slug), { domains }, { maxAttempts: 3 })
+    })
+
+  const status = (slug: AsyncTool, jobId: string) =>
+    Effect.map(jobs.get(jobId), (job) => Option.filter(job, (j) => j.kind === jobKind(slug)))
+
+  /** Job handlers, run by the workers. */
+  const runSiteCheck = (job: RunningJob<{ url: string }>) => siteCheck(outbound, job.input.url)
+
+  const runBulkCheck = (job: RunningJob<{ domains: ReadonlyArray<string> }>) =>
+    Effect.gen(function*() {
+      const total = job.input.domains.length
+      const items: Array<Record<string, unknown>> = []
+      yield* job.progress({ checked: 0, total })
+      for (let i = 0; i < total; i += 25) {
+        const chunk = job.input.domains.slice(i, i + 25)
+        const parsed = chunk.map((d) => ({ input: d, parsed: parseDomainName(d) }))
+        const valid = parsed.flatMap((p) => (Either.isRight(p.parsed) ? [p.parsed.right] : []))
+        const results = yield* checkMany(valid)
+        let k = 0
+        for (const p of parsed) {
+          if (Either.isLeft(p.parsed)) {
+            items.push({ domain: p.input, state: "invalid", available: null, price: null, error: p.parsed.left.message })
+          } else {
+            const a = results[k++]
+            items.push({ domain: a.domain, state: a.state, available: a.available, price: usd(a.priceCents), error: null })
+          }
+        }
+        yield* job.progress({ checked: items.length, total })
+      }
+      const count = (state: string) => items.filter((x) => x.state === state).length
+      return { total, checked: items.length, available: count("available"), registered: count("registered"), items }
+    })
+
+  return { idn, dns, suggest, appraise: appraiseTool, enqueue, status, runSiteCheck, runBulkCheck }
+})
+
+export class Tools extends Context.Tag("app/Tools")<Tools, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(Tools, make)
+}
+
+/** The durable job queue with the configured lease and retention. */
+export const ToolJobsLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => JobsLive({ lease: config.lookup.jobLease, retention: config.lookup.jobRetention }))
+)
+
+/** Worker fibers of the async tools (JOB_CONCURRENCY each), and the finished-job janitor. */
+export const ToolWorkersLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const tools = yield* Tools
+    const jobs = yield* Jobs
+    const config = yield* AppConfig
+    const concurrency = config.lookup.jobConcurrency
+    yield* jobs.work(jobKind("site-check"), tools.runSiteCheck, { concurrency })
+    yield* jobs.work(jobKind("bulk-check"), tools.runBulkCheck, { concurrency })
+  })
+).pipe(Layer.merge(JobsJanitorLive))
+
+/** Tools and the job queue, for ServicesLive (the availability engine comes from the search services). */
+export const ToolsServicesLive = Tools.Live.pipe(
+  Layer.provideMerge(ToolJobsLive),
+  Layer.provide([SearchServicesLive, OutboundLive])
+)
