@@ -12,6 +12,7 @@ import { DatabaseReadyLive, ServicesLive } from "./app/Server.js"
 import { pricesCommand, tldsCommand } from "./catalogue/Cli.js"
 import { apikeyCommand, userCommand } from "./identity/Cli.js"
 import { listingsCommand } from "./market/Cli.js"
+import { reservedCommand } from "./availability/Cli.js"
 import { json, print } from "./cli/Output.js"
 import { AppConfigLive } from "./platform/Config.js"
 import { runMigrations } from "./platform/Migrations.js"
@@ -25,7 +26,7 @@ const migrate = Command.make("migrate", { json }, ({ json }) =>
 
 const root = Command.make("marketplace").pipe(
   Command.withDescription("Domain marketplace operator CLI"),
-  Command.withSubcommands([migrate, tldsCommand, pricesCommand, userCommand, apikeyCommand, listingsCommand, partnerCommand, orderCommand])
+  Command.withSubcommands([migrate, tldsCommand, pricesCommand, userCommand, apikeyCommand, listingsCommand, reservedCommand, partnerCommand, orderCommand])
 )
 
 const cli = Command.run(root, { name: "marketplace", version: "1.3.0" })

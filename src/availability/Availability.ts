@@ -146,7 +146,8 @@ const make = Effect.gen(function*() {
 
   yield* repo.seedReserved(DEFAULT_RESERVED).pipe(Effect.orDie)
   const loadReserved = Effect.map(repo.reserved, (rows) => new Map(rows.map((r) => [r.pattern, r])))
-  const [reservedList, invalidateReserved] = yield* Effect.cachedInvalidateWithTTL(loadReserved, Duration.seconds(30))
+  // Other processes' changes (the CLI, other replicas) are seen within CATALOGUE_CACHE_TTL.
+  const [reservedList, invalidateReserved] = yield* Effect.cachedInvalidateWithTTL(loadReserved, config.catalogueCacheTtl)
 
   const standardPrice = (name: DomainName) =>
     Effect.map(catalogue.getPrice(name.suffix, "register"), Option.getOrNull).pipe(
