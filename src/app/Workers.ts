@@ -9,6 +9,7 @@
  */
 import { Duration, Effect, Layer } from "effect"
 import { Catalogue } from "../catalogue/Catalogue.js"
+import { IdentityJanitorLive } from "../identity/Janitor.js"
 import { AppConfig } from "../platform/Config.js"
 import { IdempotencyJanitorLive } from "../platform/Idempotency.js"
 import { RateLimitJanitorLive } from "../platform/RateLimit.js"
@@ -34,5 +35,5 @@ const TldSyncLive = Layer.scopedDiscard(
 )
 
 export const WorkersLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.workers ? Layer.mergeAll(RateLimitJanitorLive, IdempotencyJanitorLive, TldSyncLive, AvailabilityJanitorLive, PartnerWorkersLive, ToolWorkersLive) : Layer.empty))
+  Effect.map(AppConfig, (config) => (config.workers ? Layer.mergeAll(RateLimitJanitorLive, IdempotencyJanitorLive, IdentityJanitorLive, TldSyncLive, AvailabilityJanitorLive, PartnerWorkersLive, ToolWorkersLive) : Layer.empty))
 )

@@ -12,6 +12,9 @@
  *
  * `accessToken()` = one new user, one registered client, sign-in, consent, code exchange with
  * PKCE. `accessToken([])` gives a valid token without any scope.
+ *
+ * Each call signs in once, and sign-in is rate-limited per IP (20/min by default): a test file
+ * needing more tokens per minute sets `RATE_LIMITS: '{"auth_login":1000}'` on its TestServer.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
@@ -183,5 +186,12 @@ export const freePort = Effect.promise(
  */
 export const serverAtBaseUrl = (env: Record<string, string> = {}) =>
   Layer.unwrapEffect(
-    Effect.map(freePort, (port) => TestServer.layer({ PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...env }))
+    Effect.map(freePort, (port) =>
+      TestServer.layer({
+        PORT: String(port),
+        BASE_URL: `http://127.0.0.1:${port}`,
+        // Tests sign in far more often than a person does.
+        RATE_LIMITS: JSON.stringify({ auth_login: 1000, auth_login_account: 1000 }),
+        ...env
+      }))
   )
