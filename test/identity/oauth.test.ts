@@ -97,6 +97,32 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
       }))
   })
 
+  describe("OpenAPI", () => {
+    it.effect("declares the OAuth endpoints with OAuth's own error bodies, HTML pages and both token body encodings", () =>
+      Effect.gen(function*() {
+        const doc = (yield* get("/api/openapi.json")).json
+        const token = doc.paths["/api/oauth/token"].post
+        expect(Object.keys(token.requestBody.content).sort()).toEqual(["application/json", "application/x-www-form-urlencoded"])
+        expect(token.responses["400"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/OAuthError" })
+        expect(doc.components.schemas.OAuthError.required.sort()).toEqual(["error", "error_description"])
+        expect(doc.paths["/api/oauth/register"].post.responses["400"].content["application/json"].schema).toEqual({
+          $ref: "#/components/schemas/ClientRegistrationError"
+        })
+        expect(doc.paths["/api/oauth/register"].post.responses["201"]).toBeDefined()
+        const authorize = doc.paths["/oauth/authorize"].get
+        expect(Object.keys(authorize.responses["200"].content)).toEqual(["text/html"])
+        expect(Object.keys(authorize.responses["400"].content)).toContain("text/html")
+        expect(authorize.parameters.map((p: any) => p.name)).toEqual(
+          expect.arrayContaining(["response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method", "state", "scope", "resource"])
+        )
+        for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
+          expect(doc.paths[path].get.responses["200"], path).toBeDefined()
+        }
+        expect(doc.paths["/api/oauth/revoke"].post.responses["200"]).toBeDefined()
+        expect(doc.paths["/api/oauth/introspect"].post.responses["401"]).toBeDefined()
+      }))
+  })
+
   describe("registration (RFC 7591)", () => {
     it.effect("201 with a client_id, no secret, token_endpoint_auth_method none", () =>
       Effect.gen(function*() {

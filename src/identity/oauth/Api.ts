@@ -36,7 +36,40 @@ export const OAuthError400 = oauthErrorBody("OAuthError", 400, "OAuth error (RFC
 export const OAuthError401 = oauthErrorBody("OAuthClientError", 401, "invalid_client: unknown client_id (or, on introspection, a missing/wrong ADMIN_TOKEN)")
 /** RFC 7591 §3.2.2 error (400). */
 export const RegistrationError = oauthErrorBody("ClientRegistrationError", 400, "invalid_redirect_uri or invalid_client_metadata (RFC 7591 §3.2.2)")
-export const OAuthRateLimited = oauthErrorBody("OAuthRateLimited", 429, "Too many requests (error slow_down); see Retry-After")
+export const OAuthRateLimited = oauthErrorBody("OAuthRateLimited", 429, "Too many requests (error rate_limited); see Retry-After")
+
+/**
+ * These endpoints read their own bodies (form or JSON) and never answer the typed 400 envelope
+ * HttpApi declares by default: the OpenAPI operation is corrected to say what is really sent.
+ */
+const oauthErrorsOnly = (description: string, statuses: Record<string, unknown> = {}) =>
+  OpenApi.annotations({
+    transform: (op: any) => ({
+      ...op,
+      responses: {
+        ...op.responses,
+        "400": { description, content: { "application/json": { schema: { $ref: "#/components/schemas/OAuthError" } } } },
+        ...statuses
+      }
+    })
+  })
+
+/** The authorization page answers HTML error pages (and the typed 400 only for unparseable query strings). */
+const htmlErrors = OpenApi.annotations({
+  transform: (op: any) => ({
+    ...op,
+    responses: {
+      ...op.responses,
+      "400": {
+        description: "Error page (unknown client, missing or unregistered redirect URI; never a redirect), or the typed 400 for a malformed query string",
+        content: {
+          "text/html": { schema: { type: "string" } },
+          "application/json": { schema: { $ref: "#/components/schemas/BadRequest" } }
+        }
+      }
+    }
+  })
+})
 
 const Html = (status: number, description: string) =>
   HttpApiSchema.Text({ contentType: "text/html" }).annotations({ description, ...HttpApiSchema.annotations({ status }) })
@@ -177,6 +210,18 @@ export class OAuthApi extends HttpApiGroup.make("oauth")
       .addSuccess(ClientInformation, { status: 201 })
       .addError(RegistrationError)
       .addError(OAuthRateLimited)
+      .annotateContext(OpenApi.annotations({
+        transform: (op: any) => ({
+          ...op,
+          responses: {
+            ...op.responses,
+            "400": {
+              description: "invalid_redirect_uri or invalid_client_metadata (RFC 7591 §3.2.2)",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/ClientRegistrationError" } } }
+            }
+          }
+        })
+      }))
       .annotate(OpenApi.Summary, "Register a public client (RFC 7591)")
       .annotate(
         OpenApi.Description,
@@ -190,6 +235,7 @@ export class OAuthApi extends HttpApiGroup.make("oauth")
       .addSuccess(Html(200, "Sign-in form or consent screen"))
       .addSuccess(Schema.Void.annotations({ description: "Redirect (302) to the redirect URI with an OAuth error (and state, iss)", ...HttpApiSchema.annotations({ status: 302 }) }))
       .addError(Html(400, "Error page: unknown client, missing or unregistered redirect URI. Never a redirect."))
+      .annotateContext(htmlErrors)
       .annotate(OpenApi.Summary, "Authorization endpoint: sign-in and consent page")
       .annotate(
         OpenApi.Description,
@@ -206,6 +252,7 @@ export class OAuthApi extends HttpApiGroup.make("oauth")
       .addError(Html(400, "Error page (bad client or redirect URI)"))
       .addError(Html(403, "Cross-site form post refused (Origin) or stale form"))
       .addError(Html(429, "Too many sign-in attempts"))
+      .annotateContext(htmlErrors)
       .annotate(OpenApi.Summary, "Form posts of the authorization page (sign in, allow, deny)")
       .pipe(documentedAt("/docs/identity.md#authorize"))
   )
@@ -216,6 +263,7 @@ export class OAuthApi extends HttpApiGroup.make("oauth")
       .addError(OAuthError400)
       .addError(OAuthError401)
       .addError(OAuthRateLimited)
+      .annotateContext(oauthErrorsOnly("OAuth error (RFC 6749 §5.2): invalid_request, invalid_grant, unsupported_grant_type, invalid_scope, invalid_target"))
       .annotate(OpenApi.Summary, "Token endpoint: authorization_code (PKCE S256) and refresh_token grants")
       .annotate(
         OpenApi.Description,
@@ -229,8 +277,9 @@ export class OAuthApi extends HttpApiGroup.make("oauth")
         Schema.Struct(TokenOnlyFields).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" })),
         Schema.Struct(TokenOnlyFields)
       ))
-      .addSuccess(Schema.Void.annotations({ description: "Always 200 for a well-formed request, known token or not (RFC 7009 §2.2)" }))
+      .addSuccess(Schema.Void.annotations({ description: "Always 200 for a well-formed request, known token or not (RFC 7009 §2.2)", ...HttpApiSchema.annotations({ status: 200 }) }))
       .addError(OAuthError400)
+      .annotateContext(oauthErrorsOnly("invalid_request: no token given"))
       .annotate(OpenApi.Summary, "Revoke a token (RFC 7009)")
       .annotate(OpenApi.Description, "Revoking a refresh token ends the whole authorization (its access tokens too); revoking an access token ends that token.")
       .pipe(documentedAt("/docs/identity.md#revoke"))
@@ -244,6 +293,7 @@ export class OAuthApi extends HttpApiGroup.make("oauth")
       .addSuccess(Introspection)
       .addError(OAuthError400)
       .addError(OAuthError401)
+      .annotateContext(oauthErrorsOnly("invalid_request: no token given"))
       .annotate(OpenApi.Summary, "Introspect a token (RFC 7662), for the service's own resource servers")
       .annotate(OpenApi.Description, "Authenticated with `Authorization: Bearer <ADMIN_TOKEN>`.")
       .pipe(documentedAt("/docs/identity.md#introspect"))
