@@ -27,7 +27,7 @@ import { OAuth } from "../identity/oauth/OAuth.js"
 import { SessionAuthLive } from "../identity/Session.js"
 import { AppConfig, AppConfigLive } from "../platform/Config.js"
 import { DatabaseLive } from "../platform/Database.js"
-import { ApiErrorsLive, type OperationMatcher, serverMiddleware } from "../platform/HttpMiddleware.js"
+import { ApiErrorsLive, CorsPreflightLive, type OperationMatcher, serverMiddleware } from "../platform/HttpMiddleware.js"
 import { runMigrations } from "../platform/Migrations.js"
 import { Idempotency } from "../platform/Idempotency.js"
 import { OutboundLive } from "../platform/Outbound.js"
@@ -91,6 +91,7 @@ const HttpLive = Layer.unwrapEffect(
       Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
       Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
       Layer.provide(ApiErrorsLive),
+      Layer.provide(CorsPreflightLive),
       Layer.provide(ApiLive),
       HttpServer.withLogAddress,
       Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }))

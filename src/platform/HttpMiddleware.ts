@@ -46,6 +46,44 @@ const deprecationHeaders = (d: DeprecationEntry): Record<string, string> => ({
   link: `<${d.link}>; rel="deprecation"`
 })
 
+/**
+ * CORS: the public surface, OAuth metadata and token endpoints are meant for browser-based
+ * clients (SDKs, MCP web agents), so any origin may call them. No credentials are allowed
+ * cross-origin (`*` never carries cookies), so cookie-authenticated writes stay same-origin and
+ * are Origin-checked besides.
+ */
+const EXPOSED_HEADERS = [
+  "x-request-id", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "ratelimit-policy", "retry-after",
+  "idempotency-key", "idempotent-replayed", "deprecation", "sunset", "link", "location", "www-authenticate"
+].join(", ")
+
+const CORS_RESPONSE_HEADERS: Record<string, string> = {
+  "access-control-allow-origin": "*",
+  "access-control-expose-headers": EXPOSED_HEADERS
+}
+
+/** Answers CORS preflight requests (before routing: no endpoint declares OPTIONS). */
+export const CorsPreflightLive = HttpApiBuilder.middleware((app) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    request.method === "OPTIONS" && request.headers.origin !== undefined &&
+      request.headers["access-control-request-method"] !== undefined
+      ? Effect.succeed(
+        HttpServerResponse.empty({
+          status: 204,
+          headers: {
+            ...CORS_RESPONSE_HEADERS,
+            "access-control-allow-methods": "GET, HEAD, POST, PUT, PATCH, DELETE",
+            "access-control-allow-headers": request.headers["access-control-request-headers"] ??
+              "authorization, content-type, idempotency-key, x-request-id",
+            "access-control-max-age": "600",
+            vary: "Access-Control-Request-Headers"
+          }
+        })
+      )
+      : app
+  ) as any
+)
+
 interface AccessLogEntry {
   readonly request_id: string
   readonly method: string
@@ -88,6 +126,7 @@ export const serverMiddleware = (config: AppConfigShape, matchOperation: Operati
       yield* FiberRef.set(CurrentRequestId, requestId)
 
       let headers: Record<string, string> = { "x-request-id": requestId }
+      if (request.headers.origin !== undefined) headers = { ...headers, ...CORS_RESPONSE_HEADERS }
       if (hasDeprecations) {
         const op = matchOperation(request.method, pathOf(request.url))
         const d = op !== undefined ? config.deprecations[op] : undefined

@@ -133,3 +133,35 @@ describe("deprecation headers driven by configuration", () => {
       }))
   })
 })
+
+layer(TestServer.layer())("CORS for browser-based clients", (it) => {
+  it.effect("preflight requests are answered for any path, with the requested headers allowed", () =>
+    Effect.gen(function*() {
+      for (const path of ["/api/oauth/register", "/.well-known/oauth-authorization-server", "/api/domain/search", "/api/pricing/tld"]) {
+        const reply = yield* request(path, {
+          method: "OPTIONS",
+          headers: {
+            origin: "https://app.example",
+            "access-control-request-method": "POST",
+            "access-control-request-headers": "content-type, mcp-protocol-version"
+          }
+        })
+        expect(reply.status, path).toBe(204)
+        expect(reply.headers.get("access-control-allow-origin"), path).toBe("*")
+        expect(reply.headers.get("access-control-allow-methods"), path).toContain("POST")
+        expect(reply.headers.get("access-control-allow-headers"), path).toBe("content-type, mcp-protocol-version")
+        expect(reply.headers.get("access-control-allow-credentials"), path).toBeNull()
+      }
+    }))
+
+  it.effect("cross-origin responses expose the rate-limit, request-id and challenge headers", () =>
+    Effect.gen(function*() {
+      const reply = yield* get("/api/pricing/tld?tld=com", { origin: "https://app.example" })
+      expect(reply.status).toBe(200)
+      expect(reply.headers.get("access-control-allow-origin")).toBe("*")
+      const exposed = reply.headers.get("access-control-expose-headers")!.split(/,\s*/)
+      for (const h of ["x-request-id", "ratelimit-remaining", "retry-after", "www-authenticate"]) expect(exposed).toContain(h)
+      // Same-origin and non-browser callers get no CORS headers at all.
+      expect((yield* get("/api/pricing/tld?tld=com")).headers.get("access-control-allow-origin")).toBeNull()
+    }))
+})
