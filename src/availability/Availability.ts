@@ -195,12 +195,16 @@ const make = Effect.gen(function*() {
       )
     })
 
+  const notConfigured: RegistrarEvidence = { _tag: "NotConfigured" }
+
   const upstream = (name: DomainName) =>
     Effect.gen(function*() {
-      const [registrar, rdapAnswer, price] = yield* Effect.all(
-        [registrarEvidence(name), rdapEvidence(name), standardPrice(name)],
-        { concurrency: "unbounded" }
-      )
+      // The price comes from an in-process cache; only the two upstreams run concurrently (and
+      // without a registrar there is nothing to run beside RDAP: no extra fibers per name).
+      const price = yield* standardPrice(name)
+      const [registrar, rdapAnswer] = rtr.mode === "sandbox"
+        ? [notConfigured, yield* rdapEvidence(name)] as const
+        : yield* Effect.all([registrarEvidence(name), rdapEvidence(name)], { concurrency: 2 })
       return combineEvidence(registrar, rdapAnswer, price)
     })
 
