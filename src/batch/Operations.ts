@@ -10,6 +10,7 @@
  */
 import { Either } from "effect"
 import { limits as catalogueLimits } from "../catalogue/Api.js"
+import { limits as lookupLimits } from "../lookup/Api.js"
 import type { RateLimitPolicy } from "../platform/RateLimit.js"
 import { limits as searchLimits } from "../search/Api.js"
 import type { DispatchedResponse, SyntheticRequest } from "./Dispatch.js"
@@ -155,10 +156,11 @@ export const OPERATIONS: Readonly<Record<string, BatchOperation>> = {
     "Registration requirements of a TLD (GET /api/tlds/{tld}/metadata)",
     catalogueLimits.metadata
   ),
-  whois_lookup: notYet(
+  whois_lookup: jsonPost(
+    "/api/tools/whois",
     { domain: required("The domain to look up") },
-    "WHOIS/RDAP registration data of a domain (POST /api/tools/whois)",
-    "whois_lookup is not available in batches yet"
+    "WHOIS/RDAP registration data of a domain (POST /api/tools/whois; counts against the daily WHOIS quota)",
+    lookupLimits.whois
   )
 }
 

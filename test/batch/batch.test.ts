@@ -94,7 +94,7 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
       expect(results.filter((r: any) => r.status >= 400)).toHaveLength(1)
     }))
 
-  it.effect("operation-level failures stay inside the envelope: unknown op, unusable params, handler 400s, whois_lookup 501", () =>
+  it.effect("operation-level failures stay inside the envelope: unknown op, unusable params, handler 400s (whois_lookup included)", () =>
     Effect.gen(function*() {
       const reply = yield* post("/api/batch", {
         operations: [
@@ -103,7 +103,7 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
           { op: "search_domain", params: { q: "not a domain" } },
           { op: "search_domain" },
           { op: "tld_registration_price", params: { tld: "com", op: "buy" } },
-          { op: "whois_lookup", params: { domain: "example.com" } },
+          { op: "whois_lookup", params: { domain: "not a domain" } },
           { op: "tld_registration_price", params: { tld: "com" } }
         ]
       })
@@ -118,7 +118,7 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
       // The pricing endpoint answers in its legacy error shape, in a batch too.
       expect(badOp.status).toBe(400)
       expect(typeof badOp.body.error).toBe("string")
-      expect(whois).toMatchObject({ status: 501, body: { error: { code: "not_implemented" } } })
+      expect(whois).toMatchObject({ status: 400, body: { error: { code: "invalid_domain" } } })
       expect(ok.status).toBe(200)
     }))
 

@@ -170,11 +170,23 @@ layer(Env, { excludeTestServices: true })("POST /api/tools/whois", (it) => {
 
 describe("quota counting", () => {
   layer(Env, { excludeTestServices: true })("anonymous cap", (it) => {
-    it.effect("exactly 10 lookups succeed, the 11th is refused", () =>
+    it.effect("exactly 10 lookups succeed (batch whois_lookup included), the 11th is refused", () =>
       Effect.gen(function*() {
+        // Batch whois_lookup goes through the same handler and the same quota.
+        const batch = yield* post("/api/batch", {
+          operations: [
+            { id: "w1", op: "whois_lookup", params: { domain: "example.com" } },
+            { id: "w2", op: "whois_lookup", params: { domain: "never-registered.com" } }
+          ]
+        })
+        expect(batch.status).toBe(200)
+        const [w1, w2] = batch.json.results
+        expect(w1).toMatchObject({ id: "w1", op: "whois_lookup", status: 201, body: { used: 1, cap: 10, remaining: 9 } })
+        expect(w1.body.lookup.result.raw_source).toBe("RDAP")
+        expect(w2).toMatchObject({ id: "w2", status: 404, body: { error: { code: "whois_not_found" } } })
         const statuses: Array<number> = []
-        for (let i = 0; i < 11; i++) statuses.push((yield* post("/api/tools/whois", { domain: "example.com" })).status)
-        expect(statuses).toEqual([201, 201, 201, 201, 201, 201, 201, 201, 201, 201, 429])
+        for (let i = 0; i < 9; i++) statuses.push((yield* post("/api/tools/whois", { domain: "example.com" })).status)
+        expect(statuses).toEqual([201, 201, 201, 201, 201, 201, 201, 201, 429])
       }))
   })
 })
