@@ -1,6 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { post, typedError } from "../support/http.js"
+import { accessToken } from "../support/identity.js"
 import * as RdapServer from "../support/RdapServer.js"
 import * as TestServer from "../support/TestServer.js"
 import * as WhoisServer from "../support/WhoisServer.js"
@@ -187,6 +188,28 @@ describe("quota counting", () => {
         const statuses: Array<number> = []
         for (let i = 0; i < 9; i++) statuses.push((yield* post("/api/tools/whois", { domain: "example.com" })).status)
         expect(statuses).toEqual([201, 201, 201, 201, 201, 201, 201, 201, 429])
+      }))
+  })
+})
+
+describe("bearer quota", () => {
+  layer(Env, { excludeTestServices: true })("a caller with an OAuth access token", (it) => {
+    it.effect("gets the higher daily cap (BEARER_WHOIS_CAP, default 100), counted per user", () =>
+      Effect.gen(function*() {
+        const token = yield* accessToken([])
+        const auth = { authorization: `Bearer ${token}` }
+        const first = yield* post("/api/tools/whois", { domain: "example.com" }, auth)
+        expect(first.status).toBe(201)
+        expect(first.json).toMatchObject({ used: 1, cap: 100, remaining: 99 })
+        expect(first.headers.get("ratelimit-limit")).toBe("100")
+        expect(first.headers.get("ratelimit-policy")).toBe("100;w=86400")
+        // Anonymous callers from the same IP keep their own cap of 10.
+        const anonymous = yield* post("/api/tools/whois", { domain: "example.com" })
+        expect(anonymous.json).toMatchObject({ cap: 10 })
+        // An invalid token is refused, not downgraded to anonymous.
+        const bad = yield* post("/api/tools/whois", { domain: "example.com" }, { authorization: "Bearer not-a-token" })
+        expect(bad.status).toBe(401)
+        expect(bad.headers.get("www-authenticate")).toContain('error="invalid_token"')
       }))
   })
 })

@@ -46,7 +46,7 @@ export const startServiceProcess = (env: Record<string, string>) =>
     }),
     ({ child }) =>
       Effect.async<void>((resume) => {
-        if (child.exitCode !== null) return resume(Effect.void)
+        if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
         child.once("exit", () => resume(Effect.void))
         child.kill("SIGTERM")
         setTimeout(() => child.kill("SIGKILL"), 10_000).unref()
