@@ -10,6 +10,7 @@
  */
 import { type HttpApi, HttpApiBuilder, HttpApp, type HttpRouter, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { Chunk, Context, Effect, Exit, Fiber, FiberRef, Layer, Option, type Scope, Stream } from "effect"
+import { CurrentResponseHeaders } from "../platform/HttpMiddleware.js"
 
 export interface SyntheticRequest {
   readonly method: "GET" | "POST"
@@ -92,6 +93,8 @@ export const makeSelfApp = (): SelfAppShape => {
           } satisfies DispatchedResponse
         }).pipe(
           Effect.locally(HttpApp.currentPreResponseHandlers, Option.none()),
+          // Response headers of the operation stay with the operation, not the envelope.
+          Effect.locally(CurrentResponseHeaders, undefined),
           Effect.provideService(HttpServerRequest.HttpServerRequest, synthetic),
           Effect.scoped
         )

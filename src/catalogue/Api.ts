@@ -22,13 +22,15 @@ export const PriceOpParam = Schema.Literal(...PRICE_OPS).annotations({
   title: "PriceOp"
 })
 
-export class TldPrice extends Schema.Class<TldPrice>("TldPrice")({
+/** A plain struct (not a class): the hottest response of the service skips class construction. */
+export const TldPrice = Schema.Struct({
   tld: Schema.String.annotations({ description: "The TLD as asked, normalised (lowercase, no leading dot)" }),
   op: Schema.String.annotations({ description: "transfer | register | renew | restore" }),
   priceCents: Schema.NullOr(Schema.Int).annotations({
     description: "Price in USD cents for one year; null when the TLD/op combination is unsupported"
   })
-}) {}
+}).annotations({ identifier: "TldPrice", description: "Price of one lifecycle operation of a TLD" })
+export type TldPrice = typeof TldPrice.Type
 
 export const TldParam = HttpApiSchema.param(
   "tld",

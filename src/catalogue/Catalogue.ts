@@ -7,7 +7,8 @@
  * in-process cache of the whole (small) tables; writes made here invalidate it at once, writes
  * made by another process are visible within `CATALOGUE_CACHE_TTL`.
  */
-import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Clock, Context, Deferred, Duration, Effect, FiberId, Layer, Option } from "effect"
 import { AppConfig } from "../platform/Config.js"
 import { defaultPriceList, SNAPSHOT_TAKEN_AT, snapshot } from "./data/index.js"
 import { normalizeTld, PRICE_OPS, type PriceOp, type PriceRow } from "./PriceCsv.js"
@@ -55,7 +56,34 @@ const make = Effect.gen(function*() {
       tlds: new Map(tlds.map((t) => [t.tld, { info: t.info, lastSyncedAt: t.last_synced_at }]))
     } satisfies Snapshot
   })
-  const [cached, invalidate] = yield* Effect.cachedInvalidateWithTTL(load, config.catalogueCacheTtl)
+  // The whole (small) tables, kept for CATALOGUE_CACHE_TTL. Hand-rolled rather than
+  // Effect.cachedInvalidateWithTTL: a hit is one clock read, on the hottest endpoint.
+  const ttlMs = Duration.toMillis(config.catalogueCacheTtl)
+  let current: { readonly snapshot: Snapshot; readonly loadedAt: number } | undefined
+  let loading: Deferred.Deferred<Snapshot, SqlError> | undefined
+  /** Bumped by every write made here: a load that started before a write is not kept. */
+  let generation = 0
+  const cached: Effect.Effect<Snapshot, SqlError> = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    if (current !== undefined && now - current.loadedAt < ttlMs) return Effect.succeed(current.snapshot)
+    if (loading === undefined) {
+      const deferred = Deferred.unsafeMake<Snapshot, SqlError>(FiberId.none)
+      const startedIn = generation
+      loading = deferred
+      const refresh = Effect.onExit(load, (exit) =>
+        Effect.sync(() => {
+          if (exit._tag === "Success" && startedIn === generation) current = { snapshot: exit.value, loadedAt: now }
+          if (loading === deferred) loading = undefined
+        }).pipe(Effect.zipRight(Deferred.done(deferred, exit)))
+      )
+      return Effect.zipRight(Effect.forkDaemon(refresh), Deferred.await(deferred))
+    }
+    return Deferred.await(loading)
+  })
+  const invalidate = Effect.sync(() => {
+    generation++
+    current = undefined
+    loading = undefined
+  })
 
   const getPrice = (tld: string, op: PriceOp) =>
     Effect.map(cached, (s) => Option.fromNullable(s.prices.get(`${normalizeTld(tld)}/${op}`)))

@@ -4,7 +4,7 @@ import { Effect, Option } from "effect"
 import { Api } from "../app/Api.js"
 import { BadRequestError, LegacyBadRequestError, NotFoundError } from "../platform/Errors.js"
 import { enforce } from "../platform/RateLimit.js"
-import { limits, TldPrice } from "./Api.js"
+import { limits } from "./Api.js"
 import { Catalogue } from "./Catalogue.js"
 import { isTld, normalizeTld } from "./PriceCsv.js"
 
@@ -21,7 +21,7 @@ export const CatalogueHttpLive = HttpApiBuilder.group(Api, "catalogue", (handler
             return yield* new LegacyBadRequestError({ code: "validation_error", message: `tld "${urlParams.tld}" is not a valid TLD` })
           }
           const price = yield* catalogue.getPrice(tld, urlParams.op)
-          return new TldPrice({ tld, op: urlParams.op, priceCents: Option.getOrNull(price) })
+          return { tld, op: urlParams.op, priceCents: Option.getOrNull(price) }
         }).pipe(Effect.catchTag("SqlError", Effect.die)))
       .handle("getTldMetadata", ({ path }) =>
         Effect.gen(function*() {

@@ -17,7 +17,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Effect, FiberRef, Option } from "effect"
+import { Cause, Context, Effect, FiberRef, Option } from "effect"
 import type { AppConfigShape, DeprecationEntry } from "./Config.js"
 import { BadRequestError, CurrentRequestId, LegacyBadRequestError } from "./Errors.js"
 import { makeId } from "./Ids.js"
@@ -93,20 +93,47 @@ interface AccessLogEntry {
 }
 
 /**
- * One line per request, written straight to stdout: it is the hottest log line of the service,
- * so it skips the general logger's machinery (same JSON fields as the other log lines).
- * Disabled when LOG_LEVEL is above info.
+ * Log lines are buffered and written in one chunk per event-loop turn (or when 64 KiB pile up):
+ * a write per request is a system call per request (synchronous when stdout is a file). Pending
+ * lines are written before the process exits.
+ */
+const makeLineWriter = () => {
+  let buffer: Array<string> = []
+  let size = 0
+  let scheduled = false
+  const flush = () => {
+    scheduled = false
+    if (buffer.length === 0) return
+    const chunk = buffer.join("")
+    buffer = []
+    size = 0
+    process.stdout.write(chunk)
+  }
+  process.once("exit", flush)
+  return (line: string) => {
+    buffer.push(line)
+    size += line.length
+    if (size >= 65_536) flush()
+    else if (!scheduled) {
+      scheduled = true
+      setImmediate(flush)
+    }
+  }
+}
+
+/**
+ * One line per request: it is the hottest log line of the service, so it skips the general
+ * logger's machinery (same JSON fields as the other log lines). Disabled when LOG_LEVEL is above
+ * info.
  */
 const makeAccessLog = (config: AppConfigShape): ((entry: AccessLogEntry) => void) | undefined => {
   if (!["all", "trace", "debug", "info"].includes(config.logLevel.toLowerCase())) return undefined
+  const write = makeLineWriter()
   if (config.logFormat === "pretty") {
-    return (e) =>
-      process.stdout.write(`[${new Date().toISOString()}] INFO ${e.method} ${e.path} ${e.status} ${e.duration_ms}ms ${e.request_id}\n`)
+    return (e) => write(`[${new Date().toISOString()}] INFO ${e.method} ${e.path} ${e.status} ${e.duration_ms}ms ${e.request_id}\n`)
   }
   return (e) =>
-    process.stdout.write(
-      `{"message":"request","logLevel":"INFO","timestamp":"${new Date().toISOString()}","annotations":${JSON.stringify(e)}}\n`
-    )
+    write(`{"message":"request","logLevel":"INFO","timestamp":"${new Date().toISOString()}","annotations":${JSON.stringify(e)}}\n`)
 }
 
 /**
@@ -117,37 +144,58 @@ const makeAccessLog = (config: AppConfigShape): ((entry: AccessLogEntry) => void
 export const serverMiddleware = (config: AppConfigShape, matchOperation: OperationMatcher) => {
   const hasDeprecations = Object.keys(config.deprecations).length > 0
   const accessLog = makeAccessLog(config)
+  // Written for the hot path: one fiber-runtime access instead of a generator per request.
   return (app: HttpApp.Default): HttpApp.Default =>
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
+    Effect.withFiberRuntime((fiber) => {
+      const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
       const incoming = request.headers["x-request-id"]
       const requestId = incoming !== undefined && VALID_REQUEST_ID.test(incoming) ? incoming : makeId("req")
       const started = performance.now()
-      yield* FiberRef.set(CurrentRequestId, requestId)
 
-      let headers: Record<string, string> = { "x-request-id": requestId }
-      if (request.headers.origin !== undefined) headers = { ...headers, ...CORS_RESPONSE_HEADERS }
+      // Mutable on purpose: `enforce` (rate limits) adds its headers here; one pre-response
+      // handler applies them all to whatever response is sent.
+      const headers: Record<string, string> = { "x-request-id": requestId }
+      if (request.headers.origin !== undefined) Object.assign(headers, CORS_RESPONSE_HEADERS)
       if (hasDeprecations) {
         const op = matchOperation(request.method, pathOf(request.url))
         const d = op !== undefined ? config.deprecations[op] : undefined
-        if (d !== undefined) headers = { ...headers, ...deprecationHeaders(d) }
+        if (d !== undefined) Object.assign(headers, deprecationHeaders(d))
       }
-      yield* HttpApp.appendPreResponseHandler((_req, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
-
-      const exit = yield* Effect.exit(app)
-      if (accessLog !== undefined) {
-        const status = exit._tag === "Success" ? exit.value.status : Cause.isInterruptedOnly(exit.cause) ? 499 : 500
-        accessLog({
-          request_id: requestId,
-          method: request.method,
-          path: pathOf(request.url),
-          status,
-          duration_ms: Math.round((performance.now() - started) * 100) / 100
-        })
-      }
-      return yield* exit
+      const withHeaders = Effect.zipRight(
+        HttpApp.appendPreResponseHandler((_req, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers))),
+        app
+      ).pipe(Effect.locally(CurrentRequestId, requestId), Effect.locally(CurrentResponseHeaders, headers))
+      if (accessLog === undefined) return withHeaders
+      return Effect.onExit(withHeaders, (exit) =>
+        Effect.sync(() =>
+          accessLog({
+            request_id: requestId,
+            method: request.method,
+            path: pathOf(request.url),
+            status: exit._tag === "Success" ? exit.value.status : Cause.isInterruptedOnly(exit.cause) ? 499 : 500,
+            duration_ms: Math.round((performance.now() - started) * 100) / 100
+          })
+        ))
     })
 }
+
+/**
+ * Headers to add to the response of the current request (set by `serverMiddleware`). Undefined
+ * outside a served request (e.g. a batch operation dispatched in-process, whose headers belong
+ * to its own result): callers then fall back to `HttpApp.appendPreResponseHandler`.
+ */
+export const CurrentResponseHeaders = FiberRef.unsafeMake<Record<string, string> | undefined>(undefined)
+
+/** Adds headers to the current request's response. */
+export const addResponseHeaders = (extra: Readonly<Record<string, string>>): Effect.Effect<void> =>
+  Effect.withFiberRuntime((fiber) => {
+    const headers = fiber.getFiberRef(CurrentResponseHeaders)
+    if (headers !== undefined) {
+      Object.assign(headers, extra)
+      return Effect.void
+    }
+    return HttpApp.appendPreResponseHandler((_req, response) => Effect.succeed(HttpServerResponse.setHeaders(response, extra)))
+  })
 
 /**
  * Human summary of a schema decode failure, one clause per field:
@@ -183,7 +231,8 @@ export const describeDecodeError = (e: HttpApiError.HttpApiDecodeError) => {
 
 /**
  * HttpApi-level middleware (inside the API, before errors are encoded):
- * - request input that fails its schema becomes our 400 (typed, or legacy on the legacy paths);
+ * - request input that fails its schema, or a body that is not valid JSON, becomes our 400
+ *   (typed, or legacy on the legacy paths);
  * - an unknown route becomes a typed 404;
  * - a defect (bug, lost database) becomes a typed 500 and is logged; never a stack trace.
  */
@@ -194,7 +243,11 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const requestId = yield* FiberRef.get(CurrentRequestId)
-        const failure = Cause.failureOption(cause)
+        // HttpApi turns an unreadable body into a defect; it is still the caller's mistake.
+        const failure = Option.orElse(
+          Cause.failureOption(cause),
+          () => Option.filter(Cause.dieOption(cause), (d) => d instanceof HttpServerError.RequestError)
+        )
         if (Option.isSome(failure)) {
           const e = failure.value
           if (e instanceof HttpApiError.HttpApiDecodeError) {
@@ -208,6 +261,15 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
                   details: e.issues.map((i) => ({ path: i.path, message: i.message }))
                 })
               )
+          }
+          if (e instanceof HttpServerError.RequestError) {
+            // The body could not be read or parsed (e.g. `{not json`): the caller's mistake.
+            const message = e.reason === "Decode"
+              ? "The request body is not valid JSON (or does not match its declared Content-Type)"
+              : "The request body could not be read"
+            return yield* LEGACY_ERROR_PATHS.has(pathOf(request.url))
+              ? Effect.fail(new LegacyBadRequestError({ code: "invalid_body", message }))
+              : Effect.fail(new BadRequestError({ code: "invalid_body", message }))
           }
           if (e instanceof HttpServerError.RouteNotFound) {
             return errorJson(404, "not_found", `No route for ${request.method} ${pathOf(request.url)}`, requestId)

@@ -11,6 +11,19 @@ const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 let lastTime = -1
 let lastRandom: Uint8Array = new Uint8Array(10)
 
+// Random bytes are drawn from a pool refilled 4 KiB at a time (one system call per ~400 ids).
+let pool = randomBytes(4096)
+let poolOffset = 0
+const random10 = (): Uint8Array => {
+  if (poolOffset + 10 > pool.length) {
+    pool = randomBytes(4096)
+    poolOffset = 0
+  }
+  const out = pool.subarray(poolOffset, poolOffset + 10)
+  poolOffset += 10
+  return out
+}
+
 const encodeTime = (ms: number): string => {
   let out = ""
   for (let i = 0; i < 10; i++) {
@@ -57,7 +70,7 @@ export const ulid = (now: number = Date.now()): string => {
     now = lastTime
   } else {
     lastTime = now
-    lastRandom = randomBytes(10)
+    lastRandom = random10()
   }
   return encodeTime(now) + encodeRandom(lastRandom)
 }

@@ -13,13 +13,13 @@
  * Every limited response carries `RateLimit-Limit/Remaining/Reset/Policy`; a refusal is a 429
  * `rate_limited` with `Retry-After`.
  */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Clock, Context, Deferred, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, FiberId, Layer, Option, Redacted, Schedule } from "effect"
 import { Redis } from "ioredis"
 import { AppConfig } from "./Config.js"
 import { RateLimitedError } from "./Errors.js"
-import { clientIpOf } from "./HttpMiddleware.js"
+import { addResponseHeaders, clientIpOf } from "./HttpMiddleware.js"
 
 export interface RateLimitPolicy {
   /** Operation id; `RATE_LIMIT_<ID>` (uppercased) overrides `limit`. */
@@ -116,37 +116,40 @@ export const RateLimiterLive = Layer.scoped(
         pending.delete(slot)
       })
 
-    const consume = (p: RateLimitPolicy, key: string) =>
-      Effect.gen(function*() {
+    // Hot path: plain callbacks instead of a generator, one Deferred per request.
+    const consume = (p: RateLimitPolicy, key: string): Effect.Effect<RateLimitDecision> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const limit = limitOf(p)
-        const now = yield* Clock.currentTimeMillis
         const windowMs = p.windowSeconds * 1000
         const windowStart = Math.floor(now / windowMs) * windowMs
         const windowEnd = windowStart + windowMs
         const resetSeconds = Math.max(1, Math.ceil((windowEnd - now) / 1000))
-        const base = { limit, resetSeconds, windowSeconds: p.windowSeconds }
         const bucket = `${p.id}|${key}`
         const slot = `${bucket}|${windowStart}`
-        if (denied.has(slot)) return { ...base, allowed: false, remaining: 0 }
+        const refused: RateLimitDecision = { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds: p.windowSeconds }
+        if (denied.has(slot)) return Effect.succeed(refused)
 
-        const waiter = yield* Deferred.make<number>()
+        const waiter = Deferred.unsafeMake<number>(FiberId.none)
         let entry = pending.get(slot)
         if (!entry) {
           entry = { waiters: [], running: false }
           pending.set(slot, entry)
         }
         entry.waiters.push(waiter)
-        if (!entry.running) {
-          entry.running = true
-          yield* Effect.forkDaemon(flush(slot, bucket, windowStart / 1000, new Date(windowEnd + 60_000)))
-        }
-        const count = yield* Deferred.await(waiter)
-        if (count > limit) {
-          if (denied.size > 10_000) for (const [k, end] of denied) if (end <= now) denied.delete(k)
-          denied.set(slot, windowEnd)
-          return { ...base, allowed: false, remaining: 0 }
-        }
-        return { ...base, allowed: true, remaining: limit - count }
+        const started = entry.running
+          ? Effect.void
+          : ((entry.running = true), Effect.forkDaemon(flush(slot, bucket, windowStart / 1000, new Date(windowEnd + 60_000))))
+        return Effect.zipRight(
+          started,
+          Effect.map(Deferred.await(waiter), (count): RateLimitDecision => {
+            if (count <= limit) {
+              return { allowed: true, limit, remaining: limit - count, resetSeconds, windowSeconds: p.windowSeconds }
+            }
+            if (denied.size > 10_000) for (const [k, end] of denied) if (end <= now) denied.delete(k)
+            denied.set(slot, windowEnd)
+            return refused
+          })
+        )
       })
 
     return { consume, limitOf }
@@ -164,25 +167,26 @@ export const rateLimitHeaders = (d: RateLimitDecision): Record<string, string> =
  * Count the current request against `policy` for the caller's IP: adds the RateLimit headers to
  * whatever response follows, and fails with a 429 `rate_limited` (with `Retry-After`) when over.
  */
-export const enforce = (p: RateLimitPolicy, options?: { readonly key?: string }) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const limiter = yield* RateLimiter
-    const config = yield* AppConfig
-    const key = options?.key ?? clientIpOf(request, config.trustProxy)
-    const decision = yield* limiter.consume(p, key)
-    const headers = decision.allowed
-      ? rateLimitHeaders(decision)
-      : { ...rateLimitHeaders(decision), "retry-after": String(decision.resetSeconds) }
-    yield* HttpApp.appendPreResponseHandler((_req, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
-    if (!decision.allowed) {
-      return yield* new RateLimitedError({
-        code: "rate_limited",
-        message: `Rate limit of ${decision.limit} requests per ${decision.windowSeconds}s exceeded; retry in ${decision.resetSeconds}s`,
-        details: { limit: decision.limit, window_seconds: decision.windowSeconds, retry_after: decision.resetSeconds }
-      })
-    }
-    return decision
+export const enforce = (
+  p: RateLimitPolicy,
+  options?: { readonly key?: string }
+): Effect.Effect<RateLimitDecision, RateLimitedError, HttpServerRequest.HttpServerRequest | RateLimiter | AppConfig> =>
+  Effect.withFiberRuntime((fiber) => {
+    const context = fiber.currentContext as Context.Context<HttpServerRequest.HttpServerRequest | RateLimiter | AppConfig>
+    const limiter = Context.get(context, RateLimiter)
+    const key = options?.key ??
+      clientIpOf(Context.get(context, HttpServerRequest.HttpServerRequest), Context.get(context, AppConfig).trustProxy)
+    return Effect.flatMap(limiter.consume(p, key), (decision) => {
+      if (decision.allowed) return Effect.as(addResponseHeaders(rateLimitHeaders(decision)), decision)
+      return Effect.zipRight(
+        addResponseHeaders({ ...rateLimitHeaders(decision), "retry-after": String(decision.resetSeconds) }),
+        new RateLimitedError({
+          code: "rate_limited",
+          message: `Rate limit of ${decision.limit} requests per ${decision.windowSeconds}s exceeded; retry in ${decision.resetSeconds}s`,
+          details: { limit: decision.limit, window_seconds: decision.windowSeconds, retry_after: decision.resetSeconds }
+        })
+      )
+    })
   })
 
 /** Deletes expired counter rows; any replica may run it. */

@@ -165,3 +165,14 @@ layer(TestServer.layer())("CORS for browser-based clients", (it) => {
       expect((yield* get("/api/pricing/tld?tld=com")).headers.get("access-control-allow-origin")).toBeNull()
     }))
 })
+
+layer(TestServer.layer())("malformed request bodies", (it) => {
+  it.effect("a body that is not JSON is a typed 400 invalid_body on every JSON endpoint, never a 500", () =>
+    Effect.gen(function*() {
+      for (const path of ["/api/batch", "/api/domain/search", "/api/tools/whois", "/api/auth/login"]) {
+        const reply = yield* request(path, { method: "POST", body: "{not json", headers: { "content-type": "application/json" } })
+        expect(reply.status, path).toBe(400)
+        expect(typedError(reply).code, path).toBe("invalid_body")
+      }
+    }))
+})
