@@ -6,8 +6,8 @@
  * accepting connections, lets in-flight requests finish (up to SHUTDOWN_GRACE), stops the
  * workers, then closes the database pool and the embedded database.
  */
-import { FetchHttpClient, HttpApi, HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
-import { NodeContext, NodeHttpServer } from "@effect/platform-node"
+import { HttpApi, HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
+import { NodeContext, NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Layer, Logger, LogLevel } from "effect"
 import { createServer } from "node:http"
 import { Catalogue } from "../catalogue/Catalogue.js"
@@ -62,7 +62,7 @@ export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer
 /** Domain services over the database. */
 export const ServicesLive = Layer.mergeAll(Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, LookupServicesLive, ToolsServicesLive, OutboundLive, PartnerServicesLive, SearchServicesLive).pipe(
   Layer.provideMerge(RealtimeRegisterLive),
-  Layer.provideMerge(FetchHttpClient.layer)
+  Layer.provideMerge(NodeHttpClient.layerUndici)
 )
 
 const SeedLive = Layer.effectDiscard(Effect.flatMap(Catalogue, (c) => c.seedDefaults).pipe(Effect.zipRight(marketSeed)))
