@@ -9,7 +9,7 @@
  * Every check runs in a fiber scoped to the stream: when the client goes away the response is
  * interrupted, the scope closes, and every upstream call still in flight is interrupted.
  */
-import { Clock, Context, Effect, Either, Layer, Queue, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Either, Layer, Queue, Stream } from "effect"
 import { type Availability, AvailabilityEngine } from "../availability/Availability.js"
 import { type DomainName, type InvalidDomainName, parseDomainName } from "../domain/DomainName.js"
 import type { Environment } from "../market/Market.js"
@@ -78,12 +78,18 @@ const make = Effect.gen(function*() {
       Effect.gen(function*() {
         const checks = yield* engine.prepare(p.names, { environment: options.environment ?? "live" })
         const queue = yield* Queue.unbounded<readonly [number, Availability]>()
-        yield* Effect.forkScoped(
-          Effect.forEach(checks, (check, i) => Effect.flatMap(check, (a) => Queue.offer(queue, [i, a] as const)), {
-            concurrency: "unbounded",
-            discard: true
-          })
-        )
+        const offer = (check: Effect.Effect<Availability>, i: number) =>
+          Effect.flatMap(check, (a) => Queue.offer(queue, [i, a] as const))
+        // The queried name goes first: its upstream requests leave before the alternates' (which
+        // start 2 ms later), so its answers come back — and are processed — first.
+        yield* Effect.forkScoped(offer(checks[0], 0))
+        if (checks.length > 1) {
+          yield* Effect.forkScoped(
+            Effect.forEach(checks.slice(1), (check, i) => offer(check, i + 1), { concurrency: "unbounded", discard: true }).pipe(
+              Effect.delay(Duration.millis(2))
+            )
+          )
+        }
         const untilPrimary = Effect.gen(function*() {
           const before: Array<Availability> = []
           for (;;) {
