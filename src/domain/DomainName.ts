@@ -101,9 +101,7 @@ export const parseDomainName = (input: string): Either.Either<DomainName, Invali
   const label = labels[labels.length - suffixLabels - 1]
   const registrable = `${label}.${suffix}`
   const subdomain = labels.slice(0, labels.length - suffixLabels - 1).join(".")
-  const unicode = tr46.toUnicode(ascii, { checkHyphens: false, checkBidi: false, checkJoiners: false, useSTD3ASCIIRules: false }).domain
-
-  return Either.right({ ascii, unicode, labels, suffix, knownSuffix, registrable, label, subdomain })
+  return Either.right({ ascii, unicode: toUnicode(ascii), labels, suffix, knownSuffix, registrable, label, subdomain })
 }
 
 /** A-label → U-label for display (never fails: an undecodable label is returned as is). */

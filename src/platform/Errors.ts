@@ -87,7 +87,6 @@ export class ConflictError extends Schema.TaggedError<ConflictError>()("Conflict
 export class UnprocessableError extends Schema.TaggedError<UnprocessableError>()("Unprocessable", ErrorFields) {}
 export class RateLimitedError extends Schema.TaggedError<RateLimitedError>()("RateLimited", ErrorFields) {}
 export class InternalServerError extends Schema.TaggedError<InternalServerError>()("InternalError", ErrorFields) {}
-export class NotImplementedError extends Schema.TaggedError<NotImplementedError>()("NotImplemented", ErrorFields) {}
 export class UnavailableError extends Schema.TaggedError<UnavailableError>()("Unavailable", ErrorFields) {}
 
 /** Wire schemas to pass to `.addError(...)`. */
@@ -99,27 +98,15 @@ export const Conflict = typedWire(ConflictError, 409, "Conflicts with the curren
 export const Unprocessable = typedWire(UnprocessableError, 422, "Well-formed but not acceptable")
 export const RateLimited = typedWire(RateLimitedError, 429, "Rate limit exceeded; see Retry-After")
 export const InternalError = typedWire(InternalServerError, 500, "Unexpected error; retry with back-off")
-export const NotImplemented = typedWire(NotImplementedError, 501, "Not implemented")
 export const Unavailable = typedWire(UnavailableError, 503, "Temporarily unavailable")
 
 // Legacy shape: separate classes so a handler cannot send the wrong shape by accident.
 export class LegacyBadRequestError extends Schema.TaggedError<LegacyBadRequestError>()("LegacyBadRequest", ErrorFields) {}
 export class LegacyUnauthorizedError extends Schema.TaggedError<LegacyUnauthorizedError>()("LegacyUnauthorized", ErrorFields) {}
-export class LegacyRateLimitedError extends Schema.TaggedError<LegacyRateLimitedError>()("LegacyRateLimited", ErrorFields) {}
-export class LegacyNotFoundError extends Schema.TaggedError<LegacyNotFoundError>()("LegacyNotFound", ErrorFields) {}
 
 export const LegacyBadRequest = legacyWire(LegacyBadRequestError, 400, "Bad request (legacy error shape)")
 export const LegacyUnauthorized = legacyWire(LegacyUnauthorizedError, 401, "Missing or invalid key/secret (legacy error shape)")
-export const LegacyRateLimited = legacyWire(LegacyRateLimitedError, 429, "Rate limit exceeded; see Retry-After (legacy error shape)")
-export const LegacyNotFound = legacyWire(LegacyNotFoundError, 404, "Not found (legacy error shape)")
 
-/** Convenience constructors with the default code of each status. */
-export const badRequest = (message: string, code = "bad_request", details?: unknown) =>
-  new BadRequestError(details === undefined ? { code, message } : { code, message, details })
+/** Convenience constructors with the default code of their status. */
 export const notFound = (message: string, code = "not_found") => new NotFoundError({ code, message })
-export const unauthorized = (message: string, code = "unauthorized") => new UnauthorizedError({ code, message })
-export const forbidden = (message: string, code = "forbidden") => new ForbiddenError({ code, message })
 export const conflict = (message: string, code = "conflict") => new ConflictError({ code, message })
-export const unprocessable = (message: string, code: string) => new UnprocessableError({ code, message })
-export const internalError = (message = "Unexpected error; retry with exponential back-off") =>
-  new InternalServerError({ code: "internal_error", message })

@@ -229,6 +229,12 @@ export const describeDecodeError = (e: HttpApiError.HttpApiDecodeError) => {
   return clauses.length > 0 ? clauses.join("; ") : e.message
 }
 
+/** A 400 in the shape of the request's path: legacy on the legacy paths, typed elsewhere. */
+const badRequestFor = (request: HttpServerRequest.HttpServerRequest, code: string, message: string, details?: unknown) =>
+  LEGACY_ERROR_PATHS.has(pathOf(request.url))
+    ? Effect.fail(new LegacyBadRequestError({ code, message }))
+    : Effect.fail(new BadRequestError(details === undefined ? { code, message } : { code, message, details }))
+
 /**
  * HttpApi-level middleware (inside the API, before errors are encoded):
  * - request input that fails its schema, or a body that is not valid JSON, becomes our 400
@@ -251,25 +257,14 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
         if (Option.isSome(failure)) {
           const e = failure.value
           if (e instanceof HttpApiError.HttpApiDecodeError) {
-            const message = describeDecodeError(e)
-            return yield* LEGACY_ERROR_PATHS.has(pathOf(request.url))
-              ? Effect.fail(new LegacyBadRequestError({ code: "validation_error", message }))
-              : Effect.fail(
-                new BadRequestError({
-                  code: "validation_error",
-                  message,
-                  details: e.issues.map((i) => ({ path: i.path, message: i.message }))
-                })
-              )
+            return yield* badRequestFor(request, "validation_error", describeDecodeError(e), e.issues.map((i) => ({ path: i.path, message: i.message })))
           }
           if (e instanceof HttpServerError.RequestError) {
             // The body could not be read or parsed (e.g. `{not json`): the caller's mistake.
             const message = e.reason === "Decode"
               ? "The request body is not valid JSON (or does not match its declared Content-Type)"
               : "The request body could not be read"
-            return yield* LEGACY_ERROR_PATHS.has(pathOf(request.url))
-              ? Effect.fail(new LegacyBadRequestError({ code: "invalid_body", message }))
-              : Effect.fail(new BadRequestError({ code: "invalid_body", message }))
+            return yield* badRequestFor(request, "invalid_body", message)
           }
           if (e instanceof HttpServerError.RouteNotFound) {
             return errorJson(404, "not_found", `No route for ${request.method} ${pathOf(request.url)}`, requestId)

@@ -19,9 +19,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { createServer } from "node:net"
 import { createUser } from "../../src/identity/accounts/Accounts.js"
 import { fetchReply, type Reply } from "./http.js"
+import { freePort as freeLoopbackPort } from "./ServiceProcess.js"
 import * as TestServer from "./TestServer.js"
 
 export const REDIRECT_URI = "http://127.0.0.1/callback"
@@ -167,18 +167,7 @@ export const accessToken = (scopes: ReadonlyArray<string> = ["pricing:read"]): E
   Effect.map(obtainTokens(scopes), (t) => t.accessToken)
 
 /** A free TCP port on 127.0.0.1 (for servers whose BASE_URL must equal their real address). */
-export const freePort = Effect.promise(
-  () =>
-    new Promise<number>((resolve, reject) => {
-      const srv = createServer()
-      srv.once("error", reject)
-      srv.listen(0, "127.0.0.1", () => {
-        const address = srv.address()
-        const port = typeof address === "object" && address ? address.port : 0
-        srv.close(() => resolve(port))
-      })
-    })
-)
+export const freePort = freeLoopbackPort()
 
 /**
  * A TestServer whose BASE_URL is its real address (`http://127.0.0.1:<port>`), as strict OAuth
