@@ -68,11 +68,15 @@ export interface Running {
   stop(): Promise<void>
 }
 
-/** Starts `node file` with env; resolves once `readyPath` answers 200 (or "ready" is printed). */
+/**
+ * Starts `node file` with env; resolves once `readyPath` answers 200 (or "ready" is printed).
+ * `BENCH_NODE_ARGS` adds node flags to the service only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+ */
 export const start = async (file: string, env: Record<string, string>, readyPath = "/api/pricing/tld?tld=com"): Promise<Running> => {
   const port = await freePort()
   Fs.mkdirSync(outDir, { recursive: true })
-  const child = spawn(process.execPath, [file], {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
+  const child = spawn(process.execPath, [...nodeArgs, file], {
     cwd: outDir,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ["ignore", "ignore", "inherit"]

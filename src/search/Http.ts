@@ -3,13 +3,33 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Either, FiberRef } from "effect"
 import { AvailabilityEngine } from "../availability/Availability.js"
 import { Api } from "../app/Api.js"
+import type { InvalidDomainName } from "../domain/DomainName.js"
 import { canSeeMarketPrices, CurrentViewer } from "../identity/Viewer.js"
 import { BadRequestError, CurrentRequestId, LegacyBadRequestError } from "../platform/Errors.js"
 import { isValidKey } from "../platform/Idempotency.js"
 import { enforce } from "../platform/RateLimit.js"
 import { centsToUsd } from "../market/View.js"
 import { KeyedAvailability, limits } from "./Api.js"
-import { Search } from "./Search.js"
+import { Search, type SearchPlan } from "./Search.js"
+
+/** The search's plan, or the 400 its input earns (reported only after the rate-limit check). */
+const validate = (key: string | undefined, plan: Either.Either<SearchPlan, InvalidDomainName>): Either.Either<SearchPlan, BadRequestError> => {
+  if (key !== undefined && !isValidKey(key)) {
+    return Either.left(
+      new BadRequestError({
+        code: "invalid_idempotency_key",
+        message: "Idempotency-Key must be 1 to 255 visible ASCII characters",
+        details: { field: "Idempotency-Key" }
+      })
+    )
+  }
+  return Either.mapLeft(plan, (e) =>
+    new BadRequestError({
+      code: "invalid_domain",
+      message: `q is not a valid domain name: ${e.message}`,
+      details: { field: "q", problem: e.problem }
+    }))
+}
 
 export const SearchHttpLive = HttpApiBuilder.group(Api, "search", (handlers) =>
   Effect.gen(function*() {
@@ -17,27 +37,19 @@ export const SearchHttpLive = HttpApiBuilder.group(Api, "search", (handlers) =>
     return handlers.handle("searchDomain", ({ headers, payload }) =>
       Effect.gen(function*() {
         const startedAt = yield* Clock.currentTimeMillis
-        yield* enforce(limits.search)
         const key = headers["idempotency-key"]
-        if (key !== undefined && !isValidKey(key)) {
-          return yield* new BadRequestError({
-            code: "invalid_idempotency_key",
-            message: "Idempotency-Key must be 1 to 255 visible ASCII characters",
-            details: { field: "Idempotency-Key" }
-          })
-        }
-        const plan = search.plan(payload.q)
-        if (Either.isLeft(plan)) {
-          return yield* new BadRequestError({
-            code: "invalid_domain",
-            message: `q is not a valid domain name: ${plan.left.message}`,
-            details: { field: "q", problem: plan.left.problem }
-          })
-        }
         const viewer = yield* CurrentViewer
         const requestId = yield* FiberRef.get(CurrentRequestId)
-        const body = search.ndjson(plan.right, { requestId, canSeeMarketPrices: canSeeMarketPrices(viewer), startedAt })
-        return HttpServerResponse.stream(body, {
+        // A valid search's local lookups start now, alongside the rate-limit check (its upstream
+        // calls wait for the body to be sent); a refused request cancels them. Bad input is
+        // reported after the rate-limit check, so it counts like any other request.
+        const started = yield* Effect.either(
+          Effect.flatMap(validate(key, search.plan(payload.q)), (plan) =>
+            search.start(plan, { requestId, canSeeMarketPrices: canSeeMarketPrices(viewer), startedAt }))
+        )
+        yield* enforce(limits.search).pipe(Effect.tapError(() => Either.isRight(started) ? started.right.cancel : Effect.void))
+        const { ndjson } = yield* started
+        return HttpServerResponse.stream(ndjson, {
           contentType: "application/x-ndjson",
           headers: {
             "cache-control": "no-store",

@@ -8,8 +8,12 @@
  *
  * Every check runs in a fiber scoped to the stream: when the client goes away the response is
  * interrupted, the scope closes, and every upstream call still in flight is interrupted.
+ *
+ * `start` begins the local lookups (reserved list, listings, cache: two batched queries) at once,
+ * so the handler can run them alongside the rate-limit check; the upstream calls only leave once
+ * the stream is consumed, i.e. after the request was admitted.
  */
-import { Clock, Context, Duration, Effect, Either, Layer, Queue, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Either, Fiber, Layer, Queue, Stream } from "effect"
 import { type Availability, AvailabilityEngine } from "../availability/Availability.js"
 import { type DomainName, type InvalidDomainName, parseDomainName } from "../domain/DomainName.js"
 import type { Environment } from "../market/Market.js"
@@ -62,8 +66,12 @@ const make = Effect.gen(function*() {
 
   const plan = (q: string) => planSearch(q, config.availability.alternateTlds)
 
-  /** The events of one search, in stream order. */
-  const events = (p: SearchPlan, options: StreamOptions): Stream.Stream<SearchEvent> => {
+  /** The events of one search, in stream order, given its local lookups (`engine.prepare`). */
+  const events = (
+    p: SearchPlan,
+    options: StreamOptions,
+    prepared: Effect.Effect<ReadonlyArray<Effect.Effect<Availability>>>
+  ): Stream.Stream<SearchEvent> => {
     const header: SearchEvent = {
       kind: "header",
       request_id: options.requestId,
@@ -76,7 +84,7 @@ const make = Effect.gen(function*() {
 
     const rows = Stream.unwrapScoped(
       Effect.gen(function*() {
-        const checks = yield* engine.prepare(p.names, { environment: options.environment ?? "live" })
+        const checks = yield* prepared
         const queue = yield* Queue.unbounded<readonly [number, Availability]>()
         const offer = (check: Effect.Effect<Availability>, i: number) =>
           Effect.flatMap(check, (a) => Queue.offer(queue, [i, a] as const))
@@ -124,10 +132,20 @@ const make = Effect.gen(function*() {
     return Stream.make(header).pipe(Stream.concat(rows), Stream.concat(done))
   }
 
-  /** The NDJSON bytes of one search. */
-  const ndjson = (p: SearchPlan, options: StreamOptions): Stream.Stream<Uint8Array> => Stream.map(events(p, options), line)
+  const prepare = (p: SearchPlan, options: StreamOptions) =>
+    engine.prepare(p.names, { environment: options.environment ?? "live" })
 
-  return { plan, events, ndjson } as const
+  /**
+   * Starts a search's local lookups now and returns its NDJSON body, plus `cancel` for when the
+   * request is refused before the body is sent. The body waits for the lookups already under way.
+   */
+  const start = (p: SearchPlan, options: StreamOptions) =>
+    Effect.map(Effect.forkDaemon(prepare(p, options)), (lookups) => ({
+      ndjson: Stream.map(events(p, options, Fiber.join(lookups)), line).pipe(Stream.ensuring(Fiber.interruptFork(lookups))),
+      cancel: Fiber.interruptFork(lookups)
+    }))
+
+  return { plan, start } as const
 })
 
 export class Search extends Context.Tag("app/Search")<Search, Effect.Effect.Success<typeof make>>() {

@@ -6,7 +6,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import * as DelayedRdap from "../support/DelayedRdap.js"
-import { post } from "../support/http.js"
+import { post, realSleep } from "../support/http.js"
 import { accessToken } from "../support/identity.js"
 import { rowsOf, search } from "../support/ndjson.js"
 import { type RtrServer, startRtrServer } from "../support/RtrServer.js"
@@ -262,16 +262,34 @@ layer(env, { timeout: 120_000 })("POST /api/domain/search", (it) => {
 })
 
 describe("rate limit", () => {
-  layer(TestServer.layer({ RATE_LIMITS: JSON.stringify({ domain_search: 2 }), RDAP_MODE: "sandbox", DEMO_LISTINGS: "false" }))("search limit of 2", (it) => {
-    it.effect("the third search in the window is 429 rate_limited with Retry-After", () =>
+  class Rdap extends Context.Tag("test/Rdap")<Rdap, DelayedRdap.DelayedRdapShape>() {}
+  const limited = Layer.unwrapScoped(
+    Effect.map(DelayedRdap.start({ com: { delayMs: 50 } }), (rdap) =>
+      TestServer.layer({
+        RATE_LIMITS: JSON.stringify({ domain_search: 2 }),
+        RDAP_BOOTSTRAP_URL: rdap.bootstrapUrl,
+        ALTERNATE_TLDS: "com",
+        AVAILABILITY_TTL_AVAILABLE: "0 millis",
+        DEMO_LISTINGS: "false"
+      }).pipe(Layer.merge(Layer.succeed(Rdap, rdap))))
+  )
+
+  layer(limited)("search limit of 2", (it) => {
+    it.effect("the third search in the window is 429 rate_limited with Retry-After, and asks no upstream", () =>
       Effect.gen(function*() {
-        const a = yield* search("example.com")
-        const b = yield* search("example.com")
-        const c = yield* search("example.com")
+        const rdap = yield* Rdap
+        const a = yield* search("first.com")
+        const b = yield* search("second.com")
+        const c = yield* search("third.com")
         expect([a.status, b.status, c.status]).toEqual([200, 200, 429])
         expect(c.json.error.code).toBe("rate_limited")
         expect(Number(c.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
         expect(c.headers.get("ratelimit-remaining")).toBe("0")
+        // Over the limit, bad input is still a 429: the limit is checked first.
+        const bad = yield* search("not a domain")
+        expect(bad.status).toBe(429)
+        yield* realSleep(200)
+        expect(rdap.lookups().map((r) => r.domain)).toEqual(["first.com", "second.com"])
       }))
   })
 })
