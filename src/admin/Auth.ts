@@ -7,10 +7,15 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { AppConfig } from "../platform/Config.js"
 import { Unauthorized, UnauthorizedError } from "../platform/Errors.js"
+import type { DocumentedSecurity } from "../platform/OpenApiDoc.js"
 
 export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("AdminAuth", {
   failure: Unauthorized
-}) {}
+}) {
+  static readonly openApiSecurity: DocumentedSecurity = {
+    schemes: { adminToken: { type: "http", scheme: "bearer", description: "The operator token (ADMIN_TOKEN), not an OAuth access token" } }
+  }
+}
 
 const digest = (s: string) => createHash("sha256").update(s, "utf8").digest()
 

@@ -25,7 +25,8 @@ import { SystemApi } from "../system/Api.js"
 
 export const API_VERSION = "1.3.0"
 
-export class Api extends HttpApi.make("marketplace")
+/** Every group; the documented `Api` below is this plus the document's annotations. */
+const Groups = HttpApi.make("marketplace")
   .add(SystemApi)
   .add(CatalogueApi)
   .add(LookupApi)
@@ -42,11 +43,13 @@ export class Api extends HttpApi.make("marketplace")
   .add(PartnerEventsApi)
   .add(PartnerWebhooksApi)
   .add(AdminOrdersApi)
+
+export class Api extends Groups
   .annotate(OpenApi.Title, "Domain Marketplace API")
   .annotate(OpenApi.Version, API_VERSION)
   .annotate(
     OpenApi.Description,
     "Public REST surface (domain search, WHOIS/RDAP, TLD pricing and requirements, marketplace listings, batch, free tools) and the HMAC-signed Partner API."
   )
-  .annotate(OpenApi.Transform, finishOpenApi as any)
+  .annotate(OpenApi.Transform, (spec) => finishOpenApi(spec, Groups) as typeof spec)
 {}

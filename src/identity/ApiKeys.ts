@@ -6,6 +6,7 @@
 import { HttpApiMiddleware } from "@effect/platform"
 import { Context } from "effect"
 import { LegacyUnauthorized } from "../platform/Errors.js"
+import { type DocumentedSecurity, headerScheme } from "../platform/OpenApiDoc.js"
 
 export interface ApiKeyIdentity {
   readonly keyId: string
@@ -17,4 +18,12 @@ export class CurrentApiKey extends Context.Tag("app/CurrentApiKey")<CurrentApiKe
 export class ApiKeyAuth extends HttpApiMiddleware.Tag<ApiKeyAuth>()("ApiKeyAuth", {
   provides: CurrentApiKey,
   failure: LegacyUnauthorized
-}) {}
+}) {
+  /** Both headers of the pair, together. */
+  static readonly openApiSecurity: DocumentedSecurity = {
+    schemes: {
+      apiKey: headerScheme("x-api-key", "API key id of a key pair (sent together with x-api-secret)"),
+      apiSecret: headerScheme("x-api-secret", "API key secret of the same pair (sent together with x-api-key)")
+    }
+  }
+}

@@ -8,6 +8,7 @@
 import { HttpApiEndpoint, HttpApiMiddleware, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
 import { Forbidden, RateLimited, Unauthorized } from "../platform/Errors.js"
+import { type DocumentedSecurity, headerScheme } from "../platform/OpenApiDoc.js"
 
 export const SCOPES = ["search", "embed", "buy", "broker", "refer", "report", "webhook"] as const
 export type Scope = typeof SCOPES[number]
@@ -30,7 +31,20 @@ export class CurrentPartner extends Context.Tag("app/CurrentPartner")<CurrentPar
 export class PartnerAuth extends HttpApiMiddleware.Tag<PartnerAuth>()("PartnerAuth", {
   provides: CurrentPartner,
   failure: Schema.Union(Unauthorized, Forbidden, RateLimited)
-}) {}
+}) {
+  /** The four signing headers, together (docs/partner.md "Signing"). */
+  static readonly openApiSecurity: DocumentedSecurity = {
+    schemes: {
+      partnerKeyId: headerScheme("x-service-key-id", "Partner credential key id"),
+      partnerTimestamp: headerScheme("x-service-timestamp", "Unix seconds when the request was signed; refused when more than 300 s (PARTNER_SKEW_SECONDS) from server time"),
+      partnerNonce: headerScheme("x-service-nonce", "Unique per request of this credential, retries included; a reused nonce is refused (replay_detected)"),
+      partnerSignature: headerScheme(
+        "x-service-signature",
+        "`v1=` + lowercase hex HMAC-SHA256(secret, canonical string of method, path, canonical query, timestamp, nonce, body SHA-256); see docs/partner.md"
+      )
+    }
+  }
+}
 
 /** Endpoint annotation: any one of these scopes grants access. */
 export class RequiredScopes extends Context.Tag("app/RequiredScopes")<RequiredScopes, ReadonlyArray<Scope>>() {}

@@ -1,11 +1,69 @@
 /**
- * Final touches on the generated OpenAPI 3.1 document so it says what the service really sends:
- * request-validation failures are our 400 error shapes (typed, or legacy on the legacy paths),
- * never HttpApi's internal decode-error body.
+ * Final touches on the generated OpenAPI 3.1 document so it says what the service really sends
+ * and needs:
+ *
+ * - request-validation failures are our 400 error shapes (typed, or legacy on the legacy paths),
+ *   never HttpApi's internal decode-error body;
+ * - credentials HttpApiSecurity cannot express (several headers that go together, like the API
+ *   key pair or the Partner API's signing headers) are declared by their middleware as a static
+ *   `openApiSecurity` (see `DocumentedSecurity`) and land on every operation that middleware guards;
+ * - the bearer token is optional wherever it is accepted (anonymous callers are served with
+ *   prices masked), so those operations also list the empty requirement `{}`.
  */
+import { HttpApi } from "@effect/platform"
 import { LEGACY_ERROR_PATHS } from "./HttpMiddleware.js"
 
 type Json = Record<string, any>
+
+/**
+ * What a middleware's credentials look like in OpenAPI: its security schemes (by name) and the
+ * requirement an operation it guards carries (all the named schemes together).
+ */
+export interface DocumentedSecurity {
+  readonly schemes: Readonly<Record<string, Json>>
+}
+
+/** A header credential, for `DocumentedSecurity.schemes`. */
+export const headerScheme = (name: string, description: string): Json => ({ type: "apiKey", in: "header", name, description })
+
+const documentedSecurityOf = (middleware: unknown): DocumentedSecurity | undefined =>
+  (middleware as { openApiSecurity?: DocumentedSecurity }).openApiSecurity
+
+/** `METHOD path-template` → the documented security of the middlewares guarding it. */
+const securityByOperation = (api: HttpApi.HttpApi.Any) => {
+  const out = new Map<string, Array<DocumentedSecurity>>()
+  HttpApi.reflect(api as any, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, middleware }) => {
+      const documented = [...middleware].map(documentedSecurityOf).filter((d) => d !== undefined)
+      if (documented.length === 0) return
+      const path = endpoint.path.replace(/:(\w+)\??/g, "{$1}")
+      out.set(`${endpoint.method.toLowerCase()} ${path}`, documented)
+    }
+  })
+  return out
+}
+
+const withSecurity = (path: string, item: Json, byOperation: Map<string, Array<DocumentedSecurity>>, schemes: Json): Json => {
+  const out: Json = {}
+  for (const [method, op] of Object.entries(item)) {
+    const documented = byOperation.get(`${method} ${path}`)
+    let security: Array<Json> | undefined = op.security
+    if (documented !== undefined) {
+      const requirement: Json = {}
+      for (const d of documented) {
+        Object.assign(schemes, d.schemes)
+        for (const name of Object.keys(d.schemes)) requirement[name] = []
+      }
+      security = [...(security ?? []).filter((r) => Object.keys(r).length > 0), requirement]
+    }
+    if (security?.some((r) => "bearer" in r) && !security.some((r) => Object.keys(r).length === 0)) {
+      security = [...security, {}]
+    }
+    out[method] = security === undefined ? op : { ...op, security }
+  }
+  return out
+}
 
 const DECODE_REF = "#/components/schemas/HttpApiDecodeError"
 
@@ -32,15 +90,18 @@ const replaceRefs = (node: unknown, replacement: string): unknown => {
   return node
 }
 
-export const finishOpenApi = (spec: Json): Json => {
+export const finishOpenApi = (spec: Json, api: HttpApi.HttpApi.Any): Json => {
+  const byOperation = securityByOperation(api)
+  const securitySchemes: Json = { ...(spec.components?.securitySchemes ?? {}) }
   const paths: Json = {}
-  for (const [path, item] of Object.entries(spec.paths ?? {})) {
+  for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
     const legacy = LEGACY_ERROR_PATHS.has(path.replace(/\{[^}]+\}/g, "x"))
-    paths[path] = replaceRefs(item, legacy ? "#/components/schemas/LegacyBadRequest" : "#/components/schemas/BadRequest")
+    const secured = withSecurity(path, item, byOperation, securitySchemes)
+    paths[path] = replaceRefs(secured, legacy ? "#/components/schemas/LegacyBadRequest" : "#/components/schemas/BadRequest")
   }
   const schemas = { ...(spec.components?.schemas ?? {}) }
   delete schemas.HttpApiDecodeError
   delete schemas.Issue
   delete schemas.PropertyKey
-  return { ...spec, paths, components: { ...spec.components, schemas } }
+  return { ...spec, paths, components: { ...spec.components, schemas, securitySchemes } }
 }

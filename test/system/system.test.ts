@@ -63,6 +63,37 @@ layer(TestServer.layer({ BASE_URL: "https://api.example.test" }))("service endpo
       expect(Object.keys(metadata.responses)).toEqual(expect.arrayContaining(["200", "400", "404", "429"]))
     }))
 
+  it.effect("OpenAPI declares what each guarded operation needs: key pair, signing headers, optional bearer, admin token", () =>
+    Effect.gen(function*() {
+      const doc = (yield* get("/api/openapi.json")).json
+      const schemes = doc.components.securitySchemes
+      const header = (scheme: string) => ({ type: schemes[scheme].type, in: schemes[scheme].in, name: schemes[scheme].name })
+      // Keyed availability: both headers of the pair, in one requirement (they go together).
+      expect(doc.paths["/api/v1/domains/available"].get.security).toEqual([{ apiKey: [], apiSecret: [] }])
+      expect(header("apiKey")).toEqual({ type: "apiKey", in: "header", name: "x-api-key" })
+      expect(header("apiSecret")).toEqual({ type: "apiKey", in: "header", name: "x-api-secret" })
+      // Partner API: the four signing headers on every operation.
+      const signing = { partnerKeyId: [], partnerTimestamp: [], partnerNonce: [], partnerSignature: [] }
+      const partnerOps = Object.entries<any>(doc.paths).filter(([path]) => path.startsWith("/api/partner/"))
+        .flatMap(([, item]) => Object.values<any>(item))
+      expect(partnerOps.length).toBeGreaterThanOrEqual(12)
+      for (const op of partnerOps) expect(op.security, op.operationId).toEqual([signing])
+      expect(Object.keys(signing).map((s) => schemes[s].name)).toEqual([
+        "x-service-key-id",
+        "x-service-timestamp",
+        "x-service-nonce",
+        "x-service-signature"
+      ])
+      // The bearer token is optional where accepted: anonymous callers are served (prices masked).
+      expect(doc.paths["/api/domain/search"].post.security).toEqual([{ bearer: [] }, {}])
+      expect(doc.paths["/api/market/listings"].get.security).toEqual([{ bearer: [] }, {}])
+      // Operators: a bearer token of its own, not the OAuth one.
+      expect(doc.paths["/api/admin/orders/{id}"].get.security).toEqual([{ adminToken: [] }])
+      expect(schemes.adminToken).toMatchObject({ type: "http", scheme: "bearer" })
+      // Unguarded operations declare nothing.
+      expect(doc.paths["/api/pricing/tld"].get.security ?? []).toEqual([])
+    }))
+
   it.effect("interactive docs at /docs are served with bundled assets (no CDN)", () =>
     Effect.gen(function*() {
       const reply = yield* get("/docs")
