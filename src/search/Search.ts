@@ -132,15 +132,12 @@ const make = Effect.gen(function*() {
     return Stream.make(header).pipe(Stream.concat(rows), Stream.concat(done))
   }
 
-  const prepare = (p: SearchPlan, options: StreamOptions) =>
-    engine.prepare(p.names, { environment: options.environment ?? "live" })
-
   /**
    * Starts a search's local lookups now and returns its NDJSON body, plus `cancel` for when the
    * request is refused before the body is sent. The body waits for the lookups already under way.
    */
   const start = (p: SearchPlan, options: StreamOptions) =>
-    Effect.map(Effect.forkDaemon(prepare(p, options)), (lookups) => ({
+    Effect.map(Effect.forkDaemon(engine.prepare(p.names, { environment: options.environment ?? "live" })), (lookups) => ({
       ndjson: Stream.map(events(p, options, Fiber.join(lookups)), line).pipe(Stream.ensuring(Fiber.interruptFork(lookups))),
       cancel: Fiber.interruptFork(lookups)
     }))
