@@ -77,7 +77,9 @@ const explainIdnaFailure = (input: string, name: string): InvalidDomainName => {
 }
 
 export const parseDomainName = (input: string): Either.Either<DomainName, InvalidDomainName> => {
-  const trimmed = input.trim().replace(/\.$/, "")
+  // UTS-46 maps the ideographic and full-width full stops to "."; do it first so the dot rules
+  // below (trailing dot, empty labels) see every separator.
+  const trimmed = input.trim().replace(/[\u3002\uFF0E\uFF61]/g, ".").replace(/\.$/, "")
   if (trimmed === "") return fail(input, "empty", "a domain name is required")
   if (trimmed.length > 1000) return fail(input, "too_long", "a domain name has at most 253 characters")
   if (/^\d{1,3}(\.\d{1,3}){3}$/.test(trimmed) || trimmed.includes(":") || /^\[.*\]$/.test(trimmed)) {

@@ -20,6 +20,10 @@ const label = fc.array(fc.oneof({ weight: 8, arbitrary: char }, { weight: 1, arb
 const suffix = fc.constantFrom("com", "net", "io", "co.uk", "de", "CoM", "org.", "xn--p1ai", "рф", "中国", "notarealtld")
 const domainish = fc.tuple(fc.array(label, { minLength: 1, maxLength: 3 }), suffix).map(([labels, s]) => `${labels.join(".")}.${s}`)
 
+/** The four UTS-46 label separators, with a few letters and spaces around them. */
+const FULL_STOPS = [".", "\u3002", "\uFF0E", "\uFF61"]
+const dotsAndLetters = fc.string({ unit: fc.constantFrom(...FULL_STOPS, "a", "b", " "), maxLength: 8 })
+
 describe("domain names", () => {
   it("normalisation is idempotent: the A-label parses to itself", () => {
     fc.assert(
@@ -74,7 +78,7 @@ describe("domain names", () => {
 
   it("any input is either a name or a typed problem, never an exception", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }), domainish), (input) => {
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }), dotsAndLetters, domainish), (input) => {
         const parsed = parseDomainName(input)
         if (Either.isLeft(parsed)) {
           expect(PROBLEMS).toContain(parsed.left.problem)
@@ -88,12 +92,29 @@ describe("domain names", () => {
     )
   })
 
+  it("the ideographic and full-width full stops separate labels exactly like \".\"", () => {
+    fc.assert(
+      fc.property(domainish, fc.constantFrom(...FULL_STOPS), (input, dot) => {
+        const plain = parseDomainName(input)
+        const other = parseDomainName(input.replaceAll(".", dot))
+        const outcome = (e: typeof plain) => Either.match(e, { onLeft: (l) => `problem ${l.problem}`, onRight: (n) => n.ascii })
+        expect(outcome(other)).toBe(outcome(plain))
+      }),
+      { numRuns: 1000 }
+    )
+  })
+
   it("known answers", () => {
     const ascii = (s: string) => Either.getOrThrow(parseDomainName(s)).ascii
     expect(ascii("Bücher.DE")).toBe("xn--bcher-kva.de")
     expect(ascii("xn--bcher-kva.de")).toBe("xn--bcher-kva.de")
     expect(ascii("faß.de")).toBe("xn--fa-hia.de")
     expect(ascii("пример.рф")).toBe("xn--e1afmkfd.xn--p1ai")
+    for (const dot of FULL_STOPS) {
+      expect(ascii(`example${dot}com${dot}`)).toBe("example.com")
+      expect(Either.flip(parseDomainName(dot)).pipe(Either.getOrThrow).problem).toBe("empty")
+      expect(Either.flip(parseDomainName(`a${dot}${dot}com`)).pipe(Either.getOrThrow).problem).toBe("empty_label")
+    }
     const uk = Either.getOrThrow(parseDomainName("www.label.co.uk"))
     expect([uk.suffix, uk.label, uk.registrable, uk.subdomain]).toEqual(["co.uk", "label", "label.co.uk", "www"])
   })
