@@ -91,5 +91,17 @@ Single-variable runs of the compiled service (autocannon -c 50, 8 s; run-to-run 
 
 Remaining ideas, not done: merge the global middleware into one layer, and emit the access log
 from the server's response hook rather than an Effect finaliser.
+
+## Re-measured later the same day (02:25 UTC)
+
+The machine was in a much faster state (bare node:http 72,000 req/s against 20,000 before), and
+the floors scaled more than the service (which now runs with Effect's tracer off; an A/B showed
+no measurable difference for this endpoint): minimal HttpApi 10,700–10,800 req/s, the service's
+\`/healthz\` 5,100 (0.47×), \`GET /api/pricing/tld\` 4,000–4,200 (0.37–0.39×). A CPU profile of
+the service under this load: Effect's fiber runtime ≈ 39 % of samples (self time), garbage
+collection ≈ 12 %, socket writes ≈ 9 %, \`pg\` ≈ 2 %, our own middleware and handler ≈ 3 %. So
+the gap is the per-request work of the framework in a large application (router, per-request
+context and fiber-ref copies, schema encoding of the response, the global middleware), not
+the endpoint's own work; the ratio moves with the machine's state (0.33–0.51 across runs today).
 `
 )

@@ -209,17 +209,21 @@ service now provides \`NodeHttpClient.layerUndici\` (measured +40–70 % searche
 20, ≈ 5 ms less to \`done\`), and starts the queried name's lookups 2 ms before the alternates'
 so its answer is processed first (≈ 4 ms earlier primary row, ≈ 2 ms later \`done\`).
 
-Two changes brought the primary row under 60 ms. The service runs with Effect's tracer off (no
-trace exporter is configured, and every request, SQL statement and upstream call created a span
-with a captured stack trace): service CPU per search fell from ≈ 27 ms to ≈ 16–19 ms, and the
-searches per second at concurrency 50 rose by about a third. And the search handler starts the two batched
-PostgreSQL lookups (listings, cached answers) as soon as the query is parsed, alongside the
-rate-limit upsert, instead of after the header is written (≈ 1 ms earlier primary row; the
-upstream calls still wait until the request is admitted).
+The search handler starts the two batched PostgreSQL lookups (listings, cached answers) as soon
+as the query is parsed, alongside the rate-limit upsert, instead of after the header is written:
+≈ 1 ms earlier primary row, which brought it under 60 ms (the upstream calls still wait until
+the request is admitted). The service also runs with Effect's tracer off (no exporter is
+configured; a span per request, SQL statement and upstream call): measured A/B on this machine,
+≈ 1 ms less service CPU per search and ≈ 0.5 ms earlier primary row. The margin is thin: across
+today's runs the primary row's p50 was 57.7–59.9 ms, and service CPU per search 16–23 ms, as the
+machine's speed varied (the bare node:http floor in bench/results/pricing.md moved from 20,000 to
+72,000 req/s within hours).
 
 The "primary's RDAP request reaches the upstream" line shows what is left before the upstream's
-50 ms: request parsing and routing, the rate-limit upsert and the lookups side by side, and the
-undici request. After the upstream answers: ≈ 1 ms of processing (reading the 404, the catalogue
+50 ms: request parsing and routing, the rate-limit upsert and the lookups side by side (each
+PostgreSQL round trip is ≈ 1 ms on this machine even from a bare \`pg\` client; in the service the
+two lookups finish ≈ 3.5 ms after they start, the event loop being busy with the request and the
+header meanwhile), and the undici request. After the upstream answers: ≈ 1 ms of processing (reading the 404, the catalogue
 price, the row) and the write; the stand-in's 50 ms timer itself fires ≈ 0.7 ms late. Starting
 the primary's upstream call before the cache lookup would save ≈ 1 ms more, at the price of an
 upstream call for every cached, listed or reserved name. The RDAP stand-in runs in a worker

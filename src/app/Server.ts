@@ -121,7 +121,7 @@ export const AppLive = (config: Layer.Layer<AppConfig, unknown> = AppConfigLive)
     Layer.provideMerge(LoggerLive),
     Layer.provideMerge(config),
     // No trace exporter is configured, so spans (one per request, SQL statement and upstream call,
-    // each capturing a stack trace) would cost CPU for nothing — about a third of a search's — and
-    // outbound calls would hand our trace ids to third parties in `traceparent` headers.
+    // each capturing a stack trace) would cost CPU for nothing (≈ 1 ms of a search's ≈ 21 ms,
+    // measured A/B), and outbound calls would hand our trace ids to third parties in `traceparent`.
     Layer.provide(Layer.setTracerEnabled(false))
   )
