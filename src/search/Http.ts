@@ -47,7 +47,7 @@ export const SearchHttpLive = HttpApiBuilder.group(Api, "search", (handlers) =>
           Effect.flatMap(validate(key, search.plan(payload.q)), (plan) =>
             search.start(plan, { requestId, canSeeMarketPrices: canSeeMarketPrices(viewer), startedAt }))
         )
-        yield* enforce(limits.search).pipe(Effect.tapError(() => Either.isRight(started) ? started.right.cancel : Effect.void))
+        yield* enforce(limits.search).pipe(Effect.onError(() => Either.isRight(started) ? started.right.cancel : Effect.void))
         const { ndjson } = yield* started
         return HttpServerResponse.stream(ndjson, {
           contentType: "application/x-ndjson",
