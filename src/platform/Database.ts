@@ -49,7 +49,10 @@ export const startEmbedded = (dataDir: string | ":memory:") =>
         Fs.mkdirSync(Path.dirname(dir), { recursive: true })
       }
       const db = await PGlite.create({ dataDir: dir, extensions: { pg_trgm } })
-      const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 16 })
+      // PGlite runs one statement at a time whatever the number of sockets, so connections are
+      // cheap; the limit only has to exceed what every process sharing it may open (pools plus
+      // the sessions singletons reserve). Over it, the server answers "Too many connections".
+      const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 64 })
       ;(server as any).queryQueue = new GroupedQueryQueue(db) // keep each connection's messages together
       await server.start()
       const address = (server as any).server?.address?.()
