@@ -16,8 +16,8 @@ import { LEGACY_ERROR_PATHS } from "./HttpMiddleware.js"
 type Json = Record<string, any>
 
 /**
- * What a middleware's credentials look like in OpenAPI: its security schemes (by name) and the
- * requirement an operation it guards carries (all the named schemes together).
+ * What a middleware's credentials look like in OpenAPI: its security schemes, by name. An
+ * operation it guards requires all of them together.
  */
 export interface DocumentedSecurity {
   readonly schemes: Readonly<Record<string, Json>>
@@ -29,37 +29,39 @@ export const headerScheme = (name: string, description: string): Json => ({ type
 const documentedSecurityOf = (middleware: unknown): DocumentedSecurity | undefined =>
   (middleware as { openApiSecurity?: DocumentedSecurity }).openApiSecurity
 
-/** `METHOD path-template` → the documented security of the middlewares guarding it. */
-const securityByOperation = (api: HttpApi.HttpApi.Any) => {
-  const out = new Map<string, Array<DocumentedSecurity>>()
+/**
+ * From the middlewares that declare `openApiSecurity`: the requirement of each guarded operation
+ * (by `method path-template`) and every scheme those requirements name.
+ */
+const documentedSecurity = (api: HttpApi.HttpApi.Any) => {
+  const requirements = new Map<string, Json>()
+  const schemes: Json = {}
   HttpApi.reflect(api as any, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, middleware }) => {
       const documented = [...middleware].map(documentedSecurityOf).filter((d) => d !== undefined)
       if (documented.length === 0) return
-      const path = endpoint.path.replace(/:(\w+)\??/g, "{$1}")
-      out.set(`${endpoint.method.toLowerCase()} ${path}`, documented)
-    }
-  })
-  return out
-}
-
-const withSecurity = (path: string, item: Json, byOperation: Map<string, Array<DocumentedSecurity>>, schemes: Json): Json => {
-  const out: Json = {}
-  for (const [method, op] of Object.entries(item)) {
-    const documented = byOperation.get(`${method} ${path}`)
-    let security: Array<Json> | undefined = op.security
-    if (documented !== undefined) {
       const requirement: Json = {}
       for (const d of documented) {
         Object.assign(schemes, d.schemes)
         for (const name of Object.keys(d.schemes)) requirement[name] = []
       }
-      security = [...(security ?? []).filter((r) => Object.keys(r).length > 0), requirement]
+      const path = endpoint.path.replace(/:(\w+)\??/g, "{$1}")
+      requirements.set(`${endpoint.method.toLowerCase()} ${path}`, requirement)
     }
-    if (security?.some((r) => "bearer" in r) && !security.some((r) => Object.keys(r).length === 0)) {
-      security = [...security, {}]
-    }
+  })
+  return { requirements, schemes }
+}
+
+const isEmpty = (requirement: Json) => Object.keys(requirement).length === 0
+
+const withSecurity = (path: string, item: Json, requirements: Map<string, Json>): Json => {
+  const out: Json = {}
+  for (const [method, op] of Object.entries(item)) {
+    const documented = requirements.get(`${method} ${path}`)
+    let security: Array<Json> | undefined = op.security
+    if (documented !== undefined) security = [...(security ?? []).filter((r) => !isEmpty(r)), documented]
+    if (security?.some((r) => "bearer" in r) && !security.some(isEmpty)) security = [...security, {}]
     out[method] = security === undefined ? op : { ...op, security }
   }
   return out
@@ -91,12 +93,12 @@ const replaceRefs = (node: unknown, replacement: string): unknown => {
 }
 
 export const finishOpenApi = (spec: Json, api: HttpApi.HttpApi.Any): Json => {
-  const byOperation = securityByOperation(api)
-  const securitySchemes: Json = { ...(spec.components?.securitySchemes ?? {}) }
+  const { requirements, schemes } = documentedSecurity(api)
+  const securitySchemes: Json = { ...(spec.components?.securitySchemes ?? {}), ...schemes }
   const paths: Json = {}
   for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
     const legacy = LEGACY_ERROR_PATHS.has(path.replace(/\{[^}]+\}/g, "x"))
-    const secured = withSecurity(path, item, byOperation, securitySchemes)
+    const secured = withSecurity(path, item, requirements)
     paths[path] = replaceRefs(secured, legacy ? "#/components/schemas/LegacyBadRequest" : "#/components/schemas/BadRequest")
   }
   const schemas = { ...(spec.components?.schemas ?? {}) }
