@@ -10,7 +10,7 @@ import * as Fs from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { chromium } from "playwright-core"
-import { authorizeQuery, createTestUser, pkcePair, serverAtBaseUrl } from "../support/identity.js"
+import { authorizeQuery, createTestUser, pkcePair, registerClient, serverAtBaseUrl, tokenRequest } from "../support/identity.js"
 import { TestServer } from "../support/TestServer.js"
 
 const CHROMIUM = "/usr/bin/chromium"
@@ -52,16 +52,10 @@ describe.skipIf(!hasChromium)("consent page in headless Chromium", () => {
         const user = yield* createTestUser()
         const callback = yield* callbackServer
         const browser = yield* launch
-        const register = yield* Effect.promise(() =>
-          fetch(`${baseUrl}/api/oauth/register`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ redirect_uris: [callback.url], client_name: "Browser Test App" })
-          }).then((r) => r.json())
-        )
+        const clientId = yield* registerClient([callback.url], "Browser Test App")
         const { challenge, verifier } = pkcePair()
         const authorizeUrl = `${baseUrl}/oauth/authorize?${
-          authorizeQuery({ clientId: register.client_id, challenge, redirectUri: callback.url, state: "browser-state", scopes: ["pricing:read"] })
+          authorizeQuery({ clientId, challenge, redirectUri: callback.url, state: "browser-state", scopes: ["pricing:read"] })
         }`
 
         const landed = yield* Effect.promise(async () => {
@@ -87,13 +81,7 @@ describe.skipIf(!hasChromium)("consent page in headless Chromium", () => {
         expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/)
         expect(callback.hits.filter((h) => h.pathname === "/callback").map((h) => h.searchParams.get("code"))).toEqual([code])
 
-        const tokens = yield* Effect.promise(() =>
-          fetch(`${baseUrl}/api/oauth/token`, {
-            method: "POST",
-            headers: { "content-type": "application/x-www-form-urlencoded" },
-            body: new URLSearchParams({ grant_type: "authorization_code", client_id: register.client_id, code, redirect_uri: callback.url, code_verifier: verifier })
-          }).then((r) => r.json())
-        )
+        const tokens = (yield* tokenRequest({ grant_type: "authorization_code", client_id: clientId, code, redirect_uri: callback.url, code_verifier: verifier })).json
         expect(tokens.token_type).toBe("Bearer")
         expect(tokens.scope).toBe("pricing:read")
       }))
@@ -104,14 +92,8 @@ describe.skipIf(!hasChromium)("consent page in headless Chromium", () => {
         const user = yield* createTestUser()
         const callback = yield* callbackServer
         const browser = yield* launch
-        const register = yield* Effect.promise(() =>
-          fetch(`${baseUrl}/api/oauth/register`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ redirect_uris: [callback.url], client_name: "Denied App" })
-          }).then((r) => r.json())
-        )
-        const authorizeUrl = `${baseUrl}/oauth/authorize?${authorizeQuery({ clientId: register.client_id, challenge: pkcePair().challenge, redirectUri: callback.url, state: "d" })}`
+        const clientId = yield* registerClient([callback.url], "Denied App")
+        const authorizeUrl = `${baseUrl}/oauth/authorize?${authorizeQuery({ clientId, challenge: pkcePair().challenge, redirectUri: callback.url, state: "d" })}`
         const landed = yield* Effect.promise(async () => {
           const page = await browser.newPage()
           await page.goto(authorizeUrl)

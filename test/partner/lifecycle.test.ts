@@ -6,21 +6,12 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import { post, request } from "../support/http.js"
-import { createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
+import { buy, createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 
 const admin = (id: string, action: string) => post(`/api/admin/orders/${id}/${action}`, undefined, ADMIN)
-
-const buy = (cred: IssuedCredential, domain: string, price: number) =>
-  signed(cred, "POST", "/api/partner/v1/orders", {
-    body: { domain, expected_price: price, currency: "USD", external_payment_ref: `pay-${domain}`, buyer: { email: "b@example.org" } },
-    headers: { "idempotency-key": crypto.randomUUID() }
-  }).pipe(Effect.map((r) => {
-    if (r.status !== 201) throw new Error(r.text)
-    return r.json.public_id as string
-  }))
 
 const allEvents = (cred: IssuedCredential) =>
   Effect.gen(function*() {

@@ -10,7 +10,7 @@ import { Context, Effect, Layer } from "effect"
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { Webhook } from "standardwebhooks"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
-import { createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
+import { buy, createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 import { type ReceivedDelivery, webhookReceiver } from "../support/WebhookReceiver.js"
 
@@ -26,15 +26,6 @@ const serviceSignatureOk = (secret: string, d: ReceivedDelivery) => {
 }
 
 const register = (cred: IssuedCredential, url: string, secret: string) => signed(cred, "PUT", "/api/partner/webhooks", { body: { url, secret } })
-
-const buy = (cred: IssuedCredential, domain: string, price: number) =>
-  signed(cred, "POST", "/api/partner/v1/orders", {
-    body: { domain, expected_price: price, currency: "USD", external_payment_ref: `pay-${domain}`, buyer: { email: "b@example.org" } },
-    headers: { "idempotency-key": crypto.randomUUID() }
-  }).pipe(Effect.map((r) => {
-    if (r.status !== 201) throw new Error(r.text)
-    return r.json.public_id as string
-  }))
 
 const attemptsOf = (eventId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

@@ -85,6 +85,16 @@ export const signed = (cred: IssuedCredential, method: string, path: string, opt
     )
   })
 
+/** Records a paid order for `domain` at `price` cents (a fresh Idempotency-Key); returns its public id. */
+export const buy = (cred: IssuedCredential, domain: string, price: number) =>
+  signed(cred, "POST", "/api/partner/v1/orders", {
+    body: { domain, expected_price: price, currency: "USD", external_payment_ref: `pay-${domain}`, buyer: { email: "b@example.org" } },
+    headers: { "idempotency-key": crypto.randomUUID() }
+  }).pipe(Effect.map((r) => {
+    if (r.status !== 201) throw new Error(r.text)
+    return r.json.public_id as string
+  }))
+
 export const expectError = (reply: Reply, status: number, code: string) => {
   if (reply.status !== status || reply.json?.error?.code !== code) {
     throw new Error(`expected ${status} ${code}, got ${reply.status} ${reply.text}`)
