@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
+import pg from "pg"
 
 export const root = Path.resolve(import.meta.dirname, "..")
 export const outDir = Path.join(root, "bench", ".build")
@@ -122,3 +123,36 @@ export const writeResult = (name: string, markdown: string) => {
   Fs.writeFileSync(Path.join(dir, `${name}.md`), markdown)
   console.log(markdown)
 }
+
+/** The PostgreSQL server benchmarks use: DATABASE_URL, else the local one on 127.0.0.1:5432. */
+export const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+
+/** Whether something listens on 127.0.0.1:5432 (an HTTP probe that only a refused connection fails). */
+export const postgresReachable = () =>
+  fetch("http://127.0.0.1:5432").then(() => true, (e) => String(e.cause?.code) !== "ECONNREFUSED")
+
+/** A fresh database `name` on `adminUrl` (dropped first if left over); `drop()` removes it. */
+export const privateDatabase = async (name: string) => {
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: adminUrl })
+    await client.connect()
+    try {
+      await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  }
+  await admin(`drop database if exists ${name} with (force)`)
+  await admin(`create database ${name}`)
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) }
+}
+
+/** Configuration every benchmarked service process starts with (each benchmark adds its own). */
+export const serviceEnv = {
+  NODE_ENV: "production",
+  SERVICE_SECRET: "bench-secret-bench-secret-bench-secret",
+  HOST: "127.0.0.1",
+  LOG_LEVEL: "warn"
+} as const

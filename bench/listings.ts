@@ -9,7 +9,7 @@
  */
 import * as Http from "node:http"
 import pg from "pg"
-import { compile, start, writeResult } from "./lib.js"
+import { compile, postgresReachable, privateDatabase, serviceEnv, start, writeResult } from "./lib.js"
 
 const ROWS = Number(process.env.BENCH_LISTINGS ?? 1_000_000)
 const DEPTH = Math.floor(ROWS * 0.9)
@@ -18,26 +18,15 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100)
 /** Offset pages at depth read ~900,000 rows each: a few samples are enough. */
 const DEEP_OFFSET_SAMPLES = 10
 
-const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-const reachable = await fetch("http://127.0.0.1:5432").then(() => true, (e) => String(e.cause?.code) !== "ECONNREFUSED")
-if (!reachable) {
+if (!(await postgresReachable())) {
   console.error("bench listings needs the local PostgreSQL (127.0.0.1:5432)")
   process.exit(1)
 }
-const admin = new pg.Client({ connectionString: adminUrl })
-await admin.connect()
-await admin.query("drop database if exists bench_listings with (force)")
-await admin.query("create database bench_listings")
-await admin.end()
-const u = new URL(adminUrl)
-u.pathname = "/bench_listings"
-const databaseUrl = u.toString()
+const database = await privateDatabase("bench_listings")
+const databaseUrl = database.url
 
 const env = {
-  NODE_ENV: "production",
-  SERVICE_SECRET: "bench-secret-bench-secret-bench-secret",
-  HOST: "127.0.0.1",
-  LOG_LEVEL: "warn",
+  ...serviceEnv,
   WORKERS: "false",
   DATABASE_URL: databaseUrl,
   DEMO_LISTINGS: "false",
@@ -126,12 +115,7 @@ const q = await measure(`/api/market/listings?limit=${LIMIT}&q=name12345`)
 
 await service.stop()
 agent.destroy()
-{
-  const cleanup = new pg.Client({ connectionString: adminUrl })
-  await cleanup.connect()
-  await cleanup.query("drop database if exists bench_listings with (force)")
-  await cleanup.end()
-}
+await database.drop()
 
 const f = (n: number) => n.toFixed(1)
 writeResult(

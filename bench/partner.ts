@@ -13,26 +13,17 @@ import { execFileSync } from "node:child_process"
 import * as Path from "node:path"
 import pg from "pg"
 import { signRequest } from "../src/partner-client/index.js"
-import { compile, root, start, writeResult } from "./lib.js"
+import { compile, privateDatabase, root, serviceEnv, start, writeResult } from "./lib.js"
 
-const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const duration = Number(process.env.BENCH_DURATION ?? 10)
 const connections = 50
-const dbName = `bench_partner_${randomBytes(4).toString("hex")}`
 
-const admin = new pg.Client({ connectionString: adminUrl })
-await admin.connect()
-await admin.query(`create database ${dbName}`)
-const url = new URL(adminUrl)
-url.pathname = `/${dbName}`
-const databaseUrl = url.toString()
+const database = await privateDatabase(`bench_partner_${randomBytes(4).toString("hex")}`)
+const databaseUrl = database.url
 
 const env = {
-  NODE_ENV: "production",
+  ...serviceEnv,
   TRUST_PROXY: "true",
-  SERVICE_SECRET: "bench-secret-bench-secret-bench-secret",
-  HOST: "127.0.0.1",
-  LOG_LEVEL: "warn",
   DATABASE_URL: databaseUrl,
   SANDBOX_INVENTORY: "false",
   DEMO_LISTINGS: "false",
@@ -129,6 +120,5 @@ ${row("signed POST /api/partner/v1/orders (new domain + key each)", orders)}
   )
 } finally {
   await service.stop()
-  await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => undefined)
-  await admin.end()
+  await database.drop().catch(() => undefined)
 }

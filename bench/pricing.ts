@@ -8,10 +8,9 @@
  *                                    when reachable, else the embedded one)
  */
 import * as Path from "node:path"
-import { compile, type LoadResult, load, root, start, writeResult } from "./lib.js"
+import { adminUrl, compile, type LoadResult, load, postgresReachable, root, serviceEnv, start, writeResult } from "./lib.js"
 
-const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-const usePostgres = await fetch("http://127.0.0.1:5432").then(() => true, (e) => String(e.cause?.code) !== "ECONNREFUSED")
+const usePostgres = await postgresReachable()
 
 const path = "/api/pricing/tld?tld=com&op=register"
 const duration = Number(process.env.BENCH_DURATION ?? 10)
@@ -27,12 +26,10 @@ await minimal.stop()
 
 const mainFile = await compile("src/main.ts")
 const service = await start(mainFile, {
-  NODE_ENV: "production",
-  SERVICE_SECRET: "bench-secret-bench-secret-bench-secret",
-  HOST: "127.0.0.1",
+  ...serviceEnv,
   LOG_LEVEL: "info",
   RATE_LIMIT_PRICING_TLD: "1000000000",
-  ...(usePostgres ? { DATABASE_URL: databaseUrl } : { DATA_DIR: Path.join(root, "bench/.build/data") })
+  ...(usePostgres ? { DATABASE_URL: adminUrl } : { DATA_DIR: Path.join(root, "bench/.build/data") })
 })
 const serviceResult = await load(service.url + path, { duration })
 await service.stop()

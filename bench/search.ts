@@ -13,8 +13,7 @@ import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Path from "node:path"
 import { Worker } from "node:worker_threads"
-import pg from "pg"
-import { compile, root, start, writeResult } from "./lib.js"
+import { compile, postgresReachable, privateDatabase, root, serviceEnv, start, writeResult } from "./lib.js"
 
 const RDAP_DELAY_MS = 50
 const SEQUENTIAL = Number(process.env.BENCH_SEARCHES ?? 200)
@@ -33,32 +32,18 @@ const rdapReport = () =>
   })
 
 // --- database: a private one on the local PostgreSQL, else embedded ------------------------------
-const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-const usePostgres = await fetch("http://127.0.0.1:5432").then(() => true, (e) => String(e.cause?.code) !== "ECONNREFUSED")
-let databaseUrl: string | undefined
-if (usePostgres) {
-  const admin = new pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  await admin.query("drop database if exists bench_search with (force)")
-  await admin.query("create database bench_search")
-  await admin.end()
-  const u = new URL(adminUrl)
-  u.pathname = "/bench_search"
-  databaseUrl = u.toString()
-}
+const usePostgres = await postgresReachable()
+const database = usePostgres ? await privateDatabase("bench_search") : undefined
 
 const mainFile = await compile("src/main.ts")
 const service = await start(mainFile, {
-  NODE_ENV: "production",
-  SERVICE_SECRET: "bench-secret-bench-secret-bench-secret",
-  HOST: "127.0.0.1",
-  LOG_LEVEL: "warn",
+  ...serviceEnv,
   WORKERS: "false",
   RDAP_BOOTSTRAP_URL: `${rdapBase}/dns.json`,
   RATE_LIMIT_DOMAIN_SEARCH: "1000000000",
   AVAILABILITY_TTL_AVAILABLE: "0 millis",
   DEMO_LISTINGS: "false",
-  ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: Path.join(root, "bench/.build/data-search") })
+  ...(database ? { DATABASE_URL: database.url } : { DATA_DIR: Path.join(root, "bench/.build/data-search") })
 })
 
 // --- one search, timed on the client --------------------------------------------------------------
@@ -154,12 +139,7 @@ const rdapRequests = seen.requests
 await service.stop()
 agent.destroy()
 rdap.postMessage("close")
-if (usePostgres) {
-  const admin = new pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  await admin.query("drop database if exists bench_search with (force)")
-  await admin.end()
-}
+await database?.drop()
 
 type Milestone = "header" | "asked" | "primary" | "done"
 const stats = (ts: ReadonlyArray<Timing>, k: Milestone) =>
