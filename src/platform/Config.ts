@@ -278,6 +278,12 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     if (production && Option.isNone(c.serviceSecret)) {
       return Either.left(missing("SERVICE_SECRET is required when NODE_ENV=production"))
     }
+    if (production) {
+      for (const [name, secret] of [["SERVICE_SECRET", c.serviceSecret], ["ADMIN_TOKEN", c.adminToken]] as const) {
+        const weak = Option.flatMap(secret, (s) => Option.fromNullable(weakSecret(Redacted.value(s))))
+        if (Option.isSome(weak)) return Either.left(missing(`${name} ${weak.value} when NODE_ENV=production`))
+      }
+    }
     if (production && c.outboundAllowLoopback) {
       return Either.left(missing("OUTBOUND_ALLOW_LOOPBACK is refused when NODE_ENV=production"))
     }
@@ -322,6 +328,21 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     })
   })
 )
+
+/** The shortest secret production accepts: 32 characters (e.g. `openssl rand -base64 32` gives 44). */
+export const MIN_SECRET_LENGTH = 32
+
+const PLACEHOLDER = /change[-_ ]?me|changeme|placeholder|example|secret|password|xxxx|todo/i
+
+/** Why a production secret is refused (too short, a placeholder, one repeated character), or undefined. */
+export const weakSecret = (value: string): string | undefined =>
+  value.length < MIN_SECRET_LENGTH
+    ? `is too short (${value.length} characters; at least ${MIN_SECRET_LENGTH})`
+    : PLACEHOLDER.test(value)
+    ? "looks like a placeholder (set a long random value, e.g. `openssl rand -base64 32`)"
+    : new Set(value).size < 8
+    ? "is not random enough (too few distinct characters)"
+    : undefined
 
 function missing(message: string) {
   return ConfigError.InvalidData([], message)

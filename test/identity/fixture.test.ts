@@ -6,7 +6,7 @@ import * as TestServer from "../support/TestServer.js"
 
 const introspect = (token: string) =>
   post("/api/oauth/introspect", `token=${encodeURIComponent(token)}`, {
-    authorization: "Bearer test-admin-token",
+    authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}`,
     "content-type": "application/x-www-form-urlencoded"
   })
 

@@ -19,13 +19,13 @@ import {
   signIn,
   tokenRequest
 } from "../support/identity.js"
-import { TestServer } from "../support/TestServer.js"
+import { baseEnv, TestServer } from "../support/TestServer.js"
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
 const introspect = (token: string) =>
   post("/api/oauth/introspect", new URLSearchParams({ token }).toString(), {
-    authorization: "Bearer test-admin-token",
+    authorization: `Bearer ${baseEnv.ADMIN_TOKEN}`,
     "content-type": "application/x-www-form-urlencoded"
   })
 

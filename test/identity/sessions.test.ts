@@ -230,6 +230,6 @@ describe("user create (CLI)", () => {
         const taken = yield* runCli(databaseUrl!, ["user", "create", "--email", "t@example.test", "--password", "long enough pw", "--domains", "owned.com"])
         expect(taken.code).toBe(1)
         expect(taken.stderr).toContain("owned.com")
-      }))
+      }), { timeout: 300_000 }) // four CLI processes: slow on a loaded 2-core machine
   })
 })

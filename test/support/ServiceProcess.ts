@@ -23,13 +23,13 @@ export const freePort = () =>
   })
 
 /** Starts the service and waits until /readyz answers; stops it (SIGTERM) when the scope closes. */
-export const startServiceProcess = (env: Record<string, string>) =>
+export const startServiceProcess = (env: Record<string, string>, entry: ReadonlyArray<string> = ["--import", "tsx", "src/main.ts"]) =>
   Effect.acquireRelease(
     Effect.gen(function*() {
       const port = yield* freePort()
       let output = ""
-      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-        env: { ...process.env, ...baseEnv, LOG_LEVEL: "info", PORT: String(port), ...env },
+      const child = spawn(process.execPath, [...entry], {
+        env: { ...process.env, ...baseEnv, LOG_LEVEL: "info", ...env, PORT: String(port) },
         stdio: ["ignore", "pipe", "pipe"]
       })
       child.stdout!.on("data", (d) => (output += d))

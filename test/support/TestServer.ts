@@ -71,8 +71,8 @@ export const baseEnv: Record<string, string> = {
   LOG_LEVEL: "warn",
   SHUTDOWN_GRACE: "2 seconds",
   CATALOGUE_CACHE_TTL: "0 millis",
-  ADMIN_TOKEN: "test-admin-token",
-  SERVICE_SECRET: "test-service-secret-0123456789abcdef",
+  ADMIN_TOKEN: "test-admin-token-0123456789abcdefgh",
+  SERVICE_SECRET: "test-service-key-0123456789abcdefghij",
   // The demo marketplace catalogue would otherwise appear on the embedded database only.
   DEMO_LISTINGS: "false"
 }

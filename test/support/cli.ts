@@ -9,9 +9,17 @@ export interface CliResult {
   readonly stderr: string
 }
 
-export const runCli = (databaseUrl: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+/** How to start the CLI: from source through tsx (default), or the compiled `dist/cli.js`. */
+export const sourceCli: ReadonlyArray<string> = ["--import", "tsx", "src/cli.ts"]
+
+export const runCli = (
+  databaseUrl: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string> = {},
+  entry: ReadonlyArray<string> = sourceCli
+) =>
   Effect.async<CliResult>((resume) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+    const child = spawn(process.execPath, [...entry, ...args], {
       env: { ...process.env, ...baseEnv, LOG_LEVEL: "warn", DATABASE_URL: databaseUrl, ...env },
       stdio: ["ignore", "pipe", "pipe"]
     })

@@ -1,0 +1,120 @@
+/**
+ * The production build and the container recipe, without Docker: `scripts/build.mjs` compiles to
+ * the same `dist/` layout the image runs, which is started with plain `node` (no TypeScript
+ * loader) using the environment of the compose file's development profile; a signed Partner API
+ * call then succeeds over plain HTTP, and production refuses weak secrets.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { execFile } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { parse as parseYaml } from "yaml"
+import { signRequest } from "../../src/partner-client/index.js"
+import { runCli } from "../support/cli.js"
+import { fetchReply } from "../support/http.js"
+import { startServiceProcess } from "../support/ServiceProcess.js"
+import { sharedDatabaseUrl } from "../support/TestServer.js"
+
+const root = Path.resolve(import.meta.dirname, "../..")
+const pkg = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8"))
+
+// The image's /app: package.json, production node_modules, dist/, docs/.
+const app = Fs.mkdtempSync(Path.join(Os.tmpdir(), "build-test-"))
+// Asynchronously: tsc takes a minute on a loaded machine, and a blocked worker loses vitest's RPC.
+let built: Promise<void> | undefined
+const buildOnce = () =>
+  (built ??= new Promise<void>((resolve, reject) =>
+    execFile(process.execPath, [Path.join(root, "scripts/build.mjs"), "--out", Path.join(app, "dist")], { cwd: root }, (error, stdout, stderr) =>
+      error ? reject(new Error(`build failed:\n${stdout}${stderr}`)) : resolve())
+  ).then(() => {
+    Fs.copyFileSync(Path.join(root, "package.json"), Path.join(app, "package.json"))
+    Fs.symlinkSync(Path.join(root, "node_modules"), Path.join(app, "node_modules"))
+  }))
+const build = Effect.promise(buildOnce)
+const dist = (file: string) => [Path.join(app, "dist", file)]
+
+/** Every package the compiled code imports by name. */
+const importedPackages = (dir: string): Set<string> => {
+  const out = new Set<string>()
+  for (const entry of Fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".js")) continue
+    const text = Fs.readFileSync(Path.join(entry.parentPath, entry.name), "utf8")
+    const specs = text.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/gm)
+    for (const m of specs) {
+      const spec = m[1] ?? m[2] ?? m[3]
+      if (spec.startsWith("node:") || !/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w./-]*)?$/.test(spec)) continue
+      out.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0])
+    }
+  }
+  return out
+}
+
+describe("the production build", () => {
+  it("compiles to dist/ with its data files and needs only production dependencies at run time", async () => {
+    await buildOnce()
+    for (const file of ["main.js", "cli.js", "src/catalogue/data/tld-snapshot.json", "src/lookup/data/rdap-dns.json", "src/market/data/demo-listings.csv"]) {
+      expect(Fs.existsSync(Path.join(app, "dist", file)), file).toBe(true)
+    }
+    expect(Fs.readdirSync(Path.join(app, "dist/migrations")).some((f) => f.endsWith(".js"))).toBe(true)
+    const undeclared = [...importedPackages(Path.join(app, "dist"))].filter((p) => !(p in pkg.dependencies))
+    expect(undeclared, "imported by dist/ but not a production dependency").toEqual([])
+    expect(pkg.dependencies).not.toHaveProperty("tsx")
+    expect(pkg.bin?.marketplace).toBe("dist/cli.js")
+    expect(Fs.readFileSync(Path.join(app, "dist/cli.js"), "utf8")).toMatch(/^#!\/usr\/bin\/env node\n/)
+  }, 300_000)
+
+  it("the Dockerfile runs that dist/ on a maintained Node LTS, as non-root, under tini, with a /readyz HEALTHCHECK", () => {
+    const dockerfile = Fs.readFileSync(Path.join(root, "Dockerfile"), "utf8")
+    const stages = dockerfile.split(/^FROM /m).slice(1)
+    expect(stages.length).toBeGreaterThanOrEqual(2)
+    const runtime = stages[stages.length - 1]
+    expect(runtime).toMatch(/^node:(22|24)[.\-]/)
+    expect(runtime).toMatch(/^USER node$/m)
+    expect(runtime).toMatch(/^HEALTHCHECK .*\n?.*\/readyz/m)
+    expect(runtime).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini", "--"\]$/m)
+    expect(runtime).toMatch(/^CMD \["node", "dist\/main\.js"\]$/m)
+    expect(runtime).not.toMatch(/tsx|src\/main\.ts/)
+    expect(runtime).toMatch(/npm (ci|prune) .*--omit=dev|COPY --from=build \/app\/node_modules/)
+  })
+
+  it.scopedLive("node dist/main.js serves with the compose development profile; a signed partner call over HTTP succeeds", () =>
+    Effect.gen(function*() {
+      yield* build
+      const compose = parseYaml(Fs.readFileSync(Path.join(root, "docker-compose.yml"), "utf8"))
+      const dev = compose.services.service
+      expect(dev.profiles).toEqual(["dev"])
+      expect(compose.services.postgres.ports, "PostgreSQL is not published by default").toBeUndefined()
+      const env: Record<string, string> = Object.fromEntries(Object.entries(dev.environment).map(([k, v]) => [k, String(v)]))
+      const databaseUrl = yield* sharedDatabaseUrl
+      const service = yield* startServiceProcess({ ...env, DATABASE_URL: databaseUrl }, dist("main.js"))
+      const created = yield* runCli(databaseUrl, ["partner", "create", "--name", "Compose", "--env", "sandbox", "--scopes", "search", "--json"], {
+        SERVICE_SECRET: env.SERVICE_SECRET
+      }, dist("cli.js"))
+      expect(created.code, created.stderr).toBe(0)
+      const cred = JSON.parse(created.stdout)
+      const path = "/api/partner/v1/availability?domain=compose-example.com"
+      const headers = signRequest({ keyId: cred.key_id, secret: cred.secret }, { method: "GET", url: path })
+      const reply = yield* Effect.promise(() => fetchReply(`${service.baseUrl}${path}`, { headers }))
+      expect(reply.status, reply.text).toBe(200)
+    }), 300_000)
+
+  it.scopedLive("production refuses placeholder or short secrets at start-up, naming the variable, never printing it", () =>
+    Effect.gen(function*() {
+      yield* build
+      const databaseUrl = yield* sharedDatabaseUrl
+      for (const [name, value] of [["SERVICE_SECRET", "change-me-to-a-long-random-secret-please"], ["ADMIN_TOKEN", "abc12"]]) {
+        const result = yield* runCli(databaseUrl, [], {
+          NODE_ENV: "production",
+          SERVICE_SECRET: "Zq3v9XbLr2Kp8WmT4yNc6HdJ1sFg5QaE",
+          ADMIN_TOKEN: "Hn7Rt2Wq9Lm4Xc8Vb1Kp6Zs3Df5Gj0Ya",
+          [name]: value
+        }, dist("main.js"))
+        expect(result.code, result.stdout + result.stderr).not.toBe(0)
+        const said = result.stdout + result.stderr
+        expect(said).toContain(name)
+        expect(said).not.toContain(value)
+      }
+    }), 300_000)
+})
