@@ -16,6 +16,7 @@
  * attempt is recorded; the event itself always stays in GET /events.
  */
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { randomBytes } from "node:crypto"
 import { standardWebhookSignature, webhookSignature } from "../../domain/PartnerSigning.js"
 import { AppConfig } from "../../platform/Config.js"
 import { BadRequestError } from "../../platform/Errors.js"
@@ -39,6 +40,17 @@ export const retryDelayMs = (failedAttempts: number, baseMs: number): number | u
 const validation = (message: string) =>
   new BadRequestError({ code: "validation_error", message: `url: ${message}`, details: [{ path: ["url"], message }] })
 
+const secretValidation = (message: string) =>
+  new BadRequestError({ code: "validation_error", message: `secret: ${message}`, details: [{ path: ["secret"], message }] })
+
+/** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes (what its libraries expect). */
+const issueSecret = () => `whsec_${randomBytes(32).toString("base64")}`
+
+const isStandardSecret = (secret: string) => {
+  const b64 = secret.slice("whsec_".length)
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(b64) && b64.length % 4 === 0 && Buffer.from(b64, "base64").length >= 16
+}
+
 const make = Effect.gen(function*() {
   const repo = yield* WebhookRepo
   const outbound = yield* Outbound
@@ -47,7 +59,7 @@ const make = Effect.gen(function*() {
   const baseMs = Duration.toMillis(config.partner.webhookRetryBase)
   const timeoutMs = Duration.toMillis(config.partner.webhookTimeout)
 
-  const register = (partner: PartnerIdentity, url: string, secret: string) =>
+  const register = (partner: PartnerIdentity, url: string, chosenSecret: string | undefined) =>
     Effect.gen(function*() {
       let parsed: URL
       try {
@@ -61,13 +73,22 @@ const make = Effect.gen(function*() {
       yield* outbound.check(parsed.toString()).pipe(
         Effect.mapError((e) => validation(`not allowed (${e.reason}): ${e.message}`))
       )
+      if (chosenSecret?.startsWith("whsec_") && !isStandardSecret(chosenSecret)) {
+        return yield* secretValidation("a whsec_ secret must be whsec_ followed by base64 of at least 16 bytes")
+      }
+      const secret = chosenSecret ?? issueSecret()
       const row = yield* repo.upsertEndpoint({
         partnerId: partner.partnerId,
         environment: partner.environment,
         url: parsed.toString(),
         secretSealed: secrets.encrypt(SEAL_PURPOSE, secret)
       })
-      return { url: row.url, active: row.active, created_at: row.created_at.toISOString() }
+      return {
+        url: row.url,
+        active: row.active,
+        created_at: row.created_at.toISOString(),
+        ...(chosenSecret === undefined ? { secret } : {})
+      }
     })
 
   const attempt = (d: ClaimedDelivery) =>
