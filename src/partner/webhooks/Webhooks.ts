@@ -4,9 +4,11 @@
  * Registration checks the URL (http(s) only, HTTPS in production) and that it resolves to public
  * addresses only (Outbound.check: no loopback, private, link-local… addresses).
  *
- * Delivery (`deliverDue`, run by every replica's worker): due deliveries are claimed with
- * `FOR UPDATE SKIP LOCKED` plus a lease, so two replicas never send the same attempt. Each
- * attempt POSTs the event envelope through Outbound (SSRF-safe, pinned address, no redirects,
+ * Delivery (`run`, every replica's worker): due deliveries are claimed with `FOR UPDATE SKIP
+ * LOCKED` plus a lease, so two replicas never send the same attempt; claiming goes on while slow
+ * attempts run (a bounded pool, a cap per endpoint, endpoints served in turn), and one order's
+ * events go out in the order they were created (a later one waits while an earlier is pending).
+ * Each attempt POSTs the event envelope through Outbound (SSRF-safe, pinned address, no redirects,
  * WEBHOOK_TIMEOUT) with:
  *   X-Service-Signature   hex HMAC-SHA256(secret, raw body)
  *   X-Service-Event-Id, X-Service-Event-Type, X-Service-Timestamp
@@ -15,7 +17,7 @@
  * 30 min, 2 h, 5 h, 10 h, 10 h (scaled by WEBHOOK_RETRY_BASE / 5 s), then marked failed. Every
  * attempt is recorded; the event itself always stays in GET /events.
  */
-import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Queue, Ref } from "effect"
 import { randomBytes } from "node:crypto"
 import { standardWebhookSignature, webhookSignature } from "../../domain/PartnerSigning.js"
 import { AppConfig } from "../../platform/Config.js"
@@ -58,6 +60,9 @@ const make = Effect.gen(function*() {
   const config = yield* AppConfig
   const baseMs = Duration.toMillis(config.partner.webhookRetryBase)
   const timeoutMs = Duration.toMillis(config.partner.webhookTimeout)
+  const poll = config.partner.webhookPollInterval
+  const concurrency = config.partner.webhookConcurrency
+  const partnerConcurrency = config.partner.webhookPartnerConcurrency
 
   const register = (partner: PartnerIdentity, url: string, chosenSecret: string | undefined) =>
     Effect.gen(function*() {
@@ -141,20 +146,40 @@ const make = Effect.gen(function*() {
       return yield* repo.retryLater(d.id, attemptNo, delay, status, error)
     })
 
-  /** One round: claim what is due and send it (bounded concurrency). Returns how many were claimed. */
-  const deliverDue = (batch = 16) =>
-    Effect.gen(function*() {
-      const leaseSeconds = Math.ceil(timeoutMs / 1000) * 3 + 15
-      const claimed = yield* repo.claimDue(batch, leaseSeconds)
-      yield* Effect.forEach(
-        claimed,
-        (d) => attempt(d).pipe(Effect.catchAllCause((cause) => Effect.logWarning("webhook delivery attempt crashed", cause))),
-        { concurrency: 8, discard: true }
-      )
-      return claimed.length
-    })
+  /**
+   * The delivery loop of this replica (runs until its scope closes). It claims while attempts
+   * run: whenever a slot of the pool (WEBHOOK_CONCURRENCY) is free it claims what is due, each
+   * endpoint capped at WEBHOOK_PARTNER_CONCURRENCY and served in turn (Repo.claimDue), and
+   * forks one fiber per attempt. It waits for an attempt to finish (which may free a slot or
+   * unblock the next event of an order) or for the poll interval, whichever comes first. So a
+   * hung receiver holds at most its own endpoint's slots, never the others' deliveries.
+   */
+  const run = Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    const leaseSeconds = Math.ceil(timeoutMs / 1000) * 3 + 15
+    const inFlight = yield* Ref.make(0)
+    const wake = yield* Queue.sliding<void>(1)
+    const done = Ref.update(inFlight, (n) => n - 1).pipe(Effect.zipRight(Queue.offer(wake, undefined)))
+    for (;;) {
+      const free = concurrency - (yield* Ref.get(inFlight))
+      if (free > 0) {
+        const claimed = yield* repo.claimDue(free, partnerConcurrency, leaseSeconds).pipe(
+          Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("webhook delivery claim failed", cause), []))
+        )
+        yield* Ref.update(inFlight, (n) => n + claimed.length)
+        for (const d of claimed) {
+          yield* attempt(d).pipe(
+            Effect.catchAllCause((cause) => Effect.logWarning("webhook delivery attempt crashed", cause)),
+            Effect.ensuring(done),
+            Effect.forkIn(scope)
+          )
+        }
+      }
+      yield* Queue.take(wake).pipe(Effect.timeout(poll), Effect.ignore)
+    }
+  })
 
-  return { register, deliverDue }
+  return { register, run }
 })
 
 export class Webhooks extends Context.Tag("app/PartnerWebhooks")<Webhooks, Effect.Effect.Success<typeof make>>() {

@@ -1,0 +1,23 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+/**
+ * Webhook delivery order and fairness (issue 10, item 10): each delivery carries its ordering key
+ * (the order's public id for order events), so a later event of an order waits while an earlier
+ * one is pending; partial indexes make the per-order check and the per-endpoint in-flight count
+ * cheap for the claim query.
+ */
+export default Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`alter table partner_webhook_deliveries add column if not exists ordering_key text`
+  yield* sql`
+    update partner_webhook_deliveries d set ordering_key = e.data -> 'order' ->> 'public_id'
+    from partner_events e
+    where e.id = d.event_id and d.status = 'pending'`
+  yield* sql`
+    create index if not exists partner_webhook_deliveries_ordering
+    on partner_webhook_deliveries (ordering_key, event_id) where status = 'pending'`
+  yield* sql`
+    create index if not exists partner_webhook_deliveries_endpoint
+    on partner_webhook_deliveries (partner_id, environment, next_attempt_at) where status = 'pending'`
+})
