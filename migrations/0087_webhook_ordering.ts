@@ -4,8 +4,8 @@ import { Effect } from "effect"
 /**
  * Webhook delivery order and fairness (issue 10, item 10): each delivery carries its ordering key
  * (the order's public id for order events), so a later event of an order waits while an earlier
- * one is pending; partial indexes make the per-order check and the per-endpoint in-flight count
- * cheap for the claim query.
+ * one is pending; partial indexes make the claim query's per-endpoint scan (oldest due first),
+ * per-order check and per-endpoint in-flight count cheap.
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -19,5 +19,8 @@ export default Effect.gen(function*() {
     on partner_webhook_deliveries (ordering_key, event_id) where status = 'pending'`
   yield* sql`
     create index if not exists partner_webhook_deliveries_endpoint
-    on partner_webhook_deliveries (partner_id, environment, next_attempt_at) where status = 'pending'`
+    on partner_webhook_deliveries (partner_id, environment, next_attempt_at, id) where status = 'pending'`
+  yield* sql`
+    create index if not exists partner_webhook_deliveries_leased
+    on partner_webhook_deliveries (partner_id, environment) where status = 'pending' and locked_until is not null`
 })
