@@ -17,12 +17,12 @@
  * 30 min, 2 h, 5 h, 10 h, 10 h (scaled by WEBHOOK_RETRY_BASE / 5 s), then marked failed. Every
  * attempt is recorded; the event itself always stays in GET /events.
  */
-import { Clock, Context, Duration, Effect, Layer, Option, Queue, Ref } from "effect"
+import { Clock, Context, Duration, Effect, type Either, Layer, Option, Queue, Ref } from "effect"
 import { randomBytes } from "node:crypto"
 import { standardWebhookSignature, webhookSignature } from "../../domain/PartnerSigning.js"
 import { AppConfig } from "../../platform/Config.js"
 import { BadRequestError } from "../../platform/Errors.js"
-import { Outbound } from "../../platform/Outbound.js"
+import { Outbound, type OutboundError, type OutboundResponse } from "../../platform/Outbound.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import type { PartnerIdentity } from "../Auth.js"
 import { type ClaimedDelivery, WebhookRepo } from "./Repo.js"
@@ -124,17 +124,33 @@ const make = Effect.gen(function*() {
       }
       const url = endpoint.value.url
       const started = new Date(now)
-      const result = yield* outbound.fetch(url, { method: "POST", headers, body, timeoutMs, maxRedirects: 0, maxBodyBytes: 16_384 }).pipe(
-        Effect.either
+      // The request may be interrupted (shutdown); once an answer is in, its outcome is recorded
+      // even during shutdown, so the next process neither repeats nor miscounts the attempt.
+      return yield* Effect.uninterruptibleMask((restore) =>
+        restore(outbound.fetch(url, { method: "POST", headers, body, timeoutMs, maxRedirects: 0, maxBodyBytes: 16_384 })).pipe(
+          Effect.either,
+          Effect.flatMap((result) => settle(d, attemptNo, url, started, Date.now() - now, result))
+        )
       )
-      const durationMs = Date.now() - now
+    })
+
+  /** Records an attempt's outcome: delivered, endpoint disabled (410), retry later, or failed for good. */
+  const settle = (
+    d: ClaimedDelivery,
+    attemptNo: number,
+    url: string,
+    startedAt: Date,
+    durationMs: number,
+    result: Either.Either<OutboundResponse, OutboundError>
+  ) =>
+    Effect.gen(function*() {
       const status = result._tag === "Right" ? result.right.status : null
       const error = result._tag === "Left"
         ? `${result.left.reason}: ${result.left.message}`
         : status !== null && (status < 200 || status > 299)
         ? `HTTP ${status}`
         : null
-      yield* repo.recordAttempt({ deliveryId: d.id, attempt: attemptNo, url, startedAt: started, durationMs, status, error })
+      yield* repo.recordAttempt({ deliveryId: d.id, attempt: attemptNo, url, startedAt, durationMs, status, error })
       if (status !== null && status >= 200 && status <= 299) return yield* repo.finish(d.id, "delivered", attemptNo, status, null)
       if (status === 410) {
         yield* repo.disableEndpoint(d.partner_id, d.environment, "receiver answered 410 Gone")
