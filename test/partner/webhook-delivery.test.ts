@@ -18,6 +18,7 @@ import { Effect, Layer } from "effect"
 import { Webhook } from "standardwebhooks"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import { verifyWebhook } from "../../src/partner-client/index.js"
+import { makeOutbound } from "../../src/platform/Outbound.js"
 import { post } from "../support/http.js"
 import { buy, createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
@@ -125,6 +126,20 @@ layer(TestServer.layer(ENV))("webhook delivery", (it) => {
       expect(d.headers["content-length"]).toBe(String(Buffer.byteLength(d.body)))
       const eventId = JSON.parse(d.body).id
       expect(yield* waitUntil(deliveryOf(eventId), (x) => x?.status === "delivered")).toEqual({ status: "delivered", attempts: 1 })
+    }))
+
+  it.scoped("the shared outbound client gives every known body its Content-Length in bytes: UTF-8 text, bytes, an empty POST", () =>
+    Effect.gen(function*() {
+      const receiver = yield* webhookReceiver({
+        decide: (d) => d.headers["transfer-encoding"] !== undefined || d.headers["content-length"] === undefined ? { status: 411 } : undefined
+      })
+      const outbound = makeOutbound({ allowLoopback: true, allowedPorts: [443] })
+      const sent: Array<string | Uint8Array | undefined> = [`{"name":"café ☕ 𝄞"}`, new Uint8Array([0, 1, 2, 255]), undefined]
+      for (const body of sent) {
+        const r = yield* outbound.fetch(receiver.url, { method: "POST", ...(body !== undefined ? { body } : {}), headers: { "content-type": "application/json" } })
+        expect(r.status).toBe(200)
+      }
+      expect(receiver.received.map((d) => d.headers["content-length"])).toEqual([String(Buffer.byteLength(sent[0] as string)), "4", "0"])
     }))
 
   it.scoped("events carry the order after the move: recorded at/above the threshold says MANUAL_REVIEW; an admin hold emits order.held", () =>
