@@ -26,6 +26,7 @@ export type OrderAction = typeof ORDER_ACTIONS[number]
 
 export const ORDER_EVENT_TYPES = [
   "order.recorded",
+  "order.held",
   "order.manual_review_cleared",
   "order.transfer_started",
   "order.transfer_completed",
@@ -37,14 +38,14 @@ export type OrderEventType = typeof ORDER_EVENT_TYPES[number]
 interface Move {
   readonly from: ReadonlyArray<OrderStatus>
   readonly to: OrderStatus
-  /** The event written with the move; a hold emits none (the description lists no event for it). */
+  /** The event written with the move (it carries the order as it is after the move). */
   readonly event: OrderEventType | null
   /** Transfer step recorded in the timeline with the move, if any. */
   readonly transferStep: string | null
 }
 
 export const MOVES: Readonly<Record<OrderAction, Move>> = {
-  hold: { from: ["EXTERNALLY_PAID"], to: "MANUAL_REVIEW", event: null, transferStep: null },
+  hold: { from: ["EXTERNALLY_PAID"], to: "MANUAL_REVIEW", event: "order.held", transferStep: null },
   clear_review: { from: ["MANUAL_REVIEW"], to: "EXTERNALLY_PAID", event: "order.manual_review_cleared", transferStep: null },
   start_transfer: { from: ["EXTERNALLY_PAID"], to: "TRANSFER_IN_PROGRESS", event: "order.transfer_started", transferStep: "push_initiated" },
   confirm_delivery: {

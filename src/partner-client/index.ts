@@ -12,8 +12,11 @@
  * included) and X-Service-Signature (`v1=` + hex HMAC-SHA256 of the canonical string) to every
  * request. `signRequest` does the same for any other HTTP library.
  *
- * Webhook verification: `verifyWebhook(secret, rawBody, headers)` checks X-Service-Signature
- * (hex HMAC of the raw body) or the Standard Webhooks `webhook-signature`, in constant time.
+ * Webhook verification: `verifyWebhook(secret, rawBody, headers)` prefers the Standard Webhooks
+ * `webhook-signature` (it signs the id and the timestamp, so a replayed delivery older than the
+ * tolerance fails); only when those headers are absent does it fall back to X-Service-Signature
+ * (hex HMAC of the raw body) with X-Service-Timestamp inside the same tolerance (300 s by default).
+ * Every comparison is constant-time.
  */
 import { HttpBody, HttpClient, HttpClientRequest, UrlParams } from "@effect/platform"
 import { Effect, Either } from "effect"
@@ -167,15 +170,55 @@ export const verifyStandardWebhook = (
   })
 }
 
-/** Verifies a delivery by either scheme (X-Service-Signature first). Call before parsing the body. */
+export interface WebhookVerifyOptions {
+  /** Accepted distance between the delivery's timestamp and now, either side. Default 300 s. */
+  readonly toleranceSeconds?: number
+  /** Now, in Unix seconds (tests). */
+  readonly nowSeconds?: number
+}
+
+const withinTolerance = (timestamp: string | undefined, options?: WebhookVerifyOptions) => {
+  if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp.trim())) return false
+  const now = options?.nowSeconds ?? Math.floor(Date.now() / 1000)
+  return Math.abs(now - Number(timestamp.trim())) <= (options?.toleranceSeconds ?? 300)
+}
+
+/**
+ * X-Service-Signature with a timestamp tolerance: the body HMAC must match and X-Service-Timestamp
+ * must be within `toleranceSeconds` of now. The timestamp is not covered by this signature; the
+ * Standard Webhooks scheme (which signs it) is the stronger check and is preferred by `verifyWebhook`.
+ */
+export const verifyServiceWebhook = (
+  secret: string,
+  rawBody: string | Uint8Array,
+  h: { readonly signature?: string | undefined; readonly timestamp?: string | undefined },
+  options?: WebhookVerifyOptions
+): boolean => {
+  const signatureOk = verifyServiceSignature(secret, rawBody, h.signature)
+  return withinTolerance(h.timestamp, options) && signatureOk
+}
+
+/**
+ * Verifies a delivery; call it before parsing the body. The timestamped Standard Webhooks scheme
+ * decides whenever its headers are present (no fallback then, so stripping them cannot downgrade
+ * the check); otherwise X-Service-Signature with X-Service-Timestamp inside the tolerance.
+ */
 export const verifyWebhook = (
   secret: string,
   rawBody: string | Uint8Array,
-  headers: Headers | Record<string, string | ReadonlyArray<string> | undefined>
-): boolean =>
-  verifyServiceSignature(secret, rawBody, header(headers, "x-service-signature")) ||
-  verifyStandardWebhook(secret, rawBody, {
+  headers: Headers | Record<string, string | ReadonlyArray<string> | undefined>,
+  options?: WebhookVerifyOptions
+): boolean => {
+  const standard = {
     id: header(headers, "webhook-id"),
     timestamp: header(headers, "webhook-timestamp"),
     signature: header(headers, "webhook-signature")
-  })
+  }
+  if (standard.signature !== undefined) return verifyStandardWebhook(secret, rawBody, standard, options)
+  return verifyServiceWebhook(
+    secret,
+    rawBody,
+    { signature: header(headers, "x-service-signature"), timestamp: header(headers, "x-service-timestamp") },
+    options
+  )
+}

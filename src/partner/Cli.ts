@@ -88,7 +88,7 @@ const orderAction = (cmd: string, action: "hold" | "clear_review" | "start_trans
 export const orderCommand = Command.make("order").pipe(
   Command.withDescription(`Partner order lifecycle (statuses: ${ORDER_STATUSES.join(", ")})`),
   Command.withSubcommands([
-    orderAction("hold", "hold", "Hold an EXTERNALLY_PAID order for manual review"),
+    orderAction("hold", "hold", "Hold an EXTERNALLY_PAID order for manual review (order.held)"),
     orderAction("clear-review", "clear_review", "Clear a held order (order.manual_review_cleared)"),
     orderAction("start-transfer", "start_transfer", "Start the domain push (order.transfer_started)"),
     orderAction("confirm-delivery", "confirm_delivery", "Confirm delivery to the partner's registrar (order.transfer_completed)"),

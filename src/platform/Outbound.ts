@@ -9,6 +9,7 @@
  * - the connection is pinned to the checked address (no second DNS lookup, no rebinding);
  * - redirects are followed manually up to `maxRedirects`, each hop checked the same way;
  * - body size and total time are capped;
+ * - a request body is always sent with its Content-Length (never chunked);
  * - `OUTBOUND_ALLOW_LOOPBACK=true` (tests only; refused in production) lets 127.0.0.1/::1 through.
  * The resolver and connector are injectable so tests prove refusals without any connection
  * (`makeOutbound({ resolver, connector, … })`). With the loopback switch on, a loopback target
@@ -243,12 +244,18 @@ export const nodeConnector: OutboundConnector = (t) =>
     const fail = (reason: OutboundError["reason"], message: string) =>
       resume(Effect.fail(new OutboundError({ reason, message, url: t.url.toString() })))
     const hostname = t.url.hostname.replace(/^\[|\]$/g, "")
+    // A known body goes out with its Content-Length, never chunked: receivers such as Python's
+    // http.server and several serverless front doors read an empty body from a chunked request.
+    const body = typeof t.body === "string" ? Buffer.from(t.body, "utf8") : t.body
+    const headers: Record<string, string> = { ...t.headers, host: t.url.host }
+    if (body !== undefined) headers["content-length"] = String(body.byteLength)
+    else if (t.method !== "GET" && t.method !== "HEAD") headers["content-length"] = "0"
     const options: Https.RequestOptions = {
       method: t.method,
       host: hostname,
       port: t.url.port === "" ? (isHttps ? 443 : 80) : Number(t.url.port),
       path: `${t.url.pathname}${t.url.search}`,
-      headers: { ...t.headers, host: t.url.host },
+      headers,
       lookup: pinned as any,
       agent: false,
       ...(isHttps ? { rejectUnauthorized: !t.allowInvalidTls, servername: Net.isIP(hostname) ? undefined : hostname } : {})
@@ -301,8 +308,7 @@ export const nodeConnector: OutboundConnector = (t) =>
       done = true
       fail("connection_failed", `connection to ${t.url.host} failed: ${e?.code ?? e?.message ?? e}`)
     })
-    if (t.body !== undefined) req.write(t.body)
-    req.end()
+    req.end(body)
     return Effect.sync(() => {
       done = true
       req.destroy()

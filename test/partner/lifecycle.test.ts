@@ -75,6 +75,7 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "500000" }))("order lifecycle",
       const events = (yield* allEvents(cred)).filter((e) => e.data.order.public_id === id)
       expect(events.map((e) => [e.type, e.data.order.status])).toEqual([
         ["order.recorded", "EXTERNALLY_PAID"],
+        ["order.held", "MANUAL_REVIEW"],
         ["order.manual_review_cleared", "EXTERNALLY_PAID"],
         ["order.transfer_started", "TRANSFER_IN_PROGRESS"],
         ["order.transfer_completed", "TRANSFER_COMPLETED"]

@@ -39,6 +39,7 @@ describe("order state machine", () => {
   })
 
   it("emits the described events", () => {
+    expect(MOVES.hold.event).toBe("order.held")
     expect(MOVES.clear_review.event).toBe("order.manual_review_cleared")
     expect(MOVES.start_transfer.event).toBe("order.transfer_started")
     expect(MOVES.confirm_delivery.event).toBe("order.transfer_completed")

@@ -17,7 +17,7 @@ import {
   verifySignature,
   webhookSignature
 } from "../../src/domain/PartnerSigning.js"
-import { signRequest, verifyServiceSignature, verifyStandardWebhook, verifyWebhook } from "../../src/partner-client/index.js"
+import { signRequest, verifyServiceSignature, verifyServiceWebhook, verifyStandardWebhook, verifyWebhook } from "../../src/partner-client/index.js"
 
 const ORDER_BODY = `{"domain":"example.com","expected_price":150000,"currency":"USD","external_payment_ref":"pay_123","buyer":{"email":"buyer@example.org"}}`
 
@@ -130,8 +130,32 @@ describe("webhook signatures", () => {
     expect(verifyStandardWebhook(secret, body, { id: "evt_2", timestamp: ts, signature: std })).toBe(false)
     expect(verifyStandardWebhook(secret, body, { id: "evt_1", timestamp: "1000", signature: standardWebhookSignature(secret, "evt_1", "1000", body) })).toBe(false)
     expect(verifyWebhook(secret, body, { "webhook-id": "evt_1", "webhook-timestamp": ts, "webhook-signature": std })).toBe(true)
-    expect(verifyWebhook(secret, body, new Headers({ "x-service-signature": sig }))).toBe(true)
+    expect(verifyWebhook(secret, body, new Headers({ "x-service-signature": sig, "x-service-timestamp": ts }))).toBe(true)
     expect(verifyWebhook(secret, body, {})).toBe(false)
+  })
+  it("verifyWebhook has a timestamp tolerance and prefers the timestamped scheme", () => {
+    const body = `{"id":"evt_1","type":"order.recorded"}`
+    const secret = "whsecret-0123456789"
+    const sig = webhookSignature(secret, body)
+    const now = 1_800_000_000
+    const old = String(now - 301)
+    // X-Service-Signature alone: a correct body HMAC with a stale or missing timestamp is refused.
+    expect(verifyWebhook(secret, body, { "x-service-signature": sig, "x-service-timestamp": String(now - 299) }, { nowSeconds: now })).toBe(true)
+    expect(verifyWebhook(secret, body, { "x-service-signature": sig, "x-service-timestamp": old }, { nowSeconds: now })).toBe(false)
+    expect(verifyWebhook(secret, body, { "x-service-signature": sig }, { nowSeconds: now })).toBe(false)
+    expect(verifyServiceWebhook(secret, body, { signature: sig, timestamp: old }, { nowSeconds: now, toleranceSeconds: 600 })).toBe(true)
+    // With the Standard Webhooks headers present they decide: a stale delivery whose fresh
+    // X-Service-Timestamp was forged (it is not signed) is still refused.
+    const stale = {
+      "x-service-signature": sig,
+      "x-service-timestamp": String(now),
+      "webhook-id": "evt_1",
+      "webhook-timestamp": old,
+      "webhook-signature": standardWebhookSignature(secret, "evt_1", old, body)
+    }
+    expect(verifyWebhook(secret, body, stale, { nowSeconds: now })).toBe(false)
+    const fresh = { ...stale, "webhook-timestamp": String(now), "webhook-signature": standardWebhookSignature(secret, "evt_1", String(now), body) }
+    expect(verifyWebhook(secret, body, fresh, { nowSeconds: now })).toBe(true)
   })
 })
 

@@ -1,7 +1,7 @@
 /**
  * A loopback webhook receiver (a partner's endpoint) speaking plain HTTP on 127.0.0.1, with
- * scripted behaviour per delivery: answer a status, or hang without answering. Every request
- * is recorded with its raw body and headers.
+ * scripted behaviour per delivery (by arrival index, or decided from the request): answer a
+ * status, or hang without answering. Every request is recorded with its raw body and headers.
  */
 import { Effect } from "effect"
 import * as Http from "node:http"
@@ -24,7 +24,12 @@ export interface WebhookReceiver {
   readonly waitFor: (n: number, timeoutMs?: number) => Effect.Effect<ReadonlyArray<ReceivedDelivery>>
 }
 
-export const webhookReceiver = (options?: { readonly script?: Array<Behaviour>; readonly fallback?: Behaviour }) =>
+export const webhookReceiver = (options?: {
+  readonly script?: Array<Behaviour>
+  readonly fallback?: Behaviour
+  /** Decides per request (before the script); `undefined` falls through to the script. */
+  readonly decide?: (delivery: ReceivedDelivery, n: number) => Behaviour | undefined
+}) =>
   Effect.acquireRelease(
     Effect.promise(
       () =>
@@ -36,8 +41,9 @@ export const webhookReceiver = (options?: { readonly script?: Array<Behaviour>; 
             req.on("data", (c) => chunks.push(c))
             req.on("end", () => {
               const n = received.length
-              received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() })
-              const behaviour = state.script[n] ?? state.fallback
+              const delivery = { headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() }
+              received.push(delivery)
+              const behaviour = options?.decide?.(delivery, n) ?? state.script[n] ?? state.fallback
               if (behaviour === "hang") return // never answer; the sender must time out
               res.writeHead(behaviour.status, { "content-type": "text/plain" })
               res.end(behaviour.status < 300 ? "ok" : "nope")

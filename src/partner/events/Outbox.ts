@@ -2,7 +2,9 @@
  * The event outbox. `append` runs inside the caller's transaction, so an event exists exactly
  * when the change it describes was committed. When the partner has an active webhook endpoint
  * for the environment, a delivery row is queued in the same transaction; the delivery worker
- * (src/partner/webhooks/Delivery.ts) sends it. Events stay readable through GET /events.
+ * (src/partner/webhooks/Webhooks.ts) sends it. Events stay readable through GET /events.
+ * A delivery carries its ordering key (`data.order.public_id` for order events): the worker
+ * delivers one order's events in id order, one at a time.
  * `append` must run inside a transaction (it takes a per-partner transaction lock).
  */
 import { SqlClient } from "@effect/sql"
@@ -22,6 +24,12 @@ export interface EventRow {
 
 const EVENTS_LOCK_CLASS = 6006
 
+/** Deliveries with the same key are sent in event order: an order's events share its public id. */
+const orderingKeyOf = (data: unknown): string | null => {
+  const order = (data as { order?: { public_id?: unknown } } | null)?.order
+  return typeof order?.public_id === "string" ? order.public_id : null
+}
+
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   return {
@@ -35,8 +43,9 @@ const make = Effect.gen(function*() {
         if (last?.id && id <= last.id) id = makeId("evt", (idTime(last.id) ?? Date.now()) + 1)
         yield* sql`insert into partner_events (id, partner_id, environment, type, data)
                    values (${id}, ${e.partnerId}, ${e.environment}, ${e.type}, ${JSON.stringify(e.data)}::jsonb)`
-        yield* sql`insert into partner_webhook_deliveries (id, event_id, partner_id, environment)
-                   select ${makeId("whd")}, ${id}, partner_id, environment from partner_webhooks
+        const orderingKey = orderingKeyOf(e.data)
+        yield* sql`insert into partner_webhook_deliveries (id, event_id, partner_id, environment, ordering_key)
+                   select ${makeId("whd")}, ${id}, partner_id, environment, ${orderingKey} from partner_webhooks
                    where partner_id = ${e.partnerId} and environment = ${e.environment} and active`
         return id
       }),

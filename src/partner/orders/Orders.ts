@@ -214,6 +214,8 @@ const make = Effect.gen(function*() {
       })
       if (quote) yield* repo.useQuote(quote.q, orderId)
       yield* repo.setListingStatus(l.id, "pending")
+      // The event carries the order as it is once recorded: MANUAL_REVIEW when the review rule holds it.
+      if (status === "MANUAL_REVIEW") order = yield* repo.updateStatus(orderId, "MANUAL_REVIEW")
       const eventId = yield* outbox.append({
         partnerId: partner.partnerId,
         environment: partner.environment,
@@ -222,7 +224,6 @@ const make = Effect.gen(function*() {
       })
       yield* repo.addTimeline({ orderId, kind: "status", status: "EXTERNALLY_PAID", eventId, actor: `partner:${partner.keyId}` })
       if (status === "MANUAL_REVIEW") {
-        order = yield* repo.updateStatus(orderId, "MANUAL_REVIEW")
         yield* repo.addTimeline({
           orderId,
           kind: "status",

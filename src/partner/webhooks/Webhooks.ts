@@ -4,9 +4,11 @@
  * Registration checks the URL (http(s) only, HTTPS in production) and that it resolves to public
  * addresses only (Outbound.check: no loopback, private, link-local… addresses).
  *
- * Delivery (`deliverDue`, run by every replica's worker): due deliveries are claimed with
- * `FOR UPDATE SKIP LOCKED` plus a lease, so two replicas never send the same attempt. Each
- * attempt POSTs the event envelope through Outbound (SSRF-safe, pinned address, no redirects,
+ * Delivery (`run`, every replica's worker): due deliveries are claimed with `FOR UPDATE SKIP
+ * LOCKED` plus a lease, so two replicas never send the same attempt; claiming goes on while slow
+ * attempts run (a bounded pool, a cap per endpoint, endpoints served in turn), and one order's
+ * events go out in the order they were created (a later one waits while an earlier is pending).
+ * Each attempt POSTs the event envelope through Outbound (SSRF-safe, pinned address, no redirects,
  * WEBHOOK_TIMEOUT) with:
  *   X-Service-Signature   hex HMAC-SHA256(secret, raw body)
  *   X-Service-Event-Id, X-Service-Event-Type, X-Service-Timestamp
@@ -15,11 +17,12 @@
  * 30 min, 2 h, 5 h, 10 h, 10 h (scaled by WEBHOOK_RETRY_BASE / 5 s), then marked failed. Every
  * attempt is recorded; the event itself always stays in GET /events.
  */
-import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { Clock, Context, Duration, Effect, type Either, Layer, Option, Queue, Ref } from "effect"
+import { randomBytes } from "node:crypto"
 import { standardWebhookSignature, webhookSignature } from "../../domain/PartnerSigning.js"
 import { AppConfig } from "../../platform/Config.js"
 import { BadRequestError } from "../../platform/Errors.js"
-import { Outbound } from "../../platform/Outbound.js"
+import { Outbound, type OutboundError, type OutboundResponse } from "../../platform/Outbound.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import type { PartnerIdentity } from "../Auth.js"
 import { type ClaimedDelivery, WebhookRepo } from "./Repo.js"
@@ -39,6 +42,17 @@ export const retryDelayMs = (failedAttempts: number, baseMs: number): number | u
 const validation = (message: string) =>
   new BadRequestError({ code: "validation_error", message: `url: ${message}`, details: [{ path: ["url"], message }] })
 
+const secretValidation = (message: string) =>
+  new BadRequestError({ code: "validation_error", message: `secret: ${message}`, details: [{ path: ["secret"], message }] })
+
+/** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes (what its libraries expect). */
+const issueSecret = () => `whsec_${randomBytes(32).toString("base64")}`
+
+const isStandardSecret = (secret: string) => {
+  const b64 = secret.slice("whsec_".length)
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(b64) && b64.length % 4 === 0 && Buffer.from(b64, "base64").length >= 16
+}
+
 const make = Effect.gen(function*() {
   const repo = yield* WebhookRepo
   const outbound = yield* Outbound
@@ -46,8 +60,11 @@ const make = Effect.gen(function*() {
   const config = yield* AppConfig
   const baseMs = Duration.toMillis(config.partner.webhookRetryBase)
   const timeoutMs = Duration.toMillis(config.partner.webhookTimeout)
+  const poll = config.partner.webhookPollInterval
+  const concurrency = config.partner.webhookConcurrency
+  const partnerConcurrency = config.partner.webhookPartnerConcurrency
 
-  const register = (partner: PartnerIdentity, url: string, secret: string) =>
+  const register = (partner: PartnerIdentity, url: string, chosenSecret: string | undefined) =>
     Effect.gen(function*() {
       let parsed: URL
       try {
@@ -61,13 +78,22 @@ const make = Effect.gen(function*() {
       yield* outbound.check(parsed.toString()).pipe(
         Effect.mapError((e) => validation(`not allowed (${e.reason}): ${e.message}`))
       )
+      if (chosenSecret?.startsWith("whsec_") && !isStandardSecret(chosenSecret)) {
+        return yield* secretValidation("a whsec_ secret must be whsec_ followed by base64 of at least 16 bytes")
+      }
+      const secret = chosenSecret ?? issueSecret()
       const row = yield* repo.upsertEndpoint({
         partnerId: partner.partnerId,
         environment: partner.environment,
         url: parsed.toString(),
         secretSealed: secrets.encrypt(SEAL_PURPOSE, secret)
       })
-      return { url: row.url, active: row.active, created_at: row.created_at.toISOString() }
+      return {
+        url: row.url,
+        active: row.active,
+        created_at: row.created_at.toISOString(),
+        ...(chosenSecret === undefined ? { secret } : {})
+      }
     })
 
   const attempt = (d: ClaimedDelivery) =>
@@ -98,17 +124,33 @@ const make = Effect.gen(function*() {
       }
       const url = endpoint.value.url
       const started = new Date(now)
-      const result = yield* outbound.fetch(url, { method: "POST", headers, body, timeoutMs, maxRedirects: 0, maxBodyBytes: 16_384 }).pipe(
-        Effect.either
+      // The request may be interrupted (shutdown); once an answer is in, its outcome is recorded
+      // even during shutdown, so the next process neither repeats nor miscounts the attempt.
+      return yield* Effect.uninterruptibleMask((restore) =>
+        restore(outbound.fetch(url, { method: "POST", headers, body, timeoutMs, maxRedirects: 0, maxBodyBytes: 16_384 })).pipe(
+          Effect.either,
+          Effect.flatMap((result) => settle(d, attemptNo, url, started, Date.now() - now, result))
+        )
       )
-      const durationMs = Date.now() - now
+    })
+
+  /** Records an attempt's outcome: delivered, endpoint disabled (410), retry later, or failed for good. */
+  const settle = (
+    d: ClaimedDelivery,
+    attemptNo: number,
+    url: string,
+    startedAt: Date,
+    durationMs: number,
+    result: Either.Either<OutboundResponse, OutboundError>
+  ) =>
+    Effect.gen(function*() {
       const status = result._tag === "Right" ? result.right.status : null
       const error = result._tag === "Left"
         ? `${result.left.reason}: ${result.left.message}`
         : status !== null && (status < 200 || status > 299)
         ? `HTTP ${status}`
         : null
-      yield* repo.recordAttempt({ deliveryId: d.id, attempt: attemptNo, url, startedAt: started, durationMs, status, error })
+      yield* repo.recordAttempt({ deliveryId: d.id, attempt: attemptNo, url, startedAt, durationMs, status, error })
       if (status !== null && status >= 200 && status <= 299) return yield* repo.finish(d.id, "delivered", attemptNo, status, null)
       if (status === 410) {
         yield* repo.disableEndpoint(d.partner_id, d.environment, "receiver answered 410 Gone")
@@ -120,20 +162,40 @@ const make = Effect.gen(function*() {
       return yield* repo.retryLater(d.id, attemptNo, delay, status, error)
     })
 
-  /** One round: claim what is due and send it (bounded concurrency). Returns how many were claimed. */
-  const deliverDue = (batch = 16) =>
-    Effect.gen(function*() {
-      const leaseSeconds = Math.ceil(timeoutMs / 1000) * 3 + 15
-      const claimed = yield* repo.claimDue(batch, leaseSeconds)
-      yield* Effect.forEach(
-        claimed,
-        (d) => attempt(d).pipe(Effect.catchAllCause((cause) => Effect.logWarning("webhook delivery attempt crashed", cause))),
-        { concurrency: 8, discard: true }
-      )
-      return claimed.length
-    })
+  /**
+   * The delivery loop of this replica (runs until its scope closes). It claims while attempts
+   * run: whenever a slot of the pool (WEBHOOK_CONCURRENCY) is free it claims what is due, each
+   * endpoint capped at WEBHOOK_PARTNER_CONCURRENCY and served in turn (Repo.claimDue), and
+   * forks one fiber per attempt. It waits for an attempt to finish (which may free a slot or
+   * unblock the next event of an order) or for the poll interval, whichever comes first. So a
+   * hung receiver holds at most its own endpoint's slots, never the others' deliveries.
+   */
+  const run = Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    const leaseSeconds = Math.ceil(timeoutMs / 1000) * 3 + 15
+    const inFlight = yield* Ref.make(0)
+    const wake = yield* Queue.sliding<void>(1)
+    const done = Ref.update(inFlight, (n) => n - 1).pipe(Effect.zipRight(Queue.offer(wake, undefined)))
+    for (;;) {
+      const free = concurrency - (yield* Ref.get(inFlight))
+      if (free > 0) {
+        const claimed = yield* repo.claimDue(free, partnerConcurrency, leaseSeconds).pipe(
+          Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("webhook delivery claim failed", cause), []))
+        )
+        yield* Ref.update(inFlight, (n) => n + claimed.length)
+        for (const d of claimed) {
+          yield* attempt(d).pipe(
+            Effect.catchAllCause((cause) => Effect.logWarning("webhook delivery attempt crashed", cause)),
+            Effect.ensuring(done),
+            Effect.forkIn(scope)
+          )
+        }
+      }
+      yield* Queue.take(wake).pipe(Effect.timeout(poll), Effect.ignore)
+    }
+  })
 
-  return { register, deliverDue }
+  return { register, run }
 })
 
 export class Webhooks extends Context.Tag("app/PartnerWebhooks")<Webhooks, Effect.Effect.Success<typeof make>>() {
