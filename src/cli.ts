@@ -5,15 +5,15 @@
  *
  * Each capability contributes its commands from its own `Cli.ts`.
  */
-import { Command } from "@effect/cli"
+import { Command, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Cause, Console, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
 import { DatabaseReadyLive, ServicesLive } from "./app/Server.js"
 import { pricesCommand, tldsCommand } from "./catalogue/Cli.js"
 import { apikeyCommand, userCommand } from "./identity/Cli.js"
 import { listingsCommand } from "./market/Cli.js"
 import { reservedCommand } from "./availability/Cli.js"
-import { json, print } from "./cli/Output.js"
+import { CliFailure, EXIT_CODES, errorText, json, print } from "./cli/Output.js"
 import { AppConfigLive } from "./platform/Config.js"
 import { runMigrations } from "./platform/Migrations.js"
 import { orderCommand, partnerCommand } from "./partner/Cli.js"
@@ -38,4 +38,33 @@ const Env = ServicesLive.pipe(
   Layer.provideMerge(NodeContext.layer)
 )
 
-cli(process.argv).pipe(Effect.provide(Env), NodeRuntime.runMain({ disableErrorReporting: true }))
+/** Usage errors (already explained by @effect/cli) exit 2; commands' own failures carry their code. */
+const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
+  if (Exit.isSuccess(exit)) return 0
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isNone(failure)) return Cause.isInterruptedOnly(exit.cause) ? 130 : EXIT_CODES.failure
+  const e = failure.value
+  if (e instanceof CliFailure) return e.exitCode
+  if (ValidationError.isValidationError(e)) return ValidationError.isHelpRequested(e) ? 0 : EXIT_CODES.usage
+  return EXIT_CODES.failure
+}
+
+const unreachable = (e: unknown) =>
+  /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EHOSTUNREACH|connect|timeout|terminated/i.test(String((e as { cause?: unknown })?.cause ?? e))
+
+/** Failures no command explained (the database is unreachable, a bug): one line on stderr, then the exit code. */
+const explain = (cause: Cause.Cause<unknown>) => {
+  const failure = Cause.failureOption(cause)
+  const handled = Option.exists(failure, (e) => e instanceof CliFailure || ValidationError.isValidationError(e))
+  if (handled || Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+  const e = Option.getOrElse(failure, () => Cause.squash(cause))
+  const kind = Option.isSome(failure) && unreachable(e) ? "unavailable" : "failure"
+  const message = `${kind === "unavailable" ? "database unavailable: " : ""}${e instanceof Error ? e.message : String(e)}`
+  return Console.error(errorText(kind, message)).pipe(Effect.zipRight(Effect.fail(new CliFailure({ message, kind }))))
+}
+
+cli(process.argv).pipe(
+  Effect.provide(Env),
+  Effect.catchAllCause(explain),
+  NodeRuntime.runMain({ disableErrorReporting: true, teardown: (exit, onExit) => onExit(exitCodeOf(exit)) })
+)

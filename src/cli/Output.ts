@@ -1,6 +1,9 @@
 /**
  * Output helpers shared by every operator command: `--json` prints one JSON document (for
- * scripts), otherwise a short human summary.
+ * scripts), otherwise a short human summary. Failures go to stderr — as
+ * `{"error":{"code","message"}}` under `--json` — and end the process with a distinct exit code:
+ *
+ *   0 success · 1 failure · 2 usage (bad arguments) · 3 not found · 4 conflict · 5 unavailable
  */
 import { Options } from "@effect/cli"
 import { Console, Effect } from "effect"
@@ -10,11 +13,25 @@ export const json = Options.boolean("json").pipe(Options.withDescription("Print 
 export const print = (asJson: boolean, value: unknown, human: string) =>
   asJson ? Console.log(JSON.stringify(value, null, 2)) : Console.log(human)
 
-/** Fails the command (exit code 1) with a message on stderr. */
-export const abort = (message: string) => Effect.zipRight(Console.error(message), Effect.fail(new CliFailure({ message })))
+export const EXIT_CODES = { failure: 1, usage: 2, not_found: 3, conflict: 4, unavailable: 5 } as const
+export type FailureKind = keyof typeof EXIT_CODES
+
+/** Whether this invocation asked for JSON (errors are then JSON too, whichever command failed). */
+const wantsJson = () => process.argv.includes("--json")
+
+export const errorText = (kind: FailureKind, message: string) =>
+  wantsJson() ? JSON.stringify({ error: { code: kind, message } }) : message
+
+/** Fails the command with a message on stderr and the kind's exit code. */
+export const abort = (message: string, kind: FailureKind = "failure") =>
+  Effect.zipRight(Console.error(errorText(kind, message)), Effect.fail(new CliFailure({ message, kind })))
 
 export class CliFailure extends Error {
-  constructor(readonly props: { readonly message: string }) {
+  readonly _tag = "CliFailure"
+  constructor(readonly props: { readonly message: string; readonly kind: FailureKind }) {
     super(props.message)
+  }
+  get exitCode(): number {
+    return EXIT_CODES[this.props.kind]
   }
 }

@@ -1,11 +1,14 @@
 /**
  * Operator commands of the Partner API:
  *   partner create --name N --env sandbox|live --scopes s1,s2 [--affiliate] [--json]
+ *   partner list [--limit N] | partner show PARTNER_ID
  *   partner revoke KEY_ID | partner rotate KEY_ID
+ *   order list [--status S] [--partner ID] [--env E] [--domain D] [--limit N] | order show PUBLIC_ID
  *   order hold|clear-review|start-transfer|confirm-delivery|cancel PUBLIC_ID [--note TEXT]
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
+import type { PartnerSummaryRow } from "./Repo.js"
 import { abort, json, print } from "../cli/Output.js"
 import { ORDER_STATUSES } from "../domain/OrderState.js"
 import { isScope, type Scope } from "./Auth.js"
@@ -45,7 +48,7 @@ const revoke = Command.make("revoke", { json, keyId }, (o) =>
   Effect.gen(function*() {
     const credentials = yield* Credentials
     const done = yield* credentials.revoke(o.keyId)
-    if (!done) return yield* abort(`No credential ${o.keyId}`)
+    if (!done) return yield* abort(`No credential ${o.keyId}`, "not_found")
     yield* print(o.json, { key_id: o.keyId, active: false }, `Revoked ${o.keyId}.`)
   })).pipe(Command.withDescription("Deactivate a credential (its requests get 403 credential_not_active)"))
 
@@ -53,13 +56,55 @@ const rotate = Command.make("rotate", { json, keyId }, (o) =>
   Effect.gen(function*() {
     const credentials = yield* Credentials
     const issued = yield* credentials.rotate(o.keyId)
-    if (Option.isNone(issued)) return yield* abort(`No credential ${o.keyId}`)
+    if (Option.isNone(issued)) return yield* abort(`No credential ${o.keyId}`, "not_found")
     yield* print(o.json, { ...shown(issued.value), revoked_key_id: o.keyId }, `${human(issued.value)}\nRevoked ${o.keyId}.`)
   })).pipe(Command.withDescription("Issue a new key id and secret with the same partner, environment and scopes; revoke the old one"))
 
+const limit = Options.integer("limit").pipe(Options.withDefault(50), Options.withDescription("At most this many rows (1–1000)"))
+const checkLimit = (n: number) => (n >= 1 && n <= 1000 ? Effect.void : abort("--limit must be between 1 and 1000", "usage"))
+
+const partnerJson = (p: PartnerSummaryRow) => ({
+  partner_id: p.id,
+  name: p.name,
+  affiliate: p.affiliate,
+  created_at: p.created_at.toISOString(),
+  credentials: p.credentials.map((c) => ({
+    key_id: c.key_id,
+    environment: c.environment,
+    scopes: c.scopes,
+    active: c.active,
+    created_at: new Date(c.created_at).toISOString(),
+    revoked_at: c.revoked_at === null ? null : new Date(c.revoked_at).toISOString()
+  }))
+})
+const partnerLine = (p: PartnerSummaryRow) => {
+  const keys = p.credentials.map((c) => `${c.key_id}${c.active ? "" : " (revoked)"}`).join(", ")
+  return `${p.id}  ${p.name}${p.affiliate ? " [affiliate]" : ""}  ${keys || "no credentials"}`
+}
+
+const list = Command.make("list", { json, limit }, (o) =>
+  Effect.gen(function*() {
+    yield* checkLimit(o.limit)
+    const partners = yield* (yield* Credentials).listPartners(o.limit)
+    yield* print(o.json, { partners: partners.map(partnerJson) }, partners.length === 0 ? "No partners." : partners.map(partnerLine).join("\n"))
+  })).pipe(Command.withDescription("List partners, newest first, with their credentials (never secrets)"))
+
+const partnerId = Args.text({ name: "PARTNER_ID" })
+
+const show = Command.make("show", { json, partnerId }, (o) =>
+  Effect.gen(function*() {
+    const found = yield* (yield* Credentials).showPartner(o.partnerId)
+    if (Option.isNone(found)) return yield* abort(`No partner ${o.partnerId}`, "not_found")
+    const p = partnerJson(found.value)
+    const keys = p.credentials.map((c) =>
+      `  ${c.key_id}  ${c.environment}  ${c.scopes.join(",")}  ${c.active ? "active" : `revoked ${c.revoked_at}`}`
+    )
+    yield* print(o.json, p, [`${p.partner_id}  ${p.name}${p.affiliate ? " [affiliate]" : ""}  created ${p.created_at}`, ...keys].join("\n"))
+  })).pipe(Command.withDescription("One partner and its credentials"))
+
 export const partnerCommand = Command.make("partner").pipe(
   Command.withDescription("Partner API partners and credentials"),
-  Command.withSubcommands([create, revoke, rotate])
+  Command.withSubcommands([create, list, show, revoke, rotate])
 )
 
 const publicId = Args.text({ name: "PUBLIC_ID" })
@@ -72,8 +117,8 @@ const orderAction = (cmd: string, action: "hold" | "clear_review" | "start_trans
       const result = yield* orders.move(o.publicId, action, { actor: "operator-cli", note: Option.getOrUndefined(o.note) }).pipe(
         Effect.map(Option.some),
         Effect.catchTags({
-          NotFound: (e) => Effect.zipRight(abort(e.message), Effect.succeed(Option.none())),
-          Conflict: (e) => Effect.zipRight(abort(e.message), Effect.succeed(Option.none()))
+          NotFound: (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())),
+          Conflict: (e) => Effect.zipRight(abort(e.message, "conflict"), Effect.succeed(Option.none()))
         })
       )
       if (Option.isNone(result)) return
@@ -85,9 +130,43 @@ const orderAction = (cmd: string, action: "hold" | "clear_review" | "start_trans
       )
     })).pipe(Command.withDescription(description))
 
+const orderList = Command.make("list", {
+  json,
+  limit,
+  status: Options.choice("status", ORDER_STATUSES).pipe(Options.optional),
+  partner: Options.text("partner").pipe(Options.optional, Options.withDescription("Only this partner's orders")),
+  env: Options.choice("env", ["sandbox", "live"]).pipe(Options.optional),
+  domain: Options.text("domain").pipe(Options.optional)
+}, (o) =>
+  Effect.gen(function*() {
+    yield* checkLimit(o.limit)
+    const orders = yield* (yield* Orders).listAll({
+      status: Option.getOrUndefined(o.status),
+      partnerId: Option.getOrUndefined(o.partner),
+      environment: Option.getOrUndefined(o.env),
+      domain: Option.getOrUndefined(o.domain)?.toLowerCase()
+    }, o.limit)
+    const lines = orders.map((r) => `${r.public_id}  ${r.status.padEnd(20)} ${r.domain}  ${r.sale_price_cents} ${r.currency}  ${r.created_at}`)
+    yield* print(o.json, { orders }, orders.length === 0 ? "No orders." : lines.join("\n"))
+  })).pipe(Command.withDescription("List orders of every partner, newest first"))
+
+const orderShow = Command.make("show", { json, publicId }, (o) =>
+  Effect.gen(function*() {
+    const detail = yield* (yield* Orders).detail(o.publicId).pipe(
+      Effect.map(Option.some),
+      Effect.catchTag("NotFound", (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())))
+    )
+    if (Option.isNone(detail)) return
+    const d = detail.value
+    const timeline = d.timeline.map((t) => `  ${t.at}  ${t.status ?? t.step}  by ${t.actor}${t.note ? ` — ${t.note}` : ""}`)
+    yield* print(o.json, d, [`${d.public_id}  ${d.status}  ${d.domain}  ${d.sale_price_cents} ${d.currency}  (${d.environment})`, ...timeline].join("\n"))
+  })).pipe(Command.withDescription("One order with its transfer state and timeline"))
+
 export const orderCommand = Command.make("order").pipe(
   Command.withDescription(`Partner order lifecycle (statuses: ${ORDER_STATUSES.join(", ")})`),
   Command.withSubcommands([
+    orderList,
+    orderShow,
     orderAction("hold", "hold", "Hold an EXTERNALLY_PAID order for manual review (order.held)"),
     orderAction("clear-review", "clear_review", "Clear a held order (order.manual_review_cleared)"),
     orderAction("start-transfer", "start_transfer", "Start the domain push (order.transfer_started)"),

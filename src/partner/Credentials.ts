@@ -100,6 +100,9 @@ const make = Effect.gen(function*() {
           return Option.some<ResolvedCredential>({ row: r, secret })
         })),
 
+    /** Partners with their credentials, newest first (operator view; no secrets). */
+    listPartners: (limit: number) => repo.listPartners(limit),
+    showPartner: (partnerId: string) => Effect.map(repo.listPartners(1, partnerId), (rows) => Option.fromNullable(rows[0])),
     rememberNonce: repo.rememberNonce,
     purgeNonces: repo.purgeNonces
   }

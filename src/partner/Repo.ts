@@ -17,6 +17,21 @@ export interface CredentialRow {
   readonly revoked_at: Date | null
 }
 
+export interface PartnerSummaryRow {
+  readonly id: string
+  readonly name: string
+  readonly affiliate: boolean
+  readonly created_at: Date
+  readonly credentials: ReadonlyArray<{
+    readonly key_id: string
+    readonly environment: PartnerEnvironment
+    readonly scopes: ReadonlyArray<Scope>
+    readonly active: boolean
+    readonly created_at: string
+    readonly revoked_at: string | null
+  }>
+}
+
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
@@ -58,7 +73,21 @@ const make = Effect.gen(function*() {
     purgeNonces: sql`delete from partner_nonces where expires_at < now()`.pipe(Effect.asVoid),
 
     partnerExists: (partnerId: string) =>
-      sql<{ id: string }>`select id from partners where id = ${partnerId}`.pipe(Effect.map((rows) => rows.length > 0))
+      sql<{ id: string }>`select id from partners where id = ${partnerId}`.pipe(Effect.map((rows) => rows.length > 0)),
+
+    /** Partners, newest first, with their credentials (never the sealed secrets). */
+    listPartners: (limit: number, partnerId?: string) =>
+      sql<PartnerSummaryRow>`
+        select p.id, p.name, p.affiliate, p.created_at,
+               coalesce(json_agg(json_build_object(
+                 'key_id', c.key_id, 'environment', c.environment, 'scopes', c.scopes, 'active', c.active,
+                 'created_at', c.created_at, 'revoked_at', c.revoked_at) order by c.created_at)
+                 filter (where c.id is not null), '[]'::json) as credentials
+        from partners p left join partner_credentials c on c.partner_id = p.id
+        ${partnerId === undefined ? sql`` : sql`where p.id = ${partnerId}`}
+        group by p.id, p.name, p.affiliate, p.created_at
+        order by p.created_at desc, p.id desc
+        limit ${limit}`
   }
 })
 

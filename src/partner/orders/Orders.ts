@@ -315,6 +315,8 @@ const make = Effect.gen(function*() {
     detail,
     list,
     advanceSandbox,
+    /** Every partner's orders, newest first (operator CLI). */
+    listAll: (filters: Parameters<typeof repo.listAll>[0], limit: number) => Effect.map(repo.listAll(filters, limit), (rows) => rows.map(orderJson)),
     refund: (partner: PartnerIdentity, publicId: string, reason: string | null) =>
       move(publicId, "refund", { actor: `partner:${partner.keyId}`, partner, refund: { reason }, note: reason ?? undefined })
   }

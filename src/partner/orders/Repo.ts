@@ -177,6 +177,18 @@ const make = Effect.gen(function*() {
           ${f.to ? sql`and created_at < ${f.to}` : sql``}
           ${beforeId ? sql`and id < ${beforeId}` : sql``}
         order by id desc
+        limit ${limit}`,
+
+    /** Every partner's orders, newest first (operator view). */
+    listAll: (f: OrderFilters & { readonly partnerId?: string | undefined; readonly environment?: PartnerEnvironment | undefined }, limit: number) =>
+      sql<OrderRow>`
+        select * from partner_orders
+        where true
+          ${f.partnerId ? sql`and partner_id = ${f.partnerId}` : sql``}
+          ${f.environment ? sql`and environment = ${f.environment}` : sql``}
+          ${f.status ? sql`and status = ${f.status}` : sql``}
+          ${f.domain ? sql`and domain = ${f.domain}` : sql``}
+        order by id desc
         limit ${limit}`
   }
 })
