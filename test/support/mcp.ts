@@ -26,7 +26,7 @@ export const connect = (options: { readonly token?: string; readonly transport?:
   })
 
 /** The text of a tool result's first content block. */
-export const textOf = (result: { content?: unknown }): string => {
+export const textOf = (result: Record<string, unknown>): string => {
   const content = result.content as ReadonlyArray<{ type: string; text?: string }> | undefined
   return content?.[0]?.text ?? ""
 }
