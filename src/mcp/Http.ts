@@ -27,6 +27,7 @@ import type { ToolServices } from "./Tools.js"
 export const MCP_PATH = "/mcp"
 const SESSION_HEADER = "mcp-session-id"
 const VALID_SESSION = /^mcp_[0-9a-f-]{36}$/
+const SSE_OPEN = new TextEncoder().encode(": open\n\n")
 /** What the transport reads of a request (never credentials). */
 const FORWARDED = new Set(["accept", "content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id"])
 
@@ -111,9 +112,13 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
       }
       // The SSE stream ends when the calls of this POST are answered; if the client goes away
       // first, closing the server aborts them (and their upstream work).
+      // An SSE comment first sends the headers at once, not with the first event (which, for a
+      // search, waits for the queried name's answer).
       const body = response.body
+      const events = Stream.fromReadableStream(() => body, (e) => e)
+      const sse = contentType?.startsWith("text/event-stream") === true
       return HttpServerResponse.stream(
-        Stream.fromReadableStream(() => body, (e) => e).pipe(Stream.ensuring(close)),
+        (sse ? Stream.concat(Stream.make(SSE_OPEN), events) : events).pipe(Stream.ensuring(close)),
         { status: response.status, headers: responseHeaders, ...(contentType !== undefined ? { contentType } : {}) }
       )
     }).pipe(
