@@ -166,6 +166,7 @@ layer(server, { timeout: 120_000 })("/mcp", (it) => {
       const metadata = yield* get("/.well-known/oauth-protected-resource/mcp")
       expect(metadata.json.resource).toBe(`${server.baseUrl}/mcp`)
       expect(metadata.json.authorization_servers).toEqual([server.baseUrl])
+      expect(metadata.json.resource_documentation).toBe(`${server.baseUrl}/docs/agents.md`)
       // No server-initiated stream, no session to delete: stateless.
       expect((yield* get("/mcp")).status).toBe(405)
     }))
