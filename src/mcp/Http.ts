@@ -10,9 +10,9 @@
  *   cancels. A call is also cancelled when its client goes away.
  * - GET (server-initiated stream) and DELETE (session end) are 405: there is no server state.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import { Effect, FiberRef, Redacted, Stream } from "effect"
+import { Effect, FiberRef, Option, Redacted, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { API_VERSION } from "../app/Api.js"
 import { makeOptionalBearer } from "../identity/Bearer.js"
@@ -27,6 +27,8 @@ import type { ToolServices } from "./Tools.js"
 export const MCP_PATH = "/mcp"
 const SESSION_HEADER = "mcp-session-id"
 const VALID_SESSION = /^mcp_[0-9a-f-]{36}$/
+/** Tool arguments are a domain or a TLD: 1 MiB is plenty. */
+const MAX_BODY_BYTES = 1_048_576
 const SSE_OPEN = new TextEncoder().encode(": open\n\n")
 /** What the transport reads of a request (never credentials). */
 const FORWARDED = new Set(["accept", "content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id"])
@@ -66,12 +68,19 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
     const cancellations = makeCancellations()
     const bearer = yield* makeOptionalBearer((token, requestUrl) => Effect.orDie(oauth.resolveAccessToken(token, requestUrl)))
     const notAllowed = HttpServerResponse.empty({ status: 405, headers: { allow: "POST" } })
+    // A JSON-RPC error object, as the transport answers its own refusals.
+    const tooLarge = HttpServerResponse.unsafeJson(
+      { jsonrpc: "2.0", error: { code: -32600, message: `The request body exceeds ${MAX_BODY_BYTES} bytes` }, id: null },
+      { status: 413 }
+    )
 
     const handle = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       if (request.method !== "POST") return notAllowed
       const viewer = yield* bearer.bearer(Redacted.make(""))
-      const text = yield* Effect.orElseSucceed(request.text, () => "")
+      const read = yield* Effect.either(HttpIncomingMessage.withMaxBodySize(request.text, Option.some(MAX_BODY_BYTES)))
+      if (read._tag === "Left") return tooLarge
+      const text = read.right
       let parsed: unknown = undefined
       try {
         parsed = JSON.parse(text)

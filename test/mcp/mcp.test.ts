@@ -167,6 +167,28 @@ layer(server, { timeout: 120_000 })("/mcp", (it) => {
       expect(metadata.json.resource).toBe(`${server.baseUrl}/mcp`)
       expect(metadata.json.authorization_servers).toEqual([server.baseUrl])
       expect(metadata.json.resource_documentation).toBe(`${server.baseUrl}/docs/agents.md`)
+      // Not JSON: the JSON-RPC parse error, not a 500; an oversized body: 413.
+      const rpc = (body: string) =>
+        Effect.promise(() =>
+          fetchReply(url.toString(), {
+            method: "POST",
+            headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+            body
+          })
+        )
+      const garbled = yield* rpc("{not json")
+      expect(garbled.status).toBe(400)
+      expect(garbled.json.error.code).toBe(-32700)
+      // (The service answers before reading the rest, so the client may see the reset instead.)
+      const oversized = yield* Effect.either(Effect.tryPromise(() =>
+        fetchReply(url.toString(), {
+          method: "POST",
+          headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(1_100_000) } })
+        })
+      ))
+      if (oversized._tag === "Right") expect(oversized.right.status).toBe(413)
+      else expect(String((oversized.left.error as any)?.cause?.code)).toMatch(/ECONNRESET|EPIPE/)
       // No server-initiated stream, no session to delete: stateless.
       expect((yield* get("/mcp")).status).toBe(405)
     }))
