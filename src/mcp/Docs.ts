@@ -6,7 +6,10 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
-export const docsDir = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../docs")
+const here = Path.dirname(fileURLToPath(import.meta.url))
+/** `docs/` beside `src/` (tsx), or beside `dist/` (the compiled image runs `dist/src/mcp/Docs.js`). */
+export const docsDir = [Path.resolve(here, "../../docs"), Path.resolve(here, "../../../docs")].find((d) => Fs.existsSync(d)) ??
+  Path.resolve(here, "../../docs")
 
 export interface DocPage {
   /** File name without `.md`, e.g. `search`. */
