@@ -49,7 +49,9 @@ export class Api extends Groups
   .annotate(OpenApi.Version, API_VERSION)
   .annotate(
     OpenApi.Description,
-    "Public REST surface (domain search, WHOIS/RDAP, TLD pricing and requirements, marketplace listings, batch, free tools) and the HMAC-signed Partner API."
+    "Public REST surface (domain search, WHOIS/RDAP, TLD pricing and requirements, marketplace listings, batch, free tools) and the HMAC-signed Partner API.\n\n" +
+      "Agents: an MCP server (Streamable HTTP) at `/mcp` with the tools search_domain, whois_lookup, tld_registration_price and tld_requirements " +
+      "(server card at `/.well-known/mcp/server-card.json`; guide at `/docs/agents.md`), and `/llms.txt`, `/llms-full.txt`, `/docs/{page}.md` for reading."
   )
   .annotate(OpenApi.Transform, (spec) => finishOpenApi(spec, Groups) as typeof spec)
 {}

@@ -33,6 +33,7 @@ import { Idempotency } from "../platform/Idempotency.js"
 import { OutboundLive } from "../platform/Outbound.js"
 import { RateLimiterLive } from "../platform/RateLimit.js"
 import { ServiceSecretLive } from "../platform/ServiceSecret.js"
+import { McpHttpLive } from "../mcp/Discovery.js"
 import { SystemHttpLive } from "../system/Http.js"
 import { serveWithSelfDispatch } from "../batch/Dispatch.js"
 import { marketSeed, SearchHandlersLive, SearchServicesLive } from "../search/Services.js"
@@ -89,6 +90,7 @@ const HttpLive = Layer.unwrapEffect(
     }) as typeof server.close
     return serveWithSelfDispatch(serverMiddleware(config, operationMatcher())).pipe(
       Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+      Layer.provide(McpHttpLive),
       Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
       Layer.provide(ApiErrorsLive),
       Layer.provide(CorsPreflightLive),

@@ -54,7 +54,8 @@ const deprecationHeaders = (d: DeprecationEntry): Record<string, string> => ({
  */
 const EXPOSED_HEADERS = [
   "x-request-id", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "ratelimit-policy", "retry-after",
-  "idempotency-key", "idempotent-replayed", "deprecation", "sunset", "link", "location", "www-authenticate"
+  "idempotency-key", "idempotent-replayed", "deprecation", "sunset", "link", "location", "www-authenticate",
+  "mcp-session-id", "mcp-protocol-version"
 ].join(", ")
 
 const CORS_RESPONSE_HEADERS: Record<string, string> = {

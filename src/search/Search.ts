@@ -133,14 +133,19 @@ const make = Effect.gen(function*() {
   }
 
   /**
-   * Starts a search's local lookups now and returns its NDJSON body, plus `cancel` for when the
+   * Starts a search's local lookups now and returns its events and NDJSON body, plus `cancel` for when the
    * request is refused before the body is sent. The body waits for the lookups already under way.
    */
   const start = (p: SearchPlan, options: StreamOptions) =>
-    Effect.map(Effect.forkDaemon(engine.prepare(p.names, { environment: options.environment ?? "live" })), (lookups) => ({
-      ndjson: Stream.map(events(p, options, Fiber.join(lookups)), line).pipe(Stream.ensuring(Fiber.interruptFork(lookups))),
-      cancel: Fiber.interruptFork(lookups)
-    }))
+    Effect.map(Effect.forkDaemon(engine.prepare(p.names, { environment: options.environment ?? "live" })), (lookups) => {
+      const typed = events(p, options, Fiber.join(lookups)).pipe(Stream.ensuring(Fiber.interruptFork(lookups)))
+      return {
+        /** The same events as values (for the MCP tool, which reports rows as progress). */
+        events: typed,
+        ndjson: Stream.map(typed, line),
+        cancel: Fiber.interruptFork(lookups)
+      }
+    })
 
   return { plan, start } as const
 })

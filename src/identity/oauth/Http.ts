@@ -130,13 +130,13 @@ export const OAuthHttpLive = HttpApiBuilder.group(Api, "oauth", (handlers) =>
       authorization_response_iss_parameter_supported: true,
       service_documentation: `${base}/docs`
     }
-    const resourceMetadata = (resource: string, name: string) => ({
+    const resourceMetadata = (resource: string, name: string, documentation = `${base}/docs`) => ({
       resource,
       authorization_servers: [base],
       scopes_supported: [...SUPPORTED_SCOPES],
       bearer_methods_supported: ["header"],
       resource_name: name,
-      resource_documentation: `${base}/docs`
+      resource_documentation: documentation
     })
     const metadataResponse = (body: unknown) =>
       HttpServerResponse.unsafeJson(body, { headers: { ...CORS, "cache-control": "public, max-age=300" } })
@@ -147,7 +147,7 @@ export const OAuthHttpLive = HttpApiBuilder.group(Api, "oauth", (handlers) =>
       .handle("authorizationServerMetadata", () => Effect.succeed(metadataResponse(asMetadata)))
       .handle("protectedResourceMetadata", () => Effect.succeed(metadataResponse(resourceMetadata(base, "Domain Marketplace API"))))
       .handle("mcpProtectedResourceMetadata", () =>
-        Effect.succeed(metadataResponse(resourceMetadata(`${base}/mcp`, "Domain Marketplace agent endpoint (MCP)"))))
+        Effect.succeed(metadataResponse(resourceMetadata(`${base}/mcp`, "Domain Marketplace agent endpoint (MCP)", `${base}/docs/agents.md`))))
       .handleRaw("register", ({ request }) =>
         Effect.gen(function*() {
           yield* enforce(oauthLimits.register)

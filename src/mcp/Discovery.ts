@@ -1,0 +1,121 @@
+/**
+ * What agents read before they call: `/.well-known/mcp/server-card.json` (SEP-1649 server card),
+ * `/llms.txt` and `/llms-full.txt` (llmstxt.org, built from the OpenAPI document and docs/),
+ * and each docs page as Markdown at `/docs/<page>.md`. All built once at start-up, offline.
+ */
+import { HttpApiBuilder, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Layer } from "effect"
+import { Api, API_VERSION } from "../app/Api.js"
+import { AppConfig } from "../platform/Config.js"
+import { type DocPage, loadDocs } from "./Docs.js"
+import { MCP_PATH, McpRouteLive } from "./Http.js"
+import { INSTRUCTIONS, PROMPT, RESOURCE_PAGES, SERVER_NAME, SERVER_TITLE, toolList } from "./Protocol.js"
+
+const HIDDEN_TAGS = /admin|system/i
+
+interface Operation {
+  readonly method: string
+  readonly path: string
+  readonly summary: string
+  readonly tag: string
+}
+
+const operationsOf = (spec: OpenApi.OpenAPISpec): ReadonlyArray<Operation> => {
+  const out: Array<Operation> = []
+  for (const [path, item] of Object.entries(spec.paths)) {
+    for (const method of ["get", "post", "put", "patch", "delete"] as const) {
+      const op = (item as Record<string, { summary?: string; tags?: ReadonlyArray<string> } | undefined>)[method]
+      if (op === undefined) continue
+      const tag = op.tags?.[0] ?? "Other"
+      if (HIDDEN_TAGS.test(tag)) continue
+      out.push({ method: method.toUpperCase(), path, summary: op.summary ?? "", tag })
+    }
+  }
+  return out
+}
+
+export const serverCard = (baseUrl: string) => ({
+  $schema: "https://static.modelcontextprotocol.io/schemas/mcp-server-card/v1.json",
+  version: "1.0",
+  protocolVersion: LATEST_PROTOCOL_VERSION,
+  serverInfo: { name: SERVER_NAME, title: SERVER_TITLE, version: API_VERSION },
+  description: INSTRUCTIONS,
+  documentationUrl: `${baseUrl}/docs/agents.md`,
+  transport: { type: "streamable-http", endpoint: `${baseUrl}${MCP_PATH}` },
+  capabilities: { tools: { listChanged: false }, resources: {}, prompts: {} },
+  authentication: {
+    required: false,
+    schemes: ["oauth2"],
+    protectedResourceMetadata: `${baseUrl}/.well-known/oauth-protected-resource${MCP_PATH}`,
+    scopes: ["pricing:read"]
+  },
+  tools: toolList(),
+  resources: RESOURCE_PAGES.map((r) => ({ uri: `${baseUrl}/docs/${r.page}.md`, name: r.name, title: r.title, mimeType: "text/markdown" })),
+  prompts: [PROMPT]
+})
+
+export const llmsTxt = (baseUrl: string, docs: ReadonlyArray<DocPage>, operations: ReadonlyArray<Operation>) => {
+  const lines = [
+    "# Domain Marketplace API",
+    "",
+    "> Domain search (availability and prices, streamed), WHOIS/RDAP lookups, TLD prices and registration requirements, " +
+    "a domain marketplace, free tools, batch calls, and an HMAC-signed Partner API. Public reads need no credentials; " +
+    "an OAuth 2.1 bearer token with scope pricing:read unmasks marketplace prices.",
+    "",
+    `Agents: an MCP server (Streamable HTTP) is at ${baseUrl}${MCP_PATH} with the tools ${toolList().map((t) => t.name).join(", ")}; ` +
+    `server card at ${baseUrl}/.well-known/mcp/server-card.json. OpenAPI 3.1: ${baseUrl}/api/openapi.json.`,
+    "",
+    "## Docs",
+    "",
+    ...docs.map((d) => `- [${d.title}](${baseUrl}/docs/${d.name}.md)${d.summary !== "" ? `: ${d.summary}` : ""}`),
+    "",
+    "## API",
+    ""
+  ]
+  const tags = [...new Set(operations.map((o) => o.tag))]
+  for (const tag of tags) {
+    lines.push(`### ${tag}`, "")
+    for (const o of operations.filter((x) => x.tag === tag)) lines.push(`- ${o.method} ${o.path}${o.summary !== "" ? `: ${o.summary}` : ""}`)
+    lines.push("")
+  }
+  lines.push("## Optional", "", `- [OpenAPI document](${baseUrl}/api/openapi.json)`, `- [Full text of the docs](${baseUrl}/llms-full.txt)`, "")
+  return lines.join("\n")
+}
+
+export const llmsFullTxt = (baseUrl: string, docs: ReadonlyArray<DocPage>, operations: ReadonlyArray<Operation>) =>
+  [llmsTxt(baseUrl, docs, operations), ...docs.map((d) => `\n---\n\n<!-- ${baseUrl}/docs/${d.name}.md -->\n\n${d.markdown.trim()}\n`)].join("")
+
+const PAGE = /^([a-z0-9][a-z0-9-]*)\.md$/
+
+export const DiscoveryRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const docs = loadDocs()
+    const operations = operationsOf(OpenApi.fromApi(Api))
+    const cache = { "cache-control": "public, max-age=300" }
+    const text = (body: string, contentType: string) => HttpServerResponse.text(body, { contentType, headers: cache })
+    const card = HttpServerResponse.unsafeJson(serverCard(config.baseUrl), { headers: cache })
+    const llms = text(llmsTxt(config.baseUrl, docs, operations), "text/plain; charset=utf-8")
+    const llmsFull = text(llmsFullTxt(config.baseUrl, docs, operations), "text/plain; charset=utf-8")
+    const pages = new Map(docs.map((d) => [d.name, text(d.markdown, "text/markdown; charset=utf-8")]))
+
+    yield* router.get("/.well-known/mcp/server-card.json", Effect.succeed(card))
+    yield* router.get("/llms.txt", Effect.succeed(llms))
+    yield* router.get("/llms-full.txt", Effect.succeed(llmsFull))
+    // An unknown page is the router's typed 404 (ApiErrorsLive), like any unknown path.
+    yield* router.get(
+      "/docs/:page",
+      Effect.gen(function*() {
+        const { page } = yield* HttpRouter.params
+        const name = PAGE.exec(page ?? "")?.[1]
+        const found = name !== undefined ? pages.get(name) : undefined
+        if (found !== undefined) return found
+        return yield* new HttpServerError.RouteNotFound({ request: yield* HttpServerRequest.HttpServerRequest })
+      })
+    )
+  })
+)
+
+/** `/mcp` and the discovery routes, mounted beside the HttpApi (see app/Server.ts). */
+export const McpHttpLive = Layer.mergeAll(McpRouteLive, DiscoveryRoutesLive)

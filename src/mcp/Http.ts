@@ -1,0 +1,142 @@
+/**
+ * `/mcp`: MCP over Streamable HTTP, stateless. Each POST gets its own protocol server and
+ * transport (the SDK's Web-standard transport), so any replica serves any request.
+ *
+ * - Auth: no Authorization header → anonymous; a valid bearer token (bound to `<BASE_URL>/mcp` or
+ *   unbound) → the token's user; anything else → 401 with the `WWW-Authenticate` challenge whose
+ *   `resource_metadata` is `/.well-known/oauth-protected-resource/mcp` (what MCP clients follow).
+ * - Sessions: the `initialize` answer carries an `Mcp-Session-Id` (random, never stored); it only
+ *   scopes `notifications/cancelled`, which may arrive on another request than the call it
+ *   cancels. A call is also cancelled when its client goes away.
+ * - GET (server-initiated stream) and DELETE (session end) are 405: there is no server state.
+ */
+import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import { Effect, FiberRef, Option, Redacted, Stream } from "effect"
+import { randomUUID } from "node:crypto"
+import { API_VERSION } from "../app/Api.js"
+import { makeOptionalBearer } from "../identity/Bearer.js"
+import { OAuth } from "../identity/oauth/OAuth.js"
+import { AppConfig } from "../platform/Config.js"
+import { CurrentRequestId, Unauthorized } from "../platform/Errors.js"
+import { clientIpOf } from "../platform/HttpMiddleware.js"
+import { loadDocs } from "./Docs.js"
+import { makeProtocolServer } from "./Protocol.js"
+import type { ToolServices } from "./Tools.js"
+
+export const MCP_PATH = "/mcp"
+const SESSION_HEADER = "mcp-session-id"
+const VALID_SESSION = /^mcp_[0-9a-f-]{36}$/
+/** Tool arguments are a domain or a TLD: 1 MiB is plenty. */
+const MAX_BODY_BYTES = 1_048_576
+const SSE_OPEN = new TextEncoder().encode(": open\n\n")
+/** What the transport reads of a request (never credentials). */
+const FORWARDED = new Set(["accept", "content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id"])
+
+/** In-flight tool calls of this process by `<session>|<JSON-RPC id>`, for `notifications/cancelled`. */
+const makeCancellations = () => {
+  const inFlight = new Map<string, AbortController>()
+  return {
+    register: (session: string | undefined, requestId: string | number, own: AbortSignal) => {
+      if (session === undefined) return { signal: own, release: () => {} }
+      const key = `${session}|${String(requestId)}`
+      const controller = new AbortController()
+      inFlight.set(key, controller)
+      return {
+        signal: AbortSignal.any([own, controller.signal]),
+        release: () => {
+          if (inFlight.get(key) === controller) inFlight.delete(key)
+        }
+      }
+    },
+    cancel: (session: string, requestId: unknown) => {
+      if (typeof requestId !== "string" && typeof requestId !== "number") return
+      inFlight.get(`${session}|${String(requestId)}`)?.abort()
+    }
+  }
+}
+
+const messagesOf = (body: unknown): ReadonlyArray<{ method?: unknown; params?: { requestId?: unknown } }> =>
+  Array.isArray(body) ? body : typeof body === "object" && body !== null ? [body] : []
+
+export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const oauth = yield* OAuth
+    const runtime = yield* Effect.runtime<ToolServices>()
+    const docs = loadDocs()
+    const cancellations = makeCancellations()
+    const bearer = yield* makeOptionalBearer((token, requestUrl) => Effect.orDie(oauth.resolveAccessToken(token, requestUrl)))
+    const notAllowed = HttpServerResponse.empty({ status: 405, headers: { allow: "POST" } })
+    // A JSON-RPC error object, as the transport answers its own refusals.
+    const tooLarge = HttpServerResponse.unsafeJson(
+      { jsonrpc: "2.0", error: { code: -32600, message: `The request body exceeds ${MAX_BODY_BYTES} bytes` }, id: null },
+      { status: 413 }
+    )
+
+    const handle = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (request.method !== "POST") return notAllowed
+      const viewer = yield* bearer.bearer(Redacted.make(""))
+      const read = yield* Effect.either(HttpIncomingMessage.withMaxBodySize(request.text, Option.some(MAX_BODY_BYTES)))
+      if (read._tag === "Left") return tooLarge
+      const text = read.right
+      let parsed: unknown = undefined
+      try {
+        parsed = JSON.parse(text)
+      } catch {
+        // Left to the transport, which answers the JSON-RPC parse error.
+      }
+      const incoming = request.headers[SESSION_HEADER]
+      const session = incoming !== undefined && VALID_SESSION.test(incoming) ? incoming : undefined
+      const messages = messagesOf(parsed)
+      if (session !== undefined) {
+        for (const m of messages) if (m.method === "notifications/cancelled") cancellations.cancel(session, m.params?.requestId)
+      }
+      const issued = messages.some((m) => m.method === "initialize") ? `mcp_${randomUUID()}` : undefined
+
+      const server = makeProtocolServer(runtime, {
+        version: API_VERSION,
+        baseUrl: config.baseUrl,
+        docs,
+        caller: { viewer, ip: clientIpOf(request, config.trustProxy), requestId: yield* FiberRef.get(CurrentRequestId) },
+        signalFor: (id, own) => cancellations.register(session, id, own)
+      })
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined })
+      const close = Effect.promise(() => server.close().catch(() => undefined))
+      yield* Effect.promise(() => server.connect(transport))
+      const headers = new Headers()
+      for (const [k, v] of Object.entries(request.headers)) if (FORWARDED.has(k)) headers.set(k, v)
+      const web = new Request(`${config.baseUrl}${MCP_PATH}`, { method: "POST", headers, body: text })
+      const response = yield* Effect.promise(() => transport.handleRequest(web, { parsedBody: parsed })).pipe(Effect.onInterrupt(() => close))
+      const responseHeaders: Record<string, string> = {}
+      response.headers.forEach((v, k) => {
+        if (k !== "content-type" && k !== "content-length") responseHeaders[k] = v
+      })
+      if (issued !== undefined && response.status === 200) responseHeaders[SESSION_HEADER] = issued
+      const contentType = response.headers.get("content-type") ?? undefined
+      if (response.body === null) {
+        yield* close
+        return HttpServerResponse.empty({ status: response.status, headers: responseHeaders })
+      }
+      // The SSE stream ends when the calls of this POST are answered; if the client goes away
+      // first, closing the server aborts them (and their upstream work).
+      // An SSE comment first sends the headers at once, not with the first event (which, for a
+      // search, waits for the queried name's answer).
+      const body = response.body
+      const events = Stream.fromReadableStream(() => body, (e) => e)
+      const sse = contentType?.startsWith("text/event-stream") === true
+      return HttpServerResponse.stream(
+        (sse ? Stream.concat(Stream.make(SSE_OPEN), events) : events).pipe(Stream.ensuring(close)),
+        { status: response.status, headers: responseHeaders, ...(contentType !== undefined ? { contentType } : {}) }
+      )
+    }).pipe(
+      Effect.catchTag("Unauthorized", (e) =>
+        // The challenge header was added by the bearer check; the body is the typed envelope.
+        Effect.orDie(HttpServerResponse.schemaJson(Unauthorized)(e, { status: 401 })))
+    )
+
+    yield* router.all(MCP_PATH, handle)
+  })
+)
+

@@ -1,0 +1,281 @@
+/**
+ * The four agent tools: the public reads (`search_domain`, `whois_lookup`,
+ * `tld_registration_price`, `tld_requirements`), each calling the service its REST endpoint calls,
+ * with the same validation, masking and quota, and answering the REST body as structured content.
+ *
+ * Contract: a tool never re-enters the service through HTTP, and a tool failure (bad input,
+ * quota, no data) is a `ToolFailure` with the REST error's code and message, never a defect.
+ */
+import { Effect, Either, Option, ParseResult, Schema, Stream } from "effect"
+import { limits as catalogueLimits } from "../catalogue/Api.js"
+import { Catalogue } from "../catalogue/Catalogue.js"
+import { isTld, normalizeTld } from "../catalogue/PriceCsv.js"
+import { parseDomainName } from "../domain/DomainName.js"
+import { canSeeMarketPrices, type Viewer } from "../identity/Viewer.js"
+import { limits as lookupLimits } from "../lookup/Api.js"
+import { Lookups } from "../lookup/Lookups.js"
+import { AppConfig } from "../platform/Config.js"
+import { RateLimiter, type RateLimitPolicy } from "../platform/RateLimit.js"
+import { limits as searchLimits } from "../search/Api.js"
+import type { RowEvent } from "../search/Rows.js"
+import { Search } from "../search/Search.js"
+import {
+  objectJsonSchema,
+  type ObjectJsonSchema,
+  SearchDomainInput,
+  SearchDomainOutput,
+  TldRegistrationPriceInput,
+  TldRegistrationPriceOutput,
+  TldRequirementsInput,
+  TldRequirementsOutput,
+  WhoisLookupInput,
+  WhoisLookupOutput
+} from "./Schemas.js"
+
+/** Who calls, as far as a tool needs to know. */
+export interface Caller {
+  readonly viewer: Viewer
+  /** The client IP (per-IP quotas of anonymous callers). */
+  readonly ip: string
+  readonly requestId: string
+  /** Reports progress (search rows as they arrive); a no-op when the client asked for none. */
+  readonly progress: (progress: number, total: number, message: string) => Effect.Effect<void>
+}
+
+export class ToolFailure extends Schema.TaggedError<ToolFailure>()("ToolFailure", {
+  code: Schema.String,
+  message: Schema.String,
+  details: Schema.optional(Schema.Unknown)
+}) {}
+
+export interface ToolResult {
+  readonly structured: Record<string, unknown>
+  readonly summary: string
+}
+
+export type ToolServices = Search | Catalogue | Lookups | RateLimiter | AppConfig
+type Services = ToolServices
+
+export interface AgentTool {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly inputSchema: ObjectJsonSchema
+  readonly outputSchema: ObjectJsonSchema
+  /** Decodes the arguments, then runs. */
+  readonly call: (args: unknown, caller: Caller) => Effect.Effect<ToolResult, ToolFailure, Services>
+}
+
+export const TOOL_ANNOTATIONS = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: true
+} as const
+
+const tool = <I, IE, O, OE>(spec: {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly input: Schema.Schema<I, IE>
+  readonly output: Schema.Schema<O, OE>
+  readonly run: (input: I, caller: Caller) => Effect.Effect<{ readonly value: O; readonly summary: string }, ToolFailure, Services>
+}): AgentTool => {
+  const decode = Schema.decodeUnknown(spec.input, { onExcessProperty: "error" })
+  const encode = Schema.encode(spec.output)
+  return {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    inputSchema: objectJsonSchema(spec.input),
+    outputSchema: objectJsonSchema(spec.output),
+    call: (args, caller) =>
+      Effect.gen(function*() {
+        const input = yield* decode(args ?? {}).pipe(
+          Effect.mapError((e) =>
+            new ToolFailure({ code: "invalid_arguments", message: `Invalid arguments: ${ParseResult.TreeFormatter.formatErrorSync(e)}` })
+          )
+        )
+        const { summary, value } = yield* spec.run(input, caller)
+        const structured = yield* Effect.orDie(encode(value))
+        return { structured: structured as Record<string, unknown>, summary }
+      })
+  }
+}
+
+/** Counts one call against a REST policy, per caller: the token's user, else the IP. */
+const admit = (p: RateLimitPolicy, caller: Caller) =>
+  Effect.gen(function*() {
+    const limiter = yield* RateLimiter
+    const key = caller.viewer._tag === "User" ? `user:${caller.viewer.userId}` : caller.ip
+    const d = yield* limiter.consume(p, key)
+    if (!d.allowed) {
+      return yield* new ToolFailure({
+        code: "rate_limited",
+        message: `Rate limit of ${d.limit} calls per ${d.windowSeconds}s exceeded; retry in ${d.resetSeconds}s`,
+        details: { limit: d.limit, window_seconds: d.windowSeconds, retry_after: d.resetSeconds }
+      })
+    }
+    return d
+  })
+
+const describeRow = (row: RowEvent): string => {
+  const price = row.price === null
+    ? ""
+    : typeof row.price === "number"
+    ? ` — $${row.price.toFixed(2)}/yr`
+    : row.price.bin !== null
+    ? ` — buy now $${row.price.bin.toFixed(2)}`
+    : " — price shown with a pricing:read token"
+  return `${row.domain_unicode}: ${row.state_label}${price}`
+}
+
+const searchDomain = tool({
+  name: "search_domain",
+  title: "Search a domain",
+  description:
+    "Availability of a domain (registrable, premium, registered, for sale, reserved…) with its price, and — for a plain label.tld " +
+    "query with include_alternates (default) — the same label under common alternate TLDs. Rows arrive as progress notifications. " +
+    "Same answer as POST /api/domain/search; marketplace prices need a bearer token with pricing:read.",
+  input: SearchDomainInput,
+  output: SearchDomainOutput,
+  run: (input, caller) =>
+    Effect.gen(function*() {
+      const search = yield* Search
+      const planned = search.plan(input.q)
+      if (Either.isLeft(planned)) {
+        return yield* new ToolFailure({
+          code: "invalid_domain",
+          message: `q is not a valid domain name: ${planned.left.message}`,
+          details: { field: "q", problem: planned.left.problem }
+        })
+      }
+      const plan = input.include_alternates ? planned.right : { ...planned.right, names: [planned.right.primary] }
+      yield* admit(searchLimits.search, caller)
+      const startedAt = Date.now()
+      const started = yield* search.start(plan, { requestId: caller.requestId, canSeeMarketPrices: canSeeMarketPrices(caller.viewer), startedAt })
+      const total = plan.names.length
+      const rows = yield* started.events.pipe(
+        Stream.filter((e): e is RowEvent => e.kind === "row"),
+        Stream.zipWithIndex,
+        Stream.tap(([row, i]) => caller.progress(i + 1, total, describeRow(row))),
+        Stream.map(([row]) => row),
+        Stream.runCollect
+      )
+      const results = [...rows]
+      const lines = results.map(describeRow)
+      return {
+        value: { query: input.q, results },
+        summary: `${results.length} result${results.length === 1 ? "" : "s"} for ${input.q}:\n${lines.join("\n")}`
+      }
+    })
+})
+
+const whoisLookup = tool({
+  name: "whois_lookup",
+  title: "WHOIS/RDAP lookup",
+  description:
+    "Registration data of a domain (registrar, dates, status, nameservers) from RDAP, falling back to WHOIS. " +
+    "Same answer as POST /api/tools/whois, and the same daily quota (10 per IP anonymous; more with a bearer token).",
+  input: WhoisLookupInput,
+  output: WhoisLookupOutput,
+  run: (input, caller) =>
+    Effect.gen(function*() {
+      const parsed = parseDomainName(input.domain)
+      if (Either.isLeft(parsed)) {
+        return yield* new ToolFailure({
+          code: "invalid_domain",
+          message: `"${input.domain.slice(0, 300)}" is not a valid domain name: ${parsed.left.message}`,
+          details: { field: "domain", problem: parsed.left.problem }
+        })
+      }
+      const domain = parsed.right.ascii
+      const config = yield* AppConfig
+      const limiter = yield* RateLimiter
+      const viewer = caller.viewer
+      const quota = viewer._tag === "User"
+        ? { policy: { ...lookupLimits.whoisBearer, limit: config.lookup.bearerWhoisCap }, key: `user:${viewer.userId}` }
+        : { policy: lookupLimits.whois, key: caller.ip }
+      const d = yield* limiter.consume(quota.policy, quota.key)
+      if (!d.allowed) {
+        return yield* new ToolFailure({
+          code: "rate_limited",
+          message: `Daily WHOIS quota of ${d.limit} lookups spent; retry in ${d.resetSeconds}s`,
+          details: { limit: d.limit, window_seconds: d.windowSeconds, retry_after: d.resetSeconds }
+        })
+      }
+      const outcome = yield* (yield* Lookups).lookup(domain)
+      if (outcome._tag === "NoData") {
+        return yield* new ToolFailure(
+          outcome.notRegistered
+            ? { code: "whois_not_found", message: `No registration data for ${domain}: the registry has no such domain` }
+            : { code: "whois_unavailable", message: `WHOIS data for ${domain} is unavailable right now (RDAP ${outcome.rdap}; WHOIS ${outcome.whois})` }
+        )
+      }
+      const record = outcome.lookup.result
+      return {
+        value: { lookup: outcome.lookup, used: d.limit - d.remaining, cap: d.limit, remaining: d.remaining },
+        summary: `${domain}: registered with ${record.registrar || "an unknown registrar"}` +
+          (record.creation_date ? `, created ${record.creation_date}` : "") +
+          (record.expiration_date ? `, expires ${record.expiration_date}` : "") +
+          `. WHOIS lookups left today: ${d.remaining} of ${d.limit}.`
+      }
+    })
+})
+
+const validTld = (raw: string, field: string) => {
+  const tld = normalizeTld(raw)
+  return isTld(tld)
+    ? Effect.succeed(tld)
+    : new ToolFailure({ code: "invalid_tld", message: `"${raw}" is not a valid TLD`, details: { field } })
+}
+
+const tldRegistrationPrice = tool({
+  name: "tld_registration_price",
+  title: "TLD price",
+  description:
+    "Price in USD cents for one year of a lifecycle operation (register by default, renew, transfer, restore) of a TLD; " +
+    "priceCents is null when the TLD/operation is unsupported. Same answer as GET /api/pricing/tld.",
+  input: TldRegistrationPriceInput,
+  output: TldRegistrationPriceOutput,
+  run: (input, caller) =>
+    Effect.gen(function*() {
+      const tld = yield* validTld(input.tld, "tld")
+      yield* admit(catalogueLimits.pricing, caller)
+      const price = Option.getOrNull(yield* Effect.orDie((yield* Catalogue).getPrice(tld, input.op)))
+      return {
+        value: { tld, op: input.op, priceCents: price },
+        summary: price === null
+          ? `.${tld}: no ${input.op} price (unsupported)`
+          : `.${tld} ${input.op}: $${(price / 100).toFixed(2)} for one year`
+      }
+    })
+})
+
+const tldRequirements = tool({
+  name: "tld_requirements",
+  title: "TLD registration requirements",
+  description:
+    "Registration rules of a TLD: allowed periods, contacts, nameserver counts, DNSSEC, IDN and other features. " +
+    "Same answer as GET /api/tlds/{tld}/metadata.",
+  input: TldRequirementsInput,
+  output: TldRequirementsOutput,
+  run: (input, caller) =>
+    Effect.gen(function*() {
+      const tld = yield* validTld(input.tld, "tld")
+      yield* admit(catalogueLimits.metadata, caller)
+      const metadata = yield* Effect.orDie((yield* Catalogue).getMetadata(tld))
+      if (Option.isNone(metadata)) {
+        return yield* new ToolFailure({ code: "tld_not_found", message: `No registry metadata for .${tld}` })
+      }
+      const m = metadata.value
+      return {
+        value: m,
+        summary: `.${m.tld} (${m.provider}): periods ${m.periodsMonths.join(", ")} months`
+      }
+    })
+})
+
+export const TOOLS: ReadonlyArray<AgentTool> = [searchDomain, whoisLookup, tldRegistrationPrice, tldRequirements]
+
+export const toolNamed = (name: string): AgentTool | undefined => TOOLS.find((t) => t.name === name)
