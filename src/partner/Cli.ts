@@ -35,8 +35,8 @@ const human = (c: IssuedCredential) =>
 const create = Command.make("create", { json, name, env, scopes, affiliate }, (o) =>
   Effect.gen(function*() {
     const list = parseScopes(o.scopes)
-    if (Option.isNone(list)) return yield* abort(`--scopes must be a comma list of search, embed, buy, broker, refer, report, webhook`)
-    if (o.name.trim() === "") return yield* abort("--name must not be empty")
+    if (Option.isNone(list)) return yield* abort(`--scopes must be a comma list of search, embed, buy, broker, refer, report, webhook`, "usage")
+    if (o.name.trim() === "") return yield* abort("--name must not be empty", "usage")
     const credentials = yield* Credentials
     const issued = yield* credentials.createPartner({ name: o.name.trim(), environment: o.env, scopes: list.value, affiliate: o.affiliate })
     yield* print(o.json, shown(issued), human(issued))

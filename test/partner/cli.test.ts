@@ -1,4 +1,8 @@
-/** The operator CLI against the service's database: partner create/rotate/revoke and order actions. */
+/**
+ * The operator CLI against the service's database: partner create/list/show/rotate/revoke, order
+ * list/show and actions, and what scripts rely on: JSON on stdout, JSON errors on stderr under
+ * --json, and distinct exit codes (2 usage, 3 not found, 4 conflict, 5 database unavailable).
+ */
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { runCli } from "../support/cli.js"
@@ -31,12 +35,34 @@ layer(Layer.empty)("partner CLI", (it) => {
       expect(moved.code, moved.stderr).toBe(0)
       expect(JSON.parse(moved.stdout)).toMatchObject({ public_id: id, status: "TRANSFER_IN_PROGRESS" })
       const refused = yield* runCli(databaseUrl, ["order", "clear-review", id])
-      expect(refused.code).not.toBe(0)
+      expect(refused.code).toBe(4)
       expect(refused.stderr).toContain("TRANSFER_IN_PROGRESS")
+
+      const listed = yield* runCli(databaseUrl, ["order", "list", "--status", "TRANSFER_IN_PROGRESS", "--json"])
+      expect(listed.code, listed.stderr).toBe(0)
+      expect(JSON.parse(listed.stdout).orders.map((o: any) => o.public_id)).toEqual([id])
+      const shown = yield* runCli(databaseUrl, ["order", "show", id, "--json"])
+      expect(shown.code, shown.stderr).toBe(0)
+      expect(JSON.parse(shown.stdout)).toMatchObject({ public_id: id, status: "TRANSFER_IN_PROGRESS", transfer: { status: "in_progress" } })
+      const missing = yield* runCli(databaseUrl, ["order", "show", "ord_doesnotexist", "--json"])
+      expect(missing.code).toBe(3)
+      expect(JSON.parse(missing.stderr)).toEqual({ error: { code: "not_found", message: expect.stringContaining("ord_doesnotexist") } })
+      expect(missing.stdout).toBe("")
+
+      const partners = yield* runCli(databaseUrl, ["partner", "list", "--json"])
+      expect(partners.code, partners.stderr).toBe(0)
+      const [partner] = JSON.parse(partners.stdout).partners
+      expect(partner).toMatchObject({ partner_id: cred.partner_id, name: "Acme Domains", credentials: [{ key_id: cred.key_id, active: true, scopes: ["search", "buy"] }] })
+      expect(partners.stdout).not.toContain(cred.secret)
+      const partnerShown = yield* runCli(databaseUrl, ["partner", "show", cred.partner_id])
+      expect(partnerShown.code, partnerShown.stderr).toBe(0)
+      expect(partnerShown.stdout).toContain(cred.key_id)
+
       expect((yield* run(signed(issued, "GET", `/api/partner/v1/orders/${id}`))).json.status).toBe("TRANSFER_IN_PROGRESS")
 
       const bad = yield* runCli(databaseUrl, ["partner", "create", "--name", "X", "--env", "sandbox", "--scopes", "search,fly"])
-      expect(bad.code).not.toBe(0)
+      expect(bad.code).toBe(2)
+
 
       const rotated = yield* runCli(databaseUrl, ["partner", "rotate", cred.key_id, "--json"])
       expect(rotated.code, rotated.stderr).toBe(0)
@@ -51,5 +77,13 @@ layer(Layer.empty)("partner CLI", (it) => {
       expect((yield* runCli(databaseUrl, ["partner", "revoke", next.key_id])).code).toBe(0)
       expectError(yield* run(signed(nextIssued, "GET", "/api/partner/v1/orders")), 403, "credential_not_active")
       expect(Context.get(server, TestServer.TestServer).databaseUrl).toBe(databaseUrl)
-    }), 180_000)
+    }), 600_000) // fifteen CLI processes: slow on a loaded 2-core machine
+
+  it.scoped("a database that cannot be reached is exit code 5 with a JSON error, not a stack trace", () =>
+    Effect.gen(function*() {
+      if (!process.env.DATABASE_URL) return // the embedded database is always reachable
+      const down = yield* runCli("postgres://postgres@127.0.0.1:9/postgres", ["partner", "list", "--json"], { DB_CONNECT_TIMEOUT: "2 seconds" })
+      expect(down.code, down.stderr).toBe(5)
+      expect(JSON.parse(down.stderr.trim().split("\n").pop()!).error.code).toBe("unavailable")
+    }), 120_000)
 })
