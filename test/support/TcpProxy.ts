@@ -1,0 +1,109 @@
+/**
+ * A loopback TCP proxy whose behaviour the test switches at will, to put the service in front of
+ * a database outage:
+ *
+ * - `forward()`: every byte goes through (the normal state);
+ * - `refuse()`: the port is closed and every open connection is cut (a database that is down:
+ *   ECONNREFUSED);
+ * - `blackhole()`: connections are still accepted but nothing passes either way, and open
+ *   connections go silent (a database that stops answering: only time limits get out of it).
+ *
+ * Switching back to `forward()` cuts the connections that were silenced (as a real outage leaves
+ * them) and forwards new ones again, on the same port.
+ */
+import { Effect } from "effect"
+import * as Net from "node:net"
+
+export type ProxyMode = "forward" | "refuse" | "blackhole"
+
+export interface TcpProxy {
+  readonly port: number
+  readonly mode: () => ProxyMode
+  readonly forward: () => Effect.Effect<void>
+  readonly refuse: () => Effect.Effect<void>
+  readonly blackhole: () => Effect.Effect<void>
+}
+
+interface Pair {
+  readonly client: Net.Socket
+  upstream: Net.Socket | undefined
+  silenced: boolean
+}
+
+export const startTcpProxy = (upstreamHost: string, upstreamPort: number) =>
+  Effect.gen(function*() {
+    let mode: ProxyMode = "forward"
+    const pairs = new Set<Pair>()
+
+    const destroy = (pair: Pair) => {
+      pair.client.destroy()
+      pair.upstream?.destroy()
+      pairs.delete(pair)
+    }
+
+    const onConnection = (client: Net.Socket) => {
+      const pair: Pair = { client, upstream: undefined, silenced: mode === "blackhole" }
+      pairs.add(pair)
+      client.on("error", () => destroy(pair)).on("close", () => destroy(pair))
+      if (pair.silenced) {
+        client.on("data", () => undefined) // swallowed
+        return
+      }
+      const upstream = Net.connect(upstreamPort, upstreamHost)
+      pair.upstream = upstream
+      client.on("data", (chunk) => {
+        if (!pair.silenced) upstream.write(chunk)
+      })
+      upstream.on("data", (chunk) => {
+        if (!pair.silenced) client.write(chunk)
+      })
+      upstream.on("error", () => destroy(pair)).on("close", () => destroy(pair))
+    }
+
+    let server = Net.createServer(onConnection)
+    const listen = (port: number) =>
+      Effect.async<number>((resume) => {
+        server.listen(port, "127.0.0.1", () => resume(Effect.succeed((server.address() as Net.AddressInfo).port)))
+      })
+    const closeServer = Effect.async<void>((resume) => {
+      if (!server.listening) return resume(Effect.void)
+      server.close(() => resume(Effect.void))
+    })
+
+    const port = yield* listen(0)
+    yield* Effect.addFinalizer(() =>
+      Effect.zipRight(Effect.sync(() => [...pairs].forEach(destroy)), closeServer)
+    )
+
+    const proxy: TcpProxy = {
+      port,
+      mode: () => mode,
+      forward: () =>
+        Effect.gen(function*() {
+          const previous = mode
+          mode = "forward"
+          for (const pair of [...pairs]) if (pair.silenced) destroy(pair)
+          if (previous === "refuse") {
+            server = Net.createServer(onConnection)
+            yield* listen(port)
+          }
+        }),
+      refuse: () =>
+        Effect.gen(function*() {
+          if (mode === "refuse") return
+          mode = "refuse"
+          for (const pair of [...pairs]) destroy(pair)
+          yield* closeServer
+        }),
+      blackhole: () =>
+        Effect.gen(function*() {
+          if (mode === "refuse") {
+            server = Net.createServer(onConnection)
+            yield* listen(port)
+          }
+          mode = "blackhole"
+          for (const pair of pairs) pair.silenced = true
+        })
+    }
+    return proxy
+  })
