@@ -15,7 +15,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { PGlite } from "@electric-sql/pglite"
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import pg from "pg"
@@ -141,11 +141,13 @@ export const pgLayer = (
       }),
       (pool) => Effect.promise(() => pool.end().catch(() => undefined)).pipe(Effect.timeoutOption(1000))
     ).pipe(
+      // A starting process waits for its database for a while (a replica may start first, or
+      // the machine is busy) instead of failing on the first connect time limit.
       Effect.tap((pool) =>
         Effect.tryPromise({
           try: () => pool.query("select 1"),
           catch: (cause) => new SqlErrorClass({ cause, message: "PgClient: Failed to connect" })
-        })
+        }).pipe(Effect.retry(Schedule.spaced("500 millis").pipe(Schedule.upTo("30 seconds"))))
       )
     ),
     applicationName: "domain-marketplace",

@@ -22,17 +22,25 @@ export interface TcpProxy {
   readonly forward: () => Effect.Effect<void>
   readonly refuse: () => Effect.Effect<void>
   readonly blackhole: () => Effect.Effect<void>
+  /**
+   * Once a connection sends a chunk containing `text` (e.g. a table name in a statement), that
+   * chunk is delivered and everything the connection sends afterwards is swallowed: the process
+   * behind it is frozen right after that statement, e.g. to crash it there.
+   */
+  readonly holdAfter: (text: string) => void
 }
 
 interface Pair {
   readonly client: Net.Socket
   upstream: Net.Socket | undefined
   silenced: boolean
+  held: boolean
 }
 
 export const startTcpProxy = (upstreamHost: string, upstreamPort: number) =>
   Effect.gen(function*() {
     let mode: ProxyMode = "forward"
+    let holdText: string | undefined
     const pairs = new Set<Pair>()
 
     const destroy = (pair: Pair) => {
@@ -42,7 +50,7 @@ export const startTcpProxy = (upstreamHost: string, upstreamPort: number) =>
     }
 
     const onConnection = (client: Net.Socket) => {
-      const pair: Pair = { client, upstream: undefined, silenced: mode === "blackhole" }
+      const pair: Pair = { client, upstream: undefined, silenced: mode === "blackhole", held: false }
       pairs.add(pair)
       client.on("error", () => destroy(pair)).on("close", () => destroy(pair))
       if (pair.silenced) {
@@ -51,8 +59,10 @@ export const startTcpProxy = (upstreamHost: string, upstreamPort: number) =>
       }
       const upstream = Net.connect(upstreamPort, upstreamHost)
       pair.upstream = upstream
-      client.on("data", (chunk) => {
-        if (!pair.silenced) upstream.write(chunk)
+      client.on("data", (chunk: Buffer) => {
+        if (pair.silenced || pair.held) return
+        upstream.write(chunk)
+        if (holdText !== undefined && chunk.includes(holdText)) pair.held = true
       })
       upstream.on("data", (chunk) => {
         if (!pair.silenced) client.write(chunk)
@@ -77,6 +87,9 @@ export const startTcpProxy = (upstreamHost: string, upstreamPort: number) =>
 
     const proxy: TcpProxy = {
       port,
+      holdAfter: (text) => {
+        holdText = text
+      },
       mode: () => mode,
       forward: () =>
         Effect.gen(function*() {
