@@ -131,5 +131,15 @@ describe("database outage", () => {
       }
       const after = yield* sql<{ domain: string; n: number }>`select domain, count(*)::int as n from partner_orders group by domain order by domain`
       expect(after).toEqual([{ domain: "before.com", n: 1 }, { domain: "refused.com", n: 1 }, { domain: "silent.com", n: 1 }])
+
+      // Documented: every operation lists the 503 and its Retry-After.
+      const doc = (yield* get("/api/openapi.json")).json
+      const missing: Array<string> = []
+      for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+        for (const [method, op] of Object.entries<any>(item)) {
+          if (op?.responses?.["503"]?.headers?.["Retry-After"] === undefined) missing.push(`${method} ${path}`)
+        }
+      }
+      expect(missing).toEqual([])
     }), { timeout: 120_000 })
 })
