@@ -30,6 +30,7 @@ import { DatabaseLive } from "../platform/Database.js"
 import { ApiErrorsLive, CorsPreflightLive, type OperationMatcher, serverMiddleware } from "../platform/HttpMiddleware.js"
 import { runMigrations } from "../platform/Migrations.js"
 import { Idempotency } from "../platform/Idempotency.js"
+import { DrainLive, Lifecycle } from "../platform/Lifecycle.js"
 import { OutboundLive } from "../platform/Outbound.js"
 import { RateLimiterLive } from "../platform/RateLimit.js"
 import { ServiceSecretLive } from "../platform/ServiceSecret.js"
@@ -61,7 +62,7 @@ export const operationMatcher = (): OperationMatcher => {
 export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(DatabaseLive))
 
 /** Domain services over the database. */
-export const ServicesLive = Layer.mergeAll(Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, LookupServicesLive, ToolsServicesLive, OutboundLive, PartnerServicesLive, SearchServicesLive).pipe(
+export const ServicesLive = Layer.mergeAll(Lifecycle.Live, Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, LookupServicesLive, ToolsServicesLive, OutboundLive, PartnerServicesLive, SearchServicesLive).pipe(
   Layer.provideMerge(RealtimeRegisterLive),
   Layer.provideMerge(NodeHttpClient.layerUndici)
 )
@@ -81,10 +82,15 @@ const HttpLive = Layer.unwrapEffect(
     const close = server.close.bind(server)
     server.close = ((callback?: (err?: Error) => void) => {
       server.closeIdleConnections()
+      // A keep-alive connection whose request was in flight turns idle when its response is
+      // sent: close it then too, rather than waiting for its keep-alive timeout.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50)
+      sweep.unref()
       const timer = setTimeout(() => server.closeAllConnections(), Duration.toMillis(config.shutdownGrace))
       timer.unref()
       return close((err) => {
         clearTimeout(timer)
+        clearInterval(sweep)
         callback?.(err)
       })
     }) as typeof server.close
@@ -114,7 +120,8 @@ export const LoggerLive = Layer.unwrapEffect(
 
 /** The whole service. `config` defaults to the environment. */
 export const AppLive = (config: Layer.Layer<AppConfig, unknown> = AppConfigLive) =>
-  HttpLive.pipe(
+  DrainLive.pipe(
+    Layer.provideMerge(HttpLive),
     Layer.provideMerge(WorkersLive),
     Layer.provideMerge(SeedLive),
     Layer.provideMerge(ServicesLive),

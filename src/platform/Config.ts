@@ -71,6 +71,12 @@ export interface AppConfigShape {
   readonly workers: boolean
   readonly outboundAllowLoopback: boolean
   readonly shutdownGrace: Duration.Duration
+  /** After SIGTERM, /readyz answers 503 for this long before the listener closes (SHUTDOWN_DRAIN_DELAY, default 1 s). */
+  readonly shutdownDrainDelay: Duration.Duration
+  /** Database time limits (docs/operations.md, "Database outages"). */
+  readonly database: DatabaseSettings
+  /** How long an in-flight Idempotency-Key claim holds without renewal (IDEMPOTENCY_LEASE, default 5 s). */
+  readonly idempotencyLease: Duration.Duration
   /** How long a process may serve catalogue (TLD/price) data written by another process. */
   readonly catalogueCacheTtl: Duration.Duration
   /** Availability engine, search stream, alternates (docs/search.md). */
@@ -84,6 +90,21 @@ export interface AppConfigShape {
   /** Partner API: review threshold, signing skew, webhook delivery (src/partner/Settings.ts). */
   readonly partner: PartnerSettings
 }
+
+export interface DatabaseSettings {
+  /** Opening a new connection (DB_CONNECT_TIMEOUT, default 3 s). */
+  readonly connectTimeout: Duration.Duration
+  /** Waiting for a free connection of the pool (DB_ACQUIRE_TIMEOUT, default 5 s). */
+  readonly acquireTimeout: Duration.Duration
+  /** One statement, enforced by the server and by the client (DB_STATEMENT_TIMEOUT, default 5 s). */
+  readonly statementTimeout: Duration.Duration
+}
+
+const databaseConfig: Config.Config<DatabaseSettings> = Config.all({
+  connectTimeout: Config.duration("DB_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(3))),
+  acquireTimeout: Config.duration("DB_ACQUIRE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
+  statementTimeout: Config.duration("DB_STATEMENT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5)))
+})
 
 export class AppConfig extends Context.Tag("app/AppConfig")<AppConfig, AppConfigShape>() {}
 
@@ -266,6 +287,9 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   workers: Config.boolean("WORKERS").pipe(Config.withDefault(true)),
   outboundAllowLoopback: Config.boolean("OUTBOUND_ALLOW_LOOPBACK").pipe(Config.withDefault(false)),
   shutdownGrace: Config.duration("SHUTDOWN_GRACE").pipe(Config.withDefault(Duration.seconds(10))),
+  shutdownDrainDelay: Config.duration("SHUTDOWN_DRAIN_DELAY").pipe(Config.withDefault(Duration.seconds(1))),
+  database: databaseConfig,
+  idempotencyLease: Config.duration("IDEMPOTENCY_LEASE").pipe(Config.withDefault(Duration.seconds(5))),
   catalogueCacheTtl: Config.duration("CATALOGUE_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(5))),
   availability: availabilityConfig,
   market: marketConfig,
@@ -319,6 +343,9 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
       workers: c.workers,
       outboundAllowLoopback: c.outboundAllowLoopback,
       shutdownGrace: c.shutdownGrace,
+      shutdownDrainDelay: c.shutdownDrainDelay,
+      database: c.database,
+      idempotencyLease: c.idempotencyLease,
       catalogueCacheTtl: c.catalogueCacheTtl,
       availability: c.availability,
       market: c.market,

@@ -10,11 +10,12 @@
  * integer cents in `bigint` columns; 2^53 cents is far beyond any sale), `timestamptz` to `Date`.
  */
 import { PgClient } from "@effect/sql-pg"
+import { SqlError as SqlErrorClass } from "@effect/sql/SqlError"
 import type { SqlError } from "@effect/sql/SqlError"
 import { PGlite } from "@electric-sql/pglite"
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import pg from "pg"
@@ -66,37 +67,106 @@ export const startEmbedded = (dataDir: string | ":memory:") =>
       })
   )
 
+/** Time limits of the pool; defaults are those of `DB_*_TIMEOUT` (docs/operations.md). */
+export interface PoolTimeouts {
+  readonly connectTimeout: Duration.DurationInput
+  readonly acquireTimeout: Duration.DurationInput
+  readonly statementTimeout: Duration.DurationInput
+}
+
+const defaultTimeouts: PoolTimeouts = { connectTimeout: "3 seconds", acquireTimeout: "5 seconds", statementTimeout: "5 seconds" }
+
+/**
+ * A `pg.Client` that gives up on a connection whose statement ran past the client-side time limit
+ * (`query_timeout`): the server stopped answering, so the connection is marked unusable and closed,
+ * and the pool drops it on release instead of handing it to the next request. Without this a
+ * database that stops answering leaves dead connections in the pool after it comes back.
+ */
+const clientClass = (connectTimeoutMs: number) =>
+  class OutageAwareClient extends pg.Client {
+    constructor(config: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: connectTimeoutMs })
+    }
+    override query(...args: Array<any>): any {
+      const last = args.length - 1
+      if (typeof args[last] === "function") {
+        const callback = args[last]
+        args[last] = (err: Error | null, result: unknown) => {
+          if (err && /Query read timeout/.test(err.message)) {
+            ;(this as any)._queryable = false
+            ;(this as any).connection?.stream?.destroy()
+          }
+          callback(err, result)
+        }
+      }
+      return (super.query as any)(...args)
+    }
+  }
+
+/**
+ * The pool, with connect, acquire and statement time limits, so a database that refuses or stops
+ * answering turns into errors within seconds (answered 503 by `ApiErrorsLive`), never a hang.
+ */
 export const pgLayer = (
   options: { readonly url: Redacted.Redacted } | { readonly host: string; readonly port: number },
-  maxConnections = 10
-): Layer.Layer<PgClient.PgClient | import("@effect/sql").SqlClient.SqlClient, SqlError> =>
-  PgClient.layer({
-    ...("url" in options
-      ? { url: options.url }
-      : {
-        host: options.host,
-        port: options.port,
-        username: "postgres",
-        password: Redacted.make("postgres"),
-        database: "postgres"
+  maxConnections = 10,
+  timeouts: PoolTimeouts = defaultTimeouts
+): Layer.Layer<PgClient.PgClient | import("@effect/sql").SqlClient.SqlClient, SqlError> => {
+  const statementMs = Duration.toMillis(timeouts.statementTimeout)
+  const connectMs = Duration.toMillis(timeouts.connectTimeout)
+  return PgClient.layerFromPool({
+    acquire: Effect.acquireRelease(
+      Effect.sync(() => {
+        const pool = new pg.Pool({
+          ...("url" in options
+            ? { connectionString: Redacted.value(options.url) }
+            : { host: options.host, port: options.port, user: "postgres", password: "postgres", database: "postgres" }),
+          max: maxConnections,
+          Client: clientClass(connectMs) as unknown as typeof pg.Client,
+          // pg-pool applies this to waiting for a free connection; the client class above sets
+          // its own connect limit.
+          connectionTimeoutMillis: Duration.toMillis(timeouts.acquireTimeout),
+          // The server cancels a long statement (SQLSTATE 57014); the client stops waiting a
+          // little later, for a server that does not answer at all.
+          statement_timeout: statementMs,
+          query_timeout: statementMs + 500,
+          keepAlive: true,
+          idleTimeoutMillis: 30_000,
+          application_name: "domain-marketplace",
+          types
+        })
+        // Errors of idle clients (the server went away) only remove them from the pool.
+        pool.on("error", () => undefined)
+        return pool
       }),
-    maxConnections,
-    types,
-    applicationName: "domain-marketplace"
+      (pool) => Effect.promise(() => pool.end().catch(() => undefined)).pipe(Effect.timeoutOption(1000))
+    ).pipe(
+      // A starting process waits for its database for a while (a replica may start first, or
+      // the machine is busy) instead of failing on the first connect time limit.
+      Effect.tap((pool) =>
+        Effect.tryPromise({
+          try: () => pool.query("select 1"),
+          catch: (cause) => new SqlErrorClass({ cause, message: "PgClient: Failed to connect" })
+        }).pipe(Effect.retry(Schedule.spaced("500 millis").pipe(Schedule.upTo("30 seconds"))))
+      )
+    ),
+    applicationName: "domain-marketplace",
+    types
   })
+}
 
 /** The service's database: DATABASE_URL, or the embedded PostgreSQL. */
 export const DatabaseLive = Layer.unwrapScoped(
   Effect.gen(function*() {
     const config = yield* AppConfig
     if (Option.isSome(config.databaseUrl)) {
-      return pgLayer({ url: config.databaseUrl.value })
+      return pgLayer({ url: config.databaseUrl.value }, 10, config.database)
     }
     const embedded = yield* startEmbedded(config.dataDir === ":memory:" ? ":memory:" : config.dataDir)
     yield* Effect.logInfo("embedded PostgreSQL started").pipe(
       Effect.annotateLogs({ port: embedded.port, dataDir: config.dataDir })
     )
     // PGlite runs one statement at a time; a small pool is all it can use.
-    return pgLayer({ host: embedded.host, port: embedded.port }, 8)
+    return pgLayer({ host: embedded.host, port: embedded.port }, 8, config.database)
   })
 )

@@ -19,6 +19,7 @@ import {
 } from "@effect/platform"
 import { Cause, Context, Effect, FiberRef, Option } from "effect"
 import type { AppConfigShape, DeprecationEntry } from "./Config.js"
+import { causeIsDatabaseOutage, OUTAGE_RETRY_AFTER_SECONDS } from "./DatabaseOutage.js"
 import { BadRequestError, CurrentRequestId, LegacyBadRequestError } from "./Errors.js"
 import { makeId } from "./Ids.js"
 
@@ -230,6 +231,18 @@ export const describeDecodeError = (e: HttpApiError.HttpApiDecodeError) => {
   return clauses.length > 0 ? clauses.join("; ") : e.message
 }
 
+/**
+ * The answer to any request that needed the database while it could not be reached: 503
+ * `unavailable` with `Retry-After` (legacy shape on the legacy paths).
+ */
+export const unavailableResponse = (request: HttpServerRequest.HttpServerRequest, requestId: string) => {
+  const message = "The service cannot reach its database right now; retry shortly"
+  const headers = { "retry-after": String(OUTAGE_RETRY_AFTER_SECONDS) }
+  return LEGACY_ERROR_PATHS.has(pathOf(request.url))
+    ? HttpServerResponse.unsafeJson({ error: message }, { status: 503, headers })
+    : HttpServerResponse.unsafeJson({ error: { code: "unavailable", message, request_id: requestId } }, { status: 503, headers })
+}
+
 /** A 400 in the shape of the request's path: legacy on the legacy paths, typed elsewhere. */
 const badRequestFor = (request: HttpServerRequest.HttpServerRequest, code: string, message: string, details?: unknown) =>
   LEGACY_ERROR_PATHS.has(pathOf(request.url))
@@ -241,7 +254,9 @@ const badRequestFor = (request: HttpServerRequest.HttpServerRequest, code: strin
  * - request input that fails its schema, or a body that is not valid JSON, becomes our 400
  *   (typed, or legacy on the legacy paths);
  * - an unknown route becomes a typed 404;
- * - a defect (bug, lost database) becomes a typed 500 and is logged; never a stack trace.
+ * - an unreachable database (refused, timed out, connection lost; see DatabaseOutage.ts) becomes
+ *   503 `unavailable` with `Retry-After`, whichever endpoint met it;
+ * - any other defect (bug) becomes a typed 500 and is logged; never a stack trace.
  */
 export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
   Effect.catchAllCause(
@@ -250,6 +265,12 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const requestId = yield* FiberRef.get(CurrentRequestId)
+        if (causeIsDatabaseOutage(cause)) {
+          yield* Effect.logWarning("database unavailable; answered 503").pipe(
+            Effect.annotateLogs({ error: String(Cause.squash(cause)) })
+          )
+          return unavailableResponse(request, requestId)
+        }
         // HttpApi turns an unreadable body into a defect; it is still the caller's mistake.
         const failure = Option.orElse(
           Cause.failureOption(cause),

@@ -2,7 +2,9 @@
  * `Idempotency-Key` handling shared by every endpoint that takes one (orders, WHOIS lookups, …).
  *
  * - The first request with a key claims it (`in_flight`) in its own committed statement, so a
- *   concurrent twin — on any replica — sees the claim and gets 409 `conflict`.
+ *   concurrent twin — on any replica — sees the claim and gets 409 `idempotency_in_progress` with
+ *   `Retry-After`. The claim is a lease (IDEMPOTENCY_LEASE, default 5 s) renewed while the work
+ *   runs, so a request whose process crashed frees its key within seconds.
  * - When the work succeeds its response is stored (`done`) and replayed to every later request
  *   with the same key and the same fingerprint (usually a hash of the body).
  * - Same key, other fingerprint → 409 `conflict`. A failed attempt releases the key.
@@ -14,9 +16,11 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Context, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Context, Duration, Effect, Fiber, Layer, Option, Schedule } from "effect"
 import { createHash } from "node:crypto"
+import { AppConfig } from "./Config.js"
 import { ConflictError } from "./Errors.js"
+import { addResponseHeaders } from "./HttpMiddleware.js"
 
 export interface StoredResponse {
   readonly status: number
@@ -37,7 +41,7 @@ export interface IdempotencyOptions {
   readonly fingerprint: string
   /** How long a stored response is replayed. Default 7 days. */
   readonly ttl?: Duration.DurationInput
-  /** How long a claim blocks twins before a crashed attempt may be retried. Default 60 s. */
+  /** How long a claim blocks twins before a crashed attempt may be retried. Default IDEMPOTENCY_LEASE. */
   readonly lease?: Duration.DurationInput
   /** Run the work and the stored response in one transaction (for database writes). */
   readonly transactional?: boolean
@@ -55,6 +59,7 @@ export const isValidKey = (key: string) => /^[\x21-\x7e]{1,255}$/.test(key)
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const defaultLease = (yield* AppConfig).idempotencyLease
 
   const claim = (o: IdempotencyOptions, ttlMs: number, leaseMs: number) =>
     sql<{ key: string }>`
@@ -77,8 +82,19 @@ const make = Effect.gen(function*() {
       response_status: number | null
       response_body: unknown
       response_headers: Record<string, string> | null
-    }>`select fingerprint, state, response_status, response_body, response_headers
+      lease_left_ms: number | null
+    }>`select fingerprint, state, response_status, response_body, response_headers,
+              (extract(epoch from (locked_until - now())) * 1000)::bigint as lease_left_ms
        from idempotency_keys where scope = ${o.scope} and key = ${o.key}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+
+  /** Pushes the lease forward while the work runs (on its own connection, outside any transaction). */
+  const renew = (o: IdempotencyOptions, leaseMs: number) =>
+    sql`update idempotency_keys set locked_until = now() + ${`${leaseMs} milliseconds`}::interval
+        where scope = ${o.scope} and key = ${o.key} and state = 'in_flight' and fingerprint = ${o.fingerprint}`.pipe(
+      Effect.ignore,
+      Effect.delay(Duration.millis(Math.max(100, Math.floor(leaseMs / 3)))),
+      Effect.forever
+    )
 
   const complete = (o: IdempotencyOptions, r: StoredResponse) =>
     sql`update idempotency_keys
@@ -95,13 +111,18 @@ const make = Effect.gen(function*() {
   ): Effect.Effect<IdempotentResult, E | ConflictError | SqlError, R> =>
     Effect.gen(function*() {
       const ttlMs = Duration.toMillis(o.ttl ?? Duration.days(7))
-      const leaseMs = Duration.toMillis(o.lease ?? Duration.seconds(60))
+      const leaseMs = Duration.toMillis(o.lease ?? defaultLease)
       for (let attempt = 0; attempt < 3; attempt++) {
         if (yield* claim(o, ttlMs, leaseMs)) {
+          // Forked before any transaction starts, so the renewals commit on their own.
+          const renewal = yield* Effect.forkDaemon(renew(o, leaseMs))
           const guarded = o.transactional
             ? sql.withTransaction(Effect.tap(work, (r) => complete(o, r)))
             : Effect.tap(work, (r) => complete(o, r))
-          const response = yield* guarded.pipe(Effect.onError(() => release(o)))
+          const response = yield* guarded.pipe(
+            Effect.ensuring(Fiber.interruptFork(renewal)),
+            Effect.onError(() => release(o))
+          )
           return { replayed: false, response }
         }
         const row = yield* existing(o)
@@ -113,9 +134,12 @@ const make = Effect.gen(function*() {
           })
         }
         if (row.value.state === "in_flight") {
+          const retryAfter = Math.min(Math.max(1, Math.ceil((row.value.lease_left_ms ?? 1000) / 1000)), Math.ceil(leaseMs / 1000))
+          yield* addResponseHeaders({ "retry-after": String(retryAfter) })
           return yield* new ConflictError({
-            code: "conflict",
-            message: "A request with this Idempotency-Key is still being processed; retry after it completes."
+            code: "idempotency_in_progress",
+            message: `A request with this Idempotency-Key is still being processed; retry in ${retryAfter}s.`,
+            details: { retry_after: retryAfter }
           })
         }
         return {

@@ -3,12 +3,13 @@
  * an `Effect` using `SqlClient`).
  *
  * Safe when several replicas start at once: everything runs in one transaction holding a
- * transaction-scoped advisory lock, so the second replica waits, then finds nothing to do.
+ * transaction-scoped advisory lock, so the second replica waits (polling for the lock every
+ * 200 ms), then finds nothing to do.
  * Unlike a "latest id" migrator, every migration not yet recorded is applied, so migrations
  * added by parallel branches with lower numbers are never skipped.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schedule } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -42,7 +43,12 @@ export const runMigrations = (dir: string = migrationsDir) =>
     }
     return yield* sql.withTransaction(
       Effect.gen(function*() {
-        yield* sql`select pg_advisory_xact_lock(${MIGRATIONS_LOCK})`
+        // Poll rather than block: a replica waiting on another's migrations must not sit in one
+        // statement that the statement time limit (DB_STATEMENT_TIMEOUT) would cancel.
+        yield* sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${MIGRATIONS_LOCK}) as locked`.pipe(
+          Effect.flatMap((rows) => rows[0]?.locked ? Effect.void : Effect.fail("busy" as const)),
+          Effect.retry({ while: (e) => e === "busy", schedule: Schedule.spaced("200 millis") })
+        )
         yield* sql`create table if not exists schema_migrations (
           migration_id integer primary key,
           name text not null,

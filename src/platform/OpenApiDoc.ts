@@ -8,7 +8,9 @@
  *   key pair or the Partner API's signing headers) are declared by their middleware as a static
  *   `openApiSecurity` (see `DocumentedSecurity`) and land on every operation that middleware guards;
  * - the bearer token is optional wherever it is accepted (anonymous callers are served with
- *   prices masked), so those operations also list the empty requirement `{}`.
+ *   prices masked), so those operations also list the empty requirement `{}`;
+ * - every operation may answer 503 `unavailable` with `Retry-After` while the database cannot be
+ *   reached (`ApiErrorsLive`), so every operation lists it.
  */
 import { HttpApi } from "@effect/platform"
 import { LEGACY_ERROR_PATHS } from "./HttpMiddleware.js"
@@ -92,6 +94,41 @@ const replaceRefs = (node: unknown, replacement: string): unknown => {
   return node
 }
 
+const RETRY_AFTER_HEADER: Json = {
+  description: "Seconds to wait before retrying",
+  schema: { type: "integer", minimum: 1 }
+}
+
+const LEGACY_ERROR_SCHEMA: Json = {
+  type: "object",
+  required: ["error"],
+  properties: { error: { type: "string", description: "Human-readable message" } },
+  additionalProperties: false
+}
+
+/** Adds the database-outage 503 (typed, or legacy on the legacy paths) to each operation lacking one. */
+const withUnavailable = (item: Json, legacy: boolean): Json => {
+  const out: Json = {}
+  for (const [method, op] of Object.entries(item)) {
+    if (typeof op !== "object" || op === null || op.responses === undefined) {
+      out[method] = op
+      continue
+    }
+    const existing: Json | undefined = op.responses["503"]
+    const response: Json = existing !== undefined
+      ? { ...existing, headers: { ...existing.headers, "Retry-After": RETRY_AFTER_HEADER } }
+      : {
+        description: "The database cannot be reached right now (`unavailable`); retry after Retry-After seconds",
+        headers: { "Retry-After": RETRY_AFTER_HEADER },
+        content: {
+          "application/json": { schema: legacy ? LEGACY_ERROR_SCHEMA : { $ref: "#/components/schemas/Unavailable" } }
+        }
+      }
+    out[method] = { ...op, responses: { ...op.responses, "503": response } }
+  }
+  return out
+}
+
 export const finishOpenApi = (spec: Json, api: HttpApi.HttpApi.Any): Json => {
   const { requirements, schemes } = documentedSecurity(api)
   const securitySchemes: Json = { ...(spec.components?.securitySchemes ?? {}), ...schemes }
@@ -99,7 +136,10 @@ export const finishOpenApi = (spec: Json, api: HttpApi.HttpApi.Any): Json => {
   for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
     const legacy = LEGACY_ERROR_PATHS.has(path.replace(/\{[^}]+\}/g, "x"))
     const secured = withSecurity(path, item, requirements)
-    paths[path] = replaceRefs(secured, legacy ? "#/components/schemas/LegacyBadRequest" : "#/components/schemas/BadRequest")
+    paths[path] = withUnavailable(
+      replaceRefs(secured, legacy ? "#/components/schemas/LegacyBadRequest" : "#/components/schemas/BadRequest") as Json,
+      legacy
+    )
   }
   const schemas = { ...(spec.components?.schemas ?? {}) }
   delete schemas.HttpApiDecodeError

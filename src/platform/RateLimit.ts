@@ -12,6 +12,11 @@
  *
  * Every limited response carries `RateLimit-Limit/Remaining/Reset/Policy`; a refusal is a 429
  * `rate_limited` with `Retry-After`.
+ *
+ * When the shared store cannot be reached (database or Redis down, or slower than
+ * `STORE_TIMEOUT`), the limit does not fail open: the process counts in memory for the rest of the
+ * outage (per process, so with N replicas a caller may get up to N × the limit), and goes back to
+ * the shared store as soon as it answers again.
  */
 import { HttpServerRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
@@ -72,7 +77,12 @@ return c`
 const redisCounter = (url: string) =>
   Effect.gen(function*() {
     const redis = yield* Effect.acquireRelease(
-      Effect.sync(() => new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true })),
+      Effect.sync(() => {
+        const r = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true })
+        // Connection errors surface as failed increments (→ the in-process fallback), not as noise.
+        r.on("error", () => undefined)
+        return r
+      }),
       (r) => Effect.promise(() => r.quit().catch(() => undefined))
     )
     const increment: Increment = (bucket, windowStart, n, expiresAt) =>
@@ -82,6 +92,27 @@ const redisCounter = (url: string) =>
     return increment
   })
 
+/** A shared-store increment slower than this counts in memory instead (the request is not held up). */
+const STORE_TIMEOUT = Duration.seconds(1)
+
+/**
+ * The in-process fallback counter: same buckets and windows as the shared store, kept only while
+ * the store is unreachable. Entries of past windows are pruned as the map grows.
+ */
+export const makeLocalCounter = () => {
+  const counts = new Map<string, { count: number; expiresAt: number }>()
+  return (slot: string, n: number, expiresAt: number, now: number): number => {
+    if (counts.size > 10_000) for (const [k, v] of counts) if (v.expiresAt <= now) counts.delete(k)
+    const entry = counts.get(slot)
+    if (entry === undefined || entry.expiresAt <= now) {
+      counts.set(slot, { count: n, expiresAt })
+      return n
+    }
+    entry.count += n
+    return entry.count
+  }
+}
+
 export const RateLimiterLive = Layer.scoped(
   RateLimiter,
   Effect.gen(function*() {
@@ -90,6 +121,8 @@ export const RateLimiterLive = Layer.scoped(
       ? yield* redisCounter(Redacted.value(config.redisUrl.value))
       : yield* postgresCounter
     const pending = new Map<string, Pending>()
+    const localIncrement = makeLocalCounter()
+    let lastWarning = 0
     /** slot → window end (ms); entries of past windows are pruned as new ones arrive. */
     const denied = new Map<string, number>()
 
@@ -102,15 +135,29 @@ export const RateLimiterLive = Layer.scoped(
           const batch = entry.waiters
           entry.waiters = []
           const total = yield* increment(bucket, windowStart, batch.length, expiresAt).pipe(
+            Effect.timeoutFail({ duration: STORE_TIMEOUT, onTimeout: () => new Error("rate limit store timed out") }),
             Effect.catchAll((error) =>
-              // Fail open: an unreachable counter store must not take the service down with it.
-              Effect.logWarning("rate limit store unavailable; allowing request").pipe(
-                Effect.annotateLogs({ error: String(error) }),
-                Effect.as(0)
+              // The shared store is unreachable: count in this process rather than fail open.
+              Effect.sync(() => {
+                const now = Date.now()
+                if (now - lastWarning > 10_000) {
+                  lastWarning = now
+                  return true
+                }
+                return false
+              }).pipe(
+                Effect.tap((warn) =>
+                  warn
+                    ? Effect.logWarning("rate limit store unavailable; counting in this process").pipe(
+                      Effect.annotateLogs({ error: String(error) })
+                    )
+                    : Effect.void
+                ),
+                Effect.map(() => localIncrement(slot, batch.length, expiresAt.getTime(), Date.now()))
               )
             )
           )
-          batch.forEach((d, i) => Deferred.unsafeDone(d, Effect.succeed(total === 0 ? 1 : total - batch.length + 1 + i)))
+          batch.forEach((d, i) => Deferred.unsafeDone(d, Effect.succeed(total - batch.length + 1 + i)))
         }
         entry.running = false
         pending.delete(slot)

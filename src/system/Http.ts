@@ -6,6 +6,8 @@ import { Api, API_VERSION } from "../app/Api.js"
 import { DocsAnnotation, RateLimitAnnotation } from "../platform/ApiAnnotations.js"
 import { AppConfig } from "../platform/Config.js"
 import { UnauthorizedError, UnavailableError } from "../platform/Errors.js"
+import { addResponseHeaders } from "../platform/HttpMiddleware.js"
+import { Lifecycle } from "../platform/Lifecycle.js"
 import { ApiIndex, Health } from "./Api.js"
 
 /** Groups that are not part of the public index (operator and partner surfaces are listed elsewhere). */
@@ -55,13 +57,22 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
+    const lifecycle = yield* Lifecycle
     const index = buildIndex(config.baseUrl, config.rateLimits, config.deprecations)
     const challenge = `Bearer resource_metadata="${config.baseUrl}/.well-known/oauth-protected-resource"`
     return handlers
       .handle("healthz", () => Effect.succeed(new Health({ status: "ok" })))
       .handle("readyz", () =>
-        sql`select 1`.pipe(
-          Effect.timeout(Duration.seconds(2)),
+        lifecycle.draining()
+          ? Effect.zipRight(
+            addResponseHeaders({ "retry-after": "5" }),
+            new UnavailableError({ code: "shutting_down", message: "This instance is shutting down; send new requests elsewhere" })
+          )
+          : sql`select 1`.pipe(
+          // Well inside the documented 2 s, whatever the pool's own time limits are; `disconnect`
+          // so the answer does not wait for the abandoned query's cancellation.
+          Effect.disconnect,
+          Effect.timeout(Duration.millis(1500)),
           Effect.as(new Health({ status: "ok", checks: { database: "ok" } })),
           Effect.catchAll(() => new UnavailableError({ code: "not_ready", message: "The database is not answering" }))
         ))

@@ -160,7 +160,11 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "1000000", PARTNER_QUOTE_TTL: "
       const ids = new Set(created.map((r) => r.json.public_id))
       expect(ids.size).toBe(1)
       expect(created.filter((r) => r.headers.get("idempotent-replayed") === null)).toHaveLength(1)
-      for (const r of replies.filter((r) => r.status === 409)) expect(r.json.error.code).toBe("conflict")
+      // Twins that arrived while the first was running: in progress, with when to retry.
+      for (const r of replies.filter((r) => r.status === 409)) {
+        expect(r.json.error.code).toBe("idempotency_in_progress")
+        expect(Number(r.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+      }
       // After the dust settles: the same key replays the same order.
       const replay = yield* signed(a, "POST", "/api/partner/v1/orders", { body, headers: { "idempotency-key": key } })
       expect(replay.status).toBe(201)

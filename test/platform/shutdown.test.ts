@@ -13,7 +13,7 @@ describe("graceful shutdown on SIGTERM", () => {
       const viaProxy = new URL(databaseUrl.toString())
       viaProxy.hostname = "127.0.0.1"
       viaProxy.port = String(proxy.port)
-      const service = yield* startServiceProcess({ DATABASE_URL: viaProxy.toString(), SHUTDOWN_GRACE: "10 seconds" })
+      const service = yield* startServiceProcess({ DATABASE_URL: viaProxy.toString(), SHUTDOWN_GRACE: "10 seconds", SHUTDOWN_DRAIN_DELAY: "0 millis" })
 
       // Hold the database back so the next request stays in flight.
       proxy.setDelay(1500)
@@ -34,4 +34,41 @@ describe("graceful shutdown on SIGTERM", () => {
       const code = yield* Effect.promise(() => exited)
       expect(code).toBe(0)
     }), { timeout: 60_000 })
+
+  it.scopedLive("/readyz turns 503 shutting_down at SIGTERM while /healthz stays 200 and in-flight requests finish", () =>
+    Effect.gen(function*() {
+      const databaseUrl = new URL(yield* sharedDatabaseUrl)
+      const proxy = yield* startSlowProxy(databaseUrl.hostname, Number(databaseUrl.port || 5432))
+      const viaProxy = new URL(databaseUrl.toString())
+      viaProxy.hostname = "127.0.0.1"
+      viaProxy.port = String(proxy.port)
+      // A long drain so the test can look at readiness while the listener still accepts.
+      const service = yield* startServiceProcess({ DATABASE_URL: viaProxy.toString(), SHUTDOWN_GRACE: "20 seconds", SHUTDOWN_DRAIN_DELAY: "8 seconds" })
+      expect((yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))).status).toBe(200)
+
+      proxy.setDelay(1500)
+      const inFlight = fetchReply(`${service.baseUrl}/api/pricing/tld?tld=com&op=register`)
+      yield* Effect.sleep("300 millis")
+      proxy.setDelay(0)
+      const exited = new Promise<number | null>((resolve) => service.child.once("exit", (code) => resolve(code)))
+      const signalled = Date.now()
+      service.child.kill("SIGTERM")
+
+      // Not ready from the moment the signal arrives (no database query needed to say so)…
+      let ready = yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))
+      for (let i = 0; ready.status === 200 && i < 50; i++) {
+        yield* Effect.sleep("20 millis")
+        ready = yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))
+      }
+      expect(ready.status).toBe(503)
+      expect(ready.json.error.code).toBe("shutting_down")
+      expect(ready.headers.get("retry-after")).not.toBeNull()
+      expect(Date.now() - signalled).toBeLessThan(5_000)
+      // …while the process is alive and the request in flight completes.
+      expect((yield* Effect.promise(() => fetchReply(`${service.baseUrl}/healthz`))).status).toBe(200)
+      const reply = yield* Effect.promise(() => inFlight)
+      expect(reply.status).toBe(200)
+
+      expect(yield* Effect.promise(() => exited)).toBe(0)
+    }), { timeout: 90_000 })
 })

@@ -35,7 +35,8 @@ export const startServiceProcess = (env: Record<string, string>, entry: Readonly
       child.stdout!.on("data", (d) => (output += d))
       child.stderr!.on("data", (d) => (output += d))
       const baseUrl = `http://127.0.0.1:${port}`
-      for (let i = 0; i < 300; i++) {
+      // Up to ~90 s: two processes compiling and migrating at once on a loaded 2-core machine need it.
+      for (let i = 0; i < 900; i++) {
         if (child.exitCode !== null) return yield* Effect.dieMessage(`service exited early:\n${output}`)
         const ok = yield* Effect.promise(() => fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false))
         if (ok) return { baseUrl, child, output: () => output } satisfies ServiceProcess

@@ -70,6 +70,7 @@ export const baseEnv: Record<string, string> = {
   HOST: "127.0.0.1",
   LOG_LEVEL: "warn",
   SHUTDOWN_GRACE: "2 seconds",
+  SHUTDOWN_DRAIN_DELAY: "0 millis",
   CATALOGUE_CACHE_TTL: "0 millis",
   ADMIN_TOKEN: "test-admin-token-0123456789abcdefgh",
   SERVICE_SECRET: "test-service-key-0123456789abcdefghij",
