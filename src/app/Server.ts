@@ -29,7 +29,7 @@ import { AppConfig, AppConfigLive } from "../platform/Config.js"
 import { DatabaseLive } from "../platform/Database.js"
 import { ApiErrorsLive, CorsPreflightLive, serverMiddleware } from "../platform/HttpMiddleware.js"
 import { answerClientErrors } from "../platform/ClientError.js"
-import { guardSettings, makeRouteTable, requestGuard } from "../platform/RequestGuard.js"
+import { guardSettings, makeRouteTable, RequestGuardLive } from "../platform/RequestGuard.js"
 import { runMigrations } from "../platform/Migrations.js"
 import { Idempotency } from "../platform/Idempotency.js"
 import { OutboundLive } from "../platform/Outbound.js"
@@ -64,7 +64,6 @@ const HttpLive = Layer.unwrapEffect(
     const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 120_000 })
     answerClientErrors(server)
     const routes = makeRouteTable(Api)
-    const guard = requestGuard(guardSettings(config), routes)
     // Graceful shutdown: `close` stops accepting and waits for in-flight requests; after the grace
     // period, remaining connections are cut so a stuck client cannot hold the process hostage.
     const close = server.close.bind(server)
@@ -77,11 +76,12 @@ const HttpLive = Layer.unwrapEffect(
         callback?.(err)
       })
     }) as typeof server.close
-    return serveWithSelfDispatch((app) => serverMiddleware(config, routes.operationId)(guard(app))).pipe(
+    return serveWithSelfDispatch(serverMiddleware(config, routes.operationId)).pipe(
       Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
       Layer.provide(McpHttpLive),
       Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
       Layer.provide(ApiErrorsLive),
+      Layer.provide(RequestGuardLive(guardSettings(config), routes)),
       Layer.provide(CorsPreflightLive),
       Layer.provide(ApiLive),
       HttpServer.withLogAddress,

@@ -14,7 +14,7 @@
  * Errors use the shape of the path: OAuth's `{error, error_description}` on the OAuth endpoints,
  * the legacy `{error}` on the two legacy paths, the typed envelope elsewhere.
  */
-import { type HttpApi, HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import { type HttpApi, HttpApiBuilder, type HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Duration, Effect, Option } from "effect"
 import type { IncomingMessage } from "node:http"
 import type { AppConfigShape } from "./Config.js"
@@ -230,9 +230,9 @@ export const guardSettings = (config: AppConfigShape): GuardSettings => ({
 })
 
 /**
- * The guard, as an HttpApp middleware. It runs inside `serverMiddleware` (so its answers carry
- * `X-Request-Id`) and outside the HttpApi (batch operations dispatched in-process skip it: their
- * envelope was already guarded).
+ * The guard, as an HttpApp middleware around the API's router: its answers go out like any
+ * handler's (with `X-Request-Id` and the other response headers), and batch operations dispatched
+ * in-process pass through it too.
  */
 export const requestGuard = (settings: GuardSettings, routes: RouteTable) => (app: HttpApp.Default): HttpApp.Default =>
   Effect.gen(function*() {
@@ -289,3 +289,7 @@ export const requestGuard = (settings: GuardSettings, routes: RouteTable) => (ap
       })
     )
   })
+
+/** The guard as an API middleware layer (see `requestGuard`). */
+export const RequestGuardLive = (settings: GuardSettings, routes: RouteTable) =>
+  HttpApiBuilder.middleware((app) => requestGuard(settings, routes)(app as HttpApp.Default) as any)
