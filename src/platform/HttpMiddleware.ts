@@ -288,7 +288,7 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
             return yield* badRequestFor(request, "invalid_body", message)
           }
           if (e instanceof HttpServerError.RouteNotFound) {
-            return errorJson(404, "not_found", `No route for ${request.method} ${pathOf(request.url)}`, requestId)
+            return errorJson(404, "not_found", `No route for ${request.method} ${clipEcho(pathOf(request.url))}`, requestId)
           }
           return yield* Effect.failCause(cause)
         }

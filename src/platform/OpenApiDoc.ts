@@ -105,7 +105,7 @@ const errorResponse = (description: string, ref: string): Json => ({
  * 503 `request_timeout` everywhere. In the shape of the path (OAuth, legacy or typed).
  */
 const withGuardResponses = (path: string, item: Json): Json => {
-  const oauth = path.startsWith("/api/oauth/") || path.startsWith("/oauth/")
+  const oauth = path.startsWith("/api/oauth/")
   const legacy = LEGACY_ERROR_PATHS.has(path)
   const ref = oauth ? "OAuthError" : legacy ? "LegacyBadRequest" : "BadRequest"
   const out: Json = {}

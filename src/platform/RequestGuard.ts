@@ -129,7 +129,7 @@ const pathOf = (url: string) => {
 }
 
 const LEGACY_PATHS: ReadonlySet<string> = new Set(["/api/pricing/tld", "/api/v1/domains/available"])
-const isOAuthPath = (path: string) => path.startsWith("/api/oauth/") || path.startsWith("/oauth/")
+const isOAuthPath = (path: string) => path.startsWith("/api/oauth/")
 
 /** An error response in the shape the path documents. */
 export const shapedError = (
