@@ -15,7 +15,7 @@
  * the legacy `{error}` on the two legacy paths, the typed envelope elsewhere.
  */
 import { type HttpApi, HttpApiBuilder, type HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Duration, Effect, Option } from "effect"
+import { Duration, Effect, Fiber, Option } from "effect"
 import type { IncomingMessage } from "node:http"
 import type { AppConfigShape } from "./Config.js"
 import { CurrentRequestId } from "./Errors.js"
@@ -280,14 +280,21 @@ export const requestGuard = (settings: GuardSettings, routes: RouteTable) => (ap
       }
     }
 
-    return yield* app.pipe(
-      Effect.timeoutTo({
-        duration: settings.requestTimeout,
-        onSuccess: (response) => response,
-        onTimeout: () =>
-          shapedError(path, 503, "request_timeout", "The request took too long to handle; retry shortly", requestId, { "retry-after": "1" })
-      })
+    // The handler runs in its own fiber so it can be cut off without waiting for it (work that
+    // cannot be interrupted at once finishes in the background); on completion its FiberRefs
+    // (e.g. pre-response handlers adding headers) are merged back, as if it had run here. A client
+    // that hangs up interrupts it too.
+    const fiber = yield* Effect.forkDaemon(app)
+    const exit = yield* Effect.timeout(Effect.interruptible(Fiber.await(fiber)), settings.requestTimeout).pipe(
+      Effect.option,
+      Effect.onInterrupt(() => Fiber.interruptFork(fiber))
     )
+    if (Option.isNone(exit)) {
+      yield* Fiber.interruptFork(fiber)
+      return shapedError(path, 503, "request_timeout", "The request took too long to handle; retry shortly", requestId, { "retry-after": "1" })
+    }
+    yield* Fiber.inheritAll(fiber)
+    return yield* exit.value
   })
 
 /** The guard as an API middleware layer (see `requestGuard`). */
