@@ -141,7 +141,9 @@ export const shapedError = (
   headers: Record<string, string> = {}
 ) => {
   if (isOAuthPath(path)) {
-    const error = status === 400 ? "invalid_request" : code
+    // OAuth clients understand its registered codes: a malformed or mistyped request is
+    // invalid_request (status 400 or 415); other statuses keep the service's code.
+    const error = status === 400 || status === 415 ? "invalid_request" : code
     return HttpServerResponse.unsafeJson({ error, error_description: message }, { status, headers: { "cache-control": "no-store", ...headers } })
   }
   if (LEGACY_PATHS.has(path)) return HttpServerResponse.unsafeJson({ error: message }, { status, headers })

@@ -180,7 +180,7 @@ layer(server, { timeout: 120_000 })("request edge cases", (it) => {
       // The OAuth endpoints answer in their own shape.
       const oauth = yield* request("/api/oauth/token", { method: "POST", body: "<x/>", headers: { "content-type": "application/xml" } })
       expect(oauth.status).toBe(415)
-      expect(oauth.json).toMatchObject({ error: "unsupported_media_type" })
+      expect(oauth.json).toMatchObject({ error: "invalid_request", error_description: expect.stringContaining("x-www-form-urlencoded") })
       // The right type still works end to end (signature over the body read once).
       const ok = yield* signed(partner, "POST", "/api/partner/v1/quotes", { body: { domain: "not-listed-here.com" } })
       expect(ok.status, ok.text).toBe(404)
