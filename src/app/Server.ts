@@ -6,7 +6,7 @@
  * accepting connections, lets in-flight requests finish (up to SHUTDOWN_GRACE), stops the
  * workers, then closes the database pool and the embedded database.
  */
-import { HttpApi, HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
 import { NodeContext, NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Layer, Logger, LogLevel } from "effect"
 import { createServer } from "node:http"
@@ -27,7 +27,9 @@ import { OAuth } from "../identity/oauth/OAuth.js"
 import { SessionAuthLive } from "../identity/Session.js"
 import { AppConfig, AppConfigLive } from "../platform/Config.js"
 import { DatabaseLive } from "../platform/Database.js"
-import { ApiErrorsLive, CorsPreflightLive, type OperationMatcher, serverMiddleware } from "../platform/HttpMiddleware.js"
+import { ApiErrorsLive, CorsPreflightLive, serverMiddleware } from "../platform/HttpMiddleware.js"
+import { answerClientErrors } from "../platform/ClientError.js"
+import { guardSettings, makeRouteTable, RequestGuardLive } from "../platform/RequestGuard.js"
 import { runMigrations } from "../platform/Migrations.js"
 import { Idempotency } from "../platform/Idempotency.js"
 import { DrainLive, Lifecycle } from "../platform/Lifecycle.js"
@@ -41,22 +43,6 @@ import { marketSeed, SearchHandlersLive, SearchServicesLive } from "../search/Se
 import { PartnerHandlersLive, PartnerMiddlewareLive, PartnerServicesLive } from "../partner/Services.js"
 import { Api } from "./Api.js"
 import { WorkersLive } from "./Workers.js"
-
-/** `METHOD /path` → operation id, compiled from the Api's path templates. */
-export const operationMatcher = (): OperationMatcher => {
-  const routes: Array<{ method: string; regex: RegExp; id: string }> = []
-  HttpApi.reflect(Api, {
-    onGroup: () => {},
-    onEndpoint: ({ endpoint, group }) => {
-      const pattern = endpoint.path
-        .split("/")
-        .map((seg) => (seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
-        .join("/")
-      routes.push({ method: endpoint.method, regex: new RegExp(`^${pattern}/?$`), id: `${group.identifier}.${endpoint.name}` })
-    }
-  })
-  return (method, path) => routes.find((r) => r.method === method && r.regex.test(path))?.id
-}
 
 /** Database, migrations and seed data: what every process of the service (server, CLI) needs. */
 export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(DatabaseLive))
@@ -77,6 +63,8 @@ const HttpLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 120_000 })
+    answerClientErrors(server)
+    const routes = makeRouteTable(Api)
     // Graceful shutdown: `close` stops accepting and waits for in-flight requests; after the grace
     // period, remaining connections are cut so a stuck client cannot hold the process hostage.
     const close = server.close.bind(server)
@@ -94,11 +82,12 @@ const HttpLive = Layer.unwrapEffect(
         callback?.(err)
       })
     }) as typeof server.close
-    return serveWithSelfDispatch(serverMiddleware(config, operationMatcher())).pipe(
+    return serveWithSelfDispatch(serverMiddleware(config, routes.operationId)).pipe(
       Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
       Layer.provide(McpHttpLive),
       Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
       Layer.provide(ApiErrorsLive),
+      Layer.provide(RequestGuardLive(guardSettings(config), routes)),
       Layer.provide(CorsPreflightLive),
       Layer.provide(ApiLive),
       HttpServer.withLogAddress,

@@ -89,6 +89,7 @@ export interface AppConfigShape {
   readonly outboundAllowedPorts: ReadonlyArray<number>
   /** Partner API: review threshold, signing skew, webhook delivery (src/partner/Settings.ts). */
   readonly partner: PartnerSettings
+  readonly http: HttpSettings
 }
 
 export interface DatabaseSettings {
@@ -261,6 +262,19 @@ const rateLimitsFromEnv = (env: NodeJS.ProcessEnv): Record<string, number> => {
   return out
 }
 
+/** Limits every request is held to (src/platform/RequestGuard.ts). */
+export interface HttpSettings {
+  /** Largest request body accepted (MAX_BODY_BYTES, default 1 MiB); larger bodies get 413. */
+  readonly maxBodyBytes: number
+  /** Longest a handler may run (REQUEST_TIMEOUT, default 30 s); then 503 request_timeout. */
+  readonly requestTimeout: Duration.Duration
+}
+
+const httpConfig: Config.Config<HttpSettings> = Config.all({
+  maxBodyBytes: Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
+  requestTimeout: Config.duration("REQUEST_TIMEOUT").pipe(Config.withDefault(Duration.seconds(30)))
+})
+
 export const appConfig: Config.Config<AppConfigShape> = Config.all({
   nodeEnv: Config.string("NODE_ENV").pipe(Config.withDefault("development")),
   port: Config.integer("PORT").pipe(Config.withDefault(3000)),
@@ -295,7 +309,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   market: marketConfig,
   lookup: lookupConfig,
   outboundAllowedPorts: portList("OUTBOUND_ALLOWED_PORTS", [80, 443]),
-  partner: partnerConfig
+  partner: partnerConfig,
+  http: httpConfig
 }).pipe(
   Config.mapOrFail((c) => {
     const production = c.nodeEnv === "production"
@@ -351,7 +366,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
       market: c.market,
       lookup: c.lookup,
       outboundAllowedPorts: c.outboundAllowedPorts,
-      partner: c.partner
+      partner: c.partner,
+      http: c.http
     })
   })
 )

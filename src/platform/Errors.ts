@@ -14,6 +14,16 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Effect, FiberRef, ParseResult, Schema } from "effect"
 
+/** How much of a caller's input an error message may quote back. */
+export const MAX_ECHO = 100
+
+/**
+ * A caller-supplied value as quoted in an error message: cut to `max` characters with a marker,
+ * so an error never repeats a large input (a 10 MB body must not become a 20 MB error).
+ */
+export const clipEcho = (value: string, max = MAX_ECHO): string =>
+  value.length <= max ? value : `${value.slice(0, max)}…(${value.length - max} more characters)`
+
 /** Set per request by the request-id middleware; read when an error is encoded. */
 export const CurrentRequestId = FiberRef.unsafeMake<string>("req_unknown")
 

@@ -17,10 +17,10 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Context, Effect, FiberRef, Option } from "effect"
+import { Cause, Context, Effect, FiberId, FiberRef, HashSet, Option } from "effect"
 import type { AppConfigShape, DeprecationEntry } from "./Config.js"
 import { causeIsDatabaseOutage, OUTAGE_RETRY_AFTER_SECONDS } from "./DatabaseOutage.js"
-import { BadRequestError, CurrentRequestId, LegacyBadRequestError } from "./Errors.js"
+import { BadRequestError, clipEcho, CurrentRequestId, LegacyBadRequestError } from "./Errors.js"
 import { makeId } from "./Ids.js"
 
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -174,7 +174,9 @@ export const serverMiddleware = (config: AppConfigShape, matchOperation: Operati
             request_id: requestId,
             method: request.method,
             path: pathOf(request.url),
-            status: exit._tag === "Success" ? exit.value.status : Cause.isInterruptedOnly(exit.cause) ? 499 : 500,
+            // A client that hung up mid-request is 499 (client closed request), never an error:
+            // whatever else the interruption caused (a query cut short) is its consequence.
+            status: exit._tag === "Success" ? exit.value.status : Cause.isInterrupted(exit.cause) ? 499 : 500,
             duration_ms: Math.round((performance.now() - started) * 100) / 100
           })
         ))
@@ -199,15 +201,23 @@ export const addResponseHeaders = (extra: Readonly<Record<string, string>>): Eff
     return HttpApp.appendPreResponseHandler((_req, response) => Effect.succeed(HttpServerResponse.setHeaders(response, extra)))
   })
 
+/** A schema issue message with the quoted input (`actual …`) cut to `MAX_ECHO` characters. */
+export const clipIssueMessage = (message: string): string => {
+  const match = /^(Expected .+?, actual )(.+)$/s.exec(message)
+  if (match) return `${clipEcho(match[1], 300)}${clipEcho(match[2])}`
+  return clipEcho(message, 300)
+}
+
 /**
  * Human summary of a schema decode failure, one clause per field:
  * `op: expected one of "register" | "renew" | "transfer" | "restore", got "foo"; tld: is missing`.
+ * Quoted input is cut to `MAX_ECHO` characters, so the error never repeats a large request.
  */
 export const describeDecodeError = (e: HttpApiError.HttpApiDecodeError) => {
   const byPath = new Map<string, Array<string>>()
-  for (const issue of e.issues) {
-    const key = issue.path.join(".")
-    byPath.set(key, [...(byPath.get(key) ?? []), issue.message])
+  for (const issue of e.issues.slice(0, 20)) {
+    const key = clipEcho(issue.path.join("."))
+    byPath.set(key, [...(byPath.get(key) ?? []), clipIssueMessage(issue.message)])
   }
   const clauses: Array<string> = []
   for (const [path, messages] of byPath) {
@@ -263,6 +273,11 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
     app as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>,
     (cause) =>
       Effect.gen(function*() {
+        // Interrupted (the client hung up, or shutdown): not a defect, whatever the interruption
+        // broke on its way out; keep only the interruption so it is logged as 499, not 500.
+        if (Cause.isInterrupted(cause)) {
+          return yield* Effect.failCause(Cause.interrupt(HashSet.toValues(Cause.interruptors(cause))[0] ?? FiberId.none))
+        }
         const request = yield* HttpServerRequest.HttpServerRequest
         const requestId = yield* FiberRef.get(CurrentRequestId)
         if (causeIsDatabaseOutage(cause)) {
@@ -279,7 +294,12 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
         if (Option.isSome(failure)) {
           const e = failure.value
           if (e instanceof HttpApiError.HttpApiDecodeError) {
-            return yield* badRequestFor(request, "validation_error", describeDecodeError(e), e.issues.map((i) => ({ path: i.path, message: i.message })))
+            return yield* badRequestFor(
+              request,
+              "validation_error",
+              describeDecodeError(e),
+              e.issues.slice(0, 20).map((i) => ({ path: i.path.map((p) => (typeof p === "string" ? clipEcho(p) : p)), message: clipIssueMessage(i.message) }))
+            )
           }
           if (e instanceof HttpServerError.RequestError) {
             // The body could not be read or parsed (e.g. `{not json`): the caller's mistake.
@@ -289,11 +309,10 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
             return yield* badRequestFor(request, "invalid_body", message)
           }
           if (e instanceof HttpServerError.RouteNotFound) {
-            return errorJson(404, "not_found", `No route for ${request.method} ${pathOf(request.url)}`, requestId)
+            return errorJson(404, "not_found", `No route for ${request.method} ${clipEcho(pathOf(request.url))}`, requestId)
           }
           return yield* Effect.failCause(cause)
         }
-        if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
         yield* Effect.logError("unhandled defect", cause)
         return errorJson(500, "internal_error", "Unexpected error; retry with exponential back-off", requestId)
       })

@@ -118,7 +118,8 @@ const withUnavailable = (item: Json, legacy: boolean): Json => {
     const response: Json = existing !== undefined
       ? { ...existing, headers: { ...existing.headers, "Retry-After": RETRY_AFTER_HEADER } }
       : {
-        description: "The database cannot be reached right now (`unavailable`); retry after Retry-After seconds",
+        description:
+          "`unavailable`: the database cannot be reached right now; or `request_timeout`: the request took longer than REQUEST_TIMEOUT (default 30 s) to handle. Retry after Retry-After seconds",
         headers: { "Retry-After": RETRY_AFTER_HEADER },
         content: {
           "application/json": { schema: legacy ? LEGACY_ERROR_SCHEMA : { $ref: "#/components/schemas/Unavailable" } }
@@ -129,13 +130,51 @@ const withUnavailable = (item: Json, legacy: boolean): Json => {
   return out
 }
 
+const BODY_METHODS = new Set(["post", "put", "patch"])
+
+const errorResponse = (description: string, ref: string): Json => ({
+  description,
+  content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } }
+})
+
+/**
+ * The answers of the request guard (src/platform/RequestGuard.ts), which every operation can give
+ * besides its own: 413 on any operation taking a body, 415 on those with a declared body type,
+ * in the shape of the path (OAuth, legacy or typed). Its 503 `request_timeout` is described with
+ * the database outage's 503 (withUnavailable).
+ */
+const withGuardResponses = (path: string, item: Json): Json => {
+  const oauth = path.startsWith("/api/oauth/")
+  const legacy = LEGACY_ERROR_PATHS.has(path)
+  const ref = oauth ? "OAuthError" : legacy ? "LegacyBadRequest" : "BadRequest"
+  const out: Json = {}
+  for (const [method, op] of Object.entries<Json>(item)) {
+    if (typeof op !== "object" || op === null || op.responses === undefined) {
+      out[method] = op
+      continue
+    }
+    const added: Json = {}
+    if (BODY_METHODS.has(method)) {
+      added["413"] = errorResponse("payload_too_large: the body exceeds MAX_BODY_BYTES (default 1 MiB)", ref)
+    }
+    if (op.requestBody !== undefined) {
+      added["415"] = errorResponse(
+        `unsupported_media_type: send the body as ${Object.keys(op.requestBody.content ?? {}).join(" or ")}`,
+        ref
+      )
+    }
+    out[method] = { ...op, responses: { ...added, ...op.responses } }
+  }
+  return out
+}
+
 export const finishOpenApi = (spec: Json, api: HttpApi.HttpApi.Any): Json => {
   const { requirements, schemes } = documentedSecurity(api)
   const securitySchemes: Json = { ...(spec.components?.securitySchemes ?? {}), ...schemes }
   const paths: Json = {}
   for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
     const legacy = LEGACY_ERROR_PATHS.has(path.replace(/\{[^}]+\}/g, "x"))
-    const secured = withSecurity(path, item, requirements)
+    const secured = withGuardResponses(path, withSecurity(path, item, requirements))
     paths[path] = withUnavailable(
       replaceRefs(secured, legacy ? "#/components/schemas/LegacyBadRequest" : "#/components/schemas/BadRequest") as Json,
       legacy

@@ -412,7 +412,8 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
         )
         expectOAuthError(yield* post("/api/oauth/token", "grant_type=authorization_code&grant_type=refresh_token", { "content-type": "application/x-www-form-urlencoded" }), 400, "invalid_request")
         expectOAuthError(yield* post("/api/oauth/token", "{oops", { "content-type": "application/json" }), 400, "invalid_request")
-        expectOAuthError(yield* post("/api/oauth/token", "grant_type=refresh_token", { "content-type": "text/plain" }), 400, "invalid_request")
+        // A body type the endpoint does not take: 415, in OAuth's error shape.
+        expectOAuthError(yield* post("/api/oauth/token", "grant_type=refresh_token", { "content-type": "text/plain" }), 415, "invalid_request")
         expectOAuthError(yield* tokenRequest({ grant_type: "authorization_code", client_id: clientId, code: "not-a-code", redirect_uri: REDIRECT_URI, code_verifier: pkcePair().verifier }), 400, "invalid_grant")
       }))
 

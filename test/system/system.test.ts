@@ -55,7 +55,7 @@ layer(TestServer.layer({ BASE_URL: "https://api.example.test" }))("service endpo
       }
       const pricing = doc.paths["/api/pricing/tld"].get
       expect(pricing.parameters.map((p: any) => p.name).sort()).toEqual(["op", "tld"])
-      expect(Object.keys(pricing.responses).sort()).toEqual(["200", "400", "429"])
+      expect(Object.keys(pricing.responses).sort()).toEqual(["200", "400", "429", "503"])
       expect(JSON.stringify(pricing.responses["400"])).toContain("LegacyBadRequest")
       expect(pricing["x-rate-limit"]).toMatchObject({ limit: 120, window_seconds: 60 })
       expect(JSON.stringify(doc)).not.toContain("HttpApiDecodeError")

@@ -8,7 +8,7 @@ import { createHmac } from "node:crypto"
 import { Api } from "../../app/Api.js"
 import { SUPPORTED_SCOPES } from "../../domain/OAuthRules.js"
 import { AppConfig } from "../../platform/Config.js"
-import type { RateLimitedError } from "../../platform/Errors.js"
+import { clipEcho, type RateLimitedError } from "../../platform/Errors.js"
 import { enforce } from "../../platform/RateLimit.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { Accounts } from "../accounts/Accounts.js"
@@ -56,7 +56,7 @@ const readParams = (request: HttpServerRequest.HttpServerRequest) =>
     const out: Record<string, string> = {}
     if (contentType.includes("application/x-www-form-urlencoded")) {
       for (const [k, v] of new URLSearchParams(text)) {
-        if (k in out) return yield* new OAuthError({ error: "invalid_request", description: `Parameter ${k} is repeated`, status: 400 })
+        if (k in out) return yield* new OAuthError({ error: "invalid_request", description: `Parameter ${clipEcho(k)} is repeated`, status: 400 })
         out[k] = v
       }
       return out
@@ -73,7 +73,7 @@ const readParams = (request: HttpServerRequest.HttpServerRequest) =>
       }
       for (const [k, v] of Object.entries(parsed)) {
         if (v === null || v === undefined) continue
-        if (typeof v !== "string") return yield* new OAuthError({ error: "invalid_request", description: `Parameter ${k} must be a string`, status: 400 })
+        if (typeof v !== "string") return yield* new OAuthError({ error: "invalid_request", description: `Parameter ${clipEcho(k)} must be a string`, status: 400 })
         out[k] = v
       }
       return out

@@ -24,6 +24,7 @@ import {
 } from "../../domain/OAuthRules.js"
 import { AppConfig } from "../../platform/Config.js"
 import { makeId } from "../../platform/Ids.js"
+import { clipEcho } from "../../platform/Errors.js"
 import { randomSecret, sha256Hex } from "../Crypto.js"
 import type { Viewer } from "../Viewer.js"
 import { type ClientRow, makeOAuthRepo } from "./Repo.js"
@@ -173,7 +174,7 @@ const make = Effect.gen(function*() {
       if (authMethod !== "none") {
         return yield* oauthError(
           "invalid_client_metadata",
-          `token_endpoint_auth_method "${String(authMethod)}" is not supported: only public clients ("none") may register`
+          `token_endpoint_auth_method "${clipEcho(String(authMethod))}" is not supported: only public clients ("none") may register`
         )
       }
       const grantTypes = m.grant_types ?? ["authorization_code", "refresh_token"]
@@ -191,7 +192,7 @@ const make = Effect.gen(function*() {
       if (m.scope !== undefined) {
         const parsed = typeof m.scope === "string" ? parseScope(m.scope) : Either.left(["(not a string)"])
         if (Either.isLeft(parsed)) {
-          return yield* oauthError("invalid_client_metadata", `Unsupported scope: ${parsed.left.join(", ")} (supported: ${SUPPORTED_SCOPES.join(" ")})`)
+          return yield* oauthError("invalid_client_metadata", `Unsupported scope: ${clipEcho(parsed.left.join(", "))} (supported: ${SUPPORTED_SCOPES.join(" ")})`)
         }
         scope = formatScope(parsed.right)
       }
@@ -244,7 +245,7 @@ const make = Effect.gen(function*() {
       if (p.response_type !== "code") {
         return p.response_type === undefined || p.response_type === ""
           ? redirectError("invalid_request", "response_type is required (code)")
-          : redirectError("unsupported_response_type", `response_type "${p.response_type}" is not supported; use code`)
+          : redirectError("unsupported_response_type", `response_type "${clipEcho(String(p.response_type))}" is not supported; use code`)
       }
       if (!p.code_challenge) return redirectError("invalid_request", "code_challenge is required (PKCE with S256)")
       if (p.code_challenge_method !== "S256") {
@@ -252,7 +253,7 @@ const make = Effect.gen(function*() {
           "invalid_request",
           p.code_challenge_method === undefined || p.code_challenge_method === ""
             ? "code_challenge_method is required and must be S256"
-            : `code_challenge_method "${p.code_challenge_method}" is not supported; use S256`
+            : `code_challenge_method "${clipEcho(String(p.code_challenge_method))}" is not supported; use S256`
         )
       }
       if (!isValidS256Challenge(p.code_challenge)) {
@@ -260,7 +261,7 @@ const make = Effect.gen(function*() {
       }
       const scopes = parseScope(p.scope)
       if (Either.isLeft(scopes)) {
-        return redirectError("invalid_scope", `Unsupported scope: ${scopes.left.join(", ")} (supported: ${SUPPORTED_SCOPES.join(" ")})`)
+        return redirectError("invalid_scope", `Unsupported scope: ${clipEcho(scopes.left.join(", "))} (supported: ${SUPPORTED_SCOPES.join(" ")})`)
       }
       let resource: string | null = null
       if (p.resource !== undefined) {
@@ -334,7 +335,7 @@ const make = Effect.gen(function*() {
     const r = checkResource(issuer, requested)
     if (Either.isLeft(r)) return Either.left(oauthError("invalid_target", r.left))
     if (bound !== null && bound !== r.right) {
-      return Either.left(oauthError("invalid_target", `The grant is bound to resource ${bound}, not ${r.right}`))
+      return Either.left(oauthError("invalid_target", `The grant is bound to resource ${bound}, not ${clipEcho(String(r.right))}`))
     }
     return Either.right(r.right)
   }
@@ -387,7 +388,7 @@ const make = Effect.gen(function*() {
       let requestedScopes: ReadonlyArray<string> | undefined
       if (req.scope !== undefined) {
         const parsed = parseScope(req.scope)
-        if (Either.isLeft(parsed)) return yield* oauthError("invalid_scope", `Unsupported scope: ${parsed.left.join(", ")}`)
+        if (Either.isLeft(parsed)) return yield* oauthError("invalid_scope", `Unsupported scope: ${clipEcho(parsed.left.join(", "))}`)
         requestedScopes = parsed.right
       }
       const tokenHash = sha256Hex(req.refresh_token)
@@ -429,7 +430,7 @@ const make = Effect.gen(function*() {
       case "":
         return Effect.fail(oauthError("invalid_request", "grant_type is required"))
       default:
-        return Effect.fail(oauthError("unsupported_grant_type", `grant_type "${req.grant_type}" is not supported; use authorization_code or refresh_token`))
+        return Effect.fail(oauthError("unsupported_grant_type", `grant_type "${clipEcho(String(req.grant_type))}" is not supported; use authorization_code or refresh_token`))
     }
   }
 

@@ -1,0 +1,304 @@
+/**
+ * Request hygiene in front of every endpoint, from one route table built once from the HttpApi:
+ *
+ * - a known path with a method it does not serve → 405 `method_not_allowed` with `Allow`;
+ * - a body over `MAX_BODY_BYTES` → 413 `payload_too_large`, on Content-Length and while streaming
+ *   (the body is read here once; `request.text` is cached, so the payload decodes from it and the
+ *   signed Partner API hashes the same bytes — never a second read of a consumed stream);
+ * - an operation with a body sent a content type it does not accept → 415 `unsupported_media_type`;
+ * - JSON nested deeper than `MAX_JSON_DEPTH` → 400 `invalid_body`;
+ * - U+0000 in any string (path, query, JSON or form body) → 400 `validation_error`: PostgreSQL
+ *   text cannot hold it, and no identifier or name of this service contains one;
+ * - a handler that runs longer than `REQUEST_TIMEOUT` → 503 `request_timeout` with `Retry-After`.
+ *
+ * Errors use the shape of the path: OAuth's `{error, error_description}` on the OAuth endpoints,
+ * the legacy `{error}` on the two legacy paths, the typed envelope elsewhere.
+ */
+import { type HttpApi, HttpApiBuilder, type HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import { Duration, Effect, Fiber, Option } from "effect"
+import type { IncomingMessage } from "node:http"
+import type { AppConfigShape } from "./Config.js"
+import { CurrentRequestId } from "./Errors.js"
+
+/** JSON deeper than this is refused before any decoding (no endpoint takes more than a few levels). */
+export const MAX_JSON_DEPTH = 32
+
+export interface Route {
+  readonly method: string
+  /** The OpenAPI path template, e.g. `/api/tools/{slug}`. */
+  readonly template: string
+  readonly operationId: string
+  /** Media types the operation's body may have; undefined when it takes no body. */
+  readonly contentTypes: ReadonlyArray<string> | undefined
+}
+
+export interface RouteTable {
+  /** The operation serving `method path` (HEAD is served by GET). */
+  readonly match: (method: string, path: string) => Route | undefined
+  /** The methods served at a path; empty when no operation has that path. */
+  readonly allowed: (path: string) => ReadonlyArray<string>
+  /** The operation id (`group.endpoint`) of `method path`, for per-operation configuration. */
+  readonly operationId: (method: string, path: string) => string | undefined
+  readonly routes: ReadonlyArray<Route>
+}
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** Compiles the routes of an HttpApi (through its OpenAPI document, which names content types). */
+export const makeRouteTable = (api: HttpApi.HttpApi.Any): RouteTable => {
+  const spec = OpenApi.fromApi(api as any) as any
+  const compiled: Array<Route & { readonly regex: RegExp }> = []
+  for (const [template, operations] of Object.entries<Record<string, any>>(spec.paths ?? {})) {
+    const pattern = template
+      .split("/")
+      .map((seg) => (/^\{[^}]+\}$/.test(seg) ? "[^/]+" : escapeRegex(seg)))
+      .join("/")
+    const regex = new RegExp(`^${pattern}/?$`)
+    for (const [method, op] of Object.entries<any>(operations)) {
+      if (typeof op !== "object" || op === null || typeof op.operationId !== "string") continue
+      const content = op.requestBody?.content
+      compiled.push({
+        method: method.toUpperCase(),
+        template,
+        operationId: op.operationId,
+        contentTypes: content === undefined ? undefined : Object.keys(content).map((c) => c.toLowerCase()),
+        regex
+      })
+    }
+  }
+  // Literal segments win over parameters (`/api/tools/whois` before `/api/tools/{slug}`).
+  compiled.sort((a, b) => (a.template.split("{").length - b.template.split("{").length))
+  const match = (method: string, path: string) => {
+    const m = method === "HEAD" ? "GET" : method
+    return compiled.find((r) => r.method === m && r.regex.test(path))
+  }
+  return {
+    routes: compiled,
+    match,
+    allowed: (path) => {
+      const methods = new Set<string>()
+      for (const r of compiled) if (r.regex.test(path)) methods.add(r.method)
+      if (methods.has("GET")) methods.add("HEAD")
+      return [...methods]
+    },
+    operationId: (method, path) => match(method, path)?.operationId
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Body inspection
+
+export type BodyProblem = "too_deep" | "nul"
+
+/**
+ * One pass over JSON text: nesting depth outside strings, and `\u0000` escapes inside them (a raw
+ * NUL byte is not valid JSON and fails parsing anyway).
+ */
+export const inspectJson = (text: string, maxDepth = MAX_JSON_DEPTH): BodyProblem | undefined => {
+  let depth = 0
+  let inString = false
+  let nul = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92 /* \ */) {
+        if (text.charCodeAt(i + 1) === 117 /* u */ && /^[0]{4}$/.test(text.slice(i + 2, i + 6))) nul = true
+        i++
+      } else if (c === 34 /* " */) {
+        inString = false
+      }
+    } else if (c === 34) {
+      inString = true
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > maxDepth) return "too_deep"
+    } else if (c === 125 || c === 93) {
+      depth--
+    }
+  }
+  return nul ? "nul" : undefined
+}
+
+const NUL_IN_URL = /%00/
+
+const mediaTypeOf = (contentType: string | undefined) =>
+  contentType === undefined ? undefined : contentType.split(";")[0]!.trim().toLowerCase()
+
+const pathOf = (url: string) => {
+  const q = url.indexOf("?")
+  return q === -1 ? url : url.slice(0, q)
+}
+
+const LEGACY_PATHS: ReadonlySet<string> = new Set(["/api/pricing/tld", "/api/v1/domains/available"])
+const isOAuthPath = (path: string) => path.startsWith("/api/oauth/")
+
+/** An error response in the shape the path documents. */
+export const shapedError = (
+  path: string,
+  status: number,
+  code: string,
+  message: string,
+  requestId: string,
+  headers: Record<string, string> = {}
+) => {
+  if (isOAuthPath(path)) {
+    // OAuth clients understand its registered codes: a malformed or mistyped request is
+    // invalid_request (status 400 or 415); other statuses keep the service's code.
+    const error = status === 400 || status === 415 ? "invalid_request" : code
+    return HttpServerResponse.unsafeJson({ error, error_description: message }, { status, headers: { "cache-control": "no-store", ...headers } })
+  }
+  if (LEGACY_PATHS.has(path)) return HttpServerResponse.unsafeJson({ error: message }, { status, headers })
+  return HttpServerResponse.unsafeJson({ error: { code, message, request_id: requestId } }, { status, headers })
+}
+
+const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
+  const length = request.headers["content-length"]
+  if (length !== undefined) return Number(length) > 0
+  return request.headers["transfer-encoding"] !== undefined
+}
+
+type BodyRead = { readonly _tag: "Read"; readonly text: string } | { readonly _tag: "TooLarge" } | { readonly _tag: "Unreadable" }
+
+/** After refusing an over-long body, at most this much more is read (and dropped) before the connection is cut. */
+const DRAIN_FACTOR = 4
+
+/**
+ * Reads the body once, up to `max` bytes, and leaves it as the request's cached text. Past the
+ * limit the rest is read and dropped (up to a bound, then the connection is cut) so the 413 reaches
+ * the client instead of a connection reset.
+ */
+const readBody = (request: HttpServerRequest.HttpServerRequest, max: number): Effect.Effect<BodyRead> => {
+  const source = (request as any).source as IncomingMessage | undefined
+  if (source === undefined || typeof source.on !== "function") {
+    return request.text.pipe(
+      HttpIncomingMessage.withMaxBodySize(Option.some(max)),
+      Effect.map((text): BodyRead => ({ _tag: "Read", text })),
+      Effect.catchAll((e) =>
+        Effect.succeed<BodyRead>(String((e as any).cause?.message ?? "").includes("maxBytes") ? { _tag: "TooLarge" } : { _tag: "Unreadable" })
+      )
+    )
+  }
+  return Effect.async<BodyRead>((resume) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const cleanup = () => {
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onError)
+      source.off("aborted", onError)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= max) {
+        chunks.push(chunk)
+        return
+      }
+      cleanup()
+      chunks.length = 0
+      let dropped = 0
+      source.on("data", (c: Buffer) => {
+        dropped += c.length
+        if (dropped > max * DRAIN_FACTOR) source.socket?.destroy()
+      })
+      resume(Effect.succeed({ _tag: "TooLarge" }))
+    }
+    const onEnd = () => {
+      cleanup()
+      const text = Buffer.concat(chunks).toString("utf8")
+      // The platform request caches its text here: the payload decoder and the signature check
+      // read this, never the (consumed) stream.
+      ;(request as any).textEffect = Effect.succeed(text)
+      resume(Effect.succeed({ _tag: "Read", text }))
+    }
+    const onError = () => {
+      cleanup()
+      resume(Effect.succeed({ _tag: "Unreadable" }))
+    }
+    source.on("data", onData)
+    source.once("end", onEnd)
+    source.once("error", onError)
+    source.once("aborted", onError)
+    return Effect.sync(cleanup)
+  })
+}
+
+export interface GuardSettings {
+  readonly maxBodyBytes: number
+  readonly requestTimeout: Duration.Duration
+}
+
+export const guardSettings = (config: AppConfigShape): GuardSettings => ({
+  maxBodyBytes: config.http.maxBodyBytes,
+  requestTimeout: config.http.requestTimeout
+})
+
+/**
+ * The guard, as an HttpApp middleware around the API's router: its answers go out like any
+ * handler's (with `X-Request-Id` and the other response headers), and batch operations dispatched
+ * in-process pass through it too.
+ */
+export const requestGuard = (settings: GuardSettings, routes: RouteTable) => (app: HttpApp.Default): HttpApp.Default =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const requestId = yield* CurrentRequestId
+    const path = pathOf(request.url)
+    const fail = (status: number, code: string, message: string, headers?: Record<string, string>) =>
+      Effect.succeed(shapedError(path, status, code, message, requestId, headers))
+
+    if (request.method === "OPTIONS") return yield* app
+    const route = routes.match(request.method, path)
+    if (route === undefined) {
+      const allowed = routes.allowed(path)
+      if (allowed.length > 0) {
+        return yield* fail(405, "method_not_allowed", `${request.method} is not allowed on ${path.slice(0, 100)}; use ${allowed.join(", ")}`, {
+          allow: allowed.join(", ")
+        })
+      }
+      return yield* app
+    }
+
+    if (NUL_IN_URL.test(request.url)) {
+      return yield* fail(400, "validation_error", "The URL contains U+0000 (%00), which no parameter accepts")
+    }
+
+    if (hasBody(request)) {
+      const declared = Number(request.headers["content-length"])
+      if (Number.isFinite(declared) && declared > settings.maxBodyBytes) {
+        return yield* fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
+      }
+      const media = mediaTypeOf(request.headers["content-type"])
+      if (route.contentTypes !== undefined && media !== undefined && !route.contentTypes.includes(media)) {
+        return yield* fail(415, "unsupported_media_type", `Send the body as ${route.contentTypes.join(" or ")}`)
+      }
+      // Read once, bounded; every later reader (signature, payload) gets this cached text.
+      const text = yield* readBody(request, settings.maxBodyBytes)
+      if (text._tag === "TooLarge") return yield* fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
+      if (text._tag === "Unreadable") return yield* fail(400, "invalid_body", "The request body could not be read")
+      if (media === undefined || media === "application/json") {
+        const problem = inspectJson(text.text)
+        if (problem === "too_deep") return yield* fail(400, "invalid_body", `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`)
+        if (problem === "nul") return yield* fail(400, "validation_error", "A string in the body contains U+0000, which no field accepts")
+      } else if (media === "application/x-www-form-urlencoded" && (text.text.includes("\u0000") || NUL_IN_URL.test(text.text))) {
+        return yield* fail(400, "validation_error", "A parameter in the body contains U+0000, which no parameter accepts")
+      }
+    }
+
+    // The handler runs in its own fiber so it can be cut off without waiting for it (work that
+    // cannot be interrupted at once finishes in the background); on completion its FiberRefs
+    // (e.g. pre-response handlers adding headers) are merged back, as if it had run here. A client
+    // that hangs up interrupts it too.
+    const fiber = yield* Effect.forkDaemon(app)
+    const exit = yield* Effect.timeout(Effect.interruptible(Fiber.await(fiber)), settings.requestTimeout).pipe(
+      Effect.option,
+      Effect.onInterrupt(() => Fiber.interruptFork(fiber))
+    )
+    if (Option.isNone(exit)) {
+      yield* Fiber.interruptFork(fiber)
+      return shapedError(path, 503, "request_timeout", "The request took too long to handle; retry shortly", requestId, { "retry-after": "1" })
+    }
+    yield* Fiber.inheritAll(fiber)
+    return yield* exit.value
+  })
+
+/** The guard as an API middleware layer (see `requestGuard`). */
+export const RequestGuardLive = (settings: GuardSettings, routes: RouteTable) =>
+  HttpApiBuilder.middleware((app) => requestGuard(settings, routes)(app as HttpApp.Default) as any)
