@@ -4,6 +4,7 @@
  */
 import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
 import { partnerConfig, type PartnerSettings } from "../partner/Settings.js"
+import { ledgerConfig, type LedgerSettings } from "../partner/ledger/Settings.js"
 
 /** Accounts, sessions and the OAuth 2.1 authorization server (docs/identity.md). */
 export interface IdentitySettings {
@@ -89,6 +90,8 @@ export interface AppConfigShape {
   readonly outboundAllowedPorts: ReadonlyArray<number>
   /** Partner API: review threshold, signing skew, webhook delivery (src/partner/Settings.ts). */
   readonly partner: PartnerSettings
+  /** Ledger, settlement and payouts (src/partner/ledger/Settings.ts). */
+  readonly ledger: LedgerSettings
 }
 
 export interface DatabaseSettings {
@@ -295,7 +298,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   market: marketConfig,
   lookup: lookupConfig,
   outboundAllowedPorts: portList("OUTBOUND_ALLOWED_PORTS", [80, 443]),
-  partner: partnerConfig
+  partner: partnerConfig,
+  ledger: ledgerConfig
 }).pipe(
   Config.mapOrFail((c) => {
     const production = c.nodeEnv === "production"
@@ -351,7 +355,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
       market: c.market,
       lookup: c.lookup,
       outboundAllowedPorts: c.outboundAllowedPorts,
-      partner: c.partner
+      partner: c.partner,
+      ledger: c.ledger
     })
   })
 )

@@ -1,0 +1,21 @@
+/**
+ * The scheduled settlement run: a singleton across replicas (`schedule` holds an advisory lock
+ * and records each run in `schedules`), every SETTLEMENT_INTERVAL (0 disables it).
+ */
+import { Duration, Effect, Layer } from "effect"
+import { AppConfig } from "../../platform/Config.js"
+import { schedule } from "../../platform/Singleton.js"
+import { Settlement } from "./Settlement.js"
+
+export const LedgerWorkersLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const settlement = yield* Settlement
+    if (Duration.toMillis(config.ledger.settlementInterval) > 0) {
+      const job = settlement.run({ trigger: "schedule" }).pipe(
+        Effect.tap((r) => Effect.logInfo("settlement run").pipe(Effect.annotateLogs({ run: r.run_id, settled: r.orders_settled, statements: r.statements.length })))
+      )
+      yield* Effect.forkScoped(schedule("settlement", config.ledger.settlementInterval, job))
+    }
+  })
+)
