@@ -116,6 +116,7 @@ export default Effect.gen(function*() {
       created_at timestamptz not null default now(),
       paid_at timestamptz
     )`
+  yield* sql`alter table partners add column if not exists payout_account text`
   yield* sql`create index partner_payouts_partner on partner_payouts (partner_id, environment, id desc)`
   yield* sql`create index partner_payouts_pending on partner_payouts (created_at) where status = 'pending'`
 

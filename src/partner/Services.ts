@@ -16,6 +16,8 @@ import { AdminMoneyHttpLive, PartnerMoneyHttpLive } from "./ledger/Http.js"
 import { Reconcile } from "./ledger/Reconcile.js"
 import { MoneyRepo } from "./ledger/Repo.js"
 import { Settlement } from "./ledger/Settlement.js"
+import { PayoutProviderLive } from "./ledger/PayoutProvider.js"
+import { Payouts } from "./ledger/Payouts.js"
 import { LedgerWorkersLive } from "./ledger/Worker.js"
 import { PartnerWorkersLive as WebhookWorkersLive } from "./webhooks/Worker.js"
 import { PartnerSandboxHttpLive } from "./sandbox/Http.js"
@@ -27,6 +29,7 @@ export const PartnerServicesLive = Layer.mergeAll(
   Inventory.Live,
   Orders.Live,
   Settlement.Live,
+  Payouts.Live.pipe(Layer.provide(PayoutProviderLive)),
   Reconcile.Live,
   MoneyRepo.Live,
   Outbox.Live,

@@ -175,6 +175,17 @@ export const BalanceReport = Schema.Struct({
   paid_out_cents: Cents
 }).annotations({ identifier: "LedgerBalance" })
 
+export const PayoutRunResult = Schema.Struct({
+  status: Schema.Literal("completed", "skipped").annotations({ description: "skipped: another run holds the lock" }),
+  payouts: Schema.Array(Schema.Struct({
+    id: Schema.String,
+    partner_id: Schema.String,
+    environment: Schema.Literal("live", "sandbox"),
+    amount_cents: Cents,
+    status: Schema.Literal("pending", "paid", "failed")
+  }))
+}).annotations({ identifier: "PayoutRunResult" })
+
 export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
   .add(
     HttpApiEndpoint.post("runSettlement", "/api/admin/settlements/run")
@@ -182,6 +193,11 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
       .addSuccess(RunResult)
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "Run the settlement now (as of now, or as_of)")
+  )
+  .add(
+    HttpApiEndpoint.post("runPayouts", "/api/admin/payouts/run")
+      .addSuccess(PayoutRunResult)
+      .annotate(OpenApi.Summary, "Run the payouts now: every payable commission at or above PAYOUT_MINIMUM_CENTS")
   )
   .add(
     HttpApiEndpoint.get("listStatements", "/api/admin/statements")

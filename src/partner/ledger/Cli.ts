@@ -4,11 +4,14 @@
  *   ledger verify [--json]                           reconciliation; exit 1 on any difference
  *   ledger balance --partner P [--env live|sandbox]  a partner's balances
  *   statements list [--limit N] [--json]             newest statements of every partner
+ *   payouts run [--json]                             pay payable commission at or above PAYOUT_MINIMUM_CENTS
+ *   payouts set-account --partner P --account acct_… the partner's Stripe connected account
  */
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { abort, json, print } from "../../cli/Output.js"
 import { format, money } from "../../domain/Money.js"
+import { Payouts } from "./Payouts.js"
 import { Reconcile } from "./Reconcile.js"
 import { MoneyRepo } from "./Repo.js"
 import { Settlement } from "./Settlement.js"
@@ -85,4 +88,33 @@ const list = Command.make("list", { json, limit }, (o) =>
 export const statementsCommand = Command.make("statements").pipe(
   Command.withDescription("Settlement statements"),
   Command.withSubcommands([list])
+)
+
+const runPayouts = Command.make("run", { json }, (o) =>
+  Effect.gen(function*() {
+    const r = yield* (yield* Payouts).run
+    yield* print(
+      o.json,
+      r,
+      r.status === "skipped"
+        ? "Another payout run is in progress; nothing done."
+        : r.payouts.length === 0
+        ? "Nothing to pay."
+        : r.payouts.map((p) => `${p.id} ${p.partner_id} ${p.environment} ${format(money(p.amount_cents, "USD"))} ${p.status}`).join("\n")
+    )
+  })).pipe(Command.withDescription("Pay every partner's payable commission at or above PAYOUT_MINIMUM_CENTS"))
+
+const account = Options.text("account").pipe(Options.withDescription("Stripe connected account id (acct_…)"))
+
+const setAccount = Command.make("set-account", { json, partner, account }, (o) =>
+  Effect.gen(function*() {
+    if (!/^acct_[A-Za-z0-9]+$/.test(o.account)) return yield* abort("--account must be a Stripe account id (acct_…)")
+    const ok = yield* (yield* Payouts).setAccount(o.partner, o.account)
+    if (!ok) return yield* abort(`No partner ${o.partner}`)
+    yield* print(o.json, { partner_id: o.partner, payout_account: o.account }, `${o.partner} is paid to ${o.account}.`)
+  })).pipe(Command.withDescription("Set the partner's Stripe connected account for live payouts"))
+
+export const payoutsCommand = Command.make("payouts").pipe(
+  Command.withDescription("Commission payouts"),
+  Command.withSubcommands([runPayouts, setAccount])
 )

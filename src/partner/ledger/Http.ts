@@ -8,6 +8,7 @@ import { CurrentPartner } from "../Auth.js"
 import { iso, validationError } from "../Common.js"
 import { Reconcile } from "./Reconcile.js"
 import { MoneyRepo, type PayoutRow, type StatementRow } from "./Repo.js"
+import { Payouts } from "./Payouts.js"
 import { Settlement } from "./Settlement.js"
 
 const parseDate = (field: string, s: string | undefined) => {
@@ -168,6 +169,7 @@ export const AdminMoneyHttpLive = HttpApiBuilder.group(Api, "adminMoney", (handl
   Effect.gen(function*() {
     const settlement = yield* Settlement
     const reconcile = yield* Reconcile
+    const payouts = yield* Payouts
     const repo = yield* MoneyRepo
     const cursor = yield* make
     return handlers
@@ -187,6 +189,8 @@ export const AdminMoneyHttpLive = HttpApiBuilder.group(Api, "adminMoney", (handl
             next_cursor: cursor.issue("admin-statements", "admin", null, page[page.length - 1]?.id, rows.length > limit)
           }
         }))
+      .handle("runPayouts", () =>
+        Effect.map(payouts.run, (r) => ({ ...r, payouts: r.payouts.map((p) => ({ ...p, status: p.status as "pending" | "paid" | "failed" })) })))
       .handle("verifyLedger", () => reconcile.verify)
       .handle("ledgerBalance", ({ urlParams }) => reconcile.balance(urlParams.partner, urlParams.env ?? "live"))
   }))
