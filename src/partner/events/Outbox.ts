@@ -72,7 +72,7 @@ const make = Effect.gen(function*() {
         const hooks = yield* sql`select 1 from partner_webhooks where partner_id = ${partnerId} and environment = ${environment} and active`
         if (hooks.length > 0) {
           yield* sql`insert into partner_webhook_deliveries ${
-            sql.insert(ids.map((id) => ({ id: makeId("whd"), event_id: id, partner_id: partnerId, environment })))
+            sql.insert(ids.map((id, i) => ({ id: makeId("whd"), event_id: id, partner_id: partnerId, environment, ordering_key: orderingKeyOf(events[i]!.data) })))
           }`
         }
         return ids
