@@ -17,6 +17,7 @@ import { CliFailure, EXIT_CODES, errorText, json, print } from "./cli/Output.js"
 import { AppConfigLive } from "./platform/Config.js"
 import { runMigrations } from "./platform/Migrations.js"
 import { orderCommand, partnerCommand } from "./partner/Cli.js"
+import { ledgerCommand, payoutsCommand, settleCommand, statementsCommand } from "./partner/ledger/Cli.js"
 
 const migrate = Command.make("migrate", { json }, ({ json }) =>
   Effect.gen(function*() {
@@ -26,7 +27,7 @@ const migrate = Command.make("migrate", { json }, ({ json }) =>
 
 const root = Command.make("marketplace").pipe(
   Command.withDescription("Domain marketplace operator CLI"),
-  Command.withSubcommands([migrate, tldsCommand, pricesCommand, userCommand, apikeyCommand, listingsCommand, reservedCommand, partnerCommand, orderCommand])
+  Command.withSubcommands([migrate, tldsCommand, pricesCommand, userCommand, apikeyCommand, listingsCommand, reservedCommand, partnerCommand, orderCommand, settleCommand, ledgerCommand, statementsCommand, payoutsCommand])
 )
 
 const cli = Command.run(root, { name: "marketplace", version: "1.3.0" })

@@ -18,6 +18,7 @@ import { finishOpenApi } from "../platform/OpenApiDoc.js"
 import { AdminOrdersApi } from "../admin/Api.js"
 import { PartnerEventsApi } from "../partner/events/Api.js"
 import { PartnerInventoryApi } from "../partner/inventory/Api.js"
+import { AdminMoneyApi, PartnerMoneyApi } from "../partner/ledger/Api.js"
 import { PartnerOrdersApi } from "../partner/orders/Api.js"
 import { PartnerSandboxApi } from "../partner/sandbox/Api.js"
 import { PartnerWebhooksApi } from "../partner/webhooks/Api.js"
@@ -43,6 +44,8 @@ const Groups = HttpApi.make("marketplace")
   .add(PartnerEventsApi)
   .add(PartnerWebhooksApi)
   .add(AdminOrdersApi)
+  .add(PartnerMoneyApi)
+  .add(AdminMoneyApi)
 
 export class Api extends Groups
   .annotate(OpenApi.Title, "Domain Marketplace API")

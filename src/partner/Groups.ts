@@ -4,5 +4,6 @@ import { PartnerInventoryApi } from "./inventory/Api.js"
 import { PartnerOrdersApi } from "./orders/Api.js"
 import { PartnerSandboxApi } from "./sandbox/Api.js"
 import { PartnerWebhooksApi } from "./webhooks/Api.js"
+import { PartnerMoneyApi } from "./ledger/Api.js"
 
-export const PartnerGroups = [PartnerInventoryApi, PartnerOrdersApi, PartnerSandboxApi, PartnerEventsApi, PartnerWebhooksApi] as const
+export const PartnerGroups = [PartnerInventoryApi, PartnerOrdersApi, PartnerSandboxApi, PartnerEventsApi, PartnerWebhooksApi, PartnerMoneyApi] as const

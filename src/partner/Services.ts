@@ -12,6 +12,14 @@ import { PartnerInventoryHttpLive } from "./inventory/Http.js"
 import { Inventory } from "./inventory/Inventory.js"
 import { PartnerOrdersHttpLive } from "./orders/Http.js"
 import { Orders } from "./orders/Orders.js"
+import { AdminMoneyHttpLive, PartnerMoneyHttpLive } from "./ledger/Http.js"
+import { Reconcile } from "./ledger/Reconcile.js"
+import { MoneyRepo } from "./ledger/Repo.js"
+import { Settlement } from "./ledger/Settlement.js"
+import { PayoutProviderLive } from "./ledger/PayoutProvider.js"
+import { Payouts } from "./ledger/Payouts.js"
+import { LedgerWorkersLive } from "./ledger/Worker.js"
+import { PartnerWorkersLive as WebhookWorkersLive } from "./webhooks/Worker.js"
 import { PartnerSandboxHttpLive } from "./sandbox/Http.js"
 import { PartnerWebhooksHttpLive } from "./webhooks/Http.js"
 import { Webhooks } from "./webhooks/Webhooks.js"
@@ -20,6 +28,10 @@ export const PartnerServicesLive = Layer.mergeAll(
   Credentials.Live,
   Inventory.Live,
   Orders.Live,
+  Settlement.Live,
+  Payouts.Live.pipe(Layer.provide(PayoutProviderLive)),
+  Reconcile.Live,
+  MoneyRepo.Live,
   Outbox.Live,
   Webhooks.Live.pipe(Layer.provide(OutboundLive))
 ).pipe(Layer.provide(ServiceSecretLive))
@@ -30,10 +42,13 @@ export const PartnerHandlersLive = Layer.mergeAll(
   PartnerSandboxHttpLive,
   PartnerEventsHttpLive,
   PartnerWebhooksHttpLive,
-  AdminOrdersHttpLive
+  AdminOrdersHttpLive,
+  PartnerMoneyHttpLive,
+  AdminMoneyHttpLive
 )
 
 /** HttpApi middleware of the partner and admin groups. */
 export const PartnerMiddlewareLive = Layer.mergeAll(PartnerAuthLive, AdminAuthLive)
 
-export { PartnerWorkersLive } from "./webhooks/Worker.js"
+/** Background work of the Partner API: webhook delivery, nonce janitor, the settlement schedule. */
+export const PartnerWorkersLive = Layer.mergeAll(WebhookWorkersLive, LedgerWorkersLive)

@@ -4,6 +4,7 @@
  */
 import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
 import { partnerConfig, type PartnerSettings } from "../partner/Settings.js"
+import { ledgerConfig, type LedgerSettings } from "../partner/ledger/Settings.js"
 
 /** Accounts, sessions and the OAuth 2.1 authorization server (docs/identity.md). */
 export interface IdentitySettings {
@@ -90,6 +91,8 @@ export interface AppConfigShape {
   /** Partner API: review threshold, signing skew, webhook delivery (src/partner/Settings.ts). */
   readonly partner: PartnerSettings
   readonly http: HttpSettings
+  /** Ledger, settlement and payouts (src/partner/ledger/Settings.ts). */
+  readonly ledger: LedgerSettings
 }
 
 export interface DatabaseSettings {
@@ -310,7 +313,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   lookup: lookupConfig,
   outboundAllowedPorts: portList("OUTBOUND_ALLOWED_PORTS", [80, 443]),
   partner: partnerConfig,
-  http: httpConfig
+  http: httpConfig,
+  ledger: ledgerConfig
 }).pipe(
   Config.mapOrFail((c) => {
     const production = c.nodeEnv === "production"
@@ -367,7 +371,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
       lookup: c.lookup,
       outboundAllowedPorts: c.outboundAllowedPorts,
       partner: c.partner,
-      http: c.http
+      http: c.http,
+      ledger: c.ledger
     })
   })
 )

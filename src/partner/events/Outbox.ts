@@ -50,6 +50,34 @@ const make = Effect.gen(function*() {
         return id
       }),
 
+    /**
+     * Many events of one partner and environment at once (the settlement run settles hundreds of
+     * orders per statement): one lock, one insert; ids increase in the order given.
+     */
+    appendMany: (partnerId: string, environment: PartnerEnvironment, events: ReadonlyArray<{ type: string; data: unknown }>) =>
+      Effect.gen(function*() {
+        if (events.length === 0) return [] as Array<string>
+        yield* sql`select pg_advisory_xact_lock(${EVENTS_LOCK_CLASS}, ${lockKey(partnerId)})`
+        const [last] = yield* sql<{ id: string | null }>`select max(id) as id from partner_events where partner_id = ${partnerId}`
+        let floor = last?.id ?? ""
+        const ids = events.map(() => {
+          let id = makeId("evt")
+          if (id <= floor) id = makeId("evt", (idTime(floor) ?? Date.now()) + 1)
+          floor = id
+          return id
+        })
+        yield* sql`insert into partner_events ${
+          sql.insert(events.map((e, i) => ({ id: ids[i], partner_id: partnerId, environment, type: e.type, data: JSON.stringify(e.data) })))
+        }`
+        const hooks = yield* sql`select 1 from partner_webhooks where partner_id = ${partnerId} and environment = ${environment} and active`
+        if (hooks.length > 0) {
+          yield* sql`insert into partner_webhook_deliveries ${
+            sql.insert(ids.map((id, i) => ({ id: makeId("whd"), event_id: id, partner_id: partnerId, environment, ordering_key: orderingKeyOf(events[i]!.data) })))
+          }`
+        }
+        return ids
+      }),
+
     /** Events after `afterId` (exclusive), oldest first. */
     list: (partnerId: string, environment: PartnerEnvironment, afterId: string | null, limit: number) =>
       afterId === null

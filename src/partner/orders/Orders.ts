@@ -21,6 +21,7 @@ import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../Auth.js"
 import { iso } from "../Common.js"
 import { Outbox } from "../events/Outbox.js"
+import { Books } from "../ledger/Books.js"
 import { type OrderFilters, OrderRepo, type OrderRow, type TimelineRow } from "./Repo.js"
 
 const QUOTE_PURPOSE = "partner-quote"
@@ -107,6 +108,7 @@ const make = Effect.gen(function*() {
   const outbox = yield* Outbox
   const secrets = yield* ServiceSecret
   const config = yield* AppConfig
+  const books = yield* Books
 
   const createQuote = (partner: PartnerIdentity, domain: string) =>
     sql.withTransaction(
@@ -212,6 +214,7 @@ const make = Effect.gen(function*() {
         returnUrl: input.return_url ?? null,
         cancelUrl: input.cancel_url ?? null
       })
+      yield* books.recordSale(order)
       if (quote) yield* repo.useQuote(quote.q, orderId)
       yield* repo.setListingStatus(l.id, "pending")
       // The event carries the order as it is once recorded: MANUAL_REVIEW when the review rule holds it.
@@ -271,7 +274,10 @@ const make = Effect.gen(function*() {
           note: options.note ?? null
         })
         if (t.to === "TRANSFER_COMPLETED") yield* repo.setListingStatus(order.listing_id, "sold")
-        if (t.to === "REFUNDED" || t.to === "CANCELLED") yield* repo.setListingStatus(order.listing_id, "active")
+        if (t.to === "REFUNDED" || t.to === "CANCELLED") {
+          yield* repo.setListingStatus(order.listing_id, "active")
+          yield* books.reverseSale(updated)
+        }
         let refundId: string | null = null
         if (options.refund) {
           refundId = makeId("rf")
@@ -323,5 +329,5 @@ const make = Effect.gen(function*() {
 })
 
 export class Orders extends Context.Tag("app/PartnerOrders")<Orders, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Orders, make).pipe(Layer.provide(Layer.mergeAll(OrderRepo.Live, Outbox.Live)))
+  static readonly Live = Layer.effect(Orders, make).pipe(Layer.provide(Layer.mergeAll(OrderRepo.Live, Outbox.Live, Books.Live)))
 }

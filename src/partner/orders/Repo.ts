@@ -1,6 +1,7 @@
 /** SQL for partner orders, their timeline, refunds, and the listing rows they hold. */
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
+import type { PaymentModel } from "../../domain/Ledger.js"
 import type { OrderStatus } from "../../domain/OrderState.js"
 import type { PartnerEnvironment } from "../Auth.js"
 
@@ -24,6 +25,11 @@ export interface OrderRow {
   readonly transfer_completed_at: Date | null
   readonly settled_at: Date | null
   readonly refunded_at: Date | null
+  /** Who collected the buyer's money (src/domain/Ledger.ts); partner orders: partner_collected. */
+  readonly payment_model: PaymentModel
+  /** The partner's commission rate when the order was created, frozen; and its amount. */
+  readonly commission_bps: number
+  readonly commission_cents: number
 }
 
 export interface TimelineRow {
@@ -116,12 +122,15 @@ const make = Effect.gen(function*() {
       returnUrl: string | null
       cancelUrl: string | null
     }) =>
+      // The partner's commission rate is frozen on the order; the amount is ⌊sale × bps / 10 000⌋
+      // (commissionOf in src/domain/Money.ts; ledger verify checks they agree).
       sql<OrderRow>`
         insert into partner_orders (id, partner_id, credential_id, environment, listing_id, domain, status, sale_price_cents,
-          currency, external_payment_ref, quote_id, buyer, return_url, cancel_url)
-        values (${o.id}, ${o.partnerId}, ${o.credentialId}, ${o.environment}, ${o.listingId}, ${o.domain}, ${o.status},
+          currency, external_payment_ref, quote_id, buyer, return_url, cancel_url, commission_bps, commission_cents)
+        select ${o.id}, ${o.partnerId}, ${o.credentialId}, ${o.environment}, ${o.listingId}, ${o.domain}, ${o.status},
           ${o.salePriceCents}, ${o.currency}, ${o.externalPaymentRef}, ${o.quoteId}, ${JSON.stringify(o.buyer)}::jsonb,
-          ${o.returnUrl}, ${o.cancelUrl})
+          ${o.returnUrl}, ${o.cancelUrl}, p.commission_bps, ${o.salePriceCents}::bigint * p.commission_bps / 10000
+        from partners p where p.id = ${o.partnerId}
         returning *`.pipe(Effect.map((rows) => rows[0])),
 
     /** An open order (not refunded/cancelled) on the listing. */
@@ -166,6 +175,35 @@ const make = Effect.gen(function*() {
     insertRefund: (r: { id: string; orderId: string; partnerId: string; amountCents: number; reason: string | null }) =>
       sql`insert into partner_refunds (id, order_id, partner_id, amount_cents, reason)
           values (${r.id}, ${r.orderId}, ${r.partnerId}, ${r.amountCents}, ${r.reason})`.pipe(Effect.asVoid),
+
+    /**
+     * Settlement: moves the due TRANSFER_COMPLETED orders of one partner, environment and currency
+     * (or just `onlyId`) to SETTLED, skipping rows another transaction holds. Caller's transaction.
+     */
+    settleDue: (k: { partnerId: string; environment: PartnerEnvironment; currency: string; cutoff: Date; onlyId?: string }) =>
+      sql<OrderRow>`
+        update partner_orders set status = 'SETTLED', settled_at = now(), updated_at = now()
+        where id in (
+          select id from partner_orders
+          where partner_id = ${k.partnerId} and environment = ${k.environment} and currency = ${k.currency}
+            and status = 'TRANSFER_COMPLETED' and transfer_completed_at <= ${k.cutoff}
+            ${k.onlyId ? sql`and id = ${k.onlyId}` : sql``}
+          order by id
+          for update skip locked)
+        returning *`,
+
+    /** Partner, environment and currency groups holding orders due for settlement. */
+    dueGroups: (cutoff: Date) =>
+      sql<{ partner_id: string; environment: PartnerEnvironment; currency: string }>`
+        select distinct partner_id, environment, currency from partner_orders
+        where status = 'TRANSFER_COMPLETED' and transfer_completed_at <= ${cutoff}
+        order by partner_id, environment, currency`,
+
+    /** Same status row for many orders at once (settlement). */
+    addStatusTimelineMany: (rows: ReadonlyArray<{ orderId: string; status: string; fromStatus: string; eventId: string | null; actor: string }>) =>
+      rows.length === 0 ? Effect.void : sql`insert into partner_order_timeline ${
+        sql.insert(rows.map((r) => ({ order_id: r.orderId, kind: "status", status: r.status, from_status: r.fromStatus, event_id: r.eventId, actor: r.actor })))
+      }`.pipe(Effect.asVoid),
 
     list: (partnerId: string, env: PartnerEnvironment, f: OrderFilters, beforeId: string | null, limit: number) =>
       sql<OrderRow>`

@@ -1,21 +1,25 @@
-/** Handler of the sandbox advance endpoint. */
+/** Handler of the sandbox advance endpoint. From TRANSFER_COMPLETED it runs the settlement code for that one order. */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../../app/Api.js"
 import { ForbiddenError } from "../../platform/Errors.js"
 import { CurrentPartner } from "../Auth.js"
+import { Settlement } from "../ledger/Settlement.js"
 import { Orders } from "../orders/Orders.js"
 
 export const PartnerSandboxHttpLive = HttpApiBuilder.group(Api, "partnerSandbox", (handlers) =>
   Effect.gen(function*() {
     const orders = yield* Orders
+    const settlement = yield* Settlement
     return handlers.handle("advance", ({ path }) =>
       Effect.gen(function*() {
         const partner = yield* CurrentPartner
         if (partner.environment !== "sandbox") {
           return yield* new ForbiddenError({ code: "forbidden", message: "advance is available to sandbox credentials only" })
         }
-        yield* orders.advanceSandbox(path.public_id, partner)
+        const current = yield* orders.detail(path.public_id, partner)
+        if (current.status === "TRANSFER_COMPLETED") yield* settlement.settleOrderById(path.public_id, `sandbox:${partner.keyId}`)
+        else yield* orders.advanceSandbox(path.public_id, partner)
         return yield* orders.detail(path.public_id, partner)
       }).pipe(Effect.catchTag("SqlError", Effect.die)))
   }))

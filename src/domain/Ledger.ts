@@ -1,0 +1,130 @@
+/**
+ * The partner ledger's posting rules. Pure: which balanced entries each money event writes.
+ *
+ * Amounts are signed integer cents: positive = debit, negative = credit. A transaction is
+ * balanced when its entries sum to zero; every rule below returns a balanced transaction and
+ * `reverse` of a balanced transaction is balanced (a refund or correction never edits, it posts
+ * the reversal). Every account belongs to one partner and environment (the caller's key), so
+ * sandbox and live money never meet in one balance.
+ *
+ *   recorded, partner collects:  Dr partner_receivable (sale − c)  Dr commission_expense c   Cr sales_revenue sale
+ *   recorded, service collects:  Dr buyer_payments sale            Cr sales_revenue sale
+ *                                Dr commission_expense c           Cr commission_accrued c
+ *   settled,  partner collects:  Dr partner_receivable_settled     Cr partner_receivable   (sale − c)
+ *   settled,  service collects:  Dr commission_accrued             Cr commission_payable   c
+ *   payout started:              Dr commission_payable             Cr payouts_in_flight    amount
+ *   payout paid:                 Dr payouts_in_flight              Cr payouts_paid         amount
+ *   payout failed / refund / cancellation: the reversal of what it undoes
+ */
+import { commissionOf, sumCents } from "./Money.js"
+
+export const ACCOUNTS = [
+  "partner_receivable",
+  "partner_receivable_settled",
+  "sales_revenue",
+  "commission_expense",
+  "buyer_payments",
+  "commission_accrued",
+  "commission_payable",
+  "payouts_in_flight",
+  "payouts_paid"
+] as const
+export type Account = typeof ACCOUNTS[number]
+
+export const PAYMENT_MODELS = ["partner_collected", "hosted_checkout", "referral", "brokerage"] as const
+export type PaymentModel = typeof PAYMENT_MODELS[number]
+
+/** The service is merchant of record for every model but partner_collected. */
+export const serviceCollects = (m: PaymentModel): boolean => m !== "partner_collected"
+
+export interface Entry {
+  readonly account: Account
+  readonly amount: number
+}
+
+export interface Posting {
+  /** Natural key: the same event always produces the same key (idempotency). */
+  readonly key: string
+  readonly kind: "recorded" | "reversed" | "settled" | "payout_started" | "payout_paid" | "payout_failed"
+  readonly entries: ReadonlyArray<Entry>
+}
+
+export const isBalanced = (entries: ReadonlyArray<Entry>): boolean =>
+  entries.every((e) => Number.isSafeInteger(e.amount)) && sumCents(entries.map((e) => e.amount)) === 0
+
+const pair = (debit: Account, credit: Account, amount: number): ReadonlyArray<Entry> =>
+  amount === 0 ? [] : [{ account: debit, amount }, { account: credit, amount: -amount }]
+
+export interface SaleFacts {
+  readonly orderId: string
+  readonly paymentModel: PaymentModel
+  readonly saleCents: number
+  readonly commissionBps: number
+}
+
+export const saleCommission = (s: SaleFacts): number => commissionOf(s.saleCents, s.commissionBps)
+
+/** The sale as recorded (order.recorded, or a paid checkout). */
+export const recorded = (s: SaleFacts): Posting => {
+  const c = saleCommission(s)
+  const entries: ReadonlyArray<Entry> = serviceCollects(s.paymentModel)
+    ? [...pair("buyer_payments", "sales_revenue", s.saleCents), ...pair("commission_expense", "commission_accrued", c)]
+    : [
+      ...(s.saleCents - c === 0 ? [] : [{ account: "partner_receivable" as const, amount: s.saleCents - c }]),
+      ...(c === 0 ? [] : [{ account: "commission_expense" as const, amount: c }]),
+      ...(s.saleCents === 0 ? [] : [{ account: "sales_revenue" as const, amount: -s.saleCents }])
+    ]
+  return { key: `order:${s.orderId}:recorded`, kind: "recorded", entries }
+}
+
+/** The reversal of a posting, under its own key (a refund or a cancellation of the sale). */
+export const reverse = (p: Posting, key: string): Posting => ({
+  key,
+  kind: "reversed",
+  entries: p.entries.map((e) => ({ account: e.account, amount: e.amount === 0 ? 0 : -e.amount }))
+})
+
+/** Refund or cancellation before TRANSFER_COMPLETED: the recorded sale is undone. */
+export const refunded = (s: SaleFacts): Posting => reverse(recorded(s), `order:${s.orderId}:reversed`)
+
+/** Settlement of one order: owed amount onto the statement, or commission becomes payable. */
+export const settled = (s: SaleFacts): Posting => {
+  const c = saleCommission(s)
+  return {
+    key: `order:${s.orderId}:settled`,
+    kind: "settled",
+    entries: serviceCollects(s.paymentModel)
+      ? pair("commission_accrued", "commission_payable", c)
+      : pair("partner_receivable_settled", "partner_receivable", s.saleCents - c)
+  }
+}
+
+export const payoutStarted = (payoutId: string, amount: number): Posting => ({
+  key: `payout:${payoutId}:started`,
+  kind: "payout_started",
+  entries: pair("commission_payable", "payouts_in_flight", amount)
+})
+
+export const payoutPaid = (payoutId: string, amount: number): Posting => ({
+  key: `payout:${payoutId}:paid`,
+  kind: "payout_paid",
+  entries: pair("payouts_in_flight", "payouts_paid", amount)
+})
+
+/** A failed payout returns the amount to payable. */
+export const payoutFailed = (payoutId: string, amount: number): Posting => ({
+  ...reverse(payoutStarted(payoutId, amount), `payout:${payoutId}:failed`),
+  kind: "payout_failed"
+})
+
+export type Balances = Readonly<Record<Account, number>>
+
+export const emptyBalances = (): Record<Account, number> =>
+  Object.fromEntries(ACCOUNTS.map((a) => [a, 0])) as Record<Account, number>
+
+/** Balance of every account after the postings (debit-positive). */
+export const balancesOf = (postings: Iterable<Posting>): Balances => {
+  const b = emptyBalances()
+  for (const p of postings) for (const e of p.entries) b[e.account] += e.amount
+  return b
+}

@@ -1,0 +1,226 @@
+/**
+ * Money endpoints: partner statements, sales history and payouts (HMAC-signed), and the operator
+ * side (bearer ADMIN_TOKEN): the settlement run, the reconciliation check, balances, statements.
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { AdminAuth } from "../../admin/Auth.js"
+import { ACCOUNTS, PAYMENT_MODELS } from "../../domain/Ledger.js"
+import { documentedAt } from "../../platform/ApiAnnotations.js"
+import { BadRequest, Forbidden, InternalError, NotFound, Unauthorized } from "../../platform/Errors.js"
+import { PartnerAuth, requiresScope } from "../Auth.js"
+import { OrderStatusSchema } from "../orders/Api.js"
+
+const Cents = Schema.Int.annotations({ description: "Integer USD cents" })
+const Time = Schema.String.annotations({ description: "RFC 3339 UTC with milliseconds" })
+const IsoDate = Schema.String.annotations({ description: "RFC 3339 date-time or YYYY-MM-DD" })
+const Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({ description: "1–100, default 25" })
+export const PaymentModelSchema = Schema.Literal(...PAYMENT_MODELS).annotations({ title: "PaymentModel" })
+
+export const StatementLine = Schema.Struct({
+  order_id: Schema.String,
+  domain: Schema.String,
+  payment_model: PaymentModelSchema,
+  sale_price_cents: Cents,
+  commission_cents: Cents,
+  owed_cents: Cents.annotations({ description: "sale − commission for a partner-collected sale, else 0" })
+}).annotations({ identifier: "SettlementLine" })
+
+export const Statement = Schema.Struct({
+  id: Schema.String.annotations({ description: "stl_…" }),
+  period_start: Time,
+  period_end: Time,
+  currency: Schema.String,
+  orders_count: Schema.Int,
+  gross_sold_cents: Cents.annotations({ description: "Σ lines.sale_price_cents" }),
+  commission_retained_cents: Cents.annotations({ description: "Σ commission of partner-collected lines (kept by you)" }),
+  amount_owed_cents: Cents.annotations({ description: "gross of partner-collected lines − their commission (you owe the service)" }),
+  commission_payable_cents: Cents.annotations({ description: "commission on service-collected lines, now payable to you (paid by a payout)" }),
+  refunds_cents: Cents.annotations({ description: "refunds recorded during the period" }),
+  status: Schema.Literal("closed", "paid"),
+  created_at: Time,
+  lines: Schema.optional(Schema.Array(StatementLine))
+}).annotations({ identifier: "SettlementStatement" })
+
+export const StatementPage = Schema.Struct({
+  settlements: Schema.Array(Statement),
+  next_cursor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "SettlementPage" })
+
+export const Transaction = Schema.Struct({
+  id: Schema.String.annotations({ description: "The ledger transaction that recorded the sale (ltx_…)" }),
+  order_id: Schema.String,
+  domain: Schema.String,
+  payment_model: PaymentModelSchema,
+  status: OrderStatusSchema,
+  sale_price_cents: Cents,
+  commission_cents: Cents,
+  currency: Schema.String,
+  created_at: Time,
+  settled_at: Schema.NullOr(Time)
+}).annotations({ identifier: "PartnerTransaction" })
+
+export const TransactionPage = Schema.Struct({
+  transactions: Schema.Array(Transaction),
+  totals: Schema.Struct({ count: Schema.Int, gmv_cents: Cents, commission_cents: Cents }).annotations({
+    description: "Over every row matching the filters, not one page"
+  }),
+  next_cursor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "PartnerTransactionPage" })
+
+export const Payout = Schema.Struct({
+  id: Schema.String.annotations({ description: "po_…" }),
+  amount_cents: Cents,
+  currency: Schema.String,
+  status: Schema.Literal("pending", "paid", "failed"),
+  method: Schema.String.annotations({ description: "sandbox or stripe_transfer" }),
+  created_at: Time,
+  paid_at: Schema.NullOr(Time),
+  source: Schema.Literal("checkout", "referral", "brokerage", "mixed")
+}).annotations({ identifier: "Payout" })
+
+export const PayoutPage = Schema.Struct({
+  payouts: Schema.Array(Payout),
+  total_paid_cents: Cents,
+  next_cursor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "PayoutPage" })
+
+const Paging = { limit: Schema.optional(Limit), cursor: Schema.optional(Schema.String) }
+
+export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
+  .add(
+    HttpApiEndpoint.get("listSettlements", "/api/partner/v1/settlements")
+      .setUrlParams(Schema.Struct({ from: Schema.optional(IsoDate), to: Schema.optional(IsoDate), ...Paging }))
+      .addSuccess(StatementPage)
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "Settlement statements, newest first (filters on period_end)")
+      .pipe(requiresScope("buy"), documentedAt("/docs/money.md#statements"))
+  )
+  .add(
+    HttpApiEndpoint.get("getSettlement")`/api/partner/v1/settlements/${HttpApiSchema.param("id", Schema.String)}`
+      .addSuccess(Statement)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "One statement with its lines")
+      .pipe(requiresScope("buy"), documentedAt("/docs/money.md#statements"))
+  )
+  .add(
+    HttpApiEndpoint.get("listTransactions", "/api/partner/v1/transactions")
+      .setUrlParams(Schema.Struct({
+        from: Schema.optional(IsoDate),
+        to: Schema.optional(IsoDate),
+        status: Schema.optional(OrderStatusSchema),
+        payment_model: Schema.optional(PaymentModelSchema),
+        ...Paging
+      }))
+      .addSuccess(TransactionPage)
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "Sales history with totals (GMV, commission) over the whole filter")
+      .pipe(requiresScope("report"), documentedAt("/docs/money.md#transactions"))
+  )
+  .add(
+    HttpApiEndpoint.get("listPayouts", "/api/partner/v1/payouts")
+      .setUrlParams(Schema.Struct(Paging))
+      .addSuccess(PayoutPage)
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "Payouts of commission earned on service-collected sales")
+      .pipe(requiresScope("report"), documentedAt("/docs/money.md#payouts"))
+  )
+  .add(
+    HttpApiEndpoint.get("listMyPayouts", "/api/partner/v1/me/payouts")
+      .setUrlParams(Schema.Struct(Paging))
+      .addSuccess(PayoutPage)
+      .addError(BadRequest)
+      .addError(Forbidden)
+      .annotate(OpenApi.Summary, "Affiliate: payouts of referral commission")
+      .pipe(requiresScope("report"), documentedAt("/docs/money.md#payouts"))
+  )
+  .middleware(PartnerAuth)
+  .addError(InternalError)
+  .annotate(OpenApi.Title, "Partner: settlements, transactions, payouts")
+  .annotate(OpenApi.Description, "HMAC-signed (see docs/partner.md). Money rules: docs/money.md.")
+{}
+
+export const RunResult = Schema.Struct({
+  status: Schema.Literal("completed", "skipped").annotations({ description: "skipped: another run holds the lock" }),
+  run_id: Schema.NullOr(Schema.String),
+  as_of: Time,
+  cutoff: Time.annotations({ description: "as_of − SETTLEMENT_HOLD_DAYS: orders completed at or before it settle" }),
+  orders_settled: Schema.Int,
+  statements: Schema.Array(Schema.Struct({
+    id: Schema.String,
+    partner_id: Schema.String,
+    environment: Schema.Literal("live", "sandbox"),
+    currency: Schema.String,
+    orders_count: Schema.Int,
+    gross_sold_cents: Cents,
+    amount_owed_cents: Cents,
+    commission_payable_cents: Cents
+  }))
+}).annotations({ identifier: "SettlementRunResult" })
+
+export const VerifyReport = Schema.Struct({
+  ok: Schema.Boolean,
+  checked: Schema.Struct({ transactions: Schema.Int, statements: Schema.Int, orders: Schema.Int, payouts: Schema.Int }),
+  problems: Schema.Array(Schema.Struct({ check: Schema.String, subject: Schema.String, message: Schema.String }))
+}).annotations({ identifier: "LedgerVerifyReport" })
+
+export const BalanceReport = Schema.Struct({
+  partner_id: Schema.String,
+  environment: Schema.Literal("live", "sandbox"),
+  currency: Schema.String,
+  accounts: Schema.Record({ key: Schema.Literal(...ACCOUNTS), value: Cents }).annotations({ description: "debit-positive balance per account" }),
+  owed_by_partner_cents: Cents,
+  commission_accrued_cents: Cents,
+  commission_payable_cents: Cents,
+  paid_out_cents: Cents
+}).annotations({ identifier: "LedgerBalance" })
+
+export const PayoutRunResult = Schema.Struct({
+  status: Schema.Literal("completed", "skipped").annotations({ description: "skipped: another run holds the lock" }),
+  payouts: Schema.Array(Schema.Struct({
+    id: Schema.String,
+    partner_id: Schema.String,
+    environment: Schema.Literal("live", "sandbox"),
+    amount_cents: Cents,
+    status: Schema.Literal("pending", "paid", "failed")
+  }))
+}).annotations({ identifier: "PayoutRunResult" })
+
+export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
+  .add(
+    HttpApiEndpoint.post("runSettlement", "/api/admin/settlements/run")
+      .setUrlParams(Schema.Struct({ as_of: Schema.optional(IsoDate) }))
+      .addSuccess(RunResult)
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "Run the settlement now (as of now, or as_of)")
+  )
+  .add(
+    HttpApiEndpoint.post("runPayouts", "/api/admin/payouts/run")
+      .addSuccess(PayoutRunResult)
+      .annotate(OpenApi.Summary, "Run the payouts now: every payable commission at or above PAYOUT_MINIMUM_CENTS")
+  )
+  .add(
+    HttpApiEndpoint.get("listStatements", "/api/admin/statements")
+      .setUrlParams(Schema.Struct(Paging))
+      .addSuccess(StatementPage)
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "Every partner's statements, newest first")
+  )
+  .add(
+    HttpApiEndpoint.get("verifyLedger", "/api/admin/ledger/verify")
+      .addSuccess(VerifyReport)
+      .annotate(OpenApi.Summary, "Reconciliation: every transaction balances; statements, commissions and payouts match the orders")
+  )
+  .add(
+    HttpApiEndpoint.get("ledgerBalance", "/api/admin/ledger/balance")
+      .setUrlParams(Schema.Struct({ partner: Schema.String, env: Schema.optional(Schema.Literal("live", "sandbox")) }))
+      .addSuccess(BalanceReport)
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "A partner's account balances (env default live)")
+  )
+  .middleware(AdminAuth)
+  .addError(Unauthorized)
+  .addError(InternalError)
+  .annotate(OpenApi.Title, "Admin: settlement and ledger")
+  .annotate(OpenApi.Description, "Bearer ADMIN_TOKEN. See docs/money.md#operators.")
+{}

@@ -1,0 +1,130 @@
+/**
+ * The books: the one writer of `ledger_transactions` and `ledger_entries`.
+ *
+ * Contract: `post` runs inside the caller's transaction (the state change that causes the money
+ * movement), writes nothing when the posting's natural key exists already (idempotent), and
+ * refuses an unbalanced posting as a defect. Rows are never updated or deleted (a trigger refuses
+ * it); corrections are new, reversing postings.
+ */
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import {
+  type Account,
+  ACCOUNTS,
+  type Balances,
+  emptyBalances,
+  isBalanced,
+  type PaymentModel,
+  type Posting,
+  recorded,
+  refunded,
+  type SaleFacts
+} from "../../domain/Ledger.js"
+import { makeId } from "../../platform/Ids.js"
+import type { PartnerEnvironment } from "../Auth.js"
+
+export interface PostingScope {
+  readonly partnerId: string
+  readonly environment: PartnerEnvironment
+  readonly currency: string
+  readonly orderId?: string | null
+  readonly statementId?: string | null
+  readonly payoutId?: string | null
+}
+
+/** The order fields the posting rules read. */
+export interface OrderMoney {
+  readonly id: string
+  readonly partner_id: string
+  readonly environment: PartnerEnvironment
+  readonly currency: string
+  readonly payment_model: PaymentModel
+  readonly sale_price_cents: number
+  readonly commission_bps: number
+}
+
+export const saleFacts = (o: OrderMoney): SaleFacts => ({
+  orderId: o.id,
+  paymentModel: o.payment_model,
+  saleCents: Number(o.sale_price_cents),
+  commissionBps: o.commission_bps
+})
+
+export const orderScope = (o: OrderMoney): PostingScope => ({
+  partnerId: o.partner_id,
+  environment: o.environment,
+  currency: o.currency,
+  orderId: o.id
+})
+
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  /** Many postings at once (settlement): two inserts. Returns how many were new. */
+  const postMany = (items: ReadonlyArray<{ readonly scope: PostingScope; readonly posting: Posting }>) =>
+    Effect.gen(function*() {
+      for (const { posting } of items) {
+        if (!isBalanced(posting.entries)) return yield* Effect.dieMessage(`unbalanced posting ${posting.key}`)
+      }
+      if (items.length === 0) return 0
+      const rows = items.map(({ posting, scope }) => ({
+        id: makeId("ltx"),
+        natural_key: posting.key,
+        partner_id: scope.partnerId,
+        environment: scope.environment,
+        currency: scope.currency,
+        kind: posting.kind,
+        order_id: scope.orderId ?? null,
+        statement_id: scope.statementId ?? null,
+        payout_id: scope.payoutId ?? null
+      }))
+      const inserted = yield* sql<{ id: string; natural_key: string }>`
+        insert into ledger_transactions ${sql.insert(rows)}
+        on conflict (natural_key) do nothing returning id, natural_key`
+      if (inserted.length === 0) return 0
+      const idOf = new Map(inserted.map((r) => [r.natural_key, r.id]))
+      const entries = items.flatMap(({ posting, scope }) => {
+        const id = idOf.get(posting.key)
+        return id === undefined ? [] : posting.entries.map((e) => ({
+          transaction_id: id,
+          partner_id: scope.partnerId,
+          environment: scope.environment,
+          account: e.account,
+          amount_cents: e.amount,
+          currency: scope.currency
+        }))
+      })
+      if (entries.length > 0) yield* sql`insert into ledger_entries ${sql.insert(entries)}`
+      return inserted.length
+    })
+
+  const post = (scope: PostingScope, posting: Posting) => Effect.map(postMany([{ scope, posting }]), (n) => n === 1)
+
+  /** Every account's balance of one partner, environment and currency (debit-positive). */
+  const balances = (partnerId: string, environment: PartnerEnvironment, currency = "USD") =>
+    Effect.map(
+      sql<{ account: Account; balance: number }>`
+        select account, coalesce(sum(amount_cents), 0) as balance from ledger_entries
+        where partner_id = ${partnerId} and environment = ${environment} and currency = ${currency}
+        group by account`,
+      (rows): Balances => {
+        const b = emptyBalances()
+        for (const r of rows) if ((ACCOUNTS as ReadonlyArray<string>).includes(r.account)) b[r.account] = Number(r.balance)
+        return b
+      }
+    )
+
+  return {
+    post,
+    postMany,
+    balances,
+    /** The sale, when it is recorded (caller's transaction). */
+    recordSale: (o: OrderMoney) => post(orderScope(o), recorded(saleFacts(o))),
+    /** A refund or cancellation before TRANSFER_COMPLETED: the reversal of the sale. */
+    reverseSale: (o: OrderMoney) => post(orderScope(o), refunded(saleFacts(o)))
+  }
+})
+
+export class Books extends Context.Tag("app/LedgerBooks")<Books, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(Books, make)
+}

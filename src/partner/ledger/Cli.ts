@@ -1,0 +1,120 @@
+/**
+ * Operator commands of the ledger:
+ *   settle [--as-of ISO] [--json]                    the settlement run (skipped while another runs)
+ *   ledger verify [--json]                           reconciliation; exit 1 on any difference
+ *   ledger balance --partner P [--env live|sandbox]  a partner's balances
+ *   statements list [--limit N] [--json]             newest statements of every partner
+ *   payouts run [--json]                             pay payable commission at or above PAYOUT_MINIMUM_CENTS
+ *   payouts set-account --partner P --account acct_… the partner's Stripe connected account
+ */
+import { Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { abort, json, print } from "../../cli/Output.js"
+import { format, money } from "../../domain/Money.js"
+import { Payouts } from "./Payouts.js"
+import { Reconcile } from "./Reconcile.js"
+import { MoneyRepo } from "./Repo.js"
+import { Settlement } from "./Settlement.js"
+
+const asOf = Options.text("as-of").pipe(Options.optional, Options.withDescription("Settle as of this RFC 3339 time (default now)"))
+
+export const settleCommand = Command.make("settle", { json, asOf }, (o) =>
+  Effect.gen(function*() {
+    let date: Date | undefined
+    if (Option.isSome(o.asOf)) {
+      date = new Date(o.asOf.value)
+      if (!/^\d{4}-\d{2}-\d{2}/.test(o.asOf.value) || Number.isNaN(date.getTime())) return yield* abort("--as-of must be an RFC 3339 date-time")
+    }
+    const settlement = yield* Settlement
+    const r = yield* settlement.run({ asOf: date, trigger: "cli" })
+    if (r.status === "skipped") {
+      yield* print(o.json, r, "Another settlement run is in progress; nothing done.")
+      return
+    }
+    yield* print(
+      o.json,
+      r,
+      [`Run ${r.run_id} as of ${r.as_of} (orders completed by ${r.cutoff}): ${r.orders_settled} orders settled, ${r.statements.length} statements.`]
+        .concat(r.statements.map((s) => `  ${s.id} ${s.partner_id} ${s.environment}: ${s.orders_count} orders, gross ${format(money(s.gross_sold_cents, s.currency))}, owed ${format(money(s.amount_owed_cents, s.currency))}`))
+        .join("\n")
+    )
+  })).pipe(Command.withDescription("Settle every TRANSFER_COMPLETED order older than SETTLEMENT_HOLD_DAYS"))
+
+const verify = Command.make("verify", { json }, (o) =>
+  Effect.gen(function*() {
+    const report = yield* (yield* Reconcile).verify
+    yield* print(
+      o.json,
+      report,
+      report.ok
+        ? `The books balance: ${report.checked.transactions} transactions, ${report.checked.statements} statements, ${report.checked.orders} orders, ${report.checked.payouts} payouts.`
+        : report.problems.map((p) => `${p.check} ${p.subject}: ${p.message}`).join("\n")
+    )
+    if (!report.ok) return yield* abort(`${report.problems.length} differences`)
+  })).pipe(Command.withDescription("Prove every transaction balances and statements, balances and payouts match the orders"))
+
+const partner = Options.text("partner").pipe(Options.withDescription("Partner id (ptn_…)"))
+const env = Options.choice("env", ["live", "sandbox"]).pipe(Options.withDefault("live" as const))
+
+const balance = Command.make("balance", { json, partner, env }, (o) =>
+  Effect.gen(function*() {
+    const b = yield* (yield* Reconcile).balance(o.partner, o.env)
+    yield* print(
+      o.json,
+      b,
+      Object.entries(b.accounts).map(([k, v]) => `${k.padEnd(28)} ${format(money(v, b.currency))}`).join("\n")
+    )
+  })).pipe(Command.withDescription("A partner's account balances (debit-positive)"))
+
+export const ledgerCommand = Command.make("ledger").pipe(
+  Command.withDescription("The partner ledger"),
+  Command.withSubcommands([verify, balance])
+)
+
+const limit = Options.integer("limit").pipe(Options.withDefault(25))
+
+const list = Command.make("list", { json, limit }, (o) =>
+  Effect.gen(function*() {
+    const rows = yield* (yield* MoneyRepo).statements(null, {}, null, o.limit).pipe(Effect.orDie)
+    yield* print(
+      o.json,
+      { statements: rows },
+      rows.length === 0
+        ? "No statements."
+        : rows.map((s) => `${s.id} ${s.partner_id} ${s.environment} ${s.orders_count} orders gross ${format(money(Number(s.gross_sold_cents), s.currency))} owed ${format(money(Number(s.amount_owed_cents), s.currency))}`).join("\n")
+    )
+  })).pipe(Command.withDescription("Newest settlement statements of every partner"))
+
+export const statementsCommand = Command.make("statements").pipe(
+  Command.withDescription("Settlement statements"),
+  Command.withSubcommands([list])
+)
+
+const runPayouts = Command.make("run", { json }, (o) =>
+  Effect.gen(function*() {
+    const r = yield* (yield* Payouts).run
+    yield* print(
+      o.json,
+      r,
+      r.status === "skipped"
+        ? "Another payout run is in progress; nothing done."
+        : r.payouts.length === 0
+        ? "Nothing to pay."
+        : r.payouts.map((p) => `${p.id} ${p.partner_id} ${p.environment} ${format(money(p.amount_cents, "USD"))} ${p.status}`).join("\n")
+    )
+  })).pipe(Command.withDescription("Pay every partner's payable commission at or above PAYOUT_MINIMUM_CENTS"))
+
+const account = Options.text("account").pipe(Options.withDescription("Stripe connected account id (acct_…)"))
+
+const setAccount = Command.make("set-account", { json, partner, account }, (o) =>
+  Effect.gen(function*() {
+    if (!/^acct_[A-Za-z0-9]+$/.test(o.account)) return yield* abort("--account must be a Stripe account id (acct_…)")
+    const ok = yield* (yield* Payouts).setAccount(o.partner, o.account)
+    if (!ok) return yield* abort(`No partner ${o.partner}`)
+    yield* print(o.json, { partner_id: o.partner, payout_account: o.account }, `${o.partner} is paid to ${o.account}.`)
+  })).pipe(Command.withDescription("Set the partner's Stripe connected account for live payouts"))
+
+export const payoutsCommand = Command.make("payouts").pipe(
+  Command.withDescription("Commission payouts"),
+  Command.withSubcommands([runPayouts, setAccount])
+)

@@ -1,0 +1,123 @@
+/**
+ * The reconciliation check (`ledger verify`, GET /api/admin/ledger/verify): proves from the
+ * tables that every transaction balances and that statements, each partner's balances and the
+ * payouts agree with the orders to the cent. Read-only; a non-empty `problems` list is a bug.
+ */
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import { Books } from "./Books.js"
+
+export interface Problem {
+  readonly check: string
+  readonly subject: string
+  readonly message: string
+}
+
+const OPEN = ["EXTERNALLY_PAID", "MANUAL_REVIEW", "TRANSFER_IN_PROGRESS", "TRANSFER_COMPLETED"]
+
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const books = yield* Books
+
+  const verify = Effect.gen(function*() {
+    const problems: Array<Problem> = []
+    const add = (check: string, subject: string, message: string) => problems.push({ check, subject, message })
+
+    for (const r of yield* sql<{ id: string; total: number; currencies: number; owners: number }>`
+      select t.id, coalesce(sum(e.amount_cents), 0) as total, count(distinct e.currency) as currencies,
+             count(distinct (e.partner_id, e.environment)) filter (where e.partner_id <> t.partner_id or e.environment <> t.environment) as owners
+      from ledger_transactions t left join ledger_entries e on e.transaction_id = t.id
+      group by t.id having coalesce(sum(e.amount_cents), 0) <> 0 or count(distinct e.currency) > 1
+        or count(*) filter (where e.partner_id <> t.partner_id or e.environment <> t.environment) > 0`) {
+      add("balanced", r.id, `entries sum to ${r.total} across ${r.currencies} currencies`)
+    }
+
+    for (const r of yield* sql<{ id: string; message: string }>`
+      select s.id, format('statement %s: orders_count %s/%s gross %s/%s retained %s/%s owed %s/%s payable %s/%s (stored/lines)',
+        s.id, s.orders_count, count(l.*), s.gross_sold_cents, coalesce(sum(l.sale_price_cents), 0),
+        s.commission_retained_cents, coalesce(sum(l.commission_cents) filter (where l.payment_model = 'partner_collected'), 0),
+        s.amount_owed_cents, coalesce(sum(l.owed_cents), 0),
+        s.commission_payable_cents, coalesce(sum(l.commission_cents) filter (where l.payment_model <> 'partner_collected'), 0)) as message
+      from settlement_statements s left join settlement_lines l on l.statement_id = s.id
+      group by s.id
+      having s.orders_count <> count(l.*) or s.gross_sold_cents <> coalesce(sum(l.sale_price_cents), 0)
+        or s.commission_retained_cents <> coalesce(sum(l.commission_cents) filter (where l.payment_model = 'partner_collected'), 0)
+        or s.amount_owed_cents <> coalesce(sum(l.owed_cents), 0)
+        or s.amount_owed_cents <> coalesce(sum(l.sale_price_cents - l.commission_cents) filter (where l.payment_model = 'partner_collected'), 0)
+        or s.commission_payable_cents <> coalesce(sum(l.commission_cents) filter (where l.payment_model <> 'partner_collected'), 0)`) {
+      add("statement", r.id, r.message)
+    }
+
+    for (const r of yield* sql<{ id: string; message: string }>`
+      select o.id, case
+        when o.commission_cents <> o.sale_price_cents * o.commission_bps / 10000 then 'commission differs from the frozen rate'
+        when not exists (select 1 from ledger_transactions t where t.natural_key = 'order:' || o.id || ':recorded') then 'sale not posted'
+        when o.status in ('REFUNDED', 'CANCELLED') and not exists (select 1 from ledger_transactions t where t.natural_key = 'order:' || o.id || ':reversed') then 'refund not posted'
+        when o.status = 'SETTLED' and not exists (select 1 from ledger_transactions t where t.natural_key = 'order:' || o.id || ':settled') then 'settlement not posted'
+        when o.status <> 'SETTLED' and exists (select 1 from settlement_lines l where l.order_id = o.id) then 'on a statement but not SETTLED'
+        when l.order_id is not null and (l.sale_price_cents <> o.sale_price_cents or l.commission_cents <> o.commission_cents) then 'statement line differs from the order'
+      end as message
+      from partner_orders o left join settlement_lines l on l.order_id = o.id
+      where o.commission_cents <> o.sale_price_cents * o.commission_bps / 10000
+        or not exists (select 1 from ledger_transactions t where t.natural_key = 'order:' || o.id || ':recorded')
+        or (o.status in ('REFUNDED', 'CANCELLED') and not exists (select 1 from ledger_transactions t where t.natural_key = 'order:' || o.id || ':reversed'))
+        or (o.status = 'SETTLED' and not exists (select 1 from ledger_transactions t where t.natural_key = 'order:' || o.id || ':settled'))
+        or (o.status <> 'SETTLED' and l.order_id is not null)
+        or (l.order_id is not null and (l.sale_price_cents <> o.sale_price_cents or l.commission_cents <> o.commission_cents))`) {
+      add("order", r.id, r.message)
+    }
+
+    // Each partner's balances against what its orders and payouts imply.
+    const owners = yield* sql<{ partner_id: string; environment: "live" | "sandbox"; currency: string }>`
+      select distinct partner_id, environment, currency from ledger_transactions
+      union select distinct partner_id, environment, currency from partner_orders`
+    for (const o of owners) {
+      const b = yield* books.balances(o.partner_id, o.environment, o.currency)
+      const [x] = yield* sql<Record<string, number>>`
+        select
+          coalesce(sum(sale_price_cents - commission_cents) filter (where payment_model = 'partner_collected' and status in ${sql.in(OPEN)}), 0) as receivable,
+          coalesce(sum(sale_price_cents - commission_cents) filter (where payment_model = 'partner_collected' and status = 'SETTLED'), 0) as receivable_settled,
+          coalesce(sum(commission_cents) filter (where payment_model <> 'partner_collected' and status in ${sql.in(OPEN)}), 0) as accrued,
+          coalesce(sum(commission_cents) filter (where payment_model <> 'partner_collected' and status = 'SETTLED'), 0) as earned
+        from partner_orders where partner_id = ${o.partner_id} and environment = ${o.environment} and currency = ${o.currency}`
+      const [p] = yield* sql<Record<string, number>>`
+        select coalesce(sum(amount_cents) filter (where status = 'paid'), 0) as paid,
+               coalesce(sum(amount_cents) filter (where status = 'pending'), 0) as pending
+        from partner_payouts where partner_id = ${o.partner_id} and environment = ${o.environment} and currency = ${o.currency}`
+      const subject = `${o.partner_id}/${o.environment}/${o.currency}`
+      const expect = (name: string, actual: number, expected: number) => {
+        if (actual !== expected) add("balance", subject, `${name} is ${actual}, the orders and payouts imply ${expected}`)
+      }
+      expect("partner_receivable", b.partner_receivable, Number(x!.receivable))
+      expect("partner_receivable_settled", b.partner_receivable_settled, Number(x!.receivable_settled))
+      expect("commission_accrued", b.commission_accrued, -Number(x!.accrued))
+      expect("commission_payable + payouts", b.commission_payable + b.payouts_in_flight + b.payouts_paid, -Number(x!.earned))
+      expect("payouts_paid", b.payouts_paid, -Number(p!.paid))
+      expect("payouts_in_flight", b.payouts_in_flight, -Number(p!.pending))
+      if (b.commission_payable > 0) add("balance", subject, `commission_payable is overdrawn by ${b.commission_payable}`)
+    }
+
+    const [counts] = yield* sql<{ transactions: number; statements: number; orders: number; payouts: number }>`
+      select (select count(*) from ledger_transactions)::int as transactions, (select count(*) from settlement_statements)::int as statements,
+             (select count(*) from partner_orders)::int as orders, (select count(*) from partner_payouts)::int as payouts`
+    return { ok: problems.length === 0, checked: counts!, problems }
+  }).pipe(Effect.orDie)
+
+  const balance = (partnerId: string, environment: "live" | "sandbox", currency = "USD") =>
+    Effect.map(books.balances(partnerId, environment, currency), (b) => ({
+      partner_id: partnerId,
+      environment,
+      currency,
+      accounts: b,
+      owed_by_partner_cents: b.partner_receivable + b.partner_receivable_settled,
+      commission_accrued_cents: -b.commission_accrued,
+      commission_payable_cents: -b.commission_payable,
+      paid_out_cents: -b.payouts_paid
+    })).pipe(Effect.orDie)
+
+  return { verify, balance }
+})
+
+export class Reconcile extends Context.Tag("app/LedgerReconcile")<Reconcile, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(Reconcile, make).pipe(Layer.provide(Books.Live))
+}

@@ -1,0 +1,197 @@
+/**
+ * The settlement run: every TRANSFER_COMPLETED order whose completion is at least
+ * SETTLEMENT_HOLD_DAYS before `asOf` becomes SETTLED and joins one statement per partner,
+ * environment, currency and run.
+ *
+ * Contract (each a test in test/ledger/): one run at a time across replicas and CLI processes
+ * (session advisory lock; a second caller is told `skipped`); each statement is written in ONE
+ * transaction with its orders' status, timeline, `order.settled` events and ledger postings, so a
+ * crash leaves whole statements or none; orders are claimed `for update skip locked` and the
+ * status check is in the same UPDATE, so nothing is ever settled twice.
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { settled } from "../../domain/Ledger.js"
+import { commissionOf } from "../../domain/Money.js"
+import { AppConfig } from "../../platform/Config.js"
+import { makeId } from "../../platform/Ids.js"
+import { runExclusive } from "../../platform/Singleton.js"
+import type { PartnerEnvironment } from "../Auth.js"
+import { Outbox } from "../events/Outbox.js"
+import { eventOrder } from "../orders/Orders.js"
+import { OrderRepo, type OrderRow } from "../orders/Repo.js"
+import { Books, orderScope, saleFacts } from "./Books.js"
+
+const DAY_MS = 86_400_000
+/** Far enough in the future to settle an order regardless of the hold (sandbox advance). */
+const NO_HOLD = new Date("9999-12-31T00:00:00.000Z")
+
+export interface StatementSummary {
+  readonly id: string
+  readonly partner_id: string
+  readonly environment: PartnerEnvironment
+  readonly currency: string
+  readonly orders_count: number
+  readonly gross_sold_cents: number
+  readonly amount_owed_cents: number
+  readonly commission_payable_cents: number
+}
+
+export interface RunResult {
+  readonly status: "completed" | "skipped"
+  readonly run_id: string | null
+  readonly as_of: string
+  readonly cutoff: string
+  readonly orders_settled: number
+  readonly statements: ReadonlyArray<StatementSummary>
+}
+
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const repo = yield* OrderRepo
+  const outbox = yield* Outbox
+  const books = yield* Books
+  const config = yield* AppConfig
+
+  const lineOf = (o: OrderRow) => {
+    const commission = commissionOf(Number(o.sale_price_cents), o.commission_bps)
+    const partnerCollects = o.payment_model === "partner_collected"
+    return {
+      order_id: o.id,
+      domain: o.domain,
+      payment_model: o.payment_model,
+      sale_price_cents: Number(o.sale_price_cents),
+      commission_cents: commission,
+      owed_cents: partnerCollects ? Number(o.sale_price_cents) - commission : 0
+    }
+  }
+
+  /** One statement: claim the due orders of the group and write everything, in one transaction. */
+  const settleGroup = (
+    runId: string,
+    actor: string,
+    g: { partner_id: string; environment: PartnerEnvironment; currency: string },
+    cutoff: Date,
+    onlyId?: string
+  ) =>
+    sql.withTransaction(
+      Effect.gen(function*() {
+        const orders = yield* repo.settleDue({ partnerId: g.partner_id, environment: g.environment, currency: g.currency, cutoff, onlyId })
+        if (orders.length === 0) return Option.none<StatementSummary>()
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const id = makeId("stl")
+        const lines = orders.map(lineOf)
+        const pc = lines.filter((l) => l.payment_model === "partner_collected")
+        const gross = lines.reduce((a, l) => a + l.sale_price_cents, 0)
+        const retained = pc.reduce((a, l) => a + l.commission_cents, 0)
+        const owed = pc.reduce((a, l) => a + l.owed_cents, 0)
+        const payable = lines.filter((l) => l.payment_model !== "partner_collected").reduce((a, l) => a + l.commission_cents, 0)
+        const firstCreated = orders.reduce((m, o) => Math.min(m, o.created_at.getTime()), now.getTime())
+        const [prev] = yield* sql<{ end: Date | null; created: Date | null }>`
+          select max(period_end) as end, max(created_at) as created from settlement_statements
+          where partner_id = ${g.partner_id} and environment = ${g.environment} and currency = ${g.currency}`
+        // The period runs from the previous statement's end (the first: the oldest sale on it) to the cutoff.
+        const periodStart = new Date(Math.min(prev?.end?.getTime() ?? firstCreated, firstCreated))
+        const periodEnd = cutoff.getTime() > now.getTime() ? now : cutoff
+        // Refunds recorded since the previous statement was written (each on exactly one statement).
+        const [refunds] = yield* sql<{ total: number }>`
+          select coalesce(sum(r.amount_cents), 0) as total from partner_refunds r join partner_orders o on o.id = r.order_id
+          where o.partner_id = ${g.partner_id} and o.environment = ${g.environment} and o.currency = ${g.currency}
+            and r.created_at <= ${now} ${prev?.created ? sql`and r.created_at > ${prev.created}` : sql``}`
+        yield* sql`insert into settlement_statements ${
+          sql.insert({
+            id,
+            run_id: runId,
+            partner_id: g.partner_id,
+            environment: g.environment,
+            currency: g.currency,
+            period_start: periodStart,
+            period_end: periodEnd,
+            orders_count: lines.length,
+            gross_sold_cents: gross,
+            commission_retained_cents: retained,
+            amount_owed_cents: owed,
+            commission_payable_cents: payable,
+            refunds_cents: Number(refunds?.total ?? 0)
+          })
+        }`
+        yield* sql`insert into settlement_lines ${sql.insert(lines.map((l) => ({ ...l, statement_id: id })))}`
+        yield* books.postMany(orders.map((o) => ({ scope: { ...orderScope(o), statementId: id }, posting: settled(saleFacts(o)) })))
+        const eventIds = yield* outbox.appendMany(
+          g.partner_id,
+          g.environment,
+          orders.map((o) => ({ type: "order.settled", data: { order: eventOrder(o) } }))
+        )
+        yield* repo.addStatusTimelineMany(
+          orders.map((o, i) => ({ orderId: o.id, status: "SETTLED", fromStatus: "TRANSFER_COMPLETED", eventId: eventIds[i] ?? null, actor }))
+        )
+        return Option.some<StatementSummary>({
+          id,
+          partner_id: g.partner_id,
+          environment: g.environment,
+          currency: g.currency,
+          orders_count: lines.length,
+          gross_sold_cents: gross,
+          amount_owed_cents: owed,
+          commission_payable_cents: payable
+        })
+      })
+    )
+
+  const runUnlocked = (asOf: Date, trigger: string) =>
+    Effect.gen(function*() {
+      const cutoff = new Date(asOf.getTime() - config.ledger.settlementHoldDays * DAY_MS)
+      const runId = makeId("str")
+      yield* sql`insert into settlement_runs (id, trigger, as_of, cutoff) values (${runId}, ${trigger}, ${asOf}, ${cutoff})`
+      const groups = yield* repo.dueGroups(cutoff)
+      const statements: Array<StatementSummary> = []
+      for (const g of groups) {
+        const s = yield* settleGroup(runId, `settlement:${runId}`, g, cutoff)
+        if (Option.isSome(s)) statements.push(s.value)
+      }
+      const settledCount = statements.reduce((a, s) => a + s.orders_count, 0)
+      yield* sql`update settlement_runs set finished_at = now(), orders_settled = ${settledCount}, statements = ${statements.length}
+                 where id = ${runId}`
+      return { status: "completed", run_id: runId, as_of: asOf.toISOString(), cutoff: cutoff.toISOString(), orders_settled: settledCount, statements } satisfies RunResult
+    })
+
+  /** A settlement run as of `asOf` (default now); `skipped` while another run holds the lock. */
+  const run = (options: { readonly asOf?: Date; readonly trigger: string }) =>
+    Effect.gen(function*() {
+      const asOf = options.asOf ?? new Date(yield* Clock.currentTimeMillis)
+      const result = yield* runExclusive("settlement-run", runUnlocked(asOf, options.trigger))
+      return Option.getOrElse(result, (): RunResult => ({
+        status: "skipped",
+        run_id: null,
+        as_of: asOf.toISOString(),
+        cutoff: new Date(asOf.getTime() - config.ledger.settlementHoldDays * DAY_MS).toISOString(),
+        orders_settled: 0,
+        statements: []
+      }))
+    }).pipe(Effect.orDie)
+
+  /** Settles one TRANSFER_COMPLETED order now, ignoring the hold (sandbox advance): its own run and statement. */
+  const settleOrder = (order: OrderRow, actor: string) =>
+    Effect.gen(function*() {
+      const runId = makeId("str")
+      const now = new Date(yield* Clock.currentTimeMillis)
+      yield* sql`insert into settlement_runs (id, trigger, as_of, cutoff) values (${runId}, ${actor}, ${now}, ${now})`
+      const s = yield* settleGroup(runId, actor, { partner_id: order.partner_id, environment: order.environment, currency: order.currency }, NO_HOLD, order.id)
+      yield* sql`update settlement_runs set finished_at = now(), orders_settled = ${Option.isSome(s) ? 1 : 0},
+                 statements = ${Option.isSome(s) ? 1 : 0} where id = ${runId}`
+      return s
+    }).pipe(Effect.orDie)
+
+  return {
+    run,
+    settleOrder,
+    /** Sandbox advance from TRANSFER_COMPLETED: the same settlement code, for that one order. */
+    settleOrderById: (orderId: string, actor: string) =>
+      Effect.flatMap(repo.orderById(orderId).pipe(Effect.orDie), (row) =>
+        Option.match(row, { onNone: () => Effect.succeed(Option.none<StatementSummary>()), onSome: (o) => settleOrder(o, actor) }))
+  }
+})
+
+export class Settlement extends Context.Tag("app/Settlement")<Settlement, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(Settlement, make).pipe(Layer.provide(Layer.mergeAll(OrderRepo.Live, Outbox.Live, Books.Live)))
+}

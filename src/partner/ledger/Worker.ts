@@ -1,0 +1,28 @@
+/**
+ * The scheduled settlement and payout runs: singletons across replicas (`schedule` holds an
+ * advisory lock and records each run in `schedules`), every SETTLEMENT_INTERVAL and
+ * PAYOUT_INTERVAL (0 disables either).
+ */
+import { Duration, Effect, Layer } from "effect"
+import { AppConfig } from "../../platform/Config.js"
+import { schedule } from "../../platform/Singleton.js"
+import { Payouts } from "./Payouts.js"
+import { Settlement } from "./Settlement.js"
+
+export const LedgerWorkersLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const settlement = yield* Settlement
+    const payouts = yield* Payouts
+    if (Duration.toMillis(config.ledger.settlementInterval) > 0) {
+      const job = settlement.run({ trigger: "schedule" }).pipe(
+        Effect.tap((r) => Effect.logInfo("settlement run").pipe(Effect.annotateLogs({ run: r.run_id, settled: r.orders_settled, statements: r.statements.length })))
+      )
+      yield* Effect.forkScoped(schedule("settlement", config.ledger.settlementInterval, job))
+    }
+    if (Duration.toMillis(config.ledger.payoutInterval) > 0) {
+      const job = payouts.run.pipe(Effect.tap((r) => Effect.logInfo("payout run").pipe(Effect.annotateLogs({ payouts: r.payouts.length }))))
+      yield* Effect.forkScoped(schedule("payouts", config.ledger.payoutInterval, job))
+    }
+  })
+)

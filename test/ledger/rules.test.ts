@@ -1,0 +1,183 @@
+/**
+ * Property tests of the money rules (src/domain/Money.ts) and the posting rules
+ * (src/domain/Ledger.ts), including a model test: a random sequence of orders, refunds,
+ * cancellations, transfers, settlements and payouts keeps the books balanced and reconciled.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import fc from "fast-check"
+import {
+  balancesOf,
+  isBalanced,
+  PAYMENT_MODELS,
+  type PaymentModel,
+  payoutFailed,
+  payoutPaid,
+  payoutStarted,
+  type Posting,
+  recorded,
+  refunded,
+  type SaleFacts,
+  serviceCollects,
+  settled
+} from "../../src/domain/Ledger.js"
+import { add, commissionOf, money, negate, owedOf, subtract } from "../../src/domain/Money.js"
+
+const cents = fc.integer({ min: 0, max: 10_000_000_000 })
+const bps = fc.integer({ min: 0, max: 10_000 })
+
+describe("Money", () => {
+  it("commission is ⌊sale × bps / 10 000⌋, never more than the sale, and owed + commission = sale", () => {
+    fc.assert(fc.property(cents, bps, (sale, rate) => {
+      const c = commissionOf(sale, rate)
+      expect(Number.isSafeInteger(c)).toBe(true)
+      expect(c).toBeGreaterThanOrEqual(0)
+      expect(c).toBeLessThanOrEqual(sale)
+      expect(c * 10_000).toBeLessThanOrEqual(sale * rate)
+      expect((c + 1) * 10_000).toBeGreaterThan(sale * rate)
+      expect(owedOf(sale, rate) + c).toBe(sale)
+    }))
+  })
+
+  it("default 10 %: 150000 → 15000; 999 → 99 (rounded down to the cent)", () => {
+    expect(commissionOf(150_000, 1000)).toBe(15_000)
+    expect(commissionOf(999, 1000)).toBe(99)
+  })
+
+  it("add/subtract/negate are exact and refuse to mix currencies or non-integers", () => {
+    const amount = fc.integer({ min: -1e12, max: 1e12 })
+    fc.assert(fc.property(amount, amount, (a, b) => {
+      const x = money(a, "USD")
+      const y = money(b, "USD")
+      expect(subtract(add(x, y), y)).toEqual(x)
+      expect(add(x, negate(x)).cents).toBe(0)
+    }))
+    expect(() => add(money(1, "USD"), money(1, "EUR"))).toThrow(/EUR/)
+    expect(() => money(1.5, "USD")).toThrow()
+    expect(() => commissionOf(100, 10_001)).toThrow()
+    expect(() => commissionOf(-1, 100)).toThrow()
+  })
+})
+
+const sale: fc.Arbitrary<SaleFacts> = fc.record({
+  orderId: fc.string({ minLength: 1, maxLength: 8 }),
+  paymentModel: fc.constantFrom(...PAYMENT_MODELS),
+  saleCents: cents,
+  commissionBps: bps
+})
+
+describe("posting rules", () => {
+  it("every rule posts a balanced transaction, with a key naming its event", () => {
+    fc.assert(fc.property(sale, cents, (s, amount) => {
+      for (const p of [recorded(s), refunded(s), settled(s), payoutStarted("po_1", amount), payoutPaid("po_1", amount), payoutFailed("po_1", amount)]) {
+        expect(isBalanced(p.entries), JSON.stringify(p)).toBe(true)
+      }
+      expect(recorded(s).key).toBe(`order:${s.orderId}:recorded`)
+    }))
+  })
+
+  it("a refund leaves every account as before the sale", () => {
+    fc.assert(fc.property(sale, (s) => {
+      const b = balancesOf([recorded(s), refunded(s)])
+      expect(Object.values(b).every((v) => v === 0)).toBe(true)
+    }))
+  })
+
+  it("an unbalanced set of entries is detected", () => {
+    expect(isBalanced([{ account: "sales_revenue", amount: -1 }])).toBe(false)
+    expect(isBalanced([{ account: "sales_revenue", amount: 0.5 }, { account: "buyer_payments", amount: -0.5 }])).toBe(false)
+  })
+})
+
+// ---- the model test -------------------------------------------------------------------------
+
+type Op =
+  | { op: "order"; model: PaymentModel; sale: number; bps: number }
+  | { op: "refund"; i: number }
+  | { op: "complete"; i: number }
+  | { op: "settle" }
+  | { op: "payout"; minimum: number; fail: boolean }
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ op: fc.constant("order" as const), model: fc.constantFrom(...PAYMENT_MODELS), sale: fc.integer({ min: 0, max: 5_000_000 }), bps }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("refund" as const), i: fc.nat(30) }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant("complete" as const), i: fc.nat(30) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("settle" as const) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("payout" as const), minimum: fc.nat(100_000), fail: fc.boolean() }) }
+)
+
+interface ModelOrder {
+  facts: SaleFacts
+  status: "paid" | "completed" | "settled" | "refunded"
+}
+
+describe("the books over random operation sequences", () => {
+  it("every transaction balances, statements equal their lines, owed + commission = gross of partner-collected sales", () => {
+    fc.assert(fc.property(fc.array(opArb, { maxLength: 60 }), (ops) => {
+      const orders: Array<ModelOrder> = []
+      const postings = new Map<string, Posting>()
+      const post = (p: Posting) => {
+        // Idempotent by natural key: a replay changes nothing.
+        if (!postings.has(p.key)) postings.set(p.key, p)
+      }
+      const statements: Array<{ gross: number; retained: number; owed: number; payable: number; lines: Array<{ sale: number; commission: number; owed: number; collects: boolean }> }> = []
+      let payouts = 0
+      for (const o of ops) {
+        if (o.op === "order") {
+          const facts = { orderId: `o${orders.length}`, paymentModel: o.model, saleCents: o.sale, commissionBps: o.bps }
+          orders.push({ facts, status: "paid" })
+          post(recorded(facts))
+          post(recorded(facts))
+        } else if (o.op === "refund" || o.op === "complete") {
+          const order = orders[o.i]
+          if (!order || order.status !== "paid") continue
+          if (o.op === "refund") {
+            order.status = "refunded"
+            post(refunded(order.facts))
+          } else order.status = "completed"
+        } else if (o.op === "settle") {
+          const due = orders.filter((x) => x.status === "completed")
+          if (due.length === 0) continue
+          const lines = due.map((x) => {
+            x.status = "settled"
+            post(settled(x.facts))
+            const c = commissionOf(x.facts.saleCents, x.facts.commissionBps)
+            const collects = serviceCollects(x.facts.paymentModel)
+            return { sale: x.facts.saleCents, commission: c, owed: collects ? 0 : x.facts.saleCents - c, collects }
+          })
+          statements.push({
+            gross: lines.reduce((a, l) => a + l.sale, 0),
+            retained: lines.filter((l) => !l.collects).reduce((a, l) => a + l.commission, 0),
+            owed: lines.reduce((a, l) => a + l.owed, 0),
+            payable: lines.filter((l) => l.collects).reduce((a, l) => a + l.commission, 0),
+            lines
+          })
+        } else {
+          const payable = -balancesOf(postings.values()).commission_payable
+          if (payable <= 0 || payable < o.minimum) continue
+          const id = `po_${payouts++}`
+          post(payoutStarted(id, payable))
+          post(o.fail ? payoutFailed(id, payable) : payoutPaid(id, payable))
+        }
+      }
+      for (const p of postings.values()) expect(isBalanced(p.entries)).toBe(true)
+      for (const s of statements) {
+        expect(s.gross).toBe(s.lines.reduce((a, l) => a + l.sale, 0))
+        expect(s.owed).toBe(s.lines.filter((l) => !l.collects).reduce((a, l) => a + l.sale, 0) - s.retained)
+      }
+      const live = orders.filter((x) => x.status !== "refunded")
+      const pc = live.filter((x) => !serviceCollects(x.facts.paymentModel))
+      const b = balancesOf(postings.values())
+      const gross = pc.reduce((a, x) => a + x.facts.saleCents, 0)
+      const commission = pc.reduce((a, x) => a + commissionOf(x.facts.saleCents, x.facts.commissionBps), 0)
+      // total owed (settled or not) + total commission retained = gross of partner-collected sales
+      expect(b.partner_receivable + b.partner_receivable_settled + commission).toBe(gross)
+      expect(b.partner_receivable_settled).toBe(statements.reduce((a, s) => a + s.owed, 0))
+      // Commission the service owes: accrued + payable + in flight + paid out = Σ commission of live service-collected sales
+      const sc = live.filter((x) => serviceCollects(x.facts.paymentModel))
+      const owedByService = sc.reduce((a, x) => a + commissionOf(x.facts.saleCents, x.facts.commissionBps), 0)
+      expect(0 - (b.commission_accrued + b.commission_payable + b.payouts_in_flight + b.payouts_paid)).toBe(owedByService)
+      expect(b.payouts_in_flight).toBe(0)
+      expect(Object.values(b).reduce((a, v) => a + v, 0)).toBe(0)
+    }), { numRuns: 300 })
+  })
+})
