@@ -45,7 +45,7 @@ const Env = Layer.unwrapScoped(
 
 const row = (q: string) => Effect.map(search(q), (reply) => rowsOf(reply).get(q))
 
-layer(Env, { excludeTestServices: true, timeout: 60_000 })("availability of a TLD without RDAP", (it) => {
+layer(Env, { excludeTestServices: true, timeout: 180_000 })("availability of a TLD without RDAP", (it) => {
   it.effect("WHOIS answers: registered with its summary, or available on the registry's 'no match'", () =>
     Effect.gen(function*() {
       const taken = yield* row("taken.io")

@@ -40,7 +40,7 @@ const Env = Layer.unwrapScoped(
   })
 )
 
-layer(Env, { excludeTestServices: true, timeout: 60_000 })("upstream failures", (it) => {
+layer(Env, { excludeTestServices: true, timeout: 180_000 })("upstream failures", (it) => {
   it.effect("a failure caused by one caller's lookup is never quoted to another caller", () =>
     Effect.gen(function*() {
       // First caller: its lookup fails and the RDAP server is skipped / its circuit opens.
