@@ -1,14 +1,15 @@
 /**
  * Operator CLI: `npm run cli -- <command> [--json]`. Every command talks to the same database
- * as the service (DATABASE_URL, or the embedded database in DATA_DIR — stop the service first
- * when using the embedded database, it allows one process at a time).
+ * as the service (DATABASE_URL, or the embedded database in DATA_DIR: when a service is running
+ * on that DATA_DIR, the CLI joins the database socket it serves, since one directory is never
+ * opened by two processes; see src/platform/DataDirLock.ts).
  *
  * Each capability contributes its commands from its own `Cli.ts`.
  */
 import { Command, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
-import { DatabaseReadyLive, ServicesLive } from "./app/Server.js"
+import { CliDatabaseReadyLive, ServicesLive } from "./app/Server.js"
 import { pricesCommand, tldsCommand } from "./catalogue/Cli.js"
 import { apikeyCommand, userCommand } from "./identity/Cli.js"
 import { listingsCommand } from "./market/Cli.js"
@@ -18,6 +19,7 @@ import { AppConfigLive } from "./platform/Config.js"
 import { runMigrations } from "./platform/Migrations.js"
 import { orderCommand, partnerCommand } from "./partner/Cli.js"
 import { ledgerCommand, payoutsCommand, settleCommand, statementsCommand } from "./partner/ledger/Cli.js"
+
 
 const migrate = Command.make("migrate", { json }, ({ json }) =>
   Effect.gen(function*() {
@@ -33,7 +35,7 @@ const root = Command.make("marketplace").pipe(
 const cli = Command.run(root, { name: "marketplace", version: "1.3.0" })
 
 const Env = ServicesLive.pipe(
-  Layer.provideMerge(DatabaseReadyLive),
+  Layer.provideMerge(CliDatabaseReadyLive),
   Layer.provideMerge(AppConfigLive),
   Layer.provideMerge(Logger.minimumLogLevel(LogLevel.Warning)),
   Layer.provideMerge(NodeContext.layer)

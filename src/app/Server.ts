@@ -26,7 +26,7 @@ import { OAuthHttpLive } from "../identity/oauth/Http.js"
 import { OAuth } from "../identity/oauth/OAuth.js"
 import { SessionAuthLive } from "../identity/Session.js"
 import { AppConfig, AppConfigLive } from "../platform/Config.js"
-import { DatabaseLive } from "../platform/Database.js"
+import { DatabaseLive, databaseLayer } from "../platform/Database.js"
 import { ApiErrorsLive, CorsPreflightLive, serverMiddleware } from "../platform/HttpMiddleware.js"
 import { answerClientErrors } from "../platform/ClientError.js"
 import { guardSettings, makeRouteTable, RequestGuardLive } from "../platform/RequestGuard.js"
@@ -46,6 +46,12 @@ import { WorkersLive } from "./Workers.js"
 
 /** Database, migrations and seed data: what every process of the service (server, CLI) needs. */
 export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(DatabaseLive))
+
+/**
+ * The operator CLI's database: on an embedded DATA_DIR a running service holds, the CLI joins the
+ * service's database socket rather than opening the directory a second time (src/platform/DataDirLock.ts).
+ */
+export const CliDatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(databaseLayer({ join: true })))
 
 /** Domain services over the database. */
 export const ServicesLive = Layer.mergeAll(Lifecycle.Live, Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, LookupServicesLive, ToolsServicesLive, OutboundLive, PartnerServicesLive, SearchServicesLive).pipe(

@@ -15,6 +15,9 @@
  *   does them in two queries and returns one effect per name for the upstream part, so a search
  *   of ten names costs two queries plus the upstream calls it really needs.
  * - Interrupting a check (the client went away) interrupts its upstream calls.
+ * - A TLD without RDAP service (no entry in the bootstrap, e.g. .io, .co, .de) is asked of its
+ *   WHOIS port-43 server (IANA referral, `WHOIS_REFERRAL_SERVER`), then of DNS (NS records,
+ *   `DNS_RESOLVER`): `meta.source` says which answered; when none can say, `unknown`.
  * - Sandbox inventory (`environment: "sandbox"`) never touches the network: unlisted names get a
  *   synthetic, deterministic answer (see `sandboxOutcome`).
  */
@@ -30,23 +33,19 @@ import {
   type RegistrarEvidence,
   reservedPatternsFor,
   type UpstreamOutcome,
+  type UpstreamSource,
   type WhoisSummary
 } from "../domain/Availability.js"
 import { type DomainName, type InvalidDomainName, parseDomainName } from "../domain/DomainName.js"
 import { type RdapError, type RdapLookup, RdapClient } from "../lookup/Rdap.js"
+import { WhoisClient, type WhoisError } from "../lookup/Whois.js"
+import { dnsLookup } from "../tools/DnsLookup.js"
 import { type Environment, type ListingRow, Market } from "../market/Market.js"
 import { AppConfig } from "../platform/Config.js"
 import { isRejected, makeGuard, type Rejected } from "./Guard.js"
 import { AvailabilityRepo, DEFAULT_RESERVED, type ReservedRow } from "./Repo.js"
 
-export type AvailabilitySource =
-  | "reserved_list"
-  | "marketplace"
-  | "registrar"
-  | "rdap"
-  | "registrar+rdap"
-  | "sandbox"
-  | "none"
+export type AvailabilitySource = UpstreamSource | "reserved_list" | "marketplace" | "sandbox"
 
 /** One domain's availability, unmasked (callers mask marketplace prices for their viewer). */
 export interface Availability {
@@ -82,6 +81,7 @@ const whoisOf = (found: Extract<RdapLookup, { _tag: "Found" }>): WhoisSummary =>
 
 const describeRtr = (e: RtrError | Rejected) => isRejected(e) ? e.message : `${e.reason}: ${e.message}`
 const describeRdap = (e: RdapError | Rejected) => isRejected(e) ? e.message : `${e.reason}: ${e.message}`
+const describeWhois = (e: WhoisError | Rejected) => isRejected(e) ? e.message : `${e.reason}: ${e.message}`
 
 /** Reserved-list matching over the patterns a name can hit. */
 const matchReserved = (list: ReadonlyMap<string, ReservedRow>, name: DomainName) => {
@@ -126,6 +126,7 @@ const make = Effect.gen(function*() {
   const catalogue = yield* Catalogue
   const rtr = yield* RealtimeRegister
   const rdap = yield* RdapClient
+  const whois = yield* WhoisClient
   const settings = config.availability
   const guardOptions = {
     timeout: settings.upstreamTimeout,
@@ -135,6 +136,8 @@ const make = Effect.gen(function*() {
   }
   const registrarGuard = yield* makeGuard({ name: "registrar", ...guardOptions })
   const rdapGuard = yield* makeGuard({ name: "RDAP server", ...guardOptions })
+  const whoisGuard = yield* makeGuard({ name: "WHOIS server", ...guardOptions, timeout: config.lookup.whoisTimeout })
+  const dnsGuard = yield* makeGuard({ name: "DNS resolver", ...guardOptions })
   const ttlMs: Record<UpstreamOutcome["state"], number> = {
     available: Duration.toMillis(settings.ttl.available),
     premium: Duration.toMillis(settings.ttl.premium),
@@ -172,11 +175,55 @@ const make = Effect.gen(function*() {
     )
   }
 
+  /**
+   * A TLD without RDAP: its WHOIS server ("no match" is as authoritative as an RDAP 404), then DNS
+   * (NS records prove a registration; their absence proves nothing: a registered name need not
+   * be delegated). NoService with every source's reason when none can say.
+   */
+  const withoutRdap = (name: DomainName, noRdap: string): Effect.Effect<RdapEvidence> =>
+    Effect.gen(function*() {
+      const fromWhois = yield* Effect.either(
+        whoisGuard.run(name.suffix, whois.lookupDomain(name.registrable), (e) => e.reason !== "no_server")
+      )
+      if (fromWhois._tag === "Right") {
+        const answer = fromWhois.right
+        if (answer._tag === "NotFound") return { _tag: "Unregistered", via: "whois" } as const
+        return {
+          _tag: "Registered",
+          via: "whois",
+          whois: {
+            registrar: answer.record.registrar || null,
+            created: answer.record.creation_date || null,
+            expires: answer.record.expiration_date || null,
+            status: answer.statuses
+          }
+        } as const
+      }
+      const whoisSays = describeWhois(fromWhois.left)
+      const fromDns = yield* Effect.either(
+        dnsGuard.run(
+          "dns",
+          dnsLookup(config.lookup.dnsResolver, name.registrable, ["NS"], Duration.toMillis(settings.upstreamTimeout)).pipe(
+            Effect.flatMap((r) => r.errors.NS !== undefined ? Effect.fail(`DNS ${r.errors.NS}`) : Effect.succeed(r))
+          )
+        )
+      )
+      if (fromDns._tag === "Right" && (fromDns.right.records.NS?.length ?? 0) > 0) {
+        return { _tag: "Registered", via: "dns", whois: null } as const
+      }
+      const dnsSays = fromDns._tag === "Left"
+        ? (typeof fromDns.left === "string" ? fromDns.left : fromDns.left.message)
+        : fromDns.right.nxdomain
+        ? "no delegation (NXDOMAIN), which does not prove the name is free"
+        : "no NS records, which does not prove the name is free"
+      return { _tag: "NoService", reason: `${noRdap}; whois: ${whoisSays}; dns: ${dnsSays}` } as const
+    })
+
   const rdapEvidence = (name: DomainName): Effect.Effect<RdapEvidence> =>
     Effect.gen(function*() {
       const server = yield* rdap.serverFor(name.registrable)
       if (Option.isNone(server) && rdap.mode === "live") {
-        return { _tag: "NoService", reason: `no RDAP service is registered for .${name.suffix}` } as const
+        return yield* withoutRdap(name, `no RDAP service is registered for .${name.suffix}`)
       }
       const key = Option.getOrElse(server, () => name.suffix)
       return yield* rdapGuard.run(
@@ -186,11 +233,9 @@ const make = Effect.gen(function*() {
       ).pipe(
         Effect.map((r): RdapEvidence => r._tag === "Found" ? { _tag: "Registered", whois: whoisOf(r) } : { _tag: "Unregistered" }),
         Effect.catchAll((e): Effect.Effect<RdapEvidence> =>
-          Effect.succeed(
-            !isRejected(e) && e.reason === "unsupported_tld"
-              ? { _tag: "NoService", reason: e.message }
-              : { _tag: "Failed", reason: describeRdap(e) }
-          )
+          !isRejected(e) && e.reason === "unsupported_tld"
+            ? rdap.mode === "live" ? withoutRdap(name, e.message) : Effect.succeed({ _tag: "NoService", reason: e.message })
+            : Effect.succeed({ _tag: "Failed", reason: describeRdap(e) })
         )
       )
     })

@@ -12,6 +12,7 @@
 import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { Context, Data, Duration, Effect, Layer, Option, Redacted, type Schema } from "effect"
 import { AppConfig } from "../platform/Config.js"
+import { describeHttpFailure } from "../platform/UpstreamFault.js"
 import { defaultPriceList, snapshot } from "./data/index.js"
 import { RtrDomainCheck, RtrPriceList, type RtrPrice, RtrTldInfo } from "./RealtimeRegisterSchema.js"
 
@@ -90,7 +91,7 @@ export const makeLive = (options: {
           response.status >= 200 && response.status < 300
             ? HttpClientResponse.schemaBodyJson(schema)(response).pipe(
               Effect.mapError((e) =>
-                new RtrError({ reason: "decode", message: `Unexpected Realtime Register response for ${path}: ${e.message}` })
+                new RtrError({ reason: "decode", message: "Unexpected Realtime Register response (not the documented shape)" })
               )
             )
             : failFromResponse(response)
@@ -98,12 +99,12 @@ export const makeLive = (options: {
         Effect.scoped,
         Effect.timeoutFail({
           duration: options.timeout,
-          onTimeout: () => new RtrError({ reason: "timeout", message: `Realtime Register did not answer ${path} in time` })
+          onTimeout: () => new RtrError({ reason: "timeout", message: "Realtime Register did not answer in time" })
         }),
         Effect.catchTag("RequestError", (e) =>
-          Effect.fail(new RtrError({ reason: "unreachable", message: `Realtime Register unreachable: ${e.message}` }))),
+          Effect.fail(new RtrError({ reason: "unreachable", message: `Realtime Register unreachable: ${describeHttpFailure(e)}` }))),
         Effect.catchTag("ResponseError", (e) =>
-          Effect.fail(new RtrError({ reason: "upstream", message: `Realtime Register: ${e.message}` }))),
+          Effect.fail(new RtrError({ reason: "upstream", message: `Realtime Register: ${describeHttpFailure(e)}` }))),
         Effect.withSpan("rtr.get", { attributes: { path } })
       )
 

@@ -6,7 +6,9 @@
  * 1. the local reserved/blocked list            → `reserved`
  * 2. the marketplace (an active listing)        → `for_sale`
  * 3. the registrar check (Realtime Register)    → `available` | `premium` (with its price) | `registered`
- * 4. RDAP at the TLD's authoritative server     → `registered` (200), unregistered (404)
+ * 4. RDAP at the TLD's authoritative server     → `registered` (200), unregistered (404);
+ *    for a TLD without RDAP service, its WHOIS port-43 server (registered / "no match"), and
+ *    failing that DNS (NS records → registered; nothing → unknown, never available)
  *
  * Safety rules (the complaints every registrar API gets):
  * - never `available` without an authoritative "not registered": a failed, slow or redirected
@@ -14,7 +16,9 @@
  * - never a standard price for a premium name: when a registrar is configured but did not answer,
  *   an unregistered name is `available` with `price: null` (price not confirmed);
  * - a name the registrar refuses although RDAP has no record of it is `reserved` (registry
- *   reserved), not `available`.
+ *   reserved), not `available`;
+ * - a TLD we sell (it has a retail price) is never `unsupported`: when no source can say, it is
+ *   `unknown`.
  */
 
 export const AVAILABILITY_STATES = [
@@ -65,15 +69,29 @@ export type RegistrarEvidence =
   }
   | { readonly _tag: "Failed"; readonly reason: string }
 
-/** What RDAP said, or why it did not. */
+/**
+ * Which registry source answered: RDAP, or for a TLD without RDAP its WHOIS server or DNS.
+ * (DNS can only prove a registration — NS records — never its absence.)
+ */
+export type RegistrySource = "rdap" | "whois" | "dns"
+
+/** What the registry said (through RDAP, or WHOIS/DNS for a TLD without RDAP), or why it did not. */
 export type RdapEvidence =
-  | { readonly _tag: "Registered"; readonly whois: WhoisSummary }
-  | { readonly _tag: "Unregistered" }
+  | { readonly _tag: "Registered"; readonly whois: WhoisSummary | null; readonly via?: RegistrySource }
+  | { readonly _tag: "Unregistered"; readonly via?: "rdap" | "whois" }
   /** No RDAP service for the TLD (not in the bootstrap). */
   | { readonly _tag: "NoService"; readonly reason: string }
   | { readonly _tag: "Failed"; readonly reason: string }
 
-export type UpstreamSource = "registrar" | "rdap" | "registrar+rdap" | "none"
+export type UpstreamSource =
+  | "registrar"
+  | "rdap"
+  | "whois"
+  | "dns"
+  | "registrar+rdap"
+  | "registrar+whois"
+  | "registrar+dns"
+  | "none"
 
 export interface UpstreamOutcome {
   readonly state: Extract<AvailabilityState, "available" | "premium" | "registered" | "reserved" | "unsupported" | "unknown">
@@ -97,10 +115,11 @@ export const combineEvidence = (
 ): UpstreamOutcome => {
   const whois = rdap._tag === "Registered" ? rdap.whois : null
   const rdapUsed = rdap._tag === "Registered" || rdap._tag === "Unregistered"
+  const via: RegistrySource = rdapUsed ? rdap.via ?? "rdap" : "rdap"
   const noPrice = (tail: string | null) => standardPriceCents === null ? "no retail price for this TLD" : tail
 
   if (registrar._tag === "Answered") {
-    const source: UpstreamSource = rdapUsed ? "registrar+rdap" : "registrar"
+    const source: UpstreamSource = rdapUsed ? `registrar+${via}` : "registrar"
     if (registrar.available && registrar.premium) {
       return {
         state: "premium",
@@ -130,7 +149,7 @@ export const combineEvidence = (
   const registrarNote = registrar._tag === "Failed" ? `registrar: ${registrar.reason}` : null
   switch (rdap._tag) {
     case "Registered":
-      return { state: "registered", priceCents: null, whois, source: "rdap", reason: registrarNote, complete: true }
+      return { state: "registered", priceCents: null, whois, source: via, reason: registrarNote, complete: true }
     case "Unregistered":
       if (registrar._tag === "Failed") {
         // Unregistered for sure, but premium or not is unconfirmed: no price rather than a wrong one.
@@ -138,20 +157,21 @@ export const combineEvidence = (
           state: "available",
           priceCents: null,
           whois: null,
-          source: "rdap",
+          source: via,
           reason: `${registrarNote}; price not confirmed`,
           complete: false
         }
       }
-      return { state: "available", priceCents: standardPriceCents, whois: null, source: "rdap", reason: noPrice(null), complete: true }
+      return { state: "available", priceCents: standardPriceCents, whois: null, source: via, reason: noPrice(null), complete: true }
     case "NoService":
       return {
-        state: registrar._tag === "NotConfigured" ? "unsupported" : "unknown",
+        // A TLD we sell is never unsupported: nothing could say, so it is unknown.
+        state: registrar._tag === "NotConfigured" && standardPriceCents === null ? "unsupported" : "unknown",
         priceCents: null,
         whois: null,
         source: "none",
         reason: [registrarNote, `rdap: ${rdap.reason}`].filter((s) => s !== null).join("; "),
-        complete: registrar._tag === "NotConfigured"
+        complete: registrar._tag === "NotConfigured" && standardPriceCents === null
       }
     case "Failed":
       return {

@@ -2,7 +2,8 @@
  * Listing-page cursors (pure). A cursor is the position after the last row of a page — its sort
  * key and its id, the unique tie-breaker — plus a binding: a digest of the filters and the sort
  * it was issued for. The token is signed by the caller's `sign` (ServiceSecret), so a client can
- * neither forge a position nor reuse a cursor with other filters or another sort.
+ * neither forge a position nor reuse a cursor with other filters or another sort; the market
+ * encrypts it (ServiceSecret.encrypt), so a price-sort cursor does not reveal the price it holds.
  *
  * Payload: `{"v":1,"b":"<binding>","k":<sort key>,"i":"<id>"}`, where the sort key is the
  * listing time (RFC 3339, microseconds) for `newest` and the price key (integer cents; listings

@@ -65,13 +65,27 @@ export type Transition =
   | { readonly ok: true; readonly from: OrderStatus; readonly to: OrderStatus; readonly event: OrderEventType | null; readonly transferStep: string | null }
   | { readonly ok: false; readonly from: OrderStatus; readonly reason: string }
 
+/**
+ * What each action does to an order, as the object of "Cannot …" in a refusal: every action
+ * reads as a sentence ("Cannot start the transfer of an order in status MANUAL_REVIEW").
+ */
+export const ACTION_PHRASES: Readonly<Record<OrderAction, string>> = {
+  hold: "hold an order for manual review",
+  clear_review: "clear the manual review of an order",
+  start_transfer: "start the transfer of an order",
+  confirm_delivery: "confirm the delivery of an order",
+  settle: "settle an order",
+  refund: "refund an order",
+  cancel: "cancel an order"
+}
+
 /** Human text for a refused move, e.g. for the 409 message. */
 const refusal = (action: OrderAction, from: OrderStatus): string => {
   if ((action === "refund" || action === "cancel") && (from === "TRANSFER_COMPLETED" || from === "SETTLED")) {
     return `Refunds and cancellations are accepted only before TRANSFER_COMPLETED; this order is ${from}`
   }
   if (from === "REFUNDED" || from === "CANCELLED") return `The order is already ${from}; no further changes are possible`
-  return `Cannot ${action.replace(/_/g, " ")} an order in status ${from} (allowed from ${MOVES[action].from.join(", ")})`
+  return `Cannot ${ACTION_PHRASES[action]} in status ${from} (allowed from ${MOVES[action].from.join(", ")})`
 }
 
 export const transition = (from: OrderStatus, action: OrderAction): Transition => {

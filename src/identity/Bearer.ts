@@ -92,3 +92,33 @@ export const requireScope = (scope: string) =>
     }
     return viewer
   })
+
+/**
+ * For the parameters that reveal what a scope protects (a listing's `max` filter bisects the
+ * masked buy-now price): when any of `present` is true and the caller lacks `scope` — anonymous
+ * or not — 403 `insufficient_scope` with `WWW-Authenticate: Bearer error="insufficient_scope",
+ * scope="…"`. The operation itself stays open to everyone without those parameters.
+ */
+export const requireScopeForParameters = (scope: string, present: ReadonlyArray<readonly [name: string, sent: boolean]>) =>
+  Effect.gen(function*() {
+    const sent = present.filter(([, isSent]) => isSent).map(([name]) => name)
+    const viewer = yield* CurrentViewer
+    if (sent.length === 0 || hasScope(viewer, scope)) return viewer
+    const config = yield* AppConfig
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const metadata = resourceMetadataFor(config.baseUrl, request.url)
+    yield* HttpApp.appendPreResponseHandler((_req, res) =>
+      Effect.succeed(
+        HttpServerResponse.setHeader(
+          res,
+          "www-authenticate",
+          `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${metadata}"`
+        )
+      )
+    )
+    return yield* new ForbiddenError({
+      code: "insufficient_scope",
+      message: `The parameter ${sent.join(", ")} filters on prices, which need a bearer token with scope ${scope}`,
+      details: { fields: sent, scope }
+    })
+  })

@@ -44,6 +44,7 @@ import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest } 
 import { Context, Data, Duration, Effect, Layer, Option } from "effect"
 import * as Fs from "node:fs"
 import { AppConfig, type LookupSettings } from "../platform/Config.js"
+import { describeHttpFailure } from "../platform/UpstreamFault.js"
 import {
   type Bootstrap,
   domainQueryUrl,
@@ -167,8 +168,8 @@ export const makeLive = (settings: LookupSettings) =>
           onTimeout: () => new RdapError({ reason: "timeout", message: "bootstrap fetch timed out", url })
         }),
         Effect.catchTags({
-          RequestError: (e) => Effect.fail(new RdapError({ reason: "unreachable", message: `bootstrap unreachable: ${e.message}`, url })),
-          ResponseError: (e) => Effect.fail(fail(`bootstrap: ${e.message}`))
+          RequestError: (e) => Effect.fail(new RdapError({ reason: "unreachable", message: `bootstrap unreachable: ${describeHttpFailure(e)}`, url })),
+          ResponseError: (e) => Effect.fail(fail(`bootstrap: ${describeHttpFailure(e)}`))
         })
       )
       const parsed = yield* Effect.try({
@@ -230,8 +231,8 @@ export const makeLive = (settings: LookupSettings) =>
         }),
         Effect.catchTags({
           RequestError: (e) =>
-            Effect.fail(new RdapError({ reason: "unreachable", message: `RDAP server unreachable: ${String((e.cause as any)?.cause?.code ?? e.message)}`, url })),
-          ResponseError: (e) => Effect.fail(new RdapError({ reason: "upstream", message: `RDAP: ${e.message}`, url }))
+            Effect.fail(new RdapError({ reason: "unreachable", message: `RDAP server unreachable: ${describeHttpFailure(e)}`, url })),
+          ResponseError: (e) => Effect.fail(new RdapError({ reason: "upstream", message: `RDAP: ${describeHttpFailure(e)}`, url }))
         })
       )
 
@@ -252,6 +253,7 @@ export const makeLive = (settings: LookupSettings) =>
           const answer = yield* getOnce(url).pipe(
             Effect.tapError((e) =>
               Effect.sync(() => {
+                // Remembered for other callers: the message names no URL (see UpstreamFault).
                 if (e.reason === "timeout" || e.reason === "unreachable") skip(skipKey, SKIP_AFTER_FAILURE_MS, e.message)
               })
             )

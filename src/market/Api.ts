@@ -11,7 +11,7 @@ import { Schema } from "effect"
 import { LISTING_SORTS } from "../domain/Cursor.js"
 import { OptionalBearer } from "../identity/Viewer.js"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
-import { BadRequest, NotFound, RateLimited } from "../platform/Errors.js"
+import { BadRequest, Forbidden, NotFound, RateLimited } from "../platform/Errors.js"
 import { policy } from "../platform/RateLimit.js"
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "./Market.js"
 
@@ -69,7 +69,7 @@ export const ListingsParams = Schema.Struct({
   q: Schema.optional(Schema.String.pipe(Schema.maxLength(253)).annotations({ description: "Substring of the domain" })),
   tld: Schema.optional(Schema.String.pipe(Schema.maxLength(63)).annotations({ description: "Only this TLD / public suffix, e.g. com or co.uk" })),
   max: Schema.optional(
-    Schema.NumberFromString.pipe(Schema.finite(), Schema.nonNegative()).annotations({ description: "Maximum buy-now price in USD" })
+    Schema.NumberFromString.pipe(Schema.finite(), Schema.nonNegative()).annotations({ description: "Maximum buy-now price in USD. Needs a bearer token with scope pricing:read (403 insufficient_scope without it)" })
   ),
   sort: Schema.optionalWith(Schema.Literal(...LISTING_SORTS), { default: () => "newest" as const })
 })
@@ -82,6 +82,7 @@ export class MarketApi extends HttpApiGroup.make("market")
       .setUrlParams(ListingsParams)
       .addSuccess(ListingPage)
       .addError(BadRequest)
+      .addError(Forbidden)
       .addError(RateLimited)
       .middleware(OptionalBearer)
       .annotate(OpenApi.Summary, "Browse marketplace listings")
@@ -89,7 +90,8 @@ export class MarketApi extends HttpApiGroup.make("market")
         OpenApi.Description,
         "Filters q (substring), tld, max (USD); sort newest | price_asc | price_desc (id as tie-breaker). " +
           "Page with offset, or follow page.next_cursor until it is null; a cursor used with other filters or another sort is 400 invalid_cursor. " +
-          "Prices are null unless the bearer token has scope pricing:read."
+          "Prices are null unless the bearer token has scope pricing:read; the max filter needs that scope too (403 insufficient_scope). " +
+          "The price sorts are open to everyone: they reveal the order of prices, never amounts (cursors are encrypted)."
       )
       .pipe(rateLimited(limits.listings), documentedAt("/docs/market.md#browse-listings"))
   )

@@ -4,7 +4,8 @@ import { Effect, Either, Option } from "effect"
 import { Api } from "../app/Api.js"
 import type { ListingFilters } from "../domain/Cursor.js"
 import { parseDomainName } from "../domain/DomainName.js"
-import { canSeeMarketPrices, CurrentViewer } from "../identity/Viewer.js"
+import { requireScopeForParameters } from "../identity/Bearer.js"
+import { canSeeMarketPrices, CurrentViewer, PRICING_READ } from "../identity/Viewer.js"
 import { AppConfig } from "../platform/Config.js"
 import { BadRequestError, NotFoundError } from "../platform/Errors.js"
 import { enforce } from "../platform/RateLimit.js"
@@ -29,6 +30,8 @@ export const MarketHttpLive = HttpApiBuilder.group(Api, "market", (handlers) =>
       .handle("listListings", ({ urlParams }) =>
         Effect.gen(function*() {
           yield* enforce(limits.listings)
+          // A price filter answers "is the hidden price ≤ x?": bisection would reveal every masked price.
+          yield* requireScopeForParameters(PRICING_READ, [["max", urlParams.max !== undefined]])
           const canSee = canSeeMarketPrices(yield* CurrentViewer)
           let tld: string | undefined
           if (urlParams.tld !== undefined) {

@@ -93,8 +93,17 @@ const make = Effect.gen(function*() {
   const countTtlMs = Duration.toMillis(config.market.countCacheTtl)
   const counts = new Map<string, { readonly total: number; readonly at: number }>()
 
-  const sign = (payload: unknown) => secret.sign(CURSOR_PURPOSE, payload)
-  const verify = (token: string) => Option.getOrUndefined(secret.verify(CURSOR_PURPOSE, token))
+  // Encrypted (AES-GCM: also authenticated), not just signed: a price-sort cursor holds the last
+  // row's price, which callers without pricing:read must not read.
+  const sign = (payload: unknown) => secret.encrypt(CURSOR_PURPOSE, JSON.stringify(payload))
+  const verify = (token: string) =>
+    Option.getOrUndefined(Option.flatMap(secret.decrypt(CURSOR_PURPOSE, token), (text) => {
+      try {
+        return Option.some(JSON.parse(text) as unknown)
+      } catch {
+        return Option.none()
+      }
+    }))
 
   /** Counting a large catalogue is the costly part of a page: reuse a recent count of the same filters. */
   const total = (filters: ListingFilters) =>

@@ -20,6 +20,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import pg from "pg"
 import { AppConfig } from "./Config.js"
+import * as DataDirLock from "./DataDirLock.js"
 import { GroupedQueryQueue } from "./PgliteQueue.js"
 
 const INT8 = 20
@@ -155,18 +156,47 @@ export const pgLayer = (
   })
 }
 
-/** The service's database: DATABASE_URL, or the embedded PostgreSQL. */
-export const DatabaseLive = Layer.unwrapScoped(
-  Effect.gen(function*() {
-    const config = yield* AppConfig
-    if (Option.isSome(config.databaseUrl)) {
-      return pgLayer({ url: config.databaseUrl.value }, 10, config.database)
-    }
-    const embedded = yield* startEmbedded(config.dataDir === ":memory:" ? ":memory:" : config.dataDir)
-    yield* Effect.logInfo("embedded PostgreSQL started").pipe(
-      Effect.annotateLogs({ port: embedded.port, dataDir: config.dataDir })
-    )
-    // PGlite runs one statement at a time; a small pool is all it can use.
-    return pgLayer({ host: embedded.host, port: embedded.port }, 8, config.database)
-  })
-)
+/**
+ * The database: DATABASE_URL, or the embedded PostgreSQL under DATA_DIR, whose directory one
+ * process at a time may open (DataDirLock). The service takes the lock, or refuses to start when
+ * another live process holds it. With `join` (the operator CLI), a DATA_DIR held by a running
+ * service is not opened a second time: the CLI connects to the socket that service serves it on,
+ * so its writes land in the database the service uses; it refuses when it cannot.
+ */
+export const databaseLayer = (options: { readonly join: boolean }) =>
+  Layer.unwrapScoped(
+    Effect.gen(function*() {
+      const config = yield* AppConfig
+      if (Option.isSome(config.databaseUrl)) {
+        return pgLayer({ url: config.databaseUrl.value }, 10, config.database)
+      }
+      if (config.dataDir !== ":memory:" && options.join) {
+        const owner = yield* DataDirLock.ownerOf(config.dataDir)
+        if (owner !== undefined) {
+          if (owner.host === null || owner.port === null) {
+            return yield* new DataDirLock.DataDirBusy({
+              dataDir: config.dataDir,
+              owner,
+              message: `DATA_DIR ${Path.resolve(config.dataDir)} is held by process ${owner.pid}, which does not serve its database (yet): ` +
+                "nothing was written. Try again once the service is up, or stop it first."
+            })
+          }
+          yield* Effect.logDebug("joining the embedded PostgreSQL of the running service").pipe(
+            Effect.annotateLogs({ pid: owner.pid, port: owner.port })
+          )
+          return pgLayer({ host: owner.host, port: owner.port }, 2, config.database)
+        }
+      }
+      const lockFile = config.dataDir === ":memory:" ? undefined : yield* DataDirLock.hold(config.dataDir)
+      const embedded = yield* startEmbedded(config.dataDir === ":memory:" ? ":memory:" : config.dataDir)
+      if (lockFile !== undefined) yield* DataDirLock.publish(lockFile, embedded.host, embedded.port)
+      yield* Effect.logInfo("embedded PostgreSQL started").pipe(
+        Effect.annotateLogs({ port: embedded.port, dataDir: config.dataDir })
+      )
+      // PGlite runs one statement at a time; a small pool is all it can use.
+      return pgLayer({ host: embedded.host, port: embedded.port }, 8, config.database)
+    })
+  )
+
+/** The service's database: DATABASE_URL, or the embedded PostgreSQL (whose DATA_DIR it locks). */
+export const DatabaseLive = databaseLayer({ join: false })

@@ -9,6 +9,7 @@ import { BatchHttpLive } from "../batch/Http.js"
 import { SelfApp } from "../batch/Dispatch.js"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { RdapClientLive } from "../lookup/Rdap.js"
+import { WhoisClientLive } from "../lookup/Whois.js"
 import { MarketHttpLive } from "../market/Http.js"
 import { Market } from "../market/Market.js"
 import { ServiceSecretLive } from "../platform/ServiceSecret.js"
@@ -18,7 +19,7 @@ import { Search } from "./Search.js"
 export const SearchServicesLive = Layer.mergeAll(Search.Live, SelfApp.Live).pipe(
   Layer.provideMerge(AvailabilityEngine.Live),
   Layer.provideMerge(Market.Live),
-  Layer.provide([Catalogue.Live, RdapClientLive, ServiceSecretLive])
+  Layer.provide([Catalogue.Live, RdapClientLive, WhoisClientLive, ServiceSecretLive])
 )
 
 export const SearchHandlersLive = Layer.mergeAll(SearchHttpLive, KeyedAvailabilityHttpLive, MarketHttpLive, BatchHttpLive)

@@ -278,8 +278,10 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
         `?limit=5&q=shop&sort=price_asc&cursor=garbage`,
         `?limit=5&q=shop&sort=price_asc&cursor=`
       ]
+      // With pricing:read, so that the max filter is allowed (cursors are not bound to the caller).
+      const auth = { authorization: `Bearer ${yield* accessToken(["pricing:read"])}` }
       for (const query of misuse) {
-        const reply = yield* get(`/api/market/listings${query}`)
+        const reply = yield* get(`/api/market/listings${query}`, auth)
         expect(reply.status, query).toBe(400)
         expect(reply.json.error.code, query).toBe("invalid_cursor")
         expect(reply.json.error.request_id).toBe(reply.headers.get("x-request-id"))
@@ -288,6 +290,33 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
       const forged = Buffer.from(JSON.stringify({ v: 1, b: "x", k: 0, i: "lst_seed_000" })).toString("base64url") + ".AAAA"
       const reply = yield* get(`/api/market/listings?cursor=${forged}`)
       expect(reply.json.error.code).toBe("invalid_cursor")
+    }))
+
+  it.effect("the max filter needs pricing:read (it would bisect masked prices); price sorts stay open and their cursors hide the price", () =>
+    Effect.gen(function*() {
+      const withoutScope = yield* accessToken([])
+      for (const headers of [{} as Record<string, string>, { authorization: `Bearer ${withoutScope}` }]) {
+        for (const query of ["?max=1299", "?q=shop&max=1298.99", "?max=0&sort=price_asc"]) {
+          const reply = yield* get(`/api/market/listings${query}`, headers)
+          expect(reply.status, query).toBe(403)
+          expect(reply.json.error.code).toBe("insufficient_scope")
+          expect(reply.json.error.request_id).toBe(reply.headers.get("x-request-id"))
+          expect(JSON.stringify(reply.json)).not.toMatch(/lst_|items/)
+          expect(reply.headers.get("www-authenticate")).toMatch(/^Bearer error="insufficient_scope", scope="pricing:read"/)
+        }
+      }
+      const withScope = yield* accessToken(["pricing:read"])
+      expect((yield* get("/api/market/listings?max=150", { authorization: `Bearer ${withScope}` })).status).toBe(200)
+      // Price sorts: allowed anonymously, amounts masked, and the cursor does not carry the price in clear.
+      const asc = yield* page("?sort=price_asc&limit=1")
+      expect(asc.items[0].bin_price).toBe(null)
+      const cursor = String(asc.page.next_cursor)
+      const decoded = cursor.split(".").map((part) => Buffer.from(part, "base64url").toString("latin1")).join(" ")
+      expect(decoded).not.toMatch(/"k"|10000|lst_/)
+      expect((yield* get(`/api/market/listings?sort=price_asc&limit=1&cursor=${encodeURIComponent(cursor)}`)).status).toBe(200)
+      // The OpenAPI document lists the 403 on the operation.
+      const doc = (yield* get("/api/openapi.json")).json
+      expect(Object.keys(doc.paths["/api/market/listings"].get.responses)).toContain("403")
     }))
 
   it.effect("limit is 1 to 200 (default 24); offset is >= 0; bad parameters are a typed 400", () =>

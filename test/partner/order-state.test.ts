@@ -92,3 +92,20 @@ describe("order state machine", () => {
       })
     ))
 })
+
+describe("refusal messages", () => {
+  it("every refused move reads as a sentence naming the action, the status and where it is allowed from", () => {
+    for (const action of ORDER_ACTIONS) {
+      for (const from of ORDER_STATUSES) {
+        const t = transition(from, action)
+        if (t.ok) continue
+        expect(t.reason).toMatch(
+          /^(Cannot (hold an order for manual review|clear the manual review of an order|start the transfer of an order|confirm the delivery of an order|settle an order|refund an order|cancel an order) in status [A-Z_]+ \(allowed from [A-Z_, ]+\)|Refunds and cancellations are accepted only before TRANSFER_COMPLETED; this order is [A-Z_]+|The order is already [A-Z_]+; no further changes are possible)$/
+        )
+        expect(t.reason).toContain(from)
+      }
+    }
+    const t = transition("MANUAL_REVIEW", "start_transfer")
+    expect(!t.ok && t.reason).toBe("Cannot start the transfer of an order in status MANUAL_REVIEW (allowed from EXTERNALLY_PAID)")
+  })
+})

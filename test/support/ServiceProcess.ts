@@ -23,7 +23,11 @@ export const freePort = () =>
   })
 
 /** Starts the service and waits until /readyz answers; stops it (SIGTERM) when the scope closes. */
-export const startServiceProcess = (env: Record<string, string>, entry: ReadonlyArray<string> = ["--import", "tsx", "src/main.ts"]) =>
+export const startServiceProcess = (
+  env: Record<string, string>,
+  entry: ReadonlyArray<string> = ["--import", "tsx", "src/main.ts"],
+  options?: { readonly readyWithinMs?: number }
+) =>
   Effect.acquireRelease(
     Effect.gen(function*() {
       const port = yield* freePort()
@@ -35,8 +39,10 @@ export const startServiceProcess = (env: Record<string, string>, entry: Readonly
       child.stdout!.on("data", (d) => (output += d))
       child.stderr!.on("data", (d) => (output += d))
       const baseUrl = `http://127.0.0.1:${port}`
-      // Up to ~90 s: two processes compiling and migrating at once on a loaded 2-core machine need it.
-      for (let i = 0; i < 900; i++) {
+      // Up to ~90 s by default: two processes compiling and migrating at once on a loaded 2-core
+      // machine need it; a fresh embedded DATA_DIR (initdb plus migrations) may ask for more.
+      const deadline = Date.now() + (options?.readyWithinMs ?? 90_000)
+      for (let i = 0; i < 900 || Date.now() < deadline; i++) {
         if (child.exitCode !== null) return yield* Effect.dieMessage(`service exited early:\n${output}`)
         const ok = yield* Effect.promise(() => fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false))
         if (ok) return { baseUrl, child, output: () => output } satisfies ServiceProcess

@@ -75,7 +75,12 @@ export const baseEnv: Record<string, string> = {
   ADMIN_TOKEN: "test-admin-token-0123456789abcdefgh",
   SERVICE_SECRET: "test-service-key-0123456789abcdefghij",
   // The demo marketplace catalogue would otherwise appear on the embedded database only.
-  DEMO_LISTINGS: "false"
+  DEMO_LISTINGS: "false",
+  // No test leaves loopback: WHOIS and DNS go to a closed port unless a test starts its own
+  // loopback server (TLDs without RDAP are asked of WHOIS, then DNS).
+  WHOIS_REFERRAL_SERVER: "127.0.0.1",
+  WHOIS_PORT: "9",
+  DNS_RESOLVER: "127.0.0.1:9"
 }
 
 /**

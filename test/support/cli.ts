@@ -17,10 +17,15 @@ export const runCli = (
   args: ReadonlyArray<string>,
   env: Record<string, string> = {},
   entry: ReadonlyArray<string> = sourceCli
-) =>
+) => runCliWith({ DATABASE_URL: databaseUrl, ...env }, args, entry)
+
+/** The CLI with this environment; a variable set to undefined is removed (e.g. DATABASE_URL, for DATA_DIR). */
+export const runCliWith = (env: Record<string, string | undefined>, args: ReadonlyArray<string>, entry: ReadonlyArray<string> = sourceCli) =>
   Effect.async<CliResult>((resume) => {
+    const full: Record<string, string | undefined> = { ...process.env, ...baseEnv, LOG_LEVEL: "warn", ...env }
+    for (const [k, v] of Object.entries(full)) if (v === undefined) delete full[k]
     const child = spawn(process.execPath, [...entry, ...args], {
-      env: { ...process.env, ...baseEnv, LOG_LEVEL: "warn", DATABASE_URL: databaseUrl, ...env },
+      env: full,
       stdio: ["ignore", "pipe", "pipe"]
     })
     let stdout = ""

@@ -37,7 +37,7 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
           if (key === undefined || key.trim() === "") {
             return yield* new BadRequestError({
               code: "missing_idempotency_key",
-              message: "POST /orders requires an Idempotency-Key header (a UUID v4, the same on every retry of this order)"
+              message: "POST /orders requires an Idempotency-Key header (1-255 visible ASCII characters, e.g. a UUID v4, the same on every retry of this order)"
             })
           }
           if (!isValidKey(key)) return yield* validationError("Idempotency-Key: 1-255 visible ASCII characters")
