@@ -215,7 +215,7 @@ layer(server, { timeout: 120_000 })("request edge cases", (it) => {
       const refund = yield* signed(partner, "POST", "/api/partner/v1/refunds", { body: { order_id: "ord_\u0000" } })
       expect(refund.status, refund.text).toBe(400)
       expect((yield* signed(partner, "GET", "/api/partner/v1/orders/ord%00x")).status).toBe(400)
-      expectTyped(yield* request("/api/admin/orders/ord%00x", { headers: { authorization: "Bearer test-admin-token" } }), 400, "validation_error")
+      expectTyped(yield* request("/api/admin/orders/ord%00x", { headers: { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` } }), 400, "validation_error")
       // An escaped backslash before "u0000" is not a NUL: the operation answers as usual.
       const notNul = yield* request("/api/tools/idn-convert", { method: "POST", body: "{\"domain\":\"a\\\\u0000.com\"}", headers: { "content-type": "application/json" } })
       expect(notNul.status, notNul.text).toBe(200)

@@ -229,7 +229,7 @@ layer(TestServer.layer({
           Object.assign(headers, signRequest({ keyId: partner.key_id, secret: partner.secret }, { method: request.method, url: request.url, body: request.body }))
           headers["idempotency-key"] = crypto.randomUUID()
         }
-        if (path.startsWith("/api/admin/")) headers.authorization = "Bearer test-admin-token"
+        if (path.startsWith("/api/admin/")) headers.authorization = `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}`
         return fetchReply(`${baseUrl}${request.url}`, { method: request.method, headers, body: request.body })
       }
 
