@@ -8,7 +8,7 @@
  */
 import { Command, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Cause, Console, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
+import { Cause, Console, Context, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
 import { CliDatabaseReadyLive, ServicesLive } from "./app/Server.js"
 import { pricesCommand, tldsCommand } from "./catalogue/Cli.js"
 import { apikeyCommand, userCommand } from "./identity/Cli.js"
@@ -66,8 +66,19 @@ const explain = (cause: Cause.Cause<unknown>) => {
   return Console.error(errorText(kind, message)).pipe(Effect.zipRight(Effect.fail(new CliFailure({ message, kind }))))
 }
 
+/**
+ * Help, version and completions answer without opening the database (no command handler runs
+ * for them, so no service is needed: the empty context below is never read).
+ */
+const BUILT_INS = new Set(["--help", "-h", "--version", "--completions", "--wizard"])
+const args = process.argv.slice(2)
+const needsServices = args.length > 0 && !args.some((a) => BUILT_INS.has(a))
+const Services: Layer.Layer<Layer.Layer.Success<typeof Env>, Layer.Layer.Error<typeof Env>> = needsServices
+  ? Env
+  : Layer.succeedContext(Context.empty() as Context.Context<Layer.Layer.Success<typeof Env>>).pipe(Layer.merge(NodeContext.layer))
+
 cli(process.argv).pipe(
-  Effect.provide(Env),
+  Effect.provide(Services),
   Effect.catchAllCause(explain),
   NodeRuntime.runMain({ disableErrorReporting: true, teardown: (exit, onExit) => onExit(exitCodeOf(exit)) })
 )
