@@ -9,6 +9,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { Webhook } from "standardwebhooks"
+import { PartnerApiError, PartnerClient } from "../../packages/partner-sdk/src/index.js"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import { createPartner, expectError, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
@@ -216,6 +217,33 @@ layer(TestServer.layer(ENV))("webhook tooling", (it) => {
       expectError(yield* signed(cred, "POST", "/api/partner/webhooks/test"), 403, "forbidden")
       expectError(yield* deliveriesOf(cred), 403, "forbidden")
       expectError(yield* redeliver(cred, { since: "2026-01-01T00:00:00Z" }), 403, "forbidden")
+    }))
+
+  it.scoped("the partner SDK's webhook methods: get, test, the deliveries iterator, redeliver, delete", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* TestServer.TestServer
+      const receiver = yield* webhookReceiver()
+      const cred = yield* createPartner()
+      const client = new PartnerClient({ baseUrl, keyId: cred.key_id, secret: cred.secret })
+      const call = <A>(f: () => Promise<A>) => Effect.promise(() => f().then((a) => ({ ok: a }), (e: unknown) => ({ error: e })))
+      const missing = yield* call(() => client.getWebhook())
+      expect("error" in missing && missing.error instanceof PartnerApiError && missing.error.code).toBe("not_found")
+      yield* Effect.promise(() => client.registerWebhook({ url: receiver.url }))
+      expect(yield* Effect.promise(() => client.getWebhook())).toMatchObject({ url: receiver.url, state: "active" })
+      const ids: Array<string> = []
+      for (let i = 0; i < 3; i++) ids.push((yield* Effect.promise(() => client.testWebhook())).event_id)
+      yield* receiver.waitFor(3)
+      for (const id of ids) yield* waitForLog(cred, id, (ds) => ds[0]?.status === "delivered")
+      const seen = yield* Effect.promise(async () => {
+        const out: Array<string> = []
+        for await (const d of client.webhookDeliveries({ limit: 1 })) out.push(d.event_id)
+        return out
+      })
+      expect(seen).toEqual([...ids].reverse())
+      expect(yield* Effect.promise(() => client.redeliver({ event_id: ids[0]! }))).toEqual({ queued: 1, already_pending: 0 })
+      yield* Effect.promise(() => client.deleteWebhook())
+      const gone = yield* call(() => client.deleteWebhook())
+      expect("error" in gone && gone.error instanceof PartnerApiError && gone.error.status).toBe(404)
     }))
 
   describe("signature debugger", () => {
