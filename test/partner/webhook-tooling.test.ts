@@ -246,6 +246,20 @@ layer(TestServer.layer(ENV))("webhook tooling", (it) => {
       expect("error" in gone && gone.error instanceof PartnerApiError && gone.error.status).toBe(404)
     }))
 
+  it.effect("OpenAPI: every status each tooling operation can answer", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* TestServer.TestServer
+      const doc = yield* Effect.promise(() => fetch(`${baseUrl}/api/openapi.json`).then((r) => r.json() as Promise<any>))
+      const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort()
+      const auth = ["401", "403", "429", "500"]
+      expect(statuses("/api/partner/webhooks", "get")).toEqual(["200", "404", ...auth].sort())
+      expect(statuses("/api/partner/webhooks", "delete")).toEqual(["204", "404", ...auth].sort())
+      expect(statuses("/api/partner/webhooks/test", "post")).toEqual(["202", "404", "409", ...auth].sort())
+      expect(statuses("/api/partner/v1/webhook-deliveries", "get")).toEqual(["200", "400", ...auth].sort())
+      expect(statuses("/api/partner/v1/webhook-deliveries/redeliver", "post")).toEqual(["202", "400", "404", "409", ...auth].sort())
+      expect(doc.paths["/api/partner/v1/webhook-deliveries"].get["x-required-scopes"]).toEqual(["webhook"])
+    }))
+
   describe("signature debugger", () => {
     const ts = () => Math.floor(Date.now() / 1000)
     const canonicalOf = (path: string, query: string, timestamp: number, nonce: string, body: string) =>
