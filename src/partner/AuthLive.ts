@@ -7,6 +7,7 @@
  *  3. X-Service-Timestamp, X-Service-Nonce, X-Service-Signature present              401 missing_signature_headers
  *  4. timestamp: Unix seconds within ±skew                                           401 invalid_timestamp
  *  5. key id known and signature valid (constant-time)                               401 invalid_signature
+ *     (sandbox credential + `X-Service-Debug: signature`: details.canonical_string, see wantsSignatureDebug)
  *  6. credential active                                                              403 credential_not_active
  *  7. nonce not seen before by this credential (PostgreSQL, shared by replicas)      401 replay_detected
  *  8. credential holds one of the endpoint's scopes                                  403 forbidden
@@ -52,6 +53,26 @@ const queryOf = (url: string) => {
 }
 
 const unauthorized = (code: string, message: string) => new UnauthorizedError({ code, message })
+
+/**
+ * The sandbox signature debugger: a sandbox credential's request carrying
+ * `X-Service-Debug: signature` whose signature does not match gets, in the error details, the
+ * canonical string the server computed from the request as it arrived (method, path, query,
+ * timestamp, nonce, body SHA-256 — all things the caller sent). Never the secret nor the expected
+ * signature, never for live credentials or unknown key ids.
+ */
+const wantsSignatureDebug = (headers: Readonly<Record<string, string | undefined>>, environment: string) =>
+  environment === "sandbox" && headers["x-service-debug"]?.trim().toLowerCase() === "signature"
+
+const debugInvalid = (canonical: string) =>
+  new UnauthorizedError({
+    code: "invalid_signature",
+    message: "The request signature does not match; compare details.canonical_string with the string you signed (sandbox signature debugger)",
+    details: {
+      canonical_string: canonical,
+      canonical_lines: ["method", "path", "query", "timestamp", "nonce", "body_sha256"]
+    }
+  })
 
 /** Whether the request reached us over HTTPS (directly, or per the nearest trusted proxy). */
 export const isHttps = (request: HttpServerRequest.HttpServerRequest, trustProxy: number): boolean => {
@@ -117,7 +138,9 @@ export const PartnerAuthLive = Layer.effect(
           bodySha256: sha256Hex(body)
         })
         const secret = Option.match(resolved, { onNone: () => "\u0000unknown-key", onSome: (r) => r.secret })
-        if (!verifySignature(secret, canonical, signature) || Option.isNone(resolved)) return yield* invalid
+        if (!verifySignature(secret, canonical, signature) || Option.isNone(resolved)) {
+          return yield* Option.isSome(resolved) && wantsSignatureDebug(h, resolved.value.row.environment) ? debugInvalid(canonical) : invalid
+        }
         const row = resolved.value.row
         if (!row.active) {
           return yield* new ForbiddenError({ code: "credential_not_active", message: "This credential has been revoked or deactivated" })

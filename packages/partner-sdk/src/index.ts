@@ -155,6 +155,55 @@ export interface WebhookEndpoint {
   readonly secret?: string
 }
 
+/** GET /api/partner/webhooks: the endpoint of the credential's environment (never its secret). */
+export interface WebhookState {
+  readonly url: string
+  readonly active: boolean
+  /** `disabled` after the receiver answered 410 Gone; register again to re-activate. */
+  readonly state: "active" | "disabled"
+  readonly disabled_reason: string | null
+  readonly created_at: string
+  readonly updated_at: string
+  readonly pending_deliveries: number
+  readonly last_attempt: {
+    readonly at: string
+    readonly delivery_id: string
+    readonly status: number | null
+    readonly duration_ms: number
+    readonly error: string | null
+  } | null
+}
+export type WebhookDeliveryStatus = "pending" | "delivered" | "failed" | "cancelled"
+export interface WebhookAttempt {
+  readonly attempt: number
+  readonly started_at: string
+  /** The receiver's HTTP status; null when none came (timeout, refused…). */
+  readonly status: number | null
+  readonly duration_ms: number
+  readonly error: string | null
+}
+export interface WebhookDelivery {
+  readonly id: string
+  readonly event_id: string
+  readonly event_type: string
+  readonly status: WebhookDeliveryStatus
+  readonly attempt_count: number
+  readonly next_attempt_at: string | null
+  readonly last_status: number | null
+  readonly last_error: string | null
+  readonly created_at: string
+  readonly finished_at: string | null
+  /** Newest first. */
+  readonly attempts: ReadonlyArray<WebhookAttempt>
+}
+export interface WebhookDeliveryFilter {
+  readonly status?: WebhookDeliveryStatus
+  readonly event_id?: string
+  readonly limit?: number
+}
+/** Either one event, or every event whose delivery failed since an RFC 3339 time. */
+export type RedeliverRequest = { readonly event_id: string } | { readonly since: string; readonly status?: "failed" }
+
 // ---------------------------------------------------------------------------------------------
 
 /** A failed call: the service's error `code` and `message`, the HTTP status, and its request id. */
@@ -260,12 +309,14 @@ export class PartnerClient {
       })()
       if (response.ok) return json as A
       const retryAfter = Number(response.headers.get("retry-after"))
+      // The service's errors are `{"error": {code, message, request_id, details?}}`.
+      const error = typeof json?.error === "object" && json.error !== null ? json.error : json
       throw new PartnerApiError(
         response.status,
-        typeof json?.code === "string" ? json.code : "http_error",
-        typeof json?.message === "string" ? json.message : raw.slice(0, 200) || response.statusText,
+        typeof error?.code === "string" ? error.code : "http_error",
+        typeof error?.message === "string" ? error.message : raw.slice(0, 200) || response.statusText,
         response.headers.get("x-request-id") ?? undefined,
-        json?.details,
+        error?.details,
         Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined
       )
     }
@@ -340,6 +391,35 @@ export class PartnerClient {
   /** Registers (or replaces) your webhook endpoint; omit the secret to have one issued. */
   registerWebhook(registration: { readonly url: string; readonly secret?: string }): Promise<WebhookEndpoint> {
     return this.request("PUT", "/api/partner/webhooks", registration)
+  }
+  /** Your endpoint, its state (disabled by a 410?) and its last delivery attempt. */
+  getWebhook(): Promise<WebhookState> {
+    return this.request("GET", "/api/partner/webhooks")
+  }
+  /** Removes your endpoint; its pending deliveries are cancelled. */
+  async deleteWebhook(): Promise<void> {
+    await this.request("DELETE", "/api/partner/webhooks")
+  }
+  /** Queues a signed `webhook.test` event, delivered like every other event. */
+  testWebhook(): Promise<{ event_id: string }> {
+    return this.request("POST", "/api/partner/webhooks/test")
+  }
+  /** One page of the delivery log, newest first, each delivery with its attempts. */
+  listWebhookDeliveries(filter: WebhookDeliveryFilter & { readonly cursor?: string } = {}): Promise<{ deliveries: ReadonlyArray<WebhookDelivery>; next_cursor: string | null }> {
+    return this.request("GET", `/api/partner/v1/webhook-deliveries${query({ ...filter })}`)
+  }
+  /** Every delivery matching the filter, newest first, page after page. */
+  async *webhookDeliveries(filter: WebhookDeliveryFilter = {}): AsyncGenerator<WebhookDelivery> {
+    let cursor: string | undefined
+    do {
+      const page = await this.listWebhookDeliveries({ ...filter, ...(cursor === undefined ? {} : { cursor }) })
+      yield* page.deliveries
+      cursor = page.next_cursor ?? undefined
+    } while (cursor !== undefined)
+  }
+  /** Queues one event again, or every failed one since a time; idempotent (a pending delivery is never doubled). */
+  redeliver(request: RedeliverRequest, options?: WriteOptions): Promise<{ queued: number; already_pending: number }> {
+    return this.#write("POST", "/api/partner/v1/webhook-deliveries/redeliver", request, options)
   }
 
   // Sandbox -----------------------------------------------------------------------------------

@@ -1,8 +1,11 @@
-/** Webhook endpoint registration (scope `webhook`), at the unversioned path of the description. */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+/**
+ * Webhook endpoint registration and tooling (scope `webhook`): register, read, delete, test-fire
+ * (unversioned paths of the description), the delivery log and redelivery (under /v1).
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
-import { BadRequest, InternalError } from "../../platform/Errors.js"
+import { BadRequest, Conflict, InternalError, NotFound } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
 
 export const WebhookRegistration = Schema.Struct({
@@ -24,6 +27,67 @@ export const WebhookEndpoint = Schema.Struct({
   })
 }).annotations({ identifier: "PartnerWebhookEndpoint" })
 
+export const WebhookState = Schema.Struct({
+  url: Schema.String,
+  active: Schema.Boolean,
+  state: Schema.Literal("active", "disabled").annotations({ description: "`disabled` after the receiver answered 410 Gone; register again to re-activate" }),
+  disabled_reason: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  updated_at: Schema.String,
+  pending_deliveries: Schema.Number.annotations({ description: "Deliveries queued or waiting for a retry" }),
+  last_attempt: Schema.NullOr(Schema.Struct({
+    at: Schema.String,
+    delivery_id: Schema.String,
+    status: Schema.NullOr(Schema.Number).annotations({ description: "The receiver's HTTP status; null when no answer came (timeout, refused…)" }),
+    duration_ms: Schema.Number,
+    error: Schema.NullOr(Schema.String)
+  }).annotations({ identifier: "PartnerWebhookAttemptSummary" }))
+}).annotations({ identifier: "PartnerWebhookState", description: "The endpoint of the credential's environment; the secret is never shown again" })
+
+export const WebhookTestAccepted = Schema.Struct({
+  event_id: Schema.String.annotations({ description: "The `webhook.test` event queued for delivery (also listed in GET /api/partner/v1/events)" })
+}).annotations({ identifier: "PartnerWebhookTestAccepted" })
+
+export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed", "cancelled")
+
+export const WebhookAttempt = Schema.Struct({
+  attempt: Schema.Number,
+  started_at: Schema.String,
+  status: Schema.NullOr(Schema.Number).annotations({ description: "HTTP status answered; null when none (timeout, connection refused…)" }),
+  duration_ms: Schema.Number,
+  error: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "PartnerWebhookAttempt" })
+
+export const WebhookDelivery = Schema.Struct({
+  id: Schema.String.annotations({ description: "whd_…; a redelivery is a new delivery of the same event" }),
+  event_id: Schema.String,
+  event_type: Schema.String,
+  status: DeliveryStatus,
+  attempt_count: Schema.Number,
+  next_attempt_at: Schema.NullOr(Schema.String).annotations({ description: "When pending: the next attempt's earliest time" }),
+  last_status: Schema.NullOr(Schema.Number),
+  last_error: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  finished_at: Schema.NullOr(Schema.String),
+  attempts: Schema.Array(WebhookAttempt).annotations({ description: "Newest first" })
+}).annotations({ identifier: "PartnerWebhookDelivery" })
+
+export const WebhookDeliveryPage = Schema.Struct({
+  deliveries: Schema.Array(WebhookDelivery),
+  next_cursor: Schema.NullOr(Schema.String).annotations({ description: "Pass as cursor for the next page; null at the end" })
+}).annotations({ identifier: "PartnerWebhookDeliveryPage" })
+
+export const RedeliverRequest = Schema.Struct({
+  event_id: Schema.optional(Schema.String).annotations({ description: "Redeliver this one event (any status)" }),
+  since: Schema.optional(Schema.String).annotations({ description: "RFC 3339 time: redeliver every event whose delivery failed at or after it (with status `failed`)" }),
+  status: Schema.optional(Schema.Literal("failed")).annotations({ description: "With `since`: only `failed` (the default)" })
+}).annotations({ identifier: "PartnerWebhookRedeliverRequest", description: "Either `{event_id}` or `{since, status: \"failed\"}`" })
+
+export const RedeliverAccepted = Schema.Struct({
+  queued: Schema.Number.annotations({ description: "New deliveries queued" }),
+  already_pending: Schema.Number.annotations({ description: "Events left alone because a delivery of theirs is already pending" })
+}).annotations({ identifier: "PartnerWebhookRedeliverAccepted" })
+
 export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
   .add(
     HttpApiEndpoint.put("registerWebhook", "/api/partner/webhooks")
@@ -33,6 +97,57 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
       .annotate(OpenApi.Summary, "Register or update the webhook url and secret (issued when omitted)")
       .annotate(OpenApi.Description, "One endpoint per partner and environment. Re-registering re-activates an endpoint disabled by a 410.")
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#webhooks"))
+  )
+  .add(
+    HttpApiEndpoint.get("getWebhook", "/api/partner/webhooks")
+      .addSuccess(WebhookState)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "The webhook endpoint, its state and last delivery attempt (never the secret)")
+      .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#webhook-tooling"))
+  )
+  .add(
+    HttpApiEndpoint.del("deleteWebhook", "/api/partner/webhooks")
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Remove the webhook endpoint; its pending deliveries are cancelled")
+      .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#webhook-tooling"))
+  )
+  .add(
+    HttpApiEndpoint.post("testWebhook", "/api/partner/webhooks/test")
+      .addSuccess(WebhookTestAccepted, { status: 202 })
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Queue a signed `webhook.test` event, delivered like every other event")
+      .annotate(OpenApi.Description, "404 `not_found` without an endpoint; 409 `webhook_disabled` when it was disabled by a 410.")
+      .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#webhook-tooling"))
+  )
+  .add(
+    HttpApiEndpoint.get("listWebhookDeliveries", "/api/partner/v1/webhook-deliveries")
+      .setUrlParams(Schema.Struct({
+        status: Schema.optional(DeliveryStatus),
+        event_id: Schema.optional(Schema.String),
+        limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))).annotations({ description: "1–100, default 25" }),
+        cursor: Schema.optional(Schema.String)
+      }))
+      .addSuccess(WebhookDeliveryPage)
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "Delivery log, newest first, each delivery with its attempts")
+      .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#delivery-log"))
+  )
+  .add(
+    HttpApiEndpoint.post("redeliverWebhooks", "/api/partner/v1/webhook-deliveries/redeliver")
+      .setPayload(RedeliverRequest)
+      .addSuccess(RedeliverAccepted, { status: 202 })
+      .addError(BadRequest)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Redeliver one event, or every event whose delivery failed since a time")
+      .annotate(
+        OpenApi.Description,
+        "Idempotent: an event with a pending delivery is not queued again. `{since}` queues at most 1000 events per call; call again for more. " +
+          "404 `not_found` for an unknown event or without an endpoint; 409 `webhook_disabled` when the endpoint was disabled by a 410."
+      )
+      .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#redelivery"))
   )
   .middleware(PartnerAuth)
   .addError(InternalError)

@@ -1,6 +1,7 @@
 /** SQL for webhook endpoints, deliveries and attempts. */
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
+import { makeId } from "../../platform/Ids.js"
 import type { PartnerEnvironment } from "../Auth.js"
 
 export interface EndpointRow {
@@ -9,8 +10,38 @@ export interface EndpointRow {
   readonly url: string
   readonly secret_sealed: string
   readonly active: boolean
+  readonly disabled_reason: string | null
   readonly created_at: Date
+  readonly updated_at: Date
 }
+
+export type DeliveryStatus = "pending" | "delivered" | "failed" | "cancelled"
+
+export interface DeliveryRow {
+  readonly id: string
+  readonly event_id: string
+  readonly event_type: string
+  readonly status: DeliveryStatus
+  readonly attempts: number
+  readonly next_attempt_at: Date
+  readonly last_status: number | null
+  readonly last_error: string | null
+  readonly created_at: Date
+  readonly finished_at: Date | null
+}
+
+export interface AttemptRow {
+  readonly delivery_id: string
+  readonly attempt: number
+  readonly url: string
+  readonly started_at: Date
+  readonly duration_ms: number
+  readonly status: number | null
+  readonly error: string | null
+}
+
+/** Most events one `redeliver {since}` call queues; the rest are queued by calling again. */
+export const REDELIVER_BATCH = 1000
 
 export interface ClaimedDelivery {
   readonly id: string
@@ -46,6 +77,95 @@ const make = Effect.gen(function*() {
       sql<EndpointRow>`select * from partner_webhooks where partner_id = ${partnerId} and environment = ${environment}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]))
       ),
+
+    /**
+     * Removes the endpoint and cancels its pending deliveries (one transaction); false when there
+     * was none. An attempt already on the wire still records its outcome.
+     */
+    deleteEndpoint: (partnerId: string, environment: PartnerEnvironment) =>
+      sql.withTransaction(
+        Effect.gen(function*() {
+          const deleted = yield* sql<{ partner_id: string }>`
+            delete from partner_webhooks where partner_id = ${partnerId} and environment = ${environment} returning partner_id`
+          if (deleted.length === 0) return false
+          yield* sql`update partner_webhook_deliveries
+                     set status = 'cancelled', last_error = 'webhook endpoint removed', locked_until = null, finished_at = now()
+                     where partner_id = ${partnerId} and environment = ${environment} and status = 'pending'`
+          return true
+        })
+      ),
+
+    /** The endpoint's most recent attempt (any delivery of this partner and environment). */
+    lastAttempt: (partnerId: string, environment: PartnerEnvironment) =>
+      sql<AttemptRow>`
+        select a.delivery_id, a.attempt, a.url, a.started_at, a.duration_ms, a.status, a.error
+        from partner_webhook_attempts a join partner_webhook_deliveries d on d.id = a.delivery_id
+        where d.partner_id = ${partnerId} and d.environment = ${environment}
+        order by a.started_at desc, a.seq desc limit 1`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]))),
+
+    pendingCount: (partnerId: string, environment: PartnerEnvironment) =>
+      sql<{ n: number }>`select count(*)::int as n from partner_webhook_deliveries
+                         where partner_id = ${partnerId} and environment = ${environment} and status = 'pending'`.pipe(
+        Effect.map((rows) => Number(rows[0]?.n ?? 0))
+      ),
+
+    /** Deliveries newest first (by id, below `before` when given), `limit + 1` read to tell whether more follow. */
+    deliveries: (
+      partnerId: string,
+      environment: PartnerEnvironment,
+      filters: { readonly status?: DeliveryStatus | undefined; readonly eventId?: string | undefined },
+      before: string | null,
+      limit: number
+    ) =>
+      Effect.gen(function*() {
+        const rows = yield* sql<DeliveryRow>`
+          select d.id, d.event_id, e.type as event_type, d.status, d.attempts, d.next_attempt_at, d.last_status,
+                 d.last_error, d.created_at, d.finished_at
+          from partner_webhook_deliveries d join partner_events e on e.id = d.event_id
+          where d.partner_id = ${partnerId} and d.environment = ${environment}
+            ${filters.status === undefined ? sql`` : sql`and d.status = ${filters.status}`}
+            ${filters.eventId === undefined ? sql`` : sql`and d.event_id = ${filters.eventId}`}
+            ${before === null ? sql`` : sql`and d.id < ${before}`}
+          order by d.id desc limit ${limit + 1}`
+        const page = rows.slice(0, limit)
+        const attempts = page.length === 0 ? [] : yield* sql<AttemptRow>`
+          select delivery_id, attempt, url, started_at, duration_ms, status, error from partner_webhook_attempts
+          where delivery_id in ${sql.in(page.map((d) => d.id))}
+          order by seq desc`
+        return { deliveries: page, attempts, hasMore: rows.length > limit }
+      }),
+
+    /** Whether the event exists for this partner and environment. */
+    ownsEvent: (partnerId: string, environment: PartnerEnvironment, eventId: string) =>
+      sql<{ id: string }>`select id from partner_events
+                          where id = ${eventId} and partner_id = ${partnerId} and environment = ${environment}`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      ),
+
+    /** Event ids whose delivery failed at or after `since` and that were neither delivered since nor are pending. */
+    failedSince: (partnerId: string, environment: PartnerEnvironment, since: Date) =>
+      sql<{ event_id: string }>`
+        select distinct d.event_id from partner_webhook_deliveries d
+        where d.partner_id = ${partnerId} and d.environment = ${environment} and d.status = 'failed'
+          and coalesce(d.finished_at, d.created_at) >= ${since}
+          and not exists (
+            select 1 from partner_webhook_deliveries o
+            where o.event_id = d.event_id and o.status in ('pending', 'delivered'))
+        order by d.event_id limit ${REDELIVER_BATCH}`.pipe(Effect.map((rows) => rows.map((r) => r.event_id))),
+
+    /**
+     * Queues a new delivery of the event to the partner's active endpoint: true when queued,
+     * false when one is already pending (a unique index admits one pending delivery per event).
+     */
+    enqueue: (partnerId: string, environment: PartnerEnvironment, eventId: string) =>
+      sql<{ id: string }>`
+        insert into partner_webhook_deliveries (id, event_id, partner_id, environment, ordering_key)
+        select ${makeId("whd")}, e.id, e.partner_id, e.environment, e.data -> 'order' ->> 'public_id'
+        from partner_events e
+        join partner_webhooks w on w.partner_id = e.partner_id and w.environment = e.environment and w.active
+        where e.id = ${eventId} and e.partner_id = ${partnerId} and e.environment = ${environment}
+        on conflict (event_id) where status = 'pending' do nothing
+        returning id`.pipe(Effect.map((rows) => rows.length > 0)),
 
     disableEndpoint: (partnerId: string, environment: PartnerEnvironment, reason: string) =>
       sql`update partner_webhooks set active = false, disabled_reason = ${reason}, updated_at = now()

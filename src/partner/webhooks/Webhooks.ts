@@ -17,15 +17,17 @@
  * 30 min, 2 h, 5 h, 10 h, 10 h (scaled by WEBHOOK_RETRY_BASE / 5 s), then marked failed. Every
  * attempt is recorded; the event itself always stays in GET /events.
  */
+import { SqlClient } from "@effect/sql"
 import { Clock, Context, Duration, Effect, type Either, Layer, Option, Queue, Ref } from "effect"
 import { randomBytes } from "node:crypto"
 import { standardWebhookSignature, webhookSignature } from "../../domain/PartnerSigning.js"
 import { AppConfig } from "../../platform/Config.js"
-import { BadRequestError } from "../../platform/Errors.js"
+import { BadRequestError, conflict, notFound } from "../../platform/Errors.js"
 import { Outbound, type OutboundError, type OutboundResponse } from "../../platform/Outbound.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import type { PartnerIdentity } from "../Auth.js"
-import { type ClaimedDelivery, WebhookRepo } from "./Repo.js"
+import { Outbox } from "../events/Outbox.js"
+import { type ClaimedDelivery, type DeliveryStatus, WebhookRepo } from "./Repo.js"
 
 const SEAL_PURPOSE = "partner-webhook-secret"
 
@@ -55,6 +57,8 @@ const isStandardSecret = (secret: string) => {
 
 const make = Effect.gen(function*() {
   const repo = yield* WebhookRepo
+  const outbox = yield* Outbox
+  const sql = yield* SqlClient.SqlClient
   const outbound = yield* Outbound
   const secrets = yield* ServiceSecret
   const config = yield* AppConfig
@@ -195,9 +199,126 @@ const make = Effect.gen(function*() {
     }
   })
 
-  return { register, run }
+  const noEndpoint = notFound("No webhook endpoint is registered for this credential's environment (PUT /api/partner/webhooks)")
+
+  /** The endpoint as the partner sees it (never the secret), with its latest attempt. */
+  const show = (partner: PartnerIdentity) =>
+    Effect.gen(function*() {
+      const endpoint = yield* repo.endpoint(partner.partnerId, partner.environment)
+      if (Option.isNone(endpoint)) return yield* noEndpoint
+      const e = endpoint.value
+      const last = yield* repo.lastAttempt(partner.partnerId, partner.environment)
+      const pending = yield* repo.pendingCount(partner.partnerId, partner.environment)
+      return {
+        url: e.url,
+        active: e.active,
+        state: e.active ? "active" as const : "disabled" as const,
+        disabled_reason: e.active ? null : e.disabled_reason,
+        created_at: e.created_at.toISOString(),
+        updated_at: e.updated_at.toISOString(),
+        pending_deliveries: pending,
+        last_attempt: Option.match(last, {
+          onNone: () => null,
+          onSome: (a) => ({
+            at: a.started_at.toISOString(),
+            delivery_id: a.delivery_id,
+            status: a.status,
+            duration_ms: a.duration_ms,
+            error: a.error
+          })
+        })
+      }
+    })
+
+  /** Removes the endpoint; its pending deliveries are cancelled. */
+  const remove = (partner: PartnerIdentity) =>
+    Effect.flatMap(repo.deleteEndpoint(partner.partnerId, partner.environment), (deleted) => deleted ? Effect.void : noEndpoint)
+
+  const activeEndpoint = (partner: PartnerIdentity) =>
+    Effect.gen(function*() {
+      const endpoint = yield* repo.endpoint(partner.partnerId, partner.environment)
+      if (Option.isNone(endpoint)) return yield* noEndpoint
+      if (!endpoint.value.active) {
+        return yield* conflict(
+          `The webhook endpoint is disabled (${endpoint.value.disabled_reason ?? "disabled"}); register it again (PUT /api/partner/webhooks) to re-activate it`,
+          "webhook_disabled"
+        )
+      }
+      return endpoint.value
+    })
+
+  /**
+   * A `webhook.test` event, recorded like any other (so it is in GET /events too) and queued for
+   * the endpoint in the same transaction: the worker signs and sends it as it sends every event.
+   */
+  const test = (partner: PartnerIdentity) =>
+    Effect.gen(function*() {
+      yield* activeEndpoint(partner)
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const eventId = yield* outbox.append({
+        partnerId: partner.partnerId,
+        environment: partner.environment,
+        type: "webhook.test",
+        data: { test: true, message: "A test event sent on request (POST /api/partner/webhooks/test)", requested_at: now.toISOString() }
+      }).pipe(sql.withTransaction)
+      return { event_id: eventId }
+    })
+
+  const deliveries = (
+    partner: PartnerIdentity,
+    filters: { readonly status?: DeliveryStatus | undefined; readonly eventId?: string | undefined },
+    before: string | null,
+    limit: number
+  ) =>
+    Effect.map(repo.deliveries(partner.partnerId, partner.environment, filters, before, limit), (page) => ({
+      hasMore: page.hasMore,
+      deliveries: page.deliveries.map((d) => ({
+        id: d.id,
+        event_id: d.event_id,
+        event_type: d.event_type,
+        status: d.status,
+        attempt_count: d.attempts,
+        next_attempt_at: d.status === "pending" ? d.next_attempt_at.toISOString() : null,
+        last_status: d.last_status,
+        last_error: d.last_error,
+        created_at: d.created_at.toISOString(),
+        finished_at: d.finished_at === null ? null : d.finished_at.toISOString(),
+        attempts: page.attempts.filter((a) => a.delivery_id === d.id).map((a) => ({
+          attempt: a.attempt,
+          started_at: a.started_at.toISOString(),
+          status: a.status,
+          duration_ms: a.duration_ms,
+          error: a.error
+        }))
+      }))
+    }))
+
+  /**
+   * Queues one event again, or every event whose delivery failed since a time. An event that
+   * already has a pending delivery is left alone (counted in `already_pending`), so repeating
+   * the request queues nothing twice.
+   */
+  const redeliver = (partner: PartnerIdentity, request: { readonly eventId: string } | { readonly since: Date }) =>
+    Effect.gen(function*() {
+      yield* activeEndpoint(partner)
+      let eventIds: ReadonlyArray<string>
+      if ("eventId" in request) {
+        const owned = yield* repo.ownsEvent(partner.partnerId, partner.environment, request.eventId)
+        if (!owned) return yield* notFound("No such event for this credential's partner and environment")
+        eventIds = [request.eventId]
+      } else {
+        eventIds = yield* repo.failedSince(partner.partnerId, partner.environment, request.since)
+      }
+      let queued = 0
+      for (const id of eventIds) {
+        if (yield* repo.enqueue(partner.partnerId, partner.environment, id)) queued++
+      }
+      return { queued, already_pending: eventIds.length - queued }
+    })
+
+  return { register, run, show, remove, test, deliveries, redeliver }
 })
 
 export class Webhooks extends Context.Tag("app/PartnerWebhooks")<Webhooks, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Webhooks, make).pipe(Layer.provide(WebhookRepo.Live))
+  static readonly Live = Layer.effect(Webhooks, make).pipe(Layer.provide([WebhookRepo.Live, Outbox.Live]))
 }
