@@ -79,8 +79,11 @@ layer(Layer.empty)("partner CLI", (it) => {
       expect(Context.get(server, TestServer.TestServer).databaseUrl).toBe(databaseUrl)
     }), 600_000) // fifteen CLI processes: slow on a loaded 2-core machine
 
-  it.scoped("a database that cannot be reached is exit code 5 with a JSON error, not a stack trace", () =>
+  it.scoped("--help needs no database; a database that cannot be reached is exit code 5 with a JSON error", () =>
     Effect.gen(function*() {
+      const help = yield* runCli("postgres://postgres@127.0.0.1:9/postgres", ["order", "--help"], { DB_CONNECT_TIMEOUT: "1 second" })
+      expect(help.code, help.stderr).toBe(0)
+      expect(help.stdout).toContain("show")
       if (!process.env.DATABASE_URL) return // the embedded database is always reachable
       const down = yield* runCli("postgres://postgres@127.0.0.1:9/postgres", ["partner", "list", "--json"], { DB_CONNECT_TIMEOUT: "2 seconds" })
       expect(down.code, down.stderr).toBe(5)
