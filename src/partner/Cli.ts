@@ -1,7 +1,7 @@
 /**
  * Operator commands of the Partner API:
- *   partner create --name N --env sandbox|live --scopes s1,s2 [--affiliate] [--json]
- *   partner list [--limit N] | partner show PARTNER_ID
+ *   partner create --name N --env sandbox|live --scopes s1,s2 [--affiliate] [--commission-bps N] [--json]
+ *   partner list [--limit N] | partner show PARTNER_ID | partner set-commission PARTNER_ID --bps N
  *   partner revoke KEY_ID | partner rotate KEY_ID
  *   order list [--status S] [--partner ID] [--env E] [--domain D] [--limit N] | order show PUBLIC_ID
  *   order hold|clear-review|start-transfer|confirm-delivery|cancel PUBLIC_ID [--note TEXT]
@@ -20,6 +20,9 @@ const env = Options.choice("env", ["sandbox", "live"]).pipe(Options.withDescript
 const scopes = Options.text("scopes").pipe(
   Options.withDescription("Comma list of: search, embed, buy, broker, refer, report, webhook")
 )
+const BPS = "Basis points of each sale the partner keeps, 0–10000 (1000 = 10 %)"
+const commissionBps = Options.integer("commission-bps").pipe(Options.withDefault(1000), Options.withDescription(`${BPS}; default 1000`))
+const checkBps = (bps: number) => (Number.isInteger(bps) && bps >= 0 && bps <= 10_000 ? Effect.void : abort("--commission-bps must be between 0 and 10000", "usage"))
 const affiliate = Options.boolean("affiliate").pipe(Options.withDescription("Link the partner to an affiliate account (referral endpoints)"))
 
 const parseScopes = (s: string) => {
@@ -32,13 +35,20 @@ const shown = (c: IssuedCredential) => ({ partner_id: c.partner_id, key_id: c.ke
 const human = (c: IssuedCredential) =>
   `partner_id: ${c.partner_id}\nkey_id:     ${c.key_id}\nsecret:     ${c.secret}\n(${c.environment}; scopes ${c.scopes.join(",")}) — the secret is shown only once; store it now.`
 
-const create = Command.make("create", { json, name, env, scopes, affiliate }, (o) =>
+const create = Command.make("create", { json, name, env, scopes, affiliate, commissionBps }, (o) =>
   Effect.gen(function*() {
+    yield* checkBps(o.commissionBps)
     const list = parseScopes(o.scopes)
     if (Option.isNone(list)) return yield* abort(`--scopes must be a comma list of search, embed, buy, broker, refer, report, webhook`, "usage")
     if (o.name.trim() === "") return yield* abort("--name must not be empty", "usage")
     const credentials = yield* Credentials
-    const issued = yield* credentials.createPartner({ name: o.name.trim(), environment: o.env, scopes: list.value, affiliate: o.affiliate })
+    const issued = yield* credentials.createPartner({
+      name: o.name.trim(),
+      environment: o.env,
+      scopes: list.value,
+      affiliate: o.affiliate,
+      commissionBps: o.commissionBps
+    })
     yield* print(o.json, shown(issued), human(issued))
   })).pipe(Command.withDescription("Create a partner and its first credential (prints the secret once)"))
 
@@ -67,6 +77,7 @@ const partnerJson = (p: PartnerSummaryRow) => ({
   partner_id: p.id,
   name: p.name,
   affiliate: p.affiliate,
+  commission_bps: p.commission_bps,
   created_at: p.created_at.toISOString(),
   credentials: p.credentials.map((c) => ({
     key_id: c.key_id,
@@ -102,9 +113,17 @@ const show = Command.make("show", { json, partnerId }, (o) =>
     yield* print(o.json, p, [`${p.partner_id}  ${p.name}${p.affiliate ? " [affiliate]" : ""}  created ${p.created_at}`, ...keys].join("\n"))
   })).pipe(Command.withDescription("One partner and its credentials"))
 
+const setCommission = Command.make("set-commission", { json, partnerId, bps: Options.integer("bps").pipe(Options.withDescription(BPS)) }, (o) =>
+  Effect.gen(function*() {
+    yield* checkBps(o.bps)
+    const done = yield* (yield* Credentials).setCommission(o.partnerId, o.bps)
+    if (!done) return yield* abort(`No partner ${o.partnerId}`, "not_found")
+    yield* print(o.json, { partner_id: o.partnerId, commission_bps: o.bps }, `${o.partnerId}: commission ${o.bps / 100} % on orders recorded from now on.`)
+  })).pipe(Command.withDescription("Change a partner's commission for orders recorded from now on (recorded orders keep their rate)"))
+
 export const partnerCommand = Command.make("partner").pipe(
   Command.withDescription("Partner API partners and credentials"),
-  Command.withSubcommands([create, list, show, revoke, rotate])
+  Command.withSubcommands([create, list, show, setCommission, revoke, rotate])
 )
 
 const publicId = Args.text({ name: "PUBLIC_ID" })

@@ -59,10 +59,12 @@ const make = Effect.gen(function*() {
       readonly environment: PartnerEnvironment
       readonly scopes: ReadonlyArray<Scope>
       readonly affiliate: boolean
+      /** Basis points of each sale the partner keeps (default 1000 = 10 %); frozen on each order. */
+      readonly commissionBps?: number | undefined
     }) =>
       Effect.gen(function*() {
         const partnerId = makeId("ptn")
-        yield* repo.insertPartner({ id: partnerId, name: input.name, affiliate: input.affiliate })
+        yield* repo.insertPartner({ id: partnerId, name: input.name, affiliate: input.affiliate, commissionBps: input.commissionBps ?? 1000 })
         return yield* issue(partnerId, input.environment, input.scopes)
       }),
 
@@ -102,6 +104,8 @@ const make = Effect.gen(function*() {
 
     /** Partners with their credentials, newest first (operator view; no secrets). */
     listPartners: (limit: number) => repo.listPartners(limit),
+    /** Changes the rate for orders recorded from now on (recorded orders keep theirs). */
+    setCommission: (partnerId: string, bps: number) => repo.setCommission(partnerId, bps),
     showPartner: (partnerId: string) => Effect.map(repo.listPartners(1, partnerId), (rows) => Option.fromNullable(rows[0])),
     rememberNonce: repo.rememberNonce,
     purgeNonces: repo.purgeNonces

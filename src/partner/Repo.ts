@@ -21,6 +21,7 @@ export interface PartnerSummaryRow {
   readonly id: string
   readonly name: string
   readonly affiliate: boolean
+  readonly commission_bps: number
   readonly created_at: Date
   readonly credentials: ReadonlyArray<{
     readonly key_id: string
@@ -45,8 +46,14 @@ const make = Effect.gen(function*() {
   return {
     findCredential,
 
-    insertPartner: (p: { id: string; name: string; affiliate: boolean }) =>
-      sql`insert into partners (id, name, affiliate) values (${p.id}, ${p.name}, ${p.affiliate})`.pipe(Effect.asVoid),
+    insertPartner: (p: { id: string; name: string; affiliate: boolean; commissionBps: number }) =>
+      sql`insert into partners (id, name, affiliate, commission_bps)
+          values (${p.id}, ${p.name}, ${p.affiliate}, ${p.commissionBps})`.pipe(Effect.asVoid),
+
+    setCommission: (partnerId: string, bps: number) =>
+      sql<{ id: string }>`update partners set commission_bps = ${bps} where id = ${partnerId} returning id`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      ),
 
     insertCredential: (c: {
       id: string
@@ -78,14 +85,14 @@ const make = Effect.gen(function*() {
     /** Partners, newest first, with their credentials (never the sealed secrets). */
     listPartners: (limit: number, partnerId?: string) =>
       sql<PartnerSummaryRow>`
-        select p.id, p.name, p.affiliate, p.created_at,
+        select p.id, p.name, p.affiliate, p.commission_bps, p.created_at,
                coalesce(json_agg(json_build_object(
                  'key_id', c.key_id, 'environment', c.environment, 'scopes', c.scopes, 'active', c.active,
                  'created_at', c.created_at, 'revoked_at', c.revoked_at) order by c.created_at)
                  filter (where c.id is not null), '[]'::json) as credentials
         from partners p left join partner_credentials c on c.partner_id = p.id
         ${partnerId === undefined ? sql`` : sql`where p.id = ${partnerId}`}
-        group by p.id, p.name, p.affiliate, p.created_at
+        group by p.id, p.name, p.affiliate, p.commission_bps, p.created_at
         order by p.created_at desc, p.id desc
         limit ${limit}`
   }

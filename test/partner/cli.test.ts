@@ -15,7 +15,7 @@ layer(Layer.empty)("partner CLI", (it) => {
       const databaseUrl = yield* TestServer.sharedDatabaseUrl
       const server = yield* Layer.build(TestServer.layer({}, { databaseUrl }))
       const run = <A, E>(e: Effect.Effect<A, E, any>) => Effect.provide(e, server) as Effect.Effect<A, E>
-      const created = yield* runCli(databaseUrl, ["partner", "create", "--name", "Acme Domains", "--env", "sandbox", "--scopes", "search,buy", "--json"])
+      const created = yield* runCli(databaseUrl, ["partner", "create", "--name", "Acme Domains", "--env", "sandbox", "--scopes", "search,buy", "--commission-bps", "2500", "--json"])
       expect(created.code, created.stderr).toBe(0)
       const cred = JSON.parse(created.stdout)
       expect(Object.keys(cred).sort()).toEqual(["key_id", "partner_id", "secret"])
@@ -52,7 +52,7 @@ layer(Layer.empty)("partner CLI", (it) => {
       const partners = yield* runCli(databaseUrl, ["partner", "list", "--json"])
       expect(partners.code, partners.stderr).toBe(0)
       const [partner] = JSON.parse(partners.stdout).partners
-      expect(partner).toMatchObject({ partner_id: cred.partner_id, name: "Acme Domains", credentials: [{ key_id: cred.key_id, active: true, scopes: ["search", "buy"] }] })
+      expect(partner).toMatchObject({ partner_id: cred.partner_id, name: "Acme Domains", commission_bps: 2500, credentials: [{ key_id: cred.key_id, active: true, scopes: ["search", "buy"] }] })
       expect(partners.stdout).not.toContain(cred.secret)
       const partnerShown = yield* runCli(databaseUrl, ["partner", "show", cred.partner_id])
       expect(partnerShown.code, partnerShown.stderr).toBe(0)
