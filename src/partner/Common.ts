@@ -1,7 +1,8 @@
 /** Small helpers shared by the partner handlers. */
-import { Effect, Either } from "effect"
+import { Effect, Either, Option } from "effect"
 import { parseDomainName } from "../domain/DomainName.js"
 import { BadRequestError } from "../platform/Errors.js"
+import type { ServiceSecretShape } from "../platform/ServiceSecret.js"
 
 export const validationError = (message: string, details?: unknown) =>
   new BadRequestError(details === undefined ? { code: "validation_error", message } : { code: "validation_error", message, details })
@@ -15,3 +16,23 @@ export const domainParam = (field: string, input: string) =>
 
 /** RFC 3339 UTC with milliseconds. */
 export const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString())
+
+/**
+ * Keyset cursors of the partner lists (newest first): a signed `{b: last id, f: filters}`, valid
+ * only with the filters it was issued for. `read` gives the id to continue before (null on the
+ * first page) or a 400 `validation_error`; `next` the cursor after a page (null at the end).
+ */
+export const pageCursor = (secrets: ServiceSecretShape, purpose: string, filters: ReadonlyArray<unknown>) => {
+  const f = JSON.stringify(filters)
+  return {
+    read: (cursor: string | undefined): Effect.Effect<string | null, BadRequestError> => {
+      if (cursor === undefined) return Effect.succeed(null)
+      const c = secrets.verify<{ b: string; f: string }>(purpose, cursor)
+      if (Option.isNone(c)) return Effect.fail(validationError("cursor: not a cursor issued by this endpoint"))
+      if (c.value.f !== f) return Effect.fail(validationError("cursor: was issued for other filters; send the same filters as the first page"))
+      return Effect.succeed(c.value.b)
+    },
+    next: (last: { readonly id: string } | undefined, hasMore: boolean): string | null =>
+      hasMore && last ? secrets.sign(purpose, { b: last.id, f }) : null
+  }
+}

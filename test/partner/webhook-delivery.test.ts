@@ -20,7 +20,7 @@ import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import { verifyWebhook } from "../../src/partner-client/index.js"
 import { makeOutbound } from "../../src/platform/Outbound.js"
 import { post } from "../support/http.js"
-import { buy, createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
+import { buy, createPartner, deliveryOf, expectError, seedListings, signed, waitUntil } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 import { type ReceivedDelivery, webhookReceiver } from "../support/WebhookReceiver.js"
 
@@ -39,24 +39,6 @@ const register = (cred: IssuedCredential, url: string, secret?: string) =>
 const typeOf = (d: ReceivedDelivery) => JSON.parse(d.body).type as string
 const orderOf = (d: ReceivedDelivery) => JSON.parse(d.body).data.order as { public_id: string; status: string }
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
-
-const deliveryOf = (eventId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ status: string; attempts: number }>`select status, attempts from partner_webhook_deliveries where event_id = ${eventId}`).pipe(
-    Effect.map((rows) => rows[0]),
-    Effect.orDie
-  )
-
-const waitUntil = <A, R>(check: Effect.Effect<A, never, R>, ok: (a: A) => boolean, timeoutMs = 20_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + timeoutMs
-    let last = yield* check
-    while (!ok(last) && Date.now() < deadline) {
-      yield* sleep(100)
-      last = yield* check
-    }
-    return last
-  })
 
 layer(TestServer.layer(ENV))("webhook delivery", (it) => {
   it.scoped("a hung receiver holds only its own endpoint's slots (at most 4); a healthy partner's delivery stays fast", () =>

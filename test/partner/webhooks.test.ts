@@ -10,7 +10,7 @@ import { Context, Effect, Layer } from "effect"
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { Webhook } from "standardwebhooks"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
-import { buy, createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
+import { buy, createPartner, deliveryOf, expectError, seedListings, signed, waitUntil } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 import { type ReceivedDelivery, webhookReceiver } from "../support/WebhookReceiver.js"
 
@@ -33,24 +33,6 @@ const attemptsOf = (eventId: string) =>
       select a.attempt, a.status, a.error from partner_webhook_attempts a
       join partner_webhook_deliveries d on d.id = a.delivery_id
       where d.event_id = ${eventId} order by a.seq`).pipe(Effect.orDie)
-
-const deliveryOf = (eventId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ status: string; attempts: number }>`select status, attempts from partner_webhook_deliveries where event_id = ${eventId}`).pipe(
-    Effect.map((rows) => rows[0]),
-    Effect.orDie
-  )
-
-const waitUntil = <A, R>(check: Effect.Effect<A, never, R>, ok: (a: A) => boolean, timeoutMs = 20_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + timeoutMs
-    let last = yield* check
-    while (!ok(last) && Date.now() < deadline) {
-      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
-      last = yield* check
-    }
-    return last
-  })
 
 layer(TestServer.layer(ENV))("webhooks", (it) => {
   it.effect("PUT /api/partner/webhooks: 200 {url, active, created_at}; validation and SSRF refusals", () =>

@@ -102,3 +102,26 @@ export const expectError = (reply: Reply, status: number, code: string) => {
   if (reply.json.error.request_id !== reply.headers.get("x-request-id")) throw new Error("request_id differs from X-Request-Id")
   return reply.json.error as { code: string; message: string; request_id: string }
 }
+
+/** The webhook delivery row of an event (status and attempts so far). */
+export const deliveryOf = (eventId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ status: string; attempts: number }>`select status, attempts from partner_webhook_deliveries where event_id = ${eventId}`).pipe(
+    Effect.map((rows) => rows[0]),
+    Effect.orDie
+  )
+
+/**
+ * Polls `check` every 100 ms of real time (not the TestClock of `it.effect`) until `ok` holds or
+ * `timeoutMs` passes; returns the last value.
+ */
+export const waitUntil = <A, R>(check: Effect.Effect<A, never, R>, ok: (a: A) => boolean, timeoutMs = 20_000) =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + timeoutMs
+    let last = yield* check
+    while (!ok(last) && Date.now() < deadline) {
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+      last = yield* check
+    }
+    return last
+  })

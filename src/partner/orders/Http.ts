@@ -1,12 +1,12 @@
 /** Handlers of quotes, orders and refunds. */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { Api } from "../../app/Api.js"
 import { BadRequestError } from "../../platform/Errors.js"
 import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
-import { domainParam, iso, validationError } from "../Common.js"
+import { domainParam, iso, pageCursor, validationError } from "../Common.js"
 import { orderJson, Orders } from "./Orders.js"
 
 const CURSOR_PURPOSE = "partner-orders-cursor"
@@ -64,20 +64,14 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
           const to = yield* parseDate("to", urlParams.to)
           const domain = urlParams.domain === undefined ? undefined : (yield* domainParam("domain", urlParams.domain)).ascii
           const filters = { status: urlParams.status, domain, from, to }
-          const filterKey = JSON.stringify([filters.status ?? null, domain ?? null, iso(from ?? null), iso(to ?? null)])
-          let before: string | null = null
-          if (urlParams.cursor !== undefined) {
-            const c = secrets.verify<{ b: string; f: string }>(CURSOR_PURPOSE, urlParams.cursor)
-            if (Option.isNone(c)) return yield* validationError("cursor: not a cursor issued by this endpoint")
-            if (c.value.f !== filterKey) return yield* validationError("cursor: was issued for other filters; send the same filters as the first page")
-            before = c.value.b
-          }
+          const cursor = pageCursor(secrets, CURSOR_PURPOSE, [filters.status ?? null, domain ?? null, iso(from ?? null), iso(to ?? null)])
+          const before = yield* cursor.read(urlParams.cursor)
           const limit = urlParams.limit ?? 25
           const page = yield* orders.list(partner, filters, before, limit)
           const last = page.orders[page.orders.length - 1]
           return {
             orders: page.orders.map(orderJson),
-            next_cursor: page.hasMore && last ? secrets.sign(CURSOR_PURPOSE, { b: last.id, f: filterKey }) : null
+            next_cursor: cursor.next(last, page.hasMore)
           }
         }).pipe(Effect.catchTag("SqlError", Effect.die)))
       .handle("getOrder", ({ path }) =>

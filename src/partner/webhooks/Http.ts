@@ -1,11 +1,11 @@
 /** Handlers of the webhook endpoint (PUT/GET/DELETE, test) and of the delivery log and redelivery. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { Api } from "../../app/Api.js"
 import { isId } from "../../platform/Ids.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
-import { validationError } from "../Common.js"
+import { pageCursor, validationError } from "../Common.js"
 import { Webhooks } from "./Webhooks.js"
 
 const CURSOR_PURPOSE = "partner-webhook-deliveries-cursor"
@@ -30,19 +30,13 @@ export const PartnerWebhooksHttpLive = HttpApiBuilder.group(Api, "partnerWebhook
           if (urlParams.event_id !== undefined && !isId("evt", urlParams.event_id)) {
             return yield* validationError("event_id: must be an event id (evt_…)", [{ path: ["event_id"], message: "must be an event id (evt_…)" }])
           }
-          const filterKey = JSON.stringify([urlParams.status ?? null, urlParams.event_id ?? null])
-          let before: string | null = null
-          if (urlParams.cursor !== undefined) {
-            const c = secrets.verify<{ b: string; f: string }>(CURSOR_PURPOSE, urlParams.cursor)
-            if (Option.isNone(c)) return yield* validationError("cursor: not a cursor issued by this endpoint")
-            if (c.value.f !== filterKey) return yield* validationError("cursor: was issued for other filters; send the same filters as the first page")
-            before = c.value.b
-          }
+          const cursor = pageCursor(secrets, CURSOR_PURPOSE, [urlParams.status ?? null, urlParams.event_id ?? null])
+          const before = yield* cursor.read(urlParams.cursor)
           const page = yield* webhooks.deliveries(partner, { status: urlParams.status, eventId: urlParams.event_id }, before, urlParams.limit ?? 25)
           const last = page.deliveries[page.deliveries.length - 1]
           return {
             deliveries: page.deliveries,
-            next_cursor: page.hasMore && last ? secrets.sign(CURSOR_PURPOSE, { b: last.id, f: filterKey }) : null
+            next_cursor: cursor.next(last, page.hasMore)
           }
         }).pipe(Effect.catchTag("SqlError", Effect.die)))
       .handle("redeliverWebhooks", ({ payload }) =>
