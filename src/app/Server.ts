@@ -32,6 +32,7 @@ import { answerClientErrors } from "../platform/ClientError.js"
 import { guardSettings, makeRouteTable, RequestGuardLive } from "../platform/RequestGuard.js"
 import { runMigrations } from "../platform/Migrations.js"
 import { Idempotency } from "../platform/Idempotency.js"
+import { MetricsRouteLive } from "../platform/Metrics.js"
 import { DrainLive, Lifecycle } from "../platform/Lifecycle.js"
 import { OutboundLive } from "../platform/Outbound.js"
 import { RateLimiterLive } from "../platform/RateLimit.js"
@@ -88,8 +89,9 @@ const HttpLive = Layer.unwrapEffect(
         callback?.(err)
       })
     }) as typeof server.close
-    return serveWithSelfDispatch(serverMiddleware(config, routes.operationId)).pipe(
+    return serveWithSelfDispatch(serverMiddleware(config, routes.operationId, (m, p) => routes.match(m, p)?.template)).pipe(
       Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+      Layer.provide(MetricsRouteLive),
       Layer.provide(McpHttpLive),
       Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
       Layer.provide(ApiErrorsLive),

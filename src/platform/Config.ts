@@ -44,6 +44,8 @@ export interface AppConfigShape {
   /** `None` outside production when unset: the secret is then generated into DATA_DIR. */
   readonly serviceSecret: Option.Option<Redacted.Redacted>
   readonly adminToken: Option.Option<Redacted.Redacted>
+  /** When set, `GET /metrics` needs it as a bearer token. */
+  readonly metricsToken: Option.Option<Redacted.Redacted>
   /** Accounts, sessions, OAuth lifetimes. */
   readonly identity: IdentitySettings
   /** Number of proxies in front of the service whose `X-Forwarded-For` entries are trusted (0 = none). */
@@ -287,6 +289,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data")),
   serviceSecret: Config.option(Config.redacted("SERVICE_SECRET")),
   adminToken: Config.option(Config.redacted("ADMIN_TOKEN")),
+  metricsToken: Config.option(Config.redacted("METRICS_TOKEN")),
   identity: identityConfig,
   trustProxy: Config.string("TRUST_PROXY").pipe(Config.withDefault("false")),
   redisUrl: Config.option(Config.redacted("REDIS_URL")),
@@ -343,6 +346,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
       dataDir: c.dataDir,
       serviceSecret: c.serviceSecret,
       adminToken: c.adminToken,
+      metricsToken: c.metricsToken,
       identity: c.identity,
       trustProxy,
       redisUrl: c.redisUrl,

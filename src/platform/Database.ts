@@ -21,6 +21,7 @@ import * as Path from "node:path"
 import pg from "pg"
 import { AppConfig } from "./Config.js"
 import * as DataDirLock from "./DataDirLock.js"
+import { registerPool, unregisterPool } from "./Metrics.js"
 import { GroupedQueryQueue } from "./PgliteQueue.js"
 
 const INT8 = 20
@@ -138,9 +139,13 @@ export const pgLayer = (
         })
         // Errors of idle clients (the server went away) only remove them from the pool.
         pool.on("error", () => undefined)
+        registerPool(pool) // its usage is reported by GET /metrics
         return pool
       }),
-      (pool) => Effect.promise(() => pool.end().catch(() => undefined)).pipe(Effect.timeoutOption(1000))
+      (pool) =>
+        Effect.sync(() => unregisterPool(pool)).pipe(
+          Effect.zipRight(Effect.promise(() => pool.end().catch(() => undefined)).pipe(Effect.timeoutOption(1000)))
+        )
     ).pipe(
       // A starting process waits for its database for a while (a replica may start first, or
       // the machine is busy) instead of failing on the first connect time limit.

@@ -3,7 +3,8 @@
  *
  * - `X-Request-Id` on every response (a valid incoming one is echoed, else `req_<ulid>`), and the
  *   same id inside every typed error body;
- * - one structured access-log line per request (method, path, status, duration, request id);
+ * - one structured access-log line per request (method, path, route template, status, duration,
+ *   request id, client IP, user agent), and the request metrics of `/metrics` (Metrics.ts);
  * - `Deprecation` / `Sunset` / `Link` headers on operations configured as deprecated;
  * - no stack traces: unknown routes become a typed 404, defects a typed 500;
  * - schema failures of request input become the documented 400 (typed, or legacy on the two legacy
@@ -22,6 +23,7 @@ import type { AppConfigShape, DeprecationEntry } from "./Config.js"
 import { causeIsDatabaseOutage, OUTAGE_RETRY_AFTER_SECONDS } from "./DatabaseOutage.js"
 import { BadRequestError, clipEcho, CurrentRequestId, LegacyBadRequestError } from "./Errors.js"
 import { makeId } from "./Ids.js"
+import { recordRequest, routeLabel } from "./Metrics.js"
 
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -35,6 +37,9 @@ const pathOf = (url: string) => {
 
 /** Resolves a request to its OpenAPI operation id (`group.endpoint`), for deprecation lookups. */
 export type OperationMatcher = (method: string, path: string) => string | undefined
+
+/** Resolves a request to its route template (`/api/partner/v1/orders/{public_id}`), if any. */
+export type RouteMatcher = (method: string, path: string) => string | undefined
 
 const errorJson = (status: number, code: string, message: string, requestId: string) =>
   HttpServerResponse.unsafeJson({ error: { code, message, request_id: requestId } }, { status })
@@ -86,13 +91,25 @@ export const CorsPreflightLive = HttpApiBuilder.middleware((app) =>
   ) as any
 )
 
-interface AccessLogEntry {
+export interface AccessLogEntry {
   readonly request_id: string
   readonly method: string
   readonly path: string
+  /** The route template, `unmatched` when no route knows the path (bounded, unlike `path`). */
+  readonly route: string
   readonly status: number
   readonly duration_ms: number
+  /** The caller's IP (X-Forwarded-For only under TRUST_PROXY, as everywhere else). */
+  readonly client_ip: string
+  /** Clipped to `MAX_USER_AGENT` characters; absent when the request had none. */
+  readonly user_agent?: string | undefined
 }
+
+export const MAX_USER_AGENT = 200
+
+/** The access-log line (JSON format), without its trailing newline. */
+export const formatAccessLine = (e: AccessLogEntry, now: Date = new Date()): string =>
+  `{"message":"request","logLevel":"INFO","timestamp":"${now.toISOString()}","annotations":${JSON.stringify(e)}}`
 
 /**
  * Log lines are buffered and written in one chunk per event-loop turn (or when 64 KiB pile up):
@@ -132,10 +149,10 @@ const makeAccessLog = (config: AppConfigShape): ((entry: AccessLogEntry) => void
   if (!["all", "trace", "debug", "info"].includes(config.logLevel.toLowerCase())) return undefined
   const write = makeLineWriter()
   if (config.logFormat === "pretty") {
-    return (e) => write(`[${new Date().toISOString()}] INFO ${e.method} ${e.path} ${e.status} ${e.duration_ms}ms ${e.request_id}\n`)
+    return (e) =>
+      write(`[${new Date().toISOString()}] INFO ${e.method} ${e.path} ${e.status} ${e.duration_ms}ms ${e.request_id} ${e.client_ip}\n`)
   }
-  return (e) =>
-    write(`{"message":"request","logLevel":"INFO","timestamp":"${new Date().toISOString()}","annotations":${JSON.stringify(e)}}\n`)
+  return (e) => write(`${formatAccessLine(e)}\n`)
 }
 
 /**
@@ -143,7 +160,7 @@ const makeAccessLog = (config: AppConfigShape): ((entry: AccessLogEntry) => void
  * response is already chosen when it returns), so headers are added through a pre-response
  * handler, which the server applies to every response: success, typed error or defect.
  */
-export const serverMiddleware = (config: AppConfigShape, matchOperation: OperationMatcher) => {
+export const serverMiddleware = (config: AppConfigShape, matchOperation: OperationMatcher, matchRoute: RouteMatcher = () => undefined) => {
   const hasDeprecations = Object.keys(config.deprecations).length > 0
   const accessLog = makeAccessLog(config)
   // Written for the hot path: one fiber-runtime access instead of a generator per request.
@@ -167,19 +184,28 @@ export const serverMiddleware = (config: AppConfigShape, matchOperation: Operati
         HttpApp.appendPreResponseHandler((_req, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers))),
         app
       ).pipe(Effect.locally(CurrentRequestId, requestId), Effect.locally(CurrentResponseHeaders, headers))
-      if (accessLog === undefined) return withHeaders
       return Effect.onExit(withHeaders, (exit) =>
-        Effect.sync(() =>
+        Effect.sync(() => {
+          const path = pathOf(request.url)
+          const route = routeLabel(matchRoute(request.method, path), path)
+          // A client that hung up mid-request is 499 (client closed request), never an error:
+          // whatever else the interruption caused (a query cut short) is its consequence.
+          const status = exit._tag === "Success" ? exit.value.status : Cause.isInterrupted(exit.cause) ? 499 : 500
+          const seconds = (performance.now() - started) / 1000
+          recordRequest(request.method, route, status, seconds)
+          if (accessLog === undefined) return
+          const userAgent = request.headers["user-agent"]
           accessLog({
             request_id: requestId,
             method: request.method,
-            path: pathOf(request.url),
-            // A client that hung up mid-request is 499 (client closed request), never an error:
-            // whatever else the interruption caused (a query cut short) is its consequence.
-            status: exit._tag === "Success" ? exit.value.status : Cause.isInterrupted(exit.cause) ? 499 : 500,
-            duration_ms: Math.round((performance.now() - started) * 100) / 100
+            path,
+            route,
+            status,
+            duration_ms: Math.round(seconds * 100_000) / 100,
+            client_ip: clientIpOf(request, config.trustProxy),
+            user_agent: userAgent === undefined ? undefined : userAgent.slice(0, MAX_USER_AGENT)
           })
-        ))
+        }))
     })
 }
 

@@ -24,6 +24,7 @@ import { Clock, Context, Deferred, Duration, Effect, FiberId, Layer, Option, Red
 import { Redis } from "ioredis"
 import { AppConfig } from "./Config.js"
 import { RateLimitedError } from "./Errors.js"
+import { recordRateLimitDenial } from "./Metrics.js"
 import { addResponseHeaders, clientIpOf } from "./HttpMiddleware.js"
 
 export interface RateLimitPolicy {
@@ -174,7 +175,10 @@ export const RateLimiterLive = Layer.scoped(
         const bucket = `${p.id}|${key}`
         const slot = `${bucket}|${windowStart}`
         const refused: RateLimitDecision = { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds: p.windowSeconds }
-        if (denied.has(slot)) return Effect.succeed(refused)
+        if (denied.has(slot)) {
+          recordRateLimitDenial(p.id)
+          return Effect.succeed(refused)
+        }
 
         const waiter = Deferred.unsafeMake<number>(FiberId.none)
         let entry = pending.get(slot)
@@ -194,6 +198,7 @@ export const RateLimiterLive = Layer.scoped(
             }
             if (denied.size > 10_000) for (const [k, end] of denied) if (end <= now) denied.delete(k)
             denied.set(slot, windowEnd)
+            recordRateLimitDenial(p.id)
             return refused
           })
         )

@@ -1,0 +1,191 @@
+/**
+ * Prometheus metrics (`GET /metrics`, text exposition format 0.0.4).
+ *
+ * Counters and histograms are Effect metrics (`effect/Metric`, the process-wide registry), updated
+ * with `unsafeUpdate` on the hot path and rendered here from `Metric.unsafeSnapshot()`. Gauges that
+ * describe state rather than events (database pool, webhook queue) are read at scrape time.
+ *
+ * Label values are bounded: requests are labelled by route TEMPLATE
+ * (`/api/partner/v1/orders/{public_id}`), never the raw path; a path no route knows is
+ * `route="unmatched"`. See docs/operations.md, "Metrics and logs".
+ */
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Effect, Metric, MetricBoundaries, MetricLabel, MetricState, Option, Redacted } from "effect"
+import { createHash, timingSafeEqual } from "node:crypto"
+import type pg from "pg"
+import { AppConfig } from "./Config.js"
+
+// ---------------------------------------------------------------------------
+// Instruments
+
+const HELP: Record<string, { readonly type: "counter" | "histogram" | "gauge"; readonly help: string }> = {
+  http_requests_total: { type: "counter", help: "HTTP requests answered, by method, route template and status (499: the client hung up)." },
+  http_request_duration_seconds: { type: "histogram", help: "Time from request to response, by method and route template." },
+  rate_limit_denials_total: { type: "counter", help: "Requests refused by a rate-limit policy, by policy id." },
+  settlement_runs_total: { type: "counter", help: "Settlement runs started by this process, by outcome (completed, skipped, failed)." }
+}
+
+const requestsTotal = Metric.counter("http_requests_total", { incremental: true })
+const requestDuration = Metric.histogram(
+  "http_request_duration_seconds",
+  MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
+)
+const rateLimitDenials = Metric.counter("rate_limit_denials_total", { incremental: true })
+const settlementRuns = Metric.counter("settlement_runs_total", { incremental: true })
+
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+
+/** Records one answered request (called by the access-log middleware). */
+export const recordRequest = (method: string, route: string, status: number, seconds: number): void => {
+  const m = KNOWN_METHODS.has(method) ? method : "OTHER"
+  const methodLabel = MetricLabel.make("method", m)
+  const routeLabel = MetricLabel.make("route", route)
+  requestsTotal.unsafeUpdate(1, [methodLabel, routeLabel, MetricLabel.make("status", String(status))])
+  requestDuration.unsafeUpdate(seconds, [methodLabel, routeLabel])
+}
+
+export const recordRateLimitDenial = (policyId: string): void =>
+  rateLimitDenials.unsafeUpdate(1, [MetricLabel.make("policy", policyId)])
+
+export const recordSettlementRun = (outcome: "completed" | "skipped" | "failed"): void =>
+  settlementRuns.unsafeUpdate(1, [MetricLabel.make("outcome", outcome)])
+
+/**
+ * Routes served beside the HttpApi (not in its route table): exact paths, and `/docs/{page}`.
+ * Everything else no route knows is `unmatched`.
+ */
+const EXTRA_ROUTES = new Set([
+  "/metrics", "/docs", "/api/openapi.json", "/mcp", "/llms.txt", "/llms-full.txt", "/.well-known/mcp/server-card.json"
+])
+
+/** The route label of a request: its template, a known extra route, or `unmatched`. */
+export const routeLabel = (template: string | undefined, path: string): string => {
+  if (template !== undefined) return template
+  if (EXTRA_ROUTES.has(path)) return path
+  if (/^\/docs\/[^/]+$/.test(path)) return "/docs/{page}"
+  return "unmatched"
+}
+
+// ---------------------------------------------------------------------------
+// Database pools (registered by src/platform/Database.ts while open)
+
+const pools = new Set<pg.Pool>()
+
+export const registerPool = (pool: pg.Pool): void => void pools.add(pool)
+export const unregisterPool = (pool: pg.Pool): void => void pools.delete(pool)
+
+// ---------------------------------------------------------------------------
+// Rendering
+
+const escapeLabel = (v: string) => v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, "\\\"")
+const labels = (pairs: ReadonlyArray<readonly [string, string]>) =>
+  pairs.length === 0 ? "" : `{${pairs.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(",")}}`
+const num = (n: number) => (n === Infinity ? "+Inf" : n === -Infinity ? "-Inf" : String(n))
+
+interface Gauge {
+  readonly name: string
+  readonly help: string
+  readonly samples: ReadonlyArray<readonly [ReadonlyArray<readonly [string, string]>, number]>
+}
+
+/** The Effect metrics of `HELP` plus the given gauges, in the text exposition format 0.0.4. */
+export const renderMetrics = (gauges: ReadonlyArray<Gauge>): string => {
+  const byName = new Map<string, Array<string>>()
+  for (const pair of Metric.unsafeSnapshot()) {
+    const name = pair.metricKey.name
+    if (HELP[name] === undefined) continue
+    const tags = pair.metricKey.tags.map((t) => [t.key, t.value] as const)
+    const lines = byName.get(name) ?? []
+    byName.set(name, lines)
+    const state = pair.metricState
+    if (MetricState.isCounterState(state)) {
+      lines.push(`${name}${labels(tags)} ${num(Number(state.count))}`)
+    } else if (MetricState.isHistogramState(state)) {
+      for (const [bound, count] of state.buckets) {
+        lines.push(`${name}_bucket${labels([...tags, ["le", num(bound)]])} ${count}`)
+      }
+      if (!state.buckets.some(([b]) => b === Infinity)) lines.push(`${name}_bucket${labels([...tags, ["le", "+Inf"]])} ${state.count}`)
+      lines.push(`${name}_sum${labels(tags)} ${state.sum}`)
+      lines.push(`${name}_count${labels(tags)} ${state.count}`)
+    }
+  }
+  const out: Array<string> = []
+  for (const [name, meta] of Object.entries(HELP)) {
+    out.push(`# HELP ${name} ${meta.help}`, `# TYPE ${name} ${meta.type}`, ...(byName.get(name) ?? []))
+  }
+  for (const g of gauges) {
+    out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`)
+    for (const [l, v] of g.samples) out.push(`${g.name}${labels(l)} ${num(v)}`)
+  }
+  return out.join("\n") + "\n"
+}
+
+const poolGauges = (): Array<Gauge> => {
+  let total = 0, idle = 0, waiting = 0, max = 0
+  for (const p of pools) {
+    total += p.totalCount
+    idle += p.idleCount
+    waiting += p.waitingCount
+    max += (p as any).options?.max ?? 0
+  }
+  return [
+    { name: "db_pool_connections", help: "Database pool connections by state (in_use = total - idle).", samples: [[[["state", "total"]], total], [[["state", "idle"]], idle], [[["state", "in_use"]], total - idle]] },
+    { name: "db_pool_waiting_requests", help: "Queries waiting for a free database connection.", samples: [[[], waiting]] },
+    { name: "db_pool_max_connections", help: "Configured size of the database pool.", samples: [[[], max]] }
+  ]
+}
+
+/** Webhook deliveries waiting (pending) and the age of the oldest one that is due. */
+const webhookGauges = (sql: SqlClient.SqlClient) =>
+  sql<{ pending: number; due: number; lag: number | null }>`
+    select count(*)::int as pending,
+           count(*) filter (where next_attempt_at <= now())::int as due,
+           extract(epoch from now() - min(next_attempt_at) filter (where next_attempt_at <= now()))::float8 as lag
+    from partner_webhook_deliveries where status = 'pending'`.pipe(
+    Effect.map(([row]): Array<Gauge> => [
+      { name: "webhook_deliveries_pending", help: "Webhook deliveries not yet delivered, failed or cancelled.", samples: [[[], row?.pending ?? 0]] },
+      { name: "webhook_deliveries_due", help: "Pending webhook deliveries whose next attempt time has come.", samples: [[[], row?.due ?? 0]] },
+      { name: "webhook_delivery_lag_seconds", help: "Age of the oldest due webhook delivery (0 when none is due).", samples: [[[], Math.max(0, row?.lag ?? 0)]] }
+    ]),
+    Effect.timeout("2 seconds"),
+    // A database that does not answer must not break the scrape: the gauges are left out, and
+    // `metrics_scrape_database_ok` says so.
+    Effect.option
+  )
+
+const sha = (s: string) => createHash("sha256").update(s).digest()
+
+/** `GET /metrics`, beside the HttpApi (not in the public OpenAPI document). */
+export const MetricsRouteLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const sql = yield* SqlClient.SqlClient
+    const expected = Option.map(config.metricsToken, (t) => sha(`Bearer ${Redacted.value(t)}`))
+    yield* router.get(
+      "/metrics",
+      Effect.gen(function*() {
+        if (Option.isSome(expected)) {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const given = sha(request.headers.authorization ?? "")
+          if (!timingSafeEqual(given, expected.value)) {
+            return HttpServerResponse.unsafeJson(
+              { error: { code: "unauthorized", message: "GET /metrics needs the METRICS_TOKEN as a bearer token" } },
+              { status: 401, headers: { "www-authenticate": "Bearer" } }
+            )
+          }
+        }
+        const webhooks = yield* webhookGauges(sql)
+        const body = renderMetrics([
+          ...poolGauges(),
+          ...Option.getOrElse(webhooks, () => []),
+          { name: "metrics_scrape_database_ok", help: "1 when the scrape could read the database-backed gauges.", samples: [[[], Option.isSome(webhooks) ? 1 : 0]] }
+        ])
+        return HttpServerResponse.text(body, {
+          contentType: "text/plain; version=0.0.4; charset=utf-8",
+          headers: { "cache-control": "no-store" }
+        })
+      })
+    )
+  })
+)
