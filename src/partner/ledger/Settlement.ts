@@ -10,11 +10,12 @@
  * status check is in the same UPDATE, so nothing is ever settled twice.
  */
 import { SqlClient } from "@effect/sql"
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Cause, Clock, Context, Effect, Layer, Option } from "effect"
 import { settled } from "../../domain/Ledger.js"
 import { commissionOf } from "../../domain/Money.js"
 import { AppConfig } from "../../platform/Config.js"
 import { makeId } from "../../platform/Ids.js"
+import { recordSettlementRun } from "../../platform/Metrics.js"
 import { runExclusive } from "../../platform/Singleton.js"
 import type { PartnerEnvironment } from "../Auth.js"
 import { Outbox } from "../events/Outbox.js"
@@ -168,7 +169,16 @@ const make = Effect.gen(function*() {
         orders_settled: 0,
         statements: []
       }))
-    }).pipe(Effect.orDie)
+    }).pipe(
+      Effect.orDie,
+      // settlement_runs_total{outcome} of GET /metrics
+      Effect.onExit((exit) =>
+        Effect.sync(() => {
+          if (exit._tag === "Success") recordSettlementRun(exit.value.status === "skipped" ? "skipped" : "completed")
+          else if (!Cause.isInterruptedOnly(exit.cause)) recordSettlementRun("failed")
+        })
+      )
+    )
 
   /** Settles one TRANSFER_COMPLETED order now, ignoring the hold (sandbox advance): its own run and statement. */
   const settleOrder = (order: OrderRow, actor: string) =>
