@@ -30,12 +30,14 @@ const parse = (text: string): Array<Sample> =>
 const find = (samples: Array<Sample>, name: string, labels: Record<string, string>) =>
   samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
 
-layer(TestServer.layer({ METRICS_TOKEN: TOKEN, LOG_LEVEL: "info" }), { timeout: 120_000 })("metrics", (it) => {
+layer(TestServer.layer({ METRICS_TOKEN: TOKEN, LOG_LEVEL: "info", RATE_LIMITS: '{"pricing_tld":1}' }), { timeout: 120_000 })("metrics", (it) => {
   it.effect("counts requests by route template and status, with histograms and gauges", () =>
     Effect.gen(function*() {
       expect((yield* get("/healthz")).status).toBe(200)
       expect((yield* get("/no/such/path/secret-raw-123")).status).toBe(404)
       const byId = yield* get("/api/partner/v1/orders/ord_RAWID0123456789")
+      yield* get("/api/pricing/tld?tld=com")
+      expect((yield* get("/api/pricing/tld?tld=com")).status).toBe(429)
       expect(byId.status).toBeGreaterThanOrEqual(400)
 
       const reply = yield* get("/metrics", { authorization: `Bearer ${TOKEN}` })
@@ -65,7 +67,8 @@ layer(TestServer.layer({ METRICS_TOKEN: TOKEN, LOG_LEVEL: "info" }), { timeout: 
       expect(find(samples, "webhook_delivery_lag_seconds", {})[0]?.value).toBe(0)
       expect(find(samples, "metrics_scrape_database_ok", {})[0]?.value).toBe(1)
       expect(reply.text).toContain("# TYPE http_request_duration_seconds histogram")
-      expect(reply.text).toContain("# TYPE rate_limit_denials_total counter")
+      expect(find(samples, "rate_limit_denials_total", { policy: "pricing_tld" })[0]?.value).toBeGreaterThanOrEqual(1)
+      expect(find(samples, "http_requests_total", { route: "/api/pricing/tld", status: "429" })[0]?.value).toBeGreaterThanOrEqual(1)
     }))
 
   it.effect("the access log line carries client_ip (TRUST_PROXY off: the socket peer), user_agent and route", () =>
