@@ -103,6 +103,23 @@ export interface AccessLogEntry {
   readonly client_ip: string
   /** Clipped to `MAX_USER_AGENT` characters; absent when the request had none. */
   readonly user_agent?: string | undefined
+  /** The trace id of a valid inbound W3C `traceparent`, to correlate with the caller's traces. */
+  readonly trace_id?: string | undefined
+}
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/
+
+/**
+ * The trace id of a W3C Trace Context `traceparent` header, or undefined when it is absent or
+ * invalid (version ff, all-zero ids, version 00 with trailing data). It is only logged: the
+ * service sends no trace headers anywhere.
+ */
+export const traceIdOf = (header: string | undefined): string | undefined => {
+  if (header === undefined || header.length > 512) return undefined
+  const m = TRACEPARENT.exec(header.trim())
+  if (!m || m[1] === "ff" || (m[1] === "00" && m[5] !== undefined)) return undefined
+  if (/^0+$/.test(m[2]) || /^0+$/.test(m[3])) return undefined
+  return m[2]
 }
 
 export const MAX_USER_AGENT = 200
@@ -203,7 +220,8 @@ export const serverMiddleware = (config: AppConfigShape, matchOperation: Operati
             status,
             duration_ms: Math.round(seconds * 100_000) / 100,
             client_ip: clientIpOf(request, config.trustProxy),
-            user_agent: userAgent === undefined ? undefined : userAgent.slice(0, MAX_USER_AGENT)
+            user_agent: userAgent === undefined ? undefined : userAgent.slice(0, MAX_USER_AGENT),
+            trace_id: traceIdOf(request.headers.traceparent)
           })
         }))
     })

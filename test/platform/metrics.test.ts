@@ -5,7 +5,7 @@
  */
 import { describe, expect, it as vit, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { formatAccessLine } from "../../src/platform/HttpMiddleware.js"
+import { formatAccessLine, traceIdOf } from "../../src/platform/HttpMiddleware.js"
 import { get } from "../support/http.js"
 import * as TestServer from "../support/TestServer.js"
 
@@ -81,7 +81,11 @@ layer(TestServer.layer({ METRICS_TOKEN: TOKEN, LOG_LEVEL: "info", RATE_LIMITS: '
         return (write as any).call(process.stdout, chunk, ...rest)
       }) as typeof process.stdout.write
       try {
-        yield* get("/api/partner/v1/orders/ord_LOGGED", { "user-agent": `agent/${"x".repeat(500)}`, "x-forwarded-for": "198.51.100.9" })
+        yield* get("/api/partner/v1/orders/ord_LOGGED", {
+          "user-agent": `agent/${"x".repeat(500)}`,
+          "x-forwarded-for": "198.51.100.9",
+          traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        })
         // Lines are flushed once per event-loop turn.
         for (let i = 0; i < 50 && lines.length === 0; i++) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
       } finally {
@@ -94,6 +98,7 @@ layer(TestServer.layer({ METRICS_TOKEN: TOKEN, LOG_LEVEL: "info", RATE_LIMITS: '
       expect(entry.path).toBe("/api/partner/v1/orders/ord_LOGGED")
       expect(entry.user_agent).toMatch(/^agent\/x+$/)
       expect(entry.user_agent.length).toBe(200)
+      expect(entry.trace_id).toBe("4bf92f3577b34da6a3ce929d0e0e4736")
     }))
 
   it.effect("needs METRICS_TOKEN when it is set, and is not in the public OpenAPI document", () =>
@@ -106,6 +111,18 @@ layer(TestServer.layer({ METRICS_TOKEN: TOKEN, LOG_LEVEL: "info", RATE_LIMITS: '
 })
 
 describe("access log line", () => {
+  vit("takes the trace id of a valid traceparent only", () => {
+    expect(traceIdOf("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")).toBe("4bf92f3577b34da6a3ce929d0e0e4736")
+    expect(traceIdOf("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra")).toBe("4bf92f3577b34da6a3ce929d0e0e4736")
+    expect(traceIdOf(undefined)).toBeUndefined()
+    expect(traceIdOf("00-00000000000000000000000000000000-00f067aa0ba902b7-01")).toBeUndefined()
+    expect(traceIdOf("00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01")).toBeUndefined()
+    expect(traceIdOf("ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")).toBeUndefined()
+    expect(traceIdOf("00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01")).toBeUndefined()
+    expect(traceIdOf("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-x")).toBeUndefined()
+    expect(traceIdOf("garbage")).toBeUndefined()
+  })
+
   vit("formats client_ip, user_agent and the route template", () => {
     const line = formatAccessLine({
       request_id: "req_1",
