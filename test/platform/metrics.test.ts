@@ -6,7 +6,7 @@
 import { describe, expect, it as vit, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { formatAccessLine, traceIdOf } from "../../src/platform/HttpMiddleware.js"
-import { get } from "../support/http.js"
+import { get, post } from "../support/http.js"
 import * as TestServer from "../support/TestServer.js"
 
 const TOKEN = "metrics-token-0123456789abcdef"
@@ -38,6 +38,8 @@ layer(TestServer.layer({ METRICS_TOKEN: TOKEN, LOG_LEVEL: "info", RATE_LIMITS: '
       const byId = yield* get("/api/partner/v1/orders/ord_RAWID0123456789")
       yield* get("/api/pricing/tld?tld=com")
       expect((yield* get("/api/pricing/tld?tld=com")).status).toBe(429)
+      const run = yield* post("/api/admin/settlements/run", undefined, { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` })
+      expect(run.status).toBe(200)
       expect(byId.status).toBeGreaterThanOrEqual(400)
 
       const reply = yield* get("/metrics", { authorization: `Bearer ${TOKEN}` })
@@ -68,6 +70,7 @@ layer(TestServer.layer({ METRICS_TOKEN: TOKEN, LOG_LEVEL: "info", RATE_LIMITS: '
       expect(find(samples, "metrics_scrape_database_ok", {})[0]?.value).toBe(1)
       expect(reply.text).toContain("# TYPE http_request_duration_seconds histogram")
       expect(find(samples, "rate_limit_denials_total", { policy: "pricing_tld" })[0]?.value).toBeGreaterThanOrEqual(1)
+      expect(find(samples, "settlement_runs_total", { outcome: run.json.status })[0]?.value).toBeGreaterThanOrEqual(1)
       expect(find(samples, "http_requests_total", { route: "/api/pricing/tld", status: "429" })[0]?.value).toBeGreaterThanOrEqual(1)
     }))
 
