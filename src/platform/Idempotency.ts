@@ -172,3 +172,15 @@ export const IdempotencyJanitorLive = Layer.scopedDiscard(
     )
   })
 )
+
+/**
+ * The operations that honour `Idempotency-Key` (by `METHOD path-template`) and whether they
+ * require it; `replays` says whether a repeat answers the stored response with
+ * `Idempotent-Replayed: true`. The OpenAPI document declares the header pair from this list
+ * (src/platform/OpenApiHeaders.ts); add an operation here when its handler starts taking a key.
+ */
+export const IDEMPOTENT_OPERATIONS: ReadonlyArray<{ readonly operation: string; readonly required: boolean; readonly replays: boolean }> = [
+  { operation: "POST /api/partner/v1/orders", required: true, replays: true },
+  { operation: "POST /api/tools/whois", required: false, replays: true },
+  { operation: "POST /api/domain/search", required: false, replays: false }
+]

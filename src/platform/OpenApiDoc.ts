@@ -10,10 +10,15 @@
  * - the bearer token is optional wherever it is accepted (anonymous callers are served with
  *   prices masked), so those operations also list the empty requirement `{}`;
  * - every operation may answer 503 `unavailable` with `Retry-After` while the database cannot be
- *   reached (`ApiErrorsLive`), so every operation lists it.
+ *   reached (`ApiErrorsLive`), so every operation lists it;
+ * - then what generated clients need (src/platform/OpenApiHeaders.ts): response headers, the
+ *   Idempotency-Key request header, error examples by status, `servers`, the OAuth 2 scheme,
+ *   open response schemas and the `webhooks` section.
  */
 import { HttpApi } from "@effect/platform"
+import { SUPPORTED_SCOPES } from "../domain/OAuthRules.js"
 import { LEGACY_ERROR_PATHS } from "./HttpMiddleware.js"
+import { generatorGrade } from "./OpenApiHeaders.js"
 
 type Json = Record<string, any>
 
@@ -184,5 +189,5 @@ export const finishOpenApi = (spec: Json, api: HttpApi.HttpApi.Any): Json => {
   delete schemas.HttpApiDecodeError
   delete schemas.Issue
   delete schemas.PropertyKey
-  return { ...spec, paths, components: { ...spec.components, schemas, securitySchemes } }
+  return generatorGrade({ ...spec, paths, components: { ...spec.components, schemas, securitySchemes } }, SUPPORTED_SCOPES)
 }

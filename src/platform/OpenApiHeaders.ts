@@ -1,0 +1,289 @@
+/**
+ * What generated clients need from the OpenAPI document, added to the finished document
+ * (`finishOpenApi`) from facts the code already knows rather than by hand per operation:
+ *
+ * - `X-Request-Id` on every response (HttpMiddleware sets it on every answer);
+ * - `RateLimit-Limit/Remaining/Reset/Policy` on every response of a rate-limited operation (one
+ *   that can answer 429), `Retry-After` on 429 and 503;
+ * - `Location` on 202 (where to poll);
+ * - `Idempotency-Key` (request) and `Idempotent-Replayed` (response) on the operations listed in
+ *   `IDEMPOTENT_OPERATIONS`;
+ * - error examples whose `code` matches the status (400 `validation_error`, 401 `unauthorized`,
+ *   429 `rate_limited`, …);
+ * - `servers` relative to the document (it is served by the service itself, so `/` is BASE_URL);
+ * - the bearer scheme as OAuth 2 authorization code with PKCE, so Swagger UI can obtain a token;
+ * - response schemas without `additionalProperties: false` (fields are only ever added; request
+ *   payloads keep it and reject unknown fields);
+ * - a `webhooks` section: the envelope of the events POSTed to a partner's endpoint.
+ */
+import { IDEMPOTENT_OPERATIONS } from "./Idempotency.js"
+
+type Json = Record<string, any>
+
+const header = (description: string, schema: Json = { type: "string" }): Json => ({ description, schema })
+
+export const X_REQUEST_ID = header("Identifies this request in logs and in error bodies (`request_id`); echoed when the caller sends a valid one")
+const RETRY_AFTER = header("Seconds to wait before retrying", { type: "integer", minimum: 1 })
+const RATE_LIMIT_HEADERS: Json = {
+  "RateLimit-Limit": header("Requests allowed in the current window", { type: "integer", minimum: 0 }),
+  "RateLimit-Remaining": header("Requests left in the current window", { type: "integer", minimum: 0 }),
+  "RateLimit-Reset": header("Seconds until the window resets", { type: "integer", minimum: 0 }),
+  "RateLimit-Policy": header("The policy, e.g. `120;w=60` (limit; window in seconds)")
+}
+const LOCATION = header("Where to follow the accepted work (poll this URL)")
+const IDEMPOTENT_REPLAYED = header("`true` when this is the stored response of an earlier request with the same Idempotency-Key", {
+  type: "string",
+  enum: ["true"]
+})
+const IDEMPOTENCY_KEY_ECHO = header("The Idempotency-Key of the request, echoed")
+
+/** The `code` an error response of each status carries in the document's examples. */
+const ERROR_CODE_BY_STATUS: Record<string, string> = {
+  "400": "validation_error",
+  "401": "unauthorized",
+  "403": "forbidden",
+  "404": "not_found",
+  "409": "conflict",
+  "413": "payload_too_large",
+  "415": "unsupported_media_type",
+  "422": "unprocessable",
+  "429": "rate_limited",
+  "500": "internal_error",
+  "503": "unavailable"
+}
+const PARTNER_401 = "invalid_signature"
+
+const isOperation = (op: unknown): op is Json => typeof op === "object" && op !== null && (op as Json).responses !== undefined
+
+const errorExample = (code: string): Json => ({
+  error: { code, message: `Example ${code} answer`, request_id: "0f8fad5b-d9cb-469f-a165-70867728950e" }
+})
+
+/** Is this `$ref`'d schema the typed error envelope `{error: {code, message, request_id}}`? */
+const isTypedError = (schema: Json | undefined) =>
+  schema?.properties?.error?.properties?.code !== undefined && schema?.properties?.error?.properties?.request_id !== undefined
+
+const withResponseExtras = (path: string, method: string, op: Json, schemas: Json): Json => {
+  const limited = op.responses["429"] !== undefined
+  const key = `${method.toUpperCase()} ${path}`
+  const idempotent = IDEMPOTENT_OPERATIONS.find((o) => o.operation === key)
+  const responses: Json = {}
+  for (const [status, response] of Object.entries<Json>(op.responses)) {
+    if (response.$ref !== undefined) {
+      responses[status] = response
+      continue
+    }
+    const headers: Json = { "X-Request-Id": X_REQUEST_ID, ...response.headers }
+    if (limited) Object.assign(headers, RATE_LIMIT_HEADERS)
+    if (status === "429" || status === "503") headers["Retry-After"] = RETRY_AFTER
+    if (status === "202") headers["Location"] = LOCATION
+    if (idempotent?.replays && status.startsWith("2")) {
+      headers["Idempotent-Replayed"] = IDEMPOTENT_REPLAYED
+      headers["Idempotency-Key"] = IDEMPOTENCY_KEY_ECHO
+    }
+    let content = response.content
+    const code = status === "401" && path.startsWith("/api/partner/") ? PARTNER_401 : ERROR_CODE_BY_STATUS[status]
+    const json = content?.["application/json"]
+    const ref: string | undefined = json?.schema?.$ref
+    if (code !== undefined && json !== undefined && ref !== undefined && json.example === undefined) {
+      const schema = schemas[ref.replace("#/components/schemas/", "")]
+      if (isTypedError(schema)) content = { ...content, "application/json": { ...json, example: errorExample(code) } }
+    }
+    responses[status] = { ...response, headers, ...(content !== undefined ? { content } : {}) }
+  }
+  let parameters: Array<Json> | undefined = op.parameters
+  if (idempotent !== undefined) {
+    const others = (parameters ?? []).filter((p) => !(p.in === "header" && p.name.toLowerCase() === "idempotency-key"))
+    parameters = [...others, {
+      name: "Idempotency-Key",
+      in: "header",
+      required: idempotent.required,
+      description: "1-255 visible ASCII characters (e.g. a UUID v4), the same on every retry of one operation" +
+        (idempotent.replays ? "; a repeat answers the stored response with Idempotent-Replayed: true" : ""),
+      schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7E]+$" }
+    }]
+  }
+  return { ...op, responses, ...(parameters !== undefined ? { parameters } : {}) }
+}
+
+/** Component schema names reachable from `node` through `$ref`s, following into `schemas`. */
+const collectRefs = (node: unknown, schemas: Json, into: Set<string>) => {
+  if (Array.isArray(node)) {
+    for (const n of node) collectRefs(n, schemas, into)
+    return
+  }
+  if (node === null || typeof node !== "object") return
+  const ref = (node as Json).$ref
+  if (typeof ref === "string" && ref.startsWith("#/components/schemas/")) {
+    const name = ref.slice("#/components/schemas/".length)
+    if (!into.has(name)) {
+      into.add(name)
+      collectRefs(schemas[name], schemas, into)
+    }
+  }
+  for (const v of Object.values(node as Json)) collectRefs(v, schemas, into)
+}
+
+const openObjects = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(openObjects)
+  if (node === null || typeof node !== "object") return node
+  const out: Json = {}
+  for (const [k, v] of Object.entries(node as Json)) {
+    if (k === "additionalProperties" && v === false) continue
+    out[k] = openObjects(v)
+  }
+  return out
+}
+
+const WEBHOOK_EVENT_TYPES = [
+  "order.recorded",
+  "order.held",
+  "order.manual_review_cleared",
+  "order.transfer_started",
+  "order.transfer_completed",
+  "order.settled",
+  "order.refunded",
+  "webhook.test"
+]
+
+const webhooks = (): Json => ({
+  partnerEvent: {
+    post: {
+      summary: "An event POSTed to the partner's registered webhook endpoint",
+      description:
+        "Signed like a Partner API request (see docs/partner-api.md, Webhooks): verify the signature and timestamp, answer 2xx within the timeout; " +
+        "anything else is retried with backoff. The same event can arrive more than once: de-duplicate by `id`.",
+      requestBody: {
+        required: true,
+        content: {
+          "application/json": {
+            schema: { $ref: "#/components/schemas/WebhookEvent" },
+            example: {
+              id: "evt_01J9Z7Q3K8M2",
+              type: "order.recorded",
+              created_at: "2026-01-01T00:00:00.000Z",
+              data: { order: { public_id: "ord_01J9Z7Q3K8M2", domain: "example.com", status: "RECORDED", sale_price_cents: 250000, currency: "USD" } }
+            }
+          }
+        }
+      },
+      responses: { "200": { description: "Received; any 2xx stops the retries" } }
+    }
+  }
+})
+
+const WEBHOOK_EVENT: Json = {
+  type: "object",
+  description: "The envelope of every webhook event (the same shape as GET /api/partner/v1/events items)",
+  required: ["id", "type", "created_at", "data"],
+  properties: {
+    id: { type: "string", description: "evt_…; de-duplicate by it" },
+    type: { type: "string", enum: WEBHOOK_EVENT_TYPES },
+    created_at: { type: "string", format: "date-time" },
+    data: { type: "object", description: "For order events: {order: {public_id, domain, status, sale_price_cents, currency}}" }
+  }
+}
+
+/** NDJSON lines of POST /api/domain/search (`Accept: application/x-ndjson`), as schemas. */
+const SEARCH_STREAM_EVENTS: Json = {
+  SearchStreamHeader: {
+    type: "object",
+    required: ["kind", "request_id", "primary", "domains", "primary_index"],
+    properties: {
+      kind: { const: "header" },
+      request_id: { type: "string" },
+      primary: { type: "string" },
+      domains: { type: "array", items: { type: "string" } },
+      primary_index: { type: "integer" }
+    }
+  },
+  SearchStreamRow: {
+    type: "object",
+    required: ["kind", "domain", "state", "available"],
+    properties: {
+      kind: { const: "row" },
+      domain: { type: "string" },
+      domain_unicode: { type: "string" },
+      state: { type: "string" },
+      state_label: { type: "string" },
+      available: { type: "boolean" },
+      price: {},
+      listing: {},
+      whois_summary: {},
+      cached: { type: "boolean" },
+      meta: {}
+    }
+  },
+  SearchStreamPrimaryDone: { type: "object", required: ["kind"], properties: { kind: { const: "primary_done" } } },
+  SearchStreamDone: {
+    type: "object",
+    required: ["kind", "duration_ms", "count"],
+    properties: { kind: { const: "done" }, duration_ms: { type: "number" }, count: { type: "integer" } }
+  },
+  SearchStreamEvent: {
+    description: "One line of the NDJSON search stream; `kind` discriminates",
+    oneOf: [
+      { $ref: "#/components/schemas/SearchStreamHeader" },
+      { $ref: "#/components/schemas/SearchStreamRow" },
+      { $ref: "#/components/schemas/SearchStreamPrimaryDone" },
+      { $ref: "#/components/schemas/SearchStreamDone" }
+    ],
+    discriminator: { propertyName: "kind" }
+  }
+}
+
+export const generatorGrade = (spec: Json, scopes: ReadonlyArray<string>): Json => {
+  const schemas: Json = { ...(spec.components?.schemas ?? {}) }
+  const paths: Json = {}
+  for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
+    const out: Json = {}
+    for (const [method, op] of Object.entries(item)) out[method] = isOperation(op) ? withResponseExtras(path, method, op, schemas) : op
+    paths[path] = out
+  }
+  // Response schemas are open (additive-only changes); those also used in requests stay closed.
+  const requestSide = new Set<string>()
+  const responseSide = new Set<string>()
+  for (const item of Object.values<Json>(paths)) {
+    for (const op of Object.values<Json>(item)) {
+      if (!isOperation(op)) continue
+      collectRefs(op.requestBody, schemas, requestSide)
+      collectRefs(op.parameters, schemas, requestSide)
+      collectRefs(op.responses, schemas, responseSide)
+    }
+  }
+  for (const name of responseSide) if (!requestSide.has(name)) schemas[name] = openObjects(schemas[name])
+  for (const item of Object.values<Json>(paths)) {
+    for (const op of Object.values<Json>(item)) {
+      if (!isOperation(op)) continue
+      for (const [status, response] of Object.entries<Json>(op.responses)) {
+        if (response.content !== undefined) op.responses[status] = { ...response, content: openObjects(response.content) }
+      }
+    }
+  }
+  Object.assign(schemas, SEARCH_STREAM_EVENTS, { WebhookEvent: WEBHOOK_EVENT })
+  const securitySchemes: Json = { ...(spec.components?.securitySchemes ?? {}) }
+  if (securitySchemes.bearer !== undefined) {
+    securitySchemes.bearer = {
+      type: "oauth2",
+      description:
+        "OAuth 2.1 access token (`Authorization: Bearer …`), obtained with the authorization-code flow and PKCE (S256) from this service; " +
+        "see /.well-known/oauth-authorization-server. Optional where accepted: anonymous callers are served with prices masked.",
+      flows: {
+        authorizationCode: {
+          authorizationUrl: "/oauth/authorize",
+          tokenUrl: "/api/oauth/token",
+          refreshUrl: "/api/oauth/token",
+          scopes: Object.fromEntries(scopes.map((s) => [s, s === "pricing:read" ? "Read registration prices" : s]))
+        }
+      },
+      "x-pkce-required": true
+    }
+  }
+  return {
+    ...spec,
+    servers: [{ url: "/", description: "This service (the document is served from BASE_URL)" }],
+    paths,
+    webhooks: webhooks(),
+    components: { ...spec.components, schemas, securitySchemes }
+  }
+}
