@@ -82,6 +82,10 @@ const withResponseExtras = (path: string, method: string, op: Json, schemas: Jso
       headers["Idempotency-Key"] = IDEMPOTENCY_KEY_ECHO
     }
     let content = response.content
+    if (content?.["application/x-ndjson"] !== undefined && path === "/api/domain/search") {
+      // Each line is one SearchStreamEvent (OpenAPI 3.2 calls this `itemSchema`).
+      content = { ...content, "application/x-ndjson": { ...content["application/x-ndjson"], "x-item-schema": { $ref: "#/components/schemas/SearchStreamEvent" } } }
+    }
     const code = status === "401" && path.startsWith("/api/partner/") ? PARTNER_401 : ERROR_CODE_BY_STATUS[status]
     const json = content?.["application/json"]
     const ref: string | undefined = json?.schema?.$ref
@@ -228,7 +232,15 @@ const SEARCH_STREAM_EVENTS: Json = {
       { $ref: "#/components/schemas/SearchStreamPrimaryDone" },
       { $ref: "#/components/schemas/SearchStreamDone" }
     ],
-    discriminator: { propertyName: "kind" }
+    discriminator: {
+      propertyName: "kind",
+      mapping: {
+        header: "#/components/schemas/SearchStreamHeader",
+        row: "#/components/schemas/SearchStreamRow",
+        primary_done: "#/components/schemas/SearchStreamPrimaryDone",
+        done: "#/components/schemas/SearchStreamDone"
+      }
+    }
   }
 }
 
