@@ -5,7 +5,8 @@
  * - `X-Request-Id` on every response (HttpMiddleware sets it on every answer);
  * - `RateLimit-Limit/Remaining/Reset/Policy` on every response of a rate-limited operation (one
  *   that can answer 429), `Retry-After` on 429 and 503;
- * - `Location` on 202 (where to poll);
+ * - `Location` on the 202s that point at a job to poll (the async free tools; the Partner API's
+ *   202s — webhook test, redelivery — are queued deliveries with nothing to poll);
  * - `Idempotency-Key` (request) and `Idempotent-Replayed` (response) on the operations listed in
  *   `IDEMPOTENT_OPERATIONS`;
  * - error examples whose `code` matches the status (400 `validation_error`, 401 `unauthorized`,
@@ -14,6 +15,7 @@
  * - the bearer scheme as OAuth 2 authorization code with PKCE, so Swagger UI can obtain a token;
  * - response schemas without `additionalProperties: false` (fields are only ever added; request
  *   payloads keep it and reject unknown fields);
+ * - an example on each JSON success response that has none, from the schema's own examples;
  * - a `webhooks` section: the envelope of the events POSTed to a partner's endpoint.
  */
 import { IDEMPOTENT_OPERATIONS } from "./Idempotency.js"
@@ -30,6 +32,8 @@ const RATE_LIMIT_HEADERS: Json = {
   "RateLimit-Reset": header("Seconds until the window resets", { type: "integer", minimum: 0 }),
   "RateLimit-Policy": header("The policy, e.g. `120;w=60` (limit; window in seconds)")
 }
+/** The async free tools answer 202 with `Location: /api/tools/{slug}/status/{jobId}` (src/tools/Http.ts). */
+const ACCEPTED_WITH_LOCATION = (path: string) => path.startsWith("/api/tools/")
 const LOCATION = header("Where to follow the accepted work (poll this URL)")
 const IDEMPOTENT_REPLAYED = header("`true` when this is the stored response of an earlier request with the same Idempotency-Key", {
   type: "string",
@@ -63,6 +67,45 @@ const errorExample = (code: string): Json => ({
 const isTypedError = (schema: Json | undefined) =>
   schema?.properties?.error?.properties?.code !== undefined && schema?.properties?.error?.properties?.request_id !== undefined
 
+/**
+ * An example value for a schema, built from its own `examples`/`example`/`enum`/`const` where it
+ * has them and plausible placeholders otherwise (required properties only, one array item).
+ */
+const exampleOf = (schema: Json | undefined, schemas: Json, depth: number): unknown => {
+  if (schema === undefined || depth > 8) return undefined
+  if (typeof schema.$ref === "string") return exampleOf(schemas[schema.$ref.replace("#/components/schemas/", "")], schemas, depth + 1)
+  if (schema.example !== undefined) return schema.example
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0]
+  if (schema.const !== undefined) return schema.const
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0]
+  const union = schema.anyOf ?? schema.oneOf
+  if (Array.isArray(union)) {
+    const first = union.find((s: Json) => s.type !== "null") ?? union[0]
+    return exampleOf(first, schemas, depth + 1)
+  }
+  if (Array.isArray(schema.allOf) && schema.allOf.length > 0) return exampleOf(schema.allOf[0], schemas, depth + 1)
+  switch (schema.type) {
+    case "object": {
+      const out: Json = {}
+      for (const name of schema.required ?? []) out[name] = exampleOf(schema.properties?.[name], schemas, depth + 1) ?? null
+      return out
+    }
+    case "array": {
+      const item = exampleOf(schema.items, schemas, depth + 1)
+      return item === undefined ? [] : [item]
+    }
+    case "string":
+      return schema.format === "date-time" ? "2026-01-01T00:00:00.000Z" : "string"
+    case "integer":
+    case "number":
+      return typeof schema.minimum === "number" ? schema.minimum : 0
+    case "boolean":
+      return true
+    default:
+      return undefined
+  }
+}
+
 const withResponseExtras = (path: string, method: string, op: Json, schemas: Json): Json => {
   const limited = op.responses["429"] !== undefined
   const key = `${method.toUpperCase()} ${path}`
@@ -76,12 +119,17 @@ const withResponseExtras = (path: string, method: string, op: Json, schemas: Jso
     const headers: Json = { "X-Request-Id": X_REQUEST_ID, ...response.headers }
     if (limited) Object.assign(headers, RATE_LIMIT_HEADERS)
     if (status === "429" || status === "503") headers["Retry-After"] = RETRY_AFTER
-    if (status === "202") headers["Location"] = LOCATION
+    if (status === "202" && ACCEPTED_WITH_LOCATION(path)) headers["Location"] = LOCATION
     if (idempotent?.replays && status.startsWith("2")) {
       headers["Idempotent-Replayed"] = IDEMPOTENT_REPLAYED
       headers["Idempotency-Key"] = IDEMPOTENCY_KEY_ECHO
     }
     let content = response.content
+    const success = content?.["application/json"]
+    if (status.startsWith("2") && success?.schema !== undefined && success.example === undefined && success.examples === undefined) {
+      const example = exampleOf(success.schema, schemas, 0)
+      if (example !== undefined) content = { ...content, "application/json": { ...success, example } }
+    }
     if (content?.["application/x-ndjson"] !== undefined && path === "/api/domain/search") {
       // Each line is one SearchStreamEvent (OpenAPI 3.2 calls this `itemSchema`).
       content = { ...content, "application/x-ndjson": { ...content["application/x-ndjson"], "x-item-schema": { $ref: "#/components/schemas/SearchStreamEvent" } } }

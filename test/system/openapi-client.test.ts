@@ -16,6 +16,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import ts from "typescript"
 import { signRequest } from "../../src/partner-client/index.js"
+import { forDeployment } from "../../src/platform/OpenApiDeployment.js"
 import { get } from "../support/http.js"
 import { createPartner, seedListings } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
@@ -145,7 +146,7 @@ layer(TestServer.layer({}))("OpenAPI for client generators", (it) => {
         for (const [status, response] of Object.entries<any>(op.responses)) {
           expect(response.headers?.["X-Request-Id"], `${id} ${status}`).toBeDefined()
           if (status === "429" || status === "503") expect(response.headers["Retry-After"], `${id} ${status}`).toBeDefined()
-          if (status === "202") expect(response.headers.Location, `${id} ${status}`).toBeDefined()
+          if (status === "202" && id.includes("/api/tools/")) expect(response.headers.Location, `${id} ${status}`).toBeDefined()
           if (op.responses["429"] !== undefined) {
             for (const h of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"]) {
               expect(response.headers[h], `${id} ${status} ${h}`).toBeDefined()
@@ -181,9 +182,30 @@ layer(TestServer.layer({}))("OpenAPI for client generators", (it) => {
       for (const { id, op } of ops) {
         expect(JSON.stringify(op.responses).includes("\"additionalProperties\":false"), id).toBe(false)
       }
+      // 6. Every JSON success response has an example.
+      for (const { id, op } of ops) {
+        for (const [status, response] of Object.entries<any>(op.responses)) {
+          const json = response.content?.["application/json"]
+          if (status.startsWith("2") && json !== undefined) expect(json.example, `${id} ${status}`).toBeDefined()
+        }
+      }
+      expect(doc.paths["/api/partner/v1/orders"].get.responses["200"].content["application/json"].example.orders).toHaveLength(1)
       // 5. Webhooks and the NDJSON stream's events.
       expect(doc.webhooks.partnerEvent.post.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/WebhookEvent")
       expect(doc.components.schemas.WebhookEvent.properties.type.enum).toContain("order.recorded")
       expect(doc.components.schemas.SearchStreamEvent.oneOf).toHaveLength(4)
+
+      // Deployment facts (OpenApiDocumentLive): servers is BASE_URL, configured deprecations are marked.
+      const deployed = forDeployment(doc, {
+        baseUrl: "https://api.example.test",
+        deprecations: {
+          "catalogue.getTldPrice": { deprecatedAt: new Date("2026-10-01T00:00:00Z"), sunsetAt: new Date("2027-03-01T00:00:00Z"), link: "https://example.com/m" }
+        }
+      })
+      expect(deployed.servers).toEqual([expect.objectContaining({ url: "https://api.example.test" })])
+      const deprecated = ops.filter(({ op }) => op.operationId === "catalogue.getTldPrice")
+      expect(deprecated).toHaveLength(1)
+      const marked = Object.values<any>(deployed.paths).flatMap((item) => Object.values<any>(item)).filter((op) => op.deprecated === true)
+      expect(marked.map((op) => op.operationId)).toEqual(["catalogue.getTldPrice"])
     }))
 })
