@@ -27,6 +27,7 @@ import { OAuth } from "../identity/oauth/OAuth.js"
 import { SessionAuthLive } from "../identity/Session.js"
 import { AppConfig, AppConfigLive } from "../platform/Config.js"
 import { DatabaseLive, databaseLayer } from "../platform/Database.js"
+import { OpenApiDocumentLive } from "../platform/OpenApiDeployment.js"
 import { ApiErrorsLive, CorsPreflightLive, serverMiddleware } from "../platform/HttpMiddleware.js"
 import { answerClientErrors } from "../platform/ClientError.js"
 import { guardSettings, makeRouteTable, RequestGuardLive } from "../platform/RequestGuard.js"
@@ -93,7 +94,7 @@ const HttpLive = Layer.unwrapEffect(
       Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
       Layer.provide(MetricsRouteLive),
       Layer.provide(McpHttpLive),
-      Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
+      Layer.provide(OpenApiDocumentLive({ baseUrl: config.baseUrl, deprecations: config.deprecations })),
       Layer.provide(ApiErrorsLive),
       Layer.provide(RequestGuardLive(guardSettings(config), routes)),
       Layer.provide(CorsPreflightLive),

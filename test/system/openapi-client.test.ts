@@ -169,7 +169,7 @@ layer(TestServer.layer({}))("OpenAPI for client generators", (it) => {
       expect(code(doc.paths["/api/tools/whois"].post, "401")).toBe("unauthorized")
       expect(code(createOrder, "401")).toBe("invalid_signature")
       // 3. Servers and the OAuth 2 scheme (admin keeps its own bearer token).
-      expect(doc.servers).toEqual([expect.objectContaining({ url: "/" })])
+      expect(doc.servers).toEqual([expect.objectContaining({ url: TestServer.baseEnv.BASE_URL ?? expect.stringMatching(/^http:\/\/localhost:/) })])
       const bearer = doc.components.securitySchemes.bearer
       expect(bearer.type).toBe("oauth2")
       expect(bearer.flows.authorizationCode).toMatchObject({ authorizationUrl: "/oauth/authorize", tokenUrl: "/api/oauth/token" })
