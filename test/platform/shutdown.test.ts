@@ -13,7 +13,8 @@ describe("graceful shutdown on SIGTERM", () => {
       const viaProxy = new URL(databaseUrl.toString())
       viaProxy.hostname = "127.0.0.1"
       viaProxy.port = String(proxy.port)
-      const service = yield* startServiceProcess({ DATABASE_URL: viaProxy.toString(), SHUTDOWN_GRACE: "10 seconds", SHUTDOWN_DRAIN_DELAY: "0 millis" })
+      // Every statement of the in-flight request waits 1.5 s at the proxy: give it a grace well beyond that.
+      const service = yield* startServiceProcess({ DATABASE_URL: viaProxy.toString(), SHUTDOWN_GRACE: "40 seconds", SHUTDOWN_DRAIN_DELAY: "0 millis" })
 
       // Hold the database back so the next request stays in flight.
       proxy.setDelay(1500)
@@ -33,7 +34,7 @@ describe("graceful shutdown on SIGTERM", () => {
 
       const code = yield* Effect.promise(() => exited)
       expect(code).toBe(0)
-    }), { timeout: 60_000 })
+    }), { timeout: 120_000 })
 
   it.scopedLive("/readyz turns 503 shutting_down at SIGTERM while /healthz stays 200 and in-flight requests finish", () =>
     Effect.gen(function*() {
