@@ -16,6 +16,7 @@ import { listingsCommand } from "./market/Cli.js"
 import { reservedCommand } from "./availability/Cli.js"
 import { CliFailure, EXIT_CODES, errorText, json, print } from "./cli/Output.js"
 import { AppConfigLive } from "./platform/Config.js"
+import { causeIsDatabaseOutage } from "./platform/DatabaseOutage.js"
 import { runMigrations } from "./platform/Migrations.js"
 import { orderCommand, partnerCommand } from "./partner/Cli.js"
 import { ledgerCommand, payoutsCommand, settleCommand, statementsCommand } from "./partner/ledger/Cli.js"
@@ -52,16 +53,13 @@ const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
   return EXIT_CODES.failure
 }
 
-const unreachable = (e: unknown) =>
-  /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EHOSTUNREACH|connect|timeout|terminated/i.test(String((e as { cause?: unknown })?.cause ?? e))
-
 /** Failures no command explained (the database is unreachable, a bug): one line on stderr, then the exit code. */
 const explain = (cause: Cause.Cause<unknown>) => {
   const failure = Cause.failureOption(cause)
   const handled = Option.exists(failure, (e) => e instanceof CliFailure || ValidationError.isValidationError(e))
   if (handled || Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
   const e = Option.getOrElse(failure, () => Cause.squash(cause))
-  const kind = Option.isSome(failure) && unreachable(e) ? "unavailable" : "failure"
+  const kind = causeIsDatabaseOutage(cause) ? "unavailable" : "failure"
   const message = `${kind === "unavailable" ? "database unavailable: " : ""}${e instanceof Error ? e.message : String(e)}`
   return Console.error(errorText(kind, message)).pipe(Effect.zipRight(Effect.fail(new CliFailure({ message, kind }))))
 }
