@@ -1,52 +1,11 @@
 /**
  * The HTML of GET/POST /oauth/authorize: sign-in form, consent screen, error page. Self-contained
- * (inline CSS, no scripts, no external assets), so they work under a strict CSP and offline.
+ * (inline CSS, no scripts, no external assets), in the visual language of platform/Html.ts.
  */
 import { SCOPE_DESCRIPTIONS } from "../../domain/OAuthRules.js"
+import { escapeHtml, page } from "../../platform/Html.js"
 
-export const escapeHtml = (s: string) =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
-
-const STYLE = `
-  :root { color-scheme: light dark; }
-  * { box-sizing: border-box; }
-  body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: #f4f5f7; color: #1d2330; }
-  main { max-width: 26rem; margin: 8vh auto; padding: 2rem; background: #fff; border-radius: 12px; box-shadow: 0 2px 12px rgba(0,0,0,.08); }
-  h1 { font-size: 1.35rem; margin: 0 0 1rem; }
-  p { margin: .5rem 0 1rem; }
-  label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
-  input[type=email], input[type=password] { width: 100%; padding: .6rem .7rem; font: inherit; border: 1px solid #b8bfcc; border-radius: 8px; }
-  button { font: inherit; padding: .6rem 1.1rem; border-radius: 8px; border: 1px solid transparent; cursor: pointer; }
-  .primary { background: #2357d9; color: #fff; }
-  .secondary { background: transparent; border-color: #b8bfcc; color: inherit; }
-  .actions { display: flex; gap: .75rem; margin-top: 1.5rem; }
-  .error { background: #fdecec; color: #8a1c1c; padding: .6rem .8rem; border-radius: 8px; }
-  .muted { color: #5b6474; font-size: .9rem; }
-  ul.scopes { padding-left: 1.2rem; }
-  code { font-size: .9em; word-break: break-all; }
-  @media (prefers-color-scheme: dark) {
-    body { background: #12151b; color: #e6e9ef; }
-    main { background: #1c2029; box-shadow: none; }
-    .muted { color: #a0a8b8; }
-    input[type=email], input[type=password] { background: #12151b; color: inherit; border-color: #3a4150; }
-  }
-`
-
-const layout = (title: string, body: string) => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>`
+const layout = (title: string, body: string) => page(title, body, { width: "narrow" })
 
 export interface PageContext {
   /** The application's registered name (or its client_id when it gave none). */

@@ -1,0 +1,112 @@
+/**
+ * The one visual language of every HTML page the service serves (OAuth sign-in and consent,
+ * hosted checkout, the buy page, receipts, brokerage progress, referral and error pages).
+ *
+ * Pages are server-rendered, self-contained (inline CSS, no third-party assets), work without
+ * JavaScript and stay within `PAGE_CSP`. A page that needs a script sets `script` and the layout
+ * adds it inline with the nonce given (the CSP then allows that nonce only).
+ */
+import { HttpServerResponse } from "@effect/platform"
+
+export const escapeHtml = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
+
+export const STYLE = `
+  :root { color-scheme: light dark; --fg: #1d2330; --muted: #5b6474; --bg: #f4f5f7; --card: #fff; --line: #b8bfcc; --accent: #2357d9; --ok: #116b3a; --okbg: #e5f5ec; --err: #8a1c1c; --errbg: #fdecec; }
+  * { box-sizing: border-box; }
+  body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: var(--bg); color: var(--fg); }
+  header.site { max-width: 34rem; margin: 0 auto; padding: 1.25rem 1rem 0; font-weight: 700; letter-spacing: .01em; }
+  header.site a { color: inherit; text-decoration: none; }
+  main { max-width: 34rem; margin: 1rem auto 3rem; padding: 2rem; background: var(--card); border-radius: 12px; box-shadow: 0 2px 12px rgba(0,0,0,.08); }
+  main.narrow { max-width: 26rem; }
+  h1 { font-size: 1.35rem; margin: 0 0 1rem; }
+  h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
+  p { margin: .5rem 0 1rem; }
+  label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
+  input, select { width: 100%; padding: .6rem .7rem; font: inherit; border: 1px solid var(--line); border-radius: 8px; background: var(--card); color: inherit; }
+  input[type=checkbox], input[type=radio] { width: auto; }
+  button, .button { display: inline-block; font: inherit; padding: .6rem 1.1rem; border-radius: 8px; border: 1px solid transparent; cursor: pointer; text-decoration: none; }
+  .primary { background: var(--accent); color: #fff; }
+  .secondary { background: transparent; border-color: var(--line); color: inherit; }
+  .actions { display: flex; flex-wrap: wrap; gap: .75rem; margin-top: 1.5rem; }
+  .error { background: var(--errbg); color: var(--err); padding: .6rem .8rem; border-radius: 8px; }
+  .success { background: var(--okbg); color: var(--ok); padding: .6rem .8rem; border-radius: 8px; }
+  .muted { color: var(--muted); font-size: .9rem; }
+  .price { font-size: 1.6rem; font-weight: 700; }
+  .row { display: flex; gap: .75rem; } .row > * { flex: 1; }
+  dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; } dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; }
+  ol.timeline { padding-left: 1.2rem; } ol.timeline li { margin: .35rem 0; }
+  ul.scopes { padding-left: 1.2rem; }
+  code { font-size: .9em; word-break: break-all; }
+  :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+  @media (max-width: 30rem) { main { margin: .5rem; padding: 1.25rem; } .row { flex-direction: column; gap: 0; } }
+  @media (prefers-color-scheme: dark) {
+    :root { --fg: #e6e9ef; --muted: #a0a8b8; --bg: #12151b; --card: #1c2029; --line: #3a4150; --okbg: #12321f; --ok: #8fe0b0; --errbg: #3a1717; --err: #f3b0b0; }
+    main { box-shadow: none; }
+  }
+`
+
+/**
+ * The Content-Security-Policy of every HTML page (a nonce admits one inline script). No
+ * `form-action`: browsers apply it to the redirect after a post, and our forms end by redirecting
+ * to the client's own return URL.
+ */
+export const pageCsp = (nonce?: string) =>
+  [
+    "default-src 'none'",
+    "style-src 'unsafe-inline'",
+    nonce ? `script-src 'nonce-${nonce}'` : "script-src 'none'",
+    "img-src 'self' data:",
+    "frame-ancestors 'none'",
+    "base-uri 'none'"
+  ].join("; ")
+
+export interface PageOptions {
+  /** `narrow` for short forms (sign-in, consent, errors). */
+  readonly width?: "normal" | "narrow"
+  /** One inline script (progressive enhancement only: the page works without it). */
+  readonly script?: { readonly nonce: string; readonly source: string }
+}
+
+/** The full document of a page: same header, type and stylesheet everywhere. */
+export const page = (title: string, body: string, options: PageOptions = {}) => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header class="site"><a href="/">Domain Marketplace</a></header>
+<main${options.width === "narrow" ? ` class="narrow"` : ""}>
+${body}
+</main>
+${options.script ? `<script nonce="${escapeHtml(options.script.nonce)}">${options.script.source}</script>` : ""}
+</body>
+</html>`
+
+/** An HTML answer with the page headers (CSP, no-store, no framing, no sniffing). */
+export const htmlResponse = (html: string, options: { readonly status?: number; readonly nonce?: string } = {}) =>
+  HttpServerResponse.text(html, {
+    status: options.status ?? 200,
+    contentType: "text/html; charset=utf-8",
+    headers: {
+      "content-security-policy": pageCsp(options.nonce),
+      "cache-control": "no-store",
+      "x-frame-options": "DENY",
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "same-origin"
+    }
+  })
+
+/** A whole error page (410 expired link, 400 tampered link, 404 unknown code…). */
+export const errorPageHtml = (title: string, message: string, hint?: string) =>
+  page(
+    title,
+    `<h1>${escapeHtml(title)}</h1>
+<p class="error" role="alert">${escapeHtml(message)}</p>
+${hint ? `<p class="muted">${escapeHtml(hint)}</p>` : ""}`,
+    { width: "narrow" }
+  )
