@@ -29,7 +29,7 @@ export const progressPage = (v: ProgressView): string => {
   const steps = PATH.map((s) => {
     const done = reached.has(s)
     const current = s === v.status
-    return `<li${current ? ` aria-current="step"` : ""}>${done ? "✓ " : ""}${current ? "<strong>" : ""}${escapeHtml(STATUS_WORDS[s].title)}${current ? "</strong>" : ""}</li>`
+    return `<li${current ? ` aria-current="step"` : ""}>${done && !current ? "✓ " : ""}${current ? "<strong>" : ""}${escapeHtml(STATUS_WORDS[s].title)}${current ? "</strong>" : ""}</li>`
   }).join("\n")
   const history = [...v.timeline].reverse().map((t) =>
     `<li><time datetime="${t.at.toISOString()}">${escapeHtml(when(t.at))}</time> — ${escapeHtml(STATUS_WORDS[t.status].title)}</li>`
@@ -50,6 +50,6 @@ ${closed && v.status !== "closed_won" ? "" : `<h2>Steps</h2>\n<ol class="timelin
 <ol class="timeline history" reversed>
 ${history}
 </ol>
-<p class="muted">This page updates as your request progresses; keep the link private. Questions? Reply to the e-mail that brought you here.</p>`
+<p class="muted">This page updates as your request progresses; keep the link private. Questions? Ask the service that sent you this link.</p>`
   )
 }
