@@ -118,7 +118,7 @@ export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
       .addSuccess(CasePage)
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "Your brokerage cases and outcomes, newest first, cursor paging")
-      .pipe(requiresScope("report"), documentedAt("/docs/brokerage.md#list"))
+      .pipe(requiresScope("report"), documentedAt("/docs/brokerage.md#cases"))
   )
   .add(
     HttpApiEndpoint.get("getCase")`/api/partner/v1/brokerage/${CaseId}`
