@@ -103,7 +103,7 @@ export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
       .addError(BadRequest)
       .addError(Conflict)
       .annotate(OpenApi.Summary, "Open a brokerage case; returns the buyer's no-login progress link")
-      .annotate(OpenApi.Description, "Ineligible (reserved, already in an open case, a live site): 409 conflict with `details.reasons`. One open case per domain across all partners.")
+      .annotate(OpenApi.Description, "Ineligible (reserved, already in an open case, a live site): 409 conflict with `details.reasons`. One open case per domain across all partners. Optional Idempotency-Key: a retry with the same key and body answers the first 201 (Idempotent-Replayed: true).")
       .pipe(requiresScope("broker"), documentedAt("/docs/brokerage.md#cases"))
   )
   .add(

@@ -1,8 +1,9 @@
 /** Handlers of the brokerage endpoints: partner, admin and the progress page. */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { Api } from "../../app/Api.js"
 import { errorPageHtml, htmlResponse } from "../../platform/Html.js"
+import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
 import { iso, pageCursor, validationError } from "../Common.js"
@@ -22,10 +23,27 @@ export const PartnerBrokerageHttpLive = HttpApiBuilder.group(Api, "partnerBroker
   Effect.gen(function*() {
     const brokerage = yield* Brokerage
     const secrets = yield* ServiceSecret
+    const idempotency = yield* Idempotency
     return handlers
       .handle("eligibility", ({ urlParams }) =>
         Effect.flatMap(CurrentPartner, (partner) => brokerage.eligibility(urlParams.domain, partner.environment)))
-      .handle("createCase", ({ payload }) => Effect.flatMap(CurrentPartner, (partner) => brokerage.create(partner, payload)))
+      .handle("createCase", ({ payload, request }) =>
+        Effect.gen(function*() {
+          const partner = yield* CurrentPartner
+          const key = request.headers["idempotency-key"]
+          if (key === undefined) return yield* brokerage.create(partner, payload)
+          // Optional here (the SDK sends one on every write): a retried create answers the first 201.
+          if (!isValidKey(key)) return yield* validationError("Idempotency-Key: 1-255 visible ASCII characters")
+          const body = yield* request.text.pipe(Effect.orDie)
+          const result = yield* idempotency.run(
+            { scope: `partner-brokerage:${partner.credentialId}`, key, fingerprint: fingerprint("POST", "/api/partner/v1/brokerage", body) },
+            Effect.map(brokerage.create(partner, payload), (c) => ({ status: 201, body: c }))
+          ).pipe(Effect.catchTag("SqlError", Effect.die))
+          return HttpServerResponse.unsafeJson(result.response.body, {
+            status: result.response.status,
+            headers: { "idempotency-key": key, ...(result.replayed ? { "idempotent-replayed": "true" } : {}) }
+          })
+        }))
       .handle("listCases", ({ urlParams }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
