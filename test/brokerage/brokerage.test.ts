@@ -56,7 +56,7 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       expectError(yield* signed(other, "GET", `${BASE}/eligibility?domain=brokered-one.com`), 403, "forbidden")
     }))
 
-  it.effect("bad input is a typed 400: unknown tier, negative budget, bad e-mail, fractional budget, invalid domain", () =>
+  it.effect("bad input is a typed 400: unknown tier, negative budget, bad e-mail, fractional budget, invalid domain; a retried create with its key is answered once", () =>
     Effect.gen(function*() {
       const cred = yield* createPartner({ scopes: ["broker"] })
       for (
@@ -73,6 +73,15 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
         expect(r.status, JSON.stringify(body)).toBe(400)
         expect(["validation_error", "invalid_request"]).toContain(r.json.error.code)
       }
+      // A retried create with its Idempotency-Key answers the first 201, not a 409.
+      const key = crypto.randomUUID()
+      const first = yield* signed(cred, "POST", BASE, { body: caseBody("retried.com"), headers: { "idempotency-key": key } })
+      expect(first.status, first.text).toBe(201)
+      const again = yield* signed(cred, "POST", BASE, { body: caseBody("retried.com"), headers: { "idempotency-key": key } })
+      expect(again.status).toBe(201)
+      expect(again.json.id).toBe(first.json.id)
+      expect(again.headers.get("idempotent-replayed")).toBe("true")
+      expectError(yield* signed(cred, "POST", BASE, { body: caseBody("retried.com") }), 409, "conflict")
     }))
 
   it.effect("two partners opening a case for one domain at once: one case, one 409 naming already_in_case", () =>

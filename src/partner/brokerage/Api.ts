@@ -201,12 +201,30 @@ export class AdminBrokerageApi extends HttpApiGroup.make("adminBrokerage")
 const Html = (status: number, description: string) =>
   HttpApiSchema.Text({ contentType: "text/html" }).annotations({ description, ...HttpApiSchema.annotations({ status }) })
 
+/** The progress page answers an HTML error page (and the typed 400 only for an unparseable query string). */
+const htmlErrors = OpenApi.annotations({
+  transform: (op: any) => ({
+    ...op,
+    responses: {
+      ...op.responses,
+      "400": {
+        description: "Error page: missing or tampered link; or the typed 400 for a malformed query string",
+        content: {
+          "text/html": { schema: { type: "string" } },
+          "application/json": { schema: { $ref: "#/components/schemas/BadRequest" } }
+        }
+      }
+    }
+  })
+})
+
 export class BrokeragePagesApi extends HttpApiGroup.make("brokeragePages")
   .add(
     HttpApiEndpoint.get("progress", "/brokerage/progress")
       .setUrlParams(Schema.Struct({ t: Schema.optional(Schema.String) }))
       .addSuccess(Html(200, "The case's status and timeline in plain words"))
       .addError(Html(400, "Error page: missing or tampered link"))
+      .annotateContext(htmlErrors)
       .annotate(OpenApi.Summary, "The buyer's no-login progress page (HTML)")
       .annotate(OpenApi.Description, "Open the case's `progress_url` in a browser. Nothing about the seller or the partner is shown.")
   )
