@@ -20,6 +20,7 @@ import { causeIsDatabaseOutage } from "./platform/DatabaseOutage.js"
 import { runMigrations } from "./platform/Migrations.js"
 import { orderCommand, partnerCommand } from "./partner/Cli.js"
 import { ledgerCommand, payoutsCommand, settleCommand, statementsCommand } from "./partner/ledger/Cli.js"
+import { brokerageCommand } from "./partner/brokerage/Cli.js"
 
 
 const migrate = Command.make("migrate", { json }, ({ json }) =>
@@ -30,7 +31,7 @@ const migrate = Command.make("migrate", { json }, ({ json }) =>
 
 const root = Command.make("marketplace").pipe(
   Command.withDescription("Domain marketplace operator CLI"),
-  Command.withSubcommands([migrate, tldsCommand, pricesCommand, userCommand, apikeyCommand, listingsCommand, reservedCommand, partnerCommand, orderCommand, settleCommand, ledgerCommand, statementsCommand, payoutsCommand])
+  Command.withSubcommands([migrate, tldsCommand, pricesCommand, userCommand, apikeyCommand, listingsCommand, reservedCommand, partnerCommand, orderCommand, settleCommand, ledgerCommand, statementsCommand, payoutsCommand, brokerageCommand])
 )
 
 const cli = Command.run(root, { name: "marketplace", version: "1.3.0" })

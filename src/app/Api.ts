@@ -22,6 +22,7 @@ import { AdminMoneyApi, PartnerMoneyApi } from "../partner/ledger/Api.js"
 import { PartnerOrdersApi } from "../partner/orders/Api.js"
 import { PartnerSandboxApi } from "../partner/sandbox/Api.js"
 import { PartnerWebhooksApi } from "../partner/webhooks/Api.js"
+import { AdminBrokerageApi, BrokeragePagesApi, PartnerBrokerageApi } from "../partner/brokerage/Api.js"
 import { SystemApi } from "../system/Api.js"
 
 export const API_VERSION = "1.3.0"
@@ -46,6 +47,9 @@ const Groups = HttpApi.make("marketplace")
   .add(AdminOrdersApi)
   .add(PartnerMoneyApi)
   .add(AdminMoneyApi)
+  .add(PartnerBrokerageApi)
+  .add(AdminBrokerageApi)
+  .add(BrokeragePagesApi)
 
 export class Api extends Groups
   .annotate(OpenApi.Title, "Domain Marketplace API")

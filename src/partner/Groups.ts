@@ -5,5 +5,6 @@ import { PartnerOrdersApi } from "./orders/Api.js"
 import { PartnerSandboxApi } from "./sandbox/Api.js"
 import { PartnerWebhooksApi } from "./webhooks/Api.js"
 import { PartnerMoneyApi } from "./ledger/Api.js"
+import { PartnerBrokerageApi } from "./brokerage/Api.js"
 
-export const PartnerGroups = [PartnerInventoryApi, PartnerOrdersApi, PartnerSandboxApi, PartnerEventsApi, PartnerWebhooksApi, PartnerMoneyApi] as const
+export const PartnerGroups = [PartnerInventoryApi, PartnerOrdersApi, PartnerSandboxApi, PartnerEventsApi, PartnerWebhooksApi, PartnerMoneyApi, PartnerBrokerageApi] as const

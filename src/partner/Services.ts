@@ -23,6 +23,9 @@ import { PartnerWorkersLive as WebhookWorkersLive } from "./webhooks/Worker.js"
 import { PartnerSandboxHttpLive } from "./sandbox/Http.js"
 import { PartnerWebhooksHttpLive } from "./webhooks/Http.js"
 import { Webhooks } from "./webhooks/Webhooks.js"
+import { Brokerage } from "./brokerage/Brokerage.js"
+import { AdminBrokerageHttpLive, BrokeragePagesHttpLive, PartnerBrokerageHttpLive } from "./brokerage/Http.js"
+import { SearchServicesLive } from "../search/Services.js"
 
 export const PartnerServicesLive = Layer.mergeAll(
   Credentials.Live,
@@ -33,7 +36,8 @@ export const PartnerServicesLive = Layer.mergeAll(
   Reconcile.Live,
   MoneyRepo.Live,
   Outbox.Live,
-  Webhooks.Live.pipe(Layer.provide(OutboundLive))
+  Webhooks.Live.pipe(Layer.provide(OutboundLive)),
+  Brokerage.Live.pipe(Layer.provide(SearchServicesLive))
 ).pipe(Layer.provide(ServiceSecretLive))
 
 export const PartnerHandlersLive = Layer.mergeAll(
@@ -44,7 +48,10 @@ export const PartnerHandlersLive = Layer.mergeAll(
   PartnerWebhooksHttpLive,
   AdminOrdersHttpLive,
   PartnerMoneyHttpLive,
-  AdminMoneyHttpLive
+  AdminMoneyHttpLive,
+  PartnerBrokerageHttpLive,
+  AdminBrokerageHttpLive,
+  BrokeragePagesHttpLive
 )
 
 /** HttpApi middleware of the partner and admin groups. */

@@ -5,6 +5,7 @@
 import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
 import { partnerConfig, type PartnerSettings } from "../partner/Settings.js"
 import { ledgerConfig, type LedgerSettings } from "../partner/ledger/Settings.js"
+import { brokerageConfig, type BrokerageSettings } from "../partner/brokerage/Settings.js"
 
 /** Accounts, sessions and the OAuth 2.1 authorization server (docs/identity.md). */
 export interface IdentitySettings {
@@ -95,6 +96,8 @@ export interface AppConfigShape {
   readonly http: HttpSettings
   /** Ledger, settlement and payouts (src/partner/ledger/Settings.ts). */
   readonly ledger: LedgerSettings
+  /** Brokerage fee, partner share, live-site probe (src/partner/brokerage/Settings.ts). */
+  readonly brokerage: BrokerageSettings
 }
 
 export interface DatabaseSettings {
@@ -317,7 +320,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   outboundAllowedPorts: portList("OUTBOUND_ALLOWED_PORTS", [80, 443]),
   partner: partnerConfig,
   http: httpConfig,
-  ledger: ledgerConfig
+  ledger: ledgerConfig,
+  brokerage: brokerageConfig
 }).pipe(
   Config.mapOrFail((c) => {
     const production = c.nodeEnv === "production"
@@ -376,7 +380,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
       outboundAllowedPorts: c.outboundAllowedPorts,
       partner: c.partner,
       http: c.http,
-      ledger: c.ledger
+      ledger: c.ledger,
+      brokerage: c.brokerage
     })
   })
 )

@@ -141,6 +141,62 @@ export interface Refund {
   readonly created_at: string
   readonly order: Order
 }
+export type BrokerageStatus = "open" | "researching" | "contacting_owner" | "negotiating" | "deal_agreed" | "closed_won" | "closed_lost" | "cancelled"
+export type BrokerageReason = "invalid_domain" | "reserved" | "already_in_case" | "live_site"
+export interface BrokerageEligibility {
+  readonly domain: string
+  readonly eligible: boolean
+  readonly reasons: ReadonlyArray<BrokerageReason>
+  readonly details: ReadonlyArray<{ readonly reason: BrokerageReason; readonly message: string }>
+  readonly site: { readonly classification: "live" | "parking" | "error" | "none" | "blocked"; readonly url: string; readonly status: number | null } | null
+  readonly checked_at: string
+}
+export interface BrokerageCaseRequest {
+  readonly domain: string
+  readonly tier: "managed" | "self_serve"
+  readonly buyer_email: string
+  /** Integer USD cents. */
+  readonly budget: number
+  readonly notes?: string
+}
+export interface BrokerageCase {
+  readonly id: string
+  readonly domain: string
+  readonly tier: "managed" | "self_serve"
+  readonly status: BrokerageStatus
+  readonly environment: "live" | "sandbox"
+  readonly buyer_email: string
+  readonly budget: number
+  readonly currency: string
+  readonly notes: string | null
+  /** The buyer's no-login progress page. */
+  readonly progress_url: string
+  readonly agreed_price_cents: number | null
+  readonly deal_price_cents: number | null
+  readonly brokerage_fee_cents: number | null
+  readonly partner_commission_cents: number | null
+  readonly order_id: string | null
+  readonly created_at: string
+  readonly updated_at: string
+  readonly closed_at: string | null
+}
+export interface BrokerageCaseDetail extends BrokerageCase {
+  readonly timeline: ReadonlyArray<{
+    readonly at: string
+    readonly status: BrokerageStatus
+    readonly from_status: BrokerageStatus | null
+    readonly price_cents: number | null
+    readonly event_id: string | null
+    readonly actor: string
+    readonly note: string | null
+  }>
+}
+export interface BrokerageFilter {
+  readonly status?: BrokerageStatus
+  readonly from?: string
+  readonly to?: string
+  readonly limit?: number
+}
 export interface PartnerEvent {
   readonly id: string
   readonly type: string
@@ -372,6 +428,33 @@ export class PartnerClient {
     return this.#write("POST", "/api/partner/v1/refunds", request, options)
   }
 
+  // Brokerage (scope broker; the list: scope report) ------------------------------------------
+
+  /** Every reason a domain cannot be brokered now (empty when eligible). */
+  brokerageEligibility(domain: string): Promise<BrokerageEligibility> {
+    return this.request("GET", `/api/partner/v1/brokerage/eligibility${query({ domain })}`)
+  }
+  /** Opens a case; 409 conflict (details.reasons) when ineligible. Retries reuse one Idempotency-Key. */
+  createBrokerageCase(request: BrokerageCaseRequest, options?: WriteOptions): Promise<BrokerageCase> {
+    return this.#write("POST", "/api/partner/v1/brokerage", request, options)
+  }
+  getBrokerageCase(id: string): Promise<BrokerageCaseDetail> {
+    return this.request("GET", `/api/partner/v1/brokerage/${encodeURIComponent(id)}`)
+  }
+  /** One page of your cases, newest first. */
+  listBrokerageCases(filter: BrokerageFilter & { readonly cursor?: string } = {}): Promise<{ cases: ReadonlyArray<BrokerageCase>; next_cursor: string | null }> {
+    return this.request("GET", `/api/partner/v1/brokerage${query({ ...filter })}`)
+  }
+  /** Every case matching the filter, page after page. */
+  async *brokerageCases(filter: BrokerageFilter = {}): AsyncGenerator<BrokerageCase> {
+    let cursor: string | undefined
+    do {
+      const page = await this.listBrokerageCases({ ...filter, ...(cursor === undefined ? {} : { cursor }) })
+      yield* page.cases
+      cursor = page.next_cursor ?? undefined
+    } while (cursor !== undefined)
+  }
+
   // Events and webhooks (scope webhook) -------------------------------------------------------
 
   /** One page of events after `after_id`, oldest first. */
@@ -427,5 +510,9 @@ export class PartnerClient {
   /** Sandbox credentials only: moves a sandbox order one step along its lifecycle. */
   advanceSandboxOrder(publicId: string): Promise<Order> {
     return this.request("POST", `/api/partner/v1/sandbox/orders/${encodeURIComponent(publicId)}/advance`, {})
+  }
+  /** Sandbox credentials only: moves a sandbox brokerage case one step (to closed_won, then settles its commission). */
+  advanceSandboxBrokerageCase(id: string): Promise<BrokerageCaseDetail> {
+    return this.request("POST", `/api/partner/v1/sandbox/brokerage/${encodeURIComponent(id)}/advance`, {})
   }
 }

@@ -3,8 +3,8 @@
  * when the change it describes was committed. When the partner has an active webhook endpoint
  * for the environment, a delivery row is queued in the same transaction; the delivery worker
  * (src/partner/webhooks/Webhooks.ts) sends it. Events stay readable through GET /events.
- * A delivery carries its ordering key (`data.order.public_id` for order events): the worker
- * delivers one order's events in id order, one at a time.
+ * A delivery carries its ordering key (`data.order.public_id` for order events, `data.case.id` for
+ * brokerage events): the worker delivers one order's (case's) events in id order, one at a time.
  * `append` must run inside a transaction (it takes a per-partner transaction lock).
  */
 import { SqlClient } from "@effect/sql"
@@ -27,7 +27,10 @@ const EVENTS_LOCK_CLASS = 6006
 /** Deliveries with the same key are sent in event order: an order's events share its public id. */
 const orderingKeyOf = (data: unknown): string | null => {
   const order = (data as { order?: { public_id?: unknown } } | null)?.order
-  return typeof order?.public_id === "string" ? order.public_id : null
+  if (typeof order?.public_id === "string") return order.public_id
+  // A brokerage case's events share its id (src/partner/brokerage).
+  const brokerageCase = (data as { case?: { id?: unknown } } | null)?.case
+  return typeof brokerageCase?.id === "string" ? brokerageCase.id : null
 }
 
 const make = Effect.gen(function*() {

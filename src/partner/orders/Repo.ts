@@ -217,6 +217,32 @@ const make = Effect.gen(function*() {
         order by id desc
         limit ${limit}`,
 
+    /**
+     * A won brokerage case's commission row (src/partner/brokerage): the service's fee as the sale,
+     * the partner's share of it as the commission (payment_model `brokerage`), already
+     * TRANSFER_COMPLETED, so the settlement run makes it payable and the payout run pays it.
+     * Caller's transaction.
+     */
+    insertBrokerageOrder: (o: {
+      id: string
+      partnerId: string
+      credentialId: string
+      environment: PartnerEnvironment
+      caseId: string
+      domain: string
+      feeCents: number
+      shareBps: number
+      currency: string
+      buyerEmail: string
+    }) =>
+      sql<OrderRow>`
+        insert into partner_orders (id, partner_id, credential_id, environment, listing_id, domain, status, sale_price_cents,
+          currency, external_payment_ref, buyer, payment_model, commission_bps, commission_cents, transfer_completed_at)
+        values (${o.id}, ${o.partnerId}, ${o.credentialId}, ${o.environment}, ${o.caseId}, ${o.domain}, 'TRANSFER_COMPLETED',
+          ${o.feeCents}, ${o.currency}, ${o.caseId}, ${JSON.stringify({ email: o.buyerEmail })}::jsonb, 'brokerage', ${o.shareBps},
+          ${o.feeCents}::bigint * ${o.shareBps} / 10000, now())
+        returning *`.pipe(Effect.map((rows) => rows[0]!)),
+
     /** Every partner's orders, newest first (operator view). */
     listAll: (f: OrderFilters & { readonly partnerId?: string | undefined; readonly environment?: PartnerEnvironment | undefined }, limit: number) =>
       sql<OrderRow>`

@@ -1,0 +1,232 @@
+/**
+ * Brokerage (CONTRACT.md "Brokerage"): eligibility, cases, the sandbox walk (partner, HMAC-signed,
+ * scope `broker`; the list: scope `report`), the operator moves (admin, bearer ADMIN_TOKEN) and
+ * the buyer's no-login progress page.
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { AdminAuth } from "../../admin/Auth.js"
+import { CASE_STATUSES, CLOSE_OUTCOMES, TIERS } from "../../domain/Brokerage.js"
+import { documentedAt } from "../../platform/ApiAnnotations.js"
+import { BadRequest, Conflict, Forbidden, InternalError, NotFound, Unauthorized } from "../../platform/Errors.js"
+import { PartnerAuth, requiresScope } from "../Auth.js"
+
+export const CaseStatusSchema = Schema.Literal(...CASE_STATUSES).annotations({ title: "BrokerageCaseStatus" })
+
+const Email = Schema.String.pipe(
+  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an e-mail address" }),
+  Schema.maxLength(254)
+)
+
+export const EligibilityReason = Schema.Literal("invalid_domain", "reserved", "already_in_case", "live_site")
+
+export const Eligibility = Schema.Struct({
+  domain: Schema.String,
+  eligible: Schema.Boolean,
+  reasons: Schema.Array(EligibilityReason).annotations({ description: "Every reason the domain cannot be brokered now; empty when eligible" }),
+  details: Schema.Array(Schema.Struct({ reason: EligibilityReason, message: Schema.String })),
+  site: Schema.NullOr(Schema.Struct({
+    classification: Schema.Literal("live", "parking", "error", "none", "blocked").annotations({
+      description: "live: a real site (ineligible); parking: a parking, for-sale or placeholder page; error: an error answer; none: the name does not resolve; blocked: resolves to an address the service never contacts"
+    }),
+    url: Schema.String,
+    status: Schema.NullOr(Schema.Int)
+  })).annotations({ description: "The live-site check (null when the name is invalid or reserved); reused for up to BROKERAGE_ELIGIBILITY_TTL" }),
+  checked_at: Schema.String
+}).annotations({ identifier: "BrokerageEligibility" })
+
+export const CaseRequest = Schema.Struct({
+  domain: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(300)),
+  tier: Schema.Literal(...TIERS).annotations({ description: "managed: our brokers negotiate; self_serve: we find and contact the owner, you negotiate" }),
+  buyer_email: Email,
+  budget: Schema.Int.pipe(Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER)).annotations({
+    description: "The buyer's budget, integer USD cents"
+  }),
+  notes: Schema.optional(Schema.String.pipe(Schema.maxLength(2000)))
+}).annotations({ identifier: "BrokerageCaseRequest" })
+
+export const Case = Schema.Struct({
+  id: Schema.String.annotations({ description: "brk_…" }),
+  domain: Schema.String,
+  tier: Schema.Literal(...TIERS),
+  status: CaseStatusSchema,
+  environment: Schema.Literal("live", "sandbox"),
+  buyer_email: Schema.String,
+  budget: Schema.Int.annotations({ description: "USD cents" }),
+  currency: Schema.String,
+  notes: Schema.NullOr(Schema.String),
+  progress_url: Schema.String.annotations({ description: "No-login page for the buyer: status and timeline (signed link; share it with the buyer only)" }),
+  agreed_price_cents: Schema.NullOr(Schema.Int),
+  deal_price_cents: Schema.NullOr(Schema.Int).annotations({ description: "Set when the case closed won" }),
+  brokerage_fee_cents: Schema.NullOr(Schema.Int).annotations({ description: "The service's fee on the deal (BROKERAGE_FEE_BPS of the deal price)" }),
+  partner_commission_cents: Schema.NullOr(Schema.Int).annotations({ description: "Your share of the fee (BROKERAGE_PARTNER_SHARE_BPS), payable at the next settlement" }),
+  order_id: Schema.NullOr(Schema.String).annotations({ description: "The commission's row in /transactions (payment_model brokerage)" }),
+  created_at: Schema.String,
+  updated_at: Schema.String,
+  closed_at: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "BrokerageCase" })
+
+export const CaseTimelineEntry = Schema.Struct({
+  at: Schema.String,
+  status: CaseStatusSchema,
+  from_status: Schema.NullOr(CaseStatusSchema),
+  price_cents: Schema.NullOr(Schema.Int),
+  event_id: Schema.NullOr(Schema.String),
+  actor: Schema.String,
+  note: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "BrokerageTimelineEntry" })
+
+export const CaseDetail = Schema.Struct({ ...Case.fields, timeline: Schema.Array(CaseTimelineEntry) }).annotations({ identifier: "BrokerageCaseDetail" })
+
+export const CasePage = Schema.Struct({
+  cases: Schema.Array(Case),
+  next_cursor: Schema.NullOr(Schema.String).annotations({ description: "Pass as cursor for the next page; null at the end" })
+}).annotations({ identifier: "BrokerageCasePage" })
+
+const IsoDate = Schema.String.annotations({ description: "RFC 3339 date-time or YYYY-MM-DD" })
+const CaseId = HttpApiSchema.param("id", Schema.String.annotations({ description: "brk_…" }))
+const Limit = Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))).annotations({ description: "1–100, default 25" })
+const PriceParam = Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.positive(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER)))
+
+export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
+  .add(
+    HttpApiEndpoint.get("eligibility", "/api/partner/v1/brokerage/eligibility")
+      .setUrlParams(Schema.Struct({ domain: Schema.String }))
+      .addSuccess(Eligibility)
+      .annotate(OpenApi.Summary, "Can this domain be brokered? Every reason it cannot")
+      .pipe(requiresScope("broker"), documentedAt("/docs/brokerage.md#eligibility"))
+  )
+  .add(
+    HttpApiEndpoint.post("createCase", "/api/partner/v1/brokerage")
+      .setPayload(CaseRequest)
+      .addSuccess(Case, { status: 201 })
+      .addError(BadRequest)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Open a brokerage case; returns the buyer's no-login progress link")
+      .annotate(OpenApi.Description, "Ineligible (reserved, already in an open case, a live site): 409 conflict with `details.reasons`. One open case per domain across all partners. Optional Idempotency-Key: a retry with the same key and body answers the first 201 (Idempotent-Replayed: true).")
+      .pipe(requiresScope("broker"), documentedAt("/docs/brokerage.md#cases"))
+  )
+  .add(
+    HttpApiEndpoint.get("listCases", "/api/partner/v1/brokerage")
+      .setUrlParams(Schema.Struct({
+        status: Schema.optional(CaseStatusSchema),
+        from: Schema.optional(IsoDate),
+        to: Schema.optional(IsoDate),
+        limit: Limit,
+        cursor: Schema.optional(Schema.String)
+      }))
+      .addSuccess(CasePage)
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "Your brokerage cases and outcomes, newest first, cursor paging")
+      .pipe(requiresScope("report"), documentedAt("/docs/brokerage.md#cases"))
+  )
+  .add(
+    HttpApiEndpoint.get("getCase")`/api/partner/v1/brokerage/${CaseId}`
+      .addSuccess(CaseDetail)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "One of your cases with its timeline (another partner's case: 404)")
+      .pipe(requiresScope("broker"), documentedAt("/docs/brokerage.md#cases"))
+  )
+  .add(
+    HttpApiEndpoint.post("advanceSandbox")`/api/partner/v1/sandbox/brokerage/${CaseId}/advance`
+      .addSuccess(CaseDetail)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(Forbidden)
+      .annotate(OpenApi.Summary, "Sandbox only: move the case one step (to closed_won), then settle its commission")
+      .annotate(
+        OpenApi.Description,
+        "open → researching → contacting_owner → negotiating → deal_agreed → closed_won (deal price: the budget), each with brokerage.case_updated (and brokerage.case_completed when won); one more call settles the commission; then 409. 403 for live credentials."
+      )
+      .pipe(requiresScope("broker"), documentedAt("/docs/brokerage.md#sandbox"))
+  )
+  .middleware(PartnerAuth)
+  .addError(InternalError)
+  .annotate(OpenApi.Title, "Partner: brokerage")
+  .annotate(OpenApi.Description, "HMAC-signed (see docs/partner.md). See docs/brokerage.md.")
+{}
+
+export const AdminMoveParams = Schema.Struct({
+  price: PriceParam.annotations({ description: "Deal price in USD cents: recorded at deal_agreed, required to close won unless agreed before" }),
+  note: Schema.optional(Schema.String.pipe(Schema.maxLength(500))).annotations({ description: "Recorded in the case's timeline (not shown to the buyer)" })
+})
+
+export class AdminBrokerageApi extends HttpApiGroup.make("adminBrokerage")
+  .add(
+    HttpApiEndpoint.get("listCases", "/api/admin/brokerage")
+      .setUrlParams(Schema.Struct({
+        status: Schema.optional(CaseStatusSchema),
+        partner: Schema.optional(Schema.String),
+        env: Schema.optional(Schema.Literal("live", "sandbox")),
+        limit: Limit
+      }))
+      .addSuccess(Schema.Struct({ cases: Schema.Array(Case) }))
+      .annotate(OpenApi.Summary, "Every partner's brokerage cases, newest first")
+  )
+  .add(
+    HttpApiEndpoint.get("getCase")`/api/admin/brokerage/${CaseId}`
+      .addSuccess(CaseDetail)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Any case with its timeline")
+  )
+  .add(
+    HttpApiEndpoint.post("advance")`/api/admin/brokerage/${CaseId}/advance`
+      .setUrlParams(AdminMoveParams)
+      .addSuccess(CaseDetail)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "Move a case to its next status (deal_agreed → closed_won needs a deal price)")
+  )
+  .add(
+    HttpApiEndpoint.post("close")`/api/admin/brokerage/${CaseId}/close`
+      .setUrlParams(Schema.Struct({
+        outcome: Schema.Literal(...CLOSE_OUTCOMES).annotations({ description: "won (from deal_agreed, with a price) | lost | cancelled" }),
+        ...AdminMoveParams.fields
+      }))
+      .addSuccess(CaseDetail)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "Close a case: won, lost or cancelled")
+  )
+  .middleware(AdminAuth)
+  .addError(Unauthorized)
+  .addError(InternalError)
+  .annotate(OpenApi.Title, "Admin: brokerage")
+  .annotate(OpenApi.Description, "Bearer ADMIN_TOKEN. See docs/brokerage.md#operators.")
+{}
+
+const Html = (status: number, description: string) =>
+  HttpApiSchema.Text({ contentType: "text/html" }).annotations({ description, ...HttpApiSchema.annotations({ status }) })
+
+/** The progress page answers an HTML error page (and the typed 400 only for an unparseable query string). */
+const htmlErrors = OpenApi.annotations({
+  transform: (op: any) => ({
+    ...op,
+    responses: {
+      ...op.responses,
+      "400": {
+        description: "Error page: missing or tampered link; or the typed 400 for a malformed query string",
+        content: {
+          "text/html": { schema: { type: "string" } },
+          "application/json": { schema: { $ref: "#/components/schemas/BadRequest" } }
+        }
+      }
+    }
+  })
+})
+
+export class BrokeragePagesApi extends HttpApiGroup.make("brokeragePages")
+  .add(
+    HttpApiEndpoint.get("progress", "/brokerage/progress")
+      .setUrlParams(Schema.Struct({ t: Schema.optional(Schema.String) }))
+      .addSuccess(Html(200, "The case's status and timeline in plain words"))
+      .addError(Html(400, "Error page: missing or tampered link"))
+      .annotateContext(htmlErrors)
+      .annotate(OpenApi.Summary, "The buyer's no-login progress page (HTML)")
+      .annotate(OpenApi.Description, "Open the case's `progress_url` in a browser. Nothing about the seller or the partner is shown.")
+  )
+  .annotate(OpenApi.Title, "Brokerage progress page")
+{}

@@ -1,0 +1,112 @@
+/** Handlers of the brokerage endpoints: partner, admin and the progress page. */
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { Api } from "../../app/Api.js"
+import { errorPageHtml, htmlResponse } from "../../platform/Html.js"
+import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
+import { ServiceSecret } from "../../platform/ServiceSecret.js"
+import { CurrentPartner } from "../Auth.js"
+import { iso, pageCursor, validationError } from "../Common.js"
+import { Brokerage } from "./Brokerage.js"
+import { progressPage } from "./Pages.js"
+
+const CURSOR_PURPOSE = "partner-brokerage-cursor"
+
+const parseDate = (field: string, s: string | undefined) => {
+  if (s === undefined) return Effect.succeed(undefined)
+  const ok = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/.test(s)
+  const d = new Date(s)
+  return ok && !Number.isNaN(d.getTime()) ? Effect.succeed(d) : Effect.fail(validationError(`${field}: must be an RFC 3339 date-time or YYYY-MM-DD`))
+}
+
+export const PartnerBrokerageHttpLive = HttpApiBuilder.group(Api, "partnerBrokerage", (handlers) =>
+  Effect.gen(function*() {
+    const brokerage = yield* Brokerage
+    const secrets = yield* ServiceSecret
+    const idempotency = yield* Idempotency
+    return handlers
+      .handle("eligibility", ({ urlParams }) =>
+        Effect.flatMap(CurrentPartner, (partner) => brokerage.eligibility(urlParams.domain, partner.environment)))
+      .handle("createCase", ({ payload, request }) =>
+        Effect.gen(function*() {
+          const partner = yield* CurrentPartner
+          const key = request.headers["idempotency-key"]
+          if (key === undefined) return yield* brokerage.create(partner, payload)
+          // Optional here (the SDK sends one on every write): a retried create answers the first 201.
+          if (!isValidKey(key)) return yield* validationError("Idempotency-Key: 1-255 visible ASCII characters")
+          const body = yield* request.text.pipe(Effect.orDie)
+          const result = yield* idempotency.run(
+            { scope: `partner-brokerage:${partner.credentialId}`, key, fingerprint: fingerprint("POST", "/api/partner/v1/brokerage", body) },
+            Effect.map(brokerage.create(partner, payload), (c) => ({ status: 201, body: c }))
+          ).pipe(Effect.catchTag("SqlError", Effect.die))
+          return HttpServerResponse.unsafeJson(result.response.body, {
+            status: result.response.status,
+            headers: { "idempotency-key": key, ...(result.replayed ? { "idempotent-replayed": "true" } : {}) }
+          })
+        }))
+      .handle("listCases", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const partner = yield* CurrentPartner
+          const from = yield* parseDate("from", urlParams.from)
+          const to = yield* parseDate("to", urlParams.to)
+          const cursor = pageCursor(secrets, CURSOR_PURPOSE, [urlParams.status ?? null, iso(from ?? null), iso(to ?? null)])
+          const before = yield* cursor.read(urlParams.cursor)
+          const page = yield* brokerage.list(
+            { partnerId: partner.partnerId, environment: partner.environment, status: urlParams.status, from, to },
+            before,
+            urlParams.limit ?? 25
+          )
+          return { cases: page.cases, next_cursor: cursor.next(page.cases[page.cases.length - 1], page.hasMore) }
+        }))
+      .handle("getCase", ({ path }) => Effect.flatMap(CurrentPartner, (partner) => brokerage.detail(path.id, partner)))
+      .handle("advanceSandbox", ({ path }) => Effect.flatMap(CurrentPartner, (partner) => brokerage.advanceSandbox(path.id, partner)))
+  }))
+
+export const AdminBrokerageHttpLive = HttpApiBuilder.group(Api, "adminBrokerage", (handlers) =>
+  Effect.gen(function*() {
+    const brokerage = yield* Brokerage
+    return handlers
+      .handle("listCases", ({ urlParams }) =>
+        Effect.map(
+          brokerage.list({ status: urlParams.status, partnerId: urlParams.partner, environment: urlParams.env }, null, urlParams.limit ?? 25),
+          (page) => ({ cases: page.cases })
+        ))
+      .handle("getCase", ({ path }) => brokerage.detail(path.id))
+      .handle("advance", ({ path, urlParams }) =>
+        Effect.zipRight(
+          brokerage.move(path.id, { _tag: "advance" }, { actor: "admin", priceCents: urlParams.price, note: urlParams.note }),
+          brokerage.detail(path.id)
+        ))
+      .handle("close", ({ path, urlParams }) =>
+        Effect.zipRight(
+          brokerage.move(path.id, { _tag: "close", outcome: urlParams.outcome }, { actor: "admin", priceCents: urlParams.price, note: urlParams.note }),
+          brokerage.detail(path.id)
+        ))
+  }))
+
+export const BrokeragePagesHttpLive = HttpApiBuilder.group(Api, "brokeragePages", (handlers) =>
+  Effect.gen(function*() {
+    const brokerage = yield* Brokerage
+    const invalid = htmlResponse(
+      errorPageHtml(
+        "This link does not work",
+        "The progress link is incomplete or has been altered.",
+        "Open the link exactly as you received it, or ask the service that sent it for a new one."
+      ),
+      { status: 400 }
+    )
+    return handlers.handle("progress", ({ urlParams }) =>
+      Effect.gen(function*() {
+        if (urlParams.t === undefined || urlParams.t === "") return invalid
+        const found = yield* brokerage.progress(urlParams.t)
+        if (Option.isNone(found)) return invalid
+        const { case: c, timeline } = found.value
+        return htmlResponse(progressPage({
+          domain: c.domain,
+          tier: c.tier,
+          status: c.status,
+          createdAt: c.created_at,
+          timeline: timeline.map((t) => ({ status: t.status, at: t.at }))
+        }))
+      }))
+  }))
