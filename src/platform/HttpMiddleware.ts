@@ -230,7 +230,7 @@ export const serverMiddleware = (config: AppConfigShape, matchOperation: Operati
             ...(userAgent === undefined ? {} : { "user_agent.original": userAgent.slice(0, MAX_USER_AGENT) })
           }
         },
-        (span) => handle(app, request, span)
+        (span) => Effect.withParentSpan(handle(app, request, span), span)
       )
     })
 

@@ -49,7 +49,7 @@ const hygiene = Layer.mergeAll(
 )
 
 /** Span names that are not worth a trace of their own (see the contract). */
-const ORPHANS_DROPPED = new Set(["sql.execute"])
+const ORPHANS_DROPPED = new Set(["sql.execute", "sql.transaction"])
 
 const makeSampler = async (settings: TracingSettings): Promise<Sampler> => {
   const { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler } = await import(
