@@ -71,8 +71,10 @@ export const tracingConfig: Config.Config<TracingSettings> = Config.all({
     }
     if (!(c.samplerArg >= 0 && c.samplerArg <= 1)) return invalid("OTEL_TRACES_SAMPLER_ARG must be a ratio between 0 and 1")
     const off = c.disabled || c.exporter.trim().toLowerCase() === "none"
-    const base = Option.map(c.endpoint, (e) => `${e.replace(/\/+$/, "")}/v1/traces`)
-    const endpoint = off ? Option.none() : Option.filter(Option.orElse(c.tracesEndpoint, () => base), (e) => e.trim() !== "")
+    // An empty value (compose's `${OTEL_EXPORTER_OTLP_ENDPOINT:-}`) is unset.
+    const set = (o: Option.Option<string>) => Option.filter(Option.map(o, (e) => e.trim()), (e) => e !== "")
+    const base = Option.map(set(c.endpoint), (e) => `${e.replace(/\/+$/, "")}/v1/traces`)
+    const endpoint = off ? Option.none() : Option.orElse(set(c.tracesEndpoint), () => base)
     if (Option.isSome(endpoint)) {
       if (!/^https?:\/\//i.test(endpoint.value)) return invalid("OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL")
       if (Option.exists(c.protocol, (p) => p.trim().toLowerCase() === "grpc")) {
