@@ -15,7 +15,7 @@ describe("tracing settings", () => {
     Effect.gen(function*() {
       for (
         const env of [
-          {},
+          {} as Record<string, string>,
           { OTEL_EXPORTER_OTLP_ENDPOINT: "" },
           { OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_SDK_DISABLED: "true" },
           { OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_TRACES_EXPORTER: "none" }

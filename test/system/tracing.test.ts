@@ -3,8 +3,10 @@
  * OTEL_EXPORTER_OTLP_ENDPOINT pointing at a loopback OTLP/HTTP receiver written here, a request
  * carrying a W3C `traceparent` is exported as a server span in the caller's trace, with its SQL
  * statements as child spans; the access log's `trace_id` is the exported trace id (also for a
- * request without `traceparent`); no secret the caller sent (Authorization, cookies, partner
- * signature headers, query tokens) appears anywhere in the exported data. Both databases.
+ * request without `traceparent`); an upstream call (RDAP) is a client span of its request's trace
+ * and carries no trace context to the upstream; no secret the caller sent (Authorization,
+ * cookies, partner signature headers, query tokens) appears anywhere in the exported data.
+ * Both databases.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
@@ -28,11 +30,25 @@ interface ExportedSpan {
 const SPAN_KIND_SERVER = 2
 const SPAN_KIND_CLIENT = 3
 
-/** A minimal OTLP/HTTP receiver (JSON encoding): keeps every request body it is sent. */
+interface Receiver {
+  readonly url: string
+  /** OTLP export bodies. */
+  readonly bodies: Array<string>
+  readonly contentTypes: Array<string>
+  /** Every other request (the service's RDAP calls: an upstream, i.e. a third party). */
+  readonly upstream: Array<{ readonly path: string; readonly headers: Http.IncomingHttpHeaders }>
+}
+
+/**
+ * A minimal OTLP/HTTP receiver (JSON encoding) that keeps every export it is sent; it also plays
+ * an RDAP server (bootstrap file, "not found" for every domain) to watch an upstream call.
+ */
 const startReceiver = Effect.acquireRelease(
-  Effect.async<{ url: string; bodies: Array<string>; contentTypes: Array<string> }>((resume) => {
+  Effect.async<Receiver & { server: Http.Server }>((resume) => {
     const bodies: Array<string> = []
     const contentTypes: Array<string> = []
+    const upstream: Receiver["upstream"] = []
+    let base = ""
     const server = Http.createServer((req, res) => {
       let body = ""
       req.setEncoding("utf8")
@@ -41,16 +57,23 @@ const startReceiver = Effect.acquireRelease(
         if (req.method === "POST" && req.url === "/v1/traces") {
           bodies.push(body)
           contentTypes.push(String(req.headers["content-type"]))
+          return res.writeHead(200, { "content-type": "application/json" }).end("{}")
         }
-        res.writeHead(200, { "content-type": "application/json" }).end("{}")
+        upstream.push({ path: req.url ?? "/", headers: req.headers })
+        if (req.url === "/dns.json") {
+          const bootstrap = { version: "1.0", publication: "2026-01-01T00:00:00Z", services: [[["com"], [`${base}/rdap/`]]] }
+          return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(bootstrap))
+        }
+        res.writeHead(404, { "content-type": "application/rdap+json" }).end(JSON.stringify({ errorCode: 404, title: "Not Found" }))
       })
     })
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address() as AddressInfo
-      resume(Effect.succeed({ url: `http://127.0.0.1:${port}`, bodies, contentTypes, server } as any))
+      base = `http://127.0.0.1:${port}`
+      resume(Effect.succeed({ url: base, bodies, contentTypes, upstream, server }))
     })
   }),
-  (r: any) => Effect.promise(() => new Promise<void>((done) => r.server.close(() => done())))
+  (r) => Effect.promise(() => new Promise<void>((done) => r.server.close(() => done())))
 )
 
 const valueOf = (v: any): unknown =>
@@ -102,7 +125,8 @@ describe("tracing", () => {
         DATABASE_URL: databaseUrl,
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
         OTEL_SERVICE_NAME: "marketplace-under-test",
-        OTEL_BSP_SCHEDULE_DELAY: "200"
+        OTEL_BSP_SCHEDULE_DELAY: "200",
+        RDAP_BOOTSTRAP_URL: `${receiver.url}/dns.json`
       })
 
       const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -172,6 +196,30 @@ describe("tracing", () => {
       }, "the access-log lines")
       expect(lines.find((l) => l.path === "/api/partner/v1/orders")!.trace_id).toBe(traceId)
       expect(lines.find((l) => l.path === "/api/pricing/tld")!.trace_id).toBe(pricingSpan.traceId)
+
+      // 3. A WHOIS lookup asks RDAP (an upstream, here answering "not found"): the upstream call is
+      // a span of the request's trace; the upstream receives no trace context.
+      const whois = yield* Effect.promise(() =>
+        fetch(`${service.baseUrl}/api/tools/whois`, {
+          method: "POST",
+          headers: { "content-type": "application/json", traceparent: `00-${traceId}-${callerSpanId}-01` },
+          body: JSON.stringify({ domain: "trace-example.com" })
+        })
+      )
+      expect(whois.status).toBeLessThan(500)
+      const rdapSpan = yield* waitFor(
+        () => all().find((s) => s.kind === SPAN_KIND_CLIENT && s.name.startsWith("http.client") && String(s.attributes["url.path"]).includes("trace-example.com")),
+        "the RDAP call's span"
+      )
+      const chain = ancestors(rdapSpan).map((id) => all().find((s) => s.spanId === id)?.name)
+      expect(chain, chain.join(" < ")).toContain("POST /api/tools/whois")
+      expect(rdapSpan.traceId).toBe(traceId)
+      const upstreamCalls = receiver.upstream.filter((r) => r.path.includes("trace-example.com"))
+      expect(upstreamCalls.length).toBeGreaterThan(0)
+      for (const call of [...receiver.upstream]) {
+        expect(call.headers.traceparent, call.path).toBeUndefined()
+        expect(call.headers.b3, call.path).toBeUndefined()
+      }
 
       // The resource names the service; nothing secret went out.
       const exported = receiver.bodies.join("\n")
