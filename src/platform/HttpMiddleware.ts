@@ -4,7 +4,9 @@
  * - `X-Request-Id` on every response (a valid incoming one is echoed, else `req_<ulid>`), and the
  *   same id inside every typed error body;
  * - one structured access-log line per request (method, path, route template, status, duration,
- *   request id, client IP, user agent), and the request metrics of `/metrics` (Metrics.ts);
+ *   request id, client IP, user agent, trace id), and the request metrics of `/metrics` (Metrics.ts);
+ * - with tracing on (Tracing.ts), the request's server span: named after the route template,
+ *   child of a valid inbound `traceparent`, its trace id the access log's `trace_id`;
  * - `Deprecation` / `Sunset` / `Link` headers on operations configured as deprecated;
  * - no stack traces: unknown routes become a typed 404, defects a typed 500;
  * - schema failures of request input become the documented 400 (typed, or legacy on the two legacy
@@ -18,7 +20,8 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Context, Effect, FiberId, FiberRef, HashSet, Option } from "effect"
+import { OtelTraceFlags } from "@effect/opentelemetry/Tracer"
+import { Cause, Context, Effect, FiberId, FiberRef, HashSet, Option, Tracer } from "effect"
 import type { AppConfigShape, DeprecationEntry } from "./Config.js"
 import { causeIsDatabaseOutage, OUTAGE_RETRY_AFTER_SECONDS } from "./DatabaseOutage.js"
 import { BadRequestError, clipEcho, CurrentRequestId, LegacyBadRequestError } from "./Errors.js"
@@ -109,18 +112,40 @@ export interface AccessLogEntry {
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/
 
+export interface TraceParent {
+  readonly traceId: string
+  readonly spanId: string
+  readonly sampled: boolean
+}
+
 /**
- * The trace id of a W3C Trace Context `traceparent` header, or undefined when it is absent or
- * invalid (version ff, all-zero ids, version 00 with trailing data). It is only logged: the
- * service sends no trace headers anywhere.
+ * A W3C Trace Context `traceparent` header, or undefined when it is absent or invalid (version
+ * ff, all-zero ids, version 00 with trailing data). The service sends no trace headers anywhere.
  */
-export const traceIdOf = (header: string | undefined): string | undefined => {
+export const traceParentOf = (header: string | undefined): TraceParent | undefined => {
   if (header === undefined || header.length > 512) return undefined
   const m = TRACEPARENT.exec(header.trim())
   if (!m || m[1] === "ff" || (m[1] === "00" && m[5] !== undefined)) return undefined
   if (/^0+$/.test(m[2]) || /^0+$/.test(m[3])) return undefined
-  return m[2]
+  return { traceId: m[2], spanId: m[3], sampled: (parseInt(m[4], 16) & 1) === 1 }
 }
+
+/** The trace id of a valid `traceparent` (logged as the access log's `trace_id` when tracing is off). */
+export const traceIdOf = (header: string | undefined): string | undefined => traceParentOf(header)?.traceId
+
+/** The parent of a request's server span: the caller's span, with its sampled flag for the OTel sampler. */
+const parentSpanOf = (header: string | undefined): Tracer.ExternalSpan | undefined => {
+  const parent = traceParentOf(header)
+  return parent === undefined ? undefined : Tracer.externalSpan({
+    traceId: parent.traceId,
+    spanId: parent.spanId,
+    sampled: parent.sampled,
+    context: Context.make(OtelTraceFlags, parent.sampled ? 1 : 0)
+  })
+}
+
+/** Probes answer every few seconds: they get no span (their access-log line is enough). */
+const UNTRACED_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/metrics"])
 
 export const MAX_USER_AGENT = 200
 
@@ -180,10 +205,37 @@ const makeAccessLog = (config: AppConfigShape): ((entry: AccessLogEntry) => void
 export const serverMiddleware = (config: AppConfigShape, matchOperation: OperationMatcher, matchRoute: RouteMatcher = () => undefined) => {
   const hasDeprecations = Object.keys(config.deprecations).length > 0
   const accessLog = makeAccessLog(config)
+  const tracing = Option.isSome(config.tracing.endpoint)
   // Written for the hot path: one fiber-runtime access instead of a generator per request.
-  return (app: HttpApp.Default): HttpApp.Default =>
+  const middleware = (app: HttpApp.Default): HttpApp.Default =>
     Effect.withFiberRuntime((fiber) => {
       const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+      if (!tracing) return handle(app, request, undefined)
+      const path = pathOf(request.url)
+      if (UNTRACED_PATHS.has(path)) return handle(app, request, undefined)
+      const template = matchRoute(request.method, path)
+      const userAgent = request.headers["user-agent"]
+      return Effect.useSpan(
+        template === undefined ? request.method : `${request.method} ${template}`,
+        {
+          kind: "server",
+          captureStackTrace: false,
+          parent: parentSpanOf(request.headers.traceparent),
+          // The path, never the URL: a query string may carry tokens (pt=, t=). No headers.
+          attributes: {
+            "http.request.method": request.method,
+            "url.path": path,
+            "http.route": template ?? "unmatched",
+            "client.address": clientIpOf(request, config.trustProxy),
+            ...(userAgent === undefined ? {} : { "user_agent.original": userAgent.slice(0, MAX_USER_AGENT) })
+          }
+        },
+        (span) => Effect.withParentSpan(handle(app, request, span), span)
+      )
+    })
+
+  // Called where the request is being served (inside the fiber runtime access or the span).
+  const handle = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest, span: Tracer.Span | undefined) => {
       const incoming = request.headers["x-request-id"]
       const requestId = incoming !== undefined && VALID_REQUEST_ID.test(incoming) ? incoming : makeId("req")
       const started = performance.now()
@@ -210,6 +262,11 @@ export const serverMiddleware = (config: AppConfigShape, matchOperation: Operati
           const status = exit._tag === "Success" ? exit.value.status : Cause.isInterrupted(exit.cause) ? 499 : 500
           const seconds = (performance.now() - started) / 1000
           recordRequest(request.method, route, status, seconds)
+          if (span !== undefined) {
+            span.attribute("http.response.status_code", status)
+            span.attribute("http.request_id", requestId)
+            if (status >= 500) span.attribute("error.type", String(status))
+          }
           if (accessLog === undefined) return
           const userAgent = request.headers["user-agent"]
           accessLog({
@@ -221,10 +278,11 @@ export const serverMiddleware = (config: AppConfigShape, matchOperation: Operati
             duration_ms: Math.round(seconds * 100_000) / 100,
             client_ip: clientIpOf(request, config.trustProxy),
             user_agent: userAgent === undefined ? undefined : userAgent.slice(0, MAX_USER_AGENT),
-            trace_id: traceIdOf(request.headers.traceparent)
+            trace_id: span !== undefined ? span.traceId : traceIdOf(request.headers.traceparent)
           })
         }))
-    })
+  }
+  return middleware
 }
 
 /**

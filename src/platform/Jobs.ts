@@ -230,6 +230,11 @@ export const makeJobs = (options: { readonly lease: Duration.DurationInput; read
             const job = yield* claim(kind).pipe(Effect.orElseSucceed(() => Option.none<JobState>()))
             if (Option.isSome(job)) {
               yield* runOne(job.value, handler).pipe(
+                Effect.withSpan(`job ${kind}`, {
+                  root: true,
+                  captureStackTrace: false,
+                  attributes: { "job.id": job.value.id, "job.kind": kind, "job.attempt": job.value.attempts }
+                }),
                 Effect.catchAllCause((cause) => Effect.logWarning("job bookkeeping failed", cause))
               )
               continue

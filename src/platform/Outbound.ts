@@ -422,11 +422,27 @@ export const makeOutbound = (options: OutboundOptions): OutboundShape => {
       Effect.timeoutFail({
         duration: Duration.millis(timeoutMs),
         onTimeout: () => err("timeout", `no complete answer within ${timeoutMs} ms`, rawUrl)
+      }),
+      Effect.tap((response) => Effect.annotateCurrentSpan("http.response.status_code", response.status)),
+      // The host only: a user's URL may carry credentials in its path or query. No trace headers
+      // are sent (the target is a third party).
+      Effect.withSpan(`outbound ${(request.method ?? "GET").toUpperCase()}`, {
+        kind: "client",
+        captureStackTrace: false,
+        attributes: { "http.request.method": (request.method ?? "GET").toUpperCase(), "server.address": hostOf(rawUrl) }
       })
     )
   }
 
   return { fetch, check: (url) => Effect.map(checkUrl(url), (c) => c.url) }
+}
+
+const hostOf = (raw: string) => {
+  try {
+    return new URL(raw).hostname
+  } catch {
+    return "invalid"
+  }
 }
 
 /** The service's Outbound: OUTBOUND_ALLOWED_PORTS, OUTBOUND_ALLOW_LOOPBACK, the system resolver. */

@@ -27,7 +27,7 @@ const Url = Schema.String.pipe(
 
 export const QuoteRequest = Schema.Struct({
   domain: Schema.String.annotations({ description: "A listed domain of the credential's inventory" })
-})
+}).annotations({ examples: [{ domain: "example.com" }] })
 
 export const Quote = Schema.Struct({
   quote_id: Schema.String.annotations({ description: "Signed quote token; pass it to POST /orders" }),
@@ -35,7 +35,10 @@ export const Quote = Schema.Struct({
   price_cents: Schema.Int,
   currency: Schema.String,
   expires_at: Schema.String.annotations({ description: "RFC 3339; 10 minutes after issue. Until then the domain is reserved for you." })
-}).annotations({ identifier: "PartnerQuote" })
+}).annotations({
+  identifier: "PartnerQuote",
+  examples: [{ quote_id: "qt_eyJxIjoicXRfMDFqZDNrOXcybTd4NHA1cjhzNnQwdjF5MnoifQ.k3Jq9c2VbT0xR7mW", domain: "example.com", price_cents: 250000, currency: "USD", expires_at: "2026-01-01T12:10:00.000Z" }]
+})
 
 export const OrderRequest = Schema.Struct({
   domain: Schema.String.pipe(Schema.minLength(1)),
@@ -52,7 +55,33 @@ export const OrderRequest = Schema.Struct({
   quote_id: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   return_url: Schema.optional(Url),
   cancel_url: Schema.optional(Url)
-}).annotations({ identifier: "PartnerOrderRequest" })
+}).annotations({
+  identifier: "PartnerOrderRequest",
+  examples: [{
+    domain: "example.com",
+    expected_price: 250000,
+    currency: "USD",
+    external_payment_ref: "pay_8f3a2c",
+    buyer: { email: "buyer@example.org", name: "Ada Buyer", country: "NL" }
+  }]
+})
+
+/** The hand-written order of the document's examples (one order, seen by every order operation). */
+const ORDER_EXAMPLE = {
+  public_id: "ord_01jd3k9x0a1b2c3d4e5f6g7h8j",
+  domain: "example.com",
+  status: "EXTERNALLY_PAID",
+  sale_price_cents: 250000,
+  currency: "USD",
+  environment: "live",
+  external_payment_ref: "pay_8f3a2c",
+  quote_id: null,
+  buyer: { email: "buyer@example.org", name: "Ada Buyer", country: "NL" },
+  return_url: null,
+  cancel_url: null,
+  created_at: "2026-01-01T12:00:00.000Z",
+  updated_at: "2026-01-01T12:00:00.000Z"
+} as const
 
 export const Order = Schema.Struct({
   public_id: Schema.String,
@@ -68,7 +97,7 @@ export const Order = Schema.Struct({
   cancel_url: Schema.NullOr(Schema.String),
   created_at: Schema.String,
   updated_at: Schema.String
-}).annotations({ identifier: "PartnerOrder" })
+}).annotations({ identifier: "PartnerOrder", examples: [ORDER_EXAMPLE] })
 
 export const TimelineEntry = Schema.Struct({
   at: Schema.String,
@@ -89,17 +118,24 @@ export const OrderDetail = Schema.Struct({
     completed_at: Schema.NullOr(Schema.String)
   }),
   timeline: Schema.Array(TimelineEntry)
-}).annotations({ identifier: "PartnerOrderDetail" })
+}).annotations({
+  identifier: "PartnerOrderDetail",
+  examples: [{
+    ...ORDER_EXAMPLE,
+    transfer: { status: "not_started", started_at: null, completed_at: null },
+    timeline: [{ at: "2026-01-01T12:00:00.000Z", type: "status", status: "EXTERNALLY_PAID", from_status: null, step: null, event_id: "evt_01jd3k9x0a1b2c3d4e5f6g7h8j", actor: "partner", note: null }]
+  }]
+})
 
 export const OrderPage = Schema.Struct({
   orders: Schema.Array(Order),
   next_cursor: Schema.NullOr(Schema.String).annotations({ description: "Pass as cursor for the next page; null at the end" })
-}).annotations({ identifier: "PartnerOrderPage" })
+}).annotations({ identifier: "PartnerOrderPage", examples: [{ orders: [ORDER_EXAMPLE], next_cursor: null }] })
 
 export const RefundRequest = Schema.Struct({
   order_id: Schema.String.annotations({ description: "The order's public_id" }),
   reason: Schema.optional(Schema.String.pipe(Schema.maxLength(500)))
-}).annotations({ identifier: "PartnerRefundRequest" })
+}).annotations({ identifier: "PartnerRefundRequest", examples: [{ order_id: "ord_01jd3k9x0a1b2c3d4e5f6g7h8j", reason: "buyer cancelled" }] })
 
 export const Refund = Schema.Struct({
   refund_id: Schema.String,
@@ -109,7 +145,18 @@ export const Refund = Schema.Struct({
   status: Schema.Literal("REFUNDED"),
   created_at: Schema.String,
   order: Order
-}).annotations({ identifier: "PartnerRefund" })
+}).annotations({
+  identifier: "PartnerRefund",
+  examples: [{
+    refund_id: "rf_01jd3kb2c4d6e8f0g2h4j6k8m0",
+    order_id: "ord_01jd3k9x0a1b2c3d4e5f6g7h8j",
+    amount_cents: 250000,
+    currency: "USD",
+    status: "REFUNDED",
+    created_at: "2026-01-01T13:00:00.000Z",
+    order: { ...ORDER_EXAMPLE, status: "REFUNDED", updated_at: "2026-01-01T13:00:00.000Z" }
+  }]
+})
 
 const IsoDate = Schema.String.annotations({ description: "RFC 3339 date-time or YYYY-MM-DD" })
 

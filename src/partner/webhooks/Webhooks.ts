@@ -189,6 +189,11 @@ const make = Effect.gen(function*() {
         yield* Ref.update(inFlight, (n) => n + claimed.length)
         for (const d of claimed) {
           yield* attempt(d).pipe(
+            Effect.withSpan("webhook.deliver", {
+              root: true,
+              captureStackTrace: false,
+              attributes: { "webhook.delivery_id": d.id, "webhook.event_id": d.event_id, "webhook.attempt": d.attempts + 1 }
+            }),
             Effect.catchAllCause((cause) => Effect.logWarning("webhook delivery attempt crashed", cause)),
             Effect.ensuring(done),
             Effect.forkIn(scope)
