@@ -26,11 +26,14 @@ const duration = Number(process.env.BENCH_DURATION ?? 10)
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 1_000_000)
 const db = await privateDatabase("bench_referrals")
 // A production-grade secret (the shared bench placeholder is refused when NODE_ENV=production).
-const env = { ...serviceEnv, SERVICE_SECRET: randomBytes(32).toString("base64"), DATABASE_URL: db.url, RATE_LIMIT_PRICING_TLD: "1000000000", RATE_LIMIT_PARTNER_API: "1000000000" }
+const env = { ...serviceEnv, SERVICE_SECRET: randomBytes(32).toString("base64"), DATABASE_URL: db.url, RATE_LIMIT_PRICING_TLD: "1000000000", RATE_LIMIT_PARTNER_API: "1000000000", TRUST_PROXY: "1" }
 
 const mainFile = await compile("src/main.ts")
 const cliFile = await compile("src/cli.ts")
 const service = await start(mainFile, env)
+// The Partner API is HTTPS-only in production: the bench plays the TLS-terminating proxy.
+const HTTPS = { "x-forwarded-proto": "https" }
+process.on("exit", () => service.child.kill("SIGKILL"))
 
 const client = new pg.Client({ connectionString: db.url })
 await client.connect()
@@ -46,7 +49,7 @@ const cred = JSON.parse(made.stdout) as { partner_id: string; key_id: string; se
 const signedGet = async (path: string) => {
   const headers = signRequest({ keyId: cred.key_id, secret: cred.secret }, { method: "GET", url: path })
   const t0 = performance.now()
-  const res = await fetch(service.url + path, { headers })
+  const res = await fetch(service.url + path, { headers: { ...headers, ...HTTPS } })
   const body = await res.json()
   if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`)
   return { ms: performance.now() - t0, body }
@@ -54,8 +57,10 @@ const signedGet = async (path: string) => {
 const createLink = async () => {
   const body = JSON.stringify({ kind: "generic" })
   const headers = signRequest({ keyId: cred.key_id, secret: cred.secret }, { method: "POST", url: "/api/partner/v1/links", body })
-  const res = await fetch(service.url + "/api/partner/v1/links", { method: "POST", body, headers: { ...headers, "content-type": "application/json" } })
-  return (await res.json()) as { id: string; code: string }
+  const res = await fetch(service.url + "/api/partner/v1/links", { method: "POST", body, headers: { ...headers, ...HTTPS, "content-type": "application/json" } })
+  const json = await res.json()
+  if (res.status !== 201) throw new Error(`POST /links: ${res.status} ${JSON.stringify(json)}`)
+  return json as { id: string; code: string }
 }
 const link = await createLink()
 
