@@ -7,6 +7,7 @@ import { partnerConfig, type PartnerSettings } from "../partner/Settings.js"
 import { ledgerConfig, type LedgerSettings } from "../partner/ledger/Settings.js"
 import { brokerageConfig, type BrokerageSettings } from "../partner/brokerage/Settings.js"
 import { tracingConfig, type TracingSettings } from "./TracingSettings.js"
+import { referralConfig, type ReferralSettings } from "../referrals/Settings.js"
 
 /** Accounts, sessions and the OAuth 2.1 authorization server (docs/identity.md). */
 export interface IdentitySettings {
@@ -101,6 +102,8 @@ export interface AppConfigShape {
   readonly brokerage: BrokerageSettings
   /** OpenTelemetry trace export (OTEL_* variables; src/platform/TracingSettings.ts). */
   readonly tracing: TracingSettings
+  /** Referral links, clicks and attribution (src/referrals/Settings.ts). */
+  readonly referrals: ReferralSettings
 }
 
 export interface DatabaseSettings {
@@ -325,7 +328,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   http: httpConfig,
   ledger: ledgerConfig,
   brokerage: brokerageConfig,
-  tracing: tracingConfig
+  tracing: tracingConfig,
+  referrals: referralConfig
 }).pipe(
   Config.mapOrFail((c) => {
     const production = c.nodeEnv === "production"
@@ -386,7 +390,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
       http: c.http,
       ledger: c.ledger,
       brokerage: c.brokerage,
-      tracing: c.tracing
+      tracing: c.tracing,
+      referrals: c.referrals
     })
   })
 )

@@ -1,0 +1,206 @@
+/**
+ * Referrals and reporting (CONTRACT.md "Referrals and reporting"; docs/referrals.md):
+ * affiliates' tracking links and their reports (HMAC-signed, credential linked to an affiliate
+ * account, else 403 `forbidden`), and the public click redirect `GET /r/{code}`.
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { LINK_KINDS, PRODUCTS } from "../domain/Referral.js"
+import { documentedAt } from "../platform/ApiAnnotations.js"
+import { BadRequest, Forbidden, InternalError, NotFound } from "../platform/Errors.js"
+import { PartnerAuth, requiresScope } from "../partner/Auth.js"
+import { OrderStatusSchema } from "../partner/orders/Api.js"
+
+const Cents = Schema.Int.annotations({ description: "Integer USD cents" })
+const Time = Schema.String.annotations({ description: "RFC 3339 UTC with milliseconds" })
+const Day = Schema.String.annotations({ description: "UTC calendar day, YYYY-MM-DD" })
+const WindowBound = Schema.String.annotations({ description: "YYYY-MM-DD or RFC 3339 date-time (its UTC day); both ends included; at most 366 days" })
+const Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({ description: "1–100, default 25" })
+const Paging = { limit: Schema.optional(Limit), cursor: Schema.optional(Schema.String) }
+
+export const LinkInput = Schema.Struct({
+  kind: Schema.Literal(...LINK_KINDS),
+  domain: Schema.optional(Schema.String).annotations({ description: "Required for kind domain: a listed domain; the link lands on /buy/{domain}" }),
+  product: Schema.optional(Schema.Literal(...PRODUCTS)).annotations({ description: "Required for kind product" }),
+  campaign: Schema.optional(Schema.String.pipe(Schema.maxLength(100))).annotations({ description: "Your own label, up to 100 characters" })
+}).annotations({ identifier: "ReferralLinkInput" })
+
+const linkFields = {
+  id: Schema.String.annotations({ description: "lnk_…" }),
+  code: Schema.String.annotations({ description: "Short, unguessable code of the link" }),
+  url: Schema.String.annotations({ description: "{base_url}/r/{code}: share this" }),
+  kind: Schema.Literal(...LINK_KINDS),
+  domain: Schema.NullOr(Schema.String),
+  product: Schema.NullOr(Schema.Literal(...PRODUCTS)),
+  campaign: Schema.NullOr(Schema.String),
+  created_at: Time
+}
+
+export const Link = Schema.Struct(linkFields).annotations({ identifier: "ReferralLink" })
+
+export const LinkWithStats = Schema.Struct({
+  ...linkFields,
+  clicks: Schema.Int,
+  unique_clicks: Schema.Int,
+  sales: Schema.Int.annotations({ description: "Attributed sales that stand (refunds taken out)" }),
+  gmv_cents: Cents,
+  commission_cents: Cents
+}).annotations({ identifier: "ReferralLinkWithStats" })
+
+export const LinkPage = Schema.Struct({ links: Schema.Array(LinkWithStats), next_cursor: Schema.NullOr(Schema.String) }).annotations({
+  identifier: "ReferralLinkPage"
+})
+
+export const ClickReport = Schema.Struct({
+  from: Day,
+  to: Day,
+  clicks: Schema.Int,
+  unique_clicks: Schema.Int,
+  by_day: Schema.Array(Schema.Struct({ date: Day, clicks: Schema.Int, unique_clicks: Schema.Int }))
+}).annotations({ identifier: "ReferralClickReport" })
+
+export const Sale = Schema.Struct({
+  id: Schema.String.annotations({ description: "The sale's ledger transaction (ltx_…), or the order id before it is posted" }),
+  order_id: Schema.String,
+  domain: Schema.String,
+  link_id: Schema.NullOr(Schema.String),
+  sale_price_cents: Cents,
+  commission_cents: Cents,
+  status: OrderStatusSchema,
+  created_at: Time
+}).annotations({ identifier: "ReferralSale" })
+
+export const SalePage = Schema.Struct({
+  sales: Schema.Array(Sale),
+  totals: Schema.Struct({ count: Schema.Int, gmv_cents: Cents, commission_cents: Cents }).annotations({
+    description: "Over the whole window (not one page), sales that stand: refunded and cancelled ones are left out"
+  }),
+  next_cursor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "ReferralSalePage" })
+
+export const CommissionEntry = Schema.Struct({
+  id: Schema.String.annotations({ description: "The ledger transaction (ltx_…)" }),
+  kind: Schema.Literal("accrued", "payable", "paid_out", "reversed"),
+  amount_cents: Cents.annotations({
+    description: "Signed: accrued +, payable + (moved from accrued; balance unchanged), paid_out −, reversed −; a failed payout shows as payable + (returned)"
+  }),
+  balance_cents: Cents.annotations({ description: "Commission earned and not yet paid out (accrued + payable), after this entry" }),
+  order_id: Schema.NullOr(Schema.String),
+  payout_id: Schema.NullOr(Schema.String),
+  created_at: Time
+}).annotations({ identifier: "CommissionEntry" })
+
+export const CommissionPage = Schema.Struct({
+  entries: Schema.Array(CommissionEntry),
+  balance: Schema.Struct({
+    accrued_cents: Cents.annotations({ description: "Accrued now (sales not yet settled)" }),
+    payable_cents: Cents.annotations({ description: "Payable now (settled, waiting for a payout)" }),
+    paid_out_cents: Cents.annotations({ description: "Paid out in total (payouts started, minus failed ones)" }),
+    reversed_cents: Cents.annotations({ description: "Reversed in total (refunded sales)" })
+  }),
+  next_cursor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "CommissionPage" })
+
+export const Analytics = Schema.Struct({
+  from: Day,
+  to: Day,
+  clicks: Schema.Int,
+  unique_clicks: Schema.Int,
+  checkouts_started: Schema.Int,
+  sales: Schema.Int,
+  conversion_rate: Schema.Number.annotations({ description: "sales / unique_clicks (4 decimals; 0 without unique clicks)" }),
+  gmv_cents: Cents,
+  commission_cents: Cents,
+  series: Schema.Array(Schema.Struct({
+    date: Day,
+    clicks: Schema.Int,
+    unique_clicks: Schema.Int,
+    checkouts_started: Schema.Int,
+    sales: Schema.Int,
+    gmv_cents: Cents,
+    commission_cents: Cents
+  }))
+}).annotations({ identifier: "ReferralAnalytics" })
+
+const Window = { from: Schema.optional(WindowBound), to: Schema.optional(WindowBound) }
+
+export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
+  .add(
+    HttpApiEndpoint.post("createLink", "/api/partner/v1/links")
+      .setPayload(LinkInput)
+      .addSuccess(Link, { status: 201 })
+      .addError(BadRequest)
+      .addError(Forbidden)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Create a tracking link (generic, domain or product)")
+      .pipe(requiresScope("refer"), documentedAt("/docs/referrals.md#links"))
+  )
+  .add(
+    HttpApiEndpoint.get("listLinks", "/api/partner/v1/links")
+      .setUrlParams(Schema.Struct(Paging))
+      .addSuccess(LinkPage)
+      .addError(BadRequest)
+      .addError(Forbidden)
+      .annotate(OpenApi.Summary, "Your links, newest first, with clicks, unique clicks, sales, GMV and commission")
+      .pipe(requiresScope("refer"), documentedAt("/docs/referrals.md#links"))
+  )
+  .add(
+    HttpApiEndpoint.get("myClicks", "/api/partner/v1/me/clicks")
+      .setUrlParams(Schema.Struct({ ...Window, link_id: Schema.optional(Schema.String) }))
+      .addSuccess(ClickReport)
+      .addError(BadRequest)
+      .addError(Forbidden)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Clicks and unique clicks per day (default: the last 30 days)")
+      .pipe(requiresScope("report"), documentedAt("/docs/referrals.md#reports"))
+  )
+  .add(
+    HttpApiEndpoint.get("mySales", "/api/partner/v1/me/sales")
+      .setUrlParams(Schema.Struct({ ...Window, link_id: Schema.optional(Schema.String), ...Paging }))
+      .addSuccess(SalePage)
+      .addError(BadRequest)
+      .addError(Forbidden)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Referral sales attributed to your links, newest first, with totals over the window")
+      .pipe(requiresScope("report"), documentedAt("/docs/referrals.md#reports"))
+  )
+  .add(
+    HttpApiEndpoint.get("myCommissions", "/api/partner/v1/me/commissions")
+      .setUrlParams(Schema.Struct(Paging))
+      .addSuccess(CommissionPage)
+      .addError(BadRequest)
+      .addError(Forbidden)
+      .annotate(OpenApi.Summary, "Your commission ledger, oldest first, with the running balance")
+      .pipe(requiresScope("report"), documentedAt("/docs/referrals.md#commissions"))
+  )
+  .add(
+    HttpApiEndpoint.get("analytics", "/api/partner/v1/analytics")
+      .setUrlParams(Schema.Struct(Window))
+      .addSuccess(Analytics)
+      .addError(BadRequest)
+      .addError(Forbidden)
+      .annotate(OpenApi.Summary, "Funnel (clicks → unique → checkouts started → sales), conversion, GMV, commission and a daily series")
+      .pipe(requiresScope("report"), documentedAt("/docs/referrals.md#analytics"))
+  )
+  .middleware(PartnerAuth)
+  .addError(InternalError)
+  .annotate(OpenApi.Title, "Partner: referral links and reports")
+  .annotate(OpenApi.Description, "HMAC-signed (see docs/partner.md); the credential must be linked to an affiliate account (`partner create --affiliate`).")
+{}
+
+const Html = (status: number, description: string) =>
+  HttpApiSchema.Text({ contentType: "text/html" }).annotations({ description, ...HttpApiSchema.annotations({ status }) })
+
+export class ReferralRedirectApi extends HttpApiGroup.make("referralRedirect")
+  .add(
+    HttpApiEndpoint.get("click")`/r/${HttpApiSchema.param("code", Schema.String)}`
+      .addSuccess(Schema.Void.annotations({
+        description: "Redirect (302) to the link's destination, setting the attribution cookie mk_ref (HttpOnly, SameSite=Lax, Secure in production)",
+        ...HttpApiSchema.annotations({ status: 302 })
+      }))
+      .addError(Html(404, "Error page: no link has this code"))
+      .annotate(OpenApi.Summary, "Follow a referral link (records the click)")
+      .pipe(documentedAt("/docs/referrals.md#clicks"))
+  )
+  .annotate(OpenApi.Title, "Referral links")
+{}

@@ -1,0 +1,142 @@
+/**
+ * Write-behind for clicks: `GET /r/{code}` only appends to an in-memory queue and answers; one
+ * background fiber writes the queue as multi-row inserts (plus the daily roll-up increments)
+ * every REFERRAL_FLUSH_INTERVAL, or at once when REFERRAL_FLUSH_BATCH clicks wait.
+ *
+ * Contract: nothing accepted is lost on a graceful stop. The layer's finalizer runs after the HTTP
+ * server has stopped accepting and finished its requests (the composition root releases HTTP
+ * first) and before the database closes: it lets the batch in progress finish (the write is
+ * uninterruptible), then writes whatever is still queued. A failed write is retried with backoff,
+ * the batch kept. The raw IP lives only in this queue (≤ one flush period); what is stored is
+ * SHA-256(daily salt ‖ IP), the salt shared by replicas in `referral_salts` and deleted after two days.
+ *
+ * Uniqueness (src/domain/Referral.ts `classifyClick`) remembers visitors per process: with several
+ * replicas behind a balancer, a repeat that lands on another replica counts as unique once more.
+ */
+import { Context, Duration, Effect, Fiber, Layer, Queue, Schedule } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import { classifyClick, isBot, utcDay } from "../domain/Referral.js"
+import type { PartnerEnvironment } from "../partner/Auth.js"
+import { AppConfig } from "../platform/Config.js"
+import { type ClickRow, ReferralRepo } from "./Repo.js"
+
+export interface PendingClick {
+  readonly id: string
+  readonly linkId: string
+  readonly partnerId: string
+  readonly environment: PartnerEnvironment
+  readonly at: number
+  readonly ip: string
+  readonly userAgent: string | null
+  readonly referrer: string | null
+}
+
+const clip = (s: string | null, max: number) => (s === null ? null : s.length > max ? s.slice(0, max) : s)
+
+const make = Effect.gen(function*() {
+  const repo = yield* ReferralRepo
+  const settings = (yield* AppConfig).referrals
+  const repeatMs = Duration.toMillis(settings.repeatWindow)
+  const queue = yield* Queue.unbounded<PendingClick>()
+  const salts = new Map<string, string>()
+  const seen = new Map<string, number>()
+
+  const saltOf = (day: string) =>
+    Effect.suspend(() => {
+      const known = salts.get(day)
+      if (known !== undefined) return Effect.succeed(known)
+      return Effect.map(repo.saltFor(day, randomBytes(32).toString("base64url")), (salt) => {
+        salts.clear()
+        salts.set(day, salt)
+        return salt
+      })
+    })
+
+  const toRows = (batch: ReadonlyArray<PendingClick>) =>
+    Effect.gen(function*() {
+      const rows: Array<ClickRow> = []
+      for (const c of batch) {
+        const salt = yield* saltOf(utcDay(c.at))
+        const ipHash = createHash("sha256").update(salt).update("|").update(c.ip).digest("hex").slice(0, 32)
+        const bot = isBot(c.userAgent)
+        const unique = classifyClick(seen, { linkId: c.linkId, visitor: `${ipHash}|${c.userAgent ?? ""}`, at: c.at, bot }, repeatMs)
+        rows.push({
+          id: c.id,
+          link_id: c.linkId,
+          partner_id: c.partnerId,
+          environment: c.environment,
+          clicked_at: new Date(c.at),
+          ip_hash: ipHash,
+          user_agent: clip(c.userAgent, 512),
+          referrer: clip(c.referrer, 1024),
+          bot,
+          is_unique: unique
+        })
+      }
+      // Forget visitors whose repeat window is over (bounded memory).
+      if (seen.size > 100_000) {
+        const horizon = Date.now() - repeatMs
+        for (const [k, at] of seen) if (at < horizon) seen.delete(k)
+      }
+      return rows
+    })
+
+  const write = (batch: ReadonlyArray<PendingClick>) =>
+    Effect.flatMap(toRows(batch), (rows) =>
+      repo.writeClicks(rows).pipe(
+        Effect.tapError((e) => Effect.logWarning("click batch not written; retrying", e)),
+        Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.either(Schedule.spaced("5 seconds")), Schedule.upTo("2 minutes"))),
+        Effect.catchAllCause((cause) => Effect.logError(`lost ${rows.length} clicks: the database refused them for 2 minutes`, cause))
+      ))
+
+  /** Takes what waits (up to one batch) and writes it; uninterruptible, so a stop never cuts a batch in half. */
+  const flushOnce = Effect.uninterruptible(
+    Effect.gen(function*() {
+      const batch = yield* Queue.takeUpTo(queue, settings.flushBatch)
+      if (batch.length > 0) yield* write([...batch])
+      return batch.length
+    })
+  )
+
+  // Opened by `enqueue` when a whole batch waits, so a burst does not wait for the period.
+  const full = yield* Effect.makeLatch(false)
+
+  const loop = Effect.gen(function*() {
+    while (true) {
+      yield* Effect.raceFirst(Effect.sleep(settings.flushInterval), full.await)
+      yield* full.close
+      while ((yield* flushOnce) >= settings.flushBatch) {
+        // a backlog: keep writing whole batches
+      }
+    }
+  })
+
+  const fiber = yield* Effect.forkDaemon(loop)
+  yield* Effect.addFinalizer(() =>
+    Effect.gen(function*() {
+      yield* Fiber.interrupt(fiber)
+      while ((yield* flushOnce) > 0) {
+        // drain
+      }
+    })
+  )
+
+  return {
+    /** Accepts a click for writing (synchronous, never waits for the database). */
+    enqueue: (click: PendingClick): void => {
+      Queue.unsafeOffer(queue, click)
+      const size = queue.unsafeSize()
+      if (size._tag === "Some" && size.value >= settings.flushBatch) full.unsafeOpen()
+    },
+    /** Writes everything accepted so far (tests, benchmarks). */
+    flush: Effect.gen(function*() {
+      while ((yield* flushOnce) > 0) {
+        // drain
+      }
+    })
+  }
+})
+
+export class ClickWriter extends Context.Tag("app/ReferralClickWriter")<ClickWriter, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.scoped(ClickWriter, make)
+}

@@ -1,0 +1,53 @@
+/** Handlers of the referral endpoints: decode → one Referrals call → encode. */
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Duration, Effect, Layer, Option } from "effect"
+import { Api } from "../app/Api.js"
+import { CurrentPartner } from "../partner/Auth.js"
+import { AppConfig } from "../platform/Config.js"
+import { errorPageHtml, htmlResponse } from "../platform/Html.js"
+import { clientIpOf } from "../platform/HttpMiddleware.js"
+import { REFERRAL_COOKIE } from "./Attribution.js"
+import { Referrals } from "./Referrals.js"
+
+export const PartnerReferralsHttpLive = HttpApiBuilder.group(Api, "partnerReferrals", (handlers) =>
+  Effect.gen(function*() {
+    const referrals = yield* Referrals
+    return handlers
+      .handle("createLink", ({ payload }) => Effect.flatMap(CurrentPartner, (p) => referrals.createLink(p, payload)))
+      .handle("listLinks", ({ urlParams }) => Effect.flatMap(CurrentPartner, (p) => referrals.listLinks(p, urlParams.cursor, urlParams.limit)))
+      .handle("myClicks", ({ urlParams }) => Effect.flatMap(CurrentPartner, (p) => referrals.clicks(p, urlParams)))
+      .handle("mySales", ({ urlParams }) => Effect.flatMap(CurrentPartner, (p) => referrals.sales(p, urlParams)))
+      .handle("myCommissions", ({ urlParams }) => Effect.flatMap(CurrentPartner, (p) => referrals.commissions(p, urlParams)))
+      .handle("analytics", ({ urlParams }) => Effect.flatMap(CurrentPartner, (p) => referrals.analytics(p, urlParams)))
+  }))
+
+const unknownCode = htmlResponse(
+  errorPageHtml("Link not found", "This referral link does not exist.", "Check the address, or go to the home page."),
+  { status: 404 }
+)
+
+export const ReferralRedirectHttpLive = HttpApiBuilder.group(Api, "referralRedirect", (handlers) =>
+  Effect.gen(function*() {
+    const referrals = yield* Referrals
+    const config = yield* AppConfig
+    return handlers.handle("click", ({ path, request }) =>
+      Effect.map(
+        referrals.click(path.code, {
+          ip: clientIpOf(request as HttpServerRequest.HttpServerRequest, config.trustProxy),
+          userAgent: request.headers["user-agent"] ?? null,
+          referrer: request.headers["referer"] ?? null
+        }),
+        Option.match({
+          onNone: () => unknownCode,
+          onSome: (r) =>
+            HttpServerResponse.unsafeSetCookie(
+              HttpServerResponse.empty({ status: 302, headers: { location: r.location, "cache-control": "no-store", "referrer-policy": "no-referrer" } }),
+              REFERRAL_COOKIE,
+              r.cookie,
+              { path: "/", httpOnly: true, sameSite: "lax", secure: config.production, maxAge: Duration.seconds(r.maxAgeSeconds) }
+            )
+        })
+      ))
+  }))
+
+export const ReferralHandlersLive = Layer.mergeAll(PartnerReferralsHttpLive, ReferralRedirectHttpLive)

@@ -1,0 +1,314 @@
+/**
+ * Referrals: affiliates' links, the click redirect, attribution and the affiliate's reports.
+ *
+ * - Links belong to one partner and environment; codes are 10 base62 characters from the CSPRNG
+ *   (≈ 59 bits: not guessable, not enumerable).
+ * - A click answers from memory: the link (cached by code; links never change), a signed cookie
+ *   `{link, partner, environment, click id, time}` (SERVICE_SECRET, purpose `referral-cookie`),
+ *   and the click handed to the ClickWriter. Each click overwrites the cookie: last click wins.
+ * - Reports read the daily roll-up (clicks, funnel, analytics), the referral orders (sales) and
+ *   the partner's ledger entries (commissions, src/domain/Referral.ts `commissionLedger`).
+ */
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import {
+  commissionLedger,
+  conversionRate,
+  DAY_MS,
+  destinationOf,
+  type LinkKind,
+  type Product,
+  reportWindow,
+  withinWindow
+} from "../domain/Referral.js"
+import type { PartnerEnvironment, PartnerIdentity } from "../partner/Auth.js"
+import { domainParam, iso, pageCursor, validationError } from "../partner/Common.js"
+import { AppConfig } from "../platform/Config.js"
+import { ForbiddenError, NotFoundError } from "../platform/Errors.js"
+import { makeId } from "../platform/Ids.js"
+import { ServiceSecret } from "../platform/ServiceSecret.js"
+import type { Attribution } from "./Attribution.js"
+import { ClickWriter } from "./ClickWriter.js"
+import { type LinkRow, type Owner, ReferralRepo } from "./Repo.js"
+
+const COOKIE_PURPOSE = "referral-cookie"
+const CODE_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+/** 10 base62 characters, unbiased (rejection sampling). */
+export const newCode = (): string => {
+  let out = ""
+  while (out.length < 10) {
+    for (const b of randomBytes(16)) {
+      if (b < 248 && out.length < 10) out += CODE_ALPHABET[b % 62]
+    }
+  }
+  return out
+}
+
+interface CookiePayload {
+  readonly l: string
+  readonly p: string
+  readonly e: PartnerEnvironment
+  readonly c: string
+  readonly t: number
+}
+
+export interface ClickInput {
+  readonly ip: string
+  readonly userAgent: string | null
+  readonly referrer: string | null
+}
+
+const notAffiliate = () =>
+  new ForbiddenError({
+    code: "forbidden",
+    message: "This credential's partner is not an affiliate account: referral links and reports need one (the operator creates it with `partner create --affiliate`)"
+  })
+
+const ownerOf = (p: PartnerIdentity): Owner => ({ partnerId: p.partnerId, environment: p.environment })
+
+const make = Effect.gen(function*() {
+  const repo = yield* ReferralRepo
+  const writer = yield* ClickWriter
+  const secrets = yield* ServiceSecret
+  const config = yield* AppConfig
+  const windowMs = config.referrals.windowDays * DAY_MS
+  const byCode = new Map<string, LinkRow>()
+
+  const linkJson = (l: LinkRow) => ({
+    id: l.id,
+    code: l.code,
+    url: `${config.baseUrl}/r/${l.code}`,
+    kind: l.kind,
+    domain: l.domain,
+    product: l.product as Product | null,
+    campaign: l.campaign,
+    created_at: iso(l.created_at)!
+  })
+
+  const affiliate = (p: PartnerIdentity) => (p.affiliate ? Effect.void : Effect.fail(notAffiliate()))
+
+  const window = (from: string | undefined, to: string | undefined) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const w = reportWindow(from, to, now)
+      return w.ok ? Effect.succeed(w) : Effect.fail(validationError(`${w.field}: ${w.message}`, [{ path: [w.field], message: w.message }]))
+    })
+
+  const ownLink = (owner: Owner, linkId: string | undefined) =>
+    linkId === undefined
+      ? Effect.void
+      : Effect.flatMap(repo.linkOwned(owner, linkId), (ok) => (ok ? Effect.void : Effect.fail(new NotFoundError({ code: "not_found", message: `Link ${linkId} not found` }))))
+
+  const createLink = (
+    partner: PartnerIdentity,
+    input: { readonly kind: LinkKind; readonly domain?: string | undefined; readonly product?: Product | undefined; readonly campaign?: string | undefined }
+  ) =>
+    Effect.gen(function*() {
+      yield* affiliate(partner)
+      let domain: string | null = null
+      let product: Product | null = null
+      if (input.kind === "domain") {
+        if (input.domain === undefined) return yield* validationError("domain: required for kind domain", [{ path: ["domain"], message: "required for kind domain" }])
+        domain = (yield* domainParam("domain", input.domain)).ascii
+      } else if (input.domain !== undefined) {
+        return yield* validationError(`domain: only for kind domain`, [{ path: ["domain"], message: "only for kind domain" }])
+      }
+      if (input.kind === "product") {
+        if (input.product === undefined) return yield* validationError("product: required for kind product", [{ path: ["product"], message: "required for kind product" }])
+        product = input.product
+      } else if (input.product !== undefined) {
+        return yield* validationError(`product: only for kind product`, [{ path: ["product"], message: "only for kind product" }])
+      }
+      const row = yield* repo.insertLink({
+        id: makeId("lnk"),
+        code: newCode(),
+        partner_id: partner.partnerId,
+        environment: partner.environment,
+        kind: input.kind,
+        domain,
+        product,
+        campaign: input.campaign?.trim() || null
+      })
+      return linkJson(row)
+    })
+
+  const listLinks = (partner: PartnerIdentity, cursor: string | undefined, limit = 25) =>
+    Effect.gen(function*() {
+      yield* affiliate(partner)
+      const pages = pageCursor(secrets, "referral-links", [partner.partnerId, partner.environment])
+      const before = yield* pages.read(cursor)
+      const rows = yield* repo.listLinks(ownerOf(partner), before, limit + 1)
+      const page = rows.slice(0, limit)
+      return {
+        links: page.map((r) => ({
+          ...linkJson(r),
+          clicks: r.clicks,
+          unique_clicks: r.unique_clicks,
+          sales: r.sales,
+          gmv_cents: r.gmv_cents,
+          commission_cents: r.commission_cents
+        })),
+        next_cursor: pages.next(page[page.length - 1], rows.length > limit)
+      }
+    })
+
+  /** The redirect of a code: where to, and the cookie value; None for an unknown code. */
+  const click = (code: string, input: ClickInput) =>
+    Effect.gen(function*() {
+      let link = byCode.get(code)
+      if (link === undefined) {
+        if (!/^[0-9A-Za-z]{1,32}$/.test(code)) return Option.none()
+        const found = yield* repo.linkByCode(code)
+        if (Option.isNone(found)) return Option.none()
+        link = found.value
+        if (byCode.size >= 100_000) byCode.clear()
+        byCode.set(code, link)
+      }
+      const at = Date.now()
+      const id = makeId("clk", at)
+      writer.enqueue({ id, linkId: link.id, partnerId: link.partner_id, environment: link.environment, at, ...input })
+      const payload: CookiePayload = { l: link.id, p: link.partner_id, e: link.environment, c: id, t: at }
+      return Option.some({ location: destinationOf(link), cookie: secrets.sign(COOKIE_PURPOSE, payload), maxAgeSeconds: config.referrals.windowDays * 86_400 })
+    })
+
+  /** The attribution a cookie carries, if genuine and its click is within the window at `now`. */
+  const resolve = (cookie: string | undefined, now: Date): Option.Option<Attribution> => {
+    if (cookie === undefined || cookie.length > 1024) return Option.none()
+    return Option.flatMap(secrets.verify<CookiePayload>(COOKIE_PURPOSE, cookie), (c) =>
+      typeof c.t === "number" && withinWindow(c.t, now.getTime(), windowMs)
+        ? Option.some({ partnerId: c.p, environment: c.e, linkId: c.l, clickId: c.c })
+        : Option.none())
+  }
+
+  const checkoutStarted = (a: Attribution, input: { readonly sessionId: string; readonly domain: string }) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      repo.checkoutStarted({
+        sessionId: input.sessionId,
+        linkId: a.linkId,
+        partnerId: a.partnerId,
+        environment: a.environment,
+        clickId: a.clickId,
+        domain: input.domain,
+        at: new Date(now)
+      })).pipe(Effect.asVoid)
+
+  const clicks = (partner: PartnerIdentity, q: { from?: string | undefined; to?: string | undefined; link_id?: string | undefined }) =>
+    Effect.gen(function*() {
+      yield* affiliate(partner)
+      const w = yield* window(q.from, q.to)
+      yield* ownLink(ownerOf(partner), q.link_id)
+      const rows = new Map((yield* repo.daily(ownerOf(partner), w.from, w.to, q.link_id)).map((r) => [r.day, r]))
+      const byDay = w.days.map((date) => ({ date, clicks: rows.get(date)?.clicks ?? 0, unique_clicks: rows.get(date)?.unique_clicks ?? 0 }))
+      return {
+        from: w.from,
+        to: w.to,
+        clicks: byDay.reduce((n, d) => n + d.clicks, 0),
+        unique_clicks: byDay.reduce((n, d) => n + d.unique_clicks, 0),
+        by_day: byDay
+      }
+    })
+
+  const sales = (
+    partner: PartnerIdentity,
+    q: { from?: string | undefined; to?: string | undefined; link_id?: string | undefined; cursor?: string | undefined; limit?: number | undefined }
+  ) =>
+    Effect.gen(function*() {
+      yield* affiliate(partner)
+      const w = yield* window(q.from, q.to)
+      const owner = ownerOf(partner)
+      yield* ownLink(owner, q.link_id)
+      const pages = pageCursor(secrets, "referral-sales", [partner.partnerId, partner.environment, w.from, w.to, q.link_id ?? null])
+      const before = yield* pages.read(q.cursor)
+      const limit = q.limit ?? 25
+      const filter = { from: new Date(`${w.from}T00:00:00Z`), to: new Date(Date.parse(`${w.to}T00:00:00Z`) + DAY_MS), linkId: q.link_id }
+      const rows = yield* repo.sales(owner, filter, before, limit + 1)
+      const totals = yield* repo.salesTotals(owner, filter)
+      const page = rows.slice(0, limit)
+      return {
+        sales: page.map((r) => ({
+          id: r.ledger_id ?? r.id,
+          order_id: r.id,
+          domain: r.domain,
+          link_id: r.referral_link_id,
+          sale_price_cents: r.sale_price_cents,
+          commission_cents: r.commission_cents,
+          status: r.status,
+          created_at: iso(r.created_at)!
+        })),
+        totals,
+        next_cursor: pages.next(page[page.length - 1], rows.length > limit)
+      }
+    })
+
+  const commissions = (partner: PartnerIdentity, q: { cursor?: string | undefined; limit?: number | undefined }) =>
+    Effect.gen(function*() {
+      yield* affiliate(partner)
+      const pages = pageCursor(secrets, "referral-commissions", [partner.partnerId, partner.environment])
+      const after = yield* pages.read(q.cursor)
+      const limit = q.limit ?? 25
+      const ledger = commissionLedger(yield* repo.commissionMovements(ownerOf(partner)))
+      const afterSeq = after === null ? -1 : Number(after)
+      const rest = ledger.entries.filter((e) => e.movement.seq > afterSeq)
+      const page = rest.slice(0, limit)
+      const last = page[page.length - 1]
+      return {
+        entries: page.map((e) => ({
+          id: e.movement.id,
+          kind: e.kind,
+          amount_cents: e.amount,
+          balance_cents: e.balance,
+          order_id: e.movement.orderId,
+          payout_id: e.movement.payoutId,
+          created_at: iso(e.movement.createdAt)!
+        })),
+        balance: {
+          accrued_cents: ledger.balance.accrued,
+          payable_cents: ledger.balance.payable,
+          paid_out_cents: ledger.balance.paidOut,
+          reversed_cents: ledger.balance.reversed
+        },
+        next_cursor: pages.next(last ? { id: String(last.movement.seq) } : undefined, rest.length > limit)
+      }
+    })
+
+  const analytics = (partner: PartnerIdentity, q: { from?: string | undefined; to?: string | undefined }) =>
+    Effect.gen(function*() {
+      yield* affiliate(partner)
+      const w = yield* window(q.from, q.to)
+      const rows = new Map((yield* repo.daily(ownerOf(partner), w.from, w.to)).map((r) => [r.day, r]))
+      const series = w.days.map((date) => {
+        const r = rows.get(date)
+        return {
+          date,
+          clicks: r?.clicks ?? 0,
+          unique_clicks: r?.unique_clicks ?? 0,
+          checkouts_started: r?.checkouts_started ?? 0,
+          sales: r?.sales ?? 0,
+          gmv_cents: r?.gmv_cents ?? 0,
+          commission_cents: r?.commission_cents ?? 0
+        }
+      })
+      const sum = (k: keyof typeof series[number]) => series.reduce((n, d) => n + (d[k] as number), 0)
+      return {
+        from: w.from,
+        to: w.to,
+        clicks: sum("clicks"),
+        unique_clicks: sum("unique_clicks"),
+        checkouts_started: sum("checkouts_started"),
+        sales: sum("sales"),
+        conversion_rate: conversionRate(sum("sales"), sum("unique_clicks")),
+        gmv_cents: sum("gmv_cents"),
+        commission_cents: sum("commission_cents"),
+        series
+      }
+    })
+
+  return { createLink, listLinks, click, resolve, checkoutStarted, clicks, sales, commissions, analytics, flushClicks: writer.flush }
+})
+
+export class Referrals extends Context.Tag("app/Referrals")<Referrals, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(Referrals, make).pipe(
+    Layer.provideMerge(ClickWriter.Live),
+    Layer.provideMerge(ReferralRepo.Live)
+  )
+}

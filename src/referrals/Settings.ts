@@ -1,0 +1,31 @@
+/**
+ * Referral settings (read by src/platform/Config.ts as `config.referrals`).
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | REFERRAL_WINDOW_DAYS | 30 | a purchase this long after the last click on a link is still that link's referral sale |
+ * | REFERRAL_REPEAT_WINDOW | 30 minutes | a visitor's further clicks on the same link within this are recorded, not unique |
+ * | REFERRAL_FLUSH_INTERVAL | 100 millis | the click writer's batch period |
+ * | REFERRAL_FLUSH_BATCH | 500 | a batch is written as soon as this many clicks wait |
+ */
+import { Config, Duration } from "effect"
+
+export interface ReferralSettings {
+  readonly windowDays: number
+  readonly repeatWindow: Duration.Duration
+  readonly flushInterval: Duration.Duration
+  readonly flushBatch: number
+}
+
+export const referralConfig: Config.Config<ReferralSettings> = Config.all({
+  windowDays: Config.integer("REFERRAL_WINDOW_DAYS").pipe(
+    Config.validate({ message: "REFERRAL_WINDOW_DAYS must be between 1 and 365", validation: (n) => n >= 1 && n <= 365 }),
+    Config.withDefault(30)
+  ),
+  repeatWindow: Config.duration("REFERRAL_REPEAT_WINDOW").pipe(Config.withDefault(Duration.minutes(30))),
+  flushInterval: Config.duration("REFERRAL_FLUSH_INTERVAL").pipe(Config.withDefault(Duration.millis(100))),
+  flushBatch: Config.integer("REFERRAL_FLUSH_BATCH").pipe(
+    Config.validate({ message: "REFERRAL_FLUSH_BATCH must be between 1 and 10000", validation: (n) => n >= 1 && n <= 10_000 }),
+    Config.withDefault(500)
+  )
+})
