@@ -24,6 +24,7 @@ import { PartnerSandboxApi } from "../partner/sandbox/Api.js"
 import { PartnerWebhooksApi } from "../partner/webhooks/Api.js"
 import { AdminBrokerageApi, BrokeragePagesApi, PartnerBrokerageApi } from "../partner/brokerage/Api.js"
 import { SystemApi } from "../system/Api.js"
+import { CheckoutPagesApi, CheckoutSessionsApi } from "../checkout/Api.js"
 
 export const API_VERSION = "1.3.0"
 
@@ -50,6 +51,8 @@ const Groups = HttpApi.make("marketplace")
   .add(PartnerBrokerageApi)
   .add(AdminBrokerageApi)
   .add(BrokeragePagesApi)
+  .add(CheckoutSessionsApi)
+  .add(CheckoutPagesApi)
 
 export class Api extends Groups
   .annotate(OpenApi.Title, "Domain Marketplace API")

@@ -43,6 +43,7 @@ import { SystemHttpLive } from "../system/Http.js"
 import { serveWithSelfDispatch } from "../batch/Dispatch.js"
 import { marketSeed, SearchHandlersLive, SearchServicesLive } from "../search/Services.js"
 import { PartnerHandlersLive, PartnerMiddlewareLive, PartnerServicesLive } from "../partner/Services.js"
+import { CheckoutHandlersLive, CheckoutServicesLive } from "../checkout/Services.js"
 import { Api } from "./Api.js"
 import { WorkersLive } from "./Workers.js"
 
@@ -56,14 +57,14 @@ export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer
 export const CliDatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(databaseLayer({ join: true })))
 
 /** Domain services over the database. */
-export const ServicesLive = Layer.mergeAll(Lifecycle.Live, Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, LookupServicesLive, ToolsServicesLive, OutboundLive, PartnerServicesLive, SearchServicesLive).pipe(
+export const ServicesLive = Layer.provideMerge(CheckoutServicesLive, Layer.mergeAll(Lifecycle.Live, Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, LookupServicesLive, ToolsServicesLive, OutboundLive, PartnerServicesLive, SearchServicesLive).pipe(
   Layer.provideMerge(RealtimeRegisterLive),
   Layer.provideMerge(NodeHttpClient.layerUndici)
-)
+))
 
 const SeedLive = Layer.effectDiscard(Effect.flatMap(Catalogue, (c) => c.seedDefaults).pipe(Effect.zipRight(marketSeed)))
 
-const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive, LookupHttpLive, ToolsHttpLive, AuthHttpLive, OAuthHttpLive, PartnerHandlersLive, SearchHandlersLive)
+const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive, LookupHttpLive, ToolsHttpLive, AuthHttpLive, OAuthHttpLive, PartnerHandlersLive, SearchHandlersLive, CheckoutHandlersLive)
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide([OptionalBearerLive, ApiKeyAuthLive, SessionAuthLive, PartnerMiddlewareLive]))
 

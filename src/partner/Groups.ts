@@ -6,5 +6,6 @@ import { PartnerSandboxApi } from "./sandbox/Api.js"
 import { PartnerWebhooksApi } from "./webhooks/Api.js"
 import { PartnerMoneyApi } from "./ledger/Api.js"
 import { PartnerBrokerageApi } from "./brokerage/Api.js"
+import { CheckoutSessionsApi } from "../checkout/Api.js"
 
-export const PartnerGroups = [PartnerInventoryApi, PartnerOrdersApi, PartnerSandboxApi, PartnerEventsApi, PartnerWebhooksApi, PartnerMoneyApi, PartnerBrokerageApi] as const
+export const PartnerGroups = [PartnerInventoryApi, PartnerOrdersApi, PartnerSandboxApi, PartnerEventsApi, PartnerWebhooksApi, PartnerMoneyApi, PartnerBrokerageApi, CheckoutSessionsApi] as const

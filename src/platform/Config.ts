@@ -6,6 +6,7 @@ import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, 
 import { partnerConfig, type PartnerSettings } from "../partner/Settings.js"
 import { ledgerConfig, type LedgerSettings } from "../partner/ledger/Settings.js"
 import { brokerageConfig, type BrokerageSettings } from "../partner/brokerage/Settings.js"
+import { checkoutConfig, type CheckoutSettings } from "../checkout/Settings.js"
 
 /** Accounts, sessions and the OAuth 2.1 authorization server (docs/identity.md). */
 export interface IdentitySettings {
@@ -98,6 +99,8 @@ export interface AppConfigShape {
   readonly ledger: LedgerSettings
   /** Brokerage fee, partner share, live-site probe (src/partner/brokerage/Settings.ts). */
   readonly brokerage: BrokerageSettings
+  /** Hosted checkout: payment provider, session lifetime, reconciliation (src/checkout/Settings.ts). */
+  readonly checkout: CheckoutSettings
 }
 
 export interface DatabaseSettings {
@@ -321,7 +324,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   partner: partnerConfig,
   http: httpConfig,
   ledger: ledgerConfig,
-  brokerage: brokerageConfig
+  brokerage: brokerageConfig,
+  checkout: checkoutConfig
 }).pipe(
   Config.mapOrFail((c) => {
     const production = c.nodeEnv === "production"
@@ -381,7 +385,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
       partner: c.partner,
       http: c.http,
       ledger: c.ledger,
-      brokerage: c.brokerage
+      brokerage: c.brokerage,
+      checkout: c.checkout
     })
   })
 )

@@ -1,0 +1,25 @@
+/**
+ * The hosted checkout for the composition root (src/app/Server.ts): its service (with the
+ * payment providers, the referral seam and the cart seam), its handlers and its worker.
+ *
+ * `ReferralAttribution.None` and `CartFulfilment.None` stand in until src/referrals and the bulk
+ * renew/restore capability provide the real layers (replace them here).
+ */
+import { Layer } from "effect"
+import { ReferralAttribution } from "../referrals/Attribution.js"
+import { CartFulfilment } from "./Cart.js"
+import { CartCheckoutLive, Checkout } from "./Checkout.js"
+import { CheckoutPagesHttpLive, CheckoutSessionsHttpLive } from "./Http.js"
+import { PaymentProvidersLive } from "./PaymentProvider.js"
+import { CheckoutWorkersLive } from "./Worker.js"
+
+export const CheckoutLive = Checkout.layer.pipe(
+  Layer.provide(Layer.mergeAll(PaymentProvidersLive, ReferralAttribution.None, CartFulfilment.None))
+)
+
+/** The checkout service and the cart seam it implements. */
+export const CheckoutServicesLive = Layer.provideMerge(CartCheckoutLive, CheckoutLive)
+
+export const CheckoutHandlersLive = Layer.mergeAll(CheckoutSessionsHttpLive, CheckoutPagesHttpLive)
+
+export { CheckoutWorkersLive }
