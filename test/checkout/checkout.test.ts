@@ -102,8 +102,9 @@ describe("hosted checkout", () => {
             union all select row_to_json(e)::text from partner_events e) x
           where t like '%4242424242424242%' or t like '%4242 4242%' or t like '%12/34%'`
         expect(rows[0]!.hit).toBe(0)
-        const [row] = yield* sql<{ card_brand: string; card_last4: string }>`select card_brand, card_last4 from checkout_sessions where id = ${s.id}`
-        expect(row).toEqual({ card_brand: "visa", card_last4: "4242" })
+        const [row] = yield* sql<{ card_brand: string; card_last4: string; payment_ref: string }>`select card_brand, card_last4, payment_ref from checkout_sessions where id = ${s.id}`
+        expect(row).toMatchObject({ card_brand: "visa", card_last4: "4242" })
+        expect(row!.payment_ref).toMatch(/^pi_sbx_\w+_1_ok$/)
       }))
 
     it.effect("declined card: the page says so, the session stays open and pays with another card", () =>

@@ -88,5 +88,5 @@ layer(Layer.empty, { timeout: 120_000 })("stripe provider", (it) => {
       expect(returned.status).toBe(303)
       expect(returned.headers.get("location")).toBe(`https://partner.example/3ds-done?session_id=${t.id}&status=paid`)
       expect(yield* run(ordersOfSession(t.id))).toHaveLength(1)
-    }))
+    }), 120_000)
 })
