@@ -43,7 +43,7 @@ layer(Layer.empty, { timeout: 120_000 })("stripe provider", (it) => {
 
       // 1. Paid: the fake sends the webhook twice before it answers our confirm call.
       const s = (yield* run(openSession(cred, { domain: "stripe-paid.com", return_url: "https://partner.example/thanks" }))).json
-      const paid = yield* payWith(ptOf(s.checkout_url), CARDS.ok, { baseUrl })
+      const paid = yield* run(payWith(ptOf(s.checkout_url), CARDS.ok, { baseUrl }))
       expect(paid.status, paid.text).toBe(303)
       expect(paid.headers.get("location")).toBe(`https://partner.example/thanks?session_id=${s.id}&status=paid`)
       expect(stripe.webhooksSent.map((w) => w.status)).toEqual([200, 200])
@@ -71,14 +71,14 @@ layer(Layer.empty, { timeout: 120_000 })("stripe provider", (it) => {
 
       // 3. Declined: Stripe's message on the page, the session stays open, nothing recorded.
       const d = (yield* run(openSession(cred, { domain: "stripe-declined.com" }))).json
-      const declined = yield* payWith(ptOf(d.checkout_url), CARDS.declined, { baseUrl })
+      const declined = yield* run(payWith(ptOf(d.checkout_url), CARDS.declined, { baseUrl }))
       expect(declined.status).toBe(402)
       expect(declined.text).toContain("Your card was declined.")
       expect(yield* run(ordersOfSession(d.id))).toHaveLength(0)
 
       // 4. 3-D Secure: redirect to the bank (the fake), back to /checkout/return, paid.
       const t = (yield* run(openSession(cred, { domain: "stripe-3ds.com", return_url: "https://partner.example/3ds-done" }))).json
-      const toBank = yield* payWith(ptOf(t.checkout_url), CARDS.action, { baseUrl })
+      const toBank = yield* run(payWith(ptOf(t.checkout_url), CARDS.action, { baseUrl }))
       expect(toBank.status).toBe(303)
       const bank = toBank.headers.get("location")!
       expect(bank.startsWith(`${stripe.baseUrl}/3ds/`)).toBe(true)
