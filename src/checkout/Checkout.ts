@@ -28,6 +28,8 @@ import { PaymentProviders, type PaymentStart } from "./PaymentProvider.js"
 import { CheckoutRepo, type SessionRow } from "./Repo.js"
 
 const PT_PURPOSE = "checkout-pt"
+/** A confirmation step (3-D Secure) not completed within this long frees the domain again. */
+const ABANDONED_ACTION_MS = 30 * 60_000
 /** The house partner: owner of the marketplace's own sales (migration 0110, commission 0). */
 export const MARKETPLACE_PARTNER_ID = "ptn_marketplace"
 export const MARKETPLACE_NAME = "Domain Marketplace"
@@ -346,7 +348,14 @@ const make = Effect.gen(function*() {
         continue
       }
       const outcome = yield* providerOf(s).retrieve(s.payment_ref)
-      if (outcome.status === "requires_action") continue // the buyer may still confirm
+      if (outcome.status === "requires_action") {
+        // The buyer may still confirm; after ABANDONED_ACTION the reservation is given back (a
+        // late confirmation still completes the payment: `complete` accepts the stored reference).
+        if (s.processing_since !== null && now - s.processing_since.getTime() > ABANDONED_ACTION_MS) {
+          yield* releaseIfAttempt(s.id, s.payment_ref, "the confirmation step was not completed")
+        }
+        continue
+      }
       const r = yield* settleOutcome(s, s.payment_ref, outcome)
       if (r._tag === "Paid") completed++
     }
