@@ -110,7 +110,13 @@ const htmlErrors = OpenApi.annotations({
     ...op,
     responses: {
       ...op.responses,
-      "400": { description: "Error page: tampered or malformed link", content: { "text/html": { schema: { type: "string" } } } }
+      "400": {
+        description: "Error page (tampered or malformed link, oversized field), or the typed 400 for an undecodable query string or form",
+        content: {
+          "text/html": { schema: { type: "string" } },
+          "application/json": { schema: { $ref: "#/components/schemas/BadRequest" } }
+        }
+      }
     }
   })
 })
