@@ -46,6 +46,7 @@ import { marketSeed, SearchHandlersLive, SearchServicesLive } from "../search/Se
 import { PartnerHandlersLive, PartnerMiddlewareLive, PartnerServicesLive } from "../partner/Services.js"
 import { ReferralServicesLive } from "../referrals/AttributionLive.js"
 import { ReferralHandlersLive } from "../referrals/Http.js"
+import { CheckoutHandlersLive, CheckoutServicesLive } from "../checkout/Services.js"
 import { Api } from "./Api.js"
 import { WorkersLive } from "./Workers.js"
 
@@ -59,14 +60,14 @@ export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer
 export const CliDatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(databaseLayer({ join: true })))
 
 /** Domain services over the database. */
-export const ServicesLive = Layer.mergeAll(Lifecycle.Live, Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, LookupServicesLive, ToolsServicesLive, OutboundLive, PartnerServicesLive, SearchServicesLive, ReferralServicesLive.pipe(Layer.provide(ServiceSecretLive))).pipe(
+export const ServicesLive = Layer.provideMerge(CheckoutServicesLive, Layer.mergeAll(Lifecycle.Live, Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, LookupServicesLive, ToolsServicesLive, OutboundLive, PartnerServicesLive, SearchServicesLive, ReferralServicesLive.pipe(Layer.provide(ServiceSecretLive))).pipe(
   Layer.provideMerge(RealtimeRegisterLive),
   Layer.provideMerge(NodeHttpClient.layerUndici)
-)
+))
 
 const SeedLive = Layer.effectDiscard(Effect.flatMap(Catalogue, (c) => c.seedDefaults).pipe(Effect.zipRight(marketSeed)))
 
-const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive, LookupHttpLive, ToolsHttpLive, AuthHttpLive, OAuthHttpLive, PartnerHandlersLive, SearchHandlersLive, ReferralHandlersLive)
+const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive, LookupHttpLive, ToolsHttpLive, AuthHttpLive, OAuthHttpLive, PartnerHandlersLive, SearchHandlersLive, ReferralHandlersLive, CheckoutHandlersLive)
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide([OptionalBearerLive, ApiKeyAuthLive, SessionAuthLive, PartnerMiddlewareLive]))
 

@@ -17,6 +17,7 @@ import { schedule } from "../platform/Singleton.js"
 import { ToolWorkersLive } from "../tools/Tools.js"
 import { AvailabilityJanitorLive } from "../search/Services.js"
 import { PartnerWorkersLive } from "../partner/Services.js"
+import { CheckoutWorkersLive } from "../checkout/Services.js"
 
 const TldSyncLive = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -35,5 +36,5 @@ const TldSyncLive = Layer.scopedDiscard(
 )
 
 export const WorkersLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.workers ? Layer.mergeAll(RateLimitJanitorLive, IdempotencyJanitorLive, IdentityJanitorLive, TldSyncLive, AvailabilityJanitorLive, PartnerWorkersLive, ToolWorkersLive) : Layer.empty))
+  Effect.map(AppConfig, (config) => (config.workers ? Layer.mergeAll(RateLimitJanitorLive, IdempotencyJanitorLive, IdentityJanitorLive, TldSyncLive, AvailabilityJanitorLive, PartnerWorkersLive, ToolWorkersLive, CheckoutWorkersLive) : Layer.empty))
 )

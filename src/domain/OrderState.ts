@@ -2,6 +2,10 @@
  * The partner order state machine (CONTRACT.md, Partner API). Pure: which moves exist, which
  * event each emits, and what the sandbox `advance` step does next.
  *
+ * A hosted-checkout or referral sale starts PAID (the service collected the money, event
+ * `order.paid`) and moves on like EXTERNALLY_PAID, except that it is never held for review:
+ *   PAID ──start_transfer──▶ TRANSFER_IN_PROGRESS;  PAID ──refund|cancel──▶ REFUNDED|CANCELLED
+ *
  *   EXTERNALLY_PAID ──hold──────────────▶ MANUAL_REVIEW ──clear_review──▶ EXTERNALLY_PAID
  *   EXTERNALLY_PAID ──start_transfer────▶ TRANSFER_IN_PROGRESS ──confirm_delivery──▶ TRANSFER_COMPLETED
  *   TRANSFER_COMPLETED ──settle─────────▶ SETTLED
@@ -12,6 +16,7 @@
 
 export const ORDER_STATUSES = [
   "EXTERNALLY_PAID",
+  "PAID",
   "MANUAL_REVIEW",
   "TRANSFER_IN_PROGRESS",
   "TRANSFER_COMPLETED",
@@ -26,6 +31,7 @@ export type OrderAction = typeof ORDER_ACTIONS[number]
 
 export const ORDER_EVENT_TYPES = [
   "order.recorded",
+  "order.paid",
   "order.held",
   "order.manual_review_cleared",
   "order.transfer_started",
@@ -47,7 +53,7 @@ interface Move {
 export const MOVES: Readonly<Record<OrderAction, Move>> = {
   hold: { from: ["EXTERNALLY_PAID"], to: "MANUAL_REVIEW", event: "order.held", transferStep: null },
   clear_review: { from: ["MANUAL_REVIEW"], to: "EXTERNALLY_PAID", event: "order.manual_review_cleared", transferStep: null },
-  start_transfer: { from: ["EXTERNALLY_PAID"], to: "TRANSFER_IN_PROGRESS", event: "order.transfer_started", transferStep: "push_initiated" },
+  start_transfer: { from: ["EXTERNALLY_PAID", "PAID"], to: "TRANSFER_IN_PROGRESS", event: "order.transfer_started", transferStep: "push_initiated" },
   confirm_delivery: {
     from: ["TRANSFER_IN_PROGRESS"],
     to: "TRANSFER_COMPLETED",
@@ -55,8 +61,8 @@ export const MOVES: Readonly<Record<OrderAction, Move>> = {
     transferStep: "delivered"
   },
   settle: { from: ["TRANSFER_COMPLETED"], to: "SETTLED", event: "order.settled", transferStep: null },
-  refund: { from: ["EXTERNALLY_PAID", "MANUAL_REVIEW", "TRANSFER_IN_PROGRESS"], to: "REFUNDED", event: "order.refunded", transferStep: null },
-  cancel: { from: ["EXTERNALLY_PAID", "MANUAL_REVIEW", "TRANSFER_IN_PROGRESS"], to: "CANCELLED", event: "order.refunded", transferStep: null }
+  refund: { from: ["EXTERNALLY_PAID", "PAID", "MANUAL_REVIEW", "TRANSFER_IN_PROGRESS"], to: "REFUNDED", event: "order.refunded", transferStep: null },
+  cancel: { from: ["EXTERNALLY_PAID", "PAID", "MANUAL_REVIEW", "TRANSFER_IN_PROGRESS"], to: "CANCELLED", event: "order.refunded", transferStep: null }
 }
 
 export const TERMINAL_STATUSES: ReadonlySet<OrderStatus> = new Set(["SETTLED", "REFUNDED", "CANCELLED"])
@@ -105,6 +111,7 @@ export const nextSandboxAction = (status: OrderStatus): OrderAction | undefined 
     case "MANUAL_REVIEW":
       return "clear_review"
     case "EXTERNALLY_PAID":
+    case "PAID":
       return "start_transfer"
     case "TRANSFER_IN_PROGRESS":
       return "confirm_delivery"

@@ -7,5 +7,6 @@ import { PartnerWebhooksApi } from "./webhooks/Api.js"
 import { PartnerMoneyApi } from "./ledger/Api.js"
 import { PartnerBrokerageApi } from "./brokerage/Api.js"
 import { PartnerReferralsApi } from "../referrals/Api.js"
+import { CheckoutSessionsApi } from "../checkout/Api.js"
 
-export const PartnerGroups = [PartnerInventoryApi, PartnerOrdersApi, PartnerSandboxApi, PartnerEventsApi, PartnerWebhooksApi, PartnerMoneyApi, PartnerBrokerageApi, PartnerReferralsApi] as const
+export const PartnerGroups = [PartnerInventoryApi, PartnerOrdersApi, PartnerSandboxApi, PartnerEventsApi, PartnerWebhooksApi, PartnerMoneyApi, PartnerBrokerageApi, PartnerReferralsApi, CheckoutSessionsApi] as const

@@ -8,6 +8,7 @@ import { ledgerConfig, type LedgerSettings } from "../partner/ledger/Settings.js
 import { brokerageConfig, type BrokerageSettings } from "../partner/brokerage/Settings.js"
 import { tracingConfig, type TracingSettings } from "./TracingSettings.js"
 import { referralConfig, type ReferralSettings } from "../referrals/Settings.js"
+import { checkoutConfig, type CheckoutSettings } from "../checkout/Settings.js"
 
 /** Accounts, sessions and the OAuth 2.1 authorization server (docs/identity.md). */
 export interface IdentitySettings {
@@ -104,6 +105,8 @@ export interface AppConfigShape {
   readonly tracing: TracingSettings
   /** Referral links, clicks and attribution (src/referrals/Settings.ts). */
   readonly referrals: ReferralSettings
+  /** Hosted checkout: payment provider, session lifetime, reconciliation (src/checkout/Settings.ts). */
+  readonly checkout: CheckoutSettings
 }
 
 export interface DatabaseSettings {
@@ -329,7 +332,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   ledger: ledgerConfig,
   brokerage: brokerageConfig,
   tracing: tracingConfig,
-  referrals: referralConfig
+  referrals: referralConfig,
+  checkout: checkoutConfig
 }).pipe(
   Config.mapOrFail((c) => {
     const production = c.nodeEnv === "production"
@@ -391,7 +395,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
       ledger: c.ledger,
       brokerage: c.brokerage,
       tracing: c.tracing,
-      referrals: c.referrals
+      referrals: c.referrals,
+      checkout: c.checkout
     })
   })
 )

@@ -189,6 +189,7 @@ const openObjects = (node: unknown): unknown => {
 
 const WEBHOOK_EVENT_TYPES = [
   "order.recorded",
+  "order.paid",
   "order.held",
   "order.manual_review_cleared",
   "order.transfer_started",

@@ -19,6 +19,9 @@ const ALLOWED: ReadonlyArray<readonly [OrderStatus, string, OrderStatus]> = [
   ["TRANSFER_IN_PROGRESS", "confirm_delivery", "TRANSFER_COMPLETED"],
   ["TRANSFER_COMPLETED", "settle", "SETTLED"],
   ["EXTERNALLY_PAID", "refund", "REFUNDED"],
+  ["PAID", "start_transfer", "TRANSFER_IN_PROGRESS"],
+  ["PAID", "refund", "REFUNDED"],
+  ["PAID", "cancel", "CANCELLED"],
   ["MANUAL_REVIEW", "refund", "REFUNDED"],
   ["TRANSFER_IN_PROGRESS", "refund", "REFUNDED"],
   ["EXTERNALLY_PAID", "cancel", "CANCELLED"],
@@ -106,6 +109,6 @@ describe("refusal messages", () => {
       }
     }
     const t = transition("MANUAL_REVIEW", "start_transfer")
-    expect(!t.ok && t.reason).toBe("Cannot start the transfer of an order in status MANUAL_REVIEW (allowed from EXTERNALLY_PAID)")
+    expect(!t.ok && t.reason).toBe("Cannot start the transfer of an order in status MANUAL_REVIEW (allowed from EXTERNALLY_PAID, PAID)")
   })
 })

@@ -33,7 +33,8 @@ export const startServiceProcess = (
       const port = yield* freePort()
       let output = ""
       const child = spawn(process.execPath, [...entry], {
-        env: { ...process.env, ...baseEnv, LOG_LEVEL: "info", ...env, PORT: String(port) },
+        // BASE_URL: vitest puts its own (`/`) into process.env; the service's is its real address.
+        env: { ...process.env, ...baseEnv, LOG_LEVEL: "info", BASE_URL: `http://127.0.0.1:${port}`, ...env, PORT: String(port) },
         stdio: ["ignore", "pipe", "pipe"]
       })
       child.stdout!.on("data", (d) => (output += d))

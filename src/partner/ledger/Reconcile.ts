@@ -13,7 +13,7 @@ export interface Problem {
   readonly message: string
 }
 
-const OPEN = ["EXTERNALLY_PAID", "MANUAL_REVIEW", "TRANSFER_IN_PROGRESS", "TRANSFER_COMPLETED"]
+const OPEN = ["EXTERNALLY_PAID", "PAID", "MANUAL_REVIEW", "TRANSFER_IN_PROGRESS", "TRANSFER_COMPLETED"]
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

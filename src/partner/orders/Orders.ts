@@ -239,6 +239,63 @@ const make = Effect.gen(function*() {
       return order
     })
 
+  /**
+   * Records a sale the service collected itself (a paid hosted checkout, the marketplace's own
+   * sale, a referral sale): status PAID, event `order.paid`, the ledger posting, the listing
+   * pending. Runs in the caller's transaction, which already holds the listing row
+   * (`lockListing`) and has checked it is still for sale. One order per checkout session (a
+   * unique index): a second call for the same session fails, never sells twice.
+   */
+  const recordPaidSale = (input: {
+    readonly partnerId: string
+    readonly credentialId: string
+    readonly environment: PartnerEnvironment
+    readonly listingId: string
+    readonly domain: string
+    readonly priceCents: number
+    readonly currency: string
+    readonly paymentRef: string
+    readonly paymentModel: "hosted_checkout" | "referral"
+    readonly checkoutSessionId: string
+    readonly referralLinkId: string | null
+    readonly buyer: { readonly email: string; readonly name?: string | undefined; readonly country?: string | undefined }
+    readonly returnUrl: string | null
+    readonly cancelUrl: string | null
+    readonly actor: string
+  }) =>
+    Effect.gen(function*() {
+      const orderId = makeId("ord")
+      const order = yield* repo.insertOrder({
+        id: orderId,
+        partnerId: input.partnerId,
+        credentialId: input.credentialId,
+        environment: input.environment,
+        listingId: input.listingId,
+        domain: input.domain,
+        status: "PAID",
+        salePriceCents: input.priceCents,
+        currency: input.currency,
+        externalPaymentRef: input.paymentRef,
+        quoteId: null,
+        buyer: input.buyer,
+        returnUrl: input.returnUrl,
+        cancelUrl: input.cancelUrl,
+        paymentModel: input.paymentModel,
+        checkoutSessionId: input.checkoutSessionId,
+        referralLinkId: input.referralLinkId
+      })
+      yield* books.recordSale(order)
+      yield* repo.setListingStatus(input.listingId, "pending")
+      const eventId = yield* outbox.append({
+        partnerId: input.partnerId,
+        environment: input.environment,
+        type: "order.paid",
+        data: { order: eventOrder(order), checkout_session_id: input.checkoutSessionId }
+      })
+      yield* repo.addTimeline({ orderId, kind: "status", status: "PAID", eventId, actor: input.actor })
+      return order
+    })
+
   const loadOwned = (publicId: string, partner: PartnerIdentity | undefined, forUpdate: boolean) =>
     Effect.gen(function*() {
       const row = yield* repo.orderById(publicId, { forUpdate })
@@ -317,6 +374,13 @@ const make = Effect.gen(function*() {
   return {
     createQuote,
     createOrder,
+    recordPaidSale,
+    /** The listing row, locked for the caller's transaction (checkout). */
+    lockListing: repo.lockListing,
+    /** An open order (not refunded/cancelled) on the listing. */
+    openOrderOnListing: repo.openOrderOnListing,
+    /** Another partner's live quote on the domain (its reservation). */
+    otherPartnersLiveQuote: repo.otherPartnersLiveQuote,
     move,
     detail,
     list,

@@ -121,15 +121,21 @@ const make = Effect.gen(function*() {
       buyer: unknown
       returnUrl: string | null
       cancelUrl: string | null
+      /** Hosted checkout and referral sales (src/checkout); default partner_collected. */
+      paymentModel?: PaymentModel
+      checkoutSessionId?: string | null
+      referralLinkId?: string | null
     }) =>
       // The partner's commission rate is frozen on the order; the amount is ⌊sale × bps / 10 000⌋
       // (commissionOf in src/domain/Money.ts; ledger verify checks they agree).
       sql<OrderRow>`
         insert into partner_orders (id, partner_id, credential_id, environment, listing_id, domain, status, sale_price_cents,
-          currency, external_payment_ref, quote_id, buyer, return_url, cancel_url, commission_bps, commission_cents)
+          currency, external_payment_ref, quote_id, buyer, return_url, cancel_url, commission_bps, commission_cents,
+          payment_model, checkout_session_id, referral_link_id)
         select ${o.id}, ${o.partnerId}, ${o.credentialId}, ${o.environment}, ${o.listingId}, ${o.domain}, ${o.status},
           ${o.salePriceCents}, ${o.currency}, ${o.externalPaymentRef}, ${o.quoteId}, ${JSON.stringify(o.buyer)}::jsonb,
-          ${o.returnUrl}, ${o.cancelUrl}, p.commission_bps, ${o.salePriceCents}::bigint * p.commission_bps / 10000
+          ${o.returnUrl}, ${o.cancelUrl}, p.commission_bps, ${o.salePriceCents}::bigint * p.commission_bps / 10000,
+          ${o.paymentModel ?? "partner_collected"}, ${o.checkoutSessionId ?? null}, ${o.referralLinkId ?? null}
         from partners p where p.id = ${o.partnerId}
         returning *`.pipe(Effect.map((rows) => rows[0])),
 

@@ -1,0 +1,189 @@
+/**
+ * Hosted checkout endpoints (docs/checkout.md).
+ *
+ *   POST /api/partner/v1/checkout-session        scope embed: open a session, get its checkout_url
+ *   GET  /api/partner/v1/checkout-session/{id}   scope embed: the session and its order
+ *   GET  /checkout?pt=…                          the hosted payment page (HTML), or its receipt
+ *   POST /checkout/pay?pt=…                      the page's form post (buyer + card)
+ *   POST /checkout/confirm?pt=…                  the confirmation step (sandbox card 3220)
+ *   GET  /checkout/return?pt=…                   back from the provider's confirmation step
+ *   GET  /buy/{domain}                           the marketplace's own sale: opens a session, 303 to /checkout
+ *   POST /api/checkout/stripe/webhook            Stripe events (payment_intent.succeeded), Stripe-Signature verified
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { documentedAt } from "../platform/ApiAnnotations.js"
+import { BadRequest, Conflict, InternalError, NotFound } from "../platform/Errors.js"
+import { PartnerAuth, requiresScope } from "../partner/Auth.js"
+import { SESSION_STATUSES } from "../domain/Checkout.js"
+
+const Email = Schema.String.pipe(
+  Schema.maxLength(254),
+  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an e-mail address" })
+)
+
+export const CheckoutSessionRequest = Schema.Struct({
+  domain: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(253)).annotations({ description: "A listed domain of the credential's inventory (sandbox credentials: the sandbox inventory)" }),
+  buyer_email: Schema.optional(Email).annotations({ description: "Pre-fills the page's e-mail field" }),
+  return_url: Schema.optional(Schema.String.pipe(Schema.maxLength(2048))).annotations({
+    description: "https (http only outside production). The buyer lands on return_url?session_id=cs_…&status=paid"
+  }),
+  cancel_url: Schema.optional(Schema.String.pipe(Schema.maxLength(2048))).annotations({ description: "https (http only outside production): the page's Cancel link" }),
+  reference: Schema.optional(Schema.String.pipe(Schema.maxLength(200))).annotations({ description: "Your own reference, echoed back" })
+}).annotations({ identifier: "CheckoutSessionRequest" })
+
+export const CheckoutSession = Schema.Struct({
+  id: Schema.String.annotations({ description: "cs_…" }),
+  checkout_url: Schema.String.annotations({ description: "{base_url}/checkout?pt=<signed token>; send the buyer here. Valid until expires_at." }),
+  domain: Schema.String,
+  price_cents: Schema.Int,
+  currency: Schema.String,
+  status: Schema.Literal(...SESSION_STATUSES).annotations({
+    description: "open → processing (a payment in progress: the domain is reserved) → paid; requires_action while the buyer confirms with the bank; expired after 7 days; refunded if the domain was sold meanwhile"
+  }),
+  expires_at: Schema.String,
+  reference: Schema.NullOr(Schema.String),
+  return_url: Schema.NullOr(Schema.String),
+  cancel_url: Schema.NullOr(Schema.String),
+  environment: Schema.Literal("live", "sandbox"),
+  created_at: Schema.String,
+  paid_at: Schema.NullOr(Schema.String),
+  order: Schema.NullOr(Schema.Struct({
+    public_id: Schema.String,
+    status: Schema.String,
+    payment_model: Schema.String
+  })).annotations({ description: "The order created when the session was paid (payment_model hosted_checkout, status PAID first)" })
+}).annotations({ identifier: "CheckoutSession" })
+
+export class CheckoutSessionsApi extends HttpApiGroup.make("checkoutSessions")
+  .add(
+    HttpApiEndpoint.post("createCheckoutSession", "/api/partner/v1/checkout-session")
+      .setPayload(CheckoutSessionRequest)
+      .addSuccess(CheckoutSession, { status: 201 })
+      .addError(BadRequest)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Open a hosted checkout session for a listed domain")
+      .annotate(
+        OpenApi.Description,
+        "The service is merchant of record: the buyer pays on the hosted page, the order (payment_model hosted_checkout) is yours, and your commission accrues at payment and is paid out after settlement. Unlisted domain 404 `domain_not_listed`; no buy-now price 409 `not_priced`; an order in progress 409 `not_available`. An optional Idempotency-Key makes retries return the same session."
+      )
+      .pipe(requiresScope("embed"), documentedAt("/docs/checkout.md#open-a-session"))
+  )
+  .add(
+    HttpApiEndpoint.get("getCheckoutSession")`/api/partner/v1/checkout-session/${HttpApiSchema.param("id", Schema.String)}`
+      .addSuccess(CheckoutSession)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "A checkout session, its status and its order")
+      .pipe(requiresScope("embed"), documentedAt("/docs/checkout.md#session-status"))
+  )
+  .middleware(PartnerAuth)
+  .addError(InternalError)
+  .annotate(OpenApi.Title, "Partner: hosted checkout")
+  .annotate(OpenApi.Description, "HMAC-signed (see docs/partner.md). Flow: docs/checkout.md.")
+{}
+
+const Html = (status: number, description: string) =>
+  HttpApiSchema.Text({ contentType: "text/html" }).annotations({ description, ...HttpApiSchema.annotations({ status }) })
+const Redirect = (status: 302 | 303, description: string) => Schema.Void.annotations({ description, ...HttpApiSchema.annotations({ status }) })
+
+const PtParam = Schema.Struct({ pt: Schema.optional(Schema.String).annotations({ description: "The signed checkout token of the session's link" }) })
+const ReturnParams = Schema.Struct({ pt: Schema.optional(Schema.String), payment_intent: Schema.optional(Schema.String), payment_intent_client_secret: Schema.optional(Schema.String) })
+
+export const PayForm = Schema.Struct({
+  csrf: Schema.optional(Schema.String),
+  email: Schema.optional(Schema.String),
+  name: Schema.optional(Schema.String),
+  country: Schema.optional(Schema.String),
+  card_number: Schema.optional(Schema.String),
+  card_exp: Schema.optional(Schema.String),
+  card_cvc: Schema.optional(Schema.String)
+}).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
+
+const ConfirmForm = Schema.Struct({ csrf: Schema.optional(Schema.String), action: Schema.optional(Schema.String) }).pipe(
+  HttpApiSchema.withEncoding({ kind: "UrlParams" })
+)
+
+/** HTML pages answer HTML error pages, never the JSON envelope: the OpenAPI operation says so. */
+const htmlErrors = OpenApi.annotations({
+  transform: (op: any) => ({
+    ...op,
+    responses: {
+      ...op.responses,
+      "400": {
+        description: "Error page (tampered or malformed link, oversized field), or the typed 400 for an undecodable query string or form",
+        content: {
+          "text/html": { schema: { type: "string" } },
+          "application/json": { schema: { $ref: "#/components/schemas/BadRequest" } }
+        }
+      }
+    }
+  })
+})
+
+export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
+  .add(
+    HttpApiEndpoint.get("checkoutPage", "/checkout")
+      .setUrlParams(PtParam)
+      .addSuccess(Html(200, "The payment page (domain, price, seller, buyer and card form), or the receipt of a paid session"))
+      .addError(Html(400, "Tampered link"))
+      .addError(Html(410, "Expired link"))
+      .annotateContext(htmlErrors)
+      .annotate(OpenApi.Summary, "Hosted payment page")
+      .pipe(documentedAt("/docs/checkout.md#the-payment-page"))
+  )
+  .add(
+    HttpApiEndpoint.post("checkoutPay", "/checkout/pay")
+      .setUrlParams(PtParam)
+      .setPayload(PayForm)
+      .addSuccess(Html(200, "The page again with a message (declined card, invalid field), the confirmation step, or the receipt"))
+      .addSuccess(Redirect(303, "Paid: to return_url?session_id=…&status=paid (or the receipt)"))
+      .addError(Html(400, "Tampered link or oversized field"))
+      .addError(Html(403, "Cross-site post or stale form"))
+      .addError(Html(409, "The domain is no longer available (not charged)"))
+      .addError(Html(410, "Expired link"))
+      .annotateContext(htmlErrors)
+      .annotate(OpenApi.Summary, "Pay (the payment page's form post)")
+      .pipe(documentedAt("/docs/checkout.md#the-payment-page"))
+  )
+  .add(
+    HttpApiEndpoint.post("checkoutConfirm", "/checkout/confirm")
+      .setUrlParams(PtParam)
+      .setPayload(ConfirmForm)
+      .addSuccess(Html(200, "Result page"))
+      .addSuccess(Redirect(303, "Paid: to return_url"))
+      .addError(Html(400, "Tampered link"))
+      .addError(Html(403, "Cross-site post or stale form"))
+      .annotateContext(htmlErrors)
+      .annotate(OpenApi.Summary, "Complete the confirmation step of a sandbox payment (card 4000 0000 0000 3220)")
+      .pipe(documentedAt("/docs/checkout.md#test-cards"))
+  )
+  .add(
+    HttpApiEndpoint.get("checkoutReturn", "/checkout/return")
+      .setUrlParams(ReturnParams)
+      .addSuccess(Html(200, "Result page"))
+      .addSuccess(Redirect(303, "Paid: to return_url"))
+      .addError(Html(400, "Tampered link"))
+      .annotateContext(htmlErrors)
+      .annotate(OpenApi.Summary, "Where the provider's confirmation step (3-D Secure) sends the buyer back")
+      .pipe(documentedAt("/docs/checkout.md#test-cards"))
+  )
+  .add(
+    HttpApiEndpoint.get("buyPage")`/buy/${HttpApiSchema.param("domain", Schema.String)}`
+      .addSuccess(Redirect(303, "To the payment page of a new session"))
+      .addError(Html(404, "Not listed"))
+      .addError(Html(409, "Not priced, or an order is in progress"))
+      .annotateContext(htmlErrors)
+      .annotate(OpenApi.Summary, "Buy a listed domain from the marketplace itself (no partner)")
+      .pipe(documentedAt("/docs/checkout.md#buy-without-a-partner"))
+  )
+  .add(
+    HttpApiEndpoint.post("stripeWebhook", "/api/checkout/stripe/webhook")
+      .addSuccess(Schema.Struct({ received: Schema.Boolean }))
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "Stripe webhook (payment_intent.succeeded), verified with Stripe-Signature and STRIPE_WEBHOOK_SECRET")
+      .pipe(documentedAt("/docs/checkout.md#stripe"))
+  )
+  .addError(InternalError)
+  .annotate(OpenApi.Title, "Hosted checkout pages")
+{}

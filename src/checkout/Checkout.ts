@@ -1,0 +1,432 @@
+/**
+ * The hosted checkout: sessions, the `pt` link, paying, and completing a paid session.
+ *
+ * Contract a reader must keep:
+ * - A session pays at most once. `pay` reserves the domain first (one transaction holding the
+ *   session and listing rows: no other session of the listing may be paying, no order may exist),
+ *   stores the provider's payment reference before the charge, and only then charges. `complete`
+ *   (called by `pay`, the provider's webhook, the return from a confirmation step and the
+ *   reconciliation fiber, in any order and any number of times) creates the one order, its
+ *   ledger posting and its `order.paid` event in one transaction; a second call finds the session
+ *   paid and does nothing.
+ * - If the domain was sold meanwhile (it cannot be, while reserved, unless an operator intervened)
+ *   the charge is refunded through the provider and the session is `refunded`.
+ * - Card numbers exist only in memory between the form and the provider.
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { type Card, checkCard, returnAddress } from "../domain/Checkout.js"
+import type { PartnerEnvironment, PartnerIdentity } from "../partner/Auth.js"
+import { Orders } from "../partner/orders/Orders.js"
+import { type Attribution, ReferralAttribution } from "../referrals/Attribution.js"
+import { AppConfig } from "../platform/Config.js"
+import { BadRequestError, ConflictError, NotFoundError } from "../platform/Errors.js"
+import { makeId } from "../platform/Ids.js"
+import { ServiceSecret } from "../platform/ServiceSecret.js"
+import { CartCheckout, CartCheckoutUnavailable, CartFulfilment, type CartInput } from "./Cart.js"
+import { PaymentProviders, type PaymentStart } from "./PaymentProvider.js"
+import { CheckoutRepo, type SessionRow } from "./Repo.js"
+
+const PT_PURPOSE = "checkout-pt"
+/** A confirmation step (3-D Secure) not completed within this long frees the domain again. */
+const ABANDONED_ACTION_MS = 30 * 60_000
+/** The house partner: owner of the marketplace's own sales (migration 0110, commission 0). */
+export const MARKETPLACE_PARTNER_ID = "ptn_marketplace"
+export const MARKETPLACE_NAME = "Domain Marketplace"
+
+export interface OpenInput {
+  readonly domain: string
+  readonly buyerEmail?: string | undefined
+  readonly returnUrl?: string | undefined
+  readonly cancelUrl?: string | undefined
+  readonly reference?: string | undefined
+}
+
+export interface BuyerForm {
+  readonly email: string
+  readonly name: string
+  readonly country: string
+  readonly cardNumber: string
+  readonly cardExp: string
+  readonly cardCvc: string
+}
+
+export type TokenCheck =
+  | { readonly _tag: "Ok"; readonly session: SessionRow }
+  | { readonly _tag: "Tampered" }
+  | { readonly _tag: "Expired"; readonly session: SessionRow | null }
+
+export type PayResult =
+  | { readonly _tag: "Paid"; readonly session: SessionRow; readonly redirect: string | null }
+  | { readonly _tag: "Invalid"; readonly field: string; readonly message: string }
+  | { readonly _tag: "Declined"; readonly message: string }
+  | { readonly _tag: "Unavailable"; readonly message: string }
+  | { readonly _tag: "RequiresAction"; readonly redirectUrl: string | null }
+  | { readonly _tag: "Pending"; readonly message: string }
+
+const notListed = (domain: string) => new NotFoundError({ code: "domain_not_listed", message: `${domain} is not listed for sale` })
+
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const repo = yield* CheckoutRepo
+  const orders = yield* Orders
+  const secrets = yield* ServiceSecret
+  const config = yield* AppConfig
+  const providers = yield* PaymentProviders
+  const referrals = yield* ReferralAttribution
+  const fulfilment = yield* CartFulfilment
+
+  const ttl = config.checkout.sessionTtl
+  const tokenOf = (s: { readonly id: string; readonly expires_at: Date }) => secrets.sign(PT_PURPOSE, { s: s.id, x: s.expires_at.getTime() })
+  const checkoutPath = (s: { readonly id: string; readonly expires_at: Date }) => `/checkout?pt=${tokenOf(s)}`
+  const checkoutUrl = (s: { readonly id: string; readonly expires_at: Date }) => `${config.baseUrl}${checkoutPath(s)}`
+  const providerOf = (s: SessionRow) => (s.environment === "sandbox" ? providers.sandbox : providers.live)
+
+  /** Creates a session for a listed, priced domain of `environment`'s inventory. */
+  const openListing = (kind: "partner" | "marketplace", environment: PartnerEnvironment, domain: string, input: OpenInput & {
+    readonly partnerId: string
+    readonly credentialId: string | null
+    readonly referral: Attribution | null
+  }) =>
+    Effect.gen(function*() {
+      const listing = yield* orders.lockListing(environment, domain).pipe(Effect.orDie)
+      if (Option.isNone(listing) || listing.value.status === "withdrawn" || listing.value.status === "sold") return yield* notListed(domain)
+      const l = listing.value
+      if (l.bin_price_cents === null) {
+        return yield* new ConflictError({ code: "not_priced", message: `${domain} has no buy-now price and cannot be bought at checkout` })
+      }
+      if (l.status !== "active" || l.locked) {
+        return yield* new ConflictError({ code: "not_available", message: `${domain} is no longer available: an order is already in progress` })
+      }
+      const now = yield* Clock.currentTimeMillis
+      const created = yield* repo.insert({
+        id: makeId("cs"),
+        kind,
+        partnerId: input.partnerId,
+        credentialId: input.credentialId,
+        environment,
+        listingId: l.id,
+        domain,
+        priceCents: Number(l.bin_price_cents),
+        currency: l.currency,
+        reference: input.reference ?? null,
+        returnUrl: input.returnUrl ?? null,
+        cancelUrl: input.cancelUrl ?? null,
+        buyerEmail: input.buyerEmail ?? null,
+        referral: input.referral ? { partnerId: input.referral.partnerId, linkId: input.referral.linkId, clickId: input.referral.clickId } : null,
+        cart: null,
+        expiresAt: new Date(now + Duration.toMillis(ttl))
+      })
+      return Option.getOrThrow(created)
+    })
+
+  const openForPartner = (partner: PartnerIdentity, domain: string, input: OpenInput) =>
+    openListing("partner", partner.environment, domain, { ...input, partnerId: partner.partnerId, credentialId: partner.credentialId, referral: null })
+
+  /** The marketplace's own sale (`/buy/{domain}`), attributed to a referral link when the cookie names one. */
+  const openForMarketplace = (domain: string, referralCookie: string | undefined) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const attribution = yield* referrals.resolve(referralCookie, new Date(now))
+      const session = yield* openListing("marketplace", "live", domain, {
+        domain,
+        partnerId: MARKETPLACE_PARTNER_ID,
+        credentialId: null,
+        referral: Option.getOrNull(attribution)
+      })
+      if (Option.isSome(attribution)) yield* referrals.checkoutStarted(attribution.value, { sessionId: session.id, domain })
+      return session
+    })
+
+  const sessionFor = (id: string, partner: PartnerIdentity) =>
+    Effect.flatMap(repo.byId(id), (s) =>
+      Option.isSome(s) && s.value.partner_id === partner.partnerId && s.value.environment === partner.environment && s.value.kind === "partner"
+        ? Effect.succeed(s.value)
+        : Effect.fail(new NotFoundError({ code: "not_found", message: `Checkout session ${id} not found` })))
+
+  const isExpired = (s: SessionRow, now: number) => s.status === "expired" || (s.status === "open" && s.expires_at.getTime() <= now)
+
+  /** The session a `pt` link names: tampered (400), expired (410) or the session. */
+  const fromToken = (pt: string | undefined) =>
+    Effect.gen(function*() {
+      if (pt === undefined || pt.length > 2000) return { _tag: "Tampered" } as TokenCheck
+      const t = secrets.verify<{ s: string; x: number }>(PT_PURPOSE, pt)
+      if (Option.isNone(t) || typeof t.value.s !== "string" || typeof t.value.x !== "number") return { _tag: "Tampered" } as TokenCheck
+      const now = yield* Clock.currentTimeMillis
+      const s = yield* repo.byId(t.value.s)
+      if (Option.isNone(s)) return { _tag: "Tampered" } as TokenCheck
+      if (s.value.status === "paid" || s.value.status === "refunded") return { _tag: "Ok", session: s.value } as TokenCheck
+      if (t.value.x <= now || isExpired(s.value, now)) return { _tag: "Expired", session: s.value } as TokenCheck
+      return { _tag: "Ok", session: s.value } as TokenCheck
+    })
+
+  const afterPaid = (s: SessionRow) => (s.return_url ? returnAddress(s.return_url, s.id, "paid") : null)
+
+  /**
+   * The session is paid at the provider: create its one order (or fulfil its cart) in one
+   * transaction. Safe to call any number of times, from anywhere.
+   */
+  const complete = (sessionId: string, ref: string) =>
+    Effect.gen(function*() {
+      const result = yield* sql.withTransaction(
+        Effect.gen(function*() {
+          const found = yield* repo.byId(sessionId, { forUpdate: true })
+          if (Option.isNone(found)) return { session: null, refund: false }
+          const s = found.value
+          if (s.status === "paid" || s.status === "refunded") return { session: s, refund: false }
+          if (s.payment_ref !== null && s.payment_ref !== ref) return { session: s, refund: false }
+          if (s.kind === "cart") {
+            yield* fulfilment.paid({ cartId: s.cart_id!, sessionId: s.id })
+            yield* repo.markPaid(s.id, null)
+            return { session: { ...s, status: "paid" as const }, refund: false }
+          }
+          const listing = yield* orders.lockListing(s.environment, s.domain!).pipe(Effect.orDie)
+          const open = Option.isSome(listing) ? yield* orders.openOrderOnListing(listing.value.id).pipe(Effect.orDie) : Option.none()
+          if (Option.isNone(listing) || listing.value.id !== s.listing_id || listing.value.status === "sold" || listing.value.status === "withdrawn" || Option.isSome(open)) {
+            yield* repo.setStatus(s.id, "refunded", "the domain was sold to someone else; the payment was refunded")
+            return { session: { ...s, status: "refunded" as const }, refund: true }
+          }
+          const referral = s.referral_partner_id !== null
+          const order = yield* orders.recordPaidSale({
+            partnerId: referral ? s.referral_partner_id! : s.partner_id!,
+            credentialId: s.credential_id ?? (referral ? `referral:${s.referral_link_id}` : "marketplace"),
+            environment: s.environment,
+            listingId: s.listing_id!,
+            domain: s.domain!,
+            priceCents: s.price_cents,
+            currency: s.currency,
+            paymentRef: ref,
+            paymentModel: referral ? "referral" : "hosted_checkout",
+            checkoutSessionId: s.id,
+            referralLinkId: s.referral_link_id,
+            buyer: {
+              email: s.buyer_email ?? "",
+              ...(s.buyer_name ? { name: s.buyer_name } : {}),
+              ...(s.buyer_country ? { country: s.buyer_country } : {})
+            },
+            returnUrl: s.return_url,
+            cancelUrl: s.cancel_url,
+            actor: `checkout:${s.id}`
+          }).pipe(Effect.orDie)
+          yield* repo.markPaid(s.id, order.id)
+          return { session: { ...s, status: "paid" as const, order_id: order.id }, refund: false }
+        })
+      ).pipe(Effect.orDie)
+      if (result.refund && result.session) {
+        const refunded = yield* providerOf(result.session).refund(ref)
+        if (!refunded) yield* Effect.logError("checkout: refund of a payment for a domain sold meanwhile failed", { session: sessionId })
+      }
+      return result.session
+    })
+
+  /** Applies a provider's answer about the current attempt of a session. */
+  const settleOutcome = (s: SessionRow, ref: string, outcome: import("./PaymentProvider.js").PaymentOutcome): Effect.Effect<PayResult> =>
+    Effect.gen(function*() {
+      switch (outcome.status) {
+        case "succeeded": {
+          const paid = yield* complete(s.id, ref)
+          if (paid?.status === "refunded") {
+            return { _tag: "Unavailable", message: `${s.domain} is no longer available. Your payment was refunded.` } as const
+          }
+          return { _tag: "Paid", session: paid ?? s, redirect: afterPaid(s) } as const
+        }
+        case "declined":
+          yield* releaseIfAttempt(s.id, ref, outcome.message)
+          return { _tag: "Declined", message: outcome.message } as const
+        case "requires_action":
+          yield* sql`update checkout_sessions set status = 'requires_action', updated_at = now()
+                     where id = ${s.id} and payment_ref = ${ref} and status = 'processing'`.pipe(Effect.orDie)
+          return { _tag: "RequiresAction", redirectUrl: outcome.redirectUrl } as const
+        case "unknown":
+          return { _tag: "Pending", message: "We are waiting for your bank's answer. This page will show the result; you will not be charged twice." } as const
+      }
+    })
+
+  /** A declined or abandoned attempt gives the reservation back (only if it is still that attempt). */
+  const releaseIfAttempt = (id: string, ref: string, message: string) =>
+    sql`update checkout_sessions set status = 'open', last_error = ${message}, processing_since = null, updated_at = now()
+        where id = ${id} and payment_ref = ${ref} and status in ('processing', 'requires_action')`.pipe(Effect.asVoid, Effect.orDie)
+
+  const pay = (sessionId: string, form: BuyerForm): Effect.Effect<PayResult> =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const checked = checkCard({ number: form.cardNumber, exp: form.cardExp, cvc: form.cardCvc }, new Date(now))
+      if (!checked.ok) return { _tag: "Invalid", field: checked.field, message: checked.message } as const
+      const card: Card = checked.card
+      // 1. Reserve: the session and its listing, locked, in one transaction.
+      const reserved = yield* sql.withTransaction(
+        Effect.gen(function*() {
+          const found = yield* repo.byId(sessionId, { forUpdate: true })
+          if (Option.isNone(found)) return { _tag: "Gone" } as const
+          const s = found.value
+          if (s.status === "paid") return { _tag: "AlreadyPaid", session: s } as const
+          if (s.status === "processing" || s.status === "requires_action") return { _tag: "InProgress" } as const
+          if (s.status !== "open" || s.expires_at.getTime() <= now) return { _tag: "Gone" } as const
+          if (s.kind !== "cart") {
+            const listing = yield* orders.lockListing(s.environment, s.domain!).pipe(Effect.orDie)
+            if (Option.isNone(listing) || listing.value.id !== s.listing_id || listing.value.status !== "active" || listing.value.locked) {
+              return { _tag: "Unavailable" } as const
+            }
+            const open = yield* orders.openOrderOnListing(listing.value.id).pipe(Effect.orDie)
+            if (Option.isSome(open)) return { _tag: "Unavailable" } as const
+            if (yield* repo.payingOnListing(listing.value.id, s.id)) return { _tag: "Unavailable" } as const
+          }
+          const provider = providerOf(s)
+          const started = yield* repo.startPayment(s.id, {
+            provider: provider.name,
+            email: form.email,
+            name: form.name,
+            country: form.country,
+            brand: card.brand,
+            last4: card.last4
+          })
+          return { _tag: "Reserved", session: started } as const
+        })
+      ).pipe(Effect.orDie)
+      switch (reserved._tag) {
+        case "Gone":
+          return { _tag: "Unavailable", message: "This checkout link has expired. Ask the seller for a new one." } as const
+        case "AlreadyPaid":
+          return { _tag: "Paid", session: reserved.session, redirect: afterPaid(reserved.session) } as const
+        case "InProgress":
+          return { _tag: "Pending", message: "A payment for this checkout is already in progress. This page will show the result." } as const
+        case "Unavailable":
+          return { _tag: "Unavailable", message: "This domain is no longer available: someone else is buying it. You have not been charged." } as const
+      }
+      const s = reserved.session
+      const provider = providerOf(s)
+      const start: PaymentStart = {
+        sessionId: s.id,
+        attempt: s.attempt,
+        amountCents: s.price_cents,
+        currency: s.currency,
+        email: form.email,
+        description: s.domain ? `Domain ${s.domain}` : `Renewals (${s.id})`,
+        card
+      }
+      // 2. The provider's reference is stored before any charge (reconciliation can ask about it).
+      const created = yield* Effect.either(provider.create(start))
+      if (created._tag === "Left") {
+        yield* repo.setStatus(s.id, "open", "the payment provider is unavailable")
+        return { _tag: "Declined", message: "The payment service is unavailable right now. You have not been charged; try again in a minute." } as const
+      }
+      const ref = created.right
+      yield* repo.setPaymentRef(s.id, s.attempt, ref)
+      // 3. Charge.
+      const outcome = yield* provider.confirm(ref, start, `${config.baseUrl}/checkout/return?pt=${encodeURIComponent(tokenOf(s))}`)
+      return yield* settleOutcome({ ...s, payment_ref: ref }, ref, outcome)
+    })
+
+  /** After a confirmation step (sandbox: our own page; stripe: the bank's redirect back). */
+  const afterAction = (sessionId: string, sandboxConfirmed: boolean): Effect.Effect<PayResult> =>
+    Effect.gen(function*() {
+      const found = yield* repo.byId(sessionId)
+      if (Option.isNone(found)) return { _tag: "Unavailable", message: "Unknown checkout." } as const
+      const s = found.value
+      if (s.status === "paid") return { _tag: "Paid", session: s, redirect: afterPaid(s) } as const
+      if (s.payment_ref === null || (s.status !== "requires_action" && s.status !== "processing")) {
+        return { _tag: "Declined", message: s.last_error ?? "There is no payment to confirm. Start again." } as const
+      }
+      const provider = providerOf(s)
+      const outcome = sandboxConfirmed ? yield* provider.completeAction(s.payment_ref) : yield* provider.retrieve(s.payment_ref)
+      return yield* settleOutcome(s, s.payment_ref, outcome)
+    })
+
+  /** Sessions stuck in `processing`: ask the provider and finish them (boot and every interval). */
+  const reconcile = Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const stuck = yield* repo.stuck(new Date(now - Duration.toMillis(config.checkout.reconcileAfter)))
+    let completed = 0
+    for (const { id } of stuck) {
+      const found = yield* repo.byId(id)
+      if (Option.isNone(found)) continue
+      const s = found.value
+      if (s.payment_ref === null) {
+        // Died before the provider heard of it: nothing was charged.
+        yield* sql`update checkout_sessions set status = 'open', processing_since = null, last_error = 'the payment was interrupted', updated_at = now()
+                   where id = ${s.id} and payment_ref is null and status = 'processing'`.pipe(Effect.orDie)
+        continue
+      }
+      const outcome = yield* providerOf(s).retrieve(s.payment_ref)
+      if (outcome.status === "requires_action") {
+        // The buyer may still confirm; after ABANDONED_ACTION the reservation is given back (a
+        // late confirmation still completes the payment: `complete` accepts the stored reference).
+        if (s.processing_since !== null && now - s.processing_since.getTime() > ABANDONED_ACTION_MS) {
+          yield* releaseIfAttempt(s.id, s.payment_ref, "the confirmation step was not completed")
+        }
+        continue
+      }
+      const r = yield* settleOutcome(s, s.payment_ref, outcome)
+      if (r._tag === "Paid") completed++
+    }
+    return { checked: stuck.length, completed }
+  })
+
+  const openCart = (cart: CartInput) =>
+    Effect.gen(function*() {
+      const existing = yield* repo.byCart(cart.cartId)
+      if (Option.isSome(existing)) return existing.value
+      const now = yield* Clock.currentTimeMillis
+      const created = yield* repo.insert({
+        id: makeId("cs"),
+        kind: "cart",
+        partnerId: null,
+        credentialId: null,
+        environment: "live",
+        listingId: null,
+        domain: null,
+        priceCents: cart.totalCents,
+        currency: cart.currency,
+        reference: cart.cartId,
+        returnUrl: null,
+        cancelUrl: null,
+        buyerEmail: cart.buyerEmail,
+        referral: null,
+        cart: { cartId: cart.cartId, userId: cart.userId, items: cart.items },
+        expiresAt: new Date(now + Duration.toMillis(ttl))
+      })
+      if (Option.isSome(created)) return created.value
+      return Option.getOrThrow(yield* repo.byCart(cart.cartId))
+    })
+
+  return {
+    openForPartner,
+    openForMarketplace,
+    openCart,
+    sessionFor,
+    fromToken,
+    tokenOf,
+    checkoutPath,
+    checkoutUrl,
+    pay,
+    afterAction,
+    complete,
+    reconcile,
+    /** Which session a provider payment belongs to, for the webhook (metadata first, then the stored ref). */
+    sessionOfPayment: (ref: string) =>
+      sql<{ id: string }>`select id from checkout_sessions where payment_ref = ${ref} limit 1`.pipe(
+        Effect.map((r) => Option.fromNullable(r[0]?.id)),
+        Effect.orDie
+      ),
+    byId: repo.byId,
+    isExpired
+  }
+})
+
+export class Checkout extends Context.Tag("app/Checkout")<Checkout, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Checkout, make).pipe(Layer.provide(CheckoutRepo.Live))
+}
+
+/** The cart seam (src/checkout/Cart.ts) over this checkout. */
+export const CartCheckoutLive = Layer.effect(
+  CartCheckout,
+  Effect.map(Checkout, (checkout) => ({
+    open: (cart: CartInput) =>
+      cart.items.length === 0 || cart.totalCents <= 0
+        ? Effect.fail(new CartCheckoutUnavailable("an empty cart cannot be checked out"))
+        : Effect.map(checkout.openCart(cart), (s) => ({ sessionId: s.id, checkoutPath: checkout.checkoutPath(s) }))
+  }))
+)
+
+export const validationError = (field: string, message: string) =>
+  new BadRequestError({ code: "validation_error", message: `${field}: ${message}`, details: [{ path: [field], message }] })

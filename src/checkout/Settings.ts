@@ -1,0 +1,29 @@
+/**
+ * Hosted checkout settings (read by src/platform/Config.ts as `config.checkout`).
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | PAYMENT_PROVIDER | sandbox | provider of live sessions: `sandbox` or `stripe` (sandbox credentials always use `sandbox`) |
+ * | STRIPE_API_KEY / STRIPE_API_BASE | — / https://api.stripe.com | shared with payouts (src/partner/ledger/Settings.ts) |
+ * | STRIPE_WEBHOOK_SECRET | — | `whsec_…`: verifies `Stripe-Signature` on POST /api/checkout/stripe/webhook |
+ * | CHECKOUT_SESSION_TTL | 7 days | a session (and its `pt` link) expires this long after it is opened |
+ * | CHECKOUT_RECONCILE_INTERVAL | 1 minute | how often payments stuck in `processing` are asked of the provider (0 disables; one run at boot regardless) |
+ * | CHECKOUT_RECONCILE_AFTER | 30 seconds | a payment is "stuck" once `processing` this long |
+ */
+import { Config, Duration, Option, type Redacted } from "effect"
+
+export interface CheckoutSettings {
+  readonly paymentProvider: "sandbox" | "stripe"
+  readonly stripeWebhookSecret: Option.Option<Redacted.Redacted>
+  readonly sessionTtl: Duration.Duration
+  readonly reconcileInterval: Duration.Duration
+  readonly reconcileAfter: Duration.Duration
+}
+
+export const checkoutConfig: Config.Config<CheckoutSettings> = Config.all({
+  paymentProvider: Config.literal("sandbox", "stripe")("PAYMENT_PROVIDER").pipe(Config.withDefault("sandbox" as const)),
+  stripeWebhookSecret: Config.option(Config.redacted("STRIPE_WEBHOOK_SECRET")),
+  sessionTtl: Config.duration("CHECKOUT_SESSION_TTL").pipe(Config.withDefault(Duration.days(7))),
+  reconcileInterval: Config.duration("CHECKOUT_RECONCILE_INTERVAL").pipe(Config.withDefault(Duration.minutes(1))),
+  reconcileAfter: Config.duration("CHECKOUT_RECONCILE_AFTER").pipe(Config.withDefault(Duration.seconds(30)))
+})

@@ -1,0 +1,29 @@
+/**
+ * Reconciliation of payments stuck in `processing` (e.g. the process was killed between the
+ * provider's confirmation and our order): once at boot, then every CHECKOUT_RECONCILE_INTERVAL,
+ * one replica at a time. `Checkout.complete` is idempotent, so a run racing a webhook or the
+ * buyer's own request still creates one order.
+ */
+import { Duration, Effect, Layer, Schedule } from "effect"
+import { AppConfig } from "../platform/Config.js"
+import { runExclusive } from "../platform/Singleton.js"
+import { Checkout } from "./Checkout.js"
+
+export const CheckoutWorkersLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const checkout = yield* Checkout
+    const once = runExclusive("checkout-reconcile", checkout.reconcile).pipe(
+      Effect.tap((r) =>
+        r._tag === "Some" && r.value.checked > 0
+          ? Effect.logInfo("checkout reconciliation").pipe(Effect.annotateLogs({ checked: r.value.checked, completed: r.value.completed }))
+          : Effect.void
+      ),
+      Effect.catchAllCause((cause) => Effect.logWarning("checkout reconciliation failed", cause))
+    )
+    const interval = config.checkout.reconcileInterval
+    yield* Effect.forkScoped(
+      Duration.toMillis(interval) > 0 ? Effect.asVoid(once.pipe(Effect.repeat(Schedule.spaced(interval)))) : Effect.asVoid(once)
+    )
+  })
+)

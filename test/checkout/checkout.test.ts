@@ -1,0 +1,275 @@
+/**
+ * The hosted checkout through HTTP with the sandbox provider: sessions (signed, scope embed), the
+ * payment page and its links (tampered 400, expired 410), paying (one PAID order, order.paid,
+ * the ledger), declined and confirmation-step cards, two buyers at once, CSRF, bad input, the
+ * marketplace's own /buy/ page, and that card numbers never reach the database.
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { CARDS, csrfOf, openSession, ordersOfSession, page, payWith, postForm, ptOf } from "../support/CheckoutKit.js"
+import { createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
+import * as TestServer from "../support/TestServer.js"
+
+const embed = (environment: "sandbox" | "live" = "sandbox") =>
+  createPartner({ environment, scopes: ["embed", "report", "buy", "webhook"], name: `Acme Domains ${environment}` })
+
+describe("hosted checkout", () => {
+  layer(TestServer.layer())("sandbox provider", (it) => {
+    it.effect("a session pays once: 303 to return_url, one PAID hosted_checkout order, order.paid, commission in /transactions, receipt after", () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestServer.TestServer
+        const cred = yield* embed()
+        yield* seedListings([{ domain: "paid-once.com", bin: 150_000 }])
+        const opened = yield* openSession(cred, { domain: "paid-once.com", return_url: "https://partner.example/done?x=1", reference: "ref-1", buyer_email: "pre@example.org" })
+        expect(opened.status).toBe(201)
+        const s = opened.json
+        expect(s).toMatchObject({ domain: "paid-once.com", price_cents: 150_000, currency: "USD", status: "open", reference: "ref-1", environment: "sandbox", order: null })
+        expect(s.id).toMatch(/^cs_/)
+        expect(s.checkout_url).toMatch(/^http:\/\/localhost:\d+\/checkout\?pt=[\w-]+\.[\w-]+$/) // BASE_URL + /checkout?pt=
+        const days = (Date.parse(s.expires_at) - Date.now()) / 86_400_000
+        expect(days).toBeGreaterThan(6.99)
+        expect(days).toBeLessThanOrEqual(7)
+
+        const pt = ptOf(s.checkout_url)
+        const shown = yield* page(`/checkout?pt=${encodeURIComponent(pt)}`)
+        expect(shown.status).toBe(200)
+        expect(shown.headers.get("content-type")).toContain("text/html")
+        const csp = shown.headers.get("content-security-policy")!
+        expect(csp).toContain("default-src 'none'")
+        expect(csp).toMatch(/script-src 'nonce-[A-Za-z0-9_-]+'/)
+        expect(shown.text).toContain("paid-once.com")
+        expect(shown.text).toContain("$1,500.00")
+        expect(shown.text).toContain("Acme Domains sandbox")
+        expect(shown.text).toContain('value="pre@example.org"')
+        for (const field of ["email", "name", "country", "card_number", "card_exp", "card_cvc"]) expect(shown.text).toContain(`name="${field}"`)
+
+        const paid = yield* payWith(pt, CARDS.ok)
+        expect(paid.status).toBe(303)
+        const back = new URL(paid.headers.get("location")!)
+        expect(`${back.origin}${back.pathname}`).toBe("https://partner.example/done")
+        expect(back.searchParams.get("x")).toBe("1")
+        expect(back.searchParams.get("session_id")).toBe(s.id)
+        expect(back.searchParams.get("status")).toBe("paid")
+
+        const orders = yield* ordersOfSession(s.id)
+        expect(orders).toHaveLength(1)
+        expect(orders[0]).toMatchObject({ status: "PAID", payment_model: "hosted_checkout", partner_id: cred.partner_id })
+        expect(Number(orders[0]!.commission_cents)).toBe(15_000)
+
+        const status = yield* signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`)
+        expect(status.status).toBe(200)
+        expect(status.json).toMatchObject({ id: s.id, status: "paid", order: { public_id: orders[0]!.id, status: "PAID", payment_model: "hosted_checkout" } })
+
+        const events = yield* signed(cred, "GET", "/api/partner/v1/events")
+        const paidEvents = events.json.events.filter((e: any) => e.type === "order.paid")
+        expect(paidEvents).toHaveLength(1)
+        expect(paidEvents[0].data.order).toMatchObject({ public_id: orders[0]!.id, status: "PAID", sale_price_cents: 150_000 })
+
+        const tx = yield* signed(cred, "GET", "/api/partner/v1/transactions?payment_model=hosted_checkout")
+        expect(tx.status).toBe(200)
+        expect(tx.json.totals).toMatchObject({ count: 1, gmv_cents: 150_000, commission_cents: 15_000 })
+
+        // Already paid: the link shows the receipt, a second post never charges again.
+        const receipt = yield* page(`/checkout?pt=${encodeURIComponent(pt)}`)
+        expect(receipt.status).toBe(200)
+        expect(receipt.text).toContain("Payment received")
+        expect(receipt.text).toContain("visa ending 4242")
+        expect(receipt.text).not.toContain('name="card_number"')
+        const again = yield* postForm(`/checkout/pay?pt=${encodeURIComponent(pt)}`, { csrf: csrfOf(shown.text), email: "b@example.org", name: "B", country: "NL", card_number: CARDS.ok, card_exp: "12/34", card_cvc: "123" }, baseUrl)
+        expect(again.text).toContain("Payment received")
+        expect(yield* ordersOfSession(s.id)).toHaveLength(1)
+
+        // The order follows the admin lifecycle (sandbox advance: transfer, completion, settlement).
+        for (const expected of ["TRANSFER_IN_PROGRESS", "TRANSFER_COMPLETED", "SETTLED"]) {
+          const r = yield* signed(cred, "POST", `/api/partner/v1/sandbox/orders/${orders[0]!.id}/advance`)
+          expect(r.status, r.text).toBe(200)
+          expect(r.json.order?.status ?? r.json.status).toBe(expected)
+        }
+      }))
+
+    it.effect("card numbers never reach the database; only brand and last 4", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const cred = yield* embed()
+        yield* seedListings([{ domain: "no-card-store.com" }])
+        const s = (yield* openSession(cred, { domain: "no-card-store.com" })).json
+        expect((yield* payWith(ptOf(s.checkout_url), CARDS.ok)).status).toBe(303) // no return_url: to the receipt
+        const rows = yield* sql<{ hit: number }>`
+          select count(*)::int as hit from (
+            select row_to_json(c)::text as t from checkout_sessions c
+            union all select row_to_json(o)::text from partner_orders o
+            union all select row_to_json(e)::text from partner_events e) x
+          where t like '%4242424242424242%' or t like '%4242 4242%' or t like '%12/34%'`
+        expect(rows[0]!.hit).toBe(0)
+        const [row] = yield* sql<{ card_brand: string; card_last4: string; payment_ref: string }>`select card_brand, card_last4, payment_ref from checkout_sessions where id = ${s.id}`
+        expect(row).toMatchObject({ card_brand: "visa", card_last4: "4242" })
+        expect(row!.payment_ref).toMatch(/^pi_sbx_\w+_1_ok$/)
+      }))
+
+    it.effect("declined card: the page says so, the session stays open and pays with another card", () =>
+      Effect.gen(function*() {
+        const cred = yield* embed()
+        yield* seedListings([{ domain: "declined-first.com" }])
+        const s = (yield* openSession(cred, { domain: "declined-first.com" })).json
+        const pt = ptOf(s.checkout_url)
+        const declined = yield* payWith(pt, CARDS.declined)
+        expect(declined.status).toBe(402)
+        expect(declined.text).toContain("Your card was declined")
+        expect(declined.text).toContain('name="card_number"')
+        expect((yield* signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`)).json.status).toBe("open")
+        expect(yield* ordersOfSession(s.id)).toHaveLength(0)
+        const paid = yield* payWith(pt, CARDS.ok)
+        expect(paid.status).toBe(303)
+        expect(yield* ordersOfSession(s.id)).toHaveLength(1)
+      }))
+
+    it.effect("card 3220 asks for a confirmation step; confirming pays", () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestServer.TestServer
+        const cred = yield* embed()
+        yield* seedListings([{ domain: "three-ds.com" }])
+        const s = (yield* openSession(cred, { domain: "three-ds.com", return_url: "http://127.0.0.1:9/back" })).json
+        const pt = ptOf(s.checkout_url)
+        const step = yield* payWith(pt, CARDS.action)
+        expect(step.status).toBe(200)
+        expect(step.text).toContain("Confirm your payment")
+        expect((yield* signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`)).json.status).toBe("requires_action")
+        const done = yield* postForm(`/checkout/confirm?pt=${encodeURIComponent(pt)}`, { csrf: csrfOf(step.text), action: "confirm" }, baseUrl)
+        expect(done.status).toBe(303)
+        expect(done.headers.get("location")).toBe(`http://127.0.0.1:9/back?session_id=${s.id}&status=paid`)
+        expect(yield* ordersOfSession(s.id)).toHaveLength(1)
+      }))
+
+    it.effect("two buyers paying the same domain at once: one order; the other sees 'no longer available' and is not charged", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const a = yield* embed()
+        const b = yield* embed()
+        yield* seedListings([{ domain: "contested.com" }])
+        const s1 = (yield* openSession(a, { domain: "contested.com" })).json
+        const s2 = (yield* openSession(b, { domain: "contested.com" })).json
+        const [r1, r2] = yield* Effect.all([payWith(ptOf(s1.checkout_url), CARDS.ok), payWith(ptOf(s2.checkout_url), CARDS.ok)], { concurrency: 2 })
+        const statuses = [r1.status, r2.status].sort()
+        expect(statuses).toEqual([303, 409])
+        const loser = r1.status === 409 ? r1 : r2
+        expect(loser.text).toContain("no longer available")
+        expect(loser.text).toContain("not been charged")
+        const [count] = yield* sql<{ n: number }>`select count(*)::int as n from partner_orders where domain = 'contested.com'`
+        expect(count!.n).toBe(1)
+        const loserId = r1.status === 409 ? s1.id : s2.id
+        const [loserRow] = yield* sql<{ status: string; payment_ref: string | null }>`select status, payment_ref from checkout_sessions where id = ${loserId}`
+        expect(loserRow).toEqual({ status: "open", payment_ref: null })
+        // Once sold, new sessions are refused.
+        expectError(yield* openSession(a, { domain: "contested.com" }), 409, "not_available")
+      }))
+
+    it.effect("links: tampered 400 page, expired 410 page (never a payment form)", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const cred = yield* embed()
+        yield* seedListings([{ domain: "old-link.com" }])
+        const s = (yield* openSession(cred, { domain: "old-link.com" })).json
+        const pt = ptOf(s.checkout_url)
+        const tampered = yield* page(`/checkout?pt=${encodeURIComponent(pt.slice(0, -2) + (pt.endsWith("A") ? "BB" : "AA"))}`)
+        expect(tampered.status).toBe(400)
+        expect(tampered.text).toContain("Invalid checkout link")
+        expect(tampered.text).not.toContain("card_number")
+        expect((yield* page("/checkout")).status).toBe(400)
+        yield* sql`update checkout_sessions set expires_at = now() - interval '1 second' where id = ${s.id}`
+        const expired = yield* page(`/checkout?pt=${encodeURIComponent(pt)}`)
+        expect(expired.status).toBe(410)
+        expect(expired.text).toContain("expired")
+        expect(expired.text).not.toContain("card_number")
+        expect((yield* payWith(pt, CARDS.ok)).status).toBe(410)
+        expect((yield* signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`)).json.status).toBe("expired")
+      }))
+
+    it.effect("form posts: another site's Origin or a missing/foreign CSRF token is refused (403)", () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestServer.TestServer
+        const cred = yield* embed()
+        yield* seedListings([{ domain: "csrf-one.com" }, { domain: "csrf-two.com" }])
+        const s1 = (yield* openSession(cred, { domain: "csrf-one.com" })).json
+        const s2 = (yield* openSession(cred, { domain: "csrf-two.com" })).json
+        const pt1 = ptOf(s1.checkout_url)
+        expect((yield* payWith(pt1, CARDS.ok, { origin: "https://evil.example" })).status).toBe(403)
+        const foreign = csrfOf((yield* page(`/checkout?pt=${encodeURIComponent(ptOf(s2.checkout_url))}`)).text)
+        const fields = { email: "b@example.org", name: "B", country: "NL", card_number: CARDS.ok, card_exp: "12/34", card_cvc: "123" }
+        expect((yield* postForm(`/checkout/pay?pt=${encodeURIComponent(pt1)}`, fields, baseUrl)).status).toBe(403)
+        expect((yield* postForm(`/checkout/pay?pt=${encodeURIComponent(pt1)}`, { ...fields, csrf: foreign }, baseUrl)).status).toBe(403)
+        expect(yield* ordersOfSession(s1.id)).toHaveLength(0)
+      }))
+
+    it.effect("bad input: typed errors (unlisted 404, unpriced 409, return_url scheme 400, oversized 400, scope 403); bad form fields re-show the form", () =>
+      Effect.gen(function*() {
+        const cred = yield* embed()
+        const noEmbed = yield* createPartner({ scopes: ["buy"] })
+        yield* seedListings([{ domain: "priced.com" }, { domain: "unpriced.com", bin: null }, { domain: "live-only.com", environment: "live" }])
+        expectError(yield* openSession(cred, { domain: "not-listed-anywhere.com" }), 404, "domain_not_listed")
+        expectError(yield* openSession(cred, { domain: "live-only.com" }), 404, "domain_not_listed") // sandbox credentials: sandbox inventory
+        expectError(yield* openSession(cred, { domain: "unpriced.com" }), 409, "not_priced")
+        expectError(yield* openSession(cred, { domain: "priced.com", return_url: "javascript:alert(1)" }), 400, "validation_error")
+        expectError(yield* openSession(cred, { domain: "priced.com", cancel_url: "ftp://x.example/" }), 400, "validation_error")
+        expectError(yield* openSession(cred, { domain: "priced.com", return_url: "/relative" }), 400, "validation_error")
+        expectError(yield* openSession(cred, { domain: "priced.com", reference: "r".repeat(201) }), 400, "validation_error")
+        expectError(yield* openSession(cred, { domain: "priced.com", return_url: `https://x.example/${"a".repeat(2100)}` }), 400, "validation_error")
+        expectError(yield* openSession(cred, { domain: "priced.com", buyer_email: "not-an-email" }), 400, "validation_error")
+        expectError(yield* openSession(cred, { domain: "bad domain!" }), 400, "validation_error")
+        expectError(yield* openSession(noEmbed, { domain: "priced.com" }), 403, "forbidden")
+        expect((yield* openSession(cred, { domain: "priced.com", return_url: "http://localhost:8080/ok" })).status).toBe(201) // http outside production
+
+        const s = (yield* openSession(cred, { domain: "priced.com" })).json
+        const pt = ptOf(s.checkout_url)
+        const badCard = yield* payWith(pt, "4242 4242 4242 4241")
+        expect(badCard.status).toBe(400)
+        expect(badCard.text).toContain("valid card number")
+        const badCountry = yield* payWith(pt, CARDS.ok, { fields: { country: "Netherlands" } })
+        expect(badCountry.status).toBe(400)
+        const oversized = yield* payWith(pt, CARDS.ok, { fields: { name: "n".repeat(201) } })
+        expect(oversized.status).toBe(400)
+        expect(yield* ordersOfSession(s.id)).toHaveLength(0)
+        expect((yield* signed(cred, "GET", "/api/partner/v1/checkout-session/cs_nope")).status).toBe(404)
+      }))
+
+    it.effect("an Idempotency-Key makes a retried create return the same session", () =>
+      Effect.gen(function*() {
+        const cred = yield* embed()
+        yield* seedListings([{ domain: "idem-session.com" }])
+        const key = crypto.randomUUID()
+        const first = yield* openSession(cred, { domain: "idem-session.com" }, { "idempotency-key": key })
+        const second = yield* openSession(cred, { domain: "idem-session.com" }, { "idempotency-key": key })
+        expect(first.status).toBe(201)
+        expect(second.status).toBe(201)
+        expect(second.headers.get("idempotent-replayed")).toBe("true")
+        expect(second.json.id).toBe(first.json.id)
+      }))
+
+    it.effect("/buy/{domain}: the marketplace's own sale (house partner ptn_marketplace, commission 0); unlisted 404 page", () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestServer.TestServer
+        yield* seedListings([{ domain: "house-sale.com", environment: "live", bin: 99_900 }])
+        const opened = yield* page("/buy/house-sale.com")
+        expect(opened.status).toBe(303)
+        const location = opened.headers.get("location")!
+        expect(location.startsWith("/checkout?pt=")).toBe(true)
+        const shown = yield* page(location)
+        expect(shown.text).toContain("Domain Marketplace")
+        expect(shown.text).toContain("$999.00")
+        const paid = yield* payWith(ptOf(location), CARDS.ok)
+        expect(paid.status).toBe(303)
+        const receiptPath = paid.headers.get("location")!
+        expect(receiptPath.startsWith("/checkout?pt=")).toBe(true)
+        expect((yield* page(receiptPath, baseUrl)).text).toContain("Payment received")
+        const sql = yield* SqlClient.SqlClient
+        const [order] = yield* sql<{ partner_id: string; payment_model: string; status: string; commission_cents: string }>`
+          select partner_id, payment_model, status, commission_cents from partner_orders where domain = 'house-sale.com'`
+        expect(order).toMatchObject({ partner_id: "ptn_marketplace", payment_model: "hosted_checkout", status: "PAID" })
+        expect(Number(order!.commission_cents)).toBe(0)
+        const missing = yield* page("/buy/nothing-here.com")
+        expect(missing.status).toBe(404)
+        expect(missing.text).toContain("not listed")
+        expect((yield* page("/buy/%3Cscript%3E")).status).toBe(404)
+      }))
+  })
+})

@@ -1,0 +1,61 @@
+/**
+ * Test helpers for the hosted checkout: open a session with a signed call, read the page's form
+ * (its CSRF token), and post the form as a browser on the page would (Origin = the service).
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { IssuedCredential } from "../../src/partner/Credentials.js"
+import { fetchReply } from "./http.js"
+import { signed } from "./PartnerKit.js"
+import { TestServer } from "./TestServer.js"
+
+export const openSession = (cred: IssuedCredential, body: Record<string, unknown>, headers?: Record<string, string>) =>
+  signed(cred, "POST", "/api/partner/v1/checkout-session", { body, ...(headers ? { headers } : {}) })
+
+/** The `pt` of a checkout URL or path. */
+export const ptOf = (url: string) => new URL(url, "http://x").searchParams.get("pt")!
+
+export const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? ""
+
+export const page = (path: string, baseUrl?: string) =>
+  Effect.flatMap(baseUrl ? Effect.succeed(baseUrl) : Effect.map(TestServer, (s) => s.baseUrl), (b) => Effect.promise(() => fetchReply(`${b}${path}`)))
+
+export const CARDS = { ok: "4242 4242 4242 4242", declined: "4000 0000 0000 0002", action: "4000 0000 0000 3220" } as const
+
+/** Posts the payment form of the session `pt` (reading its CSRF token from the page first). */
+export const payWith = (pt: string, card: string, options: { readonly baseUrl?: string; readonly fields?: Record<string, string>; readonly origin?: string } = {}) =>
+  Effect.gen(function*() {
+    const baseUrl = options.baseUrl ?? (yield* TestServer).baseUrl
+    const pageReply = yield* Effect.promise(() => fetchReply(`${baseUrl}/checkout?pt=${encodeURIComponent(pt)}`))
+    const form = new URLSearchParams({
+      csrf: csrfOf(pageReply.text),
+      email: "buyer@example.org",
+      name: "Ada Buyer",
+      country: "NL",
+      card_number: card,
+      card_exp: "12/34",
+      card_cvc: "123",
+      ...options.fields
+    })
+    return yield* Effect.promise(() =>
+      fetchReply(`${baseUrl}/checkout/pay?pt=${encodeURIComponent(pt)}`, {
+        method: "POST",
+        body: form.toString(),
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: options.origin ?? baseUrl }
+      })
+    )
+  })
+
+export const postForm = (path: string, fields: Record<string, string>, baseUrl: string, origin = baseUrl) =>
+  Effect.promise(() =>
+    fetchReply(`${baseUrl}${path}`, {
+      method: "POST",
+      body: new URLSearchParams(fields).toString(),
+      headers: { "content-type": "application/x-www-form-urlencoded", origin }
+    })
+  )
+
+export const ordersOfSession = (sessionId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ id: string; status: string; payment_model: string; partner_id: string; referral_link_id: string | null; sale_price_cents: string; commission_cents: string }>`
+      select id, status, payment_model, partner_id, referral_link_id, sale_price_cents, commission_cents from partner_orders where checkout_session_id = ${sessionId}`).pipe(Effect.orDie)
