@@ -4,6 +4,7 @@
  */
 import autocannon from "autocannon"
 import { build } from "esbuild"
+import { randomBytes } from "node:crypto"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
@@ -152,7 +153,110 @@ export const privateDatabase = async (name: string) => {
 /** Configuration every benchmarked service process starts with (each benchmark adds its own). */
 export const serviceEnv = {
   NODE_ENV: "production",
-  SERVICE_SECRET: "bench-secret-bench-secret-bench-secret",
+  // Random per run: production refuses a placeholder-looking secret.
+  SERVICE_SECRET: randomBytes(32).toString("hex"),
   HOST: "127.0.0.1",
   LOG_LEVEL: "warn"
 } as const
+
+/**
+ * A TCP proxy in front of PostgreSQL that counts the client's protocol messages: every `Sync`
+ * (extended protocol, one per statement as `pg` sends them) and every simple `Query` is one round
+ * trip. Load-independent: `roundTrips()` before and after N requests gives round trips per request.
+ */
+export const countingPgProxy = async (target: string) => {
+  const t = new URL(target)
+  let roundTrips = 0
+  const sockets = new Set<Net.Socket>()
+  const server = Net.createServer((client) => {
+    const upstream = Net.connect(Number(t.port || 5432), t.hostname)
+    sockets.add(client)
+    sockets.add(upstream)
+    let started = false
+    let buf = Buffer.alloc(0)
+    client.on("data", (chunk) => {
+      upstream.write(chunk)
+      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk])
+      for (;;) {
+        if (!started) {
+          if (buf.length < 8) break
+          const len = buf.readInt32BE(0)
+          if (buf.length < len) break
+          const code = buf.readInt32BE(4)
+          // SSLRequest / GSSENCRequest are answered with one byte, then the startup message follows.
+          if (code !== 80877103 && code !== 80877104) started = true
+          buf = buf.subarray(len)
+          continue
+        }
+        if (buf.length < 5) break
+        const len = buf.readInt32BE(1)
+        if (buf.length < len + 1) break
+        const type = buf[0]
+        if (type === 0x53 /* S */ || type === 0x51 /* Q */) roundTrips++
+        buf = buf.subarray(len + 1)
+      }
+    })
+    upstream.on("data", (chunk) => client.write(chunk))
+    const close = () => {
+      client.destroy()
+      upstream.destroy()
+      sockets.delete(client)
+      sockets.delete(upstream)
+    }
+    client.on("close", close).on("error", close)
+    upstream.on("close", close).on("error", close)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const url = new URL(target)
+  url.hostname = "127.0.0.1"
+  url.port = String((server.address() as Net.AddressInfo).port)
+  return {
+    url: url.toString(),
+    roundTrips: () => roundTrips,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy()
+        server.close(() => resolve())
+      })
+  }
+}
+
+/** Commits and rollbacks of one database so far (pg_stat_database; flushed by the stats collector). */
+export const transactionsOf = async (databaseUrl: string) => {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    await client.query("select pg_stat_clear_snapshot()")
+    const r = await client.query<{ c: string }>("select xact_commit + xact_rollback as c from pg_stat_database where datname = current_database()")
+    return Number(r.rows[0]!.c)
+  } finally {
+    await client.end()
+  }
+}
+
+/** CPU time (user + system) a process has used, in ms (Linux /proc; 10 ms ticks). */
+export const processCpuMs = (pid: number | undefined) => {
+  try {
+    const fields = Fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return NaN
+  }
+}
+
+/** Resident set size of a process in MB (Linux /proc). */
+export const processRssMb = (pid: number | undefined) => {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))
+    return m ? Math.round(Number(m[1]) / 1024) : NaN
+  } catch {
+    return NaN
+  }
+}
+
+/** Machine-readable figures of one benchmark, for bench/results/REPORT.md (written by run.ts). */
+export const writeFigures = (name: string, figures: Record<string, unknown>) => {
+  const dir = Path.join(root, "bench", "results")
+  Fs.mkdirSync(dir, { recursive: true })
+  Fs.writeFileSync(Path.join(dir, `${name}.json`), JSON.stringify({ at: new Date().toISOString(), ...figures }, null, 2) + "\n")
+}
