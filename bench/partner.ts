@@ -17,9 +17,14 @@ import { execFileSync } from "node:child_process"
 import * as Path from "node:path"
 import pg from "pg"
 import { signRequest } from "../src/partner-client/index.js"
+import * as Fs from "node:fs"
 import {
   compile,
   countingPgProxy,
+  outDir,
+  pgbenchInsertCommits,
+  profileMarkdown,
+  summariseProfile,
   privateDatabase,
   processCpuMs,
   serviceEnv,
@@ -144,7 +149,21 @@ try {
   const signed = await run("availability")
   const orders = await run("orders")
 
-  writeFigures("partner", { unsigned, signed, orders, cost })
+  await service.stop()
+  const floorCommits = await pgbenchInsertCommits(databaseUrl)
+
+  // Where the time goes: a CPU profile of a third process under the signed loads.
+  const profDir = Path.join(outDir, "profiles")
+  Fs.rmSync(profDir, { recursive: true, force: true })
+  const profiled = await start(mainFile, { ...env, WORKERS: "false" }, undefined, ["--cpu-prof", `--cpu-prof-dir=${profDir}`])
+  for (const name of ["availability", "orders"] as const) {
+    await autocannon({ url: profiled.url, connections, duration: Math.min(duration, 5), requests: requests[name] as any })
+  }
+  await profiled.stop()
+  const profFile = Fs.existsSync(profDir) ? Fs.readdirSync(profDir).find((f) => f.endsWith(".cpuprofile")) : undefined
+  const profile = profFile ? summariseProfile(Path.join(profDir, profFile)) : undefined
+
+  writeFigures("partner", { unsigned, signed, orders, cost, floorCommits, profile })
   const row = (name: string, r: typeof unsigned, c: typeof cost.pricing) =>
     `| ${name} | ${r.rps.toLocaleString("en-US")} | ${r.p50} | ${r.p99} | ${r.bad} | ${c.roundTrips} | ${c.transactions} | ${c.cpuMs} |`
   writeResult(
@@ -163,8 +182,13 @@ ${row("signed GET /api/partner/v1/availability", signed, cost.availability)}
 ${row("signed POST /api/partner/v1/orders (new domain + key each)", orders, cost.orders)}
 
 - signed availability / unsigned public read: **${(signed.rps / unsigned.rps).toFixed(2)}** (target ≥ 0.7)
-- orders: ${orders.rps} req/s, p99 ${orders.p99} ms (target ≥ 600 req/s, p99 ≤ 150 ms);
+- orders: ${orders.rps} req/s, p99 ${orders.p99} ms (target ≥ 600 req/s, p99 ≤ 150 ms); floor: PostgreSQL
+  ${floorCommits?.toLocaleString("en-US") ?? "n/a (no pgbench)"} single-row insert commits/s (pgbench, 20 clients, same run);
   non-2xx in the orders row would be 409s from domains reused after ${N.toLocaleString("en-US")} orders.
+
+## Where the service's CPU goes under signed availability + orders load
+
+${profile ? profileMarkdown(profile) : "(no profile written)"}
 `
   )
 } catch (e) {
