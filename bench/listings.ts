@@ -9,7 +9,7 @@
  */
 import * as Http from "node:http"
 import pg from "pg"
-import { compile, postgresReachable, privateDatabase, serviceEnv, start, writeResult } from "./lib.js"
+import { compile, postgresReachable, privateDatabase, serviceEnv, start, writeFigures, writeResult } from "./lib.js"
 
 const ROWS = Number(process.env.BENCH_LISTINGS ?? 1_000_000)
 const DEPTH = Math.floor(ROWS * 0.9)
@@ -118,6 +118,7 @@ agent.destroy()
 await database.drop()
 
 const f = (n: number) => n.toFixed(1)
+writeFigures("listings", { rows })
 writeResult(
   "listings",
   `# GET /api/market/listings at depth

@@ -8,7 +8,7 @@
  *                                    when reachable, else the embedded one)
  */
 import * as Path from "node:path"
-import { adminUrl, compile, type LoadResult, load, postgresReachable, root, serviceEnv, start, writeResult } from "./lib.js"
+import { adminUrl, compile, type LoadResult, load, postgresReachable, root, serviceEnv, start, writeFigures, writeResult } from "./lib.js"
 
 const usePostgres = await postgresReachable()
 
@@ -38,6 +38,7 @@ const row = (name: string, r: LoadResult) =>
   `| ${name} | ${r.rps.toLocaleString("en-US")} | ${r.p50} | ${r.p99} | ${r.errors + r.non2xx} |`
 const ratio = (a: number, b: number) => (a / b).toFixed(2)
 
+writeFigures("pricing", { bare: bareResult, minimal: minimalResult, service: serviceResult })
 writeResult(
   "pricing",
   `# GET /api/pricing/tld throughput

@@ -1,6 +1,9 @@
 /**
  * `npm run bench [-- name ...]`: runs the named benchmarks (default: all), each writing its
- * figures to bench/results/<name>.md. Traffic stays on 127.0.0.1.
+ * figures to bench/results/<name>.md (and .json), then writes bench/results/REPORT.md: every
+ * figure of issue 18 beside its floor (measured in the same run where there is one) and its
+ * target, from the latest results of each benchmark (`npm run bench -- report`: only that).
+ * Traffic stays on 127.0.0.1.
  */
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
@@ -8,10 +11,116 @@ import * as Path from "node:path"
 
 const dir = import.meta.dirname
 const all = Fs.readdirSync(dir).filter((f) => f.endsWith(".ts") && !["run.ts", "lib.ts"].includes(f)).map((f) => f.slice(0, -3))
-const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : all
+// `npm run bench -- report`: only rewrite REPORT.md from the latest results.
+const args = process.argv.slice(2)
+const chosen = args[0] === "report" ? [] : args.length > 0 ? args : all
 for (const name of chosen) {
   if (!all.includes(name)) throw new Error(`unknown benchmark ${name}; have: ${all.join(", ")}`)
   console.log(`\n=== bench: ${name} ===`)
   const r = spawnSync(process.execPath, ["--import", "tsx", Path.join(dir, `${name}.ts`)], { stdio: "inherit" })
   if (r.status !== 0) process.exitCode = 1
 }
+
+// --- REPORT.md ----------------------------------------------------------------------------------
+const results = Path.join(dir, "results")
+const read = (name: string): any => {
+  try {
+    return JSON.parse(Fs.readFileSync(Path.join(results, `${name}.json`), "utf8"))
+  } catch {
+    return undefined
+  }
+}
+const pricing = read("pricing")
+const partner = read("partner")
+const search = read("search")
+const scale = read("scale")
+const listings = read("listings")
+
+const n = (x: number | undefined, digits = 0) =>
+  x === undefined || Number.isNaN(x) ? "n/a" : x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+const met = (ok: boolean | undefined) => (ok === undefined ? "not run" : ok ? "met" : "**missed**")
+const when = (r: any) => (r ? r.at.slice(0, 16).replace("T", " ") : "—")
+
+const rows: Array<string> = []
+if (partner) {
+  const ratio = partner.signed.rps / partner.unsigned.rps
+  // Below 1,000 req/s for the plain read the machine was too loaded for a ratio to mean anything.
+  const loaded = partner.unsigned.rps < 1000
+  rows.push(`| signed \`GET /api/partner/v1/availability\` ÷ unsigned \`GET /api/pricing/tld\`, same run | ${n(ratio, 2)} (${n(partner.signed.rps)} vs ${n(partner.unsigned.rps)} req/s) | — | ≥ 0.7 | ${loaded ? "not measurable (machine overloaded)" : met(ratio >= 0.7)} | ${when(partner)} |`)
+  rows.push(`| signed \`POST /api/partner/v1/orders\`, new domain and key each | ${n(partner.orders.rps)} req/s, p99 ${partner.orders.p99} ms | PostgreSQL: ${n(partner.floorCommits)} single-row insert commits/s (pgbench, 20 clients) | ≥ 600 req/s, p99 ≤ 150 ms | ${met(partner.orders.rps >= 600 && partner.orders.p99 <= 150)} | ${when(partner)} |`)
+}
+if (pricing) {
+  const ratio = pricing.service.rps / pricing.minimal.rps
+  rows.push(`| \`GET /api/pricing/tld\` ÷ minimal Effect HttpApi server, same run | ${n(ratio, 2)} (${n(pricing.service.rps)} vs ${n(pricing.minimal.rps)} req/s) | bare node:http ${n(pricing.bare.rps)} req/s | ≥ 0.75 | ${met(ratio >= 0.75)} | ${when(pricing)} |`)
+}
+else rows.push("| `GET /api/pricing/tld` ÷ minimal Effect HttpApi server, same run | not run | — | ≥ 0.75 | not run (`npm run bench -- pricing`) | — |")
+if (search) {
+  rows.push(`| service CPU per 10-name search (one at a time) | ${n(search.cpuPerSearchMs, 1)} ms | — | ≤ 5 ms | ${met(search.cpuPerSearchMs <= 5)} | ${when(search)} |`)
+  rows.push(`| 50 concurrent searches, primary row p50 (upstream answers in 50 ms) | ${n(search.concurrent.primaryP50, 0)} ms | 50 ms + 1 RTT | ≤ 120 ms | ${met(search.concurrent.primaryP50 <= 120)} | ${when(search)} |`)
+}
+else {
+  rows.push("| service CPU per 10-name search (one at a time) | not run | — | ≤ 5 ms | not run (`npm run bench -- search`) | — |")
+  rows.push("| 50 concurrent searches, primary row p50 | not run | 50 ms + 1 RTT | ≤ 120 ms | not run | — |")
+}
+if (scale?.memory) {
+  rows.push(`| RSS idle / after 20,000 mixed requests (real PostgreSQL) | ${scale.memory.idleMb} MB / ${scale.memory.after20kMb} MB${scale.memory.requests !== 20_000 ? ` (after ${n(scale.memory.requests)})` : ""} | — | ≤ 200 MB / ≤ 300 MB | ${met(scale.memory.idleMb <= 200 && scale.memory.after20kMb <= 300)}${scale.memory.requests < 20_000 ? " (partial run)" : ""} | ${when(scale)} |`)
+}
+
+const cost = partner?.cost
+const costTable = cost
+  ? `## Cost per request, load-independent (one request at a time, counted at the database)
+
+| request | PostgreSQL round trips | transactions (database-wide, an upper bound) | service CPU ms |
+|---|---:|---:|---:|
+| unsigned \`GET /api/pricing/tld\` | ${cost.pricing.roundTrips} | ${cost.pricing.transactions} | ${cost.pricing.cpuMs} |
+| signed \`GET /api/partner/v1/availability\` | ${cost.availability.roundTrips} | ${cost.availability.transactions} | ${cost.availability.cpuMs} |
+| signed \`POST /api/partner/v1/orders\` | ${cost.orders.roundTrips} | ${cost.orders.transactions} | ${cost.orders.cpuMs} |
+
+Before issue 18's changes (same counting, 2026-11-24): availability 5 round trips, orders 19.
+Transactions are counted database-wide (pg_stat_database), so they include the benchmark's other
+service process's background workers: compare round trips, which are counted on the measured
+process's own connections (background round trips over an idle second subtracted). Round trips under concurrency are fewer still: the nonce
+admission and the rate-limit counter are group-committed across concurrent requests.
+`
+  : ""
+
+const scaleTable = scale
+  ? `## Several processes on one PostgreSQL (req/s summed; × against one process)
+
+| request | ${scale.counts.map((c: number) => `${c} process${c > 1 ? "es" : ""}`).join(" | ")} |
+|---|${scale.counts.map(() => "---:").join("|")}|
+${["pricing", "availability", "orders"].map((k) =>
+    `| ${k} | ${scale.counts.map((c: number) => `${n(scale.results[c][k].rps)} (${n(scale.results[c][k].rps / scale.results[scale.counts[0]][k].rps, 2)}×)`).join(" | ")} |`
+  ).join("\n")}
+
+See bench/results/scale.md for latencies and the set-up.
+`
+  : ""
+
+Fs.writeFileSync(
+  Path.join(results, "REPORT.md"),
+  `# Performance report (issue 18)
+
+Written by \`npm run bench\` from the latest result of each benchmark (bench/results/*.json; the
+column "run" says when each was measured). Floors are measured in the same run as their figure.
+All on one 2-core machine shared by the load generator, PostgreSQL and the service; absolute
+req/s move with the machine's load (see each benchmark's page), ratios and the per-request costs
+below much less.
+
+| measure | now | floor on this machine | target | verdict | run (UTC) |
+|---|---:|---:|---:|---|---|
+${rows.join("\n")}
+
+${costTable}
+${scaleTable}
+${listings ? `Listings at depth: see bench/results/listings.md (cursor pages at depth 900,000 within 1.5× of page 1).\n` : ""}
+## Where the time goes
+
+${partner?.profile ? `Signed Partner path (a CPU profile of the service under signed availability then orders load, from
+the partner benchmark; full tables in bench/results/partner.md): the largest areas are
+${partner.profile.areas.slice(0, 6).map((a: any) => `${a.name} ${(a.share * 100).toFixed(0)} %`).join(", ")}.` : "No partner profile in the latest results."}
+
+${Fs.existsSync(Path.join(results, "NOTES.md")) ? Fs.readFileSync(Path.join(results, "NOTES.md"), "utf8") : ""}
+`
+)
+console.log(`\nwrote ${Path.join(results, "REPORT.md")}`)

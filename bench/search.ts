@@ -13,7 +13,7 @@ import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Path from "node:path"
 import { Worker } from "node:worker_threads"
-import { compile, postgresReachable, privateDatabase, root, serviceEnv, start, writeResult } from "./lib.js"
+import { compile, postgresReachable, privateDatabase, root, serviceEnv, start, writeFigures, writeResult } from "./lib.js"
 
 const RDAP_DELAY_MS = 50
 const SEQUENTIAL = Number(process.env.BENCH_SEARCHES ?? 200)
@@ -147,6 +147,11 @@ const stats = (ts: ReadonlyArray<Timing>, k: Milestone) =>
 const p50 = (ts: ReadonlyArray<Timing>, k: Milestone) => quantile(ts.map((t) => t[k]), 0.5)
 const verdict = (ok: boolean) => (ok ? "met" : "**missed**")
 
+writeFigures("search", {
+  cpuPerSearchMs: cpuPerSearch,
+  sequential: { headerP50: p50(sequential, "header"), primaryP50: p50(sequential, "primary"), doneP50: p50(sequential, "done") },
+  concurrent: { primaryP50: p50(concurrent, "primary"), doneP50: p50(concurrent, "done"), searchesPerSecond: concurrent.length / concurrentElapsed }
+})
 writeResult(
   "search",
   `# POST /api/domain/search latency

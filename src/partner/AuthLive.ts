@@ -8,8 +8,10 @@
  *  4. timestamp: Unix seconds within ±skew                                           401 invalid_timestamp
  *  5. key id known and signature valid (constant-time)                               401 invalid_signature
  *     (sandbox credential + `X-Service-Debug: signature`: details.canonical_string, see wantsSignatureDebug)
- *  6. credential active                                                              403 credential_not_active
+ *  6. credential active (read from PostgreSQL on every request)                    403 credential_not_active
  *  7. nonce not seen before by this credential (PostgreSQL, shared by replicas)      401 replay_detected
+ *     (6 and 7 are one statement, shared by concurrent requests: Credentials.admit; the secret
+ *     for step 5 comes from an in-process cache, the row's other fields never change)
  *  8. credential holds one of the endpoint's scopes                                  403 forbidden
  *  9. per-credential rate limit                                                      429 rate_limited
  *
@@ -142,11 +144,13 @@ export const PartnerAuthLive = Layer.effect(
           return yield* Option.isSome(resolved) && wantsSignatureDebug(h, resolved.value.row.environment) ? debugInvalid(canonical) : invalid
         }
         const row = resolved.value.row
-        if (!row.active) {
+        // One statement (shared with concurrent requests): the credential's `active` flag as the
+        // database has it now, and the nonce recorded unless seen before.
+        const admitted = yield* credentials.admit(row.key_id, nonce, nonceTtl).pipe(Effect.orDie)
+        if (!admitted.active) {
           return yield* new ForbiddenError({ code: "credential_not_active", message: "This credential has been revoked or deactivated" })
         }
-        const fresh = yield* credentials.rememberNonce(row.key_id, nonce, nonceTtl).pipe(Effect.orDie)
-        if (!fresh) {
+        if (!admitted.fresh) {
           return yield* unauthorized("replay_detected", "This nonce was already used; send a fresh X-Service-Nonce with every request, retries included")
         }
         const route = yield* HttpRouter.RouteContext

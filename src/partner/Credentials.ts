@@ -9,6 +9,7 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
+import { groupCommit } from "../platform/GroupCommit.js"
 import { makeId } from "../platform/Ids.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import type { PartnerEnvironment, Scope } from "./Auth.js"
@@ -37,6 +38,42 @@ const make = Effect.gen(function*() {
   const secrets = yield* ServiceSecret
   // Decrypted secrets by sealed value: the sealed text changes whenever the secret does.
   const opened = new Map<string, string>()
+  // Known credentials by key id, for signature verification without a round trip. Only `active`
+  // ever changes on a credential row (revoke, rotate), and `admit` reads it from the database on
+  // every request, so a revocation holds at once on every replica; the TTL only bounds memory.
+  const known = new Map<string, { readonly until: number; readonly value: ResolvedCredential }>()
+  const KNOWN_TTL_MS = 60_000
+  const KNOWN_MAX = 10_000
+
+  const open = (r: CredentialRow): Option.Option<ResolvedCredential> => {
+    let secret = opened.get(r.secret_sealed)
+    if (secret === undefined) {
+      const o = secrets.decrypt(SEAL_PURPOSE, r.secret_sealed)
+      if (Option.isNone(o)) return Option.none()
+      secret = o.value
+      if (opened.size > KNOWN_MAX) opened.clear()
+      opened.set(r.secret_sealed, secret)
+    }
+    return Option.some<ResolvedCredential>({ row: r, secret })
+  }
+
+  /** Whether each signed request's credential is active, and its nonce new (recorded), one statement per batch. */
+  const admitBatch = groupCommit((items: ReadonlyArray<{ readonly keyId: string; readonly nonce: string; readonly ttlSeconds: number }>) => {
+    // A pair twice in one batch: the first is answered by the statement, the others are replays.
+    const firstOf = new Map<string, number>()
+    const unique: Array<{ keyId: string; nonce: string }> = []
+    const slot = items.map((x) => {
+      const k = `${x.keyId}\u0000${x.nonce}`
+      const seen = firstOf.get(k)
+      if (seen !== undefined) return -1 - seen
+      firstOf.set(k, unique.length)
+      unique.push({ keyId: x.keyId, nonce: x.nonce })
+      return unique.length - 1
+    })
+    const ttl = Math.max(...items.map((x) => x.ttlSeconds))
+    return Effect.map(repo.admitNonces(unique, ttl), (answers) =>
+      slot.map((s) => (s >= 0 ? answers[s]! : { active: answers[-1 - s]!.active, fresh: false })))
+  })
 
   const issue = (partnerId: string, environment: PartnerEnvironment, scopes: ReadonlyArray<Scope>) =>
     Effect.gen(function*() {
@@ -87,20 +124,31 @@ const make = Effect.gen(function*() {
         return Option.some(issued)
       }),
 
-    /** The credential and its plaintext secret, for signature verification. */
+    /**
+     * The credential and its plaintext secret, for signature verification: from memory when seen
+     * in the last minute (its `active` flag may be stale there: `admit` is the authority).
+     */
     resolve: (keyId: string) =>
-      Effect.map(repo.findCredential(keyId), (row) =>
-        Option.flatMap(row, (r) => {
-          let secret = opened.get(r.secret_sealed)
-          if (secret === undefined) {
-            const o = secrets.decrypt(SEAL_PURPOSE, r.secret_sealed)
-            if (Option.isNone(o)) return Option.none()
-            secret = o.value
-            if (opened.size > 10_000) opened.clear()
-            opened.set(r.secret_sealed, secret)
+      Effect.suspend(() => {
+        const now = Date.now()
+        const hit = known.get(keyId)
+        if (hit !== undefined && hit.until > now) return Effect.succeed(Option.some(hit.value))
+        return Effect.map(repo.findCredential(keyId), (row) => {
+          const resolved = Option.flatMap(row, open)
+          if (Option.isSome(resolved)) {
+            if (known.size >= KNOWN_MAX) for (const [k, v] of known) if (v.until <= now || known.size >= KNOWN_MAX) known.delete(k)
+            known.set(keyId, { until: now + KNOWN_TTL_MS, value: resolved.value })
           }
-          return Option.some<ResolvedCredential>({ row: r, secret })
-        })),
+          return resolved
+        })
+      }),
+
+    /**
+     * Admits one signed request whose signature is valid: `active` as the database says now, and
+     * `fresh` when the nonce was not used before by this credential (then it is recorded, shared
+     * by every replica). Concurrent requests share one statement.
+     */
+    admit: (keyId: string, nonce: string, ttlSeconds: number) => admitBatch({ keyId, nonce, ttlSeconds }),
 
     /** Partners with their credentials, newest first (operator view; no secrets). */
     listPartners: (limit: number) => repo.listPartners(limit),

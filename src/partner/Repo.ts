@@ -77,6 +77,38 @@ const make = Effect.gen(function*() {
         values (${keyId}, ${nonce}, now() + ${`${ttlSeconds} seconds`}::interval)
         on conflict do nothing returning nonce`.pipe(Effect.map((rows) => rows.length === 1)),
 
+    /**
+     * Admission of many signed requests in one statement (group commit): for each (key id, nonce),
+     * whether the credential is active now and, when it is, whether the nonce was new (recorded
+     * here; a nonce of an inactive credential is not recorded). Answers in the order given; each
+     * (key id, nonce) pair must appear at most once.
+     */
+    admitNonces: (items: ReadonlyArray<{ readonly keyId: string; readonly nonce: string }>, ttlSeconds: number) =>
+      sql<{ i: number; active: boolean; fresh: boolean }>`
+        with req as (
+          select r.key_id, r.nonce, r.i::int as i
+          from unnest(${items.map((x) => x.keyId) as any}::text[], ${items.map((x) => x.nonce) as any}::text[])
+            with ordinality as r (key_id, nonce, i)
+        ), live as (
+          select req.* from req join partner_credentials c on c.key_id = req.key_id and c.active
+        ), ins as (
+          insert into partner_nonces (key_id, nonce, expires_at)
+          select key_id, nonce, now() + ${`${ttlSeconds} seconds`}::interval from live
+          on conflict do nothing
+          returning key_id, nonce
+        )
+        select req.i, live.i is not null as active, ins.nonce is not null as fresh
+        from req
+          left join live on live.i = req.i
+          left join ins on ins.key_id = req.key_id and ins.nonce = req.nonce
+        order by req.i`.pipe(
+        Effect.map((rows) => {
+          const out = items.map(() => ({ active: false, fresh: false }))
+          for (const r of rows) out[Number(r.i) - 1] = { active: r.active, fresh: r.fresh }
+          return out
+        })
+      ),
+
     purgeNonces: sql`delete from partner_nonces where expires_at < now()`.pipe(Effect.asVoid),
 
     partnerExists: (partnerId: string) =>

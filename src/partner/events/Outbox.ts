@@ -7,7 +7,7 @@
  * brokerage events): the worker delivers one order's (case's) events in id order, one at a time.
  * `append` must run inside a transaction (it takes a per-partner transaction lock).
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { idTime, makeId } from "../../platform/Ids.js"
 import { lockKey } from "../../platform/Singleton.js"
@@ -36,21 +36,33 @@ const orderingKeyOf = (data: unknown): string | null => {
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   return {
-    append: (e: { partnerId: string; environment: PartnerEnvironment; type: string; data: unknown }) =>
+    append: (
+      e: { partnerId: string; environment: PartnerEnvironment; type: string; data: unknown },
+      /**
+       * A row to insert in the same round trip, given the event's id: e.g. the order timeline row
+       * that points at the event. A `select … from appended where last is null` (the CTE holding
+       * the append's answer), for the insert to happen exactly when the event was inserted.
+       */
+      follow?: (eventId: string) => Statement.Fragment
+    ) =>
       Effect.gen(function*() {
         // Per-partner serialisation (until commit) plus ids above the last one: a reader paging by
         // after_id can never see a later id commit before an earlier one (no event skipped).
-        yield* sql`select pg_advisory_xact_lock(${EVENTS_LOCK_CLASS}, ${lockKey(e.partnerId)})`
-        const [last] = yield* sql<{ id: string | null }>`select max(id) as id from partner_events where partner_id = ${e.partnerId}`
-        let id = makeId("evt")
-        if (last?.id && id <= last.id) id = makeId("evt", (idTime(last.id) ?? Date.now()) + 1)
-        yield* sql`insert into partner_events (id, partner_id, environment, type, data)
-                   values (${id}, ${e.partnerId}, ${e.environment}, ${e.type}, ${JSON.stringify(e.data)}::jsonb)`
+        // One round trip: lock, greatest id, event and delivery in partner_event_append
+        // (migrations/0150); it answers the greatest id instead when ours is not above it.
+        const data = JSON.stringify(e.data)
         const orderingKey = orderingKeyOf(e.data)
-        yield* sql`insert into partner_webhook_deliveries (id, event_id, partner_id, environment, ordering_key)
-                   select ${makeId("whd")}, ${id}, partner_id, environment, ${orderingKey} from partner_webhooks
-                   where partner_id = ${e.partnerId} and environment = ${e.environment} and active`
-        return id
+        let id = makeId("evt")
+        for (;;) {
+          const [r] = yield* sql<{ last: string | null }>`
+            with appended as (
+              select partner_event_append(${EVENTS_LOCK_CLASS}, ${lockKey(e.partnerId)}, ${id}, ${e.partnerId},
+                ${e.environment}, ${e.type}, ${data}::jsonb, ${makeId("whd")}, ${orderingKey}) as last
+            )${follow ? sql`, followed as (${follow(id)})` : sql``}
+            select last from appended`
+          if (r?.last == null) return id
+          id = makeId("evt", (idTime(r.last) ?? Date.now()) + 1)
+        }
       }),
 
     /**

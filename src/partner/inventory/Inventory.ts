@@ -84,10 +84,11 @@ const make = Effect.gen(function*() {
 
   const lookup = (env: PartnerEnvironment, domain: string, partnerId: string) =>
     Effect.gen(function*() {
-      const listing = yield* repo.byDomain(env, domain)
-      if (Option.isNone(listing)) return Option.none<{ listing: ListingRow; available: boolean; reserved: boolean }>()
-      const reserved = yield* repo.reservedByOthers(env, [domain], partnerId)
-      return Option.some({ listing: listing.value, available: availableFor(listing.value, reserved), reserved: reserved.size > 0 })
+      const found = yield* repo.byDomainWithReservation(env, domain, partnerId)
+      if (Option.isNone(found)) return Option.none<{ listing: ListingRow; available: boolean; reserved: boolean }>()
+      const { reserved_by_others, ...listing } = found.value
+      const reserved = reserved_by_others ? new Set([listing.domain]) : new Set<string>()
+      return Option.some({ listing, available: availableFor(listing, reserved), reserved: reserved_by_others })
     })
 
   return { search, lookup }

@@ -34,6 +34,17 @@ const make = Effect.gen(function*() {
         Effect.map((rows) => Option.fromNullable(rows[0]))
       ),
 
+    /** One listing and whether another partner's live quote reserves it, in one statement. */
+    byDomainWithReservation: (env: PartnerEnvironment, domain: string, partnerId: string) =>
+      sql<ListingRow & { readonly reserved_by_others: boolean }>`
+        select ${cols}, exists (
+          select 1 from partner_quotes q
+          where q.environment = ${env} and q.domain = ${domain} and q.partner_id <> ${partnerId}
+            and q.expires_at > now() and q.used_by_order is null) as reserved_by_others
+        from listings where environment = ${env} and domain = ${domain}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]))
+      ),
+
     /** Keyword candidates: trigram-similar labels, or labels containing the query or one of its words. */
     keywordCandidates: (env: PartnerEnvironment, compact: string, words: ReadonlyArray<string>, limit: number) => {
       const patterns = [compact, ...words.filter((w) => w.length >= 3)].map((w) => `%${w.replace(/[%_\\]/g, "")}%`)

@@ -98,7 +98,26 @@ const make = Effect.gen(function*() {
       return inserted.length
     })
 
-  const post = (scope: PostingScope, posting: Posting) => Effect.map(postMany([{ scope, posting }]), (n) => n === 1)
+  /** One posting: the transaction and its entries in one statement (one round trip). */
+  const post = (scope: PostingScope, posting: Posting) =>
+    Effect.gen(function*() {
+      if (!isBalanced(posting.entries)) return yield* Effect.dieMessage(`unbalanced posting ${posting.key}`)
+      const [r] = yield* sql<{ n: number }>`
+        with t as (
+          insert into ledger_transactions (id, natural_key, partner_id, environment, currency, kind, order_id, statement_id, payout_id)
+          values (${makeId("ltx")}, ${posting.key}, ${scope.partnerId}, ${scope.environment}, ${scope.currency}, ${posting.kind},
+                  ${scope.orderId ?? null}, ${scope.statementId ?? null}, ${scope.payoutId ?? null})
+          on conflict (natural_key) do nothing returning id
+        ), e as (
+          insert into ledger_entries (transaction_id, partner_id, environment, account, amount_cents, currency)
+          select t.id, ${scope.partnerId}, ${scope.environment}, x.account, x.amount, ${scope.currency}
+          from t cross join unnest(${posting.entries.map((e) => e.account) as any}::text[], ${posting.entries.map((e) => String(e.amount)) as any}::bigint[])
+            with ordinality as x (account, amount, ord)
+          order by x.ord
+        )
+        select count(*)::int as n from t`
+      return r?.n === 1
+    })
 
   /** Every account's balance of one partner, environment and currency (debit-positive). */
   const balances = (partnerId: string, environment: PartnerEnvironment, currency = "USD") =>

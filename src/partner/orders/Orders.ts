@@ -178,14 +178,13 @@ const make = Effect.gen(function*() {
         if (Option.isNone(row)) return yield* validation("unknown quote", "quote_id")
         if (row.value.used_by_order !== null) return yield* conflict("This quote was already used for an order")
       }
-      const open = yield* repo.openOrderOnListing(l.id)
-      if (Option.isSome(open) || l.status === "sold") return yield* conflict(`${domain} already has an order`)
+      // Read after the listing lock (a statement of its own, so it sees what the lock's previous
+      // holder committed): an open order on the listing, another partner's reservation.
+      const blockers = yield* repo.orderBlockers(l.id, partner.environment, domain, partner.partnerId)
+      if (blockers.open_order !== null || l.status === "sold") return yield* conflict(`${domain} already has an order`)
       if (l.locked) return yield* conflict(`${domain} is locked and cannot be sold now`)
-      if (quote === undefined) {
-        const other = yield* repo.otherPartnersLiveQuote(partner.environment, domain, partner.partnerId)
-        if (Option.isSome(other)) {
-          return yield* conflict(`${domain} is reserved by another partner's quote until ${iso(other.value.expires_at)}`)
-        }
+      if (quote === undefined && blockers.other_quote_expires !== null) {
+        return yield* conflict(`${domain} is reserved by another partner's quote until ${iso(blockers.other_quote_expires)}`)
       }
       const price = quote?.c ?? l.bin_price_cents
       if (price === null) return yield* conflict(`${domain} has no buy-now price`)
@@ -198,7 +197,7 @@ const make = Effect.gen(function*() {
       }
       const status = initialStatus(price, config.partner.reviewThresholdCents)
       const orderId = makeId("ord")
-      let order = yield* repo.insertOrder({
+      let order = yield* repo.insertOrderHoldingListing({
         id: orderId,
         partnerId: partner.partnerId,
         credentialId: partner.credentialId,
@@ -215,17 +214,14 @@ const make = Effect.gen(function*() {
         cancelUrl: input.cancel_url ?? null
       })
       yield* books.recordSale(order)
-      if (quote) yield* repo.useQuote(quote.q, orderId)
-      yield* repo.setListingStatus(l.id, "pending")
       // The event carries the order as it is once recorded: MANUAL_REVIEW when the review rule holds it.
       if (status === "MANUAL_REVIEW") order = yield* repo.updateStatus(orderId, "MANUAL_REVIEW")
-      const eventId = yield* outbox.append({
-        partnerId: partner.partnerId,
-        environment: partner.environment,
-        type: "order.recorded",
-        data: { order: eventOrder(order) }
-      })
-      yield* repo.addTimeline({ orderId, kind: "status", status: "EXTERNALLY_PAID", eventId, actor: `partner:${partner.keyId}` })
+      // Last: the outbox append holds the partner's event lock until commit. Its timeline row
+      // goes in the same round trip.
+      yield* outbox.append(
+        { partnerId: partner.partnerId, environment: partner.environment, type: "order.recorded", data: { order: eventOrder(order) } },
+        repo.timelineAfterEvent({ orderId, status: "EXTERNALLY_PAID", actor: `partner:${partner.keyId}` })
+      )
       if (status === "MANUAL_REVIEW") {
         yield* repo.addTimeline({
           orderId,

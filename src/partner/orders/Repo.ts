@@ -139,6 +139,40 @@ const make = Effect.gen(function*() {
         from partners p where p.id = ${o.partnerId}
         returning *`.pipe(Effect.map((rows) => rows[0])),
 
+    /**
+     * `insertOrder`, the listing marked `pending` and the quote (if any) marked used, in one
+     * statement (data-modifying CTEs all run, in the caller's transaction).
+     */
+    insertOrderHoldingListing: (o: {
+      id: string
+      partnerId: string
+      credentialId: string
+      environment: PartnerEnvironment
+      listingId: string
+      domain: string
+      status: OrderStatus
+      salePriceCents: number
+      currency: string
+      externalPaymentRef: string
+      quoteId: string | null
+      buyer: unknown
+      returnUrl: string | null
+      cancelUrl: string | null
+    }) =>
+      sql<OrderRow>`
+        with held as (
+          update listings set status = 'pending', updated_at = now() where id = ${o.listingId}
+        ), quoted as (
+          update partner_quotes set used_by_order = ${o.id} where ${o.quoteId}::text is not null and id = ${o.quoteId}
+        )
+        insert into partner_orders (id, partner_id, credential_id, environment, listing_id, domain, status, sale_price_cents,
+          currency, external_payment_ref, quote_id, buyer, return_url, cancel_url, commission_bps, commission_cents)
+        select ${o.id}, ${o.partnerId}, ${o.credentialId}, ${o.environment}, ${o.listingId}, ${o.domain}, ${o.status},
+          ${o.salePriceCents}, ${o.currency}, ${o.externalPaymentRef}, ${o.quoteId}, ${JSON.stringify(o.buyer)}::jsonb,
+          ${o.returnUrl}, ${o.cancelUrl}, p.commission_bps, ${o.salePriceCents}::bigint * p.commission_bps / 10000
+        from partners p where p.id = ${o.partnerId}
+        returning *`.pipe(Effect.map((rows) => rows[0])),
+
     /** An open order (not refunded/cancelled) on the listing. */
     openOrderOnListing: (listingId: string) =>
       sql<{ id: string; partner_id: string }>`
@@ -173,6 +207,24 @@ const make = Effect.gen(function*() {
       sql`insert into partner_order_timeline (order_id, kind, status, from_status, step, event_id, actor, note)
           values (${t.orderId}, ${t.kind}, ${t.status ?? null}, ${t.fromStatus ?? null}, ${t.step ?? null},
                   ${t.eventId ?? null}, ${t.actor}, ${t.note ?? null})`.pipe(Effect.asVoid),
+
+    /** `addTimeline` as a `select` for Outbox.append's `follow` (inserted with the event). */
+    timelineAfterEvent: (t: { orderId: string; status: string; fromStatus?: string | null; actor: string; note?: string | null }) =>
+      (eventId: string) =>
+        sql`insert into partner_order_timeline (order_id, kind, status, from_status, event_id, actor, note)
+            select ${t.orderId}, 'status', ${t.status}, ${t.fromStatus ?? null}, ${eventId}, ${t.actor}, ${t.note ?? null}
+            from appended where last is null`,
+
+    /** After the listing lock: an open order on the listing, and another partner's live quote on the domain. */
+    orderBlockers: (listingId: string, env: PartnerEnvironment, domain: string, partnerId: string) =>
+      sql<{ open_order: string | null; other_quote_expires: Date | null }>`
+        select
+          (select id from partner_orders
+            where listing_id = ${listingId} and status not in ('REFUNDED', 'CANCELLED') limit 1) as open_order,
+          (select expires_at from partner_quotes
+            where environment = ${env} and domain = ${domain} and partner_id <> ${partnerId}
+              and expires_at > now() and used_by_order is null
+            limit 1) as other_quote_expires`.pipe(Effect.map((rows) => rows[0]!)),
 
     timeline: (orderId: string) =>
       sql<TimelineRow>`select seq, kind, status, from_status, step, event_id, actor, note, at
