@@ -127,7 +127,8 @@ const make = Effect.gen(function*() {
   const openForMarketplace = (domain: string, referralCookie: string | undefined) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const attribution = yield* referrals.resolve(referralCookie, new Date(now))
+      // The buy page sells live inventory: a sandbox link's click never attributes a live sale.
+      const attribution = Option.filter(yield* referrals.resolve(referralCookie, new Date(now)), (a) => a.environment === "live")
       const session = yield* openListing("marketplace", "live", domain, {
         domain,
         partnerId: MARKETPLACE_PARTNER_ID,
