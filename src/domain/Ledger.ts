@@ -128,3 +128,26 @@ export const balancesOf = (postings: Iterable<Posting>): Balances => {
   for (const p of postings) for (const e of p.entries) b[e.account] += e.amount
   return b
 }
+
+/**
+ * Which statements are `paid`. A payout pays a partner's whole payable balance of one environment
+ * and currency, which the statements made payable, oldest first; a failed payout returns its
+ * amount to payable and a later payout pays it. So paid payouts cover statements in creation
+ * order (ids are time-sortable): a statement is `paid` when it made commission payable
+ * (`commission_payable_cents > 0`) and the payouts with status `paid` add up to at least the
+ * payable commission of it and of every earlier statement of the same partner, environment and
+ * currency. A statement with nothing payable (partner-collected sales only) stays `closed`.
+ */
+export const paidStatements = (
+  statements: ReadonlyArray<{ readonly id: string; readonly payableCents: number }>,
+  paidOutCents: number
+): ReadonlySet<string> => {
+  const paid = new Set<string>()
+  let cumulative = 0
+  for (const s of [...statements].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    cumulative += s.payableCents
+    if (cumulative > paidOutCents) break
+    if (s.payableCents > 0) paid.add(s.id)
+  }
+  return paid
+}

@@ -84,10 +84,16 @@ const defaultTimeouts: PoolTimeouts = { connectTimeout: "3 seconds", acquireTime
  * and the pool drops it on release instead of handing it to the next request. Without this a
  * database that stops answering leaves dead connections in the pool after it comes back.
  */
-const clientClass = (connectTimeoutMs: number) =>
+const clientClass = (connectTimeoutMs: number, cancellable: boolean) =>
   class OutageAwareClient extends pg.Client {
     constructor(config: pg.ClientConfig) {
       super({ ...config, connectionTimeoutMillis: connectTimeoutMs })
+      // @effect/sql-pg cancels an interrupted statement with `select pg_cancel_backend(pid)` on
+      // another pooled connection when the client knows its backend pid. PGlite has one backend
+      // and cannot cancel (the call answers false), and behind pglite-socket that call waits for
+      // the very transaction it targets to end, so an interrupted fiber (shutdown) stalled for
+      // the cancel's 5 s limit per statement. Embedded: no pid, no cancel; the statement finishes.
+      if (!cancellable) Object.defineProperty(this, "processID", { get: () => undefined, set: () => undefined })
     }
     override query(...args: Array<any>): any {
       const last = args.length - 1
@@ -112,7 +118,9 @@ const clientClass = (connectTimeoutMs: number) =>
 export const pgLayer = (
   options: { readonly url: Redacted.Redacted } | { readonly host: string; readonly port: number },
   maxConnections = 10,
-  timeouts: PoolTimeouts = defaultTimeouts
+  timeouts: PoolTimeouts = defaultTimeouts,
+  /** An embedded PostgreSQL (PGlite): statements cannot be cancelled. Default: a host/port is embedded. */
+  embedded: boolean = !("url" in options)
 ): Layer.Layer<PgClient.PgClient | import("@effect/sql").SqlClient.SqlClient, SqlError> => {
   const statementMs = Duration.toMillis(timeouts.statementTimeout)
   const connectMs = Duration.toMillis(timeouts.connectTimeout)
@@ -124,7 +132,7 @@ export const pgLayer = (
             ? { connectionString: Redacted.value(options.url) }
             : { host: options.host, port: options.port, user: "postgres", password: "postgres", database: "postgres" }),
           max: maxConnections,
-          Client: clientClass(connectMs) as unknown as typeof pg.Client,
+          Client: clientClass(connectMs, !embedded) as unknown as typeof pg.Client,
           // pg-pool applies this to waiting for a free connection; the client class above sets
           // its own connect limit.
           connectionTimeoutMillis: Duration.toMillis(timeouts.acquireTimeout),
@@ -144,7 +152,10 @@ export const pgLayer = (
       }),
       (pool) =>
         Effect.sync(() => unregisterPool(pool)).pipe(
-          Effect.zipRight(Effect.promise(() => pool.end().catch(() => undefined)).pipe(Effect.timeoutOption(1000)))
+          // `interruptible`: a release runs uninterruptibly, where a time limit cannot interrupt
+          // the wait and so never fires; pool.end() waits for every checked-out client, and one
+          // that was never released would hold the shutdown for ever.
+          Effect.zipRight(Effect.promise(() => pool.end().catch(() => undefined)).pipe(Effect.interruptible, Effect.timeoutOption(1000)))
         )
     ).pipe(
       // A starting process waits for its database for a while (a replica may start first, or

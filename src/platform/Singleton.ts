@@ -21,7 +21,12 @@ export const runExclusive = <A, E, R>(name: string, effect: Effect.Effect<A, E, 
   Effect.scoped(
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const conn = yield* sql.reserve
+      // Uninterruptibly: @effect/sql-pg's `reserve` hands the pooled client to the fiber from
+      // pg-pool's connect callback and only then registers its release; a fiber interrupted while
+      // the connect is pending (a server stopped during its boot-time runs) never registers it,
+      // and the client stays checked out for ever, so `pool.end()` (shutdown) never returns.
+      // Waiting for the connect (bounded by DB_ACQUIRE_TIMEOUT) keeps the release in our scope.
+      const conn = yield* Effect.uninterruptible(sql.reserve)
       const key = lockKey(name)
       const [row] = yield* conn.executeValues(`select pg_try_advisory_lock(${key})`, [])
       if (row?.[0] !== true) return Option.none<A>()

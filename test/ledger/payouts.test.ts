@@ -35,6 +35,14 @@ const deliveredCheckoutSale = (partnerId: string, environment: "live" | "sandbox
     return id
   }).pipe(Effect.orDie)
 
+/** The status of each statement of a partner, oldest first. */
+const statementStatuses = (partnerId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ status: string }>`select status from settlement_statements where partner_id = ${partnerId} order by id`).pipe(
+    Effect.map((rows) => rows.map((r) => r.status)),
+    Effect.orDie
+  )
+
 const setAccount = (partnerId: string, account: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql`update partners set payout_account = ${account} where id = ${partnerId}`).pipe(Effect.orDie)
 
@@ -90,6 +98,15 @@ layer(Layer.empty)("payouts", (it) => {
       expect(stripe.transfers.map((t) => [t.destination, t.amount, t.currency])).toEqual([["acct_good1", 50_000, "usd"]])
       expect(stripe.transfers[0]!.idempotencyKey).toBe(byPartner(good.partner_id)[0].id)
       expect(stripe.requests.some((r) => r.destination === "acct_small1")).toBe(false)
+      // A statement is paid once paid payouts cover its payable commission; failed, pending and
+      // below-minimum ones leave it closed.
+      expect(yield* run(statementStatuses(good.partner_id))).toEqual(["paid"])
+      expect(yield* run(statementStatuses(sandbox.partner_id))).toEqual(["paid"])
+      expect(yield* run(statementStatuses(failing.partner_id))).toEqual(["closed"])
+      expect(yield* run(statementStatuses(flaky.partner_id))).toEqual(["closed"])
+      expect(yield* run(statementStatuses(small.partner_id))).toEqual(["closed"])
+      const goodStatements = yield* run(signed(good, "GET", "/api/partner/v1/settlements"))
+      expect(goodStatements.json.settlements.map((x: any) => x.status)).toEqual(["paid"])
 
       // Next run: the pending payout is re-sent with the same key and paid once; the failed amount is payable again.
       const again = yield* run(post("/api/admin/payouts/run", undefined, ADMIN))
@@ -98,14 +115,25 @@ layer(Layer.empty)("payouts", (it) => {
       expect(again.json.payouts.filter((p: any) => p.partner_id === good.partner_id)).toEqual([])
       expect(again.json.payouts.filter((p: any) => p.partner_id === failing.partner_id)).toMatchObject([{ amount_cents: 10_000, status: "failed" }])
       expect(stripe.transfers.filter((t) => t.destination === "acct_flaky1")).toHaveLength(1)
+      expect(yield* run(statementStatuses(flaky.partner_id))).toEqual(["paid"])
+      expect(yield* run(statementStatuses(failing.partner_id))).toEqual(["closed"])
+
+      // A later statement of the good partner is closed until a payout covers it; the earlier stays paid.
+      yield* run(deliveredCheckoutSale(good.partner_id, "live", 60_000))
+      const later = yield* run(post(`/api/admin/settlements/run?as_of=${new Date(Date.now() + 8 * DAY).toISOString()}`, undefined, ADMIN))
+      expect(later.json.orders_settled).toBe(1)
+      expect(yield* run(statementStatuses(good.partner_id))).toEqual(["paid", "closed"])
+      const third = yield* run(post("/api/admin/payouts/run", undefined, ADMIN))
+      expect(third.json.payouts.filter((p: any) => p.partner_id === good.partner_id)).toMatchObject([{ amount_cents: 6_000, status: "paid" }])
+      expect(yield* run(statementStatuses(good.partner_id))).toEqual(["paid", "paid"])
       expect(stripe.requests.filter((r) => r.destination === "acct_flaky1").map((r) => r.key)).toEqual([flakyAgain[0].id, flakyAgain[0].id])
 
       const list = yield* run(signed(good, "GET", "/api/partner/v1/payouts"))
       expect(list.status, list.text).toBe(200)
-      expect(list.json.total_paid_cents).toBe(50_000)
+      expect(list.json.total_paid_cents).toBe(56_000)
       expect(list.json.next_cursor).toBeNull()
-      expect(list.json.payouts).toHaveLength(1)
-      const p = list.json.payouts[0]
+      expect(list.json.payouts).toHaveLength(2)
+      const p = list.json.payouts[1]
       expect(Object.keys(p).sort()).toEqual(["amount_cents", "created_at", "currency", "id", "method", "paid_at", "source", "status"])
       expect(p).toMatchObject({ amount_cents: 50_000, currency: "USD", status: "paid", method: "stripe_transfer", source: "mixed" })
       expect(p.id).toMatch(/^po_/)
@@ -114,10 +142,10 @@ layer(Layer.empty)("payouts", (it) => {
       expect((yield* run(signed(good, "GET", "/api/partner/v1/me/payouts"))).json).toEqual({ payouts: [], total_paid_cents: 0, next_cursor: null })
       const failed = yield* run(signed(failing, "GET", "/api/partner/v1/payouts"))
       expect(failed.json.total_paid_cents).toBe(0)
-      expect(failed.json.payouts.map((x: any) => x.status)).toEqual(["failed", "failed"])
+      expect(failed.json.payouts.map((x: any) => x.status)).toEqual(["failed", "failed", "failed"]) // one per run
       const bal = yield* run(request(`/api/admin/ledger/balance?partner=${failing.partner_id}&env=live`, { headers: ADMIN }))
       expect(bal.json.commission_payable_cents).toBe(10_000)
       const verify = yield* run(request("/api/admin/ledger/verify", { headers: ADMIN }))
       expect(verify.json.problems, verify.text).toEqual([])
-    }), { timeout: 300_000 })
+    }), { timeout: 600_000 })
 })

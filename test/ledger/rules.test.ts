@@ -8,6 +8,7 @@ import fc from "fast-check"
 import {
   balancesOf,
   isBalanced,
+  paidStatements,
   PAYMENT_MODELS,
   type PaymentModel,
   payoutFailed,
@@ -179,5 +180,45 @@ describe("the books over random operation sequences", () => {
       expect(b.payouts_in_flight).toBe(0)
       expect(Object.values(b).reduce((a, v) => a + v, 0)).toBe(0)
     }), { numRuns: 300 })
+  })
+})
+
+describe("statement status", () => {
+  it("paid: payouts cover statements oldest first; never undone; never more than was paid out; nothing-payable stays closed", () => {
+    const op = fc.oneof(
+      fc.record({ op: fc.constant("settle" as const), payable: fc.oneof(fc.constant(0), fc.nat(200_000)) }),
+      fc.record({ op: fc.constant("payout" as const), minimum: fc.integer({ min: 1, max: 100_000 }), fail: fc.boolean() })
+    )
+    fc.assert(fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+      const statements: Array<{ id: string; payableCents: number }> = []
+      let paidOut = 0
+      let before: ReadonlySet<string> = new Set()
+      for (const o of ops) {
+        if (o.op === "settle") {
+          statements.push({ id: `stl_${String(statements.length).padStart(4, "0")}`, payableCents: o.payable })
+        } else {
+          // A payout takes the whole payable balance; a failed one returns it to payable.
+          const balance = statements.reduce((a, s) => a + s.payableCents, 0) - paidOut
+          if (balance <= 0 || balance < o.minimum) continue
+          if (!o.fail) paidOut += balance
+        }
+        const now = paidStatements(statements, paidOut)
+        for (const id of before) expect(now.has(id)).toBe(true)
+        const covered = statements.filter((s) => now.has(s.id))
+        expect(covered.reduce((a, s) => a + s.payableCents, 0)).toBeLessThanOrEqual(paidOut)
+        for (const s of covered) expect(s.payableCents).toBeGreaterThan(0)
+        if (o.op === "payout" && !o.fail) {
+          for (const s of statements) expect(now.has(s.id)).toBe(s.payableCents > 0)
+        }
+        before = now
+      }
+    }), { numRuns: 300 })
+  })
+
+  it("a paid payout of 500 covers statements of 300 and 200, not a third of 100; one of 0 stays closed", () => {
+    const st = [{ id: "stl_1", payableCents: 300 }, { id: "stl_2", payableCents: 0 }, { id: "stl_3", payableCents: 200 }, { id: "stl_4", payableCents: 100 }]
+    expect([...paidStatements(st, 500)].sort()).toEqual(["stl_1", "stl_3"])
+    expect([...paidStatements(st, 299)]).toEqual([])
+    expect([...paidStatements(st, 600)].sort()).toEqual(["stl_1", "stl_3", "stl_4"])
   })
 })

@@ -74,11 +74,6 @@ export const baseEnv: Record<string, string> = {
   CATALOGUE_CACHE_TTL: "0 millis",
   ADMIN_TOKEN: "test-admin-token-0123456789abcdefgh",
   SERVICE_SECRET: "test-service-key-0123456789abcdefghij",
-  // Scheduled settlement and payout runs start at boot; tests run them on demand (the ledger tests
-  // turn the schedule on where they test it). Known defect: a server stopped while its first runs
-  // are in flight does not finish shutting down (see the issue 12 note).
-  SETTLEMENT_INTERVAL: "0 millis",
-  PAYOUT_INTERVAL: "0 millis",
   // The demo marketplace catalogue would otherwise appear on the embedded database only.
   DEMO_LISTINGS: "false",
   // No test leaves loopback: WHOIS and DNS go to a closed port unless a test starts its own

@@ -9,6 +9,7 @@
  */
 import { SqlClient, type Statement } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
+import { bulkInsert } from "../../platform/BulkInsert.js"
 import { idTime, makeId } from "../../platform/Ids.js"
 import { lockKey } from "../../platform/Singleton.js"
 import type { PartnerEnvironment } from "../Auth.js"
@@ -81,14 +82,13 @@ const make = Effect.gen(function*() {
           floor = id
           return id
         })
-        yield* sql`insert into partner_events ${
-          sql.insert(events.map((e, i) => ({ id: ids[i], partner_id: partnerId, environment, type: e.type, data: JSON.stringify(e.data) })))
-        }`
+        // One set-based insert per batch (a settlement statement appends hundreds).
+        yield* bulkInsert(sql, "partner_events", [["id", "text"], ["partner_id", "text"], ["environment", "text"], ["type", "text"], ["data", "jsonb"]],
+          events.map((e, i) => ({ id: ids[i], partner_id: partnerId, environment, type: e.type, data: e.data })))
         const hooks = yield* sql`select 1 from partner_webhooks where partner_id = ${partnerId} and environment = ${environment} and active`
         if (hooks.length > 0) {
-          yield* sql`insert into partner_webhook_deliveries ${
-            sql.insert(ids.map((id, i) => ({ id: makeId("whd"), event_id: id, partner_id: partnerId, environment, ordering_key: orderingKeyOf(events[i]!.data) })))
-          }`
+          yield* bulkInsert(sql, "partner_webhook_deliveries", [["id", "text"], ["event_id", "text"], ["partner_id", "text"], ["environment", "text"], ["ordering_key", "text"]],
+            ids.map((id, i) => ({ id: makeId("whd"), event_id: id, partner_id: partnerId, environment, ordering_key: orderingKeyOf(events[i]!.data) })))
         }
         return ids
       }),

@@ -37,7 +37,9 @@ export const Statement = Schema.Struct({
   amount_owed_cents: Cents.annotations({ description: "gross of partner-collected lines − their commission (you owe the service)" }),
   commission_payable_cents: Cents.annotations({ description: "commission on service-collected lines, now payable to you (paid by a payout)" }),
   refunds_cents: Cents.annotations({ description: "refunds recorded during the period" }),
-  status: Schema.Literal("closed", "paid"),
+  status: Schema.Literal("closed", "paid").annotations({
+    description: "paid: paid payouts cover its payable commission (statements are covered oldest first); a statement with nothing payable stays closed"
+  }),
   created_at: Time,
   lines: Schema.optional(Schema.Array(StatementLine))
 }).annotations({ identifier: "SettlementStatement" })

@@ -20,6 +20,7 @@ import {
   refunded,
   type SaleFacts
 } from "../../domain/Ledger.js"
+import { bulkInsert } from "../../platform/BulkInsert.js"
 import { makeId } from "../../platform/Ids.js"
 import type { PartnerEnvironment } from "../Auth.js"
 
@@ -60,7 +61,7 @@ export const orderScope = (o: OrderMoney): PostingScope => ({
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  /** Many postings at once (settlement): two inserts. Returns how many were new. */
+  /** Many postings at once (settlement): two set-based inserts, whatever the number. Returns how many were new. */
   const postMany = (items: ReadonlyArray<{ readonly scope: PostingScope; readonly posting: Posting }>) =>
     Effect.gen(function*() {
       for (const { posting } of items) {
@@ -78,9 +79,17 @@ const make = Effect.gen(function*() {
         statement_id: scope.statementId ?? null,
         payout_id: scope.payoutId ?? null
       }))
-      const inserted = yield* sql<{ id: string; natural_key: string }>`
-        insert into ledger_transactions ${sql.insert(rows)}
-        on conflict (natural_key) do nothing returning id, natural_key`
+      const inserted = yield* bulkInsert<{ id: string; natural_key: string }>(sql, "ledger_transactions", [
+        ["id", "text"],
+        ["natural_key", "text"],
+        ["partner_id", "text"],
+        ["environment", "text"],
+        ["currency", "text"],
+        ["kind", "text"],
+        ["order_id", "text"],
+        ["statement_id", "text"],
+        ["payout_id", "text"]
+      ], rows, "on conflict (natural_key) do nothing returning id, natural_key")
       if (inserted.length === 0) return 0
       const idOf = new Map(inserted.map((r) => [r.natural_key, r.id]))
       const entries = items.flatMap(({ posting, scope }) => {
@@ -94,7 +103,16 @@ const make = Effect.gen(function*() {
           currency: scope.currency
         }))
       })
-      if (entries.length > 0) yield* sql`insert into ledger_entries ${sql.insert(entries)}`
+      if (entries.length > 0) {
+        yield* bulkInsert(sql, "ledger_entries", [
+          ["transaction_id", "text"],
+          ["partner_id", "text"],
+          ["environment", "text"],
+          ["account", "text"],
+          ["amount_cents", "bigint"],
+          ["currency", "text"]
+        ], entries)
+      }
       return inserted.length
     })
 

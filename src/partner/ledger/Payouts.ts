@@ -40,6 +40,20 @@ const make = Effect.gen(function*() {
 
   const scopeOf = (p: PayoutRow) => ({ partnerId: p.partner_id, environment: p.environment, currency: p.currency, payoutId: p.id })
 
+  /**
+   * Statements become `paid` (src/domain/Ledger.ts `paidStatements`): oldest first, while the paid
+   * payouts of the partner, environment and currency cover the payable commission of the
+   * statement and of every earlier one. In the transaction that marks the payout paid.
+   */
+  const markPaidStatements = (p: PayoutRow) =>
+    sql`
+      update settlement_statements s set status = 'paid'
+      from (select id, sum(commission_payable_cents) over (order by id) as cumulative from settlement_statements
+            where partner_id = ${p.partner_id} and environment = ${p.environment} and currency = ${p.currency}) c
+      where s.id = c.id and s.status = 'closed' and s.commission_payable_cents > 0
+        and c.cumulative <= (select coalesce(sum(amount_cents), 0) from partner_payouts
+                             where partner_id = ${p.partner_id} and environment = ${p.environment} and currency = ${p.currency} and status = 'paid')`
+
   /** Sends a pending payout and records the outcome (paid / failed; pending stays for the next run). */
   const send = (p: PayoutRow) =>
     Effect.gen(function*() {
@@ -62,6 +76,7 @@ const make = Effect.gen(function*() {
         if (outcome.status === "paid") {
           yield* sql`update partner_payouts set status = 'paid', paid_at = now(), provider_ref = ${outcome.ref} where id = ${p.id}`
           yield* books.post(scopeOf(p), payoutPaid(p.id, Number(p.amount_cents)))
+          yield* markPaidStatements(p)
         } else {
           yield* sql`update partner_payouts set status = 'failed', failure = ${outcome.reason} where id = ${p.id}`
           yield* books.post(scopeOf(p), payoutFailed(p.id, Number(p.amount_cents)))

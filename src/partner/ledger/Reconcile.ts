@@ -48,6 +48,19 @@ const make = Effect.gen(function*() {
       add("statement", r.id, r.message)
     }
 
+    // Statement status: `paid` exactly when paid payouts cover it, oldest statement first (docs/money.md).
+    for (const r of yield* sql<{ id: string; status: string; expected: string }>`
+      select s.id, s.status, s.expected from (
+        select s.id, s.status, case when s.commission_payable_cents > 0 and s.cumulative <= coalesce(p.paid, 0) then 'paid' else 'closed' end as expected
+        from (select *, sum(commission_payable_cents) over (partition by partner_id, environment, currency order by id) as cumulative
+              from settlement_statements) s
+        left join (select partner_id, environment, currency, sum(amount_cents) as paid from partner_payouts where status = 'paid'
+                   group by partner_id, environment, currency) p
+          on p.partner_id = s.partner_id and p.environment = s.environment and p.currency = s.currency) s
+      where s.status <> s.expected`) {
+      add("statement_status", r.id, `status is ${r.status}; the paid payouts make it ${r.expected}`)
+    }
+
     for (const r of yield* sql<{ id: string; message: string }>`
       select o.id, case
         when o.commission_cents <> o.sale_price_cents * o.commission_bps / 10000 then 'commission differs from the frozen rate'
@@ -65,6 +78,19 @@ const make = Effect.gen(function*() {
         or (o.status <> 'SETTLED' and l.order_id is not null)
         or (l.order_id is not null and (l.sale_price_cents <> o.sale_price_cents or l.commission_cents <> o.commission_cents))`) {
       add("order", r.id, r.message)
+    }
+
+    // The maintained sales totals (GET /transactions) against the orders they sum.
+    for (const r of yield* sql<{ subject: string; stored: string; actual: string }>`
+      select concat_ws('/', partner_id, environment, day, status, payment_model) as subject,
+             concat_ws('/', a.count, a.gmv_cents, a.commission_cents) as stored, concat_ws('/', b.count, b.gmv_cents, b.commission_cents) as actual
+      from (select * from partner_order_totals where count <> 0 or gmv_cents <> 0 or commission_cents <> 0) a
+      full join (select partner_id, environment, (created_at at time zone 'UTC')::date as day, status, payment_model,
+                        count(*) as count, sum(sale_price_cents) as gmv_cents, sum(commission_cents) as commission_cents
+                 from partner_orders group by 1, 2, 3, 4, 5) b using (partner_id, environment, day, status, payment_model)
+      where a.count is distinct from b.count or a.gmv_cents is distinct from b.gmv_cents or a.commission_cents is distinct from b.commission_cents
+      limit 50`) {
+      add("totals", r.subject, `count/gmv/commission is ${r.stored || "absent"}, the orders sum to ${r.actual || "nothing"}`)
     }
 
     // Each partner's balances against what its orders and payouts imply.

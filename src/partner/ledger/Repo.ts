@@ -77,6 +77,11 @@ export interface Owner {
   readonly environment: PartnerEnvironment
 }
 
+const DAY_MS = 86_400_000
+const floorDay = (d: Date) => new Date(Math.floor(d.getTime() / DAY_MS) * DAY_MS)
+const ceilDay = (d: Date) => new Date(Math.ceil(d.getTime() / DAY_MS) * DAY_MS)
+const isoDay = (d: Date) => d.toISOString().slice(0, 10)
+
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
@@ -116,11 +121,35 @@ const make = Effect.gen(function*() {
         left join ledger_transactions t on t.natural_key = 'order:' || p.id || ':recorded'
         order by p.id desc`,
 
-    transactionTotals: (o: Owner, f: TransactionFilters) =>
-      sql<{ count: number; gmv_cents: number; commission_cents: number }>`
-        select count(*)::bigint as count, coalesce(sum(sale_price_cents), 0)::bigint as gmv_cents,
+    /**
+     * Totals over every row of the filter: whole UTC days from the maintained `partner_order_totals`
+     * (migration 0105), the partial first and last day of a `from`/`to` range from the orders.
+     */
+    transactionTotals: (o: Owner, f: TransactionFilters) => {
+      const fromDay = f.from ? ceilDay(f.from) : null
+      const toDay = f.to ? floorDay(f.to) : null
+      const rest = sql`${f.status ? sql`and status = ${f.status}` : sql``}
+        ${f.paymentModel ? sql`and payment_model = ${f.paymentModel}` : sql``}`
+      const orders = (from: Date | null, to: Date | null) =>
+        sql`select count(*) as count, coalesce(sum(sale_price_cents), 0) as gmv_cents, coalesce(sum(commission_cents), 0) as commission_cents
+            from partner_orders where partner_id = ${o.partnerId} and environment = ${o.environment}
+            ${from ? sql`and created_at >= ${from}` : sql``} ${to ? sql`and created_at < ${to}` : sql``} ${rest}`
+      // A range within less than a day or two: the orders alone.
+      if (fromDay && toDay && fromDay.getTime() >= toDay.getTime()) {
+        return sql<{ count: number; gmv_cents: number; commission_cents: number }>`${orders(f.from!, f.to!)}`.pipe(Effect.map((rows) => rows[0]!))
+      }
+      const parts = [
+        sql`select coalesce(sum(count), 0) as count, coalesce(sum(gmv_cents), 0) as gmv_cents, coalesce(sum(commission_cents), 0) as commission_cents
+            from partner_order_totals where partner_id = ${o.partnerId} and environment = ${o.environment}
+            ${fromDay ? sql`and day >= ${isoDay(fromDay)}::date` : sql``} ${toDay ? sql`and day < ${isoDay(toDay)}::date` : sql``} ${rest}`,
+        ...(f.from && fromDay && fromDay.getTime() > f.from.getTime() ? [orders(f.from, fromDay)] : []),
+        ...(f.to && toDay && toDay.getTime() < f.to.getTime() ? [orders(toDay, f.to)] : [])
+      ]
+      return sql<{ count: number; gmv_cents: number; commission_cents: number }>`
+        select coalesce(sum(count), 0)::bigint as count, coalesce(sum(gmv_cents), 0)::bigint as gmv_cents,
                coalesce(sum(commission_cents), 0)::bigint as commission_cents
-        from partner_orders where ${txWhere(o, f)}`.pipe(Effect.map((rows) => rows[0]!)),
+        from (${sql.join(" union all ", false)(parts)}) t`.pipe(Effect.map((rows) => rows[0]!))
+    },
 
     payouts: (o: Owner, sources: ReadonlyArray<string> | null, beforeId: string | null, limit: number) =>
       sql<PayoutRow>`

@@ -14,6 +14,7 @@ import { Cause, Clock, Context, Effect, Layer, Option } from "effect"
 import { settled } from "../../domain/Ledger.js"
 import { commissionOf } from "../../domain/Money.js"
 import { AppConfig } from "../../platform/Config.js"
+import { bulkInsert } from "../../platform/BulkInsert.js"
 import { makeId } from "../../platform/Ids.js"
 import { recordSettlementRun } from "../../platform/Metrics.js"
 import { runExclusive } from "../../platform/Singleton.js"
@@ -116,7 +117,15 @@ const make = Effect.gen(function*() {
             refunds_cents: Number(refunds?.total ?? 0)
           })
         }`
-        yield* sql`insert into settlement_lines ${sql.insert(lines.map((l) => ({ ...l, statement_id: id })))}`
+        yield* bulkInsert(sql, "settlement_lines", [
+          ["order_id", "text"],
+          ["statement_id", "text"],
+          ["domain", "text"],
+          ["payment_model", "text"],
+          ["sale_price_cents", "bigint"],
+          ["commission_cents", "bigint"],
+          ["owed_cents", "bigint"]
+        ], lines.map((l) => ({ ...l, statement_id: id })))
         yield* books.postMany(orders.map((o) => ({ scope: { ...orderScope(o), statementId: id }, posting: settled(saleFacts(o)) })))
         const eventIds = yield* outbox.appendMany(
           g.partner_id,

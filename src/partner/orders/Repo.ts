@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
 import type { PaymentModel } from "../../domain/Ledger.js"
 import type { OrderStatus } from "../../domain/OrderState.js"
+import { bulkInsert } from "../../platform/BulkInsert.js"
 import type { PartnerEnvironment } from "../Auth.js"
 
 export interface OrderRow {
@@ -259,9 +260,14 @@ const make = Effect.gen(function*() {
 
     /** Same status row for many orders at once (settlement). */
     addStatusTimelineMany: (rows: ReadonlyArray<{ orderId: string; status: string; fromStatus: string; eventId: string | null; actor: string }>) =>
-      rows.length === 0 ? Effect.void : sql`insert into partner_order_timeline ${
-        sql.insert(rows.map((r) => ({ order_id: r.orderId, kind: "status", status: r.status, from_status: r.fromStatus, event_id: r.eventId, actor: r.actor })))
-      }`.pipe(Effect.asVoid),
+      rows.length === 0 ? Effect.void : bulkInsert(sql, "partner_order_timeline", [
+        ["order_id", "text"],
+        ["kind", "text"],
+        ["status", "text"],
+        ["from_status", "text"],
+        ["event_id", "text"],
+        ["actor", "text"]
+      ], rows.map((r) => ({ order_id: r.orderId, kind: "status", status: r.status, from_status: r.fromStatus, event_id: r.eventId, actor: r.actor }))).pipe(Effect.asVoid),
 
     list: (partnerId: string, env: PartnerEnvironment, f: OrderFilters, beforeId: string | null, limit: number) =>
       sql<OrderRow>`
