@@ -21,6 +21,7 @@ import { runMigrations } from "./platform/Migrations.js"
 import { orderCommand, partnerCommand } from "./partner/Cli.js"
 import { ledgerCommand, payoutsCommand, settleCommand, statementsCommand } from "./partner/ledger/Cli.js"
 import { brokerageCommand } from "./partner/brokerage/Cli.js"
+import { bulkCommand } from "./portfolio/Cli.js"
 
 
 const migrate = Command.make("migrate", { json }, ({ json }) =>
@@ -31,7 +32,7 @@ const migrate = Command.make("migrate", { json }, ({ json }) =>
 
 const root = Command.make("marketplace").pipe(
   Command.withDescription("Domain marketplace operator CLI"),
-  Command.withSubcommands([migrate, tldsCommand, pricesCommand, userCommand, apikeyCommand, listingsCommand, reservedCommand, partnerCommand, orderCommand, settleCommand, ledgerCommand, statementsCommand, payoutsCommand, brokerageCommand])
+  Command.withSubcommands([migrate, tldsCommand, pricesCommand, userCommand, apikeyCommand, listingsCommand, reservedCommand, partnerCommand, orderCommand, settleCommand, ledgerCommand, statementsCommand, payoutsCommand, brokerageCommand, bulkCommand])
 )
 
 const cli = Command.run(root, { name: "marketplace", version: "1.3.0" })

@@ -25,6 +25,7 @@ import { PartnerWebhooksApi } from "../partner/webhooks/Api.js"
 import { AdminBrokerageApi, BrokeragePagesApi, PartnerBrokerageApi } from "../partner/brokerage/Api.js"
 import { PartnerReferralsApi, ReferralRedirectApi } from "../referrals/Api.js"
 import { SystemApi } from "../system/Api.js"
+import { PortfolioApi } from "../portfolio/Api.js"
 import { CheckoutPagesApi, CheckoutSessionsApi } from "../checkout/Api.js"
 
 export const API_VERSION = "1.3.0"
@@ -56,6 +57,7 @@ const Groups = HttpApi.make("marketplace")
   .add(ReferralRedirectApi)
   .add(CheckoutSessionsApi)
   .add(CheckoutPagesApi)
+  .add(PortfolioApi)
 
 export class Api extends Groups
   .annotate(OpenApi.Title, "Domain Marketplace API")

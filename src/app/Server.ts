@@ -47,6 +47,8 @@ import { PartnerHandlersLive, PartnerMiddlewareLive, PartnerServicesLive } from 
 import { ReferralServicesLive } from "../referrals/AttributionLive.js"
 import { ReferralHandlersLive } from "../referrals/Http.js"
 import { CheckoutHandlersLive, CheckoutServicesLive } from "../checkout/Services.js"
+import { CartFulfilmentLive } from "../portfolio/Fulfilment.js"
+import { PortfolioHttpLive, PortfolioServicesLive } from "../portfolio/Services.js"
 import { Api } from "./Api.js"
 import { WorkersLive } from "./Workers.js"
 
@@ -60,14 +62,14 @@ export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer
 export const CliDatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(databaseLayer({ join: true })))
 
 /** Domain services over the database. */
-export const ServicesLive = Layer.provideMerge(CheckoutServicesLive, Layer.mergeAll(Lifecycle.Live, Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, LookupServicesLive, ToolsServicesLive, OutboundLive, PartnerServicesLive, SearchServicesLive, ReferralServicesLive.pipe(Layer.provide(ServiceSecretLive))).pipe(
+export const ServicesLive = Layer.provideMerge(PortfolioServicesLive, Layer.provideMerge(CheckoutServicesLive, Layer.mergeAll(CartFulfilmentLive, Lifecycle.Live, Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, LookupServicesLive, ToolsServicesLive, OutboundLive, PartnerServicesLive, SearchServicesLive, ReferralServicesLive.pipe(Layer.provide(ServiceSecretLive))).pipe(
   Layer.provideMerge(RealtimeRegisterLive),
   Layer.provideMerge(NodeHttpClient.layerUndici)
-))
+)))
 
 const SeedLive = Layer.effectDiscard(Effect.flatMap(Catalogue, (c) => c.seedDefaults).pipe(Effect.zipRight(marketSeed)))
 
-const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive, LookupHttpLive, ToolsHttpLive, AuthHttpLive, OAuthHttpLive, PartnerHandlersLive, SearchHandlersLive, ReferralHandlersLive, CheckoutHandlersLive)
+const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive, LookupHttpLive, ToolsHttpLive, AuthHttpLive, OAuthHttpLive, PartnerHandlersLive, SearchHandlersLive, ReferralHandlersLive, CheckoutHandlersLive, PortfolioHttpLive)
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide([OptionalBearerLive, ApiKeyAuthLive, SessionAuthLive, PartnerMiddlewareLive]))
 

@@ -18,6 +18,7 @@ import { ToolWorkersLive } from "../tools/Tools.js"
 import { AvailabilityJanitorLive } from "../search/Services.js"
 import { PartnerWorkersLive } from "../partner/Services.js"
 import { CheckoutWorkersLive } from "../checkout/Services.js"
+import { BulkWorkersLive } from "../portfolio/Services.js"
 
 const TldSyncLive = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -36,5 +37,5 @@ const TldSyncLive = Layer.scopedDiscard(
 )
 
 export const WorkersLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.workers ? Layer.mergeAll(RateLimitJanitorLive, IdempotencyJanitorLive, IdentityJanitorLive, TldSyncLive, AvailabilityJanitorLive, PartnerWorkersLive, ToolWorkersLive, CheckoutWorkersLive) : Layer.empty))
+  Effect.map(AppConfig, (config) => (config.workers ? Layer.mergeAll(RateLimitJanitorLive, IdempotencyJanitorLive, IdentityJanitorLive, TldSyncLive, AvailabilityJanitorLive, PartnerWorkersLive, ToolWorkersLive, CheckoutWorkersLive, BulkWorkersLive) : Layer.empty))
 )

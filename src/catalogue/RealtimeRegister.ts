@@ -4,25 +4,44 @@
  * - `GET /v2/tlds/{tld}/info`           → TLD metadata (periods in months, features, contacts…)
  * - `GET /v2/customers/{c}/pricelist`   → cost prices in cents per product/action
  * - `GET /v2/domains/{name}/check`      → availability, premium flag and price
+ * - `GET /v2/domains/{name}`            → a registered domain's status, nameservers, auto-renew, expiry
+ * - `POST /v2/domains/{name}/update`    → lock (client statuses), nameservers, registrant, auto-renew
+ * - `POST /v2/domains/{name}/renew`     → `{period}` in months; `/restore` → `{reason}`
+ * - `GET /v2/customers/{c}/contacts/{handle}` → whether a contact handle exists
+ *
+ * Writes may answer `202` with a process (`{id, status}`); the client polls
+ * `GET /v2/processes/{id}` until it is COMPLETED (or FAILED/CANCELLED → an RtrError), so callers
+ * see one call that is finished when it succeeds.
  *
  * Authentication: `Authorization: ApiKey <key>`. The live client is used when `RTR_API_URL` is
  * set; otherwise the sandbox implementation answers from the bundled snapshot and price list, so
  * the service works on a bare machine without credentials.
  */
 import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
-import { Context, Data, Duration, Effect, Layer, Option, Redacted, type Schema } from "effect"
+import { Context, Data, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { AppConfig } from "../platform/Config.js"
 import { describeHttpFailure } from "../platform/UpstreamFault.js"
 import { defaultPriceList, snapshot } from "./data/index.js"
-import { RtrDomainCheck, RtrPriceList, type RtrPrice, RtrTldInfo } from "./RealtimeRegisterSchema.js"
+import {
+  RtrDomainCheck,
+  RtrDomainInfo,
+  type RtrDomainUpdate,
+  RtrExpiry,
+  RtrPriceList,
+  type RtrPrice,
+  RtrProcess,
+  RtrTldInfo
+} from "./RealtimeRegisterSchema.js"
 
 export * from "./RealtimeRegisterSchema.js"
 
 // --- Errors ----------------------------------------------------------------------------------
 
 export class RtrError extends Data.TaggedError("RtrError")<{
-  readonly reason: "not_found" | "unauthorized" | "rate_limited" | "upstream" | "timeout" | "decode" | "unreachable"
+  readonly reason: "not_found" | "unauthorized" | "rate_limited" | "rejected" | "upstream" | "timeout" | "decode" | "unreachable"
   readonly message: string
+  /** RTR's error `type` (e.g. `ObjectStatusProhibitsOperation`), when it sent one. */
+  readonly type?: string
   readonly status?: number
   /** Seconds, from Retry-After on a 429. */
   readonly retryAfter?: number
@@ -36,6 +55,12 @@ export interface RealtimeRegisterShape {
   readonly tldInfo: (tld: string) => Effect.Effect<RtrTldInfo, RtrError>
   readonly priceList: Effect.Effect<ReadonlyArray<RtrPrice>, RtrError>
   readonly checkDomain: (domain: string) => Effect.Effect<RtrDomainCheck, RtrError>
+  readonly domainInfo: (domain: string) => Effect.Effect<RtrDomainInfo, RtrError>
+  /** Applies the changes; finished (process polled to completion) when it succeeds. */
+  readonly updateDomain: (domain: string, changes: RtrDomainUpdate) => Effect.Effect<void, RtrError>
+  readonly renewDomain: (domain: string, periodMonths: number) => Effect.Effect<{ readonly expiryDate: string }, RtrError>
+  readonly restoreDomain: (domain: string, reason: string) => Effect.Effect<{ readonly expiryDate: string }, RtrError>
+  readonly contactExists: (handle: string) => Effect.Effect<boolean, RtrError>
 }
 
 export class RealtimeRegister extends Context.Tag("app/RealtimeRegister")<RealtimeRegister, RealtimeRegisterShape>() {}
@@ -59,11 +84,14 @@ const failFromResponse = (response: HttpClientResponse.HttpClientResponse) =>
       ? "unauthorized" as const
       : status === 429
       ? "rate_limited" as const
+      : status >= 400 && status < 500
+      ? "rejected" as const
       : "upstream" as const
     return yield* new RtrError({
       reason,
       message: `Realtime Register ${status}: ${upstreamMessage}`,
       status,
+      ...(typeof body?.type === "string" ? { type: body.type } : {}),
       retryAfter: retryAfterSeconds(response.headers["retry-after"])
     })
   })
@@ -73,6 +101,10 @@ export const makeLive = (options: {
   readonly apiKey: Redacted.Redacted
   readonly customer: Option.Option<string>
   readonly timeout: Duration.DurationInput
+  /** Between polls of an asynchronous process. */
+  readonly pollInterval?: Duration.DurationInput
+  /** Longest wait for a process to finish. */
+  readonly processTimeout?: Duration.DurationInput
 }) =>
   Effect.gen(function*() {
     const client = (yield* HttpClient.HttpClient).pipe(
@@ -85,8 +117,10 @@ export const makeLive = (options: {
       )
     )
 
-    const get = <A, I>(path: string, schema: Schema.Schema<A, I>) =>
-      client.get(path).pipe(
+    const get = <A, I>(path: string, schema: Schema.Schema<A, I>) => call(HttpClientRequest.get(path), schema, "rtr.get")
+
+    const call = <A, I>(request: HttpClientRequest.HttpClientRequest, schema: Schema.Schema<A, I>, span: string) =>
+      client.execute(request).pipe(
         Effect.flatMap((response) =>
           response.status >= 200 && response.status < 300
             ? HttpClientResponse.schemaBodyJson(schema)(response).pipe(
@@ -105,8 +139,52 @@ export const makeLive = (options: {
           Effect.fail(new RtrError({ reason: "unreachable", message: `Realtime Register unreachable: ${describeHttpFailure(e)}` }))),
         Effect.catchTag("ResponseError", (e) =>
           Effect.fail(new RtrError({ reason: "upstream", message: `Realtime Register: ${describeHttpFailure(e)}` }))),
-        Effect.withSpan("rtr.get", { attributes: { path } })
+        Effect.withSpan(span, { attributes: { url: request.url } })
       )
+
+    /** A write: 200 with `A`, or 202 with a process that is polled until it finishes. */
+    const post = <A, I>(path: string, body: unknown, schema: Schema.Schema<A, I>) =>
+      call(
+        HttpClientRequest.post(path).pipe(HttpClientRequest.bodyUnsafeJson(body)),
+        Schema.Union(Schema.Struct({ process: RtrProcess }), schema as Schema.Schema<A, I>),
+        "rtr.post"
+      ).pipe(
+        Effect.flatMap((answer) =>
+          typeof answer === "object" && answer !== null && "process" in answer && typeof (answer as any).process?.id === "number"
+            ? Effect.as(awaitProcess((answer as { process: RtrProcess }).process), Option.none<A>())
+            : Effect.succeed(Option.some(answer as A))
+        )
+      )
+
+    const pollInterval = Duration.decode(options.pollInterval ?? Duration.millis(200))
+    const awaitProcess = (process: RtrProcess): Effect.Effect<void, RtrError> =>
+      Effect.gen(function*() {
+        let current = process
+        while (true) {
+          const status = current.status.toUpperCase()
+          if (status === "COMPLETED") return
+          if (status === "FAILED" || status === "CANCELLED") {
+            return yield* new RtrError({
+              reason: "rejected",
+              message: `Realtime Register process ${current.id} ${status.toLowerCase()}${current.message ? `: ${current.message}` : ""}`
+            })
+          }
+          yield* Effect.sleep(pollInterval)
+          current = yield* get(`/v2/processes/${current.id}`, RtrProcess)
+        }
+      }).pipe(
+        Effect.timeoutFail({
+          duration: options.processTimeout ?? Duration.minutes(2),
+          onTimeout: () => new RtrError({ reason: "timeout", message: `Realtime Register process ${process.id} did not finish in time` })
+        })
+      )
+
+    const domainPath = (domain: string) => `/v2/domains/${encodeURIComponent(domain)}`
+    const expiryAfter = (domain: string, answer: Option.Option<{ readonly expiryDate: string }>) =>
+      Option.match(answer, {
+        onSome: (a) => Effect.succeed({ expiryDate: a.expiryDate }),
+        onNone: () => Effect.map(get(domainPath(domain), RtrDomainInfo), (i) => ({ expiryDate: i.expiryDate ?? "" }))
+      })
 
     const service: RealtimeRegisterShape = {
       mode: "live",
@@ -117,10 +195,28 @@ export const makeLive = (options: {
         onSome: (customer) =>
           get(`/v2/customers/${encodeURIComponent(customer)}/pricelist`, RtrPriceList).pipe(Effect.map((l) => l.prices))
       }),
-      checkDomain: (domain) => get(`/v2/domains/${encodeURIComponent(domain)}/check`, RtrDomainCheck)
+      checkDomain: (domain) => get(`/v2/domains/${encodeURIComponent(domain)}/check`, RtrDomainCheck),
+      domainInfo: (domain) => get(domainPath(domain), RtrDomainInfo),
+      updateDomain: (domain, changes) => Effect.asVoid(post(`${domainPath(domain)}/update`, changes, Schema.Unknown)),
+      renewDomain: (domain, periodMonths) =>
+        Effect.flatMap(post(`${domainPath(domain)}/renew`, { period: periodMonths }, RtrExpiry), (a) => expiryAfter(domain, a)),
+      restoreDomain: (domain, reason) =>
+        Effect.flatMap(post(`${domainPath(domain)}/restore`, { reason }, RtrExpiry), (a) => expiryAfter(domain, a)),
+      contactExists: (handle) =>
+        Option.match(options.customer, {
+          onNone: () => Effect.fail(new RtrError({ reason: "unauthorized", message: "RTR_CUSTOMER is not configured; cannot look up contacts" })),
+          onSome: (customer) =>
+            get(`/v2/customers/${encodeURIComponent(customer)}/contacts/${encodeURIComponent(handle)}`, Schema.Unknown).pipe(
+              Effect.as(true),
+              Effect.catchIf((e) => e.reason === "not_found", () => Effect.succeed(false))
+            )
+        })
     }
     return service
   })
+
+const unconfigured = (domain: string) =>
+  Effect.fail(new RtrError({ reason: "unreachable", message: `No registrar configured to act on ${domain}` }))
 
 /** Answers from the bundled snapshot: the embedded default, and anywhere without credentials. */
 export const sandbox: RealtimeRegisterShape = {
@@ -140,7 +236,13 @@ export const sandbox: RealtimeRegisterShape = {
     }))
   ),
   checkDomain: (domain) =>
-    Effect.fail(new RtrError({ reason: "unreachable", message: `No registrar configured to check ${domain}` }))
+    Effect.fail(new RtrError({ reason: "unreachable", message: `No registrar configured to check ${domain}` })),
+  // Domain operations without a registrar are the portfolio's sandbox registrar (src/portfolio/Registrar.ts).
+  domainInfo: (domain) => unconfigured(domain),
+  updateDomain: (domain) => unconfigured(domain),
+  renewDomain: (domain) => unconfigured(domain),
+  restoreDomain: (domain) => unconfigured(domain),
+  contactExists: () => Effect.fail(new RtrError({ reason: "unreachable", message: "No registrar configured" }))
 }
 
 export const RealtimeRegisterLive = Layer.effect(

@@ -53,3 +53,34 @@ export const RtrDomainCheck = Schema.Struct({
 })
 export type RtrDomainCheck = typeof RtrDomainCheck.Type
 
+
+/** `GET /v2/domains/{name}`: the registrar's view of a registered domain (fields we read). */
+export const RtrDomainInfo = Schema.Struct({
+  domainName: Schema.String,
+  status: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  autoRenew: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  ns: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  registrant: Schema.optional(Schema.String),
+  expiryDate: Schema.optional(Schema.String)
+})
+export type RtrDomainInfo = typeof RtrDomainInfo.Type
+
+/** An asynchronous registrar process (`202` answers and `GET /v2/processes/{id}`). */
+export const RtrProcess = Schema.Struct({
+  id: Schema.Int,
+  status: Schema.String,
+  message: Schema.optional(Schema.String)
+})
+export type RtrProcess = typeof RtrProcess.Type
+
+/** `POST /v2/domains/{name}/renew|restore` success: the new expiry. */
+export const RtrExpiry = Schema.Struct({ domainName: Schema.optional(Schema.String), expiryDate: Schema.String })
+
+/** Changes of `POST /v2/domains/{name}/update`. */
+export interface RtrDomainUpdate {
+  /** Client statuses to hold (lock = clientTransferProhibited, clientUpdateProhibited, clientDeleteProhibited). */
+  readonly status?: ReadonlyArray<string>
+  readonly ns?: ReadonlyArray<string>
+  readonly registrant?: string
+  readonly autoRenew?: boolean
+}

@@ -3,17 +3,16 @@
  * payment providers, the referral seam and the cart seam), its handlers and its worker.
  *
  * The referral seam (`ReferralAttribution`) comes from src/referrals through the composition root;
- * `CartFulfilment.None` stands in until the bulk renew/restore capability provides the real layer.
+ * `CartFulfilment` (bulk renew/restore, src/portfolio/Fulfilment.ts) also comes through the composition root.
  */
 import { Layer } from "effect"
-import { CartFulfilment } from "./Cart.js"
 import { CartCheckoutLive, Checkout } from "./Checkout.js"
 import { CheckoutPagesHttpLive, CheckoutSessionsHttpLive } from "./Http.js"
 import { PaymentProvidersLive } from "./PaymentProvider.js"
 import { CheckoutWorkersLive } from "./Worker.js"
 
 export const CheckoutLive = Checkout.layer.pipe(
-  Layer.provide(Layer.mergeAll(PaymentProvidersLive, CartFulfilment.None))
+  Layer.provide(PaymentProvidersLive)
 )
 
 /** The checkout service and the cart seam it implements. */

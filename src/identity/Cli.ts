@@ -2,6 +2,7 @@
  * Operator commands of identity:
  *
  *   user create --email E --password P [--domains a.com,b.net] [--json]
+ *   user add-domains --email E --domains a.com,b.net [--json]
  *   apikey create --name N [--json]      → {key, secret} (the secret is shown once)
  *   apikey list [--json]
  *   apikey revoke KEY [--json]
@@ -33,9 +34,20 @@ const userCreate = Command.make("create", { email, password, domains, json }, ({
     )
   })).pipe(Command.withDescription("Create a user who can sign in (POST /api/auth/login, OAuth consent) and run bulk operations"))
 
+const requiredDomains = Options.text("domains").pipe(Options.withDescription("Comma-separated domains to add to the user's portfolio"))
+
+const userAddDomains = Command.make("add-domains", { email, domains: requiredDomains, json }, ({ domains, email, json }) =>
+  Effect.gen(function*() {
+    const accounts = yield* Accounts
+    const added = yield* accounts.addDomains({ email, domains: domains.split(",") }).pipe(
+      Effect.catchTag("AccountError", (e) => abort(e.message, e.code === "user_not_found" ? "not_found" : e.code === "domain_taken" ? "conflict" : "failure"))
+    )
+    yield* print(json, { id: added.user.id, email: added.user.email, added: added.domains }, `${added.user.email} now also owns ${added.domains.join(", ")}`)
+  })).pipe(Command.withDescription("Add owned domains to a user's portfolio (GET /api/domains, bulk operations)"))
+
 export const userCommand = Command.make("user").pipe(
   Command.withDescription("User accounts"),
-  Command.withSubcommands([userCreate])
+  Command.withSubcommands([userCreate, userAddDomains])
 )
 
 const name = Options.text("name").pipe(Options.withDescription("What the key pair is for (shown in `apikey list`)"))

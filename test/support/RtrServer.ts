@@ -1,7 +1,10 @@
 /**
  * A loopback stand-in for Realtime Register's REST API, answering with the JSON shapes of its
  * documentation: `GET /v2/tlds/{tld}/info`, `GET /v2/customers/{c}/pricelist`,
- * `GET /v2/domains/{name}/check`. Requires `Authorization: ApiKey <key>`; errors use RTR's
+ * `GET /v2/domains/{name}/check`, and the domain operations: `GET /v2/domains/{name}`,
+ * `POST /v2/domains/{name}/update|renew|restore` (answering 200, or 202 with a process when
+ * `asyncProcesses`, polled at `GET /v2/processes/{id}`), `GET /v2/customers/{c}/contacts/{h}`.
+ * Domains are held in memory (`domains`); `anyDomain` makes every name a registered one. Requires `Authorization: ApiKey <key>`; errors use RTR's
  * `{"type": "...", "message": "..."}` body. Every request is recorded.
  */
 import { Effect } from "effect"
@@ -19,12 +22,52 @@ export interface RtrFixture {
   readonly rateLimited?: Record<string, number>
   /** Paths answered with 500. */
   readonly broken?: ReadonlyArray<string>
+  /** Registered domains and their state. */
+  readonly domains?: Record<string, Partial<RtrDomainState>>
+  /** Every name is a registered domain (created on first use). */
+  readonly anyDomain?: boolean
+  /** Contact handles of the customer. */
+  readonly contacts?: ReadonlyArray<string>
+  /** Writes answer 202 with a process that completes on its second poll (all, or these domains). */
+  readonly asyncProcesses?: boolean | ReadonlyArray<string>
+  /** Every write waits this long before answering (the registry round trip). */
+  readonly writeDelayMs?: number
+}
+
+export interface RtrDomainState {
+  status: Array<string>
+  ns: Array<string>
+  autoRenew: boolean
+  registrant: string
+  expiryDate: string
+  /** In the redemption period (restorable). */
+  redemption: boolean
+  /** Past the redemption period: restore is refused. */
+  pastRestore: boolean
+  /** Registry lock: every update is refused. */
+  registryLocked: boolean
 }
 
 export interface RtrServer {
   readonly url: string
   readonly requests: Array<{ method: string; path: string; authorization: string | undefined }>
+  readonly domains: Map<string, RtrDomainState>
+  /** Write requests (update/renew/restore) per domain. */
+  readonly writes: (domain: string) => number
 }
+
+const readBody = (req: Http.IncomingMessage) =>
+  new Promise<any>((resolve) => {
+    let data = ""
+    req.on("data", (c) => (data += c))
+    req.on("end", () => {
+      try {
+        resolve(data === "" ? {} : JSON.parse(data))
+      } catch {
+        resolve(undefined)
+      }
+    })
+  })
 
 const send = (res: Http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   res.writeHead(status, { "content-type": "application/json", ...headers })
@@ -35,6 +78,74 @@ export const startRtrServer = (fixture: RtrFixture) =>
   Effect.acquireRelease(
     Effect.async<{ server: Http.Server; handle: RtrServer }>((resume) => {
       const requests: RtrServer["requests"] = []
+      const domains = new Map<string, RtrDomainState>()
+      const writeCounts = new Map<string, number>()
+      const processes = new Map<number, { polls: number; status: string; message?: string }>()
+      let nextProcess = 1
+      const fresh = (over: Partial<RtrDomainState> = {}): RtrDomainState => ({
+        status: [],
+        ns: ["ns1.registrar.test", "ns2.registrar.test"],
+        autoRenew: false,
+        registrant: "default-handle",
+        expiryDate: "2027-06-01T00:00:00.000Z",
+        redemption: false,
+        pastRestore: false,
+        registryLocked: false,
+        ...over
+      })
+      for (const [name, state] of Object.entries(fixture.domains ?? {})) domains.set(name, fresh(state))
+      const domainOf = (name: string) => {
+        let d = domains.get(name)
+        if (d === undefined && fixture.anyDomain) domains.set(name, (d = fresh()))
+        return d
+      }
+      const view = (name: string, d: RtrDomainState) => ({
+        domainName: name,
+        status: d.redemption ? [...d.status, "redemptionPeriod"] : d.status,
+        autoRenew: d.autoRenew,
+        ns: d.ns,
+        registrant: d.registrant,
+        expiryDate: d.expiryDate
+      })
+      /** 200 with `body`, or 202 with a process (completes on its second poll). */
+      const finishWrite = (res: Http.ServerResponse, name: string, body: unknown, failure?: { type: string; message: string }) => {
+        const answer = () => {
+          if (fixture.asyncProcesses === true || (Array.isArray(fixture.asyncProcesses) && fixture.asyncProcesses.includes(name))) {
+            const id = nextProcess++
+            processes.set(id, { polls: 0, status: failure ? "FAILED" : "COMPLETED", ...(failure ? { message: failure.message } : {}) })
+            return send(res, 202, { process: { id, status: "RUNNING" } })
+          }
+          return failure ? send(res, 422, failure) : send(res, 200, body)
+        }
+        if (fixture.writeDelayMs) setTimeout(answer, fixture.writeDelayMs)
+        else answer()
+      }
+      const handleDomainWrite = async (req: Http.IncomingMessage, res: Http.ServerResponse, name: string, action: string) => {
+        const body = await readBody(req)
+        const d = domainOf(name)
+        if (d === undefined) return send(res, 404, { type: "EntityNotFound", message: `Entity not found: domain ${name}` })
+        if (body === undefined) return send(res, 400, { type: "ValidationError", message: "Invalid JSON" })
+        writeCounts.set(name, (writeCounts.get(name) ?? 0) + 1)
+        if (action === "update") {
+          if (d.registryLocked) return finishWrite(res, name, {}, { type: "ObjectStatusProhibitsOperation", message: "The domain is locked at the registry (serverUpdateProhibited)" })
+          if (Array.isArray(body.status)) d.status = body.status
+          if (Array.isArray(body.ns)) d.ns = body.ns
+          if (typeof body.registrant === "string") d.registrant = body.registrant
+          if (typeof body.autoRenew === "boolean") d.autoRenew = body.autoRenew
+          return finishWrite(res, name, {})
+        }
+        if (action === "renew") {
+          const months = Number(body.period ?? 12)
+          const next = new Date(d.expiryDate)
+          next.setUTCMonth(next.getUTCMonth() + months)
+          d.expiryDate = next.toISOString()
+          return finishWrite(res, name, { domainName: name, expiryDate: d.expiryDate })
+        }
+        // restore
+        if (d.pastRestore) return finishWrite(res, name, {}, { type: "ObjectStatusProhibitsOperation", message: "The domain is past its redemption period and cannot be restored" })
+        d.redemption = false
+        return finishWrite(res, name, { domainName: name, expiryDate: d.expiryDate })
+      }
       const server = Http.createServer((req, res) => {
         const path = new URL(req.url ?? "/", "http://x").pathname
         requests.push({ method: req.method ?? "GET", path, authorization: req.headers.authorization })
@@ -59,6 +170,28 @@ export const startRtrServer = (fixture: RtrFixture) =>
             ? send(res, 200, { prices: fixture.prices ?? [], priceChanges: [], promos: [] })
             : send(res, 403, { type: "AuthorizationFailure", message: "Not your customer" })
         }
+        m = /^\/v2\/domains\/([^/]+)\/(update|renew|restore)$/.exec(path)
+        if (m && req.method === "POST") return void handleDomainWrite(req, res, decodeURIComponent(m[1]), m[2])
+        m = /^\/v2\/domains\/([^/]+)$/.exec(path)
+        if (m && req.method === "GET") {
+          const name = decodeURIComponent(m[1])
+          const d = domainOf(name)
+          return d ? send(res, 200, view(name, d)) : send(res, 404, { type: "EntityNotFound", message: `Entity not found: domain ${name}` })
+        }
+        m = /^\/v2\/processes\/(\d+)$/.exec(path)
+        if (m) {
+          const p = processes.get(Number(m[1]))
+          if (!p) return send(res, 404, { type: "EntityNotFound", message: "No such process" })
+          p.polls++
+          return send(res, 200, { id: Number(m[1]), status: p.polls < 2 ? "RUNNING" : p.status, ...(p.polls >= 2 && p.message ? { message: p.message } : {}) })
+        }
+        m = /^\/v2\/customers\/([^/]+)\/contacts\/([^/]+)$/.exec(path)
+        if (m) {
+          const handle = decodeURIComponent(m[2])
+          return (fixture.contacts ?? []).includes(handle)
+            ? send(res, 200, { handle, name: "Contact" })
+            : send(res, 404, { type: "EntityNotFound", message: `Entity not found: contact ${handle}` })
+        }
         m = /^\/v2\/domains\/([^/]+)\/check$/.exec(path)
         if (m) {
           const check = fixture.checks?.[decodeURIComponent(m[1])]
@@ -68,7 +201,10 @@ export const startRtrServer = (fixture: RtrFixture) =>
       })
       server.listen(0, "127.0.0.1", () => {
         const { port } = server.address() as AddressInfo
-        resume(Effect.succeed({ server, handle: { url: `http://127.0.0.1:${port}`, requests } }))
+        resume(Effect.succeed({
+          server,
+          handle: { url: `http://127.0.0.1:${port}`, requests, domains, writes: (domain: string) => writeCounts.get(domain) ?? 0 }
+        }))
       })
     }),
     ({ server }) =>

@@ -81,6 +81,25 @@ export const createUser = (input: CreateUserInput) =>
     )
   })
 
+/** Records more domains as owned by the user with this e-mail (`user add-domains`). */
+export const addDomainsToUser = (input: { readonly email: string; readonly domains: ReadonlyArray<string> }) =>
+  Effect.gen(function*() {
+    const repo = yield* makeAccountsRepo
+    const row = yield* repo.userByEmail(normalizeEmail(input.email))
+    if (row === undefined) return yield* new AccountError({ code: "user_not_found", message: `No user with e-mail ${input.email}` })
+    const domains = yield* normalizeDomains(input.domains)
+    return yield* repo.sql.withTransaction(
+      Effect.gen(function*() {
+        const taken = yield* repo.domainsOwnedByOthers(row.id, domains)
+        if (taken.length > 0) {
+          return yield* new AccountError({ code: "domain_taken", message: `Already owned by another user: ${taken.join(", ")}` })
+        }
+        yield* repo.addDomains(row.id, domains)
+        return { user: { id: row.id, email: row.email, createdAt: row.created_at } satisfies User, domains }
+      })
+    )
+  })
+
 const make = Effect.gen(function*() {
   const repo = yield* makeAccountsRepo
   const config = yield* AppConfig
@@ -89,6 +108,9 @@ const make = Effect.gen(function*() {
 
   return {
     createUser: (input: CreateUserInput) => createUser(input).pipe(Effect.provideService(SqlClient.SqlClient, repo.sql)),
+
+    addDomains: (input: { readonly email: string; readonly domains: ReadonlyArray<string> }) =>
+      addDomainsToUser(input).pipe(Effect.provideService(SqlClient.SqlClient, repo.sql)),
 
     /** The user for these credentials, or None. Unknown e-mail and wrong password cost the same. */
     authenticate: (email: string, password: string): Effect.Effect<Option.Option<User>, SqlError> =>

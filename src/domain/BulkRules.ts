@@ -1,0 +1,79 @@
+/**
+ * Pure rules of bulk domain operations (docs/portfolio.md): which operations exist and how each
+ * runs, the domain list (1–1,000 names, UTS-46 normalised, de-duplicated in first-seen order),
+ * nameserver host names, folder names and contact handles.
+ *
+ * The contract a reader must keep: a list that passes `normalizeDomainList` holds each A-label
+ * once, so "each item applied once" starts here.
+ */
+import { Either } from "effect"
+import { parseDomainName } from "./DomainName.js"
+
+export const BULK_OPS = ["lock", "unlock", "setNameservers", "setFolder", "setContacts", "setAutoRenew", "renew", "restore"] as const
+export type BulkOp = typeof BULK_OPS[number]
+
+/** Fanned out as a durable job, tracked with GET /api/domains/bulk/{id}. */
+export const JOB_OPS = ["lock", "unlock", "setNameservers", "setFolder", "setContacts"] as const
+export type JobOp = typeof JOB_OPS[number]
+/** Priced into one cart for one checkout. */
+export const CART_OPS = ["renew", "restore"] as const
+export type CartOp = typeof CART_OPS[number]
+
+export const isBulkOp = (s: string): s is BulkOp => (BULK_OPS as ReadonlyArray<string>).includes(s)
+export const isJobOp = (s: string): s is JobOp => (JOB_OPS as ReadonlyArray<string>).includes(s)
+export const isCartOp = (s: string): s is CartOp => (CART_OPS as ReadonlyArray<string>).includes(s)
+
+export const MAX_BULK_DOMAINS = 1000
+export const MIN_NAMESERVERS = 2
+export const MAX_NAMESERVERS = 13
+
+export interface InvalidEntry {
+  readonly index: number
+  readonly input: string
+  readonly message: string
+}
+
+/** Normalises every name to its A-label; keeps the first occurrence of each. */
+export const normalizeDomainList = (inputs: ReadonlyArray<string>): { readonly domains: ReadonlyArray<string>; readonly invalid: ReadonlyArray<InvalidEntry> } => {
+  const seen = new Set<string>()
+  const domains: Array<string> = []
+  const invalid: Array<InvalidEntry> = []
+  inputs.forEach((input, index) => {
+    Either.match(parseDomainName(input), {
+      onLeft: (e) => invalid.push({ index, input, message: e.message }),
+      onRight: (name) => {
+        if (name.subdomain !== "") {
+          invalid.push({ index, input, message: `"${name.ascii}" is a subdomain; bulk operations act on registered names (${name.registrable})` })
+        } else if (!seen.has(name.ascii)) {
+          seen.add(name.ascii)
+          domains.push(name.ascii)
+        }
+      }
+    })
+  })
+  return { domains, invalid }
+}
+
+/** A nameserver host name (A-label, lowercase, at least two labels), or the reason it is not one. */
+export const parseHostName = (input: string): Either.Either<string, string> =>
+  Either.match(parseDomainName(input), {
+    onLeft: (e) => Either.left(`"${input.slice(0, 100)}" is not a host name: ${e.message}`),
+    onRight: (name) => Either.right(name.ascii)
+  })
+
+/**
+ * Folder names: 1–64 characters of letters, digits, space, `_`, `-`, `.`; starting with a letter
+ * or digit, no trailing space. `null` clears the folder.
+ */
+const FOLDER = /^[\p{L}\p{N}][\p{L}\p{N} _.-]{0,63}$/u
+export const folderNameProblem = (name: string): string | undefined => {
+  if (name.length === 0) return "a folder name must not be empty (send null to clear the folder)"
+  if ([...name].length > 64) return "a folder name has at most 64 characters"
+  if (!FOLDER.test(name.normalize("NFC"))) return "a folder name starts with a letter or digit and holds only letters, digits, spaces, _ - and ."
+  if (name.endsWith(" ")) return "a folder name must not end with a space"
+  return undefined
+}
+
+/** Registrar contact handles: 3–40 characters of letters, digits, `_`, `-`, `.`. */
+const HANDLE = /^[A-Za-z0-9][A-Za-z0-9_.-]{2,39}$/
+export const isContactHandle = (handle: string): boolean => HANDLE.test(handle)

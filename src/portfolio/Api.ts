@@ -1,0 +1,135 @@
+/**
+ * The signed-in portfolio and bulk domain operations (docs/portfolio.md), session cookie only:
+ *
+ *   GET  /api/domains                    the owner's domains and their registrar state
+ *   POST /api/domains/bulk/{op}          one operation on 1–1,000 owned domains
+ *   GET  /api/domains/bulk/{bulkOpId}    progress of an asynchronous bulk operation (owner only)
+ *
+ * Writes check Origin (SessionAuth): a cross-site page cannot act with the owner's cookie.
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { BULK_OPS, MAX_BULK_DOMAINS } from "../domain/BulkRules.js"
+import { documentedAt } from "../platform/ApiAnnotations.js"
+import { BadRequest, Forbidden, NotFound, Unavailable, Unprocessable } from "../platform/Errors.js"
+import { SessionAuth } from "../identity/Session.js"
+
+export const PortfolioDomain = Schema.Struct({
+  domain: Schema.String.annotations({ description: "A-label form" }),
+  domain_unicode: Schema.optional(Schema.String).annotations({ description: "U-label form, when it differs" }),
+  locked: Schema.Boolean.annotations({ description: "Transfer lock (clientTransferProhibited) held" }),
+  autoRenew: Schema.Boolean,
+  nameservers: Schema.Array(Schema.String),
+  folder: Schema.NullOr(Schema.String),
+  contactsHandle: Schema.NullOr(Schema.String).annotations({ description: "Registrant contact handle at the registrar" }),
+  expiresAt: Schema.String.annotations({ description: "RFC 3339 UTC" })
+}).annotations({ identifier: "PortfolioDomain" })
+
+export class PortfolioList extends Schema.Class<PortfolioList>("PortfolioList")({
+  domains: Schema.Array(PortfolioDomain),
+  count: Schema.Int
+}) {}
+
+export const BulkOpParam = Schema.Literal(...BULK_OPS).annotations({ description: "The operation" })
+
+export class BulkRequest extends Schema.Class<BulkRequest>("BulkRequest")({
+  domains: Schema.Array(Schema.String).pipe(Schema.minItems(1), Schema.maxItems(MAX_BULK_DOMAINS)).annotations({
+    description: "1 to 1,000 owned domains (normalised to A-labels and de-duplicated)"
+  }),
+  payload: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations({
+    description: "Op-specific: setNameservers {nameservers: [2–13 host names]}; setFolder {folder: string|null}; " +
+      "setContacts {contacts: handle}; setAutoRenew {autoRenew: boolean}; renew {years}; restore {reason?}; lock/unlock {}"
+  }),
+  options: Schema.optional(Schema.Struct({
+    skip_on_error: Schema.optional(Schema.Boolean).annotations({ description: "Default true: unowned or failing items are skipped and reported instead of stopping the rest" }),
+    dry_run: Schema.optional(Schema.Boolean).annotations({ description: "Default false: validate everything, change nothing" })
+  }))
+}) {}
+
+const Skipped = Schema.Array(Schema.Struct({ domain: Schema.String, error: Schema.String })).annotations({
+  description: "Items left out (not owned, or not priceable), with skip_on_error"
+})
+
+export class BulkAccepted extends Schema.Class<BulkAccepted>("BulkAccepted")({
+  bulkOpId: Schema.NullOr(Schema.String).annotations({ description: "`bulk_…`; null on a dry run (nothing was stored)" }),
+  total: Schema.Int,
+  op: Schema.String,
+  skipped: Schema.optional(Skipped),
+  dryRun: Schema.optional(Schema.Boolean)
+}) {}
+
+export class BulkUpdated extends Schema.Class<BulkUpdated>("BulkUpdated")({
+  updated: Schema.Boolean,
+  count: Schema.Int,
+  failed: Schema.optional(Skipped),
+  skipped: Schema.optional(Skipped),
+  dryRun: Schema.optional(Schema.Boolean)
+}) {}
+
+export class BulkCart extends Schema.Class<BulkCart>("BulkCart")({
+  addedToCart: Schema.Boolean,
+  cartItemIds: Schema.Array(Schema.String),
+  totalCents: Schema.Int,
+  checkoutPath: Schema.NullOr(Schema.String).annotations({ description: "`/checkout?pt=…`, the hosted checkout of the whole cart; null on a dry run" }),
+  skipped: Schema.optional(Skipped),
+  dryRun: Schema.optional(Schema.Boolean)
+}) {}
+
+export class BulkStatus extends Schema.Class<BulkStatus>("BulkStatus")({
+  bulkOpId: Schema.String,
+  op: Schema.String,
+  status: Schema.Literal("queued", "running", "done"),
+  total: Schema.Int,
+  succeeded: Schema.Int,
+  failed: Schema.Int,
+  items: Schema.Array(Schema.Struct({
+    domain: Schema.String,
+    status: Schema.Literal("queued", "running", "succeeded", "failed"),
+    error: Schema.NullOr(Schema.String)
+  })),
+  skipped: Skipped,
+  createdAt: Schema.String,
+  finishedAt: Schema.NullOr(Schema.String)
+}) {}
+
+export class PortfolioApi extends HttpApiGroup.make("portfolio")
+  .add(
+    HttpApiEndpoint.get("list", "/api/domains")
+      .addSuccess(PortfolioList)
+      .annotate(OpenApi.Summary, "The signed-in owner's domains")
+      .annotate(OpenApi.Description, "Lock, auto-renew, nameservers, folder, contacts handle and expiry of every owned domain. 401 `not_signed_in` without a session.")
+      .pipe(documentedAt("/docs/portfolio.md"))
+  )
+  .add(
+    HttpApiEndpoint.post("bulk", "/api/domains/bulk/:op")
+      .setPath(Schema.Struct({ op: BulkOpParam }))
+      .setPayload(BulkRequest)
+      .addSuccess(Schema.Union(BulkAccepted, BulkUpdated, BulkCart))
+      .addError(BadRequest)
+      .addError(Forbidden)
+      .addError(NotFound)
+      .addError(Unprocessable)
+      .addError(Unavailable)
+      .annotate(OpenApi.Summary, "Apply one operation to up to 1,000 owned domains")
+      .annotate(
+        OpenApi.Description,
+        "lock, unlock, setNameservers, setFolder, setContacts → `{bulkOpId, total, op}` (a durable job; track it with GET /api/domains/bulk/{bulkOpId}); " +
+          "setAutoRenew → `{updated, count}` at once; renew, restore → `{addedToCart, cartItemIds, totalCents, checkoutPath}` (one cart, one hosted checkout). " +
+          "Ownership of every domain is checked first: 403 `forbidden` listing the unowned ones (`details.unowned`), unless `options.skip_on_error` (default true) skips and reports them. " +
+          "`options.dry_run` validates everything and changes nothing (`dryRun: true`). 400 names the failing field. Cookie writes from another site's page: 403 `origin_refused`."
+      )
+      .pipe(documentedAt("/docs/portfolio.md#bulk-operations"))
+  )
+  .add(
+    HttpApiEndpoint.get("bulkStatus", "/api/domains/bulk/:bulkOpId")
+      .setPath(Schema.Struct({ bulkOpId: Schema.String }))
+      .addSuccess(BulkStatus)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Progress of a bulk operation")
+      .annotate(OpenApi.Description, "`status` queued → running → done, counts, and every item's status and error. Another user's id is 404.")
+      .pipe(documentedAt("/docs/portfolio.md#tracking"))
+  )
+  .middleware(SessionAuth)
+  .annotate(OpenApi.Title, "Portfolio")
+  .annotate(OpenApi.Description, "The signed-in owner's domains and bulk operations (session cookie)")
+{}

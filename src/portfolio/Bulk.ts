@@ -1,0 +1,428 @@
+/**
+ * Bulk domain operations (docs/portfolio.md): validation, ownership, and the three ways an op
+ * runs — a durable job fanned out per item (lock, unlock, setNameservers, setFolder, setContacts),
+ * at once (setAutoRenew), or priced into one cart for one hosted checkout (renew, restore).
+ *
+ * The contract a reader must keep: each item is applied once. An item is marked `running` before
+ * its registrar call; a job resumed after a crash asks the registrar for the domain's state before
+ * calling again for an item it finds `running`, and skips the call when the change is already
+ * there. Counts are computed from the items, so they are exact whatever happened in between.
+ */
+import { Context, Duration, Effect, Either, Layer, Option, ParseResult, Schedule, Schema } from "effect"
+import { Catalogue } from "../catalogue/Catalogue.js"
+import { CartCheckout } from "../checkout/Cart.js"
+import { CART_JOB } from "./Fulfilment.js"
+import {
+  type BulkOp,
+  type CartOp,
+  folderNameProblem,
+  isContactHandle,
+  isJobOp,
+  type JobOp,
+  MAX_NAMESERVERS,
+  MIN_NAMESERVERS,
+  normalizeDomainList,
+  parseHostName
+} from "../domain/BulkRules.js"
+import { parseDomainName } from "../domain/DomainName.js"
+import { BadRequestError, ForbiddenError, NotFoundError, UnavailableError, UnprocessableError } from "../platform/Errors.js"
+import { makeId } from "../platform/Ids.js"
+import { JobFailure, Jobs, type RunningJob } from "../platform/Jobs.js"
+import { BulkAccepted, BulkCart, type BulkRequest, BulkStatus, BulkUpdated } from "./Api.js"
+import { PortfolioConfig } from "./Config.js"
+import { type RegistrarDomain, type RegistrarError, Registrar } from "./Registrar.js"
+import { type BulkItemRow, type BulkOpRow, type DomainPatch, PortfolioRepo } from "./Repo.js"
+
+export { CART_JOB }
+export const BULK_JOB = "portfolio:bulk"
+const CHUNK = 128
+const NOT_RUN = "not_run: an earlier item failed (skip_on_error is false)"
+
+// --- Per-op payloads ----------------------------------------------------------------------
+
+const Reason = Schema.optional(Schema.String.pipe(Schema.maxLength(500)))
+const payloadSchemas = {
+  lock: Schema.Struct({ reason: Reason }),
+  unlock: Schema.Struct({ reason: Reason }),
+  setNameservers: Schema.Struct({
+    nameservers: Schema.Array(Schema.String).pipe(Schema.minItems(MIN_NAMESERVERS), Schema.maxItems(MAX_NAMESERVERS))
+  }),
+  setFolder: Schema.Struct({ folder: Schema.NullOr(Schema.String) }),
+  setContacts: Schema.Struct({ contacts: Schema.String }),
+  setAutoRenew: Schema.Struct({ autoRenew: Schema.Boolean }),
+  renew: Schema.Struct({ years: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 10)), { default: () => 1 }) }),
+  restore: Schema.Struct({ reason: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(500)), { default: () => "Restore requested by the owner" }) })
+} as const
+
+/** What a stored job needs to run its items. */
+interface JobPayload {
+  readonly nameservers?: ReadonlyArray<string>
+  readonly folder?: string | null
+  readonly contacts?: string
+  readonly skipOnError: boolean
+}
+
+const invalid = (field: string, message: string, extra?: unknown) =>
+  new BadRequestError({ code: "invalid_payload", message: `${field}: ${message}`, details: [{ field, message, ...(extra as object ?? {}) }] })
+
+const decodePayload = (op: BulkOp, payload: unknown) =>
+  Either.match(Schema.decodeUnknownEither(payloadSchemas[op] as Schema.Schema<any, any>, { onExcessProperty: "error", errors: "all" })(payload ?? {}), {
+    onRight: (value) => Effect.succeed(value as Record<string, any>),
+    onLeft: (error) => {
+      const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+      const details = issues.slice(0, 20).map((i) => ({ field: ["payload", ...i.path.map(String)].join("."), message: i.message }))
+      return Effect.fail(
+        new BadRequestError({ code: "invalid_payload", message: details.map((d) => `${d.field}: ${d.message}`).join("; "), details })
+      )
+    }
+  })
+
+const suffixOf = (domain: string) => Either.getOrElse(Either.map(parseDomainName(domain), (d) => d.suffix), () => domain.split(".").pop()!)
+
+const describeError = (e: RegistrarError) => `${e.code}: ${e.message}`
+
+const clipList = (xs: ReadonlyArray<string>, n = 10) => xs.slice(0, n).join(", ") + (xs.length > n ? ` and ${xs.length - n} more` : "")
+
+// --- Service ------------------------------------------------------------------------------
+
+const make = Effect.gen(function*() {
+  const repo = yield* PortfolioRepo
+  const registrar = yield* Registrar
+  const catalogue = yield* Catalogue
+  const jobs = yield* Jobs
+  const checkout = yield* CartCheckout
+  const config = yield* PortfolioConfig
+  const concurrency = config.registrarConcurrency
+
+  /** Retries a registrar call the registrar could not answer (not a refusal). */
+  const retrying = <A>(call: Effect.Effect<A, RegistrarError>) =>
+    call.pipe(Effect.retry({ while: (e) => e.retryable, schedule: Schedule.exponential(Duration.millis(200)).pipe(Schedule.intersect(Schedule.recurs(3))) }))
+
+  const registrarUnavailable = (e: RegistrarError) =>
+    new UnavailableError({ code: "registrar_unavailable", message: `The registrar could not be reached: ${e.message}` })
+
+  /** Op-specific checks that need the catalogue or the registrar. Returns the normalised payload. */
+  const validateFor = (op: BulkOp, payload: Record<string, any>, domains: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const tlds = [...new Set(domains.map(suffixOf))]
+      if (op === "setNameservers") {
+        const hosts: Array<string> = []
+        for (const [i, ns] of (payload.nameservers as ReadonlyArray<string>).entries()) {
+          const parsed = parseHostName(ns)
+          if (Either.isLeft(parsed)) return yield* invalid(`payload.nameservers.${i}`, parsed.left)
+          if (!hosts.includes(parsed.right)) hosts.push(parsed.right)
+        }
+        if (hosts.length < MIN_NAMESERVERS) return yield* invalid("payload.nameservers", `at least ${MIN_NAMESERVERS} different host names are required`)
+        for (const tld of tlds) {
+          const meta = yield* Effect.orDie(catalogue.getMetadata(tld))
+          if (Option.isSome(meta)) {
+            const { maxNameservers, minNameservers } = meta.value
+            if (hosts.length < minNameservers || hosts.length > maxNameservers) {
+              return yield* invalid("payload.nameservers", `.${tld} accepts ${minNameservers}–${maxNameservers} nameservers, got ${hosts.length}`, { tld })
+            }
+          }
+        }
+        return { nameservers: hosts }
+      }
+      if (op === "setFolder") {
+        if (payload.folder === null) return { folder: null }
+        const folder = (payload.folder as string).normalize("NFC")
+        const problem = folderNameProblem(folder)
+        if (problem !== undefined) return yield* invalid("payload.folder", problem)
+        return { folder }
+      }
+      if (op === "setContacts") {
+        const handle = payload.contacts as string
+        if (!isContactHandle(handle)) return yield* invalid("payload.contacts", "a contact handle is 3–40 letters, digits, _ - or .")
+        const exists = yield* registrar.contactExists(handle).pipe(Effect.mapError(registrarUnavailable))
+        if (!exists) return yield* invalid("payload.contacts", `no contact with handle "${handle}" exists at the registrar`)
+        return { contacts: handle }
+      }
+      if (op === "renew") {
+        for (const tld of tlds) {
+          const meta = yield* Effect.orDie(catalogue.getMetadata(tld))
+          const allowed = Option.match(meta, { onNone: () => [1], onSome: (m) => m.allowedYears.length > 0 ? m.allowedYears : [1] })
+          if (!allowed.includes(payload.years)) {
+            return yield* invalid("payload.years", `.${tld} renews for ${allowed.join(", ")} year(s), not ${payload.years}`, { tld, allowed })
+          }
+        }
+        return { years: payload.years as number }
+      }
+      return payload
+    })
+
+  const bulk = (user: { readonly id: string; readonly email: string }, op: BulkOp, request: BulkRequest) =>
+    Effect.gen(function*() {
+      const skipOnError = request.options?.skip_on_error ?? true
+      const dryRun = request.options?.dry_run ?? false
+      const decoded = yield* decodePayload(op, request.payload)
+      const list = normalizeDomainList(request.domains)
+      if (list.invalid.length > 0) {
+        const first = list.invalid[0]
+        return yield* new BadRequestError({
+          code: "invalid_domains",
+          message: `domains.${first.index}: ${first.message}` + (list.invalid.length > 1 ? ` (and ${list.invalid.length - 1} more)` : ""),
+          details: list.invalid.slice(0, 100).map((i) => ({ field: `domains.${i.index}`, input: i.input.slice(0, 100), message: i.message }))
+        })
+      }
+      const owned = yield* repo.ownedAmong(user.id, list.domains)
+      const unowned = list.domains.filter((d) => !owned.has(d))
+      if (unowned.length > 0 && (!skipOnError || owned.size === 0)) {
+        return yield* new ForbiddenError({
+          code: "forbidden",
+          message: `You do not own ${unowned.length} of these domains: ${clipList(unowned)}; nothing was changed`,
+          details: { unowned }
+        })
+      }
+      const domains = list.domains.filter((d) => owned.has(d))
+      const skipped = unowned.map((domain) => ({ domain, error: "not_owned" }))
+      const payload = yield* validateFor(op, decoded, domains)
+      const skippedField = skipped.length > 0 ? { skipped } : {}
+
+      if (isJobOp(op)) {
+        if (dryRun) return new BulkAccepted({ bulkOpId: null, total: domains.length, op, ...skippedField, dryRun: true })
+        const id = makeId("bulk")
+        const stored: JobPayload = { ...payload, skipOnError }
+        yield* repo.sql.withTransaction(Effect.gen(function*() {
+          yield* repo.createOp({ id, user_id: user.id, op, payload: stored, skipped }, domains)
+          const job = yield* Effect.orDie(jobs.enqueue(BULK_JOB, { bulkOpId: id }, { maxAttempts: 10 }))
+          yield* repo.setJob(id, job.id)
+        })).pipe(Effect.orDie)
+        return new BulkAccepted({ bulkOpId: id, total: domains.length, op, ...skippedField })
+      }
+
+      if (op === "setAutoRenew") {
+        if (dryRun) return new BulkUpdated({ updated: false, count: domains.length, ...skippedField, dryRun: true })
+        const on = payload.autoRenew as boolean
+        const failed: Array<{ domain: string; error: string }> = []
+        let stopped = false
+        let count = 0
+        yield* Effect.forEach(domains, (domain) =>
+          Effect.suspend(() => {
+            if (stopped) {
+              failed.push({ domain, error: "not_run: an earlier item failed (skip_on_error is false)" })
+              return Effect.void
+            }
+            return retrying(registrar.setAutoRenew(domain, on)).pipe(
+              Effect.zipRight(repo.patchDomain(domain, { auto_renew: on })),
+              Effect.tap(() => Effect.sync(() => count++)),
+              Effect.catchAll((e) =>
+                Effect.sync(() => {
+                  failed.push({ domain, error: describeError(e) })
+                  if (!skipOnError) stopped = true
+                })
+              )
+            )
+          }), { concurrency, discard: true })
+        return new BulkUpdated({ updated: count > 0, count, ...(failed.length > 0 ? { failed } : {}), ...skippedField })
+      }
+
+      // renew / restore: one cart.
+      const cartOp = op as CartOp
+      const years = cartOp === "renew" ? (payload.years as number) : 1
+      const priced: Array<{ domain: string; priceCents: number }> = []
+      const unpriced: Array<{ domain: string; error: string }> = []
+      yield* Effect.forEach(domains, (domain) =>
+        Effect.gen(function*() {
+          const premium = yield* registrar.premiumPrice(domain, cartOp)
+          const regular = yield* Effect.orDie(catalogue.getPrice(suffixOf(domain), cartOp))
+          const perYear = Option.orElse(premium, () => regular)
+          if (Option.isNone(perYear)) unpriced.push({ domain, error: `price_unavailable: no ${cartOp} price for .${suffixOf(domain)}` })
+          else priced.push({ domain, priceCents: perYear.value * years })
+        }), { concurrency, discard: true })
+      if (unpriced.length > 0 && (!skipOnError || priced.length === 0)) {
+        return yield* new UnprocessableError({
+          code: "price_unavailable",
+          message: `No ${cartOp} price for: ${clipList(unpriced.map((u) => u.domain))}`,
+          details: { unpriced }
+        })
+      }
+      const order = new Map(domains.map((d, i) => [d, i]))
+      priced.sort((a, b) => order.get(a.domain)! - order.get(b.domain)!)
+      const totalCents = priced.reduce((sum, p) => sum + p.priceCents, 0)
+      const allSkipped = [...skipped, ...unpriced]
+      const skippedAll = allSkipped.length > 0 ? { skipped: allSkipped } : {}
+      if (dryRun) return new BulkCart({ addedToCart: false, cartItemIds: [], totalCents, checkoutPath: null, ...skippedAll, dryRun: true })
+      const cartId = makeId("cart")
+      const items = priced.map((p) => ({ id: makeId("cit"), domain: p.domain, op: cartOp, years, price_cents: p.priceCents }))
+      yield* repo.createCart({ id: cartId, user_id: user.id, currency: "USD", total_cents: totalCents }, items)
+      const opened = yield* checkout.open({
+        cartId,
+        userId: user.id,
+        buyerEmail: user.email,
+        currency: "USD",
+        items: items.map((i) => ({ domain: i.domain, op: i.op, years: i.years, priceCents: i.price_cents })),
+        totalCents
+      }).pipe(
+        Effect.mapError(() =>
+          new UnavailableError({ code: "checkout_unavailable", message: "The hosted checkout is not available right now; the cart was kept, retry shortly" })
+        )
+      )
+      yield* repo.setCartSession(cartId, opened.sessionId)
+      return new BulkCart({ addedToCart: true, cartItemIds: items.map((i) => i.id), totalCents, checkoutPath: opened.checkoutPath, ...skippedAll })
+    })
+
+  // --- Tracking ---------------------------------------------------------------------------
+
+  const statusOf = (op: BulkOpRow, counts: { total: number; pending: number }) =>
+    op.finished_at !== null ? "done" as const : op.started_at !== null || counts.pending < counts.total ? "running" as const : "queued" as const
+
+  /** The op as its owner sees it; `ownerId` undefined: any op (the operator CLI). */
+  const status = (id: string, ownerId?: string) =>
+    Effect.gen(function*() {
+      const op = yield* repo.op(id)
+      if (op === undefined || (ownerId !== undefined && op.user_id !== ownerId)) {
+        return yield* new NotFoundError({ code: "bulk_op_not_found", message: `No bulk operation ${id.slice(0, 100)}` })
+      }
+      const [counts, items] = yield* Effect.all([repo.counts(id), repo.items(id)], { concurrency: 2 })
+      return new BulkStatus({
+        bulkOpId: op.id,
+        op: op.op,
+        status: statusOf(op, counts),
+        total: counts.total,
+        succeeded: counts.succeeded,
+        failed: counts.failed,
+        items: items.map((i) => ({ domain: i.domain, status: i.status, error: i.error })),
+        skipped: op.skipped,
+        createdAt: op.created_at.toISOString(),
+        finishedAt: op.finished_at?.toISOString() ?? null
+      })
+    })
+
+  // --- The job: one bulk op, fanned out per item --------------------------------------------
+
+  const apply = (op: JobOp, domain: string, p: JobPayload): Effect.Effect<DomainPatch, RegistrarError> => {
+    switch (op) {
+      case "lock":
+        return Effect.as(registrar.setLock(domain, true), { locked: true })
+      case "unlock":
+        return Effect.as(registrar.setLock(domain, false), { locked: false })
+      case "setNameservers":
+        return Effect.as(registrar.setNameservers(domain, p.nameservers!), { nameservers: p.nameservers! })
+      case "setContacts":
+        return Effect.as(registrar.setContacts(domain, p.contacts!), { contacts_handle: p.contacts! })
+      case "setFolder":
+        return Effect.succeed({ folder: p.folder ?? null }) // ours alone: no registrar call
+    }
+  }
+
+  /** Our copy of the registrar state once the change is applied (the same for every item). */
+  const patchFor = (op: JobOp, p: JobPayload): DomainPatch => {
+    switch (op) {
+      case "lock":
+        return { locked: true }
+      case "unlock":
+        return { locked: false }
+      case "setNameservers":
+        return { nameservers: p.nameservers! }
+      case "setContacts":
+        return { contacts_handle: p.contacts! }
+      case "setFolder":
+        return { folder: p.folder ?? null }
+    }
+  }
+
+  /** Whether the registrar already holds the change (an item resumed after a crash). */
+  const alreadyApplied = (op: JobOp, info: RegistrarDomain, p: JobPayload): Option.Option<DomainPatch> => {
+    switch (op) {
+      case "lock":
+        return info.locked ? Option.some({ locked: true }) : Option.none()
+      case "unlock":
+        return !info.locked ? Option.some({ locked: false }) : Option.none()
+      case "setNameservers": {
+        const same = info.nameservers.length === p.nameservers!.length && p.nameservers!.every((n) => info.nameservers.includes(n))
+        return same ? Option.some({ nameservers: p.nameservers! }) : Option.none()
+      }
+      case "setContacts":
+        return info.contactsHandle === p.contacts ? Option.some({ contacts_handle: p.contacts! }) : Option.none()
+      case "setFolder":
+        return Option.none()
+    }
+  }
+
+  const runBulk = (job: RunningJob<{ readonly bulkOpId: string }>) =>
+    Effect.gen(function*() {
+      const id = job.input.bulkOpId
+      const op = yield* repo.op(id)
+      if (op === undefined) return yield* new JobFailure({ message: `bulk operation ${id} no longer exists` })
+      if (!isJobOp(op.op)) return yield* new JobFailure({ message: `${op.op} is not a job operation` })
+      const kind = op.op
+      const payload = op.payload as JobPayload
+      yield* repo.markStarted(id)
+      const pending = yield* repo.unfinishedItems(id)
+      let stopped = false
+      const run = job.attempt
+      // Items go in chunks: one statement claims a chunk, its calls run CHUNK-wide at the
+      // registrar's concurrency, one statement records its successes (3 statements per item
+      // become 3 per chunk: the difference between ~35 s and ~4 s for 1,000 items, bench/bulk.ts).
+      for (let start = 0; start < pending.length && !stopped; start += CHUNK) {
+        const claimed = yield* repo.claimItems(id, pending.slice(start, start + CHUNK).map((i) => i.position), run)
+        const succeeded: Array<{ position: number; domain: string }> = []
+        yield* Effect.forEach(claimed, (item) =>
+          Effect.gen(function*() {
+            if (stopped) return yield* repo.itemFinished(id, item.position, run, { status: "failed", error: NOT_RUN })
+            if (item.previous === "running" && kind !== "setFolder") {
+              // Started by an earlier run: the call may have reached the registrar before the crash.
+              const info = yield* Effect.either(retrying(registrar.info(item.domain)))
+              if (Either.isRight(info) && Option.isSome(alreadyApplied(kind, info.right, payload))) return void succeeded.push(item)
+            }
+            const outcome = yield* Effect.either(retrying(apply(kind, item.domain, payload)))
+            if (Either.isRight(outcome)) return void succeeded.push(item)
+            yield* repo.itemFinished(id, item.position, run, { status: "failed", error: describeError(outcome.left) })
+            if (!payload.skipOnError) stopped = true
+          }), { concurrency, discard: true })
+        yield* repo.patchDomains(op.user_id, succeeded.map((i) => i.domain), patchFor(kind, payload))
+        yield* repo.itemsSucceeded(id, succeeded.map((i) => i.position), run)
+      }
+      if (stopped) yield* repo.failQueued(id, NOT_RUN)
+      yield* repo.markFinished(id)
+      const counts = yield* repo.counts(id)
+      return { bulkOpId: id, succeeded: counts.succeeded, failed: counts.failed }
+    })
+
+  // --- Paid carts -----------------------------------------------------------------------------
+
+  const runCart = (job: RunningJob<{ readonly cartId: string }>) =>
+    Effect.gen(function*() {
+      const items = yield* repo.cartItems(job.input.cartId)
+      const runItem = (item: (typeof items)[number]) =>
+        Effect.gen(function*() {
+          if (item.status === "succeeded" || item.status === "failed") return
+          const before = yield* repo.domain(item.domain)
+          if (item.status === "running" && before !== undefined) {
+            const info = yield* Effect.either(retrying(registrar.info(item.domain)))
+            if (Either.isRight(info) && info.right.expiresAt !== null && info.right.expiresAt > before.expires_at) {
+              yield* repo.patchDomain(item.domain, { expires_at: info.right.expiresAt })
+              return yield* repo.cartItemStatus(item.id, "succeeded", null)
+            }
+          }
+          yield* repo.cartItemStatus(item.id, "running", null)
+          const call = item.op === "renew" ? registrar.renew(item.domain, item.years) : registrar.restore(item.domain, "Restore paid by the owner")
+          const outcome = yield* Effect.either(retrying(call))
+          if (Either.isLeft(outcome)) return yield* repo.cartItemStatus(item.id, "failed", describeError(outcome.left))
+          if (outcome.right.expiresAt !== null) yield* repo.patchDomain(item.domain, { expires_at: outcome.right.expiresAt })
+          yield* repo.cartItemStatus(item.id, "succeeded", null)
+        })
+      yield* Effect.forEach(items, runItem, { concurrency, discard: true })
+      const after = yield* repo.cartItems(job.input.cartId)
+      return { cartId: job.input.cartId, succeeded: after.filter((i) => i.status === "succeeded").length, failed: after.filter((i) => i.status === "failed").length }
+    })
+
+  return { bulk, status, runBulk, runCart }
+})
+
+export class Bulk extends Context.Tag("app/Bulk")<Bulk, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(Bulk, make)
+}
+
+/** Bulk and cart job workers (BULK_JOB_CONCURRENCY each). */
+export const BulkWorkersLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const bulk = yield* Bulk
+    const jobs = yield* Jobs
+    const config = yield* PortfolioConfig
+    const options = { concurrency: config.jobConcurrency, pollInterval: Duration.millis(250) }
+    yield* jobs.work(BULK_JOB, bulk.runBulk, options)
+    yield* jobs.work(CART_JOB, bulk.runCart, options)
+  })
+)

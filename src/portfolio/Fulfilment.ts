@@ -1,0 +1,34 @@
+/**
+ * The portfolio's side of the cart seam (src/checkout/Cart.ts): when the hosted checkout is paid,
+ * `paid` runs inside the payment's transaction, marks the cart paid (once) and enqueues a durable
+ * `portfolio:cart` job that renews/restores each item through the registrar (Bulk.runCart).
+ *
+ * Kept apart from the Bulk service so the checkout (which needs CartFulfilment) and bulk
+ * renew/restore (which needs CartCheckout) do not depend on each other in a cycle.
+ */
+import { Effect, Layer } from "effect"
+import { CartFulfilment } from "../checkout/Cart.js"
+import { Jobs } from "../platform/Jobs.js"
+import { ToolJobsLive } from "../tools/Tools.js"
+import { PortfolioRepo } from "./Repo.js"
+
+export const CART_JOB = "portfolio:cart"
+
+export const makeCartFulfilment = Effect.gen(function*() {
+  const repo = yield* PortfolioRepo
+  const jobs = yield* Jobs
+  return CartFulfilment.of({
+    paid: (input) =>
+      Effect.gen(function*() {
+        const first = yield* repo.markCartPaid(input.cartId, input.sessionId)
+        if (!first) return // a replayed notification: the cart's job exists already
+        const job = yield* Effect.orDie(jobs.enqueue(CART_JOB, { cartId: input.cartId }, { maxAttempts: 10 }))
+        yield* repo.setCartJob(input.cartId, job.id)
+      })
+  })
+})
+
+/** Needs the SqlClient. */
+export const CartFulfilmentLive = Layer.effect(CartFulfilment, makeCartFulfilment).pipe(
+  Layer.provide(Layer.mergeAll(PortfolioRepo.Live, ToolJobsLive))
+)

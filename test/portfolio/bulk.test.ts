@@ -1,0 +1,227 @@
+/**
+ * The signed-in portfolio and bulk operations through HTTP, against the loopback Realtime
+ * Register (its domain endpoints and asynchronous processes): sign-in and CSRF, payload
+ * validation naming the field, ownership (403 listing the unowned, or skip and report them),
+ * dry runs, the durable job to done with exact counts, setAutoRenew at once, renew into a cart.
+ */
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { createTestUser, signIn } from "../support/identity.js"
+import { get, request, typedError } from "../support/http.js"
+import { type RtrServer, startRtrServer } from "../support/RtrServer.js"
+import * as TestServer from "../support/TestServer.js"
+
+const RTR_KEY = "rtr-test-key"
+
+class Rtr extends Context.Tag("test/Rtr")<Rtr, RtrServer>() {}
+
+const env = Layer.unwrapScoped(
+  Effect.gen(function*() {
+    const rtr = yield* startRtrServer({
+      apiKey: RTR_KEY,
+      customer: "test",
+      tlds: {},
+      anyDomain: true,
+      contacts: ["acme-owner"],
+      domains: { "registry-locked.com": { registryLocked: true } },
+      asyncProcesses: ["slow-process.com"],
+      checks: { "premium-name.com": { available: false, premium: true, currency: "USD", price: 30_000 } }
+    })
+    return TestServer.layer({
+      RTR_API_URL: rtr.url,
+      RTR_API_KEY: RTR_KEY,
+      RTR_CUSTOMER: "test",
+      TLD_SYNC_INTERVAL: "0 seconds",
+      RATE_LIMITS: JSON.stringify({ auth_login: 1000, auth_login_account: 1000 })
+    }).pipe(Layer.merge(Layer.succeed(Rtr, rtr)))
+  })
+)
+
+const bulk = (op: string, body: unknown, cookie?: string, headers: Record<string, string> = {}) =>
+  request(`/api/domains/bulk/${op}`, { method: "POST", body, headers: { ...(cookie ? { cookie } : {}), ...headers } })
+
+const owner = (domains: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const user = yield* createTestUser({ domains })
+    const cookie = yield* signIn(user)
+    return { user, cookie }
+  })
+
+const waitDone = (id: string, cookie: string) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 600; i++) {
+      const reply = yield* get(`/api/domains/bulk/${id}`, { cookie })
+      expect(reply.status, reply.text).toBe(200)
+      if (reply.json.status === "done") return reply.json
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
+    }
+    throw new Error(`bulk ${id} not done`)
+  })
+
+const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}.com`)
+
+layer(env, { timeout: 240_000 })("portfolio and bulk operations", (it) => {
+  it.effect("GET /api/domains lists the owner's domains with their state; 401 without a session", () =>
+    Effect.gen(function*() {
+      expect((yield* get("/api/domains")).status).toBe(401)
+      const { cookie } = yield* owner(["list-a.com", "bücher-list.de"])
+      const reply = yield* get("/api/domains", { cookie })
+      expect(reply.status, reply.text).toBe(200)
+      expect(reply.json.count).toBe(2)
+      const a = reply.json.domains.find((d: any) => d.domain === "list-a.com")
+      expect(a).toMatchObject({ locked: false, autoRenew: false, nameservers: [], folder: null, contactsHandle: null })
+      expect(Date.parse(a.expiresAt)).toBeGreaterThan(Date.now())
+      const idn = reply.json.domains.find((d: any) => d.domain.startsWith("xn--"))
+      expect(idn.domain_unicode).toBe("bücher-list.de")
+    }))
+
+  it.effect("no session → 401; a cross-site Origin → 403 before anything runs", () =>
+    Effect.gen(function*() {
+      const { cookie } = yield* owner(["csrf-a.com"])
+      const noSession = yield* bulk("lock", { domains: ["csrf-a.com"] })
+      expect(noSession.status).toBe(401)
+      expect(typedError(noSession).code).toBe("not_signed_in")
+      const cross = yield* bulk("lock", { domains: ["csrf-a.com"] }, cookie, { origin: "https://evil.example" })
+      expect(cross.status).toBe(403)
+      expect(typedError(cross).code).toBe("origin_refused")
+      const rtr = yield* Rtr
+      expect(rtr.writes("csrf-a.com")).toBe(0)
+    }))
+
+  it.effect("bad op, empty or oversized list, invalid payloads → 400 naming the field", () =>
+    Effect.gen(function*() {
+      const { cookie } = yield* owner(["v-a.com", "v-b.com"])
+      const cases: Array<[string, unknown, string]> = [
+        ["explode", { domains: ["v-a.com"] }, "op"],
+        ["lock", { domains: [] }, "domains"],
+        ["lock", { domains: names("v", 1001) }, "domains"],
+        ["lock", { domains: ["not a domain"] }, "domains.0"],
+        ["setNameservers", { domains: ["v-a.com"], payload: { nameservers: ["ns1.example.net"] } }, "payload.nameservers"],
+        ["setNameservers", { domains: ["v-a.com"], payload: { nameservers: ["ns1.example.net", "bad host!"] } }, "payload.nameservers.1"],
+        ["setNameservers", { domains: ["v-a.com"], payload: { nameservers: ["ns1.example.net", "ns1.example.net"] } }, "payload.nameservers"],
+        ["setFolder", { domains: ["v-a.com"], payload: { folder: " leading space" } }, "payload.folder"],
+        ["setFolder", { domains: ["v-a.com"], payload: {} }, "payload.folder"],
+        ["setContacts", { domains: ["v-a.com"], payload: { contacts: "nobody-here" } }, "payload.contacts"],
+        ["setAutoRenew", { domains: ["v-a.com"], payload: { autoRenew: "yes" } }, "payload.autoRenew"],
+        ["renew", { domains: ["v-a.com"], payload: { years: 11 } }, "payload.years"],
+        ["lock", { domains: ["v-a.com"], payload: { surprise: 1 } }, "payload.surprise"]
+      ]
+      for (const [op, body, field] of cases) {
+        const reply = yield* bulk(op, body, cookie)
+        expect(reply.status, `${op} ${JSON.stringify(body).slice(0, 80)} → ${reply.text}`).toBe(400)
+        expect(reply.text, `${op}: ${reply.text}`).toContain(field)
+      }
+    }))
+
+  it.effect("1,000 domains with some not owned → 403 listing them and nothing runs; skip_on_error runs exactly the owned ones", () =>
+    Effect.gen(function*() {
+      const ownedNames = names("own", 990)
+      const foreign = names("foreign", 10)
+      yield* createTestUser({ domains: foreign })
+      const { cookie } = yield* owner(ownedNames)
+      const rtr = yield* Rtr
+      const sql = yield* SqlClient.SqlClient
+      const domains = [...ownedNames.slice(0, 500), ...foreign, ...ownedNames.slice(500)]
+
+      const refused = yield* bulk("lock", { domains, options: { skip_on_error: false } }, cookie)
+      expect(refused.status, refused.text).toBe(403)
+      const error = typedError(refused) as any
+      expect(error.code).toBe("forbidden")
+      expect([...error.details.unowned].sort()).toEqual([...foreign].sort())
+      const ops = yield* sql<{ n: string }>`select count(*) as n from bulk_ops`
+      expect(Number(ops[0].n)).toBe(0)
+
+      // Dry run: validated, nothing stored, nothing sent to the registrar.
+      const dry = yield* bulk("lock", { domains, options: { dry_run: true } }, cookie)
+      expect(dry.status, dry.text).toBe(200)
+      expect(dry.json).toMatchObject({ bulkOpId: null, total: 990, op: "lock", dryRun: true })
+      expect(Number((yield* sql<{ n: string }>`select count(*) as n from bulk_ops`)[0].n)).toBe(0)
+      expect(ownedNames.every((d) => rtr.writes(d) === 0)).toBe(true)
+
+      const accepted = yield* bulk("lock", { domains }, cookie)
+      expect(accepted.status, accepted.text).toBe(200)
+      expect(accepted.json).toMatchObject({ total: 990, op: "lock" })
+      expect(accepted.json.bulkOpId).toMatch(/^bulk_/)
+      expect(accepted.json.skipped.map((s: any) => s.domain).sort()).toEqual([...foreign].sort())
+      const final = yield* waitDone(accepted.json.bulkOpId, cookie)
+      expect(final).toMatchObject({ status: "done", total: 990, succeeded: 990, failed: 0 })
+      expect(final.items.length).toBe(990)
+      expect(ownedNames.every((d) => rtr.writes(d) === 1)).toBe(true)
+      expect(foreign.every((d) => rtr.writes(d) === 0)).toBe(true)
+      expect(ownedNames.every((d) => rtr.domains.get(d)?.status.includes("clientTransferProhibited"))).toBe(true)
+      const list = yield* get("/api/domains", { cookie })
+      expect(list.json.domains.every((d: any) => d.locked)).toBe(true)
+    }), 300_000)
+
+  it.effect("tracking: another user's bulk op is 404; a registry-locked domain fails its item; processes are polled", () =>
+    Effect.gen(function*() {
+      const { cookie } = yield* owner(["registry-locked.com", "slow-process.com", "track-c.com"])
+      const other = yield* owner(["track-other.com"])
+      const accepted = yield* bulk("setNameservers", {
+        domains: ["registry-locked.com", "slow-process.com", "track-c.com"],
+        payload: { nameservers: ["NS1.Example.net", "ns2.example.net"] }
+      }, cookie)
+      expect(accepted.status, accepted.text).toBe(200)
+      const id = accepted.json.bulkOpId
+      expect((yield* get(`/api/domains/bulk/${id}`, { cookie: other.cookie })).status).toBe(404)
+      expect((yield* get(`/api/domains/bulk/${id}`)).status).toBe(401)
+      const final = yield* waitDone(id, cookie)
+      expect(final).toMatchObject({ total: 3, succeeded: 2, failed: 1 })
+      const locked = final.items.find((i: any) => i.domain === "registry-locked.com")
+      expect(locked.status).toBe("failed")
+      expect(locked.error).toMatch(/registry_locked/)
+      const rtr = yield* Rtr
+      expect(rtr.domains.get("slow-process.com")?.ns).toEqual(["ns1.example.net", "ns2.example.net"])
+      expect(rtr.requests.some((r) => r.path.startsWith("/v2/processes/"))).toBe(true)
+      const list = yield* get("/api/domains", { cookie })
+      expect(list.json.domains.find((d: any) => d.domain === "track-c.com").nameservers).toEqual(["ns1.example.net", "ns2.example.net"])
+    }))
+
+  it.effect("setFolder and setContacts run as jobs; setAutoRenew answers at once", () =>
+    Effect.gen(function*() {
+      const { cookie } = yield* owner(["misc-a.com", "misc-b.com"])
+      const folder = yield* bulk("setFolder", { domains: ["misc-a.com", "MISC-B.com", "misc-b.com."], payload: { folder: "Client work" } }, cookie)
+      expect(folder.status, folder.text).toBe(200)
+      expect(folder.json.total).toBe(2) // normalised and de-duplicated
+      yield* waitDone(folder.json.bulkOpId, cookie)
+      const contacts = yield* bulk("setContacts", { domains: ["misc-a.com"], payload: { contacts: "acme-owner" } }, cookie)
+      expect(contacts.status, contacts.text).toBe(200)
+      yield* waitDone(contacts.json.bulkOpId, cookie)
+      const auto = yield* bulk("setAutoRenew", { domains: ["misc-a.com", "misc-b.com"], payload: { autoRenew: true } }, cookie)
+      expect(auto.status, auto.text).toBe(200)
+      expect(auto.json).toEqual({ updated: true, count: 2 })
+      const list = (yield* get("/api/domains", { cookie })).json.domains
+      expect(list.map((d: any) => [d.domain, d.folder, d.contactsHandle, d.autoRenew])).toEqual([
+        ["misc-a.com", "Client work", "acme-owner", true],
+        ["misc-b.com", "Client work", null, true]
+      ])
+      const rtr = yield* Rtr
+      expect(rtr.domains.get("misc-b.com")?.autoRenew).toBe(true)
+    }))
+
+  it.effect("renew prices each item (premium-aware) into one cart with one hosted checkout", () =>
+    Effect.gen(function*() {
+      const { cookie, user } = yield* owner(["renew-a.com", "renew-b.com", "premium-name.com"])
+      const dry = yield* bulk("renew", { domains: ["renew-a.com", "renew-b.com", "premium-name.com"], payload: { years: 2 }, options: { dry_run: true } }, cookie)
+      expect(dry.status, dry.text).toBe(200)
+      const sql = yield* SqlClient.SqlClient
+      const [price] = yield* sql<{ price_cents: string }>`select price_cents from tld_prices where tld = 'com' and op = 'renew'`
+      const regular = Number(price.price_cents)
+      expect(dry.json).toEqual({ addedToCart: false, cartItemIds: [], totalCents: 2 * (2 * regular + 30_000), checkoutPath: null, dryRun: true })
+      const reply = yield* bulk("renew", { domains: ["renew-a.com", "renew-b.com", "premium-name.com"], payload: { years: 2 } }, cookie)
+      expect(reply.status, reply.text).toBe(200)
+      expect(reply.json).toMatchObject({ addedToCart: true, totalCents: 2 * (2 * regular + 30_000) })
+      expect(reply.json.cartItemIds).toHaveLength(3)
+      expect(reply.json.checkoutPath).toMatch(/^\/checkout\?pt=/)
+      const carts = yield* sql<{ id: string; total_cents: string; status: string }>`select id, total_cents, status from carts where user_id = ${user.id}`
+      expect(carts.length).toBe(1)
+      expect(Number(carts[0].total_cents)).toBe(2 * (2 * regular + 30_000))
+      const items = yield* sql<{ domain: string; years: number; price_cents: string }>`select domain, years, price_cents from cart_items where cart_id = ${carts[0].id} order by domain`
+      expect(items.map((i) => [i.domain, i.years, Number(i.price_cents)])).toEqual([
+        ["premium-name.com", 2, 60_000],
+        ["renew-a.com", 2, 2 * regular],
+        ["renew-b.com", 2, 2 * regular]
+      ])
+    }))
+})
