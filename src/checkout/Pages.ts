@@ -19,9 +19,35 @@ var n=document.getElementById("card_number");if(n){n.addEventListener("input",fu
 
 export const script = (nonce: string) => ({ nonce, source: ENHANCE })
 
+interface CartLine {
+  readonly domain: string
+  readonly op: "renew" | "restore"
+  readonly years: number
+  readonly priceCents: number
+}
+
+/** The cart's lines as stored on the session (jsonb: parsed by the driver, or text). */
+const cartLines = (items: unknown): ReadonlyArray<CartLine> => {
+  const parsed = typeof items === "string" ? (JSON.parse(items) as unknown) : items
+  return Array.isArray(parsed) ? (parsed as ReadonlyArray<CartLine>) : []
+}
+
+const cartSummary = (s: SessionRow) =>
+  `<p>Renewals and restores for your domains</p>
+<table class="lines" style="width:100%;border-collapse:collapse">
+  <thead><tr><th scope="col" style="text-align:left">Domain</th><th scope="col" style="text-align:left">Service</th><th scope="col" style="text-align:right">Price</th></tr></thead>
+  <tbody>${
+    cartLines(s.items).map((l) =>
+      `<tr><td>${escapeHtml(l.domain)}</td><td>${l.op === "renew" ? "Renew" : "Restore"}, ${l.years} ${l.years === 1 ? "year" : "years"}</td><td style="text-align:right">${
+        escapeHtml(formatPrice(l.priceCents, s.currency))
+      }</td></tr>`
+    ).join("")
+  }</tbody>
+</table>`
+
 const summary = (s: SessionRow, seller: string) => {
   const what = s.kind === "cart"
-    ? `<p>Renewals and restores for your domains</p>`
+    ? cartSummary(s)
     : `<p class="muted">Domain</p><p class="price" style="margin-top:0">${escapeHtml(s.domain ?? "")}</p>`
   return `${what}
 <dl class="facts">

@@ -2,11 +2,13 @@
  * The signed-in portfolio and bulk operations through HTTP, against the loopback Realtime
  * Register (its domain endpoints and asynchronous processes): sign-in and CSRF, payload
  * validation naming the field, ownership (403 listing the unowned, or skip and report them),
- * dry runs, the durable job to done with exact counts, setAutoRenew at once, renew into a cart.
+ * dry runs, the durable job to done with exact counts, setAutoRenew at once, renew into a cart
+ * paid on the hosted page and run at the registrar.
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { CARDS, payWith, ptOf } from "../support/CheckoutKit.js"
 import { createTestUser, signIn } from "../support/identity.js"
 import { get, request, typedError } from "../support/http.js"
 import { type RtrServer, startRtrServer } from "../support/RtrServer.js"
@@ -223,5 +225,32 @@ layer(env, { timeout: 240_000 })("portfolio and bulk operations", (it) => {
         ["renew-a.com", 2, 2 * regular],
         ["renew-b.com", 2, 2 * regular]
       ])
+
+      // The buyer pays the cart on the hosted page with the sandbox test card: one payment, then
+      // each domain is renewed once at the registrar (two years later than before).
+      const rtr = yield* Rtr
+      const shown = yield* request(reply.json.checkoutPath)
+      expect(shown.status).toBe(200)
+      expect(shown.text).toContain("renew-a.com")
+      const paid = yield* payWith(ptOf(reply.json.checkoutPath), CARDS.ok)
+      expect(paid.status, paid.text).toBe(303)
+      const deadline = Date.now() + 60_000
+      let state: ReadonlyArray<{ status: string; renewed: string }> = []
+      while (Date.now() < deadline) {
+        state = yield* sql<{ status: string; renewed: string }>`
+          select c.status, (select count(*) from cart_items i where i.cart_id = c.id and i.status = 'succeeded') as renewed
+          from carts c where c.id = ${carts[0].id}`
+        if (state[0]?.status === "paid" && Number(state[0].renewed) === 3) break
+        yield* Effect.sleep("100 millis")
+      }
+      expect(state[0]).toMatchObject({ status: "paid" })
+      expect(Number(state[0]!.renewed)).toBe(3)
+      for (const d of ["renew-a.com", "renew-b.com", "premium-name.com"]) expect(rtr.writes(d)).toBe(1)
+      // The loopback registrar's domains expire 2027-06-01 until renewed.
+      expect(rtr.domains.get("renew-a.com")!.expiryDate).toBe("2029-06-01T00:00:00.000Z")
+      // Paying again shows the receipt and charges nothing more.
+      const again = yield* payWith(ptOf(reply.json.checkoutPath), CARDS.ok)
+      expect(again.status).not.toBe(500)
+      for (const d of ["renew-a.com", "renew-b.com", "premium-name.com"]) expect(rtr.writes(d)).toBe(1)
     }))
 })
