@@ -360,7 +360,35 @@ const make = Effect.gen(function*() {
       const r = yield* settleOutcome(s, s.payment_ref, outcome)
       if (r._tag === "Paid") completed++
     }
-    return { checked: stuck.length, completed }
+    const refunded = yield* refundReversed
+    return { checked: stuck.length, completed, refunded }
+  })
+
+  /**
+   * Money back: a paid session whose order was refunded or cancelled (partner `POST /refunds`,
+   * admin cancel) is refunded at its provider, then marked `refunded`. The provider call is
+   * idempotent by the payment's reference, so a crash between it and the mark only repeats it
+   * harmlessly; a refusal leaves the session `paid` and the next run tries again.
+   */
+  const refundReversed = Effect.gen(function*() {
+    const due = yield* sql<{ id: string }>`
+      select s.id from partner_orders o join checkout_sessions s on s.id = o.checkout_session_id
+      where o.checkout_session_id is not null and o.status in ('REFUNDED', 'CANCELLED') and s.status = 'paid'
+      order by s.id limit 100`.pipe(Effect.orDie)
+    let refunded = 0
+    for (const { id } of due) {
+      const found = yield* repo.byId(id)
+      if (Option.isNone(found) || found.value.payment_ref === null) continue
+      const ok = yield* providerOf(found.value).refund(found.value.payment_ref)
+      if (!ok) {
+        yield* Effect.logWarning("checkout refund refused by the provider; retried next run").pipe(Effect.annotateLogs({ session: id }))
+        continue
+      }
+      yield* sql`update checkout_sessions set status = 'refunded', refunded_at = now(), updated_at = now()
+                 where id = ${id} and status = 'paid'`.pipe(Effect.orDie)
+      refunded++
+    }
+    return refunded
   })
 
   const openCart = (cart: CartInput) =>

@@ -1,6 +1,7 @@
 /**
  * Reconciliation of payments stuck in `processing` (e.g. the process was killed between the
- * provider's confirmation and our order): once at boot, then every CHECKOUT_RECONCILE_INTERVAL,
+ * provider's confirmation and our order), and refunds at the provider of paid sessions whose order
+ * was refunded or cancelled: once at boot, then every CHECKOUT_RECONCILE_INTERVAL,
  * one replica at a time. `Checkout.complete` is idempotent, so a run racing a webhook or the
  * buyer's own request still creates one order.
  */
@@ -15,8 +16,8 @@ export const CheckoutWorkersLive = Layer.scopedDiscard(
     const checkout = yield* Checkout
     const once = runExclusive("checkout-reconcile", checkout.reconcile).pipe(
       Effect.tap((r) =>
-        r._tag === "Some" && r.value.checked > 0
-          ? Effect.logInfo("checkout reconciliation").pipe(Effect.annotateLogs({ checked: r.value.checked, completed: r.value.completed }))
+        r._tag === "Some" && (r.value.checked > 0 || r.value.refunded > 0)
+          ? Effect.logInfo("checkout reconciliation").pipe(Effect.annotateLogs({ checked: r.value.checked, completed: r.value.completed, refunded: r.value.refunded }))
           : Effect.void
       ),
       Effect.catchAllCause((cause) => Effect.logWarning("checkout reconciliation failed", cause))

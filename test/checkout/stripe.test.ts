@@ -29,12 +29,13 @@ layer(Layer.empty, { timeout: 120_000 })("stripe provider", (it) => {
         PAYMENT_PROVIDER: "stripe",
         STRIPE_API_KEY: stripe.apiKey,
         STRIPE_API_BASE: stripe.baseUrl,
-        STRIPE_WEBHOOK_SECRET: WHSEC
+        STRIPE_WEBHOOK_SECRET: WHSEC,
+        CHECKOUT_RECONCILE_INTERVAL: "200 millis"
       }))
       const run = <A, E>(e: Effect.Effect<A, E, any>) => Effect.provide(e, server) as Effect.Effect<A, E>
       stripe.checkout.webhookUrl = `${baseUrl}/api/checkout/stripe/webhook`
       stripe.checkout.webhookTimes = 2
-      const cred = yield* run(createPartner({ environment: "live", scopes: ["embed"], name: "Live Partner" }))
+      const cred = yield* run(createPartner({ environment: "live", scopes: ["embed", "buy"], name: "Live Partner" }))
       yield* run(seedListings([
         { domain: "stripe-paid.com", environment: "live", bin: 250_000 },
         { domain: "stripe-declined.com", environment: "live" },
@@ -88,5 +89,18 @@ layer(Layer.empty, { timeout: 120_000 })("stripe provider", (it) => {
       expect(returned.status).toBe(303)
       expect(returned.headers.get("location")).toBe(`https://partner.example/3ds-done?session_id=${t.id}&status=paid`)
       expect(yield* run(ordersOfSession(t.id))).toHaveLength(1)
+
+      // 5. A refund of the paid order gives the buyer's money back at Stripe, once.
+      const orderId = (yield* run(signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`))).json.order.public_id
+      const refund = yield* run(signed(cred, "POST", "/api/partner/v1/refunds", { body: { order_id: orderId, reason: "buyer changed their mind" } }))
+      expect(refund.status, refund.text).toBe(201)
+      for (let i = 0; i < 100 && (yield* run(signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`))).json.status !== "refunded"; i++) {
+        yield* Effect.sleep("100 millis")
+      }
+      expect((yield* run(signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`))).json.status).toBe("refunded")
+      expect(stripe.refunds).toEqual([intent.id])
+      expect(stripe.intents.get(intent.id)?.refunded).toBe(true)
+      yield* Effect.sleep("500 millis") // further reconciliation runs refund nothing more
+      expect(stripe.refunds).toEqual([intent.id])
     }), 120_000)
 })
