@@ -12,7 +12,7 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { documentedAt } from "../platform/ApiAnnotations.js"
+import { documentedAt, htmlErrorPages, HtmlPage } from "../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, InternalError, NotFound } from "../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../partner/Auth.js"
 import { SESSION_STATUSES } from "../domain/Checkout.js"
@@ -83,8 +83,7 @@ export class CheckoutSessionsApi extends HttpApiGroup.make("checkoutSessions")
   .annotate(OpenApi.Description, "HMAC-signed (see docs/partner.md). Flow: docs/checkout.md.")
 {}
 
-const Html = (status: number, description: string) =>
-  HttpApiSchema.Text({ contentType: "text/html" }).annotations({ description, ...HttpApiSchema.annotations({ status }) })
+const Html = HtmlPage
 const Redirect = (status: 302 | 303, description: string) => Schema.Void.annotations({ description, ...HttpApiSchema.annotations({ status }) })
 
 const PtParam = Schema.Struct({ pt: Schema.optional(Schema.String).annotations({ description: "The signed checkout token of the session's link" }) })
@@ -105,21 +104,9 @@ const ConfirmForm = Schema.Struct({ csrf: Schema.optional(Schema.String), action
 )
 
 /** HTML pages answer HTML error pages, never the JSON envelope: the OpenAPI operation says so. */
-const htmlErrors = OpenApi.annotations({
-  transform: (op: any) => ({
-    ...op,
-    responses: {
-      ...op.responses,
-      "400": {
-        description: "Error page (tampered or malformed link, oversized field), or the typed 400 for an undecodable query string or form",
-        content: {
-          "text/html": { schema: { type: "string" } },
-          "application/json": { schema: { $ref: "#/components/schemas/BadRequest" } }
-        }
-      }
-    }
-  })
-})
+const htmlErrors = htmlErrorPages(
+  "Error page (tampered or malformed link, oversized field), or the typed 400 for an undecodable query string or form"
+)
 
 export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
   .add(

@@ -1,8 +1,9 @@
 /**
  * Endpoint annotations shared by OpenAPI and the machine-readable index at /api/v1:
- * the rate-limit policy an endpoint enforces, and its documentation page.
+ * the rate-limit policy an endpoint enforces, and its documentation page; and the shapes of the
+ * server-rendered HTML pages (OAuth, checkout, brokerage progress).
  */
-import { HttpApiEndpoint, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Context } from "effect"
 import type { RateLimitPolicy } from "./RateLimit.js"
 
@@ -18,3 +19,28 @@ export const rateLimited = (p: RateLimitPolicy) =>
 
 export const documentedAt = (docsPath: string) =>
 <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E => (endpoint as any).annotate(DocsAnnotation, docsPath)
+
+/** An HTML answer of a server-rendered page (platform/Html.ts), with its status. */
+export const HtmlPage = (status: number, description: string) =>
+  HttpApiSchema.Text({ contentType: "text/html" }).annotations({ description, ...HttpApiSchema.annotations({ status }) })
+
+/**
+ * A page's 400 in OpenAPI: an HTML error page (what a browser gets), or the typed JSON 400 when
+ * the query string or form could not be decoded at all.
+ */
+export const htmlErrorPages = (description: string) =>
+  OpenApi.annotations({
+    transform: (op: any) => ({
+      ...op,
+      responses: {
+        ...op.responses,
+        "400": {
+          description,
+          content: {
+            "text/html": { schema: { type: "string" } },
+            "application/json": { schema: { $ref: "#/components/schemas/BadRequest" } }
+          }
+        }
+      }
+    })
+  })

@@ -8,28 +8,15 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
-import { chromium } from "playwright-core"
 import { post } from "../support/http.js"
 import { createPartner, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
+import { hasChromium, launch, warnIfNoChromium } from "../support/Browser.js"
 
-const CHROMIUM = "/usr/bin/chromium"
-const hasChromium = Fs.existsSync(CHROMIUM)
-if (!hasChromium) console.warn(`[progress-browser] skipped: ${CHROMIUM} is absent (install it with: apt-get install -y chromium)`)
+warnIfNoChromium("progress-browser")
 
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 const SHOTS = "test-results/brokerage"
-
-const launch = Effect.acquireRelease(
-  Effect.promise(() =>
-    chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"]
-    })
-  ),
-  (browser) => Effect.promise(() => browser.close())
-)
 
 describe.skipIf(!hasChromium)("brokerage progress page in headless Chromium", () => {
   layer(TestServer.layer(), { timeout: 120_000 })("progress", (it) => {

@@ -10,14 +10,12 @@ import { Effect } from "effect"
 import * as Fs from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { chromium } from "playwright-core"
 import { openSession } from "../support/CheckoutKit.js"
 import { serverAtBaseUrl } from "../support/identity.js"
 import { createPartner, seedListings } from "../support/PartnerKit.js"
+import { hasChromium, launch, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
 
-const CHROMIUM = "/usr/bin/chromium"
-const hasChromium = Fs.existsSync(CHROMIUM)
-if (!hasChromium) console.warn(`[checkout-browser] skipped: ${CHROMIUM} is absent (install it with: apt-get install -y chromium)`)
+warnIfNoChromium("checkout-browser")
 const SHOTS = "test-results"
 
 const partnerSite = Effect.acquireRelease(
@@ -27,19 +25,6 @@ const partnerSite = Effect.acquireRelease(
   }),
   (s) => Effect.promise(() => new Promise<void>((resolve) => s.server.close(() => resolve())))
 )
-
-const launch = Effect.acquireRelease(
-  Effect.promise(() =>
-    chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"]
-    })
-  ),
-  (browser) => Effect.promise(() => browser.close())
-)
-
-const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const
 
 describe.skipIf(!hasChromium)("checkout page in headless Chromium", () => {
   layer(serverAtBaseUrl(), { timeout: 120_000 })("checkout", (it) => {

@@ -6,16 +6,13 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import * as Fs from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { chromium } from "playwright-core"
 import { authorizeQuery, createTestUser, pkcePair, registerClient, serverAtBaseUrl, tokenRequest } from "../support/identity.js"
 import { TestServer } from "../support/TestServer.js"
+import { hasChromium, launch, warnIfNoChromium } from "../support/Browser.js"
 
-const CHROMIUM = "/usr/bin/chromium"
-const hasChromium = Fs.existsSync(CHROMIUM)
-if (!hasChromium) console.warn(`[consent-browser] skipped: ${CHROMIUM} is absent (install it with: apt-get install -y chromium)`)
+warnIfNoChromium("consent-browser")
 
 /** The client's redirect URI: a loopback server recording what the browser lands on. */
 const callbackServer = Effect.acquireRelease(
@@ -31,17 +28,6 @@ const callbackServer = Effect.acquireRelease(
     })
   }),
   (s) => Effect.promise(() => new Promise<void>((resolve) => (s as any).server.close(() => resolve())))
-)
-
-const launch = Effect.acquireRelease(
-  Effect.promise(() =>
-    chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"]
-    })
-  ),
-  (browser) => Effect.promise(() => browser.close())
 )
 
 describe.skipIf(!hasChromium)("consent page in headless Chromium", () => {

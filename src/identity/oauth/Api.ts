@@ -16,7 +16,7 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { documentedAt, rateLimited } from "../../platform/ApiAnnotations.js"
+import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../../platform/ApiAnnotations.js"
 import { policy } from "../../platform/RateLimit.js"
 
 export const oauthLimits = {
@@ -55,24 +55,11 @@ const oauthErrorsOnly = (description: string, statuses: Record<string, unknown> 
   })
 
 /** The authorization page answers HTML error pages (and the typed 400 only for unparseable query strings). */
-const htmlErrors = OpenApi.annotations({
-  transform: (op: any) => ({
-    ...op,
-    responses: {
-      ...op.responses,
-      "400": {
-        description: "Error page (unknown client, missing or unregistered redirect URI; never a redirect), or the typed 400 for a malformed query string",
-        content: {
-          "text/html": { schema: { type: "string" } },
-          "application/json": { schema: { $ref: "#/components/schemas/BadRequest" } }
-        }
-      }
-    }
-  })
-})
+const htmlErrors = htmlErrorPages(
+  "Error page (unknown client, missing or unregistered redirect URI; never a redirect), or the typed 400 for a malformed query string"
+)
 
-const Html = (status: number, description: string) =>
-  HttpApiSchema.Text({ contentType: "text/html" }).annotations({ description, ...HttpApiSchema.annotations({ status }) })
+const Html = HtmlPage
 
 export const AuthorizationServerMetadata = Schema.Struct({
   issuer: Schema.String,

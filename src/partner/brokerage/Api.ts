@@ -7,7 +7,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { AdminAuth } from "../../admin/Auth.js"
 import { CASE_STATUSES, CLOSE_OUTCOMES, TIERS } from "../../domain/Brokerage.js"
-import { documentedAt } from "../../platform/ApiAnnotations.js"
+import { documentedAt, htmlErrorPages, HtmlPage } from "../../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, Forbidden, InternalError, NotFound, Unauthorized } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
 
@@ -198,25 +198,12 @@ export class AdminBrokerageApi extends HttpApiGroup.make("adminBrokerage")
   .annotate(OpenApi.Description, "Bearer ADMIN_TOKEN. See docs/brokerage.md#operators.")
 {}
 
-const Html = (status: number, description: string) =>
-  HttpApiSchema.Text({ contentType: "text/html" }).annotations({ description, ...HttpApiSchema.annotations({ status }) })
+const Html = HtmlPage
 
 /** The progress page answers an HTML error page (and the typed 400 only for an unparseable query string). */
-const htmlErrors = OpenApi.annotations({
-  transform: (op: any) => ({
-    ...op,
-    responses: {
-      ...op.responses,
-      "400": {
-        description: "Error page: missing or tampered link; or the typed 400 for a malformed query string",
-        content: {
-          "text/html": { schema: { type: "string" } },
-          "application/json": { schema: { $ref: "#/components/schemas/BadRequest" } }
-        }
-      }
-    }
-  })
-})
+const htmlErrors = htmlErrorPages(
+  "Error page: missing or tampered link; or the typed 400 for a malformed query string"
+)
 
 export class BrokeragePagesApi extends HttpApiGroup.make("brokeragePages")
   .add(
