@@ -5,7 +5,7 @@
  * - a body over `MAX_BODY_BYTES` → 413 `payload_too_large`, on Content-Length and while streaming
  *   (the body is read here once; `request.text` is cached, so the payload decodes from it and the
  *   signed Partner API hashes the same bytes — never a second read of a consumed stream);
- * - an operation with a body sent a content type it does not accept → 415 `unsupported_media_type`;
+ * - an operation with a body sent a content type it does not accept (even with the body empty) → 415 `unsupported_media_type`;
  * - JSON nested deeper than `MAX_JSON_DEPTH` → 400 `invalid_body`;
  * - U+0000 in any string (path, query, JSON or form body) → 400 `validation_error`: PostgreSQL
  *   text cannot hold it, and no identifier or name of this service contains one;
@@ -260,14 +260,17 @@ export const requestGuard = (settings: GuardSettings, routes: RouteTable) => (ap
       return yield* fail(400, "validation_error", "The URL contains U+0000 (%00), which no parameter accepts")
     }
 
+    // The declared type is checked even for an empty body: the payload decoder trusts it (an
+    // empty multipart body would otherwise wait for parts until the request timed out).
+    const media = mediaTypeOf(request.headers["content-type"])
+    if (route.contentTypes !== undefined && media !== undefined && !route.contentTypes.includes(media)) {
+      return yield* fail(415, "unsupported_media_type", `Send the body as ${route.contentTypes.join(" or ")}`)
+    }
+
     if (hasBody(request)) {
       const declared = Number(request.headers["content-length"])
       if (Number.isFinite(declared) && declared > settings.maxBodyBytes) {
         return yield* fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
-      }
-      const media = mediaTypeOf(request.headers["content-type"])
-      if (route.contentTypes !== undefined && media !== undefined && !route.contentTypes.includes(media)) {
-        return yield* fail(415, "unsupported_media_type", `Send the body as ${route.contentTypes.join(" or ")}`)
       }
       // Read once, bounded; every later reader (signature, payload) gets this cached text.
       const text = yield* readBody(request, settings.maxBodyBytes)

@@ -177,6 +177,18 @@ layer(server, { timeout: 120_000 })("request edge cases", (it) => {
         expect(reply.status, type).toBe(415)
         expect(reply.json.error.code).toBe("unsupported_media_type")
       }
+      // An empty body says its type too: a multipart form with no parts is refused at once
+      // (it used to reach the multipart parser, which waited for parts until the request timed out).
+      for (const path of ["/checkout/confirm?pt=x", "/checkout/pay?pt=x", "/api/tools/idn-convert"]) {
+        const started = Date.now()
+        const reply = yield* Effect.promise(() =>
+          fetch(`${baseUrl}${path}`, { method: "POST", body: "", headers: { "content-type": "multipart/form-data; boundary=x" }, ...within(10_000) })
+            .then(async (r) => ({ status: r.status, json: await r.json() }))
+        )
+        expect(reply.status, path).toBe(415)
+        expect(reply.json.error.code).toBe("unsupported_media_type")
+        expect(Date.now() - started).toBeLessThan(5_000)
+      }
       // The OAuth endpoints answer in their own shape.
       const oauth = yield* request("/api/oauth/token", { method: "POST", body: "<x/>", headers: { "content-type": "application/xml" } })
       expect(oauth.status).toBe(415)
