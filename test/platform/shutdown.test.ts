@@ -14,7 +14,10 @@ describe("graceful shutdown on SIGTERM", () => {
       viaProxy.hostname = "127.0.0.1"
       viaProxy.port = String(proxy.port)
       // Every statement of the in-flight request waits 1.5 s at the proxy: give it a grace well beyond that.
-      const service = yield* startServiceProcess({ DATABASE_URL: viaProxy.toString(), SHUTDOWN_GRACE: "40 seconds", SHUTDOWN_DRAIN_DELAY: "0 millis" })
+      // No background workers: on the embedded database their polls would queue ahead of the
+      // request's statements behind the slow proxy (then a 503 unavailable, rightly, but not what
+      // this test is about).
+      const service = yield* startServiceProcess({ DATABASE_URL: viaProxy.toString(), SHUTDOWN_GRACE: "40 seconds", SHUTDOWN_DRAIN_DELAY: "0 millis", WORKERS: "false" })
 
       // Hold the database back so the next request stays in flight.
       proxy.setDelay(1500)
@@ -44,7 +47,7 @@ describe("graceful shutdown on SIGTERM", () => {
       viaProxy.hostname = "127.0.0.1"
       viaProxy.port = String(proxy.port)
       // A long drain so the test can look at readiness while the listener still accepts.
-      const service = yield* startServiceProcess({ DATABASE_URL: viaProxy.toString(), SHUTDOWN_GRACE: "20 seconds", SHUTDOWN_DRAIN_DELAY: "8 seconds" })
+      const service = yield* startServiceProcess({ DATABASE_URL: viaProxy.toString(), SHUTDOWN_GRACE: "20 seconds", SHUTDOWN_DRAIN_DELAY: "8 seconds", WORKERS: "false" })
       expect((yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))).status).toBe(200)
 
       proxy.setDelay(1500)
