@@ -9,30 +9,11 @@ import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
 import { runCli } from "../support/cli.js"
 import { post, request } from "../support/http.js"
-import { buy, createPartner, seedListings } from "../support/PartnerKit.js"
+import { deliveredOrders } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 const DAY = 86_400_000
-
-/** `partners` partners with `each` delivered orders; returns the order ids. */
-const deliveredOrders = (tag: string, partners: number, each: number) =>
-  Effect.gen(function*() {
-    const ids: Array<string> = []
-    for (let p = 0; p < partners; p++) {
-      const cred = yield* createPartner({ scopes: ["buy"] })
-      const domains = Array.from({ length: each }, (_, i) => `${tag}-${p}-${i}.com`)
-      yield* seedListings(domains.map((domain) => ({ domain, bin: 10_000 + p })))
-      const orderIds = yield* Effect.forEach(domains, (d) => buy(cred, d, 10_000 + p), { concurrency: 4 })
-      yield* Effect.forEach(orderIds, (id) =>
-        Effect.gen(function*() {
-          expect((yield* post(`/api/admin/orders/${id}/start-transfer`, undefined, ADMIN)).status).toBe(200)
-          expect((yield* post(`/api/admin/orders/${id}/confirm-delivery`, undefined, ADMIN)).status).toBe(200)
-        }), { concurrency: 4 })
-      ids.push(...orderIds)
-    }
-    return ids
-  })
 
 const expectSettledOnce = (ids: ReadonlyArray<string>) =>
   Effect.gen(function*() {

@@ -17,7 +17,7 @@ import * as Path from "node:path"
 import pg from "pg"
 import { lockFileOf } from "../../src/platform/DataDirLock.js"
 import { post, realSleep, request } from "../support/http.js"
-import { buy, createPartner, seedListings } from "../support/PartnerKit.js"
+import { deliveredOrders } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
@@ -37,25 +37,6 @@ const stopWithin = (scope: Scope.CloseableScope) =>
   })
 const SCHEDULES_OFF = { SETTLEMENT_INTERVAL: "0 millis", PAYOUT_INTERVAL: "0 millis" }
 const SCHEDULES_ON = { SETTLEMENT_INTERVAL: "1 hour", PAYOUT_INTERVAL: "1 hour" }
-
-/** `partners` sandbox partners with `each` delivered orders; returns the order ids. */
-const deliveredOrders = (tag: string, partners: number, each: number) =>
-  Effect.gen(function*() {
-    const ids: Array<string> = []
-    for (let p = 0; p < partners; p++) {
-      const cred = yield* createPartner({ scopes: ["buy"] })
-      const domains = Array.from({ length: each }, (_, i) => `${tag}-${p}-${i}.com`)
-      yield* seedListings(domains.map((domain) => ({ domain, bin: 20_000 + p })))
-      const orderIds = yield* Effect.forEach(domains, (d) => buy(cred, d, 20_000 + p), { concurrency: 4 })
-      yield* Effect.forEach(orderIds, (id) =>
-        Effect.gen(function*() {
-          expect((yield* post(`/api/admin/orders/${id}/start-transfer`, undefined, ADMIN)).status).toBe(200)
-          expect((yield* post(`/api/admin/orders/${id}/confirm-delivery`, undefined, ADMIN)).status).toBe(200)
-        }), { concurrency: 4 })
-      ids.push(...orderIds)
-    }
-    return ids
-  })
 
 /** A URL of the database from outside the server: PostgreSQL's, or the socket the embedded one is served on. */
 const observerUrl = (databaseUrl: string | undefined, dataDir: string | undefined) => {
@@ -112,7 +93,7 @@ layer(Layer.empty)("scheduled runs and shutdown", (it) => {
       // 1. Delivered orders, written by a server whose schedules are off.
       const seeding = yield* Scope.make()
       const first = yield* Layer.buildWithScope(TestServer.layer({ ...env, ...SCHEDULES_OFF }, options), seeding)
-      const ids = yield* deliveredOrders("stop", 10, 3).pipe(Effect.provide(first))
+      const ids = yield* deliveredOrders("stop", 10, 3, 20_000).pipe(Effect.provide(first))
       yield* Scope.close(seeding, Exit.void)
 
       // 2. A server with both schedules on: its boot settles them. Stop it as soon as the

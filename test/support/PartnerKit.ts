@@ -95,6 +95,32 @@ export const buy = (cred: IssuedCredential, domain: string, price: number) =>
     return r.json.public_id as string
   }))
 
+/**
+ * `partners` new partners with `each` orders, all delivered (TRANSFER_COMPLETED) through the
+ * admin API; prices `basePrice + partner index`. Returns the order ids.
+ */
+export const deliveredOrders = (tag: string, partners: number, each: number, basePrice = 10_000) =>
+  Effect.gen(function*() {
+    const admin = { authorization: `Bearer ${baseEnv.ADMIN_TOKEN}` }
+    const { baseUrl } = yield* TestServer
+    const advance = (id: string, step: string) =>
+      Effect.promise(() => fetchReply(`${baseUrl}/api/admin/orders/${id}/${step}`, { method: "POST", headers: admin })).pipe(
+        Effect.map((r) => {
+          if (r.status !== 200) throw new Error(`${step} ${id}: ${r.status} ${r.text}`)
+        })
+      )
+    const ids: Array<string> = []
+    for (let p = 0; p < partners; p++) {
+      const cred = yield* createPartner({ scopes: ["buy"] })
+      const domains = Array.from({ length: each }, (_, i) => `${tag}-${p}-${i}.com`)
+      yield* seedListings(domains.map((domain) => ({ domain, bin: basePrice + p })))
+      const orderIds = yield* Effect.forEach(domains, (d) => buy(cred, d, basePrice + p), { concurrency: 4 })
+      yield* Effect.forEach(orderIds, (id) => Effect.zipRight(advance(id, "start-transfer"), advance(id, "confirm-delivery")), { concurrency: 4 })
+      ids.push(...orderIds)
+    }
+    return ids
+  })
+
 export const expectError = (reply: Reply, status: number, code: string) => {
   if (reply.status !== status || reply.json?.error?.code !== code) {
     throw new Error(`expected ${status} ${code}, got ${reply.status} ${reply.text}`)
