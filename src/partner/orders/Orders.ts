@@ -261,7 +261,7 @@ const make = Effect.gen(function*() {
   }) =>
     Effect.gen(function*() {
       const orderId = makeId("ord")
-      const order = yield* repo.insertOrder({
+      const order = yield* repo.insertOrderHoldingListing({
         id: orderId,
         partnerId: input.partnerId,
         credentialId: input.credentialId,
@@ -281,7 +281,6 @@ const make = Effect.gen(function*() {
         referralLinkId: input.referralLinkId
       })
       yield* books.recordSale(order)
-      yield* repo.setListingStatus(input.listingId, "pending")
       const eventId = yield* outbox.append({
         partnerId: input.partnerId,
         environment: input.environment,

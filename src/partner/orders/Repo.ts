@@ -61,8 +61,43 @@ export interface OrderFilters {
   readonly to?: Date | undefined
 }
 
+/** A new order's fields (the commission rate and amount come from the partner row). */
+export interface NewOrder {
+  readonly id: string
+  readonly partnerId: string
+  readonly credentialId: string
+  readonly environment: PartnerEnvironment
+  readonly listingId: string
+  readonly domain: string
+  readonly status: OrderStatus
+  readonly salePriceCents: number
+  readonly currency: string
+  readonly externalPaymentRef: string
+  readonly quoteId: string | null
+  readonly buyer: unknown
+  readonly returnUrl: string | null
+  readonly cancelUrl: string | null
+  /** Hosted checkout and referral sales (src/checkout); default partner_collected. */
+  readonly paymentModel?: PaymentModel
+  readonly checkoutSessionId?: string | null
+  readonly referralLinkId?: string | null
+}
+
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+
+  // The partner's commission rate is frozen on the order; the amount is ⌊sale × bps / 10 000⌋
+  // (commissionOf in src/domain/Money.ts; ledger verify checks they agree).
+  const insertOrderFrom = (o: NewOrder) =>
+    sql`
+      insert into partner_orders (id, partner_id, credential_id, environment, listing_id, domain, status, sale_price_cents,
+        currency, external_payment_ref, quote_id, buyer, return_url, cancel_url, commission_bps, commission_cents,
+        payment_model, checkout_session_id, referral_link_id)
+      select ${o.id}, ${o.partnerId}, ${o.credentialId}, ${o.environment}, ${o.listingId}, ${o.domain}, ${o.status},
+        ${o.salePriceCents}, ${o.currency}, ${o.externalPaymentRef}, ${o.quoteId}, ${JSON.stringify(o.buyer)}::jsonb,
+        ${o.returnUrl}, ${o.cancelUrl}, p.commission_bps, ${o.salePriceCents}::bigint * p.commission_bps / 10000,
+        ${o.paymentModel ?? "partner_collected"}, ${o.checkoutSessionId ?? null}, ${o.referralLinkId ?? null}
+      from partners p where p.id = ${o.partnerId}`
 
   return {
     /** Locks the listing row for the rest of the transaction. */
@@ -107,71 +142,18 @@ const make = Effect.gen(function*() {
     useQuote: (quoteId: string, orderId: string) =>
       sql`update partner_quotes set used_by_order = ${orderId} where id = ${quoteId}`.pipe(Effect.asVoid),
 
-    insertOrder: (o: {
-      id: string
-      partnerId: string
-      credentialId: string
-      environment: PartnerEnvironment
-      listingId: string
-      domain: string
-      status: OrderStatus
-      salePriceCents: number
-      currency: string
-      externalPaymentRef: string
-      quoteId: string | null
-      buyer: unknown
-      returnUrl: string | null
-      cancelUrl: string | null
-      /** Hosted checkout and referral sales (src/checkout); default partner_collected. */
-      paymentModel?: PaymentModel
-      checkoutSessionId?: string | null
-      referralLinkId?: string | null
-    }) =>
-      // The partner's commission rate is frozen on the order; the amount is ⌊sale × bps / 10 000⌋
-      // (commissionOf in src/domain/Money.ts; ledger verify checks they agree).
-      sql<OrderRow>`
-        insert into partner_orders (id, partner_id, credential_id, environment, listing_id, domain, status, sale_price_cents,
-          currency, external_payment_ref, quote_id, buyer, return_url, cancel_url, commission_bps, commission_cents,
-          payment_model, checkout_session_id, referral_link_id)
-        select ${o.id}, ${o.partnerId}, ${o.credentialId}, ${o.environment}, ${o.listingId}, ${o.domain}, ${o.status},
-          ${o.salePriceCents}, ${o.currency}, ${o.externalPaymentRef}, ${o.quoteId}, ${JSON.stringify(o.buyer)}::jsonb,
-          ${o.returnUrl}, ${o.cancelUrl}, p.commission_bps, ${o.salePriceCents}::bigint * p.commission_bps / 10000,
-          ${o.paymentModel ?? "partner_collected"}, ${o.checkoutSessionId ?? null}, ${o.referralLinkId ?? null}
-        from partners p where p.id = ${o.partnerId}
-        returning *`.pipe(Effect.map((rows) => rows[0])),
-
     /**
-     * `insertOrder`, the listing marked `pending` and the quote (if any) marked used, in one
+     * The new order, the listing marked `pending` and the quote (if any) marked used, in one
      * statement (data-modifying CTEs all run, in the caller's transaction).
      */
-    insertOrderHoldingListing: (o: {
-      id: string
-      partnerId: string
-      credentialId: string
-      environment: PartnerEnvironment
-      listingId: string
-      domain: string
-      status: OrderStatus
-      salePriceCents: number
-      currency: string
-      externalPaymentRef: string
-      quoteId: string | null
-      buyer: unknown
-      returnUrl: string | null
-      cancelUrl: string | null
-    }) =>
+    insertOrderHoldingListing: (o: NewOrder) =>
       sql<OrderRow>`
         with held as (
           update listings set status = 'pending', updated_at = now() where id = ${o.listingId}
         ), quoted as (
           update partner_quotes set used_by_order = ${o.id} where ${o.quoteId}::text is not null and id = ${o.quoteId}
         )
-        insert into partner_orders (id, partner_id, credential_id, environment, listing_id, domain, status, sale_price_cents,
-          currency, external_payment_ref, quote_id, buyer, return_url, cancel_url, commission_bps, commission_cents)
-        select ${o.id}, ${o.partnerId}, ${o.credentialId}, ${o.environment}, ${o.listingId}, ${o.domain}, ${o.status},
-          ${o.salePriceCents}, ${o.currency}, ${o.externalPaymentRef}, ${o.quoteId}, ${JSON.stringify(o.buyer)}::jsonb,
-          ${o.returnUrl}, ${o.cancelUrl}, p.commission_bps, ${o.salePriceCents}::bigint * p.commission_bps / 10000
-        from partners p where p.id = ${o.partnerId}
+        ${insertOrderFrom(o)}
         returning *`.pipe(Effect.map((rows) => rows[0])),
 
     /** An open order (not refunded/cancelled) on the listing. */
