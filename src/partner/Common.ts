@@ -1,5 +1,5 @@
 /** Small helpers shared by the partner handlers. */
-import { Effect, Either, Option } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import { parseDomainName } from "../domain/DomainName.js"
 import { BadRequestError } from "../platform/Errors.js"
 import type { ServiceSecretShape } from "../platform/ServiceSecret.js"
@@ -36,3 +36,9 @@ export const pageCursor = (secrets: ServiceSecretShape, purpose: string, filters
       hasMore && last ? secrets.sign(purpose, { b: last.id, f }) : null
   }
 }
+
+/** A page size in a query string: 1–100 (the handlers default to 25). */
+export const PageLimit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({ description: "1–100, default 25" })
+
+/** The cursor-paging query parameters of list endpoints (spread into their url params struct). */
+export const Paging = { limit: Schema.optional(PageLimit), cursor: Schema.optional(Schema.String) }

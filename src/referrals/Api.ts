@@ -10,13 +10,12 @@ import { documentedAt } from "../platform/ApiAnnotations.js"
 import { BadRequest, Forbidden, InternalError, NotFound } from "../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../partner/Auth.js"
 import { OrderStatusSchema } from "../partner/orders/Api.js"
+import { Paging } from "../partner/Common.js"
 
 const Cents = Schema.Int.annotations({ description: "Integer USD cents" })
 const Time = Schema.String.annotations({ description: "RFC 3339 UTC with milliseconds" })
 const Day = Schema.String.annotations({ description: "UTC calendar day, YYYY-MM-DD" })
 const WindowBound = Schema.String.annotations({ description: "YYYY-MM-DD or RFC 3339 date-time (its UTC day); both ends included; at most 366 days" })
-const Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({ description: "1–100, default 25" })
-const Paging = { limit: Schema.optional(Limit), cursor: Schema.optional(Schema.String) }
 
 export const LinkInput = Schema.Struct({
   kind: Schema.Literal(...LINK_KINDS),

@@ -10,11 +10,11 @@ import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, Forbidden, InternalError, NotFound, Unauthorized } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { OrderStatusSchema } from "../orders/Api.js"
+import { Paging } from "../Common.js"
 
 const Cents = Schema.Int.annotations({ description: "Integer USD cents" })
 const Time = Schema.String.annotations({ description: "RFC 3339 UTC with milliseconds" })
 const IsoDate = Schema.String.annotations({ description: "RFC 3339 date-time or YYYY-MM-DD" })
-const Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({ description: "1–100, default 25" })
 export const PaymentModelSchema = Schema.Literal(...PAYMENT_MODELS).annotations({ title: "PaymentModel" })
 
 export const StatementLine = Schema.Struct({
@@ -87,7 +87,6 @@ export const PayoutPage = Schema.Struct({
   next_cursor: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "PayoutPage" })
 
-const Paging = { limit: Schema.optional(Limit), cursor: Schema.optional(Schema.String) }
 
 export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
   .add(
