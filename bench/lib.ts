@@ -88,6 +88,8 @@ export const start = async (
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ["ignore", "ignore", "inherit"]
   })
+  // A benchmark that throws must not leave its service running (and loading the next one).
+  process.once("exit", () => child.exitCode === null && child.kill("SIGKILL"))
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`${file} exited with ${child.exitCode}`)
@@ -256,6 +258,44 @@ export const processRssMb = (pid: number | undefined) => {
     return m ? Math.round(Number(m[1]) / 1024) : NaN
   } catch {
     return NaN
+  }
+}
+
+/**
+ * The live JavaScript heap of a service started with `--inspect=127.0.0.1:<inspectPort>`, in MB,
+ * after a full garbage collection: what it really holds, unlike RSS, which V8 and the allocator
+ * do not hand back at once. Speaks the DevTools protocol (`HeapProfiler.collectGarbage`,
+ * `Runtime.getHeapUsage`) over the inspector's WebSocket (global on Node 22+; run.ts passes
+ * `--experimental-websocket` on Node 20).
+ */
+export const liveHeapMb = async (inspectPort: number): Promise<number> => {
+  const [target] = await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json() as Array<{ webSocketDebuggerUrl: string }>
+  const socket = new WebSocket(target!.webSocketDebuggerUrl)
+  await new Promise((resolve, reject) => {
+    socket.addEventListener("open", resolve, { once: true })
+    socket.addEventListener("error", reject, { once: true })
+  })
+  let nextId = 0
+  const call = (method: string) =>
+    new Promise<any>((resolve) => {
+      const id = ++nextId
+      const onMessage = (event: MessageEvent) => {
+        const message = JSON.parse(String(event.data))
+        if (message.id !== id) return
+        socket.removeEventListener("message", onMessage)
+        resolve(message.result)
+      }
+      socket.addEventListener("message", onMessage)
+      socket.send(JSON.stringify({ id, method }))
+    })
+  try {
+    await call("HeapProfiler.enable")
+    await call("HeapProfiler.collectGarbage")
+    await call("HeapProfiler.collectGarbage")
+    const usage = await call("Runtime.getHeapUsage") as { usedSize: number }
+    return Math.round(usage.usedSize / 1024 / 1024)
+  } finally {
+    socket.close()
   }
 }
 

@@ -17,7 +17,9 @@ const chosen = args[0] === "report" ? [] : args.length > 0 ? args : all
 for (const name of chosen) {
   if (!all.includes(name)) throw new Error(`unknown benchmark ${name}; have: ${all.join(", ")}`)
   console.log(`\n=== bench: ${name} ===`)
-  const r = spawnSync(process.execPath, ["--import", "tsx", Path.join(dir, `${name}.ts`)], { stdio: "inherit" })
+  // Node 20 has WebSocket (bench/lib.ts liveHeapMb) only behind a flag; later versions have it always.
+  const flags = typeof WebSocket === "undefined" ? ["--experimental-websocket"] : []
+  const r = spawnSync(process.execPath, [...flags, "--import", "tsx", Path.join(dir, `${name}.ts`)], { stdio: "inherit" })
   if (r.status !== 0) process.exitCode = 1
 }
 

@@ -87,6 +87,85 @@ const legacyWire = <Self extends ErrorLike>(
   }).annotations({ ...HttpApiSchema.annotations({ status }), description })
 
 // ---------------------------------------------------------------------------
+// Domain errors: named after what went wrong, raised by services, encoded at the edge.
+
+/** What a domain error is on the wire: its stable code, its HTTP status, and what it means. */
+export interface DomainErrorMeta {
+  readonly code: string
+  readonly status: number
+  readonly description: string
+}
+
+const DomainErrorFields = {
+  message: Schema.String,
+  details: Schema.optional(Schema.Unknown)
+}
+
+/**
+ * A service's error, named after what went wrong (`QuoteExpired`, `ClientNotFound`), carrying
+ * its wire code and status as static metadata, so the service never knows HTTP:
+ *
+ *   export class QuoteExpired extends DomainError<QuoteExpired>()("QuoteExpired", {
+ *     code: "quote_expired", status: 409, description: "The quote is past its 10 minutes"
+ *   }) {}
+ *   // service:  yield* new QuoteExpired({ message: "quote expired at …" })
+ *   // endpoint: .addError(errorWire(QuoteExpired))
+ *
+ * `errorWire` encodes it into the typed envelope `{"error":{code,message,request_id,details?}}`.
+ */
+export const DomainError = <Self>() =>
+<Tag extends string>(
+  tag: Tag,
+  meta: DomainErrorMeta
+): Schema.TaggedErrorClass<Self, Tag, { readonly _tag: Schema.tag<Tag> } & typeof DomainErrorFields> & {
+  readonly meta: DomainErrorMeta
+} => {
+  // `Schema.TaggedError<Self>()` checks that Self is given at the class declaration; here Self is
+  // still a type parameter, so the check is deferred to the caller's `extends DomainError<X>()`.
+  const Base = Schema.TaggedError<{ readonly _: unique symbol }>()(tag, DomainErrorFields)
+  return class extends Base {
+    static readonly meta: DomainErrorMeta = meta
+  } as any
+}
+
+interface DomainErrorClass<A> extends Schema.Schema<A, any> {
+  new(args: { readonly message: string; readonly details?: unknown }): A
+  readonly meta: DomainErrorMeta
+  readonly identifier: string
+}
+
+const wires = new WeakMap<object, Schema.Schema<any, ErrorEnvelope>>()
+
+/**
+ * The wire schema of a domain error for `.addError(...)`: the typed envelope with the class's
+ * code (a literal, so OpenAPI documents each code and a typed client decodes a union of errors at
+ * one status to the right class), at the class's status. One schema per class.
+ */
+export const errorWire = <A extends { readonly _tag: string; readonly message: string; readonly details?: unknown }>(
+  cls: DomainErrorClass<A>
+): Schema.Schema<A, ErrorEnvelope> => {
+  const known = wires.get(cls)
+  if (known !== undefined) return known as Schema.Schema<A, ErrorEnvelope>
+  const { code, description, status } = cls.meta
+  const Envelope = Schema.Struct({
+    error: Schema.Struct({ ...ErrorInner.fields, code: Schema.Literal(code) })
+  }).annotations({ identifier: cls.identifier, description: `${description} (\`${code}\`)` })
+  const wire = Schema.transformOrFail(Envelope, Schema.typeSchema(cls), {
+    strict: true,
+    decode: ({ error }) =>
+      ParseResult.succeed(new cls(error.details === undefined ? { message: error.message } : { message: error.message, details: error.details })),
+    encode: (e) =>
+      Effect.map(FiberRef.get(CurrentRequestId), (request_id) => ({
+        error: e.details === undefined
+          ? { code, message: e.message, request_id }
+          : { code, message: e.message, request_id, details: e.details }
+      }))
+  }).annotations({ ...HttpApiSchema.annotations({ status }), description: `${description} (\`${code}\`)` })
+  wires.set(cls, wire)
+  return wire
+}
+
+// ---------------------------------------------------------------------------
 // Typed errors, one class per status. `code` defaults per class; override it per problem.
 
 export class BadRequestError extends Schema.TaggedError<BadRequestError>()("BadRequest", ErrorFields) {}
