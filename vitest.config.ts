@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 
 export default defineConfig({
@@ -7,6 +8,12 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Vitest's default on a 2-core machine is one worker (cores - 1), which runs the files one
+    // after another while most of their time is spent waiting on servers, child processes and
+    // timers. At least two workers overlap those waits; each file still has its own server and
+    // database (a random database name on the server, its own data directory when embedded).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    minWorkers: 1,
     reporters: ["default"]
   }
 })
