@@ -2,7 +2,7 @@
  * The scale story: the pricing read, signed availability and signed orders with 1, 2 and 4
  * service processes on one local PostgreSQL. One autocannon per process (50 connections split
  * between them, run side by side in this process), so no balancer sits in the path; req/s is
- * the sum. Also the memory of one process: RSS idle, and after 20,000 mixed requests.
+ * the sum. (The memory of one process is bench/memory.ts.)
  *
  *   npm run bench -- scale        (BENCH_DURATION seconds per run, default 10; BENCH_PROCESSES=1,2,4)
  */
@@ -13,7 +13,6 @@ import {
   compile,
   partnerRequests,
   privateDatabase,
-  processRssMb,
   type Running,
   seedPartner,
   serviceEnv,
@@ -26,8 +25,6 @@ const duration = Number(process.env.BENCH_DURATION ?? 10)
 const connections = 50
 const counts = (process.env.BENCH_PROCESSES ?? "1,2,4").split(",").map(Number)
 const LISTINGS = 400_000
-/** Requests of the memory figure (the issue's: 20,000). */
-const MIXED = Number(process.env.BENCH_MIXED_REQUESTS ?? 20_000)
 
 const database = await privateDatabase(`bench_scale_${randomBytes(4).toString("hex")}`)
 const env = {
@@ -44,7 +41,6 @@ const cliFile = await compile("src/cli.ts")
 
 type Figure = { rps: number; p50: number; p99: number; bad: number }
 const results: Record<number, Record<string, Figure>> = {}
-let memory: { idleMb: number; after20kMb: number; requests: number } | undefined
 const running: Array<Running> = []
 try {
   // The first process applies the migrations; the CLI needs them.
@@ -75,22 +71,12 @@ try {
       if (name !== "pricing") first += n * 20_000
     }
   }
-  // Memory of one fresh process: idle after start and a short warm-up, then after MIXED mixed requests.
-  while (running.length > 0) await running.pop()!.stop()
-  const one = await start(mainFile, { ...env, WORKERS: "false" })
-  running.push(one)
-  const reqs = partnerRequests(signRequest, cred, LISTINGS, 350_000)
-  await autocannon({ url: one.url, connections: 1, amount: 30, requests: reqs.pricing as any })
-  await new Promise((r) => setTimeout(r, 2000))
-  const idleMb = processRssMb(one.child.pid)
-  await autocannon({ url: one.url, connections, amount: MIXED, requests: [...reqs.pricing, ...reqs.availability, ...reqs.pricing, ...reqs.orders] as any })
-  memory = { idleMb, after20kMb: processRssMb(one.child.pid), requests: MIXED }
 } finally {
   while (running.length > 0) await running.pop()!.stop()
   await database.drop().catch(() => undefined)
 }
 
-writeFigures("scale", { results, memory, counts })
+writeFigures("scale", { results, counts })
 const base = results[counts[0]!]!
 const rows = (["pricing", "availability", "orders"] as const).map((name) =>
   `| ${name} | ${
@@ -109,9 +95,6 @@ ${duration} s after a 2 s warm-up · local PostgreSQL · compiled with esbuild �
 ${rows}
 
 (req/s summed over the processes; × = against ${counts[0]} process; p99 = the worst process's.)
-
-Memory of one process (RSS): idle ${memory?.idleMb} MB, after ${MIXED.toLocaleString("en-US")} mixed requests (pricing, signed
-availability, signed orders) ${memory?.after20kMb} MB (target ≤ 200 MB / ≤ 300 MB).
 
 With 2 cores shared by PostgreSQL, the load generator and the service processes, more processes
 cannot add CPU: the figures show how much of the single-process cost is per-process serialisation

@@ -7,7 +7,8 @@
  * Each capability contributes its commands from its own `Cli.ts`.
  */
 import { Command, ValidationError } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Context, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
 import { CliDatabaseReadyLive, ServicesLive } from "./app/Server.js"
 import { pricesCommand, tldsCommand } from "./catalogue/Cli.js"

@@ -7,7 +7,11 @@
  * workers, then closes the database pool and the embedded database.
  */
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
-import { NodeContext, NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+// Deep imports: the package index would also load its cluster modules (@effect/cluster, @effect/rpc,
+// ~50 files), which the service never uses (bench/results/memory.md).
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Duration, Effect, Layer, Logger, LogLevel } from "effect"
 import { createServer } from "node:http"
 import { Catalogue } from "../catalogue/Catalogue.js"

@@ -4,13 +4,12 @@
  * and each docs page as Markdown at `/docs/<page>.md`. All built once at start-up, offline.
  */
 import { HttpApiBuilder, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
-import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Layer } from "effect"
 import { Api, API_VERSION } from "../app/Api.js"
 import { AppConfig } from "../platform/Config.js"
 import { type DocPage, loadDocs } from "./Docs.js"
 import { MCP_PATH, McpRouteLive } from "./Http.js"
-import { INSTRUCTIONS, PROMPT, RESOURCE_PAGES, SERVER_NAME, SERVER_TITLE, toolList } from "./Protocol.js"
+import { INSTRUCTIONS, PROMPT, PROTOCOL_VERSION, RESOURCE_PAGES, SERVER_NAME, SERVER_TITLE, toolList } from "./Catalog.js"
 
 const HIDDEN_TAGS = /admin|system/i
 
@@ -38,7 +37,7 @@ const operationsOf = (spec: OpenApi.OpenAPISpec): ReadonlyArray<Operation> => {
 export const serverCard = (baseUrl: string) => ({
   $schema: "https://static.modelcontextprotocol.io/schemas/mcp-server-card/v1.json",
   version: "1.0",
-  protocolVersion: LATEST_PROTOCOL_VERSION,
+  protocolVersion: PROTOCOL_VERSION,
   serverInfo: { name: SERVER_NAME, title: SERVER_TITLE, version: API_VERSION },
   description: INSTRUCTIONS,
   documentationUrl: `${baseUrl}/docs/agents.md`,

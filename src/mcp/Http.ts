@@ -11,7 +11,6 @@
  * - GET (server-initiated stream) and DELETE (session end) are 405: there is no server state.
  */
 import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { Effect, FiberRef, Option, Redacted, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { API_VERSION } from "../app/Api.js"
@@ -21,7 +20,6 @@ import { AppConfig } from "../platform/Config.js"
 import { CurrentRequestId, Unauthorized } from "../platform/Errors.js"
 import { clientIpOf } from "../platform/HttpMiddleware.js"
 import { loadDocs } from "./Docs.js"
-import { makeProtocolServer } from "./Protocol.js"
 import type { ToolServices } from "./Tools.js"
 
 export const MCP_PATH = "/mcp"
@@ -66,6 +64,11 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
     const runtime = yield* Effect.runtime<ToolServices>()
     const docs = loadDocs()
     const cancellations = makeCancellations()
+    // The SDK and zod under it are ~8 MB of an idle process (bench/results/memory.md) that most
+    // deployments never use: they load with the first /mcp request.
+    const sdk = yield* Effect.cached(Effect.promise(() =>
+      Promise.all([import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"), import("./Protocol.js")])
+    ))
     const bearer = yield* makeOptionalBearer((token, requestUrl) => Effect.orDie(oauth.resolveAccessToken(token, requestUrl)))
     const notAllowed = HttpServerResponse.empty({ status: 405, headers: { allow: "POST" } })
     // A JSON-RPC error object, as the transport answers its own refusals.
@@ -95,6 +98,7 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
       }
       const issued = messages.some((m) => m.method === "initialize") ? `mcp_${randomUUID()}` : undefined
 
+      const [{ WebStandardStreamableHTTPServerTransport }, { makeProtocolServer }] = yield* sdk
       const server = makeProtocolServer(runtime, {
         version: API_VERSION,
         baseUrl: config.baseUrl,

@@ -20,41 +20,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Exit, Runtime } from "effect"
 import type { DocPage } from "./Docs.js"
-import { type Caller, TOOL_ANNOTATIONS, toolNamed, TOOLS } from "./Tools.js"
-
-export const SERVER_NAME = "domain-marketplace"
-export const SERVER_TITLE = "Domain Marketplace"
-
-export const INSTRUCTIONS =
-  "Domain search, WHOIS and TLD pricing/requirements of the Domain Marketplace. All tools are read-only. " +
-  "Use search_domain for availability and prices (marketplace prices need a bearer token with scope pricing:read), " +
-  "tld_registration_price and tld_requirements before registering, whois_lookup for who holds a taken name (daily quota)."
-
-/** The resources: the agents' guide (overview) and the authorization guide. */
-export const RESOURCE_PAGES = [
-  { page: "agents", name: "overview", title: "Agent guide: tools, auth, quotas" },
-  { page: "identity", name: "auth", title: "Sign-in and OAuth 2.1 (bearer tokens, pricing:read)" }
-] as const
-
-export const PROMPT = {
-  name: "find_domain",
-  title: "Find me a domain",
-  description: "Brainstorm names for an idea and check which can be had, with prices",
-  arguments: [
-    { name: "idea", description: "What the domain is for, e.g. \"a bakery in Lyon\"", required: true },
-    { name: "budget", description: "Optional budget in USD for the first year", required: false }
-  ]
-} as const
-
-export const toolList = () =>
-  TOOLS.map((t) => ({
-    name: t.name,
-    title: t.title,
-    description: t.description,
-    inputSchema: t.inputSchema,
-    outputSchema: t.outputSchema,
-    annotations: { title: t.title, ...TOOL_ANNOTATIONS }
-  }))
+import { INSTRUCTIONS, PROMPT, RESOURCE_PAGES, SERVER_NAME, SERVER_TITLE, toolList } from "./Catalog.js"
+import { type Caller, toolNamed } from "./Tools.js"
 
 export interface ProtocolOptions {
   readonly version: string

@@ -4,6 +4,7 @@
  * Inspector's CLI mode listing and calling the tools.
  */
 import { expect, layer } from "@effect/vitest"
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js"
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import * as Fs from "node:fs"
@@ -39,7 +40,8 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("agent discovery", (it) => {
       const reply = yield* get("/.well-known/mcp/server-card.json")
       expect(reply.status).toBe(200)
       const card = reply.json
-      expect(card.protocolVersion).toBe("2025-11-25")
+      // The card names the revision the bundled SDK speaks (the SDK itself loads with the first /mcp call).
+      expect(card.protocolVersion).toBe(LATEST_PROTOCOL_VERSION)
       expect(card.serverInfo).toMatchObject({ name: "domain-marketplace", version: "1.3.0" })
       expect(card.transport).toEqual({ type: "streamable-http", endpoint: `${server.baseUrl}/mcp` })
       expect(card.authentication).toMatchObject({
