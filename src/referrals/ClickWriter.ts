@@ -10,15 +10,20 @@
  * the batch kept. The raw IP lives only in this queue (≤ one flush period); what is stored is
  * SHA-256(daily salt ‖ IP), the salt shared by replicas in `referral_salts` and deleted after two days.
  *
- * Uniqueness (src/domain/Referral.ts `classifyClick`) remembers visitors per process: with several
- * replicas behind a balancer, a repeat that lands on another replica counts as unique once more.
+ * Uniqueness is decided when a batch is written, not when the click is answered: clicks of one
+ * visitor (hashed IP + user agent) on one link within the batch are classified here
+ * (src/referrals/Visitors.ts), and the batch's first click of each visitor against the visitor's
+ * last click stored by any replica (`referral_visitors`, in the batch's transaction). So a repeat
+ * is a repeat whichever replica it reaches, and after a restart; the redirect still never waits
+ * for the database.
  */
 import { Context, Duration, Effect, Fiber, Layer, Queue, Schedule } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { classifyClick, isBot, utcDay } from "../domain/Referral.js"
+import { isBot, utcDay } from "../domain/Referral.js"
 import type { PartnerEnvironment } from "../partner/Auth.js"
 import { AppConfig } from "../platform/Config.js"
 import { type ClickRow, ReferralRepo } from "./Repo.js"
+import { classifyBatch } from "./Visitors.js"
 
 export interface PendingClick {
   readonly id: string
@@ -31,6 +36,9 @@ export interface PendingClick {
   readonly referrer: string | null
 }
 
+/** 128 bits of SHA-256 over the parts joined by "|": the stored IP hash (salt, IP) and the visitor key (IP hash, user agent). */
+const sha = (...parts: ReadonlyArray<string>) => createHash("sha256").update(parts.join("|")).digest("hex").slice(0, 32)
+
 const clip = (s: string | null, max: number) => (s === null ? null : s.length > max ? s.slice(0, max) : s)
 
 const make = Effect.gen(function*() {
@@ -39,7 +47,6 @@ const make = Effect.gen(function*() {
   const repeatMs = Duration.toMillis(settings.repeatWindow)
   const queue = yield* Queue.unbounded<PendingClick>()
   const salts = new Map<string, string>()
-  const seen = new Map<string, number>()
 
   const saltOf = (day: string) =>
     Effect.suspend(() => {
@@ -54,36 +61,30 @@ const make = Effect.gen(function*() {
 
   const toRows = (batch: ReadonlyArray<PendingClick>) =>
     Effect.gen(function*() {
-      const rows: Array<ClickRow> = []
-      for (const c of batch) {
-        const salt = yield* saltOf(utcDay(c.at))
-        const ipHash = createHash("sha256").update(salt).update("|").update(c.ip).digest("hex").slice(0, 32)
-        const bot = isBot(c.userAgent)
-        const unique = classifyClick(seen, { linkId: c.linkId, visitor: `${ipHash}|${c.userAgent ?? ""}`, at: c.at, bot }, repeatMs)
-        rows.push({
-          id: c.id,
-          link_id: c.linkId,
-          partner_id: c.partnerId,
-          environment: c.environment,
-          clicked_at: new Date(c.at),
-          ip_hash: ipHash,
-          user_agent: clip(c.userAgent, 512),
-          referrer: clip(c.referrer, 1024),
-          bot,
-          is_unique: unique
-        })
-      }
-      // Forget visitors whose repeat window is over (bounded memory).
-      if (seen.size > 100_000) {
-        const horizon = Date.now() - repeatMs
-        for (const [k, at] of seen) if (at < horizon) seen.delete(k)
-      }
-      return rows
+      const hashed: Array<{ readonly click: PendingClick; readonly ipHash: string; readonly bot: boolean }> = []
+      for (const click of batch) hashed.push({ click, ipHash: sha(yield* saltOf(utcDay(click.at)), click.ip), bot: isBot(click.userAgent) })
+      const { unique, visits } = classifyBatch(
+        hashed.map(({ bot, click, ipHash }) => ({ id: click.id, linkId: click.linkId, visitor: sha(ipHash, click.userAgent ?? ""), at: click.at, bot })),
+        repeatMs
+      )
+      const rows = hashed.map(({ bot, click: c, ipHash }): ClickRow => ({
+        id: c.id,
+        link_id: c.linkId,
+        partner_id: c.partnerId,
+        environment: c.environment,
+        clicked_at: new Date(c.at),
+        ip_hash: ipHash,
+        user_agent: clip(c.userAgent, 512),
+        referrer: clip(c.referrer, 1024),
+        bot,
+        is_unique: unique.get(c.id) === true
+      }))
+      return { rows, visits }
     })
 
   const write = (batch: ReadonlyArray<PendingClick>) =>
-    Effect.flatMap(toRows(batch), (rows) =>
-      repo.writeClicks(rows).pipe(
+    Effect.flatMap(toRows(batch), ({ rows, visits }) =>
+      repo.writeClicks(rows, visits, repeatMs).pipe(
         Effect.tapError((e) => Effect.logWarning("click batch not written; retrying", e)),
         Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.either(Schedule.spaced("5 seconds")), Schedule.upTo("2 minutes"))),
         Effect.catchAllCause((cause) => Effect.logError(`lost ${rows.length} clicks: the database refused them for 2 minutes`, cause))

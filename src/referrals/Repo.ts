@@ -1,5 +1,5 @@
 /**
- * SQL of the referral tables (links, clicks, salts, checkouts, the daily roll-up), and the
+ * SQL of the referral tables (links, clicks, visitors, salts, checkouts, the daily roll-up), and the
  * read-only queries of referral orders (`partner_orders`) and the partner's commission ledger
  * entries. Every partner read is keyed by partner AND environment.
  */
@@ -8,6 +8,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import type { CommissionMovement, LinkKind } from "../domain/Referral.js"
 import type { OrderStatus } from "../domain/OrderState.js"
 import type { PartnerEnvironment } from "../partner/Auth.js"
+import type { Visit } from "./Visitors.js"
 
 export interface LinkRow {
   readonly id: string
@@ -121,39 +122,59 @@ const make = Effect.gen(function*() {
         Effect.orDie
       ),
 
-    /** Today's salt for hashing IPs (created by the first writer of the day); salts older than yesterday are deleted. */
+    /**
+     * Today's salt for hashing IPs (created by the first writer of the day). Salts older than
+     * yesterday are deleted, and with them the visitors keyed by them (no click can match those).
+     */
     saltFor: (day: string, fresh: string) =>
       Effect.gen(function*() {
         yield* sql`insert into referral_salts (day, salt) values (${day}, ${fresh}) on conflict (day) do nothing`
         yield* sql`delete from referral_salts where day < ${day}::date - 1`
+        yield* sql`delete from referral_visitors where last_at < (${day}::date - 1)::timestamp at time zone 'UTC'`
         const [row] = yield* sql<{ salt: string }>`select salt from referral_salts where day = ${day}`
         return row!.salt
       }).pipe(Effect.orDie),
 
-    /** One batch of clicks and its roll-up increments, in one transaction. */
-    writeClicks: (clicks: ReadonlyArray<ClickRow>) =>
-      Effect.gen(function*() {
-        if (clicks.length === 0) return
-        const daily = new Map<string, { link_id: string; day: string; partner_id: string; environment: string; clicks: number; unique_clicks: number }>()
-        for (const c of clicks) {
-          const day = c.clicked_at.toISOString().slice(0, 10)
-          const key = `${c.link_id}|${day}`
-          const d = daily.get(key) ?? { link_id: c.link_id, day, partner_id: c.partner_id, environment: c.environment, clicks: 0, unique_clicks: 0 }
-          d.clicks += 1
-          if (c.is_unique) d.unique_clicks += 1
-          daily.set(key, d)
+    /**
+     * One batch of clicks, their uniqueness and their roll-up increments, in one transaction.
+     *
+     * `visits` (src/referrals/Visitors.ts) hold each visitor's first click of the batch on a link;
+     * the upsert counts it unique iff the visitor's last stored click on the link is older than
+     * `repeatMs`, and moves the last click forward either way. It is one statement on a primary
+     * key: a replica flushing the same visitor at the same moment waits for this transaction and
+     * then sees its click (no read-then-write, so no two replicas both count one visitor).
+     * The roll-up adds only the clicks actually inserted, so a batch written again after a lost
+     * commit reply counts nothing twice.
+     */
+    writeClicks: (clicks: ReadonlyArray<ClickRow>, visits: ReadonlyArray<Visit>, repeatMs: number) =>
+      clicks.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
+        const won = new Set<string>()
+        if (visits.length > 0) {
+          const rows = yield* sql<{ unique_click_id: string }>`
+            insert into referral_visitors ${sql.insert(visits.map((v) => ({ ...v })))}
+            on conflict (link_id, visitor) do update set
+              unique_at = case when excluded.unique_at > referral_visitors.last_at + ${repeatMs}::float8 * interval '1 millisecond'
+                          then excluded.unique_at else referral_visitors.unique_at end,
+              unique_click_id = case when excluded.unique_at > referral_visitors.last_at + ${repeatMs}::float8 * interval '1 millisecond'
+                                then excluded.unique_click_id else referral_visitors.unique_click_id end,
+              last_at = greatest(referral_visitors.last_at, excluded.last_at)
+            returning unique_click_id`
+          for (const r of rows) won.add(r.unique_click_id)
         }
-        yield* sql.withTransaction(Effect.gen(function*() {
-          yield* sql`insert into referral_clicks ${sql.insert(clicks.map((c) => ({ ...c })))} on conflict (id) do nothing`
-          // Sorted keys: two writers (replicas) never lock the same roll-up rows in opposite orders.
-          const rows = [...daily.values()].sort((a, b) => (a.link_id + a.day < b.link_id + b.day ? -1 : 1))
-          yield* sql`
-            insert into referral_daily ${sql.insert(rows)}
-            on conflict (link_id, day) do update set
-              clicks = referral_daily.clicks + excluded.clicks,
-              unique_clicks = referral_daily.unique_clicks + excluded.unique_clicks`
-        }))
-      }),
+        const contested = new Set(visits.map((v) => v.unique_click_id))
+        const decided = clicks.map((c) => ({ ...c, is_unique: c.is_unique && (!contested.has(c.id) || won.has(c.id)) }))
+        // Roll-up rows in (link, day) order: two writers never lock them in opposite orders.
+        yield* sql`
+          with inserted as (
+            insert into referral_clicks ${sql.insert(decided)} on conflict (id) do nothing
+            returning link_id, partner_id, environment, clicked_at, is_unique)
+          insert into referral_daily (link_id, day, partner_id, environment, clicks, unique_clicks)
+          select link_id, (clicked_at at time zone 'UTC')::date, partner_id, environment, count(*), count(*) filter (where is_unique)
+          from inserted group by 1, 2, 3, 4 order by 1, 2
+          on conflict (link_id, day) do update set
+            clicks = referral_daily.clicks + excluded.clicks,
+            unique_clicks = referral_daily.unique_clicks + excluded.unique_clicks`
+      })),
 
     /** Records an attributed checkout once per session (and rolls it up); false when already recorded. */
     checkoutStarted: (c: { sessionId: string; linkId: string; partnerId: string; environment: PartnerEnvironment; clickId: string; domain: string; at: Date }) =>

@@ -4,7 +4,7 @@
  * | variable | default | meaning |
  * |---|---|---|
  * | REFERRAL_WINDOW_DAYS | 30 | a purchase this long after the last click on a link is still that link's referral sale |
- * | REFERRAL_REPEAT_WINDOW | 30 minutes | a visitor's further clicks on the same link within this are recorded, not unique |
+ * | REFERRAL_REPEAT_WINDOW | 30 minutes | a visitor's click on a link within this of their previous click on it is recorded, not unique (decided at write time against `referral_visitors`, shared by replicas) |
  * | REFERRAL_FLUSH_INTERVAL | 100 millis | the click writer's batch period |
  * | REFERRAL_FLUSH_BATCH | 500 | a batch is written as soon as this many clicks wait |
  */
