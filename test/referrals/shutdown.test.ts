@@ -28,7 +28,7 @@ describe("click writer on SIGTERM", () => {
       const service = yield* startServiceProcess({
         DATABASE_URL: databaseUrl,
         REFERRAL_FLUSH_INTERVAL: "1 minute",
-        REFERRAL_FLUSH_BATCH: "10000",
+        REFERRAL_FLUSH_BATCH: "5000",
         SHUTDOWN_DRAIN_DELAY: "0 millis"
       })
       yield* Effect.promise(async () => {
