@@ -12,9 +12,6 @@
 import { PgClient } from "@effect/sql-pg"
 import { SqlError as SqlErrorClass } from "@effect/sql/SqlError"
 import type { SqlError } from "@effect/sql/SqlError"
-import { PGlite } from "@electric-sql/pglite"
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -22,7 +19,6 @@ import pg from "pg"
 import { AppConfig } from "./Config.js"
 import * as DataDirLock from "./DataDirLock.js"
 import { registerPool, unregisterPool } from "./Metrics.js"
-import { GroupedQueryQueue } from "./PgliteQueue.js"
 
 const INT8 = 20
 const NUMERIC = 1700
@@ -51,6 +47,13 @@ export const startEmbedded = (dataDir: string | ":memory:") =>
         dir = Path.resolve(dataDir, "pg")
         Fs.mkdirSync(Path.dirname(dir), { recursive: true })
       }
+      // Loaded here, not at start-up: a service on DATABASE_URL never needs PGlite in memory.
+      const [{ PGlite }, { pg_trgm }, { PGLiteSocketServer }, { GroupedQueryQueue }] = await Promise.all([
+        import("@electric-sql/pglite"),
+        import("@electric-sql/pglite/contrib/pg_trgm"),
+        import("@electric-sql/pglite-socket"),
+        import("./PgliteQueue.js")
+      ])
       const db = await PGlite.create({ dataDir: dir, extensions: { pg_trgm } })
       // PGlite runs one statement at a time whatever the number of sockets, so connections are
       // cheap; the limit only has to exceed what every process sharing it may open (pools plus
