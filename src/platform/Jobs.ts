@@ -22,7 +22,8 @@
  *   job is finished by the next claimant.
  * - Retention: finished jobs are deleted `retention` after they finish (`JobsJanitorLive`).
  * - Wake-up: workers poll (`pollInterval`), and are woken at once by an enqueue in the same
- *   process.
+ *   process. An enqueue inside a transaction wakes them before its commit, when they cannot see
+ *   the job yet: call `wake(kind)` after the commit.
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -126,9 +127,15 @@ export const makeJobs = (options: { readonly lease: Duration.DurationInput; read
           values (${id}, ${kind}, 'queued', ${JSON.stringify(input)}, ${o.maxAttempts ?? 3},
                   ${Math.ceil(Duration.toSeconds(retention))}, now() + ${ms(retention)}::interval + interval '1 day')
           returning *`
-        const waker = wakers.get(kind)
-        if (waker) yield* Queue.offer(waker, undefined)
+        yield* wake(kind)
         return toState(row)
+      })
+
+    /** Wakes an idle worker of `kind` in this process, to claim at once what was committed. */
+    const wake = (kind: string): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const waker = wakers.get(kind)
+        return waker ? Effect.asVoid(Queue.offer(waker, undefined)) : Effect.void
       })
 
     const get = (id: string): Effect.Effect<Option.Option<JobState>, SqlError> =>
@@ -249,7 +256,7 @@ export const makeJobs = (options: { readonly lease: Duration.DurationInput; read
     /** Deletes finished jobs past their retention. */
     const purge = sql`delete from jobs where status in ('done', 'failed') and expires_at < now()`
 
-    return { enqueue, get, work, purge, workerId }
+    return { enqueue, wake, get, work, purge, workerId }
   })
 
 export type JobsShape = Effect.Effect.Success<ReturnType<typeof makeJobs>>

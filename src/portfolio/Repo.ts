@@ -35,6 +35,13 @@ export interface BulkItemRow {
   readonly error: string | null
 }
 
+/** An item a run claimed, with the status it had: `running` when an earlier run started it. */
+export interface ClaimedItem {
+  readonly position: number
+  readonly domain: string
+  readonly previous: "queued" | "running"
+}
+
 export interface CartRow {
   readonly id: string
   readonly user_id: string
@@ -99,11 +106,6 @@ const make = Effect.gen(function*() {
         ? Effect.void
         : orDie(sql`update user_domains set ${sql.update(patchColumns(patch))} where domain = ${domain}`).pipe(Effect.asVoid),
 
-    patchDomains: (userId: string, domains: ReadonlyArray<string>, patch: DomainPatch) =>
-      domains.length === 0
-        ? Effect.void
-        : orDie(sql`update user_domains set ${sql.update(patchColumns(patch))} where user_id = ${userId} and domain in ${sql.in(domains)}`).pipe(Effect.asVoid),
-
     createOp: (row: { id: string; user_id: string; op: string; payload: unknown; skipped: unknown }, domains: ReadonlyArray<string>) =>
       sql.withTransaction(Effect.gen(function*() {
         yield* sql`insert into bulk_ops (id, user_id, op, payload, skipped)
@@ -146,8 +148,8 @@ const make = Effect.gen(function*() {
      */
     claimItems: (id: string, positions: ReadonlyArray<number>, run: number) =>
       positions.length === 0
-        ? Effect.succeed([] as ReadonlyArray<{ position: number; domain: string; previous: "queued" | "running" }>)
-        : orDie(sql<{ position: number; domain: string; previous: "queued" | "running" }>`
+        ? Effect.succeed([] as ReadonlyArray<ClaimedItem>)
+        : orDie(sql<ClaimedItem>`
         update bulk_items i set status = 'running', attempts = i.attempts + 1, run = ${run}, updated_at = now()
         from (select position, status as previous from bulk_items
               where bulk_op_id = ${id} and position in ${sql.in(positions)} for update) p
@@ -155,10 +157,25 @@ const make = Effect.gen(function*() {
           and (i.status = 'queued' or (i.status = 'running' and i.run < ${run}))
         returning i.position, i.domain, p.previous`),
 
-    itemsSucceeded: (id: string, positions: ReadonlyArray<number>, run: number) =>
+    /**
+     * Marks items of run `run` succeeded and applies `patch` to our copy of their domains, in one
+     * statement: only the items this run still holds, so a run whose lease lapsed changes nothing.
+     */
+    itemsSucceeded: (id: string, userId: string, positions: ReadonlyArray<number>, run: number, patch: DomainPatch) =>
       positions.length === 0
         ? Effect.void
-        : orDie(sql`update bulk_items set status = 'succeeded', error = null, updated_at = now()
+        : orDie(sql`with done as (
+                      update bulk_items set status = 'succeeded', error = null, updated_at = now()
+                      where bulk_op_id = ${id} and run = ${run} and status = 'running' and position in ${sql.in(positions)}
+                      returning domain)
+                    update user_domains set ${sql.update(patchColumns(patch))}
+                    where user_id = ${userId} and domain in (select domain from done)`).pipe(Effect.asVoid),
+
+    /** Marks items of run `run` failed with one error (items not run after a failure). */
+    itemsFailed: (id: string, positions: ReadonlyArray<number>, run: number, error: string) =>
+      positions.length === 0
+        ? Effect.void
+        : orDie(sql`update bulk_items set status = 'failed', error = ${error}, updated_at = now()
                     where bulk_op_id = ${id} and run = ${run} and status = 'running' and position in ${sql.in(positions)}`).pipe(Effect.asVoid),
 
     itemFinished: (id: string, position: number, run: number, outcome: { status: "succeeded" | "failed"; error: string | null }) =>

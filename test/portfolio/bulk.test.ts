@@ -26,7 +26,7 @@ const env = Layer.unwrapScoped(
       tlds: {},
       anyDomain: true,
       contacts: ["acme-owner"],
-      domains: { "registry-locked.com": { registryLocked: true } },
+      domains: { "registry-locked.com": { registryLocked: true }, "stop-locked.com": { registryLocked: true } },
       asyncProcesses: ["slow-process.com"],
       checks: { "premium-name.com": { available: false, premium: true, currency: "USD", price: 30_000 } }
     })
@@ -50,12 +50,26 @@ const owner = (domains: ReadonlyArray<string>) =>
     return { user, cookie }
   })
 
+/** Polls the op to done; its progress never goes back (counts, and each item's status). */
 const waitDone = (id: string, cookie: string) =>
   Effect.gen(function*() {
+    const rank = { queued: 0, running: 1, succeeded: 2, failed: 2 } as Record<string, number>
+    let before: any
     for (let i = 0; i < 600; i++) {
       const reply = yield* get(`/api/domains/bulk/${id}`, { cookie })
       expect(reply.status, reply.text).toBe(200)
-      if (reply.json.status === "done") return reply.json
+      const now = reply.json
+      if (before !== undefined) {
+        expect(now.succeeded).toBeGreaterThanOrEqual(before.succeeded)
+        expect(now.failed).toBeGreaterThanOrEqual(before.failed)
+        now.items.forEach((item: any, k: number) => {
+          const was = before.items[k]
+          expect(rank[item.status], `${item.domain}: ${was.status} → ${item.status}`).toBeGreaterThanOrEqual(rank[was.status])
+          if (rank[was.status] === 2) expect(item).toEqual(was)
+        })
+      }
+      before = now
+      if (now.status === "done") return now
       yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
     }
     throw new Error(`bulk ${id} not done`)
@@ -178,6 +192,40 @@ layer(env, { timeout: 240_000 })("portfolio and bulk operations", (it) => {
       expect(rtr.requests.some((r) => r.path.startsWith("/v2/processes/"))).toBe(true)
       const list = yield* get("/api/domains", { cookie })
       expect(list.json.domains.find((d: any) => d.domain === "track-c.com").nameservers).toEqual(["ns1.example.net", "ns2.example.net"])
+    }))
+
+  it.effect("skip_on_error false: the job stops at the first refusal, the calls in flight finish, the rest fail as not_run and are never sent", () =>
+    Effect.gen(function*() {
+      const domains = ["stop-locked.com", ...names("stop", 199)]
+      const { cookie } = yield* owner(domains)
+      const nameservers = ["ns1.stop.example.net", "ns2.stop.example.net"]
+      const accepted = yield* bulk("setNameservers", { domains, payload: { nameservers }, options: { skip_on_error: false } }, cookie)
+      expect(accepted.status, accepted.text).toBe(200)
+      const final = yield* waitDone(accepted.json.bulkOpId, cookie)
+      expect(final.total).toBe(200)
+      expect(final.items.map((i: any) => i.domain).sort()).toEqual([...domains].sort())
+      const locked = final.items.find((i: any) => i.domain === "stop-locked.com")
+      expect(locked).toMatchObject({ status: "failed" })
+      expect(locked.error).toMatch(/^registry_locked/)
+      const succeeded = final.items.filter((i: any) => i.status === "succeeded")
+      const notRun = final.items.filter((i: any) => i.status === "failed" && /^not_run/.test(i.error ?? ""))
+      // Exact counts: every item is the refusal, a success (a call in flight when it came) or not run.
+      expect(1 + succeeded.length + notRun.length).toBe(200)
+      expect(final).toMatchObject({ status: "done", succeeded: succeeded.length, failed: 1 + notRun.length })
+      // The refusal is the first call: at most the window's other calls and those started before
+      // it was seen went out; the rest were never sent.
+      expect(notRun.length).toBeGreaterThan(150)
+      const rtr = yield* Rtr
+      expect(rtr.writes("stop-locked.com")).toBe(1)
+      for (const i of succeeded) {
+        expect(rtr.writes(i.domain), i.domain).toBe(1)
+        expect(rtr.domains.get(i.domain)?.ns).toEqual(nameservers)
+      }
+      for (const i of notRun) expect(rtr.writes(i.domain), i.domain).toBe(0)
+      const list = (yield* get("/api/domains", { cookie })).json.domains as Array<any>
+      const ours = new Map(list.map((d) => [d.domain, d.nameservers]))
+      for (const i of succeeded) expect(ours.get(i.domain)).toEqual(nameservers)
+      for (const i of notRun) expect(ours.get(i.domain)).toEqual([])
     }))
 
   it.effect("setFolder and setContacts run as jobs; setAutoRenew answers at once", () =>

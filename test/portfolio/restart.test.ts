@@ -66,6 +66,16 @@ it.scopedLive("kill -9 mid 1,000-item lock job: the restarted service finishes i
     })
     ;(a.child as { exitCode: number | null }).exitCode = 137
     const atKill = writes()
+    // Items the killed run had claimed and not finished (its calls in flight, and those claimed
+    // ahead of them): the restarted run asks the registrar about each before calling again.
+    const [{ n: runningAtKill }] = yield* Effect.promise(async () => {
+      const client = new pg.Client({ connectionString: databaseUrl })
+      await client.connect()
+      const r = await client.query(`select count(*)::int as n from bulk_items where bulk_op_id = $1 and status = 'running'`, [id])
+      await client.end()
+      return r.rows as Array<{ n: number }>
+    })
+    expect(runningAtKill).toBeGreaterThan(0)
 
     const b = yield* startServiceProcess(env)
     let final: any
