@@ -5,8 +5,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
-import { BadRequest, Conflict, InternalError, NotFound } from "../../platform/Errors.js"
+import { BadRequest, errorWire, InternalError } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
+import { InvalidWebhookSecret, InvalidWebhookUrl, WebhookDisabled, WebhookEndpointNotFound, WebhookEventNotFound } from "./Errors.js"
 
 export const WebhookRegistration = Schema.Struct({
   url: Schema.String.annotations({ description: "HTTPS URL receiving POSTed events (public address; HTTPS required in production)" }),
@@ -94,6 +95,8 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
       .setPayload(WebhookRegistration)
       .addSuccess(WebhookEndpoint)
       .addError(BadRequest)
+      .addError(errorWire(InvalidWebhookUrl))
+      .addError(errorWire(InvalidWebhookSecret))
       .annotate(OpenApi.Summary, "Register or update the webhook url and secret (issued when omitted)")
       .annotate(OpenApi.Description, "One endpoint per partner and environment. Re-registering re-activates an endpoint disabled by a 410.")
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#webhooks"))
@@ -101,22 +104,22 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
   .add(
     HttpApiEndpoint.get("getWebhook", "/api/partner/webhooks")
       .addSuccess(WebhookState)
-      .addError(NotFound)
+      .addError(errorWire(WebhookEndpointNotFound))
       .annotate(OpenApi.Summary, "The webhook endpoint, its state and last delivery attempt (never the secret)")
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#webhook-tooling"))
   )
   .add(
     HttpApiEndpoint.del("deleteWebhook", "/api/partner/webhooks")
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFound)
+      .addError(errorWire(WebhookEndpointNotFound))
       .annotate(OpenApi.Summary, "Remove the webhook endpoint; its pending deliveries are cancelled")
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#webhook-tooling"))
   )
   .add(
     HttpApiEndpoint.post("testWebhook", "/api/partner/webhooks/test")
       .addSuccess(WebhookTestAccepted, { status: 202 })
-      .addError(NotFound)
-      .addError(Conflict)
+      .addError(errorWire(WebhookEndpointNotFound))
+      .addError(errorWire(WebhookDisabled))
       .annotate(OpenApi.Summary, "Queue a signed `webhook.test` event, delivered like every other event")
       .annotate(OpenApi.Description, "404 `not_found` without an endpoint; 409 `webhook_disabled` when it was disabled by a 410.")
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#webhook-tooling"))
@@ -139,8 +142,9 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
       .setPayload(RedeliverRequest)
       .addSuccess(RedeliverAccepted, { status: 202 })
       .addError(BadRequest)
-      .addError(NotFound)
-      .addError(Conflict)
+      .addError(errorWire(WebhookEndpointNotFound))
+      .addError(errorWire(WebhookEventNotFound))
+      .addError(errorWire(WebhookDisabled))
       .annotate(OpenApi.Summary, "Redeliver one event, or every event whose delivery failed since a time")
       .annotate(
         OpenApi.Description,

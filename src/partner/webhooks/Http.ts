@@ -20,10 +20,10 @@ export const PartnerWebhooksHttpLive = HttpApiBuilder.group(Api, "partnerWebhook
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
           return yield* webhooks.register(partner, payload.url.trim(), payload.secret)
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
-      .handle("getWebhook", () => Effect.flatMap(CurrentPartner, webhooks.show).pipe(Effect.catchTag("SqlError", Effect.die)))
-      .handle("deleteWebhook", () => Effect.flatMap(CurrentPartner, webhooks.remove).pipe(Effect.catchTag("SqlError", Effect.die)))
-      .handle("testWebhook", () => Effect.flatMap(CurrentPartner, webhooks.test).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
+      .handle("getWebhook", () => Effect.flatMap(CurrentPartner, webhooks.show))
+      .handle("deleteWebhook", () => Effect.flatMap(CurrentPartner, webhooks.remove))
+      .handle("testWebhook", () => Effect.flatMap(CurrentPartner, webhooks.test))
       .handle("listWebhookDeliveries", ({ urlParams }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
@@ -38,7 +38,7 @@ export const PartnerWebhooksHttpLive = HttpApiBuilder.group(Api, "partnerWebhook
             deliveries: page.deliveries,
             next_cursor: cursor.next(last, page.hasMore)
           }
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
       .handle("redeliverWebhooks", ({ payload }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
@@ -59,5 +59,5 @@ export const PartnerWebhooksHttpLive = HttpApiBuilder.group(Api, "partnerWebhook
             return yield* validationError("since: must be an RFC 3339 time such as 2026-01-31T00:00:00Z", [{ path: ["since"], message: "must be an RFC 3339 time" }])
           }
           return yield* webhooks.redeliver(partner, { since: new Date(since) })
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
   }))
