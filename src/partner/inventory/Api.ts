@@ -5,8 +5,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
-import { BadRequest, InternalError, NotFound } from "../../platform/Errors.js"
+import { BadRequest, errorWire, InternalError } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
+import { DomainNotListed } from "./Errors.js"
 
 const Cents = Schema.NullOr(Schema.Int).annotations({ description: "USD cents; null when not offered" })
 
@@ -70,7 +71,7 @@ export class PartnerInventoryApi extends HttpApiGroup.make("partnerInventory")
     HttpApiEndpoint.get("domain")`/api/partner/v1/domains/${HttpApiSchema.param("name", Schema.String)}`
       .addSuccess(DomainDetail)
       .addError(BadRequest)
-      .addError(NotFound)
+      .addError(errorWire(DomainNotListed))
       .annotate(OpenApi.Summary, "Single-domain detail: price, availability, metadata")
       .pipe(requiresScope("search"), documentedAt("/docs/partner.md#domain-detail"))
   )
@@ -87,7 +88,7 @@ export class PartnerInventoryApi extends HttpApiGroup.make("partnerInventory")
       .setUrlParams(Schema.Struct({ domain: DomainQuery }))
       .addSuccess(Pricing)
       .addError(BadRequest)
-      .addError(NotFound)
+      .addError(errorWire(DomainNotListed))
       .annotate(OpenApi.Summary, "Buy-now and floor price of one listed domain; 404 when unlisted")
       .pipe(requiresScope("search"), documentedAt("/docs/partner.md#pricing"))
   )

@@ -2,7 +2,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { Api } from "../../app/Api.js"
-import { NotFoundError } from "../../platform/Errors.js"
 import { CurrentPartner } from "../Auth.js"
 import { domainParam, validationError } from "../Common.js"
 import { Availability, DomainDetail, Pricing, SearchResponse, SearchResultItem } from "./Api.js"
@@ -38,14 +37,12 @@ export const PartnerInventoryHttpLive = HttpApiBuilder.group(Api, "partnerInvent
               })
             )
           })
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
       .handle("domain", ({ path }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
           const name = yield* domainParam("name", path.name)
-          const found = yield* inventory.lookup(partner.environment, name.ascii, partner.partnerId)
-          if (Option.isNone(found)) return yield* new NotFoundError({ code: "not_found", message: `${name.ascii} is not listed` })
-          const { available, listing: l, reserved } = found.value
+          const { available, listing: l, reserved } = yield* inventory.detail(partner.environment, name.ascii, partner.partnerId)
           return new DomainDetail({
             domain: l.domain,
             domain_unicode: l.domain_unicode,
@@ -59,7 +56,7 @@ export const PartnerInventoryHttpLive = HttpApiBuilder.group(Api, "partnerInvent
             description: l.description,
             listed_at: l.listed_at.toISOString()
           })
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
       .handle("availability", ({ urlParams }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
@@ -75,16 +72,12 @@ export const PartnerInventoryHttpLive = HttpApiBuilder.group(Api, "partnerInvent
                 currency: listing.currency
               })
           })
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
       .handle("pricing", ({ urlParams }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
           const name = yield* domainParam("domain", urlParams.domain)
-          const found = yield* inventory.lookup(partner.environment, name.ascii, partner.partnerId)
-          if (Option.isNone(found) || found.value.listing.status === "sold" || found.value.listing.status === "withdrawn") {
-            return yield* new NotFoundError({ code: "not_found", message: `${name.ascii} is not listed` })
-          }
-          const l = found.value.listing
+          const l = yield* inventory.pricing(partner.environment, name.ascii, partner.partnerId)
           return new Pricing({ domain: l.domain, bin_price_cents: l.bin_price_cents, floor_price_cents: l.floor_price_cents, currency: l.currency })
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
   }))

@@ -19,6 +19,7 @@ import {
   semanticScore
 } from "../../domain/SearchRanking.js"
 import type { PartnerEnvironment } from "../Auth.js"
+import { DomainNotListed } from "./Errors.js"
 import { InventoryRepo, type ListingRow } from "./Repo.js"
 import { wordNet } from "./WordNet.js"
 
@@ -45,7 +46,7 @@ const make = Effect.gen(function*() {
       const words = queryWords(q, lex)
       const rows = yield* repo.keywordCandidates(env, compact, words, 100)
       return rows
-        .map((r) => ({ row: r as ListingRow, score: keywordScore({ similarity: r.sim, label: r.label }, q, lex) }))
+        .map((r): { row: ListingRow; score: number } => ({ row: r, score: keywordScore({ similarity: r.sim, label: r.label }, q, lex) }))
         .filter((x) => x.score > 0.25)
         .sort((a, b) => b.score - a.score || a.row.domain.localeCompare(b.row.domain))
         .slice(0, DEPTH)
@@ -91,7 +92,21 @@ const make = Effect.gen(function*() {
       return Option.some({ listing, available: availableFor(listing, reserved), reserved: reserved_by_others })
     })
 
-  return { search, lookup }
+  /** A listed domain (any status), or `DomainNotListed`. */
+  const detail = (env: PartnerEnvironment, domain: string, partnerId: string) =>
+    Effect.flatMap(lookup(env, domain, partnerId), Option.match({
+      onNone: () => Effect.fail(DomainNotListed.of(domain)),
+      onSome: Effect.succeed
+    }))
+
+  /** The prices of a domain still offered (not sold or withdrawn), or `DomainNotListed`. */
+  const pricing = (env: PartnerEnvironment, domain: string, partnerId: string) =>
+    Effect.flatMap(detail(env, domain, partnerId), (found) =>
+      found.listing.status === "sold" || found.listing.status === "withdrawn"
+        ? Effect.fail(DomainNotListed.of(domain))
+        : Effect.succeed(found.listing))
+
+  return { search, lookup, detail, pricing }
 })
 
 export class Inventory extends Context.Tag("app/PartnerInventory")<Inventory, Effect.Effect.Success<typeof make>>() {

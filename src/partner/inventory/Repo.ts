@@ -1,26 +1,33 @@
-/** SQL over the shared `listings` table (read-only here) for the partner inventory. */
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+/**
+ * SQL over the shared `listings` table (read-only here) for the partner inventory. Rows are
+ * decoded by the schemas below; a database error is a defect here (`Effect.orDie`).
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
 import type { PartnerEnvironment } from "../Auth.js"
 
-export interface ListingRow {
-  readonly id: string
-  readonly domain: string
-  readonly domain_unicode: string
-  readonly tld: string
-  readonly label: string
-  readonly bin_price_cents: number | null
-  readonly floor_price_cents: number | null
-  readonly currency: string
-  readonly status: "active" | "pending" | "sold" | "withdrawn"
-  readonly locked: boolean
-  readonly description: string | null
-  readonly listed_at: Date
-}
+const Environment = Schema.Literal("live", "sandbox")
 
-export interface KeywordCandidate extends ListingRow {
-  readonly sim: number
-}
+export const ListingRow = Schema.Struct({
+  id: Schema.String,
+  domain: Schema.String,
+  domain_unicode: Schema.String,
+  tld: Schema.String,
+  label: Schema.String,
+  bin_price_cents: Schema.NullOr(Schema.Number),
+  floor_price_cents: Schema.NullOr(Schema.Number),
+  currency: Schema.String,
+  status: Schema.Literal("active", "pending", "sold", "withdrawn"),
+  locked: Schema.Boolean,
+  description: Schema.NullOr(Schema.String),
+  listed_at: Schema.DateFromSelf
+})
+export type ListingRow = typeof ListingRow.Type
+
+const ReservedListing = Schema.Struct({ ...ListingRow.fields, reserved_by_others: Schema.Boolean })
+
+export const KeywordCandidate = Schema.Struct({ ...ListingRow.fields, sim: Schema.Number })
+export type KeywordCandidate = typeof KeywordCandidate.Type
 
 const COLUMNS = "id, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents, currency, status, locked, description, listed_at"
 
@@ -28,53 +35,74 @@ const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const cols = sql.unsafe(COLUMNS)
 
-  return {
-    byDomain: (env: PartnerEnvironment, domain: string) =>
-      sql<ListingRow>`select ${cols} from listings where environment = ${env} and domain = ${domain}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]))
-      ),
-
-    /** One listing and whether another partner's live quote reserves it, in one statement. */
-    byDomainWithReservation: (env: PartnerEnvironment, domain: string, partnerId: string) =>
-      sql<ListingRow & { readonly reserved_by_others: boolean }>`
+  const byDomainWithReservation = SqlSchema.findOne({
+    Request: Schema.Struct({ env: Environment, domain: Schema.String, partnerId: Schema.String }),
+    Result: ReservedListing,
+    execute: (r) =>
+      sql`
         select ${cols}, exists (
           select 1 from partner_quotes q
-          where q.environment = ${env} and q.domain = ${domain} and q.partner_id <> ${partnerId}
+          where q.environment = ${r.env} and q.domain = ${r.domain} and q.partner_id <> ${r.partnerId}
             and q.expires_at > now() and q.used_by_order is null) as reserved_by_others
-        from listings where environment = ${env} and domain = ${domain}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]))
-      ),
+        from listings where environment = ${r.env} and domain = ${r.domain}`
+  })
+
+  const keywordCandidates = SqlSchema.findAll({
+    Request: Schema.Struct({ env: Environment, compact: Schema.String, patterns: Schema.Array(Schema.String), limit: Schema.Number }),
+    Result: KeywordCandidate,
+    execute: (r) =>
+      sql`
+        select ${cols}, similarity(label, ${r.compact}) as sim
+        from listings
+        where environment = ${r.env} and status in ('active', 'pending')
+          and (label % ${r.compact} or label like any(${r.patterns as any}::text[]))
+        order by sim desc, id
+        limit ${r.limit}`
+  })
+
+  const conceptCandidates = SqlSchema.findAll({
+    Request: Schema.Struct({ env: Environment, patterns: Schema.Array(Schema.String), limit: Schema.Number }),
+    Result: ListingRow,
+    execute: (r) =>
+      sql`
+        select ${cols} from listings
+        where environment = ${r.env} and status in ('active', 'pending')
+          and label like any(${r.patterns as any}::text[])
+        limit ${r.limit}`
+  })
+
+  const reservedByOthers = SqlSchema.findAll({
+    Request: Schema.Struct({ env: Environment, domains: Schema.Array(Schema.String), partnerId: Schema.String }),
+    Result: Schema.Struct({ domain: Schema.String }),
+    execute: (r) =>
+      sql`
+        select domain from partner_quotes
+        where environment = ${r.env} and domain in ${sql.in(r.domains)} and partner_id <> ${r.partnerId}
+          and expires_at > now() and used_by_order is null`
+  })
+
+  return {
+    /** One listing and whether another partner's live quote reserves it, in one statement. */
+    byDomainWithReservation: (env: PartnerEnvironment, domain: string, partnerId: string) =>
+      byDomainWithReservation({ env, domain, partnerId }).pipe(Effect.orDie),
 
     /** Keyword candidates: trigram-similar labels, or labels containing the query or one of its words. */
     keywordCandidates: (env: PartnerEnvironment, compact: string, words: ReadonlyArray<string>, limit: number) => {
       const patterns = [compact, ...words.filter((w) => w.length >= 3)].map((w) => `%${w.replace(/[%_\\]/g, "")}%`)
-      return sql<KeywordCandidate>`
-        select ${cols}, similarity(label, ${compact}) as sim
-        from listings
-        where environment = ${env} and status in ('active', 'pending')
-          and (label % ${compact} or label like any(${patterns as any}::text[]))
-        order by sim desc, id
-        limit ${limit}`
+      return keywordCandidates({ env, compact, patterns, limit }).pipe(Effect.orDie)
     },
 
     /** Semantic candidates: labels containing one of the expanded concept terms. */
     conceptCandidates: (env: PartnerEnvironment, terms: ReadonlyArray<string>, limit: number) =>
       terms.length === 0
-        ? Effect.succeed([] as ReadonlyArray<ListingRow>)
-        : sql<ListingRow>`
-        select ${cols} from listings
-        where environment = ${env} and status in ('active', 'pending')
-          and label like any(${terms.map((t) => `%${t}%`) as any}::text[])
-        limit ${limit}`,
+        ? Effect.succeed<ReadonlyArray<ListingRow>>([])
+        : conceptCandidates({ env, patterns: terms.map((t) => `%${t}%`), limit }).pipe(Effect.orDie),
 
     /** Domains held by a live quote or an open order of another partner. */
     reservedByOthers: (env: PartnerEnvironment, domains: ReadonlyArray<string>, partnerId: string) =>
       domains.length === 0
         ? Effect.succeed(new Set<string>())
-        : sql<{ domain: string }>`
-        select domain from partner_quotes
-        where environment = ${env} and domain in ${sql.in([...domains])} and partner_id <> ${partnerId}
-          and expires_at > now() and used_by_order is null`.pipe(Effect.map((rows) => new Set(rows.map((r) => r.domain))))
+        : reservedByOthers({ env, domains, partnerId }).pipe(Effect.map((rows) => new Set(rows.map((r) => r.domain))), Effect.orDie)
   }
 })
 

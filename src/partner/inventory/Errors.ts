@@ -1,0 +1,13 @@
+/** What can go wrong reading the partner inventory, as domain errors (platform/Errors.ts). */
+import { DomainError } from "../../platform/Errors.js"
+
+/** The domain is not in the credential's inventory (or, for pricing, no longer offered). */
+export class DomainNotListed extends DomainError<DomainNotListed>()("DomainNotListed", {
+  code: "not_found",
+  status: 404,
+  description: "The domain is not listed in the credential's inventory"
+}) {
+  static of(domain: string) {
+    return new DomainNotListed({ message: `${domain} is not listed` })
+  }
+}
