@@ -8,8 +8,10 @@ import { Schema } from "effect"
 import { AdminAuth } from "../../admin/Auth.js"
 import { CASE_STATUSES, CLOSE_OUTCOMES, TIERS } from "../../domain/Brokerage.js"
 import { documentedAt, htmlErrorPages, HtmlPage } from "../../platform/ApiAnnotations.js"
-import { BadRequest, Conflict, Forbidden, InternalError, NotFound, Unauthorized } from "../../platform/Errors.js"
+import { BadRequest, Conflict, errorWire, InternalError, Unauthorized } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
+import { SandboxOnly } from "../sandbox/Errors.js"
+import { BrokerageCaseNotFound, CaseMoveNotAllowed, DomainNotEligible, InvalidBrokerageDomain, InvalidCaseMove } from "./Errors.js"
 
 export const CaseStatusSchema = Schema.Literal(...CASE_STATUSES).annotations({ title: "BrokerageCaseStatus" })
 
@@ -99,9 +101,14 @@ export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
   .add(
     HttpApiEndpoint.post("createCase", "/api/partner/v1/brokerage")
       .setPayload(CaseRequest)
+      .setHeaders(Schema.Struct({
+        "idempotency-key": Schema.optional(Schema.String).annotations({ description: "Optional: a retry with the same key and body answers the first 201" })
+      }))
       .addSuccess(Case, { status: 201 })
       .addError(BadRequest)
+      .addError(errorWire(InvalidBrokerageDomain))
       .addError(Conflict)
+      .addError(errorWire(DomainNotEligible))
       .annotate(OpenApi.Summary, "Open a brokerage case; returns the buyer's no-login progress link")
       .annotate(OpenApi.Description, "Ineligible (reserved, already in an open case, a live site): 409 conflict with `details.reasons`. One open case per domain across all partners. Optional Idempotency-Key: a retry with the same key and body answers the first 201 (Idempotent-Replayed: true).")
       .pipe(requiresScope("broker"), documentedAt("/docs/brokerage.md#cases"))
@@ -123,17 +130,17 @@ export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
   .add(
     HttpApiEndpoint.get("getCase")`/api/partner/v1/brokerage/${CaseId}`
       .addSuccess(CaseDetail)
-      .addError(NotFound)
+      .addError(errorWire(BrokerageCaseNotFound))
       .annotate(OpenApi.Summary, "One of your cases with its timeline (another partner's case: 404)")
       .pipe(requiresScope("broker"), documentedAt("/docs/brokerage.md#cases"))
   )
   .add(
     HttpApiEndpoint.post("advanceSandbox")`/api/partner/v1/sandbox/brokerage/${CaseId}/advance`
       .addSuccess(CaseDetail)
-      .addError(BadRequest)
-      .addError(NotFound)
-      .addError(Conflict)
-      .addError(Forbidden)
+      .addError(errorWire(InvalidCaseMove))
+      .addError(errorWire(BrokerageCaseNotFound))
+      .addError(errorWire(CaseMoveNotAllowed))
+      .addError(errorWire(SandboxOnly))
       .annotate(OpenApi.Summary, "Sandbox only: move the case one step (to closed_won), then settle its commission")
       .annotate(
         OpenApi.Description,
@@ -167,16 +174,16 @@ export class AdminBrokerageApi extends HttpApiGroup.make("adminBrokerage")
   .add(
     HttpApiEndpoint.get("getCase")`/api/admin/brokerage/${CaseId}`
       .addSuccess(CaseDetail)
-      .addError(NotFound)
+      .addError(errorWire(BrokerageCaseNotFound))
       .annotate(OpenApi.Summary, "Any case with its timeline")
   )
   .add(
     HttpApiEndpoint.post("advance")`/api/admin/brokerage/${CaseId}/advance`
       .setUrlParams(AdminMoveParams)
       .addSuccess(CaseDetail)
-      .addError(NotFound)
-      .addError(Conflict)
-      .addError(BadRequest)
+      .addError(errorWire(BrokerageCaseNotFound))
+      .addError(errorWire(CaseMoveNotAllowed))
+      .addError(errorWire(InvalidCaseMove))
       .annotate(OpenApi.Summary, "Move a case to its next status (deal_agreed → closed_won needs a deal price)")
   )
   .add(
@@ -186,9 +193,9 @@ export class AdminBrokerageApi extends HttpApiGroup.make("adminBrokerage")
         ...AdminMoveParams.fields
       }))
       .addSuccess(CaseDetail)
-      .addError(NotFound)
-      .addError(Conflict)
-      .addError(BadRequest)
+      .addError(errorWire(BrokerageCaseNotFound))
+      .addError(errorWire(CaseMoveNotAllowed))
+      .addError(errorWire(InvalidCaseMove))
       .annotate(OpenApi.Summary, "Close a case: won, lost or cancelled")
   )
   .middleware(AdminAuth)

@@ -29,7 +29,6 @@ import {
 } from "../../domain/Brokerage.js"
 import { parseDomainName } from "../../domain/DomainName.js"
 import { AppConfig } from "../../platform/Config.js"
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from "../../platform/Errors.js"
 import { makeId } from "../../platform/Ids.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../Auth.js"
@@ -38,6 +37,8 @@ import { Outbox } from "../events/Outbox.js"
 import { Books } from "../ledger/Books.js"
 import { Settlement } from "../ledger/Settlement.js"
 import { OrderRepo } from "../orders/Repo.js"
+import { SandboxOnly } from "../sandbox/Errors.js"
+import { BrokerageCaseNotFound, CaseMoveNotAllowed, DomainNotEligible, InvalidBrokerageDomain, InvalidCaseMove } from "./Errors.js"
 import { type CaseFilters, type CaseRow, BrokerageRepo, type CaseTimelineRow } from "./Repo.js"
 import { probeOutbound, probeSite, type SiteFinding } from "./SiteProbe.js"
 
@@ -70,8 +71,6 @@ export interface MoveOptions {
   /** Partner-scoped moves (sandbox advance) only see the partner's own cases. */
   readonly partner?: PartnerIdentity | undefined
 }
-
-const notFound = (id: string) => new NotFoundError({ code: "not_found", message: `Brokerage case ${id} not found` })
 
 /** The case as carried by events: `data.case` (its id is the webhook ordering key). */
 export const eventCase = (c: CaseRow) => ({
@@ -206,11 +205,10 @@ const make = Effect.gen(function*() {
       const check = yield* eligibility(input.domain, partner.environment)
       if (check.reasons.includes("invalid_domain")) {
         const message = check.details.find((d) => d.reason === "invalid_domain")!.message
-        return yield* new BadRequestError({ code: "validation_error", message: `domain: ${message}`, details: [{ path: ["domain"], message }] })
+        return yield* InvalidBrokerageDomain.of(message)
       }
       const refuse = (reasons: ReadonlyArray<EligibilityReason>, details: Eligibility["details"]) =>
-        new ConflictError({
-          code: "conflict",
+        new DomainNotEligible({
           message: `${check.domain} is not eligible for brokerage: ${reasons.join(", ")}`,
           details: { reasons, details }
         })
@@ -247,7 +245,7 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const row = yield* repo.byId(id, { forUpdate })
       if (Option.isNone(row) || (partner && (row.value.partner_id !== partner.partnerId || row.value.environment !== partner.environment))) {
-        return yield* notFound(id)
+        return yield* BrokerageCaseNotFound.of(id)
       }
       return row.value
     })
@@ -258,9 +256,7 @@ const make = Effect.gen(function*() {
       const current = yield* loadOwned(id, options.partner, true)
       const t = decide(current)
       if (!t.ok) {
-        return yield* (t.kind === "invalid"
-          ? new BadRequestError({ code: "validation_error", message: t.reason })
-          : new ConflictError({ code: "conflict", message: t.reason }))
+        return yield* (t.kind === "invalid" ? new InvalidCaseMove({ message: t.reason }) : new CaseMoveNotAllowed({ message: t.reason }))
       }
       let deal: Parameters<typeof repo.update>[1]["deal"] = null
       if (t.to === "closed_won") {
@@ -337,7 +333,7 @@ const make = Effect.gen(function*() {
   const advanceSandbox = (id: string, partner: PartnerIdentity) =>
     Effect.gen(function*() {
       if (partner.environment !== "sandbox") {
-        return yield* new ForbiddenError({ code: "forbidden", message: "advance is available to sandbox credentials only" })
+        return yield* SandboxOnly.of()
       }
       const c = yield* loadOwned(id, partner, false)
       if (c.status === "closed_won" && c.order_id !== null) {
@@ -346,7 +342,7 @@ const make = Effect.gen(function*() {
           yield* settlement.settleOrderById(c.order_id, `sandbox:${partner.keyId}`)
           return yield* detail(id, partner)
         }
-        return yield* new ConflictError({ code: "conflict", message: `Case ${id} is closed_won and its commission is settled: there is no next step` })
+        return yield* new CaseMoveNotAllowed({ message: `Case ${id} is closed_won and its commission is settled: there is no next step` })
       }
       yield* apply(
         id,

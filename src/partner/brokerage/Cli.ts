@@ -39,9 +39,9 @@ const runMove = (o: { json: boolean; caseId: string; price: Option.Option<number
       Effect.zipRight(brokerage.detail(o.caseId)),
       Effect.map(Option.some),
       Effect.catchTags({
-        NotFound: (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())),
-        Conflict: (e) => Effect.zipRight(abort(e.message, "conflict"), Effect.succeed(Option.none())),
-        BadRequest: (e) => Effect.zipRight(abort(e.message, "usage"), Effect.succeed(Option.none()))
+        BrokerageCaseNotFound: (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())),
+        CaseMoveNotAllowed: (e) => Effect.zipRight(abort(e.message, "conflict"), Effect.succeed(Option.none())),
+        InvalidCaseMove: (e) => Effect.zipRight(abort(e.message, "usage"), Effect.succeed(Option.none()))
       })
     )
     if (Option.isSome(result)) yield* show(o.json, result.value)
@@ -83,7 +83,7 @@ const showCommand = Command.make("show", { json, caseId }, (o) =>
   Effect.gen(function*() {
     const d = yield* (yield* Brokerage).detail(o.caseId).pipe(
       Effect.map(Option.some),
-      Effect.catchTag("NotFound", (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())))
+      Effect.catchTag("BrokerageCaseNotFound", (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())))
     )
     if (Option.isSome(d)) yield* show(o.json, d.value)
   })).pipe(Command.withDescription("One case with its timeline and, when won, the deal and commission"))

@@ -1,16 +1,20 @@
 /** Handlers of the brokerage endpoints: partner, admin and the progress page. */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Option, Schema } from "effect"
 import { Api } from "../../app/Api.js"
 import { errorPageHtml, htmlResponse } from "../../platform/Html.js"
+import { addResponseHeaders } from "../../platform/HttpMiddleware.js"
 import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
 import { iso, pageCursor, validationError } from "../Common.js"
+import { Case, CaseRequest } from "./Api.js"
 import { Brokerage } from "./Brokerage.js"
 import { progressPage } from "./Pages.js"
 
 const CURSOR_PURPOSE = "partner-brokerage-cursor"
+const encodeRequest = Schema.encodeSync(CaseRequest)
+const decodeCase = Schema.decodeUnknown(Case)
 
 const parseDate = (field: string, s: string | undefined) => {
   if (s === undefined) return Effect.succeed(undefined)
@@ -27,22 +31,22 @@ export const PartnerBrokerageHttpLive = HttpApiBuilder.group(Api, "partnerBroker
     return handlers
       .handle("eligibility", ({ urlParams }) =>
         Effect.flatMap(CurrentPartner, (partner) => brokerage.eligibility(urlParams.domain, partner.environment)))
-      .handle("createCase", ({ payload, request }) =>
+      .handle("createCase", ({ headers, payload }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
-          const key = request.headers["idempotency-key"]
+          const key = headers["idempotency-key"]
           if (key === undefined) return yield* brokerage.create(partner, payload)
           // Optional here (the SDK sends one on every write): a retried create answers the first 201.
           if (!isValidKey(key)) return yield* validationError("Idempotency-Key: 1-255 visible ASCII characters")
-          const body = yield* request.text.pipe(Effect.orDie)
+          // "The same request" is the same decoded payload (canonical JSON of the request schema).
+          const body = JSON.stringify(encodeRequest(payload))
           const result = yield* idempotency.run(
             { scope: `partner-brokerage:${partner.credentialId}`, key, fingerprint: fingerprint("POST", "/api/partner/v1/brokerage", body) },
             Effect.map(brokerage.create(partner, payload), (c) => ({ status: 201, body: c }))
           ).pipe(Effect.catchTag("SqlError", Effect.die))
-          return HttpServerResponse.unsafeJson(result.response.body, {
-            status: result.response.status,
-            headers: { "idempotency-key": key, ...(result.replayed ? { "idempotent-replayed": "true" } : {}) }
-          })
+          yield* addResponseHeaders({ "idempotency-key": key, ...(result.replayed ? { "idempotent-replayed": "true" } : {}) })
+          // A replay answers the stored body, which the success schema encoded the first time.
+          return yield* decodeCase(result.response.body).pipe(Effect.orDie)
         }))
       .handle("listCases", ({ urlParams }) =>
         Effect.gen(function*() {

@@ -1,43 +1,52 @@
-/** SQL of brokerage cases and their timeline (migrations/0120_brokerage.ts). */
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
-import type { CaseStatus, Tier } from "../../domain/Brokerage.js"
+/**
+ * SQL of brokerage cases and their timeline (migrations/0120_brokerage.ts). Rows are decoded by
+ * the schemas below (money columns are `bigint`, numbers through the driver's int8 parser on both
+ * databases); a database error is a defect here (`Effect.orDie`).
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
+import { CASE_STATUSES, type CaseStatus, type Tier, TIERS } from "../../domain/Brokerage.js"
 import type { PartnerEnvironment } from "../Auth.js"
 
-export interface CaseRow {
-  readonly id: string
-  readonly partner_id: string
-  readonly credential_id: string
-  readonly environment: PartnerEnvironment
-  readonly domain: string
-  readonly tier: Tier
-  readonly status: CaseStatus
-  readonly buyer_email: string
-  readonly budget_cents: number
-  readonly notes: string | null
-  readonly currency: string
-  readonly agreed_price_cents: number | null
-  readonly deal_price_cents: number | null
-  readonly fee_bps: number | null
-  readonly fee_cents: number | null
-  readonly partner_share_bps: number | null
-  readonly partner_share_cents: number | null
-  readonly order_id: string | null
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly closed_at: Date | null
-}
+const Environment = Schema.Literal("live", "sandbox")
+const Status = Schema.Literal(...CASE_STATUSES)
 
-export interface CaseTimelineRow {
-  readonly seq: number
-  readonly status: CaseStatus
-  readonly from_status: CaseStatus | null
-  readonly price_cents: number | null
-  readonly event_id: string | null
-  readonly actor: string
-  readonly note: string | null
-  readonly at: Date
-}
+export const CaseRow = Schema.Struct({
+  id: Schema.String,
+  partner_id: Schema.String,
+  credential_id: Schema.String,
+  environment: Environment,
+  domain: Schema.String,
+  tier: Schema.Literal(...TIERS),
+  status: Status,
+  buyer_email: Schema.String,
+  budget_cents: Schema.Number,
+  notes: Schema.NullOr(Schema.String),
+  currency: Schema.String,
+  agreed_price_cents: Schema.NullOr(Schema.Number),
+  deal_price_cents: Schema.NullOr(Schema.Number),
+  fee_bps: Schema.NullOr(Schema.Number),
+  fee_cents: Schema.NullOr(Schema.Number),
+  partner_share_bps: Schema.NullOr(Schema.Number),
+  partner_share_cents: Schema.NullOr(Schema.Number),
+  order_id: Schema.NullOr(Schema.String),
+  created_at: Schema.DateFromSelf,
+  updated_at: Schema.DateFromSelf,
+  closed_at: Schema.NullOr(Schema.DateFromSelf)
+})
+export type CaseRow = typeof CaseRow.Type
+
+export const CaseTimelineRow = Schema.Struct({
+  seq: Schema.Number,
+  status: Status,
+  from_status: Schema.NullOr(Status),
+  price_cents: Schema.NullOr(Schema.Number),
+  event_id: Schema.NullOr(Schema.String),
+  actor: Schema.String,
+  note: Schema.NullOr(Schema.String),
+  at: Schema.DateFromSelf
+})
+export type CaseTimelineRow = typeof CaseTimelineRow.Type
 
 export interface CaseFilters {
   readonly status?: CaseStatus | undefined
@@ -47,59 +56,84 @@ export interface CaseFilters {
   readonly environment?: PartnerEnvironment | undefined
 }
 
+export interface NewCase {
+  readonly id: string
+  readonly partnerId: string
+  readonly credentialId: string
+  readonly environment: PartnerEnvironment
+  readonly domain: string
+  readonly tier: Tier
+  readonly buyerEmail: string
+  readonly budgetCents: number
+  readonly notes: string | null
+}
+
+export interface CaseUpdate {
+  readonly status: CaseStatus
+  readonly agreedPriceCents?: number | null | undefined
+  readonly deal?: {
+    readonly priceCents: number
+    readonly feeBps: number
+    readonly feeCents: number
+    readonly shareBps: number
+    readonly shareCents: number
+    readonly orderId: string
+  } | null | undefined
+  readonly closed: boolean
+}
+
+export interface NewTimelineEntry {
+  readonly caseId: string
+  readonly status: CaseStatus
+  readonly fromStatus: CaseStatus | null
+  readonly priceCents?: number | null | undefined
+  readonly eventId: string | null
+  readonly actor: string
+  readonly note?: string | null | undefined
+}
+
 const OPEN_SQL = "('open', 'researching', 'contacting_owner', 'negotiating', 'deal_agreed')"
 
-/** pg gives bigint as text: money columns become numbers here, once. */
-const decode = (r: CaseRow): CaseRow => ({
-  ...r,
-  budget_cents: Number(r.budget_cents),
-  agreed_price_cents: r.agreed_price_cents === null ? null : Number(r.agreed_price_cents),
-  deal_price_cents: r.deal_price_cents === null ? null : Number(r.deal_price_cents),
-  fee_cents: r.fee_cents === null ? null : Number(r.fee_cents),
-  partner_share_cents: r.partner_share_cents === null ? null : Number(r.partner_share_cents)
-})
+/** Requests whose shape the repository's callers already typed: passed through as they are. */
+const Passed = <A>() => Schema.Any as Schema.Schema<A, A>
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const one = (rows: ReadonlyArray<CaseRow>) => Option.map(Option.fromNullable(rows[0]), decode)
 
-  return {
-    /** Inserts an open case; None when another open case holds the domain (the partial unique index). */
-    insert: (c: {
-      id: string
-      partnerId: string
-      credentialId: string
-      environment: PartnerEnvironment
-      domain: string
-      tier: Tier
-      buyerEmail: string
-      budgetCents: number
-      notes: string | null
-    }) =>
-      sql<CaseRow>`
+  const insert = SqlSchema.findOne({
+    Request: Passed<NewCase>(),
+    Result: CaseRow,
+    execute: (c) =>
+      sql`
         insert into brokerage_cases (id, partner_id, credential_id, environment, domain, tier, status, buyer_email, budget_cents, notes)
         values (${c.id}, ${c.partnerId}, ${c.credentialId}, ${c.environment}, ${c.domain}, ${c.tier}, 'open', ${c.buyerEmail},
                 ${c.budgetCents}, ${c.notes})
         on conflict (environment, domain) where status in ${sql.literal(OPEN_SQL)} do nothing
-        returning *`.pipe(Effect.map(one), Effect.orDie),
+        returning *`
+  })
 
-    /** The open case on a domain, if any (any partner). */
-    openCase: (environment: PartnerEnvironment, domain: string) =>
-      sql<CaseRow>`select * from brokerage_cases where environment = ${environment} and domain = ${domain}
-                   and status in ${sql.literal(OPEN_SQL)} limit 1`.pipe(Effect.map(one), Effect.orDie),
+  const openCase = SqlSchema.findOne({
+    Request: Schema.Struct({ environment: Environment, domain: Schema.String }),
+    Result: CaseRow,
+    execute: (r) =>
+      sql`select * from brokerage_cases where environment = ${r.environment} and domain = ${r.domain}
+          and status in ${sql.literal(OPEN_SQL)} limit 1`
+  })
 
-    byId: (id: string, options?: { readonly forUpdate?: boolean }) =>
-      (options?.forUpdate
-        ? sql<CaseRow>`select * from brokerage_cases where id = ${id} for update`
-        : sql<CaseRow>`select * from brokerage_cases where id = ${id}`).pipe(Effect.map(one), Effect.orDie),
+  const byId = SqlSchema.findOne({
+    Request: Schema.Struct({ id: Schema.String, forUpdate: Schema.Boolean }),
+    Result: CaseRow,
+    execute: (r) =>
+      r.forUpdate
+        ? sql`select * from brokerage_cases where id = ${r.id} for update`
+        : sql`select * from brokerage_cases where id = ${r.id}`
+  })
 
-    update: (id: string, u: {
-      status: CaseStatus
-      agreedPriceCents?: number | null
-      deal?: { priceCents: number; feeBps: number; feeCents: number; shareBps: number; shareCents: number; orderId: string } | null
-      closed: boolean
-    }) =>
-      sql<CaseRow>`
+  const update = SqlSchema.single({
+    Request: Passed<CaseUpdate & { readonly id: string }>(),
+    Result: CaseRow,
+    execute: (u) =>
+      sql`
         update brokerage_cases set status = ${u.status}, updated_at = now(),
           agreed_price_cents = ${u.agreedPriceCents === undefined ? sql`agreed_price_cents` : sql`${u.agreedPriceCents}`},
           ${
@@ -109,33 +143,29 @@ const make = Effect.gen(function*() {
           : sql``
       }
           closed_at = ${u.closed ? sql`now()` : sql`closed_at`}
-        where id = ${id} returning *`.pipe(Effect.map((rows) => decode(rows[0]!)), Effect.orDie),
+        where id = ${u.id} returning *`
+  })
 
-    addTimeline: (t: {
-      caseId: string
-      status: CaseStatus
-      fromStatus: CaseStatus | null
-      priceCents?: number | null
-      eventId: string | null
-      actor: string
-      note?: string | null
-    }) =>
+  const addTimeline = SqlSchema.void({
+    Request: Passed<NewTimelineEntry>(),
+    execute: (t) =>
       sql`insert into brokerage_case_timeline (case_id, status, from_status, price_cents, event_id, actor, note)
-          values (${t.caseId}, ${t.status}, ${t.fromStatus}, ${t.priceCents ?? null}, ${t.eventId}, ${t.actor}, ${t.note ?? null})`.pipe(
-        Effect.asVoid,
-        Effect.orDie
-      ),
+          values (${t.caseId}, ${t.status}, ${t.fromStatus}, ${t.priceCents ?? null}, ${t.eventId}, ${t.actor}, ${t.note ?? null})`
+  })
 
-    timeline: (caseId: string) =>
-      sql<CaseTimelineRow>`select seq, status, from_status, price_cents, event_id, actor, note, at
-                           from brokerage_case_timeline where case_id = ${caseId} order by seq`.pipe(
-        Effect.map((rows) => rows.map((r) => ({ ...r, price_cents: r.price_cents === null ? null : Number(r.price_cents) }))),
-        Effect.orDie
-      ),
+  const timeline = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: CaseTimelineRow,
+    execute: (caseId) =>
+      sql`select seq, status, from_status, price_cents, event_id, actor, note, at
+          from brokerage_case_timeline where case_id = ${caseId} order by seq`
+  })
 
-    /** Newest first; `beforeId` continues a page. */
-    list: (f: CaseFilters, beforeId: string | null, limit: number) =>
-      sql<CaseRow>`
+  const list = SqlSchema.findAll({
+    Request: Passed<{ readonly filters: CaseFilters; readonly beforeId: string | null; readonly limit: number }>(),
+    Result: CaseRow,
+    execute: ({ beforeId, filters: f, limit }) =>
+      sql`
         select * from brokerage_cases
         where true
           ${f.partnerId ? sql`and partner_id = ${f.partnerId}` : sql``}
@@ -145,7 +175,27 @@ const make = Effect.gen(function*() {
           ${f.to ? sql`and created_at < ${f.to}` : sql``}
           ${beforeId ? sql`and id < ${beforeId}` : sql``}
         order by id desc
-        limit ${limit}`.pipe(Effect.map((rows) => rows.map(decode)), Effect.orDie)
+        limit ${limit}`
+  })
+
+  return {
+    /** Inserts an open case; None when another open case holds the domain (the partial unique index). */
+    insert: (c: NewCase) => insert(c).pipe(Effect.orDie),
+
+    /** The open case on a domain, if any (any partner). */
+    openCase: (environment: PartnerEnvironment, domain: string) => openCase({ environment, domain }).pipe(Effect.orDie),
+
+    byId: (id: string, options?: { readonly forUpdate?: boolean }) =>
+      byId({ id, forUpdate: options?.forUpdate === true }).pipe(Effect.orDie),
+
+    update: (id: string, u: CaseUpdate) => update({ ...u, id }).pipe(Effect.orDie),
+
+    addTimeline: (t: NewTimelineEntry) => addTimeline(t).pipe(Effect.orDie),
+
+    timeline: (caseId: string) => timeline(caseId).pipe(Effect.orDie),
+
+    /** Newest first; `beforeId` continues a page. */
+    list: (filters: CaseFilters, beforeId: string | null, limit: number) => list({ filters, beforeId, limit }).pipe(Effect.orDie)
   }
 })
 

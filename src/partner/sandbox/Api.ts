@@ -2,9 +2,10 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
-import { Conflict, Forbidden, InternalError, NotFound } from "../../platform/Errors.js"
+import { Conflict, errorWire, InternalError, NotFound } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { OrderDetail } from "../orders/Api.js"
+import { SandboxOnly } from "./Errors.js"
 
 export class PartnerSandboxApi extends HttpApiGroup.make("partnerSandbox")
   .add(
@@ -12,7 +13,7 @@ export class PartnerSandboxApi extends HttpApiGroup.make("partnerSandbox")
       .addSuccess(OrderDetail)
       .addError(NotFound)
       .addError(Conflict)
-      .addError(Forbidden)
+      .addError(errorWire(SandboxOnly))
       .annotate(OpenApi.Summary, "Sandbox only: perform the order's next admin step")
       .annotate(
         OpenApi.Description,

@@ -2,10 +2,10 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../../app/Api.js"
-import { ForbiddenError } from "../../platform/Errors.js"
 import { CurrentPartner } from "../Auth.js"
 import { Settlement } from "../ledger/Settlement.js"
 import { Orders } from "../orders/Orders.js"
+import { SandboxOnly } from "./Errors.js"
 
 export const PartnerSandboxHttpLive = HttpApiBuilder.group(Api, "partnerSandbox", (handlers) =>
   Effect.gen(function*() {
@@ -15,7 +15,7 @@ export const PartnerSandboxHttpLive = HttpApiBuilder.group(Api, "partnerSandbox"
       Effect.gen(function*() {
         const partner = yield* CurrentPartner
         if (partner.environment !== "sandbox") {
-          return yield* new ForbiddenError({ code: "forbidden", message: "advance is available to sandbox credentials only" })
+          return yield* SandboxOnly.of()
         }
         const current = yield* orders.detail(path.public_id, partner)
         if (current.status === "TRANSFER_COMPLETED") yield* settlement.settleOrderById(path.public_id, `sandbox:${partner.keyId}`)
