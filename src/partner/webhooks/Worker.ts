@@ -1,6 +1,6 @@
 /**
  * Background work of the Partner API, on every replica (WORKERS=true):
- * - the webhook delivery loop (claims with SKIP LOCKED, so replicas share the queue; see Webhooks.run);
+ * - the webhook delivery loop (claims with SKIP LOCKED, so replicas share the queue; see Delivery.ts);
  * - the nonce janitor (expired nonces are deleted; replays are refused until then).
  */
 import { Duration, Effect, Layer, Schedule } from "effect"
