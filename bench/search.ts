@@ -185,39 +185,80 @@ service gets at most one of the machine's 2 cores (shared with PostgreSQL, this 
 
 ## Where the time goes
 
-Measured on this machine with the service's CPU counters (same set-up, RDAP answering after 5 ms,
-before the outbound clients moved to undici): a search of 1 name cost ≈ 15 ms of CPU, of 10 names
+**2026-11-25** (issue 18: 19.1 ms per search on an idle machine, target ≤ 5 ms). This machine was
+shared with other work all afternoon (load average 4 at the first run, 28–36 later, on 2 cores):
+every figure above is inflated, latencies most. So the changes were judged by alternating runs
+of the code before and after them in the same minutes (\`BENCH_DURATION=4\`, 200 searches one at a
+time each): service CPU per search **before 33.7, 30.7, 31.9, 27.1 ms** (load 28–36), **after
+21.5, 17.6 ms** (load 32–33), ≈ 37 % less. Before the load rose, the code before used 19.6 ms
+(load 4); the same proportion would put it at ≈ 12 ms on an idle machine — not measured, and
+still above the 5 ms target.
+
+Profile of the sequential phase before (\`BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=…"\`, the
+200 one-at-a-time searches cut out of the profile by time), self time: socket writes 24 % (the
+response's NDJSON lines ≈ 70 % of them, PostgreSQL ≈ 25 %, the RDAP requests the rest):
+a write to a loopback socket costs this sandbox ≈ 0.1–0.2 ms of CPU, and a search made ≈ 12 for
+its response alone; garbage collection 16 %; Effect's fiber runtime 39 % (forked fibers and their
+fiber-ref joins, which diff the app's whole context; every \`provideService\`, \`scoped\` or
+\`withSpan\` copies that context; each \`Effect.timeout\` races two fibers); undici 4 %; tr46 2 %.
+Tracing (issue 19) is not in it: with no exporter the tracer is disabled, the OTel SDK is not
+loaded and no span is recorded (no-op spans, 0.2 %). Nor did a search get slower since the
+issue was filed: this file showed 20.4 ms on 2026-11-22, before tracing existed; 12.3 ms was
+measured on a faster day of this machine.
+
+The tables above are one run after the changes at load ≈ 37 (14:17–14:19 UTC): 20.8 ms per
+search; under that load the latencies measure the machine, not the service.
+
+What changed:
+- The stream writes a batch of answers at once: the header at once; the primary's row with
+  \`primary_done\` (and the rows that finished before it) as soon as it is known; then every
+  answer that arrived in the same turn of the event loop (the stream waits for the end of the
+  poll phase, \`setImmediate\`), \`done\` in the last batch. Order, the primary's promptness and
+  cancellation are unchanged (test/search/stream.test.ts, cancel.test.ts).
+- RDAP domain queries go through node:http(s) with keep-alive agents in one \`Effect.async\` (its
+  own timer for \`RDAP_TIMEOUT\`, interruption destroys the request) instead of Effect's HttpClient
+  per lookup (a scope, a context copy, a two-fiber race for the time limit, a body stream);
+  spans only when tracing is on. The bootstrap fetch keeps the HttpClient.
+- Names of letters, digits and inner hyphens skip tr46 (UTS-46 maps them to their lowercase
+  form; property-tested equal to tr46 in test/domain/names.test.ts).
+
+Profile after (same cut, load ≈ 35): socket writes are now ≈ 31 % of a smaller total — of
+\`writev\`, PostgreSQL 43 % (rate-limit counter, listings, cached answers: one write each), the
+response 57 % (its final \`end()\` still often a write of its own); the RDAP requests' writes
+(\`writeLatin1String\`, one per lookup) 9 %; garbage collection 15 %; Effect's runtime 35 %.
+What is left to try, by expected gain: fewer forked fibers per name (the availability guard's
+time limit is an \`Effect.timeout\`, i.e. two fibers and a context diff per lookup; the
+per-name fibers of the stream); one statement for the listings and cache lookups (two tables of
+two owners); the final \`end()\` in the same write as \`done\` (in @effect/platform-node); SQL
+statement spans that are no-ops when tracing is off (@effect/sql copies the context for each).
+
+**Before** (2026-11-22): a search of 1 name cost ≈ 15 ms of CPU, of 10 names
 ≈ 28 ms, so each RDAP lookup added ≈ 1.6 ms (Effect's HttpClient over \`fetch\`, WHATWG streams,
 the guard's timers), and the rest of a search (request, rate-limit upsert, two batched lookups in
 PostgreSQL, the NDJSON stream) ≈ 12 ms; a plain \`GET /api/pricing/tld\` costs ≈ 2.5 ms. The
-service now provides \`NodeHttpClient.layerUndici\` (measured +40–70 % searches/s at concurrency
+service then moved to \`NodeHttpClient.layerUndici\` (measured +40–70 % searches/s at concurrency
 20, ≈ 5 ms less to \`done\`), and starts the queried name's lookups 2 ms before the alternates'
-so its answer is processed first (≈ 4 ms earlier primary row, ≈ 2 ms later \`done\`).
+so its answer is processed first (≈ 4 ms earlier primary row, ≈ 2 ms later \`done\`). Today,
+with 1 name per search (\`ALTERNATE_TLDS=com\`, load 14): 10.1 ms, against 19.6 ms for 9 names
+(load 4): ≈ 9 ms per search is fixed, ≈ 1.2 ms per extra name.
 
 The search handler starts the two batched PostgreSQL lookups (listings, cached answers) as soon
 as the query is parsed, alongside the rate-limit upsert, instead of after the header is written:
-≈ 1 ms earlier primary row, which brought it under 60 ms (the upstream calls still wait until
-the request is admitted). The service also runs with Effect's tracer off (no exporter is
-configured; a span per request, SQL statement and upstream call): measured A/B on this machine,
-≈ 1 ms less service CPU per search and ≈ 0.5 ms earlier primary row. The margin is thin: across
-today's runs the primary row's p50 was 57.7–59.9 ms, and service CPU per search 16–23 ms, as the
-machine's speed varied (the bare node:http floor in bench/results/pricing.md moved from 20,000 to
-72,000 req/s within hours).
+≈ 1 ms earlier primary row (the upstream calls still wait until the request is admitted). The
+service also runs with Effect's tracer off when no exporter is configured (≈ 1 ms less service
+CPU per search, measured A/B).
 
 The "primary's RDAP request reaches the upstream" line shows what is left before the upstream's
 50 ms: request parsing and routing, the rate-limit upsert and the lookups side by side (each
-PostgreSQL round trip is ≈ 1 ms on this machine even from a bare \`pg\` client; in the service the
-two lookups finish ≈ 3.5 ms after they start, the event loop being busy with the request and the
-header meanwhile), and the undici request. After the upstream answers: ≈ 1 ms of processing (reading the 404, the catalogue
-price, the row) and the write; the stand-in's 50 ms timer itself fires ≈ 0.7 ms late. Starting
-the primary's upstream call before the cache lookup would save ≈ 1 ms more, at the price of an
-upstream call for every cached, listed or reserved name. The RDAP stand-in runs in a worker
-thread so its timers and writes never delay this client's reads.
+PostgreSQL round trip is ≈ 1 ms on this machine even from a bare \`pg\` client), and the RDAP
+request. After the upstream answers: ≈ 1 ms of processing (reading the 404, the catalogue
+price, the row) and the write; the stand-in's 50 ms timer itself fires ≈ 0.7 ms late. The RDAP
+stand-in runs in a worker thread so its timers and writes never delay this client's reads.
 
 Per search the service does: request id and access log, the per-IP rate-limit counter (one
 upsert), UTS-46 parsing, the header write, one query for listings and one for cached answers
 (both batched for all 10 names), then 10 RDAP lookups concurrently (each guarded: timeout,
-per-server concurrency, circuit breaker), the catalogue price (in-process cache) and one row
-write per answer as it completes. The floor is the ${RDAP_DELAY_MS} ms the RDAP server waits.
+per-server concurrency, circuit breaker), the catalogue price (in-process cache) and one write
+per batch of answers as they complete. The floor is the ${RDAP_DELAY_MS} ms the RDAP server waits.
 `
 )

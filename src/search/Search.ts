@@ -13,7 +13,7 @@
  * so the handler can run them alongside the rate-limit check; the upstream calls only leave once
  * the stream is consumed, i.e. after the request was admitted.
  */
-import { Clock, Context, Duration, Effect, Either, Fiber, Layer, Queue, Stream } from "effect"
+import { Chunk, Clock, Context, Duration, Effect, Either, Fiber, Layer, Option, Queue, Stream } from "effect"
 import { type Availability, AvailabilityEngine } from "../availability/Availability.js"
 import { type DomainName, type InvalidDomainName, parseDomainName } from "../domain/DomainName.js"
 import type { Environment } from "../market/Market.js"
@@ -52,6 +52,12 @@ export const planSearch = (q: string, alternateTlds: ReadonlyArray<string>): Eit
     return { primary, names, plain }
   })
 
+/** Resumes after the event loop's current poll phase (every I/O callback already due has run). */
+const endOfPollPhase: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
 export interface StreamOptions {
   readonly requestId: string
   readonly canSeeMarketPrices: boolean
@@ -82,6 +88,8 @@ const make = Effect.gen(function*() {
     const row = (a: Availability): SearchEvent => toRow(a, options.canSeeMarketPrices, config.baseUrl)
     const total = p.names.length
 
+    const done = (now: number): SearchEvent => ({ kind: "done", duration_ms: Math.max(0, now - options.startedAt), count: total })
+
     const rows = Stream.unwrapScoped(
       Effect.gen(function*() {
         const checks = yield* prepared
@@ -98,38 +106,52 @@ const make = Effect.gen(function*() {
             )
           )
         }
-        const untilPrimary = Effect.gen(function*() {
-          const before: Array<Availability> = []
-          for (;;) {
-            const [i, a] = yield* Queue.take(queue)
-            if (i === 0) return { primary: a, before }
-            before.push(a)
+        // One chunk per batch of answers, each chunk one write to the socket: the primary's row
+        // (with `primary_done` and the rows that finished before it) as soon as it is known; then
+        // every answer that arrived in the same turn of the event loop together (an RDAP answer
+        // is one I/O callback: waiting for the end of the loop's poll phase lets the answers that
+        // arrived with it join). `done` closes the last chunk. A write to a loopback socket cost
+        // ≈ 0.1–0.2 ms of CPU on the benchmark machine, ~12 of them per 10-name search before.
+        let sent = 0
+        let primarySent = false
+        const batch = (ready: ReadonlyArray<readonly [number, Availability]>, now: number): Chunk.Chunk<SearchEvent> => {
+          const out: Array<SearchEvent> = []
+          if (!primarySent) {
+            const at = ready.findIndex(([i]) => i === 0)
+            primarySent = true
+            out.push(row(ready[at][1]), { kind: "primary_done" })
+            ready.forEach(([i, a]) => i !== 0 && out.push(row(a)))
+          } else {
+            for (const [, a] of ready) out.push(row(a))
           }
+          sent += ready.length
+          if (sent === total) out.push(done(now))
+          return Chunk.unsafeFromArray(out)
+        }
+        const waiting: Array<readonly [number, Availability]> = []
+        const pull: Effect.Effect<Chunk.Chunk<SearchEvent>, Option.Option<never>> = Effect.suspend(() => {
+          if (sent === total) return Effect.fail(Option.none())
+          if (!primarySent) {
+            // Until the primary answers, answers are held back (they follow its row).
+            return Effect.flatMap(Queue.take(queue), (item) => {
+              waiting.push(item)
+              if (item[0] !== 0) return pull
+              const ready = waiting.splice(0, waiting.length)
+              return Effect.map(Clock.currentTimeMillis, (now) => batch(ready, now))
+            })
+          }
+          return Effect.flatMap(Queue.take(queue), (first) =>
+            Effect.zipWith(
+              Effect.zipRight(endOfPollPhase, Queue.takeAll(queue)),
+              Clock.currentTimeMillis,
+              (more, now) => batch([first, ...more], now)
+            ))
         })
-        return Stream.fromEffect(untilPrimary).pipe(
-          Stream.flatMap(({ before, primary }) =>
-            Stream.fromIterable<SearchEvent>([row(primary), { kind: "primary_done" }, ...before.map(row)]).pipe(
-              Stream.concat(
-                Stream.fromQueue(queue).pipe(
-                  Stream.take(total - 1 - before.length),
-                  Stream.map(([, a]) => row(a))
-                )
-              )
-            )
-          )
-        )
+        return Stream.repeatEffectChunkOption(pull)
       })
     )
 
-    const done = Stream.fromEffect(
-      Effect.map(Clock.currentTimeMillis, (now): SearchEvent => ({
-        kind: "done",
-        duration_ms: Math.max(0, now - options.startedAt),
-        count: total
-      }))
-    )
-
-    return Stream.make(header).pipe(Stream.concat(rows), Stream.concat(done))
+    return Stream.make(header).pipe(Stream.concat(rows))
   }
 
   /**

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
+import tr46 from "tr46"
 import { parseDomainName, toUnicode } from "../../src/domain/DomainName.js"
 import { planSearch } from "../../src/search/Search.js"
 
@@ -101,6 +102,28 @@ describe("domain names", () => {
         expect(outcome(other)).toBe(outcome(plain))
       }),
       { numRuns: 1000 }
+    )
+  })
+
+  it("a letters-digits-hyphens name (the fast path that skips tr46) gets exactly tr46's answer", () => {
+    const ldh = fc.array(fc.constantFrom(..."aZ09x-n".split("")), { minLength: 1, maxLength: 8 }).map((cs) => cs.join(""))
+    const name = fc.tuple(fc.array(ldh, { minLength: 1, maxLength: 3 }), fc.constantFrom("com", "CO.uk", "xn--p1ai", "io")).map(([ls, s]) =>
+      `${ls.join(".")}.${s}`
+    )
+    const options = { checkHyphens: true, checkBidi: true, checkJoiners: true, useSTD3ASCIIRules: true, transitionalProcessing: false }
+    fc.assert(
+      fc.property(fc.oneof(name, fc.constantFrom("xn--bcher-kva.de", "ab--c.com", "-a.com", "a-.com", "XN--P1AI.com", "a.b-.com")), (input) => {
+        const expected = tr46.toASCII(input, options)
+        const parsed = parseDomainName(input)
+        if (expected === null) {
+          expect(Either.isLeft(parsed)).toBe(true)
+          return
+        }
+        if (Either.isLeft(parsed)) return // rejected for a reason after UTS-46 (e.g. suffix only)
+        expect(parsed.right.ascii).toBe(expected)
+        expect(parsed.right.unicode).toBe(tr46.toUnicode(expected, { checkHyphens: false, checkBidi: false, checkJoiners: false, useSTD3ASCIIRules: false }).domain)
+      }),
+      { numRuns: 2000 }
     )
   })
 
