@@ -6,6 +6,11 @@
  * A delivery carries its ordering key (`data.order.public_id` for order events, `data.case.id` for
  * brokerage events): the worker delivers one order's (case's) events in id order, one at a time.
  * `append` must run inside a transaction (it takes a per-partner transaction lock).
+ *
+ * The contract a reader relies on: paging by `after_id`, no event is ever missed, although
+ * writers commit in any order. Writers hold the partner's lock shared (they never wait for each
+ * other) and give their event an id above every event committed before they took it; `list`
+ * takes it exclusively, so it waits for the writers in flight and then reads (migration 0161).
  */
 import { SqlClient, type Statement } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
@@ -23,7 +28,8 @@ export interface EventRow {
   readonly created_at: Date
 }
 
-const EVENTS_LOCK_CLASS = 6006
+/** Advisory lock class of a partner's events: key `lockKey(partnerId)`, shared by writers, exclusive for the feed. */
+export const EVENTS_LOCK_CLASS = 6006
 
 /** Deliveries with the same key are sent in event order: an order's events share its public id. */
 const orderingKeyOf = (data: unknown): string | null => {
@@ -47,10 +53,11 @@ const make = Effect.gen(function*() {
       follow?: (eventId: string) => Statement.Fragment
     ) =>
       Effect.gen(function*() {
-        // Per-partner serialisation (until commit) plus ids above the last one: a reader paging by
-        // after_id can never see a later id commit before an earlier one (no event skipped).
-        // One round trip: lock, greatest id, event and delivery in partner_event_append
-        // (migrations/0150); it answers the greatest id instead when ours is not above it.
+        // The partner's lock, shared until commit, then an id above the greatest committed one: a
+        // feed reader (exclusive) waits for us, and one that read before we took the lock only
+        // saw smaller ids (no event skipped). One round trip: lock, greatest id, event and
+        // delivery in partner_event_append (migrations 0150, 0161); it answers the greatest id
+        // instead when ours is not above it (another process's clock ahead of ours).
         const data = JSON.stringify(e.data)
         const orderingKey = orderingKeyOf(e.data)
         let id = makeId("evt")
@@ -68,12 +75,13 @@ const make = Effect.gen(function*() {
 
     /**
      * Many events of one partner and environment at once (the settlement run settles hundreds of
-     * orders per statement): one lock, one insert; ids increase in the order given.
+     * orders per statement): the lock (shared, as `append`), one insert; ids increase in the order
+     * given, above every committed id.
      */
     appendMany: (partnerId: string, environment: PartnerEnvironment, events: ReadonlyArray<{ type: string; data: unknown }>) =>
       Effect.gen(function*() {
         if (events.length === 0) return [] as Array<string>
-        yield* sql`select pg_advisory_xact_lock(${EVENTS_LOCK_CLASS}, ${lockKey(partnerId)})`
+        yield* sql`select pg_advisory_xact_lock_shared(${EVENTS_LOCK_CLASS}, ${lockKey(partnerId)})`
         const [last] = yield* sql<{ id: string | null }>`select max(id) as id from partner_events where partner_id = ${partnerId}`
         let floor = last?.id ?? ""
         const ids = events.map(() => {
@@ -93,15 +101,13 @@ const make = Effect.gen(function*() {
         return ids
       }),
 
-    /** Events after `afterId` (exclusive), oldest first. */
+    /**
+     * Events after `afterId` (exclusive), oldest first. Waits for the partner's writers in flight
+     * (partner_events_after, migration 0161), so no event commits later below the page's last id.
+     */
     list: (partnerId: string, environment: PartnerEnvironment, afterId: string | null, limit: number) =>
-      afterId === null
-        ? sql<EventRow>`select id, partner_id, environment, type, data, created_at from partner_events
-                        where partner_id = ${partnerId} and environment = ${environment}
-                        order by id limit ${limit}`
-        : sql<EventRow>`select id, partner_id, environment, type, data, created_at from partner_events
-                        where partner_id = ${partnerId} and environment = ${environment} and id > ${afterId}
-                        order by id limit ${limit}`
+      sql<EventRow>`select id, partner_id, environment, type, data, created_at
+                    from partner_events_after(${EVENTS_LOCK_CLASS}, ${lockKey(partnerId)}, ${partnerId}, ${environment}, ${afterId}, ${limit})`
   }
 })
 
