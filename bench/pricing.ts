@@ -63,43 +63,65 @@ concurrent requests of the same bucket group-committed into one statement), the 
 headers, TLD normalisation and the price lookup (in-process copy of the price table, refreshed
 from PostgreSQL every 5 s).
 
-## Where the time goes (measured 2026-11-22 on this machine, compiled service, local PostgreSQL)
+## Where the time goes (measured 2026-11-25, issue 18, compiled service, local PostgreSQL)
 
-Single-variable runs of the compiled service (autocannon -c 50, 8 s; run-to-run noise ±15 %):
+The machine was shared with other sessions' benchmarks and test suites (load average 23–37 on 2
+cores during every run), so req/s and the ratios above mean little on that day. The changes were
+measured as **service CPU per request** (user + system time of the service process ÷ requests;
+5,000 requests at 50 connections after a warm-up, and 150–200 one at a time), builds A and B
+started alternately, three rounds each, medians:
 
-| variant | req/s |
-|---|---:|
-| GET /api/pricing/tld, as shipped | 1,770–2,150 |
-| same, access log off (LOG_LEVEL=warn) | 2,440 |
-| same, rate-limit decision removed | ≈ as shipped (within noise) |
-| GET /healthz (no rate limit, no data, same middleware) | 2,550–2,660 |
-| minimal HttpApi server (one endpoint) | 3,290–4,050 |
+| build | pricing CPU ms/req @50 | @1 | signed availability CPU ms/req @50 | @1 |
+|---|---:|---:|---:|---:|
+| main before (e8f4dc2) | 0.68 | 2.05 | 2.33 | 4.60 |
+| + guard, locally, metric labels, routes, CORS, signed-path fixes | 0.52 | 2.07 | 1.29–1.34 | 3.53 |
+| + FiberRefs set with \`FiberRef.set\` (not \`Effect.setFiberRefs\`) | 0.42 | 1.67 | 1.08 | 3.53 |
+| + rate-limit store deadline without \`Effect.timeout\` (shipped) | 0.43 | 1.80 | **1.00** | 3.20 |
 
-- The largest share is the framework on a real application: even \`/healthz\`, which does no
-  work, reaches only ~70 % of the one-endpoint server. The difference is the per-request cost
-  of a 90-endpoint HttpApi (router, per-group middleware maps, response encoding through the
-  declared schemas) plus the global middleware every response needs (request id, CORS/deprecation
-  headers, typed 404/500 mapping).
-- The access log is ~12 % (JSON line per request). Before buffering it was ~26 %: a write(2) per
-  request.
-- Rate limiting is now within noise: the group commit turns 50 concurrent requests of one
-  client into a few statements, and the known-denied path never touches the database.
-- Price data: before the hand-rolled cache (Effect.cachedInvalidateWithTTL) it was ~15 %; now a
-  hit is one clock read.
+The minimal HttpApi server measured 0.15 ms/req @50 the same way (load 7). Pricing went from
+0.68 to 0.43 ms (−37 %), signed availability from 2.33 to 1.00 ms (−57 %).
 
-Remaining ideas, not done: merge the global middleware into one layer, and emit the access log
-from the server's response hook rather than an Effect finaliser.
+What the profiles (\`node --cpu-prof\`, /tmp summaries of self and inclusive time) showed, and what
+changed:
 
-## Re-measured later the same day (02:25 UTC)
+- **The request guard forked the handler and awaited it with \`Effect.timeout\`**: a race forks two
+  more fibers (each copying every FiberRef), joins the winner's FiberRefs (\`Fiber.inheritAll\`
+  diffs the whole service context: 59 services) and interrupts the loser; then the guard joined
+  the handler's FiberRefs again. Now one fork, awaited by one timer and a fiber observer
+  (\`platform/Deadline.ts\`), and only the pre-response handlers (the one FiberRef a handler
+  changes for the response) are carried back.
+- **\`serverMiddleware\`** used \`Effect.locally\` twice and \`appendPreResponseHandler\`; the request's
+  root fiber ends with the request, so the three FiberRefs are now set once, nothing restored.
+  (\`Effect.setFiberRefs\` was tried first and was slower: it sets every FiberRef one by one.)
+- **Metrics**: a fresh label array per request defeated Effect's per-array cache of tagged
+  metrics, so each request built, hashed and looked up two new metric keys. Label arrays are now
+  made once per (method, route, status).
+- **Route matching** (guard, access log, metrics) scanned ~90 regexes per call; literal templates
+  are a map lookup now.
+- **Global middleware**: the CORS preflight is answered by the request guard; the API has two
+  global middlewares (errors, guard) around the router, plus \`serverMiddleware\` at the server.
+- **Rate-limit store call**: \`Effect.timeoutFail\` (the same race) per group-committed statement,
+  i.e. per request one at a time; now \`Deadline.runWithin\`.
+- **Signed path**: the \`invalid_signature\` error (a stack capture, \`BaseEffectError\` in the
+  profile) was constructed on every request, also the accepted ones; it is built only when
+  refusing. A GET without Content-Length/Transfer-Encoding hashes \`""\` instead of reading the
+  stream. The per-credential limit calls the limiter directly instead of providing two services
+  (a context copy each).
 
-The machine was in a much faster state (bare node:http 72,000 req/s against 20,000 before), and
-the floors scaled more than the service (which now runs with Effect's tracer off; an A/B showed
-no measurable difference for this endpoint): minimal HttpApi 10,700–10,800 req/s, the service's
-\`/healthz\` 5,100 (0.47×), \`GET /api/pricing/tld\` 4,000–4,200 (0.37–0.39×). A CPU profile of
-the service under this load: Effect's fiber runtime ≈ 39 % of samples (self time), garbage
-collection ≈ 12 %, socket writes ≈ 9 %, \`pg\` ≈ 2 %, our own middleware and handler ≈ 3 %. So
-the gap is the per-request work of the framework in a large application (router, per-request
-context and fiber-ref copies, schema encoding of the response, the global middleware), not
-the endpoint's own work; the ratio moves with the machine's state (0.33–0.51 across runs today).
+Checked and left: with no OTLP endpoint the tracer is disabled (\`Layer.setTracerEnabled(false)\`),
+so \`sql.execute\` spans are no-op spans (no stack capture, \`captureStackTrace: false\`); the
+request span is only made when tracing is on. The access log (buffered, one write per
+event-loop turn) is < 1 % of samples. Schema encoders/decoders are built once per endpoint by
+HttpApi. The credential is cached in process; its HMAC is ~1 % of the signed path.
+
+Where the rest goes (signed availability under load, profile on the loaded machine): socket
+writes (\`writev\`, one per response and one per PostgreSQL statement) and garbage collection lead;
+then \`pg\` (the availability lookup is one statement per request, not group-committed, besides the
+group-committed admission and rate-limit statements), the Effect fiber runtime, domain-name
+parsing (\`tr46\`) and the \`Availability\` class constructor's validation in the handler (those are
+in \`src/partner/inventory\`, not changed here). Not done: folding the per-credential rate-limit
+increment into the admission statement (3 → 2 round trips per signed request one at a time; under
+load both are already group-committed); re-measuring req/s ratios on an idle machine
+(\`npm run bench -- pricing\` and \`-- partner\`).
 `
 )

@@ -32,7 +32,7 @@ import { SessionAuthLive } from "../identity/Session.js"
 import { AppConfig, AppConfigLive } from "../platform/Config.js"
 import { DatabaseLive, databaseLayer } from "../platform/Database.js"
 import { OpenApiDocumentLive } from "../platform/OpenApiDeployment.js"
-import { ApiErrorsLive, CorsPreflightLive, serverMiddleware } from "../platform/HttpMiddleware.js"
+import { ApiErrorsLive, serverMiddleware } from "../platform/HttpMiddleware.js"
 import { answerClientErrors } from "../platform/ClientError.js"
 import { guardSettings, makeRouteTable, RequestGuardLive } from "../platform/RequestGuard.js"
 import { runMigrations } from "../platform/Migrations.js"
@@ -107,7 +107,6 @@ const HttpLive = Layer.unwrapEffect(
       Layer.provide(OpenApiDocumentLive({ baseUrl: config.baseUrl, deprecations: config.deprecations })),
       Layer.provide(ApiErrorsLive),
       Layer.provide(RequestGuardLive(guardSettings(config), routes)),
-      Layer.provide(CorsPreflightLive),
       Layer.provide(ApiLive),
       HttpServer.withLogAddress,
       // The request span is serverMiddleware's (route-named, no query string, no headers).

@@ -22,7 +22,7 @@ import { HttpApiGroup, HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../platform/Config.js"
 import { ForbiddenError, UnauthorizedError } from "../platform/Errors.js"
-import { enforce, policy, RateLimiter } from "../platform/RateLimit.js"
+import { enforceWith, policy, RateLimiter } from "../platform/RateLimit.js"
 import { canonicalString, checkTimestamp, sha256Hex, verifySignature } from "../domain/PartnerSigning.js"
 import { CurrentPartner, PartnerAuth, type PartnerIdentity, RequiredScopes, type Scope, SIGNING_HEADERS } from "./Auth.js"
 import { Credentials } from "./Credentials.js"
@@ -55,6 +55,12 @@ const queryOf = (url: string) => {
 }
 
 const unauthorized = (code: string, message: string) => new UnauthorizedError({ code, message })
+
+const hasBody = (headers: Readonly<Record<string, string | undefined>>) => {
+  const length = headers["content-length"]
+  if (length !== undefined) return Number(length) > 0
+  return headers["transfer-encoding"] !== undefined
+}
 
 /**
  * The sandbox signature debugger: a sandbox credential's request carrying
@@ -127,9 +133,12 @@ export const PartnerAuthLive = Layer.effect(
         }
 
         const resolved = yield* credentials.resolve(keyId.trim()).pipe(Effect.orDie)
-        const body = yield* request.text.pipe(Effect.orElseSucceed(() => undefined))
-        const invalid = unauthorized("invalid_signature", "The request signature does not match; check the canonical string and the secret")
-        if (body === undefined) return yield* invalid
+        // A request without Content-Length or Transfer-Encoding has no body (RFC 9112 §6.3): its
+        // hash is that of "" without reading the stream (an event-loop turn on every signed GET).
+        const body = hasBody(h) ? yield* request.text.pipe(Effect.orElseSucceed(() => undefined)) : ""
+        // Built only when refused: an error captures a stack trace when constructed.
+        const invalid = () => unauthorized("invalid_signature", "The request signature does not match; check the canonical string and the secret")
+        if (body === undefined) return yield* invalid()
         // Compute the canonical string even for an unknown key id so both paths cost the same.
         const canonical = canonicalString({
           method: request.method,
@@ -141,7 +150,7 @@ export const PartnerAuthLive = Layer.effect(
         })
         const secret = Option.match(resolved, { onNone: () => "\u0000unknown-key", onSome: (r) => r.secret })
         if (!verifySignature(secret, canonical, signature) || Option.isNone(resolved)) {
-          return yield* Option.isSome(resolved) && wantsSignatureDebug(h, resolved.value.row.environment) ? debugInvalid(canonical) : invalid
+          return yield* Option.isSome(resolved) && wantsSignatureDebug(h, resolved.value.row.environment) ? debugInvalid(canonical) : invalid()
         }
         const row = resolved.value.row
         // One statement (shared with concurrent requests): the credential's `active` flag as the
@@ -163,10 +172,7 @@ export const PartnerAuthLive = Layer.effect(
               : `This credential lacks the required scope (${needed.join(" or ")})`
           })
         }
-        yield* enforce(partnerRateLimit, { key: `cred:${row.key_id}` }).pipe(
-          Effect.provideService(AppConfig, config),
-          Effect.provideService(RateLimiter, limiter)
-        )
+        yield* enforceWith(limiter, partnerRateLimit, `cred:${row.key_id}`)
         const identity: PartnerIdentity = {
           partnerId: row.partner_id,
           credentialId: row.id,

@@ -72,27 +72,28 @@ const CORS_RESPONSE_HEADERS: Record<string, string> = {
   "access-control-expose-headers": EXPOSED_HEADERS
 }
 
-/** Answers CORS preflight requests (before routing: no endpoint declares OPTIONS). */
-export const CorsPreflightLive = HttpApiBuilder.middleware((app) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    request.method === "OPTIONS" && request.headers.origin !== undefined &&
-      request.headers["access-control-request-method"] !== undefined
-      ? Effect.succeed(
-        HttpServerResponse.empty({
-          status: 204,
-          headers: {
-            ...CORS_RESPONSE_HEADERS,
-            "access-control-allow-methods": "GET, HEAD, POST, PUT, PATCH, DELETE",
-            "access-control-allow-headers": request.headers["access-control-request-headers"] ??
-              "authorization, content-type, idempotency-key, x-request-id",
-            "access-control-max-age": "600",
-            vary: "Access-Control-Request-Headers"
-          }
-        })
-      )
-      : app
-  ) as any
-)
+/**
+ * The answer to a CORS preflight request (OPTIONS with Origin and Access-Control-Request-Method),
+ * or undefined for any other request. Called by the request guard (RequestGuard.ts) before
+ * routing: no endpoint declares OPTIONS.
+ */
+export const corsPreflight = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined =>
+  request.method === "OPTIONS" && request.headers.origin !== undefined &&
+    request.headers["access-control-request-method"] !== undefined
+    ? Effect.succeed(
+      HttpServerResponse.empty({
+        status: 204,
+        headers: {
+          ...CORS_RESPONSE_HEADERS,
+          "access-control-allow-methods": "GET, HEAD, POST, PUT, PATCH, DELETE",
+          "access-control-allow-headers": request.headers["access-control-request-headers"] ??
+            "authorization, content-type, idempotency-key, x-request-id",
+          "access-control-max-age": "600",
+          vary: "Access-Control-Request-Headers"
+        }
+      })
+    )
+    : undefined
 
 export interface AccessLogEntry {
   readonly request_id: string
@@ -235,7 +236,8 @@ export const serverMiddleware = (config: AppConfigShape, matchOperation: Operati
     })
 
   // Called where the request is being served (inside the fiber runtime access or the span).
-  const handle = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest, span: Tracer.Span | undefined) => {
+  const handle = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest, span: Tracer.Span | undefined) =>
+    Effect.withFiberRuntime<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>((fiber) => {
       const incoming = request.headers["x-request-id"]
       const requestId = incoming !== undefined && VALID_REQUEST_ID.test(incoming) ? incoming : makeId("req")
       const started = performance.now()
@@ -249,11 +251,19 @@ export const serverMiddleware = (config: AppConfigShape, matchOperation: Operati
         const d = op !== undefined ? config.deprecations[op] : undefined
         if (d !== undefined) Object.assign(headers, deprecationHeaders(d))
       }
-      const withHeaders = Effect.zipRight(
-        HttpApp.appendPreResponseHandler((_req, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers))),
-        app
-      ).pipe(Effect.locally(CurrentRequestId, requestId), Effect.locally(CurrentResponseHeaders, headers))
-      return Effect.onExit(withHeaders, (exit) =>
+      const setHeaders: HttpApp.PreResponseHandler = (_req, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers))
+      const previous = fiber.getFiberRef(HttpApp.currentPreResponseHandlers)
+      const handler: HttpApp.PreResponseHandler = previous._tag === "None"
+        ? setHeaders
+        : (req, response) => Effect.flatMap(previous.value(req, response), (r) => setHeaders(req, r))
+      // Set, not `Effect.locally` twice + `appendPreResponseHandler`: this fiber serves this one
+      // request and ends with it (the server forks one per request; batch dispatch does not pass
+      // here), so there is nothing to restore.
+      const setRefs = Effect.zipRight(
+        FiberRef.set(CurrentRequestId, requestId),
+        Effect.zipRight(FiberRef.set(CurrentResponseHeaders, headers), FiberRef.set(HttpApp.currentPreResponseHandlers, Option.some(handler)))
+      )
+      return Effect.zipRight(setRefs, Effect.onExit(app, (exit) =>
         Effect.sync(() => {
           const path = pathOf(request.url)
           const route = routeLabel(matchRoute(request.method, path), path)
@@ -280,8 +290,8 @@ export const serverMiddleware = (config: AppConfigShape, matchOperation: Operati
             user_agent: userAgent === undefined ? undefined : userAgent.slice(0, MAX_USER_AGENT),
             trace_id: span !== undefined ? span.traceId : traceIdOf(request.headers.traceparent)
           })
-        }))
-  }
+        })))
+    })
   return middleware
 }
 

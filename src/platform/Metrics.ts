@@ -36,13 +36,27 @@ const settlementRuns = Metric.counter("settlement_runs_total", { incremental: tr
 
 const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
 
+/**
+ * The label arrays of one (method, route, status), made once: Effect caches a metric's tagged
+ * instance by the identity of the label array, so a fresh array per request meant a new metric
+ * key (hashed, merged with the metric's tags, looked up in the registry) twice per request.
+ * Bounded: methods are the known ones or OTHER, routes are templates, statuses are few.
+ */
+const requestLabels = new Map<string, { readonly total: ReadonlyArray<MetricLabel.MetricLabel>; readonly duration: ReadonlyArray<MetricLabel.MetricLabel> }>()
+
 /** Records one answered request (called by the access-log middleware). */
 export const recordRequest = (method: string, route: string, status: number, seconds: number): void => {
   const m = KNOWN_METHODS.has(method) ? method : "OTHER"
-  const methodLabel = MetricLabel.make("method", m)
-  const routeLabel = MetricLabel.make("route", route)
-  requestsTotal.unsafeUpdate(1, [methodLabel, routeLabel, MetricLabel.make("status", String(status))])
-  requestDuration.unsafeUpdate(seconds, [methodLabel, routeLabel])
+  const key = `${m} ${status} ${route}`
+  let labels = requestLabels.get(key)
+  if (labels === undefined) {
+    const methodLabel = MetricLabel.make("method", m)
+    const routeLabel = MetricLabel.make("route", route)
+    labels = { total: [methodLabel, routeLabel, MetricLabel.make("status", String(status))], duration: [methodLabel, routeLabel] }
+    requestLabels.set(key, labels)
+  }
+  requestsTotal.unsafeUpdate(1, labels.total)
+  requestDuration.unsafeUpdate(seconds, labels.duration)
 }
 
 export const recordRateLimitDenial = (policyId: string): void =>

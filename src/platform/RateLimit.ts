@@ -23,6 +23,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Context, Deferred, Duration, Effect, FiberId, Layer, Option, Redacted, Schedule } from "effect"
 import { Redis } from "ioredis"
 import { AppConfig } from "./Config.js"
+import { runWithin } from "./Deadline.js"
 import { RateLimitedError } from "./Errors.js"
 import { recordRateLimitDenial } from "./Metrics.js"
 import { addResponseHeaders, clientIpOf } from "./HttpMiddleware.js"
@@ -93,8 +94,8 @@ const redisCounter = (url: string) =>
     return increment
   })
 
-/** A shared-store increment slower than this counts in memory instead (the request is not held up). */
-const STORE_TIMEOUT = Duration.seconds(1)
+/** A shared-store increment slower than this (ms) counts in memory instead (the request is not held up). */
+const STORE_TIMEOUT_MS = 1000
 
 /**
  * The in-process fallback counter: same buckets and windows as the shared store, kept only while
@@ -135,8 +136,11 @@ export const RateLimiterLive = Layer.scoped(
         while (entry.waiters.length > 0) {
           const batch = entry.waiters
           entry.waiters = []
-          const total = yield* increment(bucket, windowStart, batch.length, expiresAt).pipe(
-            Effect.timeoutFail({ duration: STORE_TIMEOUT, onTimeout: () => new Error("rate limit store timed out") }),
+          const total = yield* runWithin(
+            increment(bucket, windowStart, batch.length, expiresAt),
+            STORE_TIMEOUT_MS,
+            () => Effect.fail(new Error("rate limit store timed out"))
+          ).pipe(
             Effect.catchAll((error) =>
               // The shared store is unreachable: count in this process rather than fail open.
               Effect.sync(() => {
@@ -228,17 +232,24 @@ export const enforce = (
     const limiter = Context.get(context, RateLimiter)
     const key = options?.key ??
       clientIpOf(Context.get(context, HttpServerRequest.HttpServerRequest), Context.get(context, AppConfig).trustProxy)
-    return Effect.flatMap(limiter.consume(p, key), (decision) => {
-      if (decision.allowed) return Effect.as(addResponseHeaders(rateLimitHeaders(decision)), decision)
-      return Effect.zipRight(
-        addResponseHeaders({ ...rateLimitHeaders(decision), "retry-after": String(decision.resetSeconds) }),
-        new RateLimitedError({
-          code: "rate_limited",
-          message: `Rate limit of ${decision.limit} requests per ${decision.windowSeconds}s exceeded; retry in ${decision.resetSeconds}s`,
-          details: { limit: decision.limit, window_seconds: decision.windowSeconds, retry_after: decision.resetSeconds }
-        })
-      )
-    })
+    return enforceWith(limiter, p, key)
+  })
+
+/**
+ * `enforce` for a caller that holds the limiter and its key (the signed Partner API): nothing
+ * read from the context, so nothing provided to it per request.
+ */
+export const enforceWith = (limiter: RateLimiterShape, p: RateLimitPolicy, key: string): Effect.Effect<RateLimitDecision, RateLimitedError> =>
+  Effect.flatMap(limiter.consume(p, key), (decision) => {
+    if (decision.allowed) return Effect.as(addResponseHeaders(rateLimitHeaders(decision)), decision)
+    return Effect.zipRight(
+      addResponseHeaders({ ...rateLimitHeaders(decision), "retry-after": String(decision.resetSeconds) }),
+      new RateLimitedError({
+        code: "rate_limited",
+        message: `Rate limit of ${decision.limit} requests per ${decision.windowSeconds}s exceeded; retry in ${decision.resetSeconds}s`,
+        details: { limit: decision.limit, window_seconds: decision.windowSeconds, retry_after: decision.resetSeconds }
+      })
+    )
   })
 
 /** Deletes expired counter rows; any replica may run it. */

@@ -9,16 +9,19 @@
  * - JSON nested deeper than `MAX_JSON_DEPTH` → 400 `invalid_body`;
  * - U+0000 in any string (path, query, JSON or form body) → 400 `validation_error`: PostgreSQL
  *   text cannot hold it, and no identifier or name of this service contains one;
- * - a handler that runs longer than `REQUEST_TIMEOUT` → 503 `request_timeout` with `Retry-After`.
+ * - a handler that runs longer than `REQUEST_TIMEOUT` → 503 `request_timeout` with `Retry-After`;
+ * - a CORS preflight (OPTIONS with Origin and Access-Control-Request-Method) → 204 (HttpMiddleware.ts).
  *
  * Errors use the shape of the path: OAuth's `{error, error_description}` on the OAuth endpoints,
  * the legacy `{error}` on the two legacy paths, the typed envelope elsewhere.
  */
-import { type HttpApi, HttpApiBuilder, type HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Duration, Effect, Fiber, Option } from "effect"
+import { type HttpApi, HttpApiBuilder, HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import { Context, Duration, Effect, Fiber, FiberRef, Option } from "effect"
 import type { IncomingMessage } from "node:http"
 import type { AppConfigShape } from "./Config.js"
 import { CurrentRequestId } from "./Errors.js"
+import { awaitWithin } from "./Deadline.js"
+import { corsPreflight } from "./HttpMiddleware.js"
 
 /** JSON deeper than this is refused before any decoding (no endpoint takes more than a few levels). */
 export const MAX_JSON_DEPTH = 32
@@ -68,9 +71,21 @@ export const makeRouteTable = (api: HttpApi.HttpApi.Any): RouteTable => {
   }
   // Literal segments win over parameters (`/api/tools/whois` before `/api/tools/{slug}`).
   compiled.sort((a, b) => (a.template.split("{").length - b.template.split("{").length))
-  const match = (method: string, path: string) => {
+  // Every request is matched (guard, access log, metrics): a literal template is one map lookup
+  // instead of a scan of every route's regex (the scan gives the same answer: literal routes sort
+  // first, and at most one literal template matches a path).
+  const literal = new Map<string, Route>()
+  for (const r of compiled) {
+    if (r.template.includes("{")) continue
+    for (const p of [r.template, r.template.endsWith("/") ? r.template : `${r.template}/`]) {
+      const key = `${r.method} ${p}`
+      if (!literal.has(key)) literal.set(key, r)
+    }
+  }
+  const parameterised = compiled.filter((r) => r.template.includes("{"))
+  const match = (method: string, path: string): Route | undefined => {
     const m = method === "HEAD" ? "GET" : method
-    return compiled.find((r) => r.method === m && r.regex.test(path))
+    return literal.get(`${m} ${path}`) ?? parameterised.find((r) => r.method === m && r.regex.test(path))
   }
   return {
     routes: compiled,
@@ -232,76 +247,106 @@ export const guardSettings = (config: AppConfigShape): GuardSettings => ({
 })
 
 /**
- * The guard, as an HttpApp middleware around the API's router: its answers go out like any
- * handler's (with `X-Request-Id` and the other response headers), and batch operations dispatched
- * in-process pass through it too.
+ * The child's pre-response handlers (headers and cookies its handler added), made the current
+ * fiber's: the one FiberRef a handler changes for what follows it (see `requestGuard`).
  */
-export const requestGuard = (settings: GuardSettings, routes: RouteTable) => (app: HttpApp.Default): HttpApp.Default =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const requestId = yield* CurrentRequestId
-    const path = pathOf(request.url)
-    const fail = (status: number, code: string, message: string, headers?: Record<string, string>) =>
-      Effect.succeed(shapedError(path, status, code, message, requestId, headers))
-
-    if (request.method === "OPTIONS") return yield* app
-    const route = routes.match(request.method, path)
-    if (route === undefined) {
-      const allowed = routes.allowed(path)
-      if (allowed.length > 0) {
-        return yield* fail(405, "method_not_allowed", `${request.method} is not allowed on ${path.slice(0, 100)}; use ${allowed.join(", ")}`, {
-          allow: allowed.join(", ")
-        })
-      }
-      return yield* app
-    }
-
-    if (NUL_IN_URL.test(request.url)) {
-      return yield* fail(400, "validation_error", "The URL contains U+0000 (%00), which no parameter accepts")
-    }
-
-    // The declared type is checked even for an empty body: the payload decoder trusts it (an
-    // empty multipart body would otherwise wait for parts until the request timed out).
-    const media = mediaTypeOf(request.headers["content-type"])
-    if (route.contentTypes !== undefined && media !== undefined && !route.contentTypes.includes(media)) {
-      return yield* fail(415, "unsupported_media_type", `Send the body as ${route.contentTypes.join(" or ")}`)
-    }
-
-    if (hasBody(request)) {
-      const declared = Number(request.headers["content-length"])
-      if (Number.isFinite(declared) && declared > settings.maxBodyBytes) {
-        return yield* fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
-      }
-      // Read once, bounded; every later reader (signature, payload) gets this cached text.
-      const text = yield* readBody(request, settings.maxBodyBytes)
-      if (text._tag === "TooLarge") return yield* fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
-      if (text._tag === "Unreadable") return yield* fail(400, "invalid_body", "The request body could not be read")
-      if (media === undefined || media === "application/json") {
-        const problem = inspectJson(text.text)
-        if (problem === "too_deep") return yield* fail(400, "invalid_body", `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`)
-        if (problem === "nul") return yield* fail(400, "validation_error", "A string in the body contains U+0000, which no field accepts")
-      } else if (media === "application/x-www-form-urlencoded" && (text.text.includes("\u0000") || NUL_IN_URL.test(text.text))) {
-        return yield* fail(400, "validation_error", "A parameter in the body contains U+0000, which no parameter accepts")
-      }
-    }
-
-    // The handler runs in its own fiber so it can be cut off without waiting for it (work that
-    // cannot be interrupted at once finishes in the background); on completion its FiberRefs
-    // (e.g. pre-response handlers adding headers) are merged back, as if it had run here. A client
-    // that hangs up interrupts it too.
-    const fiber = yield* Effect.forkDaemon(app)
-    const exit = yield* Effect.timeout(Effect.interruptible(Fiber.await(fiber)), settings.requestTimeout).pipe(
-      Effect.option,
-      Effect.onInterrupt(() => Fiber.interruptFork(fiber))
-    )
-    if (Option.isNone(exit)) {
-      yield* Fiber.interruptFork(fiber)
-      return shapedError(path, 503, "request_timeout", "The request took too long to handle; retry shortly", requestId, { "retry-after": "1" })
-    }
-    yield* Fiber.inheritAll(fiber)
-    return yield* exit.value
+const inheritResponseHandlers = (child: Fiber.RuntimeFiber<unknown, unknown>): Effect.Effect<void> =>
+  Effect.withFiberRuntime((parent) => {
+    const handlers = child.getFiberRef(HttpApp.currentPreResponseHandlers)
+    return handlers === parent.getFiberRef(HttpApp.currentPreResponseHandlers)
+      ? Effect.void
+      : FiberRef.set(HttpApp.currentPreResponseHandlers, handlers)
   })
 
+/**
+ * The guard, as an HttpApp middleware around the API's router: its answers go out like any
+ * handler's (with `X-Request-Id` and the other response headers), and batch operations dispatched
+ * in-process pass through it too. It also answers CORS preflight requests (before routing: no
+ * endpoint declares OPTIONS).
+ *
+ * Hot path (every request): no generator, the route matched once (RouteTable memoises it per
+ * request for the access log), the handler forked once.
+ */
+export const requestGuard = (settings: GuardSettings, routes: RouteTable) => {
+  const timeoutMs = Duration.toMillis(settings.requestTimeout)
+  return (app: HttpApp.Default): HttpApp.Default =>
+    Effect.withFiberRuntime((current) => {
+      const request = Context.unsafeGet(current.currentContext, HttpServerRequest.HttpServerRequest)
+      if (request.method === "OPTIONS") return corsPreflight(request) ?? app
+      const path = pathOf(request.url)
+      const requestId = current.getFiberRef(CurrentRequestId)
+      const fail = (status: number, code: string, message: string, headers?: Record<string, string>) =>
+        Effect.succeed(shapedError(path, status, code, message, requestId, headers))
+
+      const route = routes.match(request.method, path)
+      if (route === undefined) {
+        const allowed = routes.allowed(path)
+        if (allowed.length > 0) {
+          return fail(405, "method_not_allowed", `${request.method} is not allowed on ${path.slice(0, 100)}; use ${allowed.join(", ")}`, {
+            allow: allowed.join(", ")
+          })
+        }
+        return app
+      }
+
+      if (NUL_IN_URL.test(request.url)) {
+        return fail(400, "validation_error", "The URL contains U+0000 (%00), which no parameter accepts")
+      }
+
+      // The declared type is checked even for an empty body: the payload decoder trusts it (an
+      // empty multipart body would otherwise wait for parts until the request timed out).
+      const media = mediaTypeOf(request.headers["content-type"])
+      if (route.contentTypes !== undefined && media !== undefined && !route.contentTypes.includes(media)) {
+        return fail(415, "unsupported_media_type", `Send the body as ${route.contentTypes.join(" or ")}`)
+      }
+
+      const run = runWithin(app, path, requestId)
+      if (!hasBody(request)) return run
+      const declared = Number(request.headers["content-length"])
+      if (Number.isFinite(declared) && declared > settings.maxBodyBytes) {
+        return fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
+      }
+      // Read once, bounded; every later reader (signature, payload) gets this cached text.
+      return Effect.flatMap(readBody(request, settings.maxBodyBytes), (text) => {
+        if (text._tag === "TooLarge") return fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
+        if (text._tag === "Unreadable") return fail(400, "invalid_body", "The request body could not be read")
+        if (media === undefined || media === "application/json") {
+          const problem = inspectJson(text.text)
+          if (problem === "too_deep") return fail(400, "invalid_body", `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`)
+          if (problem === "nul") return fail(400, "validation_error", "A string in the body contains U+0000, which no field accepts")
+        } else if (media === "application/x-www-form-urlencoded" && (text.text.includes("\u0000") || NUL_IN_URL.test(text.text))) {
+          return fail(400, "validation_error", "A parameter in the body contains U+0000, which no parameter accepts")
+        }
+        return run
+      })
+    })
+
+  // The handler runs in its own fiber so it can be cut off without waiting for it (work that
+  // cannot be interrupted at once finishes in the background); on completion its pre-response
+  // handlers (headers, cookies) are carried back, as if it had run here. A client that hangs up
+  // interrupts it too.
+  function runWithin(app: HttpApp.Default, path: string, requestId: string): HttpApp.Default {
+    return Effect.flatMap(Effect.forkDaemon(app), (fiber) =>
+      Effect.flatMap(
+        Effect.onInterrupt(Effect.interruptible(awaitWithin(fiber, timeoutMs)), () => Fiber.interruptFork(fiber)),
+        (exit) => {
+          if (Option.isNone(exit)) {
+            return Effect.as(
+              Fiber.interruptFork(fiber),
+              shapedError(path, 503, "request_timeout", "The request took too long to handle; retry shortly", requestId, { "retry-after": "1" })
+            )
+          }
+          // Only the pre-response handlers come back (what a handler changes for the response:
+          // headers, cookies). `Fiber.inheritAll` joined every FiberRef, diffing the whole
+          // service context per request.
+          return Effect.zipRight(inheritResponseHandlers(fiber), exit.value)
+        }
+      ))
+  }
+}
+
 /** The guard as an API middleware layer (see `requestGuard`). */
-export const RequestGuardLive = (settings: GuardSettings, routes: RouteTable) =>
-  HttpApiBuilder.middleware((app) => requestGuard(settings, routes)(app as HttpApp.Default) as any)
+export const RequestGuardLive = (settings: GuardSettings, routes: RouteTable) => {
+  const guard = requestGuard(settings, routes)
+  return HttpApiBuilder.middleware((app) => guard(app as HttpApp.Default) as any)
+}
