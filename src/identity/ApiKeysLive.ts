@@ -21,7 +21,7 @@ export const ApiKeyAuthLive = Layer.effect(
         if (!key || !secret) {
           return yield* new LegacyUnauthorizedError({ code: "missing_api_key", message: "Missing x-api-key or x-api-secret header" })
         }
-        const identity = yield* Effect.orDie(store.verify(key, secret))
+        const identity = yield* store.verify(key, secret)
         if (identity === undefined) {
           return yield* new LegacyUnauthorizedError({ code: "invalid_api_key", message: "Invalid API key or secret" })
         }

@@ -25,7 +25,7 @@ const userCreate = Command.make("create", { email, password, domains, json }, ({
     const accounts = yield* Accounts
     const list = domains._tag === "Some" ? domains.value.split(",") : []
     const created = yield* accounts.createUser({ email, password, domains: list }).pipe(
-      Effect.catchTag("AccountError", (e) => abort(e.message))
+      Effect.catchAll((e) => abort(e.message))
     )
     yield* print(
       json,
@@ -40,7 +40,11 @@ const userAddDomains = Command.make("add-domains", { email, domains: requiredDom
   Effect.gen(function*() {
     const accounts = yield* Accounts
     const added = yield* accounts.addDomains({ email, domains: domains.split(",") }).pipe(
-      Effect.catchTag("AccountError", (e) => abort(e.message, e.code === "user_not_found" ? "not_found" : e.code === "domain_taken" ? "conflict" : "failure"))
+      Effect.catchTags({
+        UserNotFound: (e) => abort(e.message, "not_found"),
+        DomainTaken: (e) => abort(e.message, "conflict"),
+        InvalidOwnedDomain: (e) => abort(e.message)
+      })
     )
     yield* print(json, { id: added.user.id, email: added.user.email, added: added.domains }, `${added.user.email} now also owns ${added.domains.join(", ")}`)
   })).pipe(Command.withDescription("Add owned domains to a user's portfolio (GET /api/domains, bulk operations)"))

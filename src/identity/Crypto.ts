@@ -16,8 +16,6 @@ export const randomSecret = (prefix = "", bytes = 32): string => prefix + random
 
 export const sha256Hex = (value: string): string => createHash("sha256").update(value, "utf8").digest("hex")
 
-export const sha256Base64Url = (value: string): string => createHash("sha256").update(value, "ascii").digest("base64url")
-
 /** Constant-time string equality (lengths are compared first, which leaks only the length). */
 export const safeEqual = (a: string, b: string): boolean => {
   const x = Buffer.from(a, "utf8")

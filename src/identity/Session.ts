@@ -126,7 +126,7 @@ export const SessionAuthLive = Layer.effect(
           if (!isSameOriginWrite(request, config.baseUrl)) return yield* originRefused()
           const value = Redacted.value(token)
           if (value === "") return yield* new UnauthorizedError({ code: "not_signed_in", message: "Sign in first: POST /api/auth/login" })
-          const session = yield* Effect.orDie(accounts.resolveSession(value))
+          const session = yield* accounts.resolveSession(value)
           if (Option.isNone(session)) {
             return yield* new UnauthorizedError({ code: "not_signed_in", message: "The session has expired or was ended; sign in again" })
           }

@@ -172,6 +172,76 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
       }))
   })
 
+  describe("registration as OpenAPI documents it", () => {
+    /** A valid value for every field ClientRegistrationRequest documents. */
+    const sample: Record<string, unknown> = {
+      redirect_uris: ["https://app.example/cb"],
+      client_name: "Documented client",
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      scope: "pricing:read",
+      client_uri: "https://app.example/",
+      logo_uri: "https://app.example/logo.png",
+      tos_uri: "https://app.example/tos",
+      policy_uri: "https://app.example/privacy",
+      software_id: "documented-agent",
+      software_version: "1.2.3"
+    }
+
+    it.effect("every documented field is accepted and echoed; every answered field is documented", () =>
+      Effect.gen(function*() {
+        const doc = (yield* get("/api/openapi.json")).json
+        const schemas = doc.components.schemas
+        expect(Object.keys(schemas.ClientRegistrationRequest.properties).sort()).toEqual(Object.keys(sample).sort())
+        const reply = yield* post("/api/oauth/register", sample)
+        expect(reply.status, reply.text).toBe(201)
+        expect(reply.json).toEqual({ ...sample, client_id: expect.stringMatching(/^client_/), client_id_issued_at: expect.any(Number) })
+        const created = doc.paths["/api/oauth/register"].post.responses["201"].content["application/json"].schema
+        const information = created.$ref === undefined ? created : schemas[created.$ref.split("/").pop()]
+        const answered = Object.keys(information.properties)
+        for (const key of Object.keys(reply.json)) expect(answered, key).toContain(key)
+      }))
+
+    it.effect("null stands for an absent optional field, as documented", () =>
+      Effect.gen(function*() {
+        const schemas = (yield* get("/api/openapi.json")).json.components.schemas
+        const nullable = Object.entries(schemas.ClientRegistrationRequest.properties)
+          .filter(([, p]: [string, any]) => JSON.stringify(p).includes('"type":"null"'))
+          .map(([name]) => name)
+        expect(nullable.sort()).toEqual([
+          "client_name", "client_uri", "grant_types", "logo_uri", "policy_uri", "response_types", "software_id", "software_version", "token_endpoint_auth_method", "tos_uri"
+        ])
+        const reply = yield* post("/api/oauth/register", { redirect_uris: ["https://app.example/cb"], ...Object.fromEntries(nullable.map((n) => [n, null])) })
+        expect(reply.status, reply.text).toBe(201)
+        expect(reply.json).toEqual({
+          client_id: expect.stringMatching(/^client_/),
+          client_id_issued_at: expect.any(Number),
+          redirect_uris: ["https://app.example/cb"],
+          token_endpoint_auth_method: "none",
+          grant_types: ["authorization_code", "refresh_token"],
+          response_types: ["code"]
+        })
+      }))
+
+    it.effect("the documented limits are the enforced ones", () =>
+      Effect.gen(function*() {
+        const props = (yield* get("/api/openapi.json")).json.components.schemas.ClientRegistrationRequest.properties
+        /** The maxLength the schema of a (possibly nullable) string field documents. */
+        const maxLength = (field: unknown) => Number(/"maxLength":(\d+)/.exec(JSON.stringify(field))![1])
+        const maxUris: number = props.redirect_uris.maxItems
+        const nameLimit = maxLength(props.client_name)
+        const uris = (n: number) => Array.from({ length: n }, (_, i) => `https://app.example/cb/${i}`)
+        expect((yield* post("/api/oauth/register", { redirect_uris: uris(maxUris) })).status).toBe(201)
+        expectOAuthError(yield* post("/api/oauth/register", { redirect_uris: uris(maxUris + 1) }), 400, "invalid_redirect_uri")
+        expect((yield* post("/api/oauth/register", { redirect_uris: uris(1), client_name: "n".repeat(nameLimit) })).status).toBe(201)
+        expectOAuthError(yield* post("/api/oauth/register", { redirect_uris: uris(1), client_name: "n".repeat(nameLimit + 1) }), 400, "invalid_client_metadata")
+        const descriptiveLimit = maxLength(props.client_uri)
+        expect((yield* post("/api/oauth/register", { redirect_uris: uris(1), client_uri: "u".repeat(descriptiveLimit) })).status).toBe(201)
+        expectOAuthError(yield* post("/api/oauth/register", { redirect_uris: uris(1), client_uri: "u".repeat(descriptiveLimit + 1) }), 400, "invalid_client_metadata")
+      }))
+  })
+
   describe("authorization endpoint", () => {
     it.effect("unknown client, missing or unregistered redirect URI: an HTML error page, never a redirect", () =>
       Effect.gen(function*() {

@@ -193,7 +193,8 @@ describe("in production", () => {
 layer(TestServer.layer())("createUser (the code path of the CLI)", (it) => {
   it.effect("refuses a bad e-mail, a short password, an invalid domain, an e-mail or domain already taken", () =>
     Effect.gen(function*() {
-      const fail = (input: Parameters<typeof createUser>[0]) => Effect.flip(createUser(input)).pipe(Effect.map((e) => e._tag === "AccountError" ? e.code : e._tag))
+      // Each refusal is its own domain error, carrying its wire code.
+      const fail = (input: Parameters<typeof createUser>[0]) => Effect.flip(createUser(input)).pipe(Effect.map((e) => (e.constructor as unknown as { meta: { code: string } }).meta.code))
       expect(yield* fail({ email: "not-an-email", password: "long enough pw" })).toBe("invalid_email")
       expect(yield* fail({ email: "short@example.test", password: "short" })).toBe("weak_password")
       expect(yield* fail({ email: "d@example.test", password: "long enough pw", domains: ["not a domain"] })).toBe("invalid_domain")

@@ -9,9 +9,10 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { documentedAt, rateLimited } from "../../platform/ApiAnnotations.js"
-import { BadRequest, Forbidden, RateLimited, Unauthorized } from "../../platform/Errors.js"
+import { BadRequest, errorWire, Forbidden, RateLimited } from "../../platform/Errors.js"
 import { policy } from "../../platform/RateLimit.js"
 import { SessionAuth } from "../Session.js"
+import { InvalidCredentials } from "./Errors.js"
 
 export const loginLimits = {
   /** Attempts per client IP. */
@@ -52,7 +53,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .setPayload(LoginRequest)
       .addSuccess(SignedIn)
       .addError(BadRequest)
-      .addError(Unauthorized)
+      .addError(errorWire(InvalidCredentials))
       .addError(Forbidden)
       .addError(RateLimited)
       .annotate(OpenApi.Summary, "Sign in with e-mail and password")

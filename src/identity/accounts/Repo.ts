@@ -1,69 +1,104 @@
-/** SQL for accounts: users, owned domains, sign-in sessions. */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+/**
+ * SQL for accounts: users, owned domains, sign-in sessions. Rows are decoded by their schema; a
+ * database failure is a defect here, once (`transaction` too), so the service sees only data.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
+import { transactionOf } from "../../platform/SqlTransaction.js"
 
-export interface UserRow {
-  readonly id: string
-  readonly email: string
-  readonly password_hash: string
-  readonly created_at: Date
-}
+export const UserRow = Schema.Struct({
+  id: Schema.String,
+  email: Schema.String,
+  password_hash: Schema.String,
+  created_at: Schema.DateFromSelf
+})
+export type UserRow = typeof UserRow.Type
 
-export interface SessionRow {
-  readonly id: string
-  readonly user_id: string
-  readonly expires_at: Date
-  readonly email: string
-  readonly user_created_at: Date
-}
+export const SessionRow = Schema.Struct({
+  id: Schema.String,
+  user_id: Schema.String,
+  expires_at: Schema.DateFromSelf,
+  email: Schema.String,
+  user_created_at: Schema.DateFromSelf
+})
+export type SessionRow = typeof SessionRow.Type
 
-export const makeAccountsRepo = Effect.gen(function*() {
+const NewUser = Schema.Struct({ id: Schema.String, email: Schema.String, password_hash: Schema.String })
+const NewSession = Schema.Struct({ token_hash: Schema.String, id: Schema.String, user_id: Schema.String, expires_at: Schema.DateFromSelf })
+const DomainRow = Schema.Struct({ domain: Schema.String })
+
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  return {
-    sql,
-    userByEmail: (email: string) =>
-      sql<UserRow>`select id, email, password_hash, created_at from users where lower(email) = lower(${email})`.pipe(
-        Effect.map((rows) => rows[0])
-      ),
+  const columns = sql`id, email, password_hash, created_at`
 
-    userById: (id: string) =>
-      sql<UserRow>`select id, email, password_hash, created_at from users where id = ${id}`.pipe(Effect.map((rows) => rows[0])),
-
-    insertUser: (row: { id: string; email: string; password_hash: string }) =>
-      sql<UserRow>`insert into users ${sql.insert(row)} on conflict do nothing returning id, email, password_hash, created_at`.pipe(
-        Effect.map((rows) => rows[0])
-      ),
-
-    /** Domains already owned by someone else. */
-    domainsOwnedByOthers: (userId: string, domains: ReadonlyArray<string>) =>
-      domains.length === 0
-        ? Effect.succeed([] as Array<string>)
-        : sql<{ domain: string }>`select domain from user_domains where domain in ${sql.in(domains)} and user_id <> ${userId}`.pipe(
-          Effect.map((rows) => rows.map((r) => r.domain))
-        ),
-
-    addDomains: (userId: string, domains: ReadonlyArray<string>) =>
-      domains.length === 0
-        ? Effect.void
-        : sql`insert into user_domains ${sql.insert(domains.map((domain) => ({ domain, user_id: userId })))}
-              on conflict (domain) do nothing`.pipe(Effect.asVoid),
-
-    domainsOf: (userId: string) =>
-      sql<{ domain: string }>`select domain from user_domains where user_id = ${userId} order by domain`.pipe(
-        Effect.map((rows) => rows.map((r) => r.domain))
-      ),
-
-    insertSession: (row: { token_hash: string; id: string; user_id: string; expires_at: Date }) =>
-      sql`insert into sessions ${sql.insert(row)}`.pipe(Effect.asVoid),
-
-    sessionByHash: (tokenHash: string, now: Date) =>
-      sql<SessionRow>`
+  const userByEmail = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: UserRow,
+    execute: (email) => sql`select ${columns} from users where lower(email) = lower(${email})`
+  })
+  /** None when the e-mail is taken. */
+  const insertUser = SqlSchema.findOne({
+    Request: NewUser,
+    Result: UserRow,
+    execute: (row) => sql`insert into users ${sql.insert(row)} on conflict do nothing returning ${columns}`
+  })
+  const domainsOwnedByOthers = SqlSchema.findAll({
+    Request: Schema.Struct({ userId: Schema.String, domains: Schema.Array(Schema.String) }),
+    Result: DomainRow,
+    execute: ({ domains, userId }) => sql`select domain from user_domains where domain in ${sql.in(domains)} and user_id <> ${userId}`
+  })
+  const addDomains = SqlSchema.void({
+    Request: Schema.Struct({ userId: Schema.String, domains: Schema.Array(Schema.String) }),
+    execute: ({ domains, userId }) =>
+      sql`insert into user_domains ${sql.insert(domains.map((domain) => ({ domain, user_id: userId })))} on conflict (domain) do nothing`
+  })
+  const domainsOf = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: DomainRow,
+    execute: (userId) => sql`select domain from user_domains where user_id = ${userId} order by domain`
+  })
+  const insertSession = SqlSchema.void({
+    Request: NewSession,
+    execute: (row) => sql`insert into sessions ${sql.insert(row)}`
+  })
+  const sessionByHash = SqlSchema.findOne({
+    Request: Schema.Struct({ tokenHash: Schema.String, now: Schema.DateFromSelf }),
+    Result: SessionRow,
+    execute: ({ now, tokenHash }) =>
+      sql`
         select s.id, s.user_id, s.expires_at, u.email, u.created_at as user_created_at
         from sessions s join users u on u.id = s.user_id
-        where s.token_hash = ${tokenHash} and s.expires_at > ${now}`.pipe(Effect.map((rows) => rows[0])),
+        where s.token_hash = ${tokenHash} and s.expires_at > ${now}`
+  })
+  const deleteSession = SqlSchema.void({
+    Request: Schema.String,
+    execute: (tokenHash) => sql`delete from sessions where token_hash = ${tokenHash}`
+  })
+  const deleteExpiredSessions = SqlSchema.void({
+    Request: Schema.DateFromSelf,
+    execute: (now) => sql`delete from sessions where expires_at < ${now}`
+  })
 
-    deleteSession: (tokenHash: string) => sql`delete from sessions where token_hash = ${tokenHash}`.pipe(Effect.asVoid),
+  const domainNames = (rows: ReadonlyArray<typeof DomainRow.Type>) => rows.map((r) => r.domain)
 
-    deleteExpiredSessions: (now: Date) => sql`delete from sessions where expires_at < ${now}`.pipe(Effect.asVoid)
+  return {
+    /** Runs `effect` in one transaction; a failed BEGIN/COMMIT is a defect, `effect`'s own errors stay. */
+    transaction: transactionOf(sql),
+    userByEmail: (email: string) => Effect.orDie(userByEmail(email)),
+    insertUser: (row: typeof NewUser.Type) => Effect.orDie(insertUser(row)),
+    /** Domains already owned by someone else. */
+    domainsOwnedByOthers: (userId: string, domains: ReadonlyArray<string>) =>
+      domains.length === 0 ? Effect.succeed([]) : Effect.orDie(Effect.map(domainsOwnedByOthers({ userId, domains }), domainNames)),
+    addDomains: (userId: string, domains: ReadonlyArray<string>) => domains.length === 0 ? Effect.void : Effect.orDie(addDomains({ userId, domains })),
+    domainsOf: (userId: string) => Effect.orDie(Effect.map(domainsOf(userId), domainNames)),
+    insertSession: (row: typeof NewSession.Type) => Effect.orDie(insertSession(row)),
+    sessionByHash: (tokenHash: string, now: Date) => Effect.orDie(sessionByHash({ tokenHash, now })),
+    deleteSession: (tokenHash: string) => Effect.orDie(deleteSession(tokenHash)),
+    deleteExpiredSessions: (now: Date) => Effect.orDie(deleteExpiredSessions(now))
   }
 })
+
+export class AccountsRepo extends Context.Tag("app/AccountsRepo")<AccountsRepo, Effect.Effect.Success<typeof make>>() {
+  static readonly make = make
+  static readonly Live = Layer.effect(AccountsRepo, make)
+}

@@ -8,13 +8,12 @@
  *   cheap on every request. Comparison is constant-time, and an unknown key costs the same
  *   comparison as a known one.
  */
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Context, Effect, Layer } from "effect"
+import type { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Option } from "effect"
 import { makeId } from "../../platform/Ids.js"
 import type { ApiKeyIdentity } from "../ApiKeys.js"
 import { randomSecret, safeEqual, sha256Hex } from "../Crypto.js"
-import { makeApiKeysRepo } from "./Repo.js"
+import { ApiKeysRepo } from "./Repo.js"
 
 export interface IssuedApiKey {
   readonly id: string
@@ -36,9 +35,9 @@ export interface ApiKeyInfo {
 const DUMMY_HASH = sha256Hex("no such key")
 
 const make = Effect.gen(function*() {
-  const repo = yield* makeApiKeysRepo
+  const repo = yield* ApiKeysRepo
   return {
-    create: (name: string): Effect.Effect<IssuedApiKey, SqlError> =>
+    create: (name: string): Effect.Effect<IssuedApiKey> =>
       Effect.gen(function*() {
         const key = randomSecret("ak_", 18)
         const secret = randomSecret("sk_")
@@ -47,9 +46,10 @@ const make = Effect.gen(function*() {
       }),
 
     /** The identity behind a key pair, or undefined (unknown key, wrong secret, revoked). */
-    verify: (key: string, secret: string): Effect.Effect<ApiKeyIdentity | undefined, SqlError> =>
+    verify: (key: string, secret: string): Effect.Effect<ApiKeyIdentity | undefined> =>
       Effect.gen(function*() {
-        const row = key.length > 0 && key.length <= 128 ? yield* repo.byKey(key) : undefined
+        const found = key.length > 0 && key.length <= 128 ? yield* repo.byKey(key) : Option.none()
+        const row = Option.getOrUndefined(found)
         const matches = safeEqual(sha256Hex(secret), row?.secret_hash ?? DUMMY_HASH)
         if (row === undefined || !matches || row.revoked_at !== null) return undefined
         return { keyId: row.id, name: row.name }
@@ -69,9 +69,9 @@ const make = Effect.gen(function*() {
 })
 
 export class ApiKeyStore extends Context.Tag("app/ApiKeyStore")<ApiKeyStore, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(ApiKeyStore, make)
+  static readonly Live = Layer.effect(ApiKeyStore, make).pipe(Layer.provide(ApiKeysRepo.Live))
 }
 
 /** For fixtures holding only a SqlClient: issue a key pair through the same code. */
-export const issueApiKey = (name: string) =>
-  Effect.flatMap(make, (store) => store.create(name)) as Effect.Effect<IssuedApiKey, SqlError, SqlClient.SqlClient>
+export const issueApiKey = (name: string): Effect.Effect<IssuedApiKey, never, SqlClient.SqlClient> =>
+  Effect.flatMap(make, (store) => store.create(name)).pipe(Effect.provideServiceEffect(ApiKeysRepo, ApiKeysRepo.make))

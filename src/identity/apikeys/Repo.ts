@@ -1,29 +1,56 @@
-/** SQL for API key pairs (the secret only as its SHA-256). */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+/**
+ * SQL for API key pairs (the secret only as its SHA-256). Rows are decoded by their schema; a
+ * database failure is a defect here, once, so callers see only what the data says.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 
-export interface ApiKeyRow {
-  readonly id: string
-  readonly key: string
-  readonly name: string
-  readonly secret_hash: string
-  readonly created_at: Date
-  readonly revoked_at: Date | null
-}
+export const ApiKeyRow = Schema.Struct({
+  id: Schema.String,
+  key: Schema.String,
+  name: Schema.String,
+  secret_hash: Schema.String,
+  created_at: Schema.DateFromSelf,
+  revoked_at: Schema.NullOr(Schema.DateFromSelf)
+})
+export type ApiKeyRow = typeof ApiKeyRow.Type
 
-export const makeApiKeysRepo = Effect.gen(function*() {
+export const NewApiKey = Schema.Struct({ id: Schema.String, key: Schema.String, name: Schema.String, secret_hash: Schema.String })
+
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+
+  const insert = SqlSchema.single({
+    Request: NewApiKey,
+    Result: ApiKeyRow,
+    execute: (row) => sql`insert into api_keys ${sql.insert(row)} returning id, key, name, secret_hash, created_at, revoked_at`
+  })
+  const byKey = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: ApiKeyRow,
+    execute: (key) => sql`select id, key, name, secret_hash, created_at, revoked_at from api_keys where key = ${key}`
+  })
+  const list = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: ApiKeyRow,
+    execute: () => sql`select id, key, name, secret_hash, created_at, revoked_at from api_keys order by created_at, id`
+  })
+  const revoke = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: Schema.Struct({ key: Schema.String }),
+    execute: (key) => sql`update api_keys set revoked_at = now() where key = ${key} and revoked_at is null returning key`
+  })
+
   return {
-    insert: (row: { id: string; key: string; name: string; secret_hash: string }) =>
-      sql<ApiKeyRow>`insert into api_keys ${sql.insert(row)} returning id, key, name, secret_hash, created_at, revoked_at`.pipe(
-        Effect.map((rows) => rows[0])
-      ),
-    byKey: (key: string) =>
-      sql<ApiKeyRow>`select id, key, name, secret_hash, created_at, revoked_at from api_keys where key = ${key}`.pipe(Effect.map((rows) => rows[0])),
-    list: sql<ApiKeyRow>`select id, key, name, secret_hash, created_at, revoked_at from api_keys order by created_at, id`,
-    revoke: (key: string) =>
-      sql<{ key: string }>`update api_keys set revoked_at = now() where key = ${key} and revoked_at is null returning key`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      )
+    insert: (row: typeof NewApiKey.Type) => Effect.orDie(insert(row)),
+    byKey: (key: string) => Effect.orDie(byKey(key)),
+    list: Effect.orDie(list(undefined)),
+    /** Whether an active key was revoked. */
+    revoke: (key: string) => Effect.orDie(Effect.map(revoke(key), Option.isSome))
   }
 })
+
+export class ApiKeysRepo extends Context.Tag("app/ApiKeysRepo")<ApiKeysRepo, Effect.Effect.Success<typeof make>>() {
+  static readonly make = make
+  static readonly Live = Layer.effect(ApiKeysRepo, make)
+}

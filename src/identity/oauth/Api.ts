@@ -39,8 +39,8 @@ export const RegistrationError = oauthErrorBody("ClientRegistrationError", 400, 
 export const OAuthRateLimited = oauthErrorBody("OAuthRateLimited", 429, "Too many requests (error rate_limited); see Retry-After")
 
 /**
- * These endpoints read their own bodies (form or JSON) and never answer the typed 400 envelope
- * HttpApi declares by default: the OpenAPI operation is corrected to say what is really sent.
+ * These endpoints read their own bodies (form or JSON; see Body.ts) and never answer the typed 400
+ * envelope HttpApi declares by default: the OpenAPI operation is corrected to say what is really sent.
  */
 const oauthErrorsOnly = (description: string, statuses: Record<string, unknown> = {}) =>
   OpenApi.annotations({
@@ -88,17 +88,36 @@ export const ProtectedResourceMetadata = Schema.Struct({
   resource_documentation: Schema.String
 }).annotations({ identifier: "ProtectedResourceMetadata", description: "RFC 9728 protected resource metadata" })
 
+const descriptiveField = (description: string) =>
+  Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(2000)))).annotations({ description: `${description}; stored and echoed back` })
+
+/**
+ * What POST /api/oauth/register accepts (RFC 7591 §2), as the service checks it: the endpoint
+ * reads the body itself so that a body breaking these rules is answered in RFC 7591's own error
+ * shape (`invalid_redirect_uri`, `invalid_client_metadata`), not the typed 400. `null` stands for
+ * an absent optional field; unknown fields are ignored.
+ */
 export const ClientRegistrationRequest = Schema.Struct({
-  redirect_uris: Schema.Array(Schema.String).annotations({
-    description: "Exact redirect URIs: https, or http on a loopback address (127.0.0.1, [::1], localhost)"
+  redirect_uris: Schema.Array(Schema.String).pipe(Schema.minItems(1), Schema.maxItems(20)).annotations({
+    description: "Exact redirect URIs (1 to 20): https, or http on a loopback address (127.0.0.1, [::1], localhost); no fragment. Else `invalid_redirect_uri`"
   }),
-  client_name: Schema.optional(Schema.String).annotations({ description: "Shown to the user on the consent screen" }),
-  token_endpoint_auth_method: Schema.optional(Schema.Literal("none")),
-  grant_types: Schema.optional(Schema.Array(Schema.Literal("authorization_code", "refresh_token"))),
-  response_types: Schema.optional(Schema.Array(Schema.Literal("code"))),
-  scope: Schema.optional(Schema.String),
-  client_uri: Schema.optional(Schema.String),
-  logo_uri: Schema.optional(Schema.String)
+  client_name: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(200)))).annotations({ description: "Shown to the user on the consent screen" }),
+  token_endpoint_auth_method: Schema.optional(Schema.NullOr(Schema.Literal("none"))).annotations({
+    description: "Only public clients register: `none` (the default)"
+  }),
+  grant_types: Schema.optional(Schema.NullOr(Schema.Array(Schema.Literal("authorization_code", "refresh_token")).pipe(Schema.minItems(1)))).annotations({
+    description: "Must include `authorization_code`; may add `refresh_token` (the default is both)"
+  }),
+  response_types: Schema.optional(Schema.NullOr(Schema.Array(Schema.Literal("code")).pipe(Schema.minItems(1), Schema.maxItems(1)))).annotations({
+    description: "`[\"code\"]` (the default)"
+  }),
+  scope: Schema.optional(Schema.String).annotations({ description: "Space-separated scopes the client may ask for (supported: pricing:read)" }),
+  client_uri: descriptiveField("The application's home page"),
+  logo_uri: descriptiveField("The application's logo"),
+  tos_uri: descriptiveField("The application's terms of service"),
+  policy_uri: descriptiveField("The application's privacy policy"),
+  software_id: descriptiveField("Identifies the client software across its registrations"),
+  software_version: descriptiveField("The client software's version")
 }).annotations({ identifier: "ClientRegistrationRequest" })
 
 export const ClientInformation = Schema.Struct({
@@ -109,7 +128,13 @@ export const ClientInformation = Schema.Struct({
   token_endpoint_auth_method: Schema.Literal("none"),
   grant_types: Schema.Array(Schema.String),
   response_types: Schema.Array(Schema.String),
-  scope: Schema.optional(Schema.String)
+  scope: Schema.optional(Schema.String),
+  client_uri: Schema.optional(Schema.String),
+  logo_uri: Schema.optional(Schema.String),
+  tos_uri: Schema.optional(Schema.String),
+  policy_uri: Schema.optional(Schema.String),
+  software_id: Schema.optional(Schema.String),
+  software_version: Schema.optional(Schema.String)
 }).annotations({ identifier: "ClientInformation", description: "RFC 7591 client information response (public client: no secret)" })
 
 const AuthorizeParams = Schema.Struct({

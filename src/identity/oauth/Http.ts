@@ -1,21 +1,33 @@
 /**
  * Handlers of the OAuth endpoints: HTTP in (forms, JSON, cookies, HTML), service calls, HTTP out
- * in OAuth's own wire formats.
+ * in OAuth's own wire formats. Every JSON answer is encoded by the schema its endpoint declares
+ * (Api.ts), errors included, so OpenAPI says what the wire carries.
  */
-import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import type { Schema } from "effect"
 import { Effect, Either, Option, Redacted } from "effect"
 import { createHmac } from "node:crypto"
 import { Api } from "../../app/Api.js"
 import { SUPPORTED_SCOPES } from "../../domain/OAuthRules.js"
 import { AppConfig } from "../../platform/Config.js"
-import { clipEcho, type RateLimitedError } from "../../platform/Errors.js"
+import type { RateLimitedError } from "../../platform/Errors.js"
 import { enforce } from "../../platform/RateLimit.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { Accounts } from "../accounts/Accounts.js"
-import { limitLogin } from "../accounts/Http.js"
+import { limitLogin } from "../accounts/LoginLimit.js"
 import { safeEqual } from "../Crypto.js"
 import { currentSession, isSameOriginWrite, setSessionCookie } from "../Session.js"
-import { oauthLimits } from "./Api.js"
+import {
+  ClientInformation,
+  Introspection,
+  OAuthError400,
+  OAuthError401,
+  oauthLimits,
+  OAuthRateLimited,
+  RegistrationError,
+  TokenResponse
+} from "./Api.js"
+import { readClientMetadata, readParams } from "./Body.js"
 import { type AuthorizeParams, type AuthorizeRequest, OAuth, OAuthError, redirectTo } from "./OAuth.js"
 import { consentPage, errorPage, type PageContext, signInPage } from "./Pages.js"
 
@@ -23,11 +35,24 @@ const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" }
 /** Public, cross-origin readable (browser-based clients run discovery and the token exchange). */
 const CORS = { "access-control-allow-origin": "*" }
 
-const oauthJson = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status, headers: { ...NO_STORE, ...CORS } })
+/** An OAuth JSON answer, encoded by the endpoint's declared schema for that status. */
+const oauthJson = <A, I>(schema: Schema.Schema<A, I>, status: number, body: A) =>
+  HttpServerResponse.schemaJson(schema)(body, { status, headers: { ...NO_STORE, ...CORS } }).pipe(Effect.orDie)
 
-const oauthErrorResponse = (e: OAuthError) => oauthJson(e.status, { error: e.error, error_description: e.description })
+const REGISTRATION_ERRORS = new Set(["invalid_redirect_uri", "invalid_client_metadata"])
 
-const rateLimitedResponse = (e: RateLimitedError) => oauthJson(429, { error: "rate_limited", error_description: e.message })
+/** RFC 6749 §5.2 / RFC 7591 §3.2.2: `invalid_client` is 401, every other error 400. */
+const oauthErrorResponse = (e: OAuthError) => {
+  const body = { error: e.error, error_description: e.description }
+  if (e.error === "invalid_client") return oauthJson(OAuthError401, 401, body)
+  return oauthJson(REGISTRATION_ERRORS.has(e.error) ? RegistrationError : OAuthError400, 400, body)
+}
+
+const rateLimitedResponse = (e: RateLimitedError) => oauthJson(OAuthRateLimited, 429, { error: "rate_limited", error_description: e.message })
+
+/** Adds headers to the response the success schema encodes. */
+const withHeaders = (headers: Record<string, string>) =>
+  HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeaders(res, headers)))
 
 const PAGE_HEADERS = {
   ...NO_STORE,
@@ -43,47 +68,6 @@ const html = (status: number, body: string) =>
   HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers: PAGE_HEADERS })
 
 const redirect = (location: string, status: 302 | 303) => HttpServerResponse.redirect(location, { status, headers: NO_STORE })
-
-/**
- * The parameters of a form-encoded or JSON request body as a flat string record. Repeated
- * parameters and non-string JSON values are `invalid_request` (RFC 6749 §3.1).
- */
-const readParams = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.gen(function*() {
-    const contentType = (request.headers["content-type"] ?? "").toLowerCase()
-    const text = yield* Effect.orElseSucceed(request.text, () => undefined)
-    if (text === undefined) return yield* new OAuthError({ error: "invalid_request", description: "Unreadable request body", status: 400 })
-    const out: Record<string, string> = {}
-    if (contentType.includes("application/x-www-form-urlencoded")) {
-      for (const [k, v] of new URLSearchParams(text)) {
-        if (k in out) return yield* new OAuthError({ error: "invalid_request", description: `Parameter ${clipEcho(k)} is repeated`, status: 400 })
-        out[k] = v
-      }
-      return out
-    }
-    if (contentType.includes("application/json")) {
-      let parsed: unknown
-      try {
-        parsed = JSON.parse(text)
-      } catch {
-        return yield* new OAuthError({ error: "invalid_request", description: "The body is not valid JSON", status: 400 })
-      }
-      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-        return yield* new OAuthError({ error: "invalid_request", description: "The JSON body must be an object", status: 400 })
-      }
-      for (const [k, v] of Object.entries(parsed)) {
-        if (v === null || v === undefined) continue
-        if (typeof v !== "string") return yield* new OAuthError({ error: "invalid_request", description: `Parameter ${clipEcho(k)} must be a string`, status: 400 })
-        out[k] = v
-      }
-      return out
-    }
-    return yield* new OAuthError({
-      error: "invalid_request",
-      description: "Send the parameters as application/x-www-form-urlencoded (or application/json)",
-      status: 400
-    })
-  })
 
 /** `/oauth/authorize?…` carrying the (validated) request parameters, for the page's forms. */
 const formActionOf = (p: AuthorizeParams) => {
@@ -138,31 +122,20 @@ export const OAuthHttpLive = HttpApiBuilder.group(Api, "oauth", (handlers) =>
       resource_name: name,
       resource_documentation: documentation
     })
-    const metadataResponse = (body: unknown) =>
-      HttpServerResponse.unsafeJson(body, { headers: { ...CORS, "cache-control": "public, max-age=300" } })
-
-    const internal = (e: unknown) => Effect.die(e)
+    /** Discovery documents: public, cross-origin readable, cacheable for five minutes. */
+    const metadata = <A>(body: A) => Effect.as(withHeaders({ ...CORS, "cache-control": "public, max-age=300" }), body)
 
     return handlers
-      .handle("authorizationServerMetadata", () => Effect.succeed(metadataResponse(asMetadata)))
-      .handle("protectedResourceMetadata", () => Effect.succeed(metadataResponse(resourceMetadata(base, "Domain Marketplace API"))))
+      .handle("authorizationServerMetadata", () => metadata(asMetadata))
+      .handle("protectedResourceMetadata", () => metadata(resourceMetadata(base, "Domain Marketplace API")))
       .handle("mcpProtectedResourceMetadata", () =>
-        Effect.succeed(metadataResponse(resourceMetadata(`${base}/mcp`, "Domain Marketplace agent endpoint (MCP)", `${base}/docs/agents.md`))))
+        metadata(resourceMetadata(`${base}/mcp`, "Domain Marketplace agent endpoint (MCP)", `${base}/docs/agents.md`)))
       .handleRaw("register", ({ request }) =>
         Effect.gen(function*() {
           yield* enforce(oauthLimits.register)
-          const text = yield* Effect.orElseSucceed(request.text, () => "")
-          let body: unknown
-          try {
-            body = JSON.parse(text)
-          } catch {
-            return yield* new OAuthError({ error: "invalid_client_metadata", description: "The body must be a JSON object of client metadata", status: 400 })
-          }
-          const client = yield* oauth.registerClient(body)
-          return oauthJson(201, client)
-        }).pipe(
-          Effect.catchTags({ OAuthError: (e) => Effect.succeed(oauthErrorResponse(e)), RateLimited: (e) => Effect.succeed(rateLimitedResponse(e)), SqlError: internal })
-        ))
+          const client = yield* oauth.registerClient(yield* readClientMetadata(request))
+          return yield* oauthJson(ClientInformation, 201, client)
+        }).pipe(Effect.catchTags({ OAuthError: oauthErrorResponse, RateLimited: rateLimitedResponse })))
       .handle("authorize", ({ urlParams }) =>
         Effect.gen(function*() {
           const check = yield* oauth.checkAuthorize(urlParams)
@@ -174,7 +147,7 @@ export const OAuthHttpLive = HttpApiBuilder.group(Api, "oauth", (handlers) =>
           const session = yield* currentSession
           if (Option.isNone(session)) return html(200, signInPage(ctx))
           return html(200, consentPage({ ...ctx, userEmail: session.value.user.email, csrf: csrfFor(session.value.id) }))
-        }).pipe(Effect.catchTag("SqlError", internal)))
+        }))
       .handle("authorizeDecision", ({ payload, request, urlParams }) =>
         Effect.gen(function*() {
           const check = yield* oauth.checkAuthorize(urlParams)
@@ -194,10 +167,9 @@ export const OAuthHttpLive = HttpApiBuilder.group(Api, "oauth", (handlers) =>
             if (Either.isLeft(limited)) {
               return html(429, signInPage({ ...ctx, email, error: `Too many sign-in attempts. ${limited.left.message}` }))
             }
-            const user = yield* accounts.authenticate(email, password)
-            if (Option.isNone(user)) return html(200, signInPage({ ...ctx, email, error: "Wrong e-mail or password." }))
-            const session = yield* accounts.createSession(user.value.id)
-            yield* setSessionCookie(session.token, session.expiresAt)
+            const signedIn = yield* Effect.either(accounts.signIn(email, password))
+            if (Either.isLeft(signedIn)) return html(200, signInPage({ ...ctx, email, error: "Wrong e-mail or password." }))
+            yield* setSessionCookie(signedIn.right.token, signedIn.right.expiresAt)
             return redirect(ctx.formAction, 303)
           }
           if (payload.action === "approve" || payload.action === "deny") {
@@ -210,34 +182,31 @@ export const OAuthHttpLive = HttpApiBuilder.group(Api, "oauth", (handlers) =>
             return redirect(yield* oauth.approve(session.value.user.id, check.request), 303)
           }
           return html(400, errorPage("Bad request", "Unknown form action."))
-        }).pipe(Effect.catchTag("SqlError", internal)))
+        }))
       .handleRaw("token", ({ request }) =>
         Effect.gen(function*() {
           yield* enforce(oauthLimits.token)
-          const params = yield* readParams(request)
-          const tokens = yield* oauth.token(params)
-          return oauthJson(200, tokens)
-        }).pipe(
-          Effect.catchTags({ OAuthError: (e) => Effect.succeed(oauthErrorResponse(e)), RateLimited: (e) => Effect.succeed(rateLimitedResponse(e)), SqlError: internal })
-        ))
+          const tokens = yield* oauth.token(yield* readParams(request))
+          return yield* oauthJson(TokenResponse, 200, tokens)
+        }).pipe(Effect.catchTags({ OAuthError: oauthErrorResponse, RateLimited: rateLimitedResponse })))
       .handleRaw("revoke", ({ request }) =>
         Effect.gen(function*() {
           const params = yield* readParams(request)
-          if (!params.token) return yield* new OAuthError({ error: "invalid_request", description: "token is required", status: 400 })
+          if (!params.token) return yield* new OAuthError({ error: "invalid_request", description: "token is required" })
           yield* oauth.revoke(params.token, params.client_id)
           return HttpServerResponse.empty({ status: 200, headers: { ...NO_STORE, ...CORS } })
-        }).pipe(Effect.catchTags({ OAuthError: (e) => Effect.succeed(oauthErrorResponse(e)), SqlError: internal })))
+        }).pipe(Effect.catchTag("OAuthError", oauthErrorResponse)))
       .handleRaw("introspect", ({ request }) =>
         Effect.gen(function*() {
           const presented = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")?.[1]
           if (Option.isNone(adminToken) || presented === undefined || !safeEqual(presented, adminToken.value)) {
-            return HttpServerResponse.unsafeJson(
+            return yield* HttpServerResponse.schemaJson(OAuthError401)(
               { error: "invalid_client", error_description: "Introspection needs Authorization: Bearer <ADMIN_TOKEN>" },
               { status: 401, headers: { ...NO_STORE, "www-authenticate": 'Bearer realm="introspection"' } }
-            )
+            ).pipe(Effect.orDie)
           }
           const params = yield* readParams(request)
-          if (!params.token) return yield* new OAuthError({ error: "invalid_request", description: "token is required", status: 400 })
-          return oauthJson(200, yield* oauth.introspect(params.token))
-        }).pipe(Effect.catchTags({ OAuthError: (e) => Effect.succeed(oauthErrorResponse(e)), SqlError: internal })))
+          if (!params.token) return yield* new OAuthError({ error: "invalid_request", description: "token is required" })
+          return yield* oauthJson(Introspection, 200, yield* oauth.introspect(params.token))
+        }).pipe(Effect.catchTag("OAuthError", oauthErrorResponse)))
   }))

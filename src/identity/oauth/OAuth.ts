@@ -3,14 +3,14 @@
  * with PKCE S256, refresh-token rotation, reuse detection, RFC 8707 resource binding, RFC 7009
  * revocation, RFC 7662 introspection.
  *
- * Failures are `OAuthError { error, description, status }` carrying the RFC 6749 / 7591 error
- * code; the HTTP layer renders them as `{error, error_description}`.
+ * Failures are `OAuthError { error, description }` carrying the RFC 6749 / 7591 error code: OAuth's
+ * own vocabulary, which its endpoints answer as `{error, error_description}` (the status follows
+ * from the code at the edge: `invalid_client` is 401, every other 400).
  *
  * Reuse detection must survive the failure it reports, so the transactional parts return their
  * outcome as a value (an Either) and the error is raised only after the transaction committed.
  */
-import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Context, Data, Duration, Effect, Either, Layer } from "effect"
+import { Clock, Context, Data, Duration, Effect, Either, Layer, Option } from "effect"
 import {
   checkRedirectUri,
   checkResource,
@@ -27,19 +27,18 @@ import { makeId } from "../../platform/Ids.js"
 import { clipEcho } from "../../platform/Errors.js"
 import { randomSecret, sha256Hex } from "../Crypto.js"
 import type { Viewer } from "../Viewer.js"
-import { type ClientRow, makeOAuthRepo } from "./Repo.js"
+import { type ClientRow, OAuthRepo } from "./Repo.js"
 
 export class OAuthError extends Data.TaggedError("OAuthError")<{
   readonly error: string
   readonly description: string
-  readonly status: 400 | 401
 }> {}
 
 type Outcome = Either.Either<TokenResponse, OAuthError>
 const no = (e: OAuthError): Outcome => Either.left(e)
 const yes = (t: TokenResponse): Outcome => Either.right(t)
 
-const oauthError = (error: string, description: string, status: 400 | 401 = 400) => new OAuthError({ error, description, status })
+const oauthError = (error: string, description: string) => new OAuthError({ error, description })
 
 export interface Client {
   readonly clientId: string
@@ -56,6 +55,27 @@ const toClient = (row: ClientRow): Client => ({
   metadata: row.metadata,
   createdAt: row.created_at
 })
+
+/** RFC 7591 §3.2.1 client information (a public client: no secret). */
+export interface RegisteredClient {
+  readonly client_id: string
+  readonly client_id_issued_at: number
+  readonly client_name?: string
+  readonly redirect_uris: ReadonlyArray<string>
+  readonly token_endpoint_auth_method: "none"
+  readonly grant_types: ReadonlyArray<string>
+  readonly response_types: ReadonlyArray<string>
+  readonly scope?: string
+  readonly client_uri?: string
+  readonly logo_uri?: string
+  readonly tos_uri?: string
+  readonly policy_uri?: string
+  readonly software_id?: string
+  readonly software_version?: string
+}
+
+/** The client metadata fields stored and echoed as given (RFC 7591 §2). */
+export const DESCRIPTIVE_METADATA = ["client_uri", "logo_uri", "tos_uri", "policy_uri", "software_id", "software_version"] as const
 
 export interface TokenResponse {
   readonly access_token: string
@@ -126,7 +146,7 @@ export interface Introspection {
 }
 
 const make = Effect.gen(function*() {
-  const repo = yield* makeOAuthRepo
+  const repo = yield* OAuthRepo
   const config = yield* AppConfig
   const issuer = config.baseUrl
   const ttl = {
@@ -136,12 +156,12 @@ const make = Effect.gen(function*() {
   }
   const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-  const getClient = (clientId: string) => Effect.map(repo.clientById(clientId), (row) => (row === undefined ? undefined : toClient(row)))
+  const getClient = (clientId: string) => Effect.map(repo.clientById(clientId), (row) => Option.getOrUndefined(Option.map(row, toClient)))
 
   // -------------------------------------------------------------------------
   // RFC 7591 dynamic client registration
 
-  const registerClient = (body: unknown): Effect.Effect<Record<string, unknown>, OAuthError | SqlError> =>
+  const registerClient = (body: unknown): Effect.Effect<RegisteredClient, OAuthError> =>
     Effect.gen(function*() {
       if (typeof body !== "object" || body === null || Array.isArray(body)) {
         return yield* oauthError("invalid_client_metadata", "The request body must be a JSON object of client metadata")
@@ -166,7 +186,7 @@ const make = Effect.gen(function*() {
       }
       const name = optionalString("client_name")
       if (Either.isLeft(name)) return yield* oauthError("invalid_client_metadata", name.left)
-      for (const key of ["client_uri", "logo_uri", "tos_uri", "policy_uri", "software_id", "software_version"]) {
+      for (const key of DESCRIPTIVE_METADATA) {
         const v = optionalString(key, 2000)
         if (Either.isLeft(v)) return yield* oauthError("invalid_client_metadata", v.left)
       }
@@ -196,29 +216,32 @@ const make = Effect.gen(function*() {
         }
         scope = formatScope(parsed.right)
       }
-      const metadata: Record<string, unknown> = {
-        token_endpoint_auth_method: "none",
+      const descriptive: Partial<Record<typeof DESCRIPTIVE_METADATA[number], string>> = {}
+      for (const key of DESCRIPTIVE_METADATA) {
+        const v = m[key]
+        if (typeof v === "string") descriptive[key] = v
+      }
+      const metadata = {
+        token_endpoint_auth_method: "none" as const,
         grant_types: [...new Set(grantTypes as Array<string>)],
-        response_types: ["code"]
+        response_types: ["code"],
+        ...descriptive,
+        ...(scope !== undefined ? { scope } : {})
       }
-      for (const key of ["client_uri", "logo_uri", "tos_uri", "policy_uri", "software_id", "software_version"]) {
-        if (typeof m[key] === "string") metadata[key] = m[key]
-      }
-      if (scope !== undefined) metadata.scope = scope
       const row = yield* repo.insertClient({ client_id: makeId("client"), client_name: name.right ?? null, redirect_uris: redirectUris, metadata })
       return {
         client_id: row.client_id,
         client_id_issued_at: Math.floor(row.created_at.getTime() / 1000),
         ...(row.client_name !== null ? { client_name: row.client_name } : {}),
         redirect_uris: row.redirect_uris,
-        ...row.metadata
+        ...metadata
       }
     })
 
   // -------------------------------------------------------------------------
   // Authorization endpoint
 
-  const checkAuthorize = (p: AuthorizeParams): Effect.Effect<AuthorizeCheck, SqlError> =>
+  const checkAuthorize = (p: AuthorizeParams): Effect.Effect<AuthorizeCheck> =>
     Effect.gen(function*() {
       if (!p.client_id) return { _tag: "Fatal", title: "Missing client_id", message: "The authorization request has no client_id." } as const
       const client = yield* getClient(p.client_id)
@@ -281,7 +304,7 @@ const make = Effect.gen(function*() {
       const code = randomSecret()
       const grantId = makeId("grt")
       const expiresAt = new Date((yield* Clock.currentTimeMillis) + ttl.code)
-      yield* repo.sql.withTransaction(
+      yield* repo.transaction(
         Effect.zipRight(
           repo.insertGrant({ id: grantId, client_id: request.client.clientId, user_id: userId, scope: formatScope(request.scopes), resource: request.resource }),
           repo.insertCode({
@@ -325,7 +348,7 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       if (!clientId) return yield* oauthError("invalid_request", "client_id is required (public clients identify themselves with client_id)")
       const client = yield* getClient(clientId)
-      if (client === undefined) return yield* oauthError("invalid_client", "Unknown client_id", 401)
+      if (client === undefined) return yield* oauthError("invalid_client", "Unknown client_id")
       return client
     })
 
@@ -347,11 +370,12 @@ const make = Effect.gen(function*() {
       if (!req.code_verifier) return yield* oauthError("invalid_request", "code_verifier is required (PKCE)")
       const client = yield* requireClient(req.client_id)
       const codeHash = sha256Hex(req.code)
-      const outcome = yield* repo.sql.withTransaction(
+      const outcome = yield* repo.transaction(
         Effect.gen(function*() {
           const at = yield* now
-          const row = yield* repo.lockCode(codeHash)
-          if (row === undefined) return no(oauthError("invalid_grant", "The authorization code is invalid"))
+          const locked = yield* repo.lockCode(codeHash)
+          if (Option.isNone(locked)) return no(oauthError("invalid_grant", "The authorization code is invalid"))
+          const row = locked.value
           if (row.used_at !== null) {
             yield* repo.revokeGrant(row.grant_id, "code_reuse", at)
             return no(
@@ -392,10 +416,10 @@ const make = Effect.gen(function*() {
         requestedScopes = parsed.right
       }
       const tokenHash = sha256Hex(req.refresh_token)
-      const outcome = yield* repo.sql.withTransaction(
+      const outcome = yield* repo.transaction(
         Effect.gen(function*() {
           const at = yield* now
-          const row = yield* repo.tokenByHash(tokenHash, true)
+          const row = Option.getOrUndefined(yield* repo.tokenByHash(tokenHash, true))
           if (row === undefined || row.kind !== "refresh") return no(oauthError("invalid_grant", "The refresh token is invalid"))
           if (row.client_id !== client.clientId) return no(oauthError("invalid_grant", "The refresh token was issued to another client"))
           if (row.used_at !== null) {
@@ -420,7 +444,7 @@ const make = Effect.gen(function*() {
       return yield* outcome
     })
 
-  const token = (req: TokenRequest): Effect.Effect<TokenResponse, OAuthError | SqlError> => {
+  const token = (req: TokenRequest): Effect.Effect<TokenResponse, OAuthError> => {
     switch (req.grant_type) {
       case "authorization_code":
         return exchangeCode(req)
@@ -440,17 +464,17 @@ const make = Effect.gen(function*() {
   const revoke = (tokenValue: string, clientId: string | undefined) =>
     Effect.gen(function*() {
       const at = yield* now
-      const row = yield* repo.tokenByHash(sha256Hex(tokenValue), false)
+      const row = Option.getOrUndefined(yield* repo.tokenByHash(sha256Hex(tokenValue), false))
       // Unknown tokens, and tokens of another client, are answered like a success (RFC 7009 §2.2).
       if (row === undefined || (clientId !== undefined && clientId !== row.client_id)) return
       if (row.kind === "refresh") yield* repo.revokeGrant(row.grant_id, "revoked_by_client", at)
       else yield* repo.revokeToken(row.token_hash, at)
     })
 
-  const introspect = (tokenValue: string): Effect.Effect<Introspection, SqlError> =>
+  const introspect = (tokenValue: string): Effect.Effect<Introspection> =>
     Effect.gen(function*() {
       const at = yield* now
-      const row = yield* repo.tokenByHash(sha256Hex(tokenValue), false)
+      const row = Option.getOrUndefined(yield* repo.tokenByHash(sha256Hex(tokenValue), false))
       if (
         row === undefined || row.revoked_at !== null || row.grant_revoked_at !== null || row.expires_at.getTime() <= at.getTime() ||
         (row.kind === "refresh" && row.used_at !== null)
@@ -471,10 +495,10 @@ const make = Effect.gen(function*() {
     })
 
   /** The Viewer for a presented access token on `requestUrl`, or undefined (unknown, expired, revoked, other audience). */
-  const resolveAccessToken = (tokenValue: string, requestUrl: string): Effect.Effect<Viewer | undefined, SqlError> =>
+  const resolveAccessToken = (tokenValue: string, requestUrl: string): Effect.Effect<Viewer | undefined> =>
     Effect.gen(function*() {
       if (tokenValue.length > 512) return undefined
-      const row = yield* repo.activeAccessToken(sha256Hex(tokenValue), yield* now)
+      const row = Option.getOrUndefined(yield* repo.activeAccessToken(sha256Hex(tokenValue), yield* now))
       if (row === undefined || !resourceCovers(row.resource, requestUrl)) return undefined
       return { _tag: "User", userId: row.user_id, scopes: row.scope === "" ? [] : row.scope.split(" "), clientId: row.client_id } as const
     })
@@ -485,5 +509,5 @@ const make = Effect.gen(function*() {
 })
 
 export class OAuth extends Context.Tag("app/OAuth")<OAuth, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(OAuth, make)
+  static readonly Live = Layer.effect(OAuth, make).pipe(Layer.provide(OAuthRepo.Live))
 }
