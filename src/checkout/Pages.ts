@@ -137,9 +137,9 @@ ${summary(s, seller)}
   ${s.order_id ? `<dt>Order</dt><dd><code>${escapeHtml(s.order_id)}</code></dd>` : ""}
   ${s.card_last4 ? `<dt>Card</dt><dd>${escapeHtml(s.card_brand ?? "card")} ending ${escapeHtml(s.card_last4)}</dd>` : ""}
   ${s.paid_at ? `<dt>Paid at</dt><dd>${escapeHtml(new Date(s.paid_at).toISOString())}</dd>` : ""}
-  ${s.buyer_email ? `<dt>Receipt sent to</dt><dd>${escapeHtml(s.buyer_email)}</dd>` : ""}
+  ${s.buyer_email ? `<dt>E-mail</dt><dd>${escapeHtml(s.buyer_email)}</dd>` : ""}
 </dl>
-${s.domain ? `<p class="muted">What happens next: the domain is transferred to you; we will e-mail you at each step.</p>` : ""}
+${s.domain ? `<p class="muted">What happens next: the domain is transferred to you. Keep this receipt; this link shows it again.</p>` : ""}
 ${s.return_url ? `<div class="actions"><a class="button primary" href="${escapeHtml(s.return_url)}">Back to the seller</a></div>` : ""}`,
     { width: "narrow" }
   )

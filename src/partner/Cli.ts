@@ -90,7 +90,7 @@ const partnerJson = (p: PartnerSummaryRow) => ({
 })
 const partnerLine = (p: PartnerSummaryRow) => {
   const keys = p.credentials.map((c) => `${c.key_id}${c.active ? "" : " (revoked)"}`).join(", ")
-  return `${p.id}  ${p.name}${p.affiliate ? " [affiliate]" : ""}  ${keys || "no credentials"}`
+  return `${p.id}  ${p.name}${p.affiliate ? " [affiliate]" : ""}  commission ${p.commission_bps / 100} %  ${keys || "no credentials"}`
 }
 
 const list = Command.make("list", { json, limit }, (o) =>
@@ -110,7 +110,8 @@ const show = Command.make("show", { json, partnerId }, (o) =>
     const keys = p.credentials.map((c) =>
       `  ${c.key_id}  ${c.environment}  ${c.scopes.join(",")}  ${c.active ? "active" : `revoked ${c.revoked_at}`}`
     )
-    yield* print(o.json, p, [`${p.partner_id}  ${p.name}${p.affiliate ? " [affiliate]" : ""}  created ${p.created_at}`, ...keys].join("\n"))
+    const head = `${p.partner_id}  ${p.name}${p.affiliate ? " [affiliate]" : ""}  commission ${p.commission_bps / 100} %  created ${p.created_at}`
+    yield* print(o.json, p, [head, ...keys].join("\n"))
   })).pipe(Command.withDescription("One partner and its credentials"))
 
 const setCommission = Command.make("set-commission", { json, partnerId, bps: Options.integer("bps").pipe(Options.withDescription(BPS)) }, (o) =>

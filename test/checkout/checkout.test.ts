@@ -76,6 +76,9 @@ describe("hosted checkout", () => {
         expect(receipt.text).toContain("Payment received")
         expect(receipt.text).toContain("visa ending 4242")
         expect(receipt.text).not.toContain('name="card_number"')
+        // The service sends no e-mail: the receipt must not say it did.
+        expect(receipt.text).toContain("buyer@example.org")
+        expect(receipt.text).not.toMatch(/sent to|we will e-mail/i)
         const again = yield* postForm(`/checkout/pay?pt=${encodeURIComponent(pt)}`, { csrf: csrfOf(shown.text), email: "b@example.org", name: "B", country: "NL", card_number: CARDS.ok, card_exp: "12/34", card_cvc: "123" }, baseUrl)
         expect(again.text).toContain("Payment received")
         expect(yield* ordersOfSession(s.id)).toHaveLength(1)

@@ -57,6 +57,10 @@ layer(Layer.empty)("partner CLI", (it) => {
       const partnerShown = yield* runCli(databaseUrl, ["partner", "show", cred.partner_id])
       expect(partnerShown.code, partnerShown.stderr).toBe(0)
       expect(partnerShown.stdout).toContain(cred.key_id)
+      // The rate docs/money.md says `partner show` shows, in the human output too.
+      expect(partnerShown.stdout).toContain("commission 25 %")
+      const listedHuman = yield* runCli(databaseUrl, ["partner", "list"])
+      expect(listedHuman.stdout).toContain("commission 25 %")
 
       expect((yield* run(signed(issued, "GET", `/api/partner/v1/orders/${id}`))).json.status).toBe("TRANSFER_IN_PROGRESS")
 
