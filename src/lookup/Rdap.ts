@@ -146,19 +146,31 @@ interface RawAnswer {
 const withSpanWhenTracing = <A, E>(effect: Effect.Effect<A, E>, name: string, options: () => Tracer.SpanOptions): Effect.Effect<A, E> =>
   Effect.withFiberRuntime((fiber) => fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Effect.withSpan(effect, name, options()) : effect)
 
-/** With tracing on, a client span per RDAP request (the host only: the path names the domain asked about). */
+/**
+ * With tracing on, a client span per RDAP request, named and described as Effect's HttpClient
+ * names its spans (`http.client GET`, OpenTelemetry's HTTP attributes), so every upstream call
+ * reads the same in a trace. The upstream itself never receives trace context.
+ */
 const traced = <A, E>(url: string, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-  withSpanWhenTracing(effect, "rdap GET", () => ({
-    kind: "client",
-    captureStackTrace: false,
-    attributes: { "http.request.method": "GET", "server.address": hostOf(url) }
-  }))
+  withSpanWhenTracing(effect, "http.client GET", () => {
+    const parsed = parseUrl(url)
+    return {
+      kind: "client",
+      captureStackTrace: false,
+      attributes: {
+        "http.request.method": "GET",
+        "server.address": parsed?.hostname ?? "invalid",
+        "url.full": url,
+        "url.path": parsed?.pathname ?? ""
+      }
+    }
+  })
 
-const hostOf = (url: string) => {
+const parseUrl = (url: string): URL | undefined => {
   try {
-    return new URL(url).hostname
+    return new URL(url)
   } catch {
-    return "invalid"
+    return undefined
   }
 }
 

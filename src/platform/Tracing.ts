@@ -4,9 +4,10 @@
  *
  * What is traced: one server span per HTTP request (made by `serverMiddleware`, named after the
  * route template; an inbound W3C `traceparent` is its parent), a `sql.execute` span per statement
- * (@effect/sql), a client span per upstream call (Effect's HttpClient: registrar, RDAP, payouts;
- * Outbound: webhooks, site checks), and one span per unit of background work (a webhook delivery
- * attempt, a scheduled run such as settlement, a durable job).
+ * (@effect/sql), a client span per upstream call (Effect's HttpClient: registrar, RDAP bootstrap, payouts;
+ * RDAP queries: lookup/Rdap.ts, same name and attributes; Outbound: webhooks, site checks), and one
+ * span per unit of background work (a webhook delivery attempt, a scheduled run such as
+ * settlement, a durable job).
  *
  * CONTRACT:
  * - Off (no endpoint) costs nothing: the tracer is disabled (no span objects, no stack captures)
