@@ -98,7 +98,7 @@ ${rows}
 
 With 2 cores shared by PostgreSQL, the load generator and the service processes, more processes
 cannot add CPU: the figures show how much of the single-process cost is per-process serialisation
-(event loop, pool, per-partner event lock) rather than CPU. Orders of one partner serialise on the
-partner's event lock in PostgreSQL, whatever the number of processes.
+(event loop, pool) rather than CPU. Orders of one partner no longer wait on a lock in PostgreSQL
+(migrations 0160, 0161; see NOTES.md): where more processes add nothing, the 2 cores are the limit.
 `
 )

@@ -7,6 +7,26 @@ import type { ServiceSecretShape } from "../platform/ServiceSecret.js"
 export const validationError = (message: string, details?: unknown) =>
   new BadRequestError(details === undefined ? { code: "validation_error", message } : { code: "validation_error", message, details })
 
+/**
+ * A `from`/`to` query window of a partner list: each an RFC 3339 date-time or YYYY-MM-DD, `from`
+ * not after `to`; otherwise a 400 `validation_error` naming the field. One rule for every list.
+ */
+export const dateWindow = (from: string | undefined, to: string | undefined) =>
+  Effect.gen(function*() {
+    const f = yield* dateParam("from", from)
+    const t = yield* dateParam("to", to)
+    if (f && t && f.getTime() > t.getTime()) return yield* validationError("from: must not be after to")
+    return { from: f, to: t }
+  })
+
+/** One date query parameter (RFC 3339 date-time or YYYY-MM-DD), or a 400 naming the field. */
+export const dateParam = (field: string, s: string | undefined) => {
+  if (s === undefined) return Effect.succeed(undefined)
+  const ok = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/.test(s)
+  const d = new Date(s)
+  return ok && !Number.isNaN(d.getTime()) ? Effect.succeed(d) : Effect.fail(validationError(`${field}: must be an RFC 3339 date-time or YYYY-MM-DD`))
+}
+
 /** A domain from user input in A-label form, or a 400 `validation_error` naming the field. */
 export const domainParam = (field: string, input: string) =>
   Either.match(parseDomainName(input.trim()), {

@@ -169,6 +169,11 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       expect(wonOnly.json.cases.map((c: any) => c.id)).toEqual([id])
       const future = yield* signed(cred, "GET", `${BASE}?from=2999-01-01`)
       expect(future.json.cases).toEqual([])
+      // The same date-window rule as /transactions and /settlements.
+      const backwards = yield* signed(cred, "GET", `${BASE}?from=2026-12-01&to=2026-11-01`)
+      expectError(backwards, 400, "validation_error")
+      expect(backwards.json.error.message).toBe("from: must not be after to")
+      expectError(yield* signed(cred, "GET", `${BASE}?from=yesterday`), 400, "validation_error")
       expectError(yield* signed(cred, "GET", `${BASE}?status=closed_won&cursor=${encodeURIComponent(all.json.next_cursor)}`), 400, "validation_error")
       const noReport = yield* createPartner({ scopes: ["broker"] })
       expectError(yield* signed(noReport, "GET", BASE), 403, "forbidden")

@@ -7,7 +7,7 @@ import { addResponseHeaders } from "../../platform/HttpMiddleware.js"
 import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
-import { iso, pageCursor, validationError } from "../Common.js"
+import { dateWindow, iso, pageCursor, validationError } from "../Common.js"
 import { Case, CaseRequest } from "./Api.js"
 import { Brokerage } from "./Brokerage.js"
 import { progressPage } from "./Pages.js"
@@ -15,13 +15,6 @@ import { progressPage } from "./Pages.js"
 const CURSOR_PURPOSE = "partner-brokerage-cursor"
 const encodeRequest = Schema.encodeSync(CaseRequest)
 const decodeCase = Schema.decodeUnknown(Case)
-
-const parseDate = (field: string, s: string | undefined) => {
-  if (s === undefined) return Effect.succeed(undefined)
-  const ok = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/.test(s)
-  const d = new Date(s)
-  return ok && !Number.isNaN(d.getTime()) ? Effect.succeed(d) : Effect.fail(validationError(`${field}: must be an RFC 3339 date-time or YYYY-MM-DD`))
-}
 
 export const PartnerBrokerageHttpLive = HttpApiBuilder.group(Api, "partnerBrokerage", (handlers) =>
   Effect.gen(function*() {
@@ -51,8 +44,7 @@ export const PartnerBrokerageHttpLive = HttpApiBuilder.group(Api, "partnerBroker
       .handle("listCases", ({ urlParams }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
-          const from = yield* parseDate("from", urlParams.from)
-          const to = yield* parseDate("to", urlParams.to)
+          const { from, to } = yield* dateWindow(urlParams.from, urlParams.to)
           const cursor = pageCursor(secrets, CURSOR_PURPOSE, [urlParams.status ?? null, iso(from ?? null), iso(to ?? null)])
           const before = yield* cursor.read(urlParams.cursor)
           const page = yield* brokerage.list(

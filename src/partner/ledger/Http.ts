@@ -5,26 +5,11 @@ import { Api } from "../../app/Api.js"
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../platform/Errors.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
-import { iso, validationError } from "../Common.js"
+import { dateParam, dateWindow, iso, validationError } from "../Common.js"
 import { Reconcile } from "./Reconcile.js"
 import { MoneyRepo, type PayoutRow, type StatementRow } from "./Repo.js"
 import { Payouts } from "./Payouts.js"
 import { Settlement } from "./Settlement.js"
-
-const parseDate = (field: string, s: string | undefined) => {
-  if (s === undefined) return Effect.succeed(undefined)
-  const ok = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/.test(s)
-  const d = new Date(s)
-  return ok && !Number.isNaN(d.getTime()) ? Effect.succeed(d) : Effect.fail(validationError(`${field}: must be an RFC 3339 date-time or YYYY-MM-DD`))
-}
-
-const range = (from: string | undefined, to: string | undefined) =>
-  Effect.gen(function*() {
-    const f = yield* parseDate("from", from)
-    const t = yield* parseDate("to", to)
-    if (f && t && f.getTime() > t.getTime()) return yield* validationError("from: must not be after to")
-    return { from: f, to: t }
-  })
 
 const invalidCursor = (message: string) => new BadRequestError({ code: "invalid_cursor", message })
 
@@ -95,7 +80,7 @@ export const PartnerMoneyHttpLive = HttpApiBuilder.group(Api, "partnerMoney", (h
       .handle("listSettlements", ({ urlParams }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
-          const r = yield* range(urlParams.from, urlParams.to)
+          const r = yield* dateWindow(urlParams.from, urlParams.to)
           const filters = [iso(r.from ?? null), iso(r.to ?? null)]
           const before = yield* cursor.read("settlements", partner.credentialId, filters, urlParams.cursor)
           const limit = urlParams.limit ?? 25
@@ -128,7 +113,7 @@ export const PartnerMoneyHttpLive = HttpApiBuilder.group(Api, "partnerMoney", (h
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
           const owner = { partnerId: partner.partnerId, environment: partner.environment }
-          const r = yield* range(urlParams.from, urlParams.to)
+          const r = yield* dateWindow(urlParams.from, urlParams.to)
           const filters = { ...r, status: urlParams.status, paymentModel: urlParams.payment_model }
           const key = [iso(r.from ?? null), iso(r.to ?? null), urlParams.status ?? null, urlParams.payment_model ?? null]
           const before = yield* cursor.read("transactions", partner.credentialId, key, urlParams.cursor)
@@ -175,7 +160,7 @@ export const AdminMoneyHttpLive = HttpApiBuilder.group(Api, "adminMoney", (handl
     return handlers
       .handle("runSettlement", ({ urlParams }) =>
         Effect.gen(function*() {
-          const asOf = yield* parseDate("as_of", urlParams.as_of)
+          const asOf = yield* dateParam("as_of", urlParams.as_of)
           return yield* settlement.run({ asOf, trigger: "admin" })
         }))
       .handle("listStatements", ({ urlParams }) =>
