@@ -10,17 +10,21 @@ import type { SqlClient } from "@effect/sql"
 
 export type ColumnType = "text" | "bigint" | "integer" | "jsonb" | "timestamptz" | "boolean"
 
+/** The text of a bulk insert whose rows are the jsonb parameter `$1` (to compose into a CTE). */
+export const bulkInsertText = (
+  table: string,
+  columns: ReadonlyArray<readonly [name: string, type: ColumnType]>,
+  suffix = ""
+) => {
+  const names = columns.map(([c]) => c).join(", ")
+  const defs = columns.map(([c, t]) => `${c} ${t}`).join(", ")
+  return `insert into ${table} (${names}) select ${names} from jsonb_to_recordset($1::jsonb) as x(${defs}) ${suffix}`
+}
+
 export const bulkInsert = <Row extends object = never>(
   sql: SqlClient.SqlClient,
   table: string,
   columns: ReadonlyArray<readonly [name: string, type: ColumnType]>,
   rows: ReadonlyArray<Record<string, unknown>>,
   suffix = ""
-) => {
-  const names = columns.map(([c]) => c).join(", ")
-  const defs = columns.map(([c, t]) => `${c} ${t}`).join(", ")
-  return sql.unsafe<Row>(
-    `insert into ${table} (${names}) select ${names} from jsonb_to_recordset($1::jsonb) as x(${defs}) ${suffix}`,
-    [JSON.stringify(rows)]
-  )
-}
+) => sql.unsafe<Row>(bulkInsertText(table, columns, suffix), [JSON.stringify(rows)])
