@@ -72,15 +72,8 @@ const NewCode = Schema.Struct({
   code_challenge_method: Schema.Literal("S256"),
   expires_at: Schema.DateFromSelf
 })
-const NewToken = Schema.Struct({
-  token_hash: Schema.String,
-  kind: Schema.Literal("access", "refresh"),
-  grant_id: Schema.String,
-  scope: Schema.String,
-  resource: Schema.NullOr(Schema.String),
-  created_at: Schema.DateFromSelf,
-  expires_at: Schema.DateFromSelf
-})
+/** A token as issued: the row's own columns, before use, revocation or the grant's join. */
+const NewToken = TokenRow.pipe(Schema.pick("token_hash", "kind", "grant_id", "scope", "resource", "created_at", "expires_at"))
 const HashAt = Schema.Struct({ hash: Schema.String, now: Schema.DateFromSelf })
 
 const make = Effect.gen(function*() {
