@@ -321,6 +321,20 @@ export const clipIssueMessage = (message: string): string => {
 }
 
 /**
+ * The issues of a decode failure worth showing a caller: an optional field's schema is
+ * `T | undefined`, so a bad value fails both members, and "Expected undefined, actual …" beside
+ * the real complaint about the same field only confuses. Dropped where the path has another issue.
+ */
+export const meaningfulIssues = <I extends { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>(
+  issues: ReadonlyArray<I>
+): Array<I> => {
+  const key = (i: I) => i.path.map(String).join("\u0000")
+  const undefinedOnly = (i: I) => /^Expected undefined, actual /.test(i.message)
+  const covered = new Set(issues.filter((i) => !undefinedOnly(i)).map(key))
+  return issues.filter((i) => !(undefinedOnly(i) && covered.has(key(i))))
+}
+
+/**
  * Human summary of a schema decode failure, one clause per field:
  * `op: expected one of "register" | "renew" | "transfer" | "restore", got "foo"; tld: is missing`.
  * Quoted input is cut to `MAX_ECHO` characters, so the error never repeats a large request.
@@ -410,7 +424,7 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
               request,
               "validation_error",
               describeDecodeError(e),
-              e.issues.slice(0, 20).map((i) => ({ path: i.path.map((p) => (typeof p === "string" ? clipEcho(p) : p)), message: clipIssueMessage(i.message) }))
+              meaningfulIssues(e.issues).slice(0, 20).map((i) => ({ path: i.path.map((p) => (typeof p === "string" ? clipEcho(p) : p)), message: clipIssueMessage(i.message) }))
             )
           }
           if (e instanceof HttpServerError.RequestError) {

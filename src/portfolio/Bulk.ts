@@ -27,6 +27,7 @@ import {
 import { parseDomainName } from "../domain/DomainName.js"
 import { BadRequestError, ForbiddenError, NotFoundError, UnavailableError, UnprocessableError } from "../platform/Errors.js"
 import { makeId } from "../platform/Ids.js"
+import { meaningfulIssues } from "../platform/HttpMiddleware.js"
 import { JobFailure, Jobs, type RunningJob } from "../platform/Jobs.js"
 import { BulkAccepted, BulkCart, type BulkRequest, BulkStatus, BulkUpdated } from "./Api.js"
 import { PortfolioConfig } from "./Config.js"
@@ -72,7 +73,7 @@ const decodePayload = (op: BulkOp, payload: unknown) =>
   Either.match(Schema.decodeUnknownEither(payloadSchemas[op] as Schema.Schema<any, any>, { onExcessProperty: "error", errors: "all" })(payload ?? {}), {
     onRight: (value) => Effect.succeed(value as Record<string, any>),
     onLeft: (error) => {
-      const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+      const issues = meaningfulIssues(ParseResult.ArrayFormatter.formatErrorSync(error))
       const details = issues.slice(0, 20).map((i) => ({ field: ["payload", ...i.path.map(String)].join("."), message: i.message }))
       return Effect.fail(
         new BadRequestError({ code: "invalid_payload", message: details.map((d) => `${d.field}: ${d.message}`).join("; "), details })

@@ -128,6 +128,12 @@ layer(env, { timeout: 240_000 })("portfolio and bulk operations", (it) => {
         expect(reply.status, `${op} ${JSON.stringify(body).slice(0, 80)} → ${reply.text}`).toBe(400)
         expect(reply.text, `${op}: ${reply.text}`).toContain(field)
       }
+      // An optional field with a value of the wrong type is one complaint, not two (its schema is
+      // `number | undefined`; "Expected undefined" beside the real issue would only confuse).
+      const wrongType = yield* bulk("renew", { domains: ["v-a.com"], payload: { years: "x" } }, cookie)
+      expect(wrongType.status).toBe(400)
+      expect(wrongType.json.error.details).toEqual([{ field: "payload.years", message: "Expected number, actual \"x\"" }])
+      expect(wrongType.json.error.message).toBe("payload.years: Expected number, actual \"x\"")
     }))
 
   it.effect("1,000 domains with some not owned → 403 listing them and nothing runs; skip_on_error runs exactly the owned ones", () =>
