@@ -31,6 +31,7 @@ import { parseDomainName } from "../../domain/DomainName.js"
 import { AppConfig } from "../../platform/Config.js"
 import { makeId } from "../../platform/Ids.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
+import { transactionOf } from "../../platform/SqlTransaction.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../Auth.js"
 import { iso } from "../Common.js"
 import { Outbox } from "../events/Outbox.js"
@@ -119,6 +120,7 @@ export const timelineJson = (t: CaseTimelineRow) => ({
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const transaction = transactionOf(sql)
   const repo = yield* BrokerageRepo
   const orders = yield* OrderRepo
   const outbox = yield* Outbox
@@ -252,7 +254,7 @@ const make = Effect.gen(function*() {
 
   /** One move in one transaction: status, timeline, events, and the commission when won. */
   const apply = (id: string, decide: (c: CaseRow) => CaseTransition, options: MoveOptions) =>
-    sql.withTransaction(Effect.gen(function*() {
+    transaction(Effect.gen(function*() {
       const current = yield* loadOwned(id, options.partner, true)
       const t = decide(current)
       if (!t.ok) {
@@ -314,7 +316,7 @@ const make = Effect.gen(function*() {
         note: options.note ?? null
       })
       return updated
-    })).pipe(Effect.catchTag("SqlError", Effect.die))
+    }))
 
   const move = (id: string, action: CaseAction, options: MoveOptions) =>
     apply(id, (c) => transition({ status: c.status, agreedPriceCents: c.agreed_price_cents }, action, options.priceCents), options)
