@@ -1,6 +1,6 @@
 /** Handlers of the referral endpoints: decode → one Referrals call → encode. */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Duration, Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Api } from "../app/Api.js"
 import { CurrentPartner } from "../partner/Auth.js"
 import { AppConfig } from "../platform/Config.js"
@@ -30,6 +30,10 @@ export const ReferralRedirectHttpLive = HttpApiBuilder.group(Api, "referralRedir
   Effect.gen(function*() {
     const referrals = yield* Referrals
     const config = yield* AppConfig
+    // The cookie's attributes never change, so the header is one string concatenation rather than
+    // a Cookie built and serialised per click (bench/referrals.ts: the redirect must keep up with
+    // the pricing read). The value is base64url and ".", nothing to escape.
+    const attributes = `; Max-Age=${config.referrals.windowDays * 86_400}; Path=/; HttpOnly${config.production ? "; Secure" : ""}; SameSite=Lax`
     return handlers.handle("click", ({ path, request }) =>
       Effect.map(
         referrals.click(path.code, {
@@ -40,12 +44,15 @@ export const ReferralRedirectHttpLive = HttpApiBuilder.group(Api, "referralRedir
         Option.match({
           onNone: () => unknownCode,
           onSome: (r) =>
-            HttpServerResponse.unsafeSetCookie(
-              HttpServerResponse.empty({ status: 302, headers: { location: r.location, "cache-control": "no-store", "referrer-policy": "no-referrer" } }),
-              REFERRAL_COOKIE,
-              r.cookie,
-              { path: "/", httpOnly: true, sameSite: "lax", secure: config.production, maxAge: Duration.seconds(r.maxAgeSeconds) }
-            )
+            HttpServerResponse.empty({
+              status: 302,
+              headers: {
+                location: r.location,
+                "cache-control": "no-store",
+                "referrer-policy": "no-referrer",
+                "set-cookie": `${REFERRAL_COOKIE}=${r.cookie}${attributes}`
+              }
+            })
         })
       ))
   }))

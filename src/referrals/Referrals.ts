@@ -168,7 +168,7 @@ const make = Effect.gen(function*() {
       const id = makeId("clk", at)
       writer.enqueue({ id, linkId: link.id, partnerId: link.partner_id, environment: link.environment, at, ...input })
       const payload: CookiePayload = { l: link.id, p: link.partner_id, e: link.environment, c: id, t: at }
-      return Option.some({ location: destinationOf(link), cookie: secrets.sign(COOKIE_PURPOSE, payload), maxAgeSeconds: config.referrals.windowDays * 86_400 })
+      return Option.some({ location: destinationOf(link), cookie: secrets.sign(COOKIE_PURPOSE, payload) })
     })
 
   /** The attribution a cookie carries, if genuine and its click is within the window at `now`. */
