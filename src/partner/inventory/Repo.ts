@@ -3,7 +3,8 @@
  * decoded by the schemas below; a database error is a defect here (`Effect.orDie`).
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { groupCommit } from "../../platform/GroupCommit.js"
 import type { PartnerEnvironment } from "../Auth.js"
 
 const Environment = Schema.Literal("live", "sandbox")
@@ -31,21 +32,37 @@ export type KeywordCandidate = typeof KeywordCandidate.Type
 
 const COLUMNS = "id, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents, currency, status, locked, description, listed_at"
 
+const Wanted = Schema.Struct({ env: Environment, domain: Schema.String, partnerId: Schema.String })
+const FoundListing = Schema.Struct({ i: Schema.Number, ...ReservedListing.fields })
+
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const cols = sql.unsafe(COLUMNS)
 
-  const byDomainWithReservation = SqlSchema.findOne({
-    Request: Schema.Struct({ env: Environment, domain: Schema.String, partnerId: Schema.String }),
-    Result: ReservedListing,
-    execute: (r) =>
+  /**
+   * Listings by domain with their reservation, for every request waiting: concurrent signed
+   * availability/detail/pricing reads share one statement (group commit) instead of one round
+   * trip each — bench/partner.ts, signed availability ÷ pricing. `i` is the caller's position.
+   */
+  const byDomainsWithReservation = SqlSchema.findAll({
+    Request: Schema.Array(Wanted),
+    Result: FoundListing,
+    execute: (wanted) =>
       sql`
-        select ${cols}, exists (
+        select w.i, ${sql.unsafe(COLUMNS.split(", ").map((c) => `l.${c}`).join(", "))}, exists (
           select 1 from partner_quotes q
-          where q.environment = ${r.env} and q.domain = ${r.domain} and q.partner_id <> ${r.partnerId}
+          where q.environment = w.env and q.domain = w.domain and q.partner_id <> w.partner_id
             and q.expires_at > now() and q.used_by_order is null) as reserved_by_others
-        from listings where environment = ${r.env} and domain = ${r.domain}`
+        from jsonb_to_recordset(${JSON.stringify(wanted.map((w, i) => ({ i, env: w.env, domain: w.domain, partner_id: w.partnerId })))}::jsonb)
+               as w(i int, env text, domain text, partner_id text)
+        join listings l on l.environment = w.env and l.domain = w.domain`
   })
+  const byDomainWithReservation = groupCommit((wanted: ReadonlyArray<typeof Wanted.Type>) =>
+    Effect.map(byDomainsWithReservation(wanted), (rows) => {
+      const found = new Array<Option.Option<typeof ReservedListing.Type>>(wanted.length).fill(Option.none())
+      for (const { i, ...row } of rows) found[i] = Option.some(row)
+      return found
+    }).pipe(Effect.orDie))
 
   const keywordCandidates = SqlSchema.findAll({
     Request: Schema.Struct({ env: Environment, compact: Schema.String, patterns: Schema.Array(Schema.String), limit: Schema.Number }),
@@ -84,7 +101,7 @@ const make = Effect.gen(function*() {
   return {
     /** One listing and whether another partner's live quote reserves it, in one statement. */
     byDomainWithReservation: (env: PartnerEnvironment, domain: string, partnerId: string) =>
-      byDomainWithReservation({ env, domain, partnerId }).pipe(Effect.orDie),
+      byDomainWithReservation({ env, domain, partnerId }),
 
     /** Keyword candidates: trigram-similar labels, or labels containing the query or one of its words. */
     keywordCandidates: (env: PartnerEnvironment, compact: string, words: ReadonlyArray<string>, limit: number) => {
