@@ -10,7 +10,7 @@
  */
 import { type HttpApi, HttpApiBuilder, HttpApp, type HttpRouter, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { Chunk, Context, Effect, Exit, Fiber, FiberRef, Layer, Option, type Scope, Stream } from "effect"
-import { CurrentResponseHeaders } from "../platform/HttpMiddleware.js"
+import { CurrentResponseHeaders } from "../platform/ResponseHeaders.js"
 
 export interface SyntheticRequest {
   readonly method: "GET" | "POST"

@@ -18,7 +18,7 @@ import { makeOptionalBearer } from "../identity/Bearer.js"
 import { OAuth } from "../identity/oauth/OAuth.js"
 import { AppConfig } from "../platform/Config.js"
 import { CurrentRequestId, Unauthorized } from "../platform/Errors.js"
-import { clientIpOf } from "../platform/HttpMiddleware.js"
+import { clientIpOf } from "../platform/ClientIp.js"
 import { loadDocs } from "./Docs.js"
 import type { ToolServices } from "./Tools.js"
 

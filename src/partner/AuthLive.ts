@@ -20,8 +20,10 @@
  */
 import { HttpApiGroup, HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Clock, Context, Effect, Layer, Option } from "effect"
+import { isHttps } from "../platform/ClientIp.js"
 import { AppConfig } from "../platform/Config.js"
 import { ForbiddenError, UnauthorizedError } from "../platform/Errors.js"
+import { pathOf, queryOf } from "../platform/HttpPath.js"
 import { enforceWith, policy, RateLimiter } from "../platform/RateLimit.js"
 import { canonicalString, checkTimestamp, sha256Hex, verifySignature } from "../domain/PartnerSigning.js"
 import { CurrentPartner, PartnerAuth, type PartnerIdentity, RequiredScopes, type Scope, SIGNING_HEADERS } from "./Auth.js"
@@ -45,14 +47,6 @@ const scopeTable = (): ReadonlyMap<string, ReadonlyArray<Scope>> => {
   return table
 }
 
-const pathOf = (url: string) => {
-  const q = url.indexOf("?")
-  return q === -1 ? url : url.slice(0, q)
-}
-const queryOf = (url: string) => {
-  const q = url.indexOf("?")
-  return q === -1 ? "" : url.slice(q + 1)
-}
 
 const unauthorized = (code: string, message: string) => new UnauthorizedError({ code, message })
 
@@ -81,17 +75,6 @@ const debugInvalid = (canonical: string) =>
       canonical_lines: ["method", "path", "query", "timestamp", "nonce", "body_sha256"]
     }
   })
-
-/** Whether the request reached us over HTTPS (directly, or per the nearest trusted proxy). */
-export const isHttps = (request: HttpServerRequest.HttpServerRequest, trustProxy: number): boolean => {
-  if (request.url.startsWith("https:")) return true
-  if (trustProxy <= 0) return false
-  const header = request.headers["x-forwarded-proto"]
-  if (!header) return false
-  const hops = header.split(",").map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0)
-  const pick = hops[hops.length - trustProxy] ?? hops[0]
-  return pick === "https"
-}
 
 export const PartnerAuthLive = Layer.effect(
   PartnerAuth,

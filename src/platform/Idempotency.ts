@@ -20,7 +20,7 @@ import { Context, Duration, Effect, Fiber, Layer, Option, Schedule } from "effec
 import { createHash } from "node:crypto"
 import { AppConfig } from "./Config.js"
 import { ConflictError } from "./Errors.js"
-import { addResponseHeaders } from "./HttpMiddleware.js"
+import { addResponseHeaders } from "./ResponseHeaders.js"
 
 export interface StoredResponse {
   readonly status: number

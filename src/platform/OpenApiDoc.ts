@@ -17,7 +17,7 @@
  */
 import { HttpApi } from "@effect/platform"
 import { SUPPORTED_SCOPES } from "../domain/OAuthRules.js"
-import { LEGACY_ERROR_PATHS } from "./HttpMiddleware.js"
+import { LEGACY_ERROR_PATHS } from "./ApiErrors.js"
 import { generatorGrade } from "./OpenApiHeaders.js"
 
 type Json = Record<string, any>

@@ -26,7 +26,8 @@ import { AppConfig } from "./Config.js"
 import { runWithin } from "./Deadline.js"
 import { RateLimitedError } from "./Errors.js"
 import { recordRateLimitDenial } from "./Metrics.js"
-import { addResponseHeaders, clientIpOf } from "./HttpMiddleware.js"
+import { clientIpOf } from "./ClientIp.js"
+import { addResponseHeaders } from "./ResponseHeaders.js"
 
 export interface RateLimitPolicy {
   /** Operation id; `RATE_LIMIT_<ID>` (uppercased) overrides `limit`. */

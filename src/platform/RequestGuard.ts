@@ -10,7 +10,7 @@
  * - U+0000 in any string (path, query, JSON or form body) → 400 `validation_error`: PostgreSQL
  *   text cannot hold it, and no identifier or name of this service contains one;
  * - a handler that runs longer than `REQUEST_TIMEOUT` → 503 `request_timeout` with `Retry-After`;
- * - a CORS preflight (OPTIONS with Origin and Access-Control-Request-Method) → 204 (HttpMiddleware.ts).
+ * - a CORS preflight (OPTIONS with Origin and Access-Control-Request-Method) → 204 (Cors.ts).
  *
  * Errors use the shape of the path: OAuth's `{error, error_description}` on the OAuth endpoints,
  * the legacy `{error}` on the two legacy paths, the typed envelope elsewhere.
@@ -21,7 +21,8 @@ import type { IncomingMessage } from "node:http"
 import type { AppConfigShape } from "./Config.js"
 import { CurrentRequestId } from "./Errors.js"
 import { awaitWithin } from "./Deadline.js"
-import { corsPreflight } from "./HttpMiddleware.js"
+import { corsPreflight } from "./Cors.js"
+import { pathOf } from "./HttpPath.js"
 
 /** JSON deeper than this is refused before any decoding (no endpoint takes more than a few levels). */
 export const MAX_JSON_DEPTH = 32
@@ -138,10 +139,6 @@ const NUL_IN_URL = /%00/
 const mediaTypeOf = (contentType: string | undefined) =>
   contentType === undefined ? undefined : contentType.split(";")[0]!.trim().toLowerCase()
 
-const pathOf = (url: string) => {
-  const q = url.indexOf("?")
-  return q === -1 ? url : url.slice(0, q)
-}
 
 const LEGACY_PATHS: ReadonlySet<string> = new Set(["/api/pricing/tld", "/api/v1/domains/available"])
 const isOAuthPath = (path: string) => path.startsWith("/api/oauth/")

@@ -27,7 +27,7 @@ import {
 import { parseDomainName } from "../domain/DomainName.js"
 import { BadRequestError, ForbiddenError, NotFoundError, UnavailableError, UnprocessableError } from "../platform/Errors.js"
 import { makeId } from "../platform/Ids.js"
-import { meaningfulIssues } from "../platform/HttpMiddleware.js"
+import { meaningfulIssues } from "../platform/DecodeErrors.js"
 import { JobFailure, Jobs, type RunningJob } from "../platform/Jobs.js"
 import { BulkAccepted, BulkCart, type BulkRequest, BulkStatus, BulkUpdated } from "./Api.js"
 import { PortfolioConfig } from "./Config.js"

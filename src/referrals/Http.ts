@@ -5,7 +5,7 @@ import { Api } from "../app/Api.js"
 import { CurrentPartner } from "../partner/Auth.js"
 import { AppConfig } from "../platform/Config.js"
 import { errorPageHtml, htmlResponse } from "../platform/Html.js"
-import { clientIpOf } from "../platform/HttpMiddleware.js"
+import { clientIpOf } from "../platform/ClientIp.js"
 import { REFERRAL_COOKIE } from "./Attribution.js"
 import { Referrals } from "./Referrals.js"
 

@@ -6,7 +6,7 @@ import { Api, API_VERSION } from "../app/Api.js"
 import { DocsAnnotation, RateLimitAnnotation } from "../platform/ApiAnnotations.js"
 import { AppConfig } from "../platform/Config.js"
 import { UnauthorizedError, UnavailableError } from "../platform/Errors.js"
-import { addResponseHeaders } from "../platform/HttpMiddleware.js"
+import { addResponseHeaders } from "../platform/ResponseHeaders.js"
 import { Lifecycle } from "../platform/Lifecycle.js"
 import { ApiIndex, Health } from "./Api.js"
 

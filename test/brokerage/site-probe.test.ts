@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect } from "effect"
-import { type ConnectTarget, makeOutbound, type OutboundConnector, OutboundError, type OutboundResolver } from "../../src/platform/Outbound.js"
+import { makeOutbound, OutboundError } from "../../src/platform/Outbound.js"
+import type { ConnectTarget, OutboundConnector, OutboundResolver } from "../../src/platform/OutboundConnector.js"
 import { classifyAnswer, probeSite } from "../../src/partner/brokerage/SiteProbe.js"
 
 const tableResolver = (table: Record<string, Array<string>>): OutboundResolver => (host) =>

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it as vit, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { formatAccessLine, traceIdOf } from "../../src/platform/HttpMiddleware.js"
+import { formatAccessLine } from "../../src/platform/AccessLog.js"
+import { traceIdOf } from "../../src/platform/TraceContext.js"
 import { get, post } from "../support/http.js"
 import * as TestServer from "../support/TestServer.js"
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
-import { traceParentOf } from "../../src/platform/HttpMiddleware.js"
+import { traceParentOf } from "../../src/platform/TraceContext.js"
 import { tracingConfig } from "../../src/platform/TracingSettings.js"
 
 const read = (env: Record<string, string>) =>

@@ -6,7 +6,7 @@ import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform
 import { Effect } from "effect"
 import { AppConfig } from "../../platform/Config.js"
 import { RateLimitedError } from "../../platform/Errors.js"
-import { clientIpOf } from "../../platform/HttpMiddleware.js"
+import { clientIpOf } from "../../platform/ClientIp.js"
 import { RateLimiter, rateLimitHeaders } from "../../platform/RateLimit.js"
 import { normalizeEmail } from "./Accounts.js"
 import { loginLimits } from "./Api.js"

@@ -9,7 +9,8 @@
  */
 import { Duration, Effect, Option } from "effect"
 import * as Dns from "node:dns"
-import { makeOutbound, OutboundError, type OutboundResolver, type OutboundShape } from "../../platform/Outbound.js"
+import { makeOutbound, OutboundError, type OutboundShape } from "../../platform/Outbound.js"
+import type { OutboundResolver } from "../../platform/OutboundConnector.js"
 import { extractTitle } from "../../tools/SiteCheck.js"
 
 export type SiteClass = "live" | "parking" | "error" | "none" | "blocked"

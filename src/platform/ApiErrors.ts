@@ -1,0 +1,94 @@
+/**
+ * Errors that no endpoint declares, answered in the documented envelope: request input that fails
+ * its schema (400), an unknown route (404), the database out of reach (503), a defect (500).
+ */
+import { HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, FiberId, FiberRef, HashSet, Option } from "effect"
+import { causeIsDatabaseOutage, OUTAGE_RETRY_AFTER_SECONDS } from "./DatabaseOutage.js"
+import { clipIssueMessage, describeDecodeError, meaningfulIssues } from "./DecodeErrors.js"
+import { BadRequestError, clipEcho, CurrentRequestId, LegacyBadRequestError } from "./Errors.js"
+import { pathOf } from "./HttpPath.js"
+
+/** Paths answering with the legacy error shape (`{"error":"message"}`). */
+export const LEGACY_ERROR_PATHS: ReadonlySet<string> = new Set(["/api/pricing/tld", "/api/v1/domains/available"])
+
+const errorJson = (status: number, code: string, message: string, requestId: string) =>
+  HttpServerResponse.unsafeJson({ error: { code, message, request_id: requestId } }, { status })
+
+/**
+ * The answer to any request that needed the database while it could not be reached: 503
+ * `unavailable` with `Retry-After` (legacy shape on the legacy paths).
+ */
+export const unavailableResponse = (request: HttpServerRequest.HttpServerRequest, requestId: string) => {
+  const message = "The service cannot reach its database right now; retry shortly"
+  const headers = { "retry-after": String(OUTAGE_RETRY_AFTER_SECONDS) }
+  return LEGACY_ERROR_PATHS.has(pathOf(request.url))
+    ? HttpServerResponse.unsafeJson({ error: message }, { status: 503, headers })
+    : HttpServerResponse.unsafeJson({ error: { code: "unavailable", message, request_id: requestId } }, { status: 503, headers })
+}
+
+/** A 400 in the shape of the request's path: legacy on the legacy paths, typed elsewhere. */
+const badRequestFor = (request: HttpServerRequest.HttpServerRequest, code: string, message: string, details?: unknown) =>
+  LEGACY_ERROR_PATHS.has(pathOf(request.url))
+    ? Effect.fail(new LegacyBadRequestError({ code, message }))
+    : Effect.fail(new BadRequestError(details === undefined ? { code, message } : { code, message, details }))
+
+/**
+ * HttpApi-level middleware (inside the API, before errors are encoded):
+ * - request input that fails its schema, or a body that is not valid JSON, becomes our 400
+ *   (typed, or legacy on the legacy paths);
+ * - an unknown route becomes a typed 404;
+ * - an unreachable database (refused, timed out, connection lost; see DatabaseOutage.ts) becomes
+ *   503 `unavailable` with `Retry-After`, whichever endpoint met it;
+ * - any other defect (bug) becomes a typed 500 and is logged; never a stack trace.
+ */
+export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
+  Effect.catchAllCause(
+    app as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>,
+    (cause) =>
+      Effect.gen(function*() {
+        // Interrupted (the client hung up, or shutdown): not a defect, whatever the interruption
+        // broke on its way out; keep only the interruption so it is logged as 499, not 500.
+        if (Cause.isInterrupted(cause)) {
+          return yield* Effect.failCause(Cause.interrupt(HashSet.toValues(Cause.interruptors(cause))[0] ?? FiberId.none))
+        }
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const requestId = yield* FiberRef.get(CurrentRequestId)
+        if (causeIsDatabaseOutage(cause)) {
+          yield* Effect.logWarning("database unavailable; answered 503").pipe(
+            Effect.annotateLogs({ error: String(Cause.squash(cause)) })
+          )
+          return unavailableResponse(request, requestId)
+        }
+        // HttpApi turns an unreadable body into a defect; it is still the caller's mistake.
+        const failure = Option.orElse(
+          Cause.failureOption(cause),
+          () => Option.filter(Cause.dieOption(cause), (d) => d instanceof HttpServerError.RequestError)
+        )
+        if (Option.isSome(failure)) {
+          const e = failure.value
+          if (e instanceof HttpApiError.HttpApiDecodeError) {
+            return yield* badRequestFor(
+              request,
+              "validation_error",
+              describeDecodeError(e),
+              meaningfulIssues(e.issues).slice(0, 20).map((i) => ({ path: i.path.map((p) => (typeof p === "string" ? clipEcho(p) : p)), message: clipIssueMessage(i.message) }))
+            )
+          }
+          if (e instanceof HttpServerError.RequestError) {
+            // The body could not be read or parsed (e.g. `{not json`): the caller's mistake.
+            const message = e.reason === "Decode"
+              ? "The request body is not valid JSON (or does not match its declared Content-Type)"
+              : "The request body could not be read"
+            return yield* badRequestFor(request, "invalid_body", message)
+          }
+          if (e instanceof HttpServerError.RouteNotFound) {
+            return errorJson(404, "not_found", `No route for ${request.method} ${clipEcho(pathOf(request.url))}`, requestId)
+          }
+          return yield* Effect.failCause(cause)
+        }
+        yield* Effect.logError("unhandled defect", cause)
+        return errorJson(500, "internal_error", "Unexpected error; retry with exponential back-off", requestId)
+      })
+  ) as any
+)

@@ -1,0 +1,25 @@
+/**
+ * Headers a handler, a rate limit or an idempotent replay adds to the response of the request
+ * being served, collected in one mutable record that the server middleware applies to whatever
+ * response is sent (success, typed error or defect).
+ */
+import { HttpApp, HttpServerResponse } from "@effect/platform"
+import { Effect, FiberRef } from "effect"
+
+/**
+ * Headers to add to the response of the current request (set by `serverMiddleware`). Undefined
+ * outside a served request (e.g. a batch operation dispatched in-process, whose headers belong
+ * to its own result): callers then fall back to `HttpApp.appendPreResponseHandler`.
+ */
+export const CurrentResponseHeaders = FiberRef.unsafeMake<Record<string, string> | undefined>(undefined)
+
+/** Adds headers to the current request's response. */
+export const addResponseHeaders = (extra: Readonly<Record<string, string>>): Effect.Effect<void> =>
+  Effect.withFiberRuntime((fiber) => {
+    const headers = fiber.getFiberRef(CurrentResponseHeaders)
+    if (headers !== undefined) {
+      Object.assign(headers, extra)
+      return Effect.void
+    }
+    return HttpApp.appendPreResponseHandler((_req, response) => Effect.succeed(HttpServerResponse.setHeaders(response, extra)))
+  })
