@@ -1,5 +1,5 @@
 /**
- * The brokerage case state machine (CONTRACT.md, Brokerage). Pure: which moves exist, what each
+ * The brokerage case state machine (docs/brokerage.md). Pure: which moves exist, what each
  * needs (a deal price to close won), the sandbox walk, and the money of a won case.
  *
  *   open ─advance─▶ researching ─advance─▶ contacting_owner ─advance─▶ negotiating ─advance─▶ deal_agreed ─advance─▶ closed_won

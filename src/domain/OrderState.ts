@@ -1,5 +1,5 @@
 /**
- * The partner order state machine (CONTRACT.md, Partner API). Pure: which moves exist, which
+ * The partner order state machine (docs/partner.md). Pure: which moves exist, which
  * event each emits, and what the sandbox `advance` step does next.
  *
  * A hosted-checkout or referral sale starts PAID (the service collected the money, event
@@ -121,5 +121,3 @@ export const nextSandboxAction = (status: OrderStatus): OrderAction | undefined 
       return undefined
   }
 }
-
-export const isOrderStatus = (s: string): s is OrderStatus => (ORDER_STATUSES as ReadonlyArray<string>).includes(s)

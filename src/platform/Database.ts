@@ -30,11 +30,6 @@ const types: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig["getTypeParser"]
 }
 
-export interface EmbeddedPostgres {
-  readonly host: string
-  readonly port: number
-}
-
 /**
  * Start PGlite and serve it on 127.0.0.1 (ephemeral port). Used by the service when no
  * DATABASE_URL is given, and by tests that need a database other processes can reach.

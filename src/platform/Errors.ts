@@ -1,5 +1,5 @@
 /**
- * The two error shapes of CONTRACT.md, as HttpApi error schemas.
+ * The two error shapes (docs/api-conventions.md "Errors"), as HttpApi error schemas.
  *
  * Typed (every endpoint unless stated):
  *   {"error":{"code":"snake_case","message":"…","request_id":"req_…","details":…}}

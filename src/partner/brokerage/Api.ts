@@ -1,5 +1,5 @@
 /**
- * Brokerage (CONTRACT.md "Brokerage"): eligibility, cases, the sandbox walk (partner, HMAC-signed,
+ * Brokerage (docs/brokerage.md): eligibility, cases, the sandbox walk (partner, HMAC-signed,
  * scope `broker`; the list: scope `report`), the operator moves (admin, bearer ADMIN_TOKEN) and
  * the buyer's no-login progress page.
  */
