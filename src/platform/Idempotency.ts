@@ -16,9 +16,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Context, Duration, Effect, Fiber, Layer, Option, Schedule } from "effect"
+import { Context, Duration, Effect, Fiber, Layer, Option } from "effect"
 import { createHash } from "node:crypto"
 import { AppConfig } from "./Config.js"
+import { janitorOf } from "./Janitor.js"
 import { ConflictError } from "./Errors.js"
 import { addResponseHeaders } from "./ResponseHeaders.js"
 
@@ -162,16 +163,8 @@ export class Idempotency extends Context.Tag("app/Idempotency")<Idempotency, Eff
 }
 
 /** Deletes expired keys; any replica may run it. */
-export const IdempotencyJanitorLive = Layer.scopedDiscard(
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`delete from idempotency_keys where expires_at < now()`.pipe(
-      Effect.catchAll((e) => Effect.logWarning("idempotency cleanup failed", e)),
-      Effect.repeat(Schedule.spaced(Duration.minutes(10))),
-      Effect.forkScoped
-    )
-  })
-)
+export const IdempotencyJanitorLive = janitorOf("idempotency", "10 minutes", SqlClient.SqlClient, (sql) =>
+  sql`delete from idempotency_keys where expires_at < now()`)
 
 /**
  * The operations that honour `Idempotency-Key` (by `METHOD path-template`) and whether they

@@ -27,10 +27,11 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Context, Data, Duration, Effect, Fiber, Layer, Option, Queue, Schedule, type Scope } from "effect"
+import { Cause, Context, Data, Duration, Effect, Fiber, Layer, Option, Queue, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Os from "node:os"
 import { makeId } from "./Ids.js"
+import { janitorOf } from "./Janitor.js"
 
 export type JobStatus = "queued" | "running" | "done" | "failed"
 
@@ -267,13 +268,4 @@ export const JobsLive = (options: { readonly lease: Duration.DurationInput; read
   Layer.effect(Jobs, makeJobs(options))
 
 /** Deletes finished jobs past their retention; any replica may run it. */
-export const JobsJanitorLive = Layer.scopedDiscard(
-  Effect.gen(function*() {
-    const jobs = yield* Jobs
-    yield* jobs.purge.pipe(
-      Effect.catchAll((e) => Effect.logWarning("job cleanup failed", e)),
-      Effect.repeat(Schedule.spaced(Duration.minutes(10))),
-      Effect.forkScoped
-    )
-  })
-)
+export const JobsJanitorLive = janitorOf("job", "10 minutes", Jobs, (jobs) => jobs.purge)

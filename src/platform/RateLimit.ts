@@ -20,9 +20,10 @@
  */
 import { HttpServerRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Clock, Context, Deferred, Duration, Effect, FiberId, Layer, Option, Redacted, Schedule } from "effect"
+import { Clock, Context, Deferred, Effect, FiberId, Layer, Option, Redacted } from "effect"
 import { Redis } from "ioredis"
 import { AppConfig } from "./Config.js"
+import { janitorOf } from "./Janitor.js"
 import { runWithin } from "./Deadline.js"
 import { RateLimitedError } from "./Errors.js"
 import { recordRateLimitDenial } from "./Metrics.js"
@@ -254,13 +255,5 @@ export const enforceWith = (limiter: RateLimiterShape, p: RateLimitPolicy, key: 
   })
 
 /** Deletes expired counter rows; any replica may run it. */
-export const RateLimitJanitorLive = Layer.scopedDiscard(
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`delete from rate_limit_counters where expires_at < now()`.pipe(
-      Effect.catchAll((e) => Effect.logWarning("rate limit cleanup failed", e)),
-      Effect.repeat(Schedule.spaced(Duration.minutes(1))),
-      Effect.forkScoped
-    )
-  })
-)
+export const RateLimitJanitorLive = janitorOf("rate limit", "1 minute", SqlClient.SqlClient, (sql) =>
+  sql`delete from rate_limit_counters where expires_at < now()`)
