@@ -2,14 +2,15 @@
  * Quotes, partner-collected orders and the order lifecycle.
  *
  * - A quote fixes the listing's buy-now price for 10 minutes and reserves the domain for the
- *   partner: another partner's quote or order on it is a 409 `conflict`. `quote_id` is a token
+ *   partner: another partner's quote or order on it fails with `DomainReserved` (Errors.ts). `quote_id` is a token
  *   signed with SERVICE_SECRET, bound to partner, environment, domain and price.
- * - Recording an order locks the listing row, checks price/quote/reservation, inserts the order,
- *   its timeline, the `order.recorded` event (outbox) and marks the listing `pending`, all in the
- *   caller's transaction (the Idempotency-Key store runs it transactionally).
+ * - Recording an order locks the listing row (market's, through `Market.sales`), checks
+ *   price/quote/reservation, inserts the order, its timeline, the `order.recorded` event (outbox)
+ *   and marks the listing `pending`, all in the caller's transaction (the Idempotency-Key store
+ *   runs it transactionally).
  * - Every lifecycle move (admin, sandbox advance, refund, settlement) runs through `transition`:
  *   one transaction holding the order row lock writes the status, the timeline, the event and
- *   the listing's status. Refused moves are 409 with the reason.
+ *   the listing's status. A refused move fails with `OrderMoveNotAllowed` and the reason.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
