@@ -1,8 +1,9 @@
 /** Admin actions on partner orders (bearer ADMIN_TOKEN): the operator side of the lifecycle. */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequest, Conflict, InternalError, NotFound, Unauthorized } from "../platform/Errors.js"
 import { OrderDetail } from "../partner/orders/Api.js"
+import { OrderMoveNotAllowed, OrderNotFound } from "../partner/orders/Errors.js"
+import { BadRequest, errorWire, InternalError, Unauthorized } from "../platform/Errors.js"
 import { AdminAuth } from "./Auth.js"
 
 export const ADMIN_ORDER_ACTIONS = ["hold", "clear-review", "start-transfer", "confirm-delivery", "cancel"] as const
@@ -21,15 +22,15 @@ export class AdminOrdersApi extends HttpApiGroup.make("adminOrders")
   .add(
     HttpApiEndpoint.get("getOrder")`/api/admin/orders/${OrderId}`
       .addSuccess(OrderDetail)
-      .addError(NotFound)
+      .addError(errorWire(OrderNotFound))
       .annotate(OpenApi.Summary, "Any partner's order with its timeline")
   )
   .add(
     HttpApiEndpoint.post("orderAction")`/api/admin/orders/${OrderId}/${Action}`
       .setUrlParams(AdminNote)
       .addSuccess(OrderDetail)
-      .addError(NotFound)
-      .addError(Conflict)
+      .addError(errorWire(OrderNotFound))
+      .addError(errorWire(OrderMoveNotAllowed))
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "Move an order: hold, clear-review, start-transfer, confirm-delivery, cancel")
       .annotate(OpenApi.Description, "Each move writes the status, the timeline and its event (webhook) in one transaction; a move not allowed from the current status is 409 conflict.")

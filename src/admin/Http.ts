@@ -9,10 +9,10 @@ export const AdminOrdersHttpLive = HttpApiBuilder.group(Api, "adminOrders", (han
   Effect.gen(function*() {
     const orders = yield* Orders
     return handlers
-      .handle("getOrder", ({ path }) => orders.detail(path.id).pipe(Effect.catchTag("SqlError", Effect.die)))
+      .handle("getOrder", ({ path }) => orders.detail(path.id))
       .handle("orderAction", ({ path, urlParams }) =>
-        Effect.gen(function*() {
-          yield* orders.move(path.id, actionOf(path.action), { actor: "admin", note: urlParams.note })
-          return yield* orders.detail(path.id)
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        Effect.zipRight(
+          orders.move(path.id, actionOf(path.action), { actor: "admin", note: urlParams.note }),
+          orders.detail(path.id)
+        ))
   }))

@@ -11,8 +11,9 @@ import { Schema } from "effect"
 import { LISTING_SORTS } from "../domain/Cursor.js"
 import { OptionalBearer } from "../identity/Viewer.js"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
-import { BadRequest, Forbidden, NotFound, RateLimited } from "../platform/Errors.js"
+import { BadRequest, errorWire, Forbidden, RateLimited } from "../platform/Errors.js"
 import { policy } from "../platform/RateLimit.js"
+import { InvalidCursor, ListingNotFound } from "./Errors.js"
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "./Market.js"
 
 export const limits = {
@@ -82,6 +83,7 @@ export class MarketApi extends HttpApiGroup.make("market")
       .setUrlParams(ListingsParams)
       .addSuccess(ListingPage)
       .addError(BadRequest)
+      .addError(errorWire(InvalidCursor))
       .addError(Forbidden)
       .addError(RateLimited)
       .middleware(OptionalBearer)
@@ -99,7 +101,7 @@ export class MarketApi extends HttpApiGroup.make("market")
     HttpApiEndpoint.get("getListing")`/api/market/listings/${DomainParam}`
       .addSuccess(MarketListing)
       .addError(BadRequest)
-      .addError(NotFound)
+      .addError(errorWire(ListingNotFound))
       .addError(RateLimited)
       .middleware(OptionalBearer)
       .annotate(OpenApi.Summary, "One marketplace listing")

@@ -1,13 +1,13 @@
 /** Handlers of the marketplace endpoints: HTTP in, Market calls, masked listings out. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Either, Option } from "effect"
+import { Effect, Either } from "effect"
 import { Api } from "../app/Api.js"
 import type { ListingFilters } from "../domain/Cursor.js"
 import { parseDomainName } from "../domain/DomainName.js"
 import { requireScopeForParameters } from "../identity/Bearer.js"
 import { canSeeMarketPrices, CurrentViewer, PRICING_READ } from "../identity/Viewer.js"
 import { AppConfig } from "../platform/Config.js"
-import { BadRequestError, NotFoundError } from "../platform/Errors.js"
+import { BadRequestError } from "../platform/Errors.js"
 import { enforce } from "../platform/RateLimit.js"
 import { limits, ListingPage, MarketListing, Page } from "./Api.js"
 import { Market } from "./Market.js"
@@ -52,15 +52,12 @@ export const MarketHttpLive = HttpApiBuilder.group(Api, "market", (handlers) =>
             limit: urlParams.limit,
             offset: urlParams.offset,
             cursor: urlParams.cursor
-          }).pipe(
-            Effect.catchTag("InvalidCursor", (e) =>
-              new BadRequestError({ code: "invalid_cursor", message: e.message, details: { field: "cursor", problem: e.problem } }))
-          )
+          })
           return new ListingPage({
             items: result.rows.map((r) => new MarketListing(toListingItem(r, canSee, config.baseUrl))),
             page: new Page(result.page)
           })
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
       .handle("getListing", ({ path }) =>
         Effect.gen(function*() {
           yield* enforce(limits.listings)
@@ -73,10 +70,7 @@ export const MarketHttpLive = HttpApiBuilder.group(Api, "market", (handlers) =>
               details: { field: "domain", problem: parsed.left.problem }
             })
           }
-          const row = yield* market.getListing("live", parsed.right.ascii)
-          if (Option.isNone(row) || !(row.value.status === "active" || row.value.status === "pending")) {
-            return yield* new NotFoundError({ code: "listing_not_found", message: `${parsed.right.ascii} is not listed for sale` })
-          }
-          return new MarketListing(toListingItem(row.value, canSee, config.baseUrl))
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+          const row = yield* market.listedListing("live", parsed.right.ascii)
+          return new MarketListing(toListingItem(row, canSee, config.baseUrl))
+        }))
   }))

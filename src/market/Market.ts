@@ -8,7 +8,7 @@
  * and a page costs one index range scan at any depth. Offset pages work too, and also return a
  * cursor, so a walk may switch to cursors at any point.
  */
-import { Clock, Context, Data, Duration, Effect, Either, Layer, Option } from "effect"
+import { Clock, Context, Duration, Effect, Either, Layer, Option } from "effect"
 import {
   bindingOf,
   type CursorPosition,
@@ -22,19 +22,15 @@ import { AppConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { demoListings, sandboxListings } from "./data/index.js"
+import { InvalidCursor, ListingNotFound } from "./Errors.js"
 import type { ListingCsvRow } from "./ListingCsv.js"
-import { type Environment, type ListingRow, MarketRepo, type NewListing } from "./Repo.js"
+import { type Environment, LISTED_STATUSES, type ListingRow, MarketRepo, type NewListing, type SaleStatus } from "./Repo.js"
 
-export type { Environment, ListingRow } from "./Repo.js"
+export type { Environment, ListingForSale, ListingRow } from "./Repo.js"
 
 export const MAX_PAGE_LIMIT = 200
 export const DEFAULT_PAGE_LIMIT = 24
 const CURSOR_PURPOSE = "listings-cursor"
-
-export class InvalidCursor extends Data.TaggedError("InvalidCursor")<{
-  readonly problem: "malformed" | "other_query"
-  readonly message: string
-}> {}
 
 export interface BrowseQuery {
   readonly filters: ListingFilters
@@ -127,12 +123,12 @@ const make = Effect.gen(function*() {
       if (query.cursor !== undefined) {
         const decoded = decodeCursor(verify, query.cursor, query.filters, query.sort)
         if (Either.isLeft(decoded)) {
-          return yield* new InvalidCursor({
-            problem: decoded.left,
-            message: decoded.left === "other_query"
+          return yield* InvalidCursor.of(
+            decoded.left,
+            decoded.left === "other_query"
               ? "This cursor was issued for other filters or another sort; repeat the query that returned it, or start again without a cursor"
               : "The cursor is not one this service issued; use page.next_cursor exactly as returned"
-          })
+          )
         }
         from = { after: decoded.right }
       }
@@ -157,8 +153,14 @@ const make = Effect.gen(function*() {
   const listedByDomain = (environment: Environment, domains: ReadonlyArray<string>) =>
     Effect.map(repo.listedByDomain(environment, domains), (rows) => new Map(rows.map((r) => [r.domain, r])))
 
-  const getListing = (environment: Environment, domain: string) =>
-    Effect.map(repo.byDomain(environment, domain), Option.fromNullable)
+  const getListing = (environment: Environment, domain: string) => repo.byDomain(environment, domain)
+
+  /** The listing of a domain that shows as for sale (active, or pending with a sale in progress). */
+  const listedListing = (environment: Environment, domain: string) =>
+    Effect.flatMap(getListing(environment, domain), (row) =>
+      Option.isSome(row) && (LISTED_STATUSES as ReadonlyArray<string>).includes(row.value.status)
+        ? Effect.succeed(row.value)
+        : Effect.fail(ListingNotFound.of(domain)))
 
   const importListings = (rows: ReadonlyArray<ListingCsvRow>, environment: Environment) =>
     Effect.gen(function*() {
@@ -191,7 +193,23 @@ const make = Effect.gen(function*() {
     counts.clear()
   })
 
-  return { browse, listedByDomain, getListing, importListings, seed, demoEnabled } as const
+  /**
+   * A sale's moves of a listing, for the orders capability (partner orders, checkout). They run in
+   * the caller's transaction: the statements use the transaction's connection.
+   */
+  const sales = {
+    /** The listing row of a domain, locked until the caller's transaction ends. */
+    lockForSale: repo.lockForSale,
+    /** pending (an order is open), sold (transfer completed), active (refunded or cancelled). */
+    setStatus: (listingId: string, status: SaleStatus) => repo.setStatus(listingId, status),
+    /**
+     * The listing held (`pending`) for a new order, as a data-modifying CTE body for the caller's
+     * insert: one round trip for POST /orders (bench/partner.ts).
+     */
+    holdFragment: repo.holdFragment
+  } as const
+
+  return { browse, listedByDomain, getListing, listedListing, importListings, seed, demoEnabled, sales } as const
 })
 
 export class Market extends Context.Tag("app/Market")<Market, Effect.Effect.Success<typeof make>>() {

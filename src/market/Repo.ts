@@ -1,45 +1,50 @@
-/** SQL of the marketplace inventory (`listings`, migrations 0040/0041). */
-import { SqlClient } from "@effect/sql"
+/**
+ * SQL of the marketplace inventory (`listings`, migrations 0040/0041). Market owns the table: other
+ * capabilities read and move listings through the Market service. Rows are decoded by the schemas
+ * below; a database error is a defect here (`Effect.orDie`), once.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { type CursorPosition, type ListingFilters, type ListingSort, NO_PRICE_ASC, NO_PRICE_DESC } from "../domain/Cursor.js"
 
-export type Environment = "live" | "sandbox"
+export const Environment = Schema.Literal("live", "sandbox")
+export type Environment = typeof Environment.Type
 
-export interface ListingRow {
-  readonly id: string
-  readonly environment: Environment
-  readonly domain: string
-  readonly domain_unicode: string
-  readonly tld: string
-  readonly bin_price_cents: number | null
-  readonly floor_price_cents: number | null
-  readonly currency: string
-  readonly status: "active" | "pending" | "sold" | "withdrawn"
-  readonly locked: boolean
-  readonly is_demo: boolean
-  readonly description: string | null
-  readonly listed_at: Date
+export const ListingStatus = Schema.Literal("active", "pending", "sold", "withdrawn")
+export type ListingStatus = typeof ListingStatus.Type
+
+export const ListingRow = Schema.Struct({
+  id: Schema.String,
+  environment: Environment,
+  domain: Schema.String,
+  domain_unicode: Schema.String,
+  tld: Schema.String,
+  bin_price_cents: Schema.NullOr(Schema.Number),
+  floor_price_cents: Schema.NullOr(Schema.Number),
+  currency: Schema.String,
+  status: ListingStatus,
+  locked: Schema.Boolean,
+  is_demo: Schema.Boolean,
+  description: Schema.NullOr(Schema.String),
+  listed_at: Schema.DateFromSelf,
   /** `listed_at` as RFC 3339 with microseconds (UTC): the exact keyset key of `newest`. */
-  readonly listed_key: string
-}
+  listed_key: Schema.String
+})
+export type ListingRow = typeof ListingRow.Type
 
-export interface NewListing {
-  readonly id: string
-  readonly environment: Environment
-  readonly domain: string
-  readonly domain_unicode: string
-  readonly tld: string
-  readonly label: string
-  readonly bin_price_cents: number | null
-  readonly floor_price_cents: number | null
-  readonly currency: string
-  readonly status: "active" | "pending" | "sold" | "withdrawn"
-  readonly locked: boolean
-  readonly is_demo: boolean
-  readonly description: string | null
-  readonly listed_at: Date
-}
+/** What a sale needs of a listing, read under the row lock (`lockForSale`). */
+export const ListingForSale = ListingRow.pipe(Schema.pick("id", "domain", "bin_price_cents", "currency", "status", "locked"))
+export type ListingForSale = typeof ListingForSale.Type
+
+export const NewListing = Schema.Struct({
+  ...ListingRow.fields,
+  label: Schema.String
+}).pipe(Schema.omit("listed_key"))
+export type NewListing = typeof NewListing.Type
+
+/** The statuses a sale moves a listing through (pending while an order is open, sold, active again). */
+export type SaleStatus = Exclude<ListingStatus, "withdrawn">
 
 /** Statuses that still show a domain as for sale (a pending sale shows it locked). */
 export const LISTED_STATUSES = ["active", "pending"] as const
@@ -94,6 +99,57 @@ const make = Effect.gen(function*() {
     }
   }
 
+  const byDomain = SqlSchema.findOne({
+    Request: Schema.Struct({ environment: Environment, domain: Schema.String }),
+    Result: ListingRow,
+    execute: ({ domain, environment }) => sql`select ${columns} from listings where environment = ${environment} and domain = ${domain}`
+  })
+  const listedByDomain = SqlSchema.findAll({
+    Request: Schema.Struct({ environment: Environment, domains: Schema.Array(Schema.String) }),
+    Result: ListingRow,
+    execute: ({ domains, environment }) =>
+      sql`
+        select ${columns} from listings
+        where environment = ${environment} and domain in ${sql.in(domains)}
+          and status in ${sql.in(LISTED_STATUSES)}`
+  })
+  const lockForSale = SqlSchema.findOne({
+    Request: Schema.Struct({ environment: Environment, domain: Schema.String }),
+    Result: ListingForSale,
+    execute: ({ domain, environment }) =>
+      sql`select id, domain, bin_price_cents, currency, status, locked from listings
+          where environment = ${environment} and domain = ${domain} for update`
+  })
+  const setStatus = SqlSchema.void({
+    Request: Schema.Struct({ id: Schema.String, status: ListingStatus }),
+    execute: ({ id, status }) => sql`update listings set status = ${status}, updated_at = now() where id = ${id}`
+  })
+  const Total = Schema.Struct({ total: Schema.Number })
+  const upsert = SqlSchema.void({
+    Request: Schema.Array(NewListing),
+    execute: (rows) =>
+      sql`
+        insert into listings ${sql.insert(rows as Array<NewListing>)}
+        on conflict (environment, domain) do update set
+          bin_price_cents = excluded.bin_price_cents,
+          floor_price_cents = excluded.floor_price_cents,
+          currency = excluded.currency,
+          status = excluded.status,
+          locked = excluded.locked,
+          is_demo = excluded.is_demo,
+          description = excluded.description,
+          updated_at = now()`
+  })
+  const insertMissing = SqlSchema.void({
+    Request: Schema.Array(NewListing),
+    execute: (rows) => sql`insert into listings ${sql.insert(rows as Array<NewListing>)} on conflict (environment, domain) do nothing`
+  })
+  const hasDemo = SqlSchema.single({
+    Request: Schema.Void,
+    Result: Schema.Struct({ n: Schema.Number }),
+    execute: () => sql`select count(*)::int as n from listings where is_demo`
+  })
+
   return {
     /**
      * One page: `limit` rows (the caller asks one more to know whether another page follows),
@@ -108,55 +164,56 @@ const make = Effect.gen(function*() {
       const clauses = filterClauses(filters)
       if ("after" in from) clauses.push(keysetClause(sort, from.after))
       const offset = "offset" in from && from.offset > 0 ? sql`offset ${from.offset}` : sql``
-      return sql<ListingRow>`
-        select ${columns} from listings
-        where ${sql.and(clauses)}
-        ${orderBy(sort)}
-        limit ${limit} ${offset}`
+      return SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: ListingRow,
+        execute: () =>
+          sql`
+            select ${columns} from listings
+            where ${sql.and(clauses)}
+            ${orderBy(sort)}
+            limit ${limit} ${offset}`
+      })(undefined).pipe(Effect.orDie)
     },
 
     count: (filters: ListingFilters) =>
-      sql<{ total: number }>`select count(*)::bigint as total from listings where ${sql.and(filterClauses(filters))}`.pipe(
-        Effect.map((rows) => rows[0]?.total ?? 0)
-      ),
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: Total,
+        execute: () => sql`select count(*)::bigint as total from listings where ${sql.and(filterClauses(filters))}`
+      })(undefined).pipe(Effect.map((row) => row.total), Effect.orDie),
 
     /** Listings that still show as for sale, for a set of domains (A-labels). */
     listedByDomain: (environment: Environment, domains: ReadonlyArray<string>) =>
       domains.length === 0
-        ? Effect.succeed([] as ReadonlyArray<ListingRow>)
-        : sql<ListingRow>`
-          select ${columns} from listings
-          where environment = ${environment} and domain in ${sql.in(domains)}
-            and status in ${sql.in(LISTED_STATUSES)}`,
+        ? Effect.succeed<ReadonlyArray<ListingRow>>([])
+        : Effect.orDie(listedByDomain({ environment, domains })),
 
-    byDomain: (environment: Environment, domain: string) =>
-      sql<ListingRow>`select ${columns} from listings where environment = ${environment} and domain = ${domain}`.pipe(
-        Effect.map((rows) => rows[0])
-      ),
+    byDomain: (environment: Environment, domain: string) => Effect.orDie(byDomain({ environment, domain })),
+
+    /** The listing row of a domain, locked (`for update`) until the caller's transaction ends. */
+    lockForSale: (environment: Environment, domain: string) => Effect.orDie(lockForSale({ environment, domain })),
+
+    /** Moves a listing through a sale (in the caller's transaction). */
+    setStatus: (id: string, status: SaleStatus) => Effect.orDie(setStatus({ id, status })),
+
+    /**
+     * The listing held for a new order (`pending`), as the body of a data-modifying CTE of the
+     * caller's statement: the order insert and the hold are one round trip (POST /orders,
+     * bench/partner.ts).
+     */
+    holdFragment: (id: string): Fragment => sql`update listings set status = 'pending', updated_at = now() where id = ${id}`,
 
     /** Insert or update by (environment, domain); the id and listing time of an existing row are kept. */
-    upsert: (rows: ReadonlyArray<NewListing>) =>
-      rows.length === 0 ? Effect.succeed(0) : sql`
-        insert into listings ${sql.insert(rows as Array<any>)}
-        on conflict (environment, domain) do update set
-          bin_price_cents = excluded.bin_price_cents,
-          floor_price_cents = excluded.floor_price_cents,
-          currency = excluded.currency,
-          status = excluded.status,
-          locked = excluded.locked,
-          is_demo = excluded.is_demo,
-          description = excluded.description,
-          updated_at = now()`.pipe(Effect.as(rows.length)),
+    upsert: (rows: ReadonlyArray<NewListing>) => rows.length === 0 ? Effect.succeed(0) : Effect.as(Effect.orDie(upsert(rows)), rows.length),
 
     /** Insert rows that are not there yet (seeding never overwrites an operator's row). */
     insertMissing: (rows: ReadonlyArray<NewListing>) =>
-      rows.length === 0 ? Effect.succeed(0) : sql`
-        insert into listings ${sql.insert(rows as Array<any>)}
-        on conflict (environment, domain) do nothing`.pipe(Effect.as(rows.length)),
+      rows.length === 0 ? Effect.succeed(0) : Effect.as(Effect.orDie(insertMissing(rows)), rows.length),
 
-    removeDemo: sql`delete from listings where is_demo`.pipe(Effect.asVoid),
+    removeDemo: Effect.orDie(sql`delete from listings where is_demo`.pipe(Effect.asVoid)),
 
-    hasDemo: sql<{ n: number }>`select count(*)::int as n from listings where is_demo`.pipe(Effect.map((r) => (r[0]?.n ?? 0) > 0))
+    hasDemo: Effect.orDie(Effect.map(hasDemo(undefined), (r) => r.n > 0))
   }
 })
 

@@ -137,8 +137,8 @@ const orderAction = (cmd: string, action: "hold" | "clear_review" | "start_trans
       const result = yield* orders.move(o.publicId, action, { actor: "operator-cli", note: Option.getOrUndefined(o.note) }).pipe(
         Effect.map(Option.some),
         Effect.catchTags({
-          NotFound: (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())),
-          Conflict: (e) => Effect.zipRight(abort(e.message, "conflict"), Effect.succeed(Option.none()))
+          OrderNotFound: (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())),
+          OrderMoveNotAllowed: (e) => Effect.zipRight(abort(e.message, "conflict"), Effect.succeed(Option.none()))
         })
       )
       if (Option.isNone(result)) return
@@ -174,7 +174,7 @@ const orderShow = Command.make("show", { json, publicId }, (o) =>
   Effect.gen(function*() {
     const detail = yield* (yield* Orders).detail(o.publicId).pipe(
       Effect.map(Option.some),
-      Effect.catchTag("NotFound", (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())))
+      Effect.catchTag("OrderNotFound", (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())))
     )
     if (Option.isNone(detail)) return
     const d = detail.value

@@ -25,5 +25,5 @@ export const PartnerEventsHttpLive = HttpApiBuilder.group(Api, "partnerEvents", 
           events: rows.map((e) => ({ id: e.id, type: e.type, created_at: e.created_at.toISOString(), data: e.data })),
           next_cursor: last ? last.id : null
         }
-      }).pipe(Effect.catchTag("SqlError", Effect.die)))
+      }))
   }))

@@ -11,22 +11,29 @@
  * writers commit in any order. Writers hold the partner's lock shared (they never wait for each
  * other) and give their event an id above every event committed before they took it; `list`
  * takes it exclusively, so it waits for the writers in flight and then reads (migration 0161).
+ *
+ * Rows are decoded by their schemas; a database error is a defect here, once.
  */
-import { SqlClient, type Statement } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
 import { bulkInsert } from "../../platform/BulkInsert.js"
 import { idTime, makeId } from "../../platform/Ids.js"
 import { lockKey } from "../../platform/Singleton.js"
 import type { PartnerEnvironment } from "../Auth.js"
 
-export interface EventRow {
-  readonly id: string
-  readonly partner_id: string
-  readonly environment: PartnerEnvironment
-  readonly type: string
-  readonly data: unknown
-  readonly created_at: Date
-}
+export const EventRow = Schema.Struct({
+  id: Schema.String,
+  partner_id: Schema.String,
+  environment: Schema.Literal("live", "sandbox"),
+  type: Schema.String,
+  data: Schema.Unknown,
+  created_at: Schema.DateFromSelf
+})
+export type EventRow = typeof EventRow.Type
+
+/** partner_event_append's answer: null when the event went in, else the greatest id (ours was not above it). */
+const Appended = Schema.Struct({ last: Schema.NullOr(Schema.String) })
+const GreatestId = Schema.Struct({ id: Schema.NullOr(Schema.String) })
 
 /** Advisory lock class of a partner's events: key `lockKey(partnerId)`, shared by writers, exclusive for the feed. */
 export const EVENTS_LOCK_CLASS = 6006
@@ -42,6 +49,18 @@ const orderingKeyOf = (data: unknown): string | null => {
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const greatestId = SqlSchema.single({
+    Request: Schema.String,
+    Result: GreatestId,
+    execute: (partnerId) => sql`select max(id) as id from partner_events where partner_id = ${partnerId}`
+  })
+  const list = SqlSchema.findAll({
+    Request: Schema.Struct({ partnerId: Schema.String, environment: Schema.Literal("live", "sandbox"), afterId: Schema.NullOr(Schema.String), limit: Schema.Number }),
+    Result: EventRow,
+    execute: ({ afterId, environment, limit, partnerId }) =>
+      sql`select id, partner_id, environment, type, data, created_at
+          from partner_events_after(${EVENTS_LOCK_CLASS}, ${lockKey(partnerId)}, ${partnerId}, ${environment}, ${afterId}, ${limit})`
+  })
   return {
     append: (
       e: { partnerId: string; environment: PartnerEnvironment; type: string; data: unknown },
@@ -62,16 +81,21 @@ const make = Effect.gen(function*() {
         const orderingKey = orderingKeyOf(e.data)
         let id = makeId("evt")
         for (;;) {
-          const [r] = yield* sql<{ last: string | null }>`
-            with appended as (
-              select partner_event_append(${EVENTS_LOCK_CLASS}, ${lockKey(e.partnerId)}, ${id}, ${e.partnerId},
-                ${e.environment}, ${e.type}, ${data}::jsonb, ${makeId("whd")}, ${orderingKey}) as last
-            )${follow ? sql`, followed as (${follow(id)})` : sql``}
-            select last from appended`
-          if (r?.last == null) return id
-          id = makeId("evt", (idTime(r.last) ?? Date.now()) + 1)
+          const { last } = yield* SqlSchema.single({
+            Request: Schema.Void,
+            Result: Appended,
+            execute: () =>
+              sql`
+                with appended as (
+                  select partner_event_append(${EVENTS_LOCK_CLASS}, ${lockKey(e.partnerId)}, ${id}, ${e.partnerId},
+                    ${e.environment}, ${e.type}, ${data}::jsonb, ${makeId("whd")}, ${orderingKey}) as last
+                )${follow ? sql`, followed as (${follow(id)})` : sql``}
+                select last from appended`
+          })(undefined)
+          if (last === null) return id
+          id = makeId("evt", (idTime(last) ?? Date.now()) + 1)
         }
-      }),
+      }).pipe(Effect.orDie),
 
     /**
      * Many events of one partner and environment at once (the settlement run settles hundreds of
@@ -82,8 +106,8 @@ const make = Effect.gen(function*() {
       Effect.gen(function*() {
         if (events.length === 0) return [] as Array<string>
         yield* sql`select pg_advisory_xact_lock_shared(${EVENTS_LOCK_CLASS}, ${lockKey(partnerId)})`
-        const [last] = yield* sql<{ id: string | null }>`select max(id) as id from partner_events where partner_id = ${partnerId}`
-        let floor = last?.id ?? ""
+        const last = yield* greatestId(partnerId)
+        let floor = last.id ?? ""
         const ids = events.map(() => {
           let id = makeId("evt")
           if (id <= floor) id = makeId("evt", (idTime(floor) ?? Date.now()) + 1)
@@ -99,15 +123,14 @@ const make = Effect.gen(function*() {
             ids.map((id, i) => ({ id: makeId("whd"), event_id: id, partner_id: partnerId, environment, ordering_key: orderingKeyOf(events[i]!.data) })))
         }
         return ids
-      }),
+      }).pipe(Effect.orDie),
 
     /**
      * Events after `afterId` (exclusive), oldest first. Waits for the partner's writers in flight
      * (partner_events_after, migration 0161), so no event commits later below the page's last id.
      */
     list: (partnerId: string, environment: PartnerEnvironment, afterId: string | null, limit: number) =>
-      sql<EventRow>`select id, partner_id, environment, type, data, created_at
-                    from partner_events_after(${EVENTS_LOCK_CLASS}, ${lockKey(partnerId)}, ${partnerId}, ${environment}, ${afterId}, ${limit})`
+      Effect.orDie(list({ partnerId, environment, afterId, limit }))
   }
 })
 

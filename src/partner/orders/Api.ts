@@ -5,8 +5,21 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { ORDER_STATUSES } from "../../domain/OrderState.js"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
-import { BadRequest, Conflict, InternalError, NotFound, Unprocessable } from "../../platform/Errors.js"
+import { BadRequest, Conflict, errorWire, InternalError } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
+import {
+  CurrencyMismatch,
+  DomainNotAvailable,
+  DomainNotListed,
+  DomainReserved,
+  InvalidQuote,
+  NoBuyNowPrice,
+  OrderMoveNotAllowed,
+  OrderNotFound,
+  PriceMismatch,
+  QuoteAlreadyUsed,
+  QuoteExpired
+} from "./Errors.js"
 
 export const OrderStatusSchema = Schema.Literal(...ORDER_STATUSES).annotations({ title: "OrderStatus" })
 
@@ -166,8 +179,10 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
       .setPayload(QuoteRequest)
       .addSuccess(Quote, { status: 201 })
       .addError(BadRequest)
-      .addError(NotFound)
-      .addError(Conflict)
+      .addError(errorWire(DomainNotListed))
+      .addError(errorWire(DomainNotAvailable))
+      .addError(errorWire(NoBuyNowPrice))
+      .addError(errorWire(DomainReserved))
       .annotate(OpenApi.Summary, "Firm price plus a 10-minute reservation")
       .pipe(requiresScope("buy"), documentedAt("/docs/partner.md#quotes"))
   )
@@ -176,9 +191,16 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
       .setPayload(OrderRequest)
       .addSuccess(Order, { status: 201 })
       .addError(BadRequest)
-      .addError(NotFound)
+      .addError(errorWire(InvalidQuote))
+      .addError(errorWire(CurrencyMismatch))
+      .addError(errorWire(DomainNotListed))
       .addError(Conflict)
-      .addError(Unprocessable)
+      .addError(errorWire(DomainNotAvailable))
+      .addError(errorWire(DomainReserved))
+      .addError(errorWire(NoBuyNowPrice))
+      .addError(errorWire(QuoteAlreadyUsed))
+      .addError(errorWire(QuoteExpired))
+      .addError(errorWire(PriceMismatch))
       .annotate(OpenApi.Summary, "Record a partner-collected sale")
       .annotate(
         OpenApi.Description,
@@ -204,7 +226,7 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
   .add(
     HttpApiEndpoint.get("getOrder")`/api/partner/v1/orders/${HttpApiSchema.param("public_id", Schema.String)}`
       .addSuccess(OrderDetail)
-      .addError(NotFound)
+      .addError(errorWire(OrderNotFound))
       .annotate(OpenApi.Summary, "Order detail with its status and transfer timeline")
       .pipe(requiresScope("search", "buy"), documentedAt("/docs/partner.md#order-detail"))
   )
@@ -213,8 +235,8 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
       .setPayload(RefundRequest)
       .addSuccess(Refund, { status: 201 })
       .addError(BadRequest)
-      .addError(NotFound)
-      .addError(Conflict)
+      .addError(errorWire(OrderNotFound))
+      .addError(errorWire(OrderMoveNotAllowed))
       .annotate(OpenApi.Summary, "Refund a partner-collected order (only before TRANSFER_COMPLETED)")
       .pipe(requiresScope("buy"), documentedAt("/docs/partner.md#refunds"))
   )

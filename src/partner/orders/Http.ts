@@ -1,22 +1,18 @@
 /** Handlers of quotes, orders and refunds. */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Api } from "../../app/Api.js"
 import { BadRequestError } from "../../platform/Errors.js"
 import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
-import { domainParam, iso, pageCursor, validationError } from "../Common.js"
-import { orderJson, Orders } from "./Orders.js"
+import { dateParam, domainParam, iso, pageCursor, validationError } from "../Common.js"
+import { Order } from "./Api.js"
+import { Orders } from "./Orders.js"
+import { orderOf } from "./View.js"
 
 const CURSOR_PURPOSE = "partner-orders-cursor"
-
-const parseDate = (field: string, s: string | undefined) => {
-  if (s === undefined) return Effect.succeed(undefined)
-  const ok = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/.test(s)
-  const d = new Date(s)
-  return ok && !Number.isNaN(d.getTime()) ? Effect.succeed(d) : Effect.fail(validationError(`${field}: must be an RFC 3339 date-time or YYYY-MM-DD`))
-}
+const encodeOrder = Schema.encodeSync(Order)
 
 export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", (handlers) =>
   Effect.gen(function*() {
@@ -29,7 +25,7 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
           const partner = yield* CurrentPartner
           const name = yield* domainParam("domain", payload.domain)
           return yield* orders.createQuote(partner, name.ascii)
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
       .handle("createOrder", ({ payload, request }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
@@ -50,50 +46,39 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
               fingerprint: fingerprint("POST", "/api/partner/v1/orders", body),
               transactional: true
             },
-            Effect.map(orders.createOrder(partner, payload, name.ascii), (order) => ({ status: 201, body: orderJson(order) }))
-          )
+            // The stored body is what the success schema encodes, so a replay answers the same bytes.
+            Effect.map(orders.createOrder(partner, payload, name.ascii), (order) => ({ status: 201, body: encodeOrder(orderOf(order)) }))
+          ).pipe(Effect.catchTag("SqlError", Effect.die))
           return HttpServerResponse.unsafeJson(result.response.body, {
             status: result.response.status,
             headers: { "idempotency-key": key, ...(result.replayed ? { "idempotent-replayed": "true" } : {}) }
           })
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
       .handle("listOrders", ({ urlParams }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
-          const from = yield* parseDate("from", urlParams.from)
-          const to = yield* parseDate("to", urlParams.to)
+          const from = yield* dateParam("from", urlParams.from)
+          const to = yield* dateParam("to", urlParams.to)
           const domain = urlParams.domain === undefined ? undefined : (yield* domainParam("domain", urlParams.domain)).ascii
           const filters = { status: urlParams.status, domain, from, to }
           const cursor = pageCursor(secrets, CURSOR_PURPOSE, [filters.status ?? null, domain ?? null, iso(from ?? null), iso(to ?? null)])
           const before = yield* cursor.read(urlParams.cursor)
-          const limit = urlParams.limit ?? 25
-          const page = yield* orders.list(partner, filters, before, limit)
-          const last = page.orders[page.orders.length - 1]
-          return {
-            orders: page.orders.map(orderJson),
-            next_cursor: cursor.next(last, page.hasMore)
-          }
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
-      .handle("getOrder", ({ path }) =>
-        Effect.gen(function*() {
-          const partner = yield* CurrentPartner
-          return yield* orders.detail(path.public_id, partner)
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+          const page = yield* orders.list(partner, filters, before, urlParams.limit ?? 25)
+          return { orders: page.orders.map(orderOf), next_cursor: cursor.next(page.orders[page.orders.length - 1], page.hasMore) }
+        }))
+      .handle("getOrder", ({ path }) => Effect.flatMap(CurrentPartner, (partner) => orders.detail(path.public_id, partner)))
       .handle("createRefund", ({ payload }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
-          const result = yield* orders.refund(partner, payload.order_id, payload.reason ?? null)
-          return HttpServerResponse.unsafeJson(
-            {
-              refund_id: result.refundId!,
-              order_id: result.order.id,
-              amount_cents: result.order.sale_price_cents,
-              currency: result.order.currency,
-              status: "REFUNDED",
-              created_at: iso(result.order.updated_at),
-              order: orderJson(result.order)
-            },
-            { status: 201 }
-          )
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+          const { order, refundId } = yield* orders.refund(partner, payload.order_id, payload.reason ?? null)
+          return {
+            refund_id: refundId!,
+            order_id: order.id,
+            amount_cents: order.sale_price_cents,
+            currency: order.currency,
+            status: "REFUNDED" as const,
+            created_at: order.updated_at.toISOString(),
+            order: orderOf(order)
+          }
+        }))
   }))

@@ -2,27 +2,44 @@
  * Quotes, partner-collected orders and the order lifecycle.
  *
  * - A quote fixes the listing's buy-now price for 10 minutes and reserves the domain for the
- *   partner: another partner's quote or order on it is a 409 `conflict`. `quote_id` is a token
+ *   partner: another partner's quote or order on it fails with `DomainReserved` (Errors.ts). `quote_id` is a token
  *   signed with SERVICE_SECRET, bound to partner, environment, domain and price.
- * - Recording an order locks the listing row, checks price/quote/reservation, inserts the order,
- *   its timeline, the `order.recorded` event (outbox) and marks the listing `pending`, all in the
- *   caller's transaction (the Idempotency-Key store runs it transactionally).
+ * - Recording an order locks the listing row (market's, through `Market.sales`), checks
+ *   price/quote/reservation, inserts the order, its timeline, the `order.recorded` event (outbox)
+ *   and marks the listing `pending`, all in the caller's transaction (the Idempotency-Key store
+ *   runs it transactionally).
  * - Every lifecycle move (admin, sandbox advance, refund, settlement) runs through `transition`:
  *   one transaction holding the order row lock writes the status, the timeline, the event and
- *   the listing's status. Refused moves are 409 with the reason.
+ *   the listing's status. A refused move fails with `OrderMoveNotAllowed` and the reason.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { initialStatus, nextSandboxAction, type OrderAction, transition } from "../../domain/OrderState.js"
+import { Market } from "../../market/Market.js"
 import { AppConfig } from "../../platform/Config.js"
-import { BadRequestError, ConflictError, NotFoundError, UnprocessableError } from "../../platform/Errors.js"
 import { makeId } from "../../platform/Ids.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
+import { transactionOf } from "../../platform/SqlTransaction.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../Auth.js"
-import { iso } from "../Common.js"
 import { Outbox } from "../events/Outbox.js"
 import { Books } from "../ledger/Books.js"
-import { type OrderFilters, OrderRepo, type OrderRow, type TimelineRow } from "./Repo.js"
+import {
+  CurrencyMismatch,
+  DomainNotAvailable,
+  DomainNotListed,
+  DomainReserved,
+  InvalidQuote,
+  NoBuyNowPrice,
+  OrderMoveNotAllowed,
+  OrderNotFound,
+  PriceMismatch,
+  QuoteAlreadyUsed,
+  QuoteExpired
+} from "./Errors.js"
+import { type OrderFilters, OrderRepo } from "./Repo.js"
+import { eventOrder, orderDetailOf, orderOf } from "./View.js"
+
+export { eventOrder } from "./View.js"
 
 const QUOTE_PURPOSE = "partner-quote"
 
@@ -47,83 +64,29 @@ export interface OrderInput {
   readonly cancel_url?: string | undefined
 }
 
-export const orderJson = (o: OrderRow) => ({
-  public_id: o.id,
-  domain: o.domain,
-  status: o.status,
-  sale_price_cents: o.sale_price_cents,
-  currency: o.currency,
-  environment: o.environment,
-  external_payment_ref: o.external_payment_ref,
-  quote_id: o.quote_id,
-  buyer: o.buyer,
-  return_url: o.return_url,
-  cancel_url: o.cancel_url,
-  created_at: iso(o.created_at)!,
-  updated_at: iso(o.updated_at)!
-})
-export type OrderJson = ReturnType<typeof orderJson>
-
-/** The order as carried by events: `data.order`. */
-export const eventOrder = (o: OrderRow) => ({
-  public_id: o.id,
-  domain: o.domain,
-  status: o.status,
-  sale_price_cents: o.sale_price_cents,
-  currency: o.currency
-})
-
-const transferOf = (o: OrderRow, timeline: ReadonlyArray<TimelineRow>) => {
-  const started = timeline.find((t) => t.kind === "transfer_step" && t.step === "push_initiated")
-  const delivered = timeline.find((t) => t.kind === "transfer_step" && t.step === "delivered")
-  const status: "not_started" | "in_progress" | "completed" | "aborted" = delivered
-    ? "completed"
-    : o.status === "REFUNDED" || o.status === "CANCELLED"
-    ? (started ? "aborted" : "not_started")
-    : started
-    ? "in_progress"
-    : "not_started"
-  return { status, started_at: iso(started?.at ?? null), completed_at: iso(delivered?.at ?? null) }
-}
-
-export const timelineJson = (t: TimelineRow) => ({
-  at: iso(t.at)!,
-  type: t.kind,
-  status: t.status,
-  from_status: t.from_status,
-  step: t.step,
-  event_id: t.event_id,
-  actor: t.actor,
-  note: t.note
-})
-
-const conflict = (message: string) => new ConflictError({ code: "conflict", message })
-const notFound = (message: string) => new NotFoundError({ code: "not_found", message })
-const validation = (message: string, field: string) =>
-  new BadRequestError({ code: "validation_error", message: `${field}: ${message}`, details: [{ path: [field], message }] })
-
 const make = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
+  const transaction = transactionOf(yield* SqlClient.SqlClient)
   const repo = yield* OrderRepo
+  const listings = (yield* Market).sales
   const outbox = yield* Outbox
   const secrets = yield* ServiceSecret
   const config = yield* AppConfig
   const books = yield* Books
 
   const createQuote = (partner: PartnerIdentity, domain: string) =>
-    sql.withTransaction(
+    transaction(
       Effect.gen(function*() {
-        const listing = yield* repo.lockListing(partner.environment, domain)
+        const listing = yield* listings.lockForSale(partner.environment, domain)
         if (Option.isNone(listing) || listing.value.status === "sold" || listing.value.status === "withdrawn") {
-          return yield* notFound(`${domain} is not listed`)
+          return yield* DomainNotListed.of(domain)
         }
         const l = listing.value
-        if (l.status !== "active" || l.locked) return yield* conflict(`${domain} is not available: an order is already in progress`)
-        if (l.bin_price_cents === null) return yield* conflict(`${domain} has no buy-now price and cannot be quoted`)
-        const other = yield* repo.otherPartnersLiveQuote(partner.environment, domain, partner.partnerId)
-        if (Option.isSome(other)) {
-          return yield* conflict(`${domain} is reserved by another partner's quote until ${iso(other.value.expires_at)}`)
+        if (l.status !== "active" || l.locked) {
+          return yield* new DomainNotAvailable({ message: `${domain} is not available: an order is already in progress` })
         }
+        if (l.bin_price_cents === null) return yield* new NoBuyNowPrice({ message: `${domain} has no buy-now price and cannot be quoted` })
+        const other = yield* repo.otherPartnersLiveQuote(partner.environment, domain, partner.partnerId)
+        if (Option.isSome(other)) return yield* DomainReserved.until(domain, other.value.expires_at)
         const now = yield* Clock.currentTimeMillis
         const id = makeId("qt")
         const expiresAt = new Date(now + Duration.toMillis(config.partner.quoteTtl))
@@ -156,45 +119,36 @@ const make = Effect.gen(function*() {
       if (input.quote_id !== undefined) {
         const token = input.quote_id.startsWith("qt_") ? input.quote_id.slice(3) : input.quote_id
         const verified = secrets.verify<QuoteToken>(QUOTE_PURPOSE, token)
-        if (Option.isNone(verified)) return yield* validation("not a valid quote token", "quote_id")
+        if (Option.isNone(verified)) return yield* InvalidQuote.of("not a valid quote token")
         quote = verified.value
         if (quote.p !== partner.partnerId || quote.e !== partner.environment) {
-          return yield* validation("this quote was issued to another credential", "quote_id")
+          return yield* InvalidQuote.of("this quote was issued to another credential")
         }
-        if (quote.d !== domain) return yield* validation(`this quote is for ${quote.d}, not ${domain}`, "quote_id")
+        if (quote.d !== domain) return yield* InvalidQuote.of(`this quote is for ${quote.d}, not ${domain}`)
       }
-      const listing = yield* repo.lockListing(partner.environment, domain)
-      if (Option.isNone(listing) || listing.value.status === "withdrawn") return yield* notFound(`${domain} is not listed`)
+      const listing = yield* listings.lockForSale(partner.environment, domain)
+      if (Option.isNone(listing) || listing.value.status === "withdrawn") return yield* DomainNotListed.of(domain)
       const l = listing.value
-      if (input.currency !== l.currency) return yield* validation(`must be ${l.currency}, the listing's currency`, "currency")
+      if (input.currency !== l.currency) return yield* CurrencyMismatch.of(l.currency)
       if (quote !== undefined) {
         if (quote.x <= now) {
-          return yield* new UnprocessableError({
-            code: "quote_expired",
+          return yield* new QuoteExpired({
             message: `The quote expired at ${new Date(quote.x).toISOString()} (quotes are valid for ${Duration.format(config.partner.quoteTtl)}); request a new quote`
           })
         }
         const row = yield* repo.quoteById(quote.q)
-        if (Option.isNone(row)) return yield* validation("unknown quote", "quote_id")
-        if (row.value.used_by_order !== null) return yield* conflict("This quote was already used for an order")
+        if (Option.isNone(row)) return yield* InvalidQuote.of("unknown quote")
+        if (row.value.used_by_order !== null) return yield* new QuoteAlreadyUsed({ message: "This quote was already used for an order" })
       }
       // Read after the listing lock (a statement of its own, so it sees what the lock's previous
       // holder committed): an open order on the listing, another partner's reservation.
       const blockers = yield* repo.orderBlockers(l.id, partner.environment, domain, partner.partnerId)
-      if (blockers.open_order !== null || l.status === "sold") return yield* conflict(`${domain} already has an order`)
-      if (l.locked) return yield* conflict(`${domain} is locked and cannot be sold now`)
-      if (quote === undefined && blockers.other_quote_expires !== null) {
-        return yield* conflict(`${domain} is reserved by another partner's quote until ${iso(blockers.other_quote_expires)}`)
-      }
+      if (blockers.open_order !== null || l.status === "sold") return yield* new DomainNotAvailable({ message: `${domain} already has an order` })
+      if (l.locked) return yield* new DomainNotAvailable({ message: `${domain} is locked and cannot be sold now` })
+      if (quote === undefined && blockers.other_quote_expires !== null) return yield* DomainReserved.until(domain, blockers.other_quote_expires)
       const price = quote?.c ?? l.bin_price_cents
-      if (price === null) return yield* conflict(`${domain} has no buy-now price`)
-      if (input.expected_price !== price) {
-        return yield* new UnprocessableError({
-          code: "price_mismatch",
-          message: `expected_price ${input.expected_price} differs from the ${quote ? "quoted" : "current listing"} price ${price} (USD cents)`,
-          details: { expected_price: input.expected_price, price_cents: price }
-        })
-      }
+      if (price === null) return yield* new NoBuyNowPrice({ message: `${domain} has no buy-now price` })
+      if (input.expected_price !== price) return yield* PriceMismatch.of(input.expected_price, price, quote !== undefined)
       const status = initialStatus(price, config.partner.reviewThresholdCents)
       const orderId = makeId("ord")
       let order = yield* repo.insertOrderHoldingListing({
@@ -212,7 +166,7 @@ const make = Effect.gen(function*() {
         buyer: input.buyer,
         returnUrl: input.return_url ?? null,
         cancelUrl: input.cancel_url ?? null
-      })
+      }, listings.holdFragment(l.id))
       yield* books.recordSale(order)
       // The event carries the order as it is once recorded: MANUAL_REVIEW when the review rule holds it.
       if (status === "MANUAL_REVIEW") order = yield* repo.updateStatus(orderId, "MANUAL_REVIEW")
@@ -279,7 +233,7 @@ const make = Effect.gen(function*() {
         paymentModel: input.paymentModel,
         checkoutSessionId: input.checkoutSessionId,
         referralLinkId: input.referralLinkId
-      })
+      }, listings.holdFragment(input.listingId))
       yield* books.recordSale(order)
       const eventId = yield* outbox.append({
         partnerId: input.partnerId,
@@ -295,7 +249,7 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const row = yield* repo.orderById(publicId, { forUpdate })
       if (Option.isNone(row) || (partner && (row.value.partner_id !== partner.partnerId || row.value.environment !== partner.environment))) {
-        return yield* notFound(`Order ${publicId} not found`)
+        return yield* OrderNotFound.of(publicId)
       }
       return row.value
     })
@@ -306,11 +260,11 @@ const make = Effect.gen(function*() {
     action: OrderAction,
     options: { readonly actor: string; readonly partner?: PartnerIdentity; readonly note?: string; readonly refund?: { reason: string | null } }
   ) =>
-    sql.withTransaction(
+    transaction(
       Effect.gen(function*() {
         const order = yield* loadOwned(publicId, options.partner, true)
         const t = transition(order.status, action)
-        if (!t.ok) return yield* conflict(t.reason)
+        if (!t.ok) return yield* new OrderMoveNotAllowed({ message: t.reason })
         const updated = yield* repo.updateStatus(order.id, t.to)
         const eventId = t.event === null
           ? null
@@ -325,9 +279,9 @@ const make = Effect.gen(function*() {
           actor: options.actor,
           note: options.note ?? null
         })
-        if (t.to === "TRANSFER_COMPLETED") yield* repo.setListingStatus(order.listing_id, "sold")
+        if (t.to === "TRANSFER_COMPLETED") yield* listings.setStatus(order.listing_id, "sold")
         if (t.to === "REFUNDED" || t.to === "CANCELLED") {
-          yield* repo.setListingStatus(order.listing_id, "active")
+          yield* listings.setStatus(order.listing_id, "active")
           yield* books.reverseSale(updated)
         }
         let refundId: string | null = null
@@ -348,8 +302,7 @@ const make = Effect.gen(function*() {
   const detail = (publicId: string, partner?: PartnerIdentity) =>
     Effect.gen(function*() {
       const order = yield* loadOwned(publicId, partner, false)
-      const timeline = yield* repo.timeline(order.id)
-      return { ...orderJson(order), transfer: transferOf(order, timeline), timeline: timeline.map(timelineJson) }
+      return orderDetailOf(order, yield* repo.timeline(order.id))
     })
 
   const list = (partner: PartnerIdentity, filters: OrderFilters, beforeId: string | null, limit: number) =>
@@ -362,7 +315,7 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const order = yield* loadOwned(publicId, partner, false)
       const action = nextSandboxAction(order.status)
-      if (action === undefined) return yield* conflict(`Order ${publicId} is ${order.status}: there is no next step`)
+      if (action === undefined) return yield* new OrderMoveNotAllowed({ message: `Order ${publicId} is ${order.status}: there is no next step` })
       return yield* move(publicId, action, { actor: `sandbox:${partner.keyId}`, partner })
     })
 
@@ -370,8 +323,8 @@ const make = Effect.gen(function*() {
     createQuote,
     createOrder,
     recordPaidSale,
-    /** The listing row, locked for the caller's transaction (checkout). */
-    lockListing: repo.lockListing,
+    /** The listing row, locked for the caller's transaction (checkout; market owns the row). */
+    lockListing: listings.lockForSale,
     /** An open order (not refunded/cancelled) on the listing. */
     openOrderOnListing: repo.openOrderOnListing,
     /** Another partner's live quote on the domain (its reservation). */
@@ -381,12 +334,12 @@ const make = Effect.gen(function*() {
     list,
     advanceSandbox,
     /** Every partner's orders, newest first (operator CLI). */
-    listAll: (filters: Parameters<typeof repo.listAll>[0], limit: number) => Effect.map(repo.listAll(filters, limit), (rows) => rows.map(orderJson)),
+    listAll: (filters: Parameters<typeof repo.listAll>[0], limit: number) => Effect.map(repo.listAll(filters, limit), (rows) => rows.map(orderOf)),
     refund: (partner: PartnerIdentity, publicId: string, reason: string | null) =>
       move(publicId, "refund", { actor: `partner:${partner.keyId}`, partner, refund: { reason }, note: reason ?? undefined })
   }
 })
 
 export class Orders extends Context.Tag("app/PartnerOrders")<Orders, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Orders, make).pipe(Layer.provide(Layer.mergeAll(OrderRepo.Live, Outbox.Live, Books.Live)))
+  static readonly Live = Layer.effect(Orders, make).pipe(Layer.provide(Layer.mergeAll(OrderRepo.Live, Outbox.Live, Books.Live, Market.Live)))
 }

@@ -1,58 +1,76 @@
-/** SQL for partner orders, their timeline, refunds, and the listing rows they hold. */
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
-import type { PaymentModel } from "../../domain/Ledger.js"
-import type { OrderStatus } from "../../domain/OrderState.js"
+/**
+ * SQL for partner orders, their quotes, timeline and refunds (the listing they hold is market's:
+ * src/market). Rows are decoded by the schemas below (money columns are `bigint`, numbers through
+ * the driver's int8 parser on both databases); a database error is a defect here (`Effect.orDie`),
+ * once, so the service sees only data.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
+import { Context, Effect, Layer, Schema } from "effect"
+import { type PaymentModel, PAYMENT_MODELS } from "../../domain/Ledger.js"
+import { ORDER_STATUSES, type OrderStatus } from "../../domain/OrderState.js"
 import { bulkInsert } from "../../platform/BulkInsert.js"
 import type { PartnerEnvironment } from "../Auth.js"
 
-export interface OrderRow {
-  readonly id: string
-  readonly partner_id: string
-  readonly credential_id: string
-  readonly environment: PartnerEnvironment
-  readonly listing_id: string
-  readonly domain: string
-  readonly status: OrderStatus
-  readonly sale_price_cents: number
-  readonly currency: string
-  readonly external_payment_ref: string
-  readonly quote_id: string | null
-  readonly buyer: { email: string; name?: string; country?: string }
-  readonly return_url: string | null
-  readonly cancel_url: string | null
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly transfer_completed_at: Date | null
-  readonly settled_at: Date | null
-  readonly refunded_at: Date | null
+const Environment = Schema.Literal("live", "sandbox")
+const Status = Schema.Literal(...ORDER_STATUSES)
+
+export const Buyer = Schema.Struct({ email: Schema.String, name: Schema.optional(Schema.String), country: Schema.optional(Schema.String) })
+
+export const OrderRow = Schema.Struct({
+  id: Schema.String,
+  partner_id: Schema.String,
+  credential_id: Schema.String,
+  environment: Environment,
+  listing_id: Schema.String,
+  domain: Schema.String,
+  status: Status,
+  sale_price_cents: Schema.Number,
+  currency: Schema.String,
+  external_payment_ref: Schema.String,
+  quote_id: Schema.NullOr(Schema.String),
+  buyer: Buyer,
+  return_url: Schema.NullOr(Schema.String),
+  cancel_url: Schema.NullOr(Schema.String),
+  created_at: Schema.DateFromSelf,
+  updated_at: Schema.DateFromSelf,
+  transfer_completed_at: Schema.NullOr(Schema.DateFromSelf),
+  settled_at: Schema.NullOr(Schema.DateFromSelf),
+  refunded_at: Schema.NullOr(Schema.DateFromSelf),
   /** Who collected the buyer's money (src/domain/Ledger.ts); partner orders: partner_collected. */
-  readonly payment_model: PaymentModel
+  payment_model: Schema.Literal(...PAYMENT_MODELS),
   /** The partner's commission rate when the order was created, frozen; and its amount. */
-  readonly commission_bps: number
-  readonly commission_cents: number
-}
+  commission_bps: Schema.Number,
+  commission_cents: Schema.Number
+})
+export type OrderRow = typeof OrderRow.Type
 
-export interface TimelineRow {
-  readonly seq: number
-  readonly kind: "status" | "transfer_step"
-  readonly status: string | null
-  readonly from_status: string | null
-  readonly step: string | null
-  readonly event_id: string | null
-  readonly actor: string
-  readonly note: string | null
-  readonly at: Date
-}
+export const TimelineRow = Schema.Struct({
+  seq: Schema.Number,
+  kind: Schema.Literal("status", "transfer_step"),
+  status: Schema.NullOr(Schema.String),
+  from_status: Schema.NullOr(Schema.String),
+  step: Schema.NullOr(Schema.String),
+  event_id: Schema.NullOr(Schema.String),
+  actor: Schema.String,
+  note: Schema.NullOr(Schema.String),
+  at: Schema.DateFromSelf
+})
+export type TimelineRow = typeof TimelineRow.Type
 
-export interface ListingForSale {
-  readonly id: string
-  readonly domain: string
-  readonly bin_price_cents: number | null
-  readonly currency: string
-  readonly status: string
-  readonly locked: boolean
-}
+const QuoteRow = Schema.Struct({
+  id: Schema.String,
+  partner_id: Schema.String,
+  used_by_order: Schema.NullOr(Schema.String),
+  expires_at: Schema.DateFromSelf
+})
+
+const OrderBlockers = Schema.Struct({
+  open_order: Schema.NullOr(Schema.String),
+  other_quote_expires: Schema.NullOr(Schema.DateFromSelf)
+})
+
+const DueGroup = Schema.Struct({ partner_id: Schema.String, environment: Environment, currency: Schema.String })
 
 export interface OrderFilters {
   readonly status?: OrderStatus | undefined
@@ -60,6 +78,79 @@ export interface OrderFilters {
   readonly from?: Date | undefined
   readonly to?: Date | undefined
 }
+
+const Filters = {
+  status: Schema.optional(Status),
+  domain: Schema.optional(Schema.String),
+  from: Schema.optional(Schema.DateFromSelf),
+  to: Schema.optional(Schema.DateFromSelf)
+}
+
+const PartnerPage = Schema.Struct({
+  ...Filters,
+  partnerId: Schema.String,
+  environment: Environment,
+  beforeId: Schema.NullOr(Schema.String),
+  limit: Schema.Number
+})
+
+const OperatorPage = Schema.Struct({
+  ...Filters,
+  partnerId: Schema.optional(Schema.String),
+  environment: Schema.optional(Environment),
+  limit: Schema.Number
+})
+
+const NewQuote = Schema.Struct({
+  id: Schema.String,
+  partnerId: Schema.String,
+  environment: Environment,
+  listingId: Schema.String,
+  domain: Schema.String,
+  priceCents: Schema.Number,
+  currency: Schema.String,
+  expiresAt: Schema.DateFromSelf
+})
+
+const NewTimeline = Schema.Struct({
+  orderId: Schema.String,
+  kind: Schema.Literal("status", "transfer_step"),
+  status: Schema.optional(Schema.NullOr(Schema.String)),
+  fromStatus: Schema.optional(Schema.NullOr(Schema.String)),
+  step: Schema.optional(Schema.NullOr(Schema.String)),
+  eventId: Schema.optional(Schema.NullOr(Schema.String)),
+  actor: Schema.String,
+  note: Schema.optional(Schema.NullOr(Schema.String))
+})
+
+const NewRefund = Schema.Struct({
+  id: Schema.String,
+  orderId: Schema.String,
+  partnerId: Schema.String,
+  amountCents: Schema.Number,
+  reason: Schema.NullOr(Schema.String)
+})
+
+const DueOrders = Schema.Struct({
+  partnerId: Schema.String,
+  environment: Environment,
+  currency: Schema.String,
+  cutoff: Schema.DateFromSelf,
+  onlyId: Schema.optional(Schema.String)
+})
+
+const NewBrokerageOrder = Schema.Struct({
+  id: Schema.String,
+  partnerId: Schema.String,
+  credentialId: Schema.String,
+  environment: Environment,
+  caseId: Schema.String,
+  domain: Schema.String,
+  feeCents: Schema.Number,
+  shareBps: Schema.Number,
+  currency: Schema.String,
+  buyerEmail: Schema.String
+})
 
 /** A new order's fields (the commission rate and amount come from the partner row). */
 export interface NewOrder {
@@ -99,97 +190,192 @@ const make = Effect.gen(function*() {
         ${o.paymentModel ?? "partner_collected"}, ${o.checkoutSessionId ?? null}, ${o.referralLinkId ?? null}
       from partners p where p.id = ${o.partnerId}`
 
-  return {
-    /** Locks the listing row for the rest of the transaction. */
-    lockListing: (env: PartnerEnvironment, domain: string) =>
-      sql<ListingForSale>`select id, domain, bin_price_cents, currency, status, locked from listings
-                          where environment = ${env} and domain = ${domain} for update`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]))
-      ),
-
-    setListingStatus: (listingId: string, status: "active" | "pending" | "sold") =>
-      sql`update listings set status = ${status}, updated_at = now() where id = ${listingId}`.pipe(Effect.asVoid),
-
-    /** A live quote of another partner on the domain (the reservation). */
-    otherPartnersLiveQuote: (env: PartnerEnvironment, domain: string, partnerId: string) =>
-      sql<{ id: string; expires_at: Date }>`
+  const otherPartnersLiveQuote = SqlSchema.findOne({
+    Request: Schema.Struct({ environment: Environment, domain: Schema.String, partnerId: Schema.String }),
+    Result: QuoteRow.pipe(Schema.pick("id", "expires_at")),
+    execute: ({ domain, environment, partnerId }) =>
+      sql`
         select id, expires_at from partner_quotes
-        where environment = ${env} and domain = ${domain} and partner_id <> ${partnerId}
+        where environment = ${environment} and domain = ${domain} and partner_id <> ${partnerId}
           and expires_at > now() and used_by_order is null
-        limit 1`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]))),
-
-    insertQuote: (q: {
-      id: string
-      partnerId: string
-      environment: PartnerEnvironment
-      listingId: string
-      domain: string
-      priceCents: number
-      currency: string
-      expiresAt: Date
-    }) =>
+        limit 1`
+  })
+  const insertQuote = SqlSchema.void({
+    Request: NewQuote,
+    execute: (q) =>
       sql`insert into partner_quotes (id, partner_id, environment, listing_id, domain, price_cents, currency, expires_at)
-          values (${q.id}, ${q.partnerId}, ${q.environment}, ${q.listingId}, ${q.domain}, ${q.priceCents}, ${q.currency}, ${q.expiresAt})`.pipe(
-        Effect.asVoid
-      ),
-
-    quoteById: (id: string) =>
-      sql<{ id: string; partner_id: string; used_by_order: string | null; expires_at: Date }>`
-        select id, partner_id, used_by_order, expires_at from partner_quotes where id = ${id} for update`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]))
-      ),
-
-    useQuote: (quoteId: string, orderId: string) =>
-      sql`update partner_quotes set used_by_order = ${orderId} where id = ${quoteId}`.pipe(Effect.asVoid),
-
-    /**
-     * The new order, the listing marked `pending` and the quote (if any) marked used, in one
-     * statement (data-modifying CTEs all run, in the caller's transaction).
-     */
-    insertOrderHoldingListing: (o: NewOrder) =>
-      sql<OrderRow>`
-        with held as (
-          update listings set status = 'pending', updated_at = now() where id = ${o.listingId}
-        ), quoted as (
-          update partner_quotes set used_by_order = ${o.id} where ${o.quoteId}::text is not null and id = ${o.quoteId}
-        )
-        ${insertOrderFrom(o)}
-        returning *`.pipe(Effect.map((rows) => rows[0])),
-
-    /** An open order (not refunded/cancelled) on the listing. */
-    openOrderOnListing: (listingId: string) =>
-      sql<{ id: string; partner_id: string }>`
+          values (${q.id}, ${q.partnerId}, ${q.environment}, ${q.listingId}, ${q.domain}, ${q.priceCents}, ${q.currency}, ${q.expiresAt})`
+  })
+  const quoteById = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: QuoteRow,
+    execute: (id) => sql`select id, partner_id, used_by_order, expires_at from partner_quotes where id = ${id} for update`
+  })
+  const openOrderOnListing = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: Schema.Struct({ id: Schema.String, partner_id: Schema.String }),
+    execute: (listingId) =>
+      sql`
         select id, partner_id from partner_orders
-        where listing_id = ${listingId} and status not in ('REFUNDED', 'CANCELLED') limit 1`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]))
-      ),
-
-    orderById: (id: string, options?: { readonly forUpdate?: boolean }) =>
-      (options?.forUpdate
-        ? sql<OrderRow>`select * from partner_orders where id = ${id} for update`
-        : sql<OrderRow>`select * from partner_orders where id = ${id}`).pipe(Effect.map((rows) => Option.fromNullable(rows[0]))),
-
-    updateStatus: (id: string, status: OrderStatus) =>
-      sql<OrderRow>`
+        where listing_id = ${listingId} and status not in ('REFUNDED', 'CANCELLED') limit 1`
+  })
+  const orderById = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: OrderRow,
+    execute: (id) => sql`select * from partner_orders where id = ${id}`
+  })
+  const orderByIdForUpdate = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: OrderRow,
+    execute: (id) => sql`select * from partner_orders where id = ${id} for update`
+  })
+  const updateStatus = SqlSchema.single({
+    Request: Schema.Struct({ id: Schema.String, status: Status }),
+    Result: OrderRow,
+    execute: ({ id, status }) =>
+      sql`
         update partner_orders set status = ${status}, updated_at = now(),
           transfer_completed_at = case when ${status} = 'TRANSFER_COMPLETED' then now() else transfer_completed_at end,
           settled_at = case when ${status} = 'SETTLED' then now() else settled_at end,
           refunded_at = case when ${status} in ('REFUNDED', 'CANCELLED') then now() else refunded_at end
-        where id = ${id} returning *`.pipe(Effect.map((rows) => rows[0])),
-
-    addTimeline: (t: {
-      orderId: string
-      kind: "status" | "transfer_step"
-      status?: string | null
-      fromStatus?: string | null
-      step?: string | null
-      eventId?: string | null
-      actor: string
-      note?: string | null
-    }) =>
+        where id = ${id} returning *`
+  })
+  const addTimeline = SqlSchema.void({
+    Request: NewTimeline,
+    execute: (t) =>
       sql`insert into partner_order_timeline (order_id, kind, status, from_status, step, event_id, actor, note)
           values (${t.orderId}, ${t.kind}, ${t.status ?? null}, ${t.fromStatus ?? null}, ${t.step ?? null},
-                  ${t.eventId ?? null}, ${t.actor}, ${t.note ?? null})`.pipe(Effect.asVoid),
+                  ${t.eventId ?? null}, ${t.actor}, ${t.note ?? null})`
+  })
+  const orderBlockers = SqlSchema.single({
+    Request: Schema.Struct({ listingId: Schema.String, environment: Environment, domain: Schema.String, partnerId: Schema.String }),
+    Result: OrderBlockers,
+    execute: ({ domain, environment, listingId, partnerId }) =>
+      sql`
+        select
+          (select id from partner_orders
+            where listing_id = ${listingId} and status not in ('REFUNDED', 'CANCELLED') limit 1) as open_order,
+          (select expires_at from partner_quotes
+            where environment = ${environment} and domain = ${domain} and partner_id <> ${partnerId}
+              and expires_at > now() and used_by_order is null
+            limit 1) as other_quote_expires`
+  })
+  const timeline = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: TimelineRow,
+    execute: (orderId) =>
+      sql`select seq, kind, status, from_status, step, event_id, actor, note, at
+          from partner_order_timeline where order_id = ${orderId} order by seq`
+  })
+  const insertRefund = SqlSchema.void({
+    Request: NewRefund,
+    execute: (r) =>
+      sql`insert into partner_refunds (id, order_id, partner_id, amount_cents, reason)
+          values (${r.id}, ${r.orderId}, ${r.partnerId}, ${r.amountCents}, ${r.reason})`
+  })
+  const settleDue = SqlSchema.findAll({
+    Request: DueOrders,
+    Result: OrderRow,
+    execute: (k) =>
+      sql`
+        update partner_orders set status = 'SETTLED', settled_at = now(), updated_at = now()
+        where id in (
+          select id from partner_orders
+          where partner_id = ${k.partnerId} and environment = ${k.environment} and currency = ${k.currency}
+            and status = 'TRANSFER_COMPLETED' and transfer_completed_at <= ${k.cutoff}
+            ${k.onlyId ? sql`and id = ${k.onlyId}` : sql``}
+          order by id
+          for update skip locked)
+        returning *`
+  })
+  const dueGroups = SqlSchema.findAll({
+    Request: Schema.DateFromSelf,
+    Result: DueGroup,
+    execute: (cutoff) =>
+      sql`
+        select distinct partner_id, environment, currency from partner_orders
+        where status = 'TRANSFER_COMPLETED' and transfer_completed_at <= ${cutoff}
+        order by partner_id, environment, currency`
+  })
+  const list = SqlSchema.findAll({
+    Request: PartnerPage,
+    Result: OrderRow,
+    execute: (f) =>
+      sql`
+        select * from partner_orders
+        where partner_id = ${f.partnerId} and environment = ${f.environment}
+          ${f.status ? sql`and status = ${f.status}` : sql``}
+          ${f.domain ? sql`and domain = ${f.domain}` : sql``}
+          ${f.from ? sql`and created_at >= ${f.from}` : sql``}
+          ${f.to ? sql`and created_at < ${f.to}` : sql``}
+          ${f.beforeId ? sql`and id < ${f.beforeId}` : sql``}
+        order by id desc
+        limit ${f.limit}`
+  })
+  const insertBrokerageOrder = SqlSchema.single({
+    Request: NewBrokerageOrder,
+    Result: OrderRow,
+    execute: (o) =>
+      sql`
+        insert into partner_orders (id, partner_id, credential_id, environment, listing_id, domain, status, sale_price_cents,
+          currency, external_payment_ref, buyer, payment_model, commission_bps, commission_cents, transfer_completed_at)
+        values (${o.id}, ${o.partnerId}, ${o.credentialId}, ${o.environment}, ${o.caseId}, ${o.domain}, 'TRANSFER_COMPLETED',
+          ${o.feeCents}, ${o.currency}, ${o.caseId}, ${JSON.stringify({ email: o.buyerEmail })}::jsonb, 'brokerage', ${o.shareBps},
+          ${o.feeCents}::bigint * ${o.shareBps} / 10000, now())
+        returning *`
+  })
+  const listAll = SqlSchema.findAll({
+    Request: OperatorPage,
+    Result: OrderRow,
+    execute: (f) =>
+      sql`
+        select * from partner_orders
+        where true
+          ${f.partnerId ? sql`and partner_id = ${f.partnerId}` : sql``}
+          ${f.environment ? sql`and environment = ${f.environment}` : sql``}
+          ${f.status ? sql`and status = ${f.status}` : sql``}
+          ${f.domain ? sql`and domain = ${f.domain}` : sql``}
+        order by id desc
+        limit ${f.limit}`
+  })
+
+  return {
+    /** A live quote of another partner on the domain (the reservation). */
+    otherPartnersLiveQuote: (env: PartnerEnvironment, domain: string, partnerId: string) =>
+      Effect.orDie(otherPartnersLiveQuote({ environment: env, domain, partnerId })),
+
+    insertQuote: (q: typeof NewQuote.Type) => Effect.orDie(insertQuote(q)),
+
+    /** The quote row, locked for the caller's transaction. */
+    quoteById: (id: string) => Effect.orDie(quoteById(id)),
+
+    /**
+     * The new order, the listing held (`hold`: market's `pending` update, src/market) and the
+     * quote (if any) marked used, in one statement (data-modifying CTEs all run, in the caller's
+     * transaction): one round trip on POST /orders (bench/partner.ts).
+     */
+    insertOrderHoldingListing: (o: NewOrder, hold: Fragment) =>
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: OrderRow,
+        execute: () =>
+          sql`
+            with held as (${hold}), quoted as (
+              update partner_quotes set used_by_order = ${o.id} where ${o.quoteId}::text is not null and id = ${o.quoteId}
+            )
+            ${insertOrderFrom(o)}
+            returning *`
+      })(undefined).pipe(Effect.orDie),
+
+    /** An open order (not refunded/cancelled) on the listing. */
+    openOrderOnListing: (listingId: string) => Effect.orDie(openOrderOnListing(listingId)),
+
+    orderById: (id: string, options?: { readonly forUpdate?: boolean }) =>
+      Effect.orDie(options?.forUpdate ? orderByIdForUpdate(id) : orderById(id)),
+
+    updateStatus: (id: string, status: OrderStatus) => Effect.orDie(updateStatus({ id, status })),
+
+    addTimeline: (t: typeof NewTimeline.Type) => Effect.orDie(addTimeline(t)),
 
     /** `addTimeline` as a `select` for Outbox.append's `follow` (inserted with the event). */
     timelineAfterEvent: (t: { orderId: string; status: string; fromStatus?: string | null; actor: string; note?: string | null }) =>
@@ -200,45 +386,20 @@ const make = Effect.gen(function*() {
 
     /** After the listing lock: an open order on the listing, and another partner's live quote on the domain. */
     orderBlockers: (listingId: string, env: PartnerEnvironment, domain: string, partnerId: string) =>
-      sql<{ open_order: string | null; other_quote_expires: Date | null }>`
-        select
-          (select id from partner_orders
-            where listing_id = ${listingId} and status not in ('REFUNDED', 'CANCELLED') limit 1) as open_order,
-          (select expires_at from partner_quotes
-            where environment = ${env} and domain = ${domain} and partner_id <> ${partnerId}
-              and expires_at > now() and used_by_order is null
-            limit 1) as other_quote_expires`.pipe(Effect.map((rows) => rows[0]!)),
+      Effect.orDie(orderBlockers({ listingId, environment: env, domain, partnerId })),
 
-    timeline: (orderId: string) =>
-      sql<TimelineRow>`select seq, kind, status, from_status, step, event_id, actor, note, at
-                       from partner_order_timeline where order_id = ${orderId} order by seq`,
+    timeline: (orderId: string) => Effect.orDie(timeline(orderId)),
 
-    insertRefund: (r: { id: string; orderId: string; partnerId: string; amountCents: number; reason: string | null }) =>
-      sql`insert into partner_refunds (id, order_id, partner_id, amount_cents, reason)
-          values (${r.id}, ${r.orderId}, ${r.partnerId}, ${r.amountCents}, ${r.reason})`.pipe(Effect.asVoid),
+    insertRefund: (r: typeof NewRefund.Type) => Effect.orDie(insertRefund(r)),
 
     /**
      * Settlement: moves the due TRANSFER_COMPLETED orders of one partner, environment and currency
      * (or just `onlyId`) to SETTLED, skipping rows another transaction holds. Caller's transaction.
      */
-    settleDue: (k: { partnerId: string; environment: PartnerEnvironment; currency: string; cutoff: Date; onlyId?: string }) =>
-      sql<OrderRow>`
-        update partner_orders set status = 'SETTLED', settled_at = now(), updated_at = now()
-        where id in (
-          select id from partner_orders
-          where partner_id = ${k.partnerId} and environment = ${k.environment} and currency = ${k.currency}
-            and status = 'TRANSFER_COMPLETED' and transfer_completed_at <= ${k.cutoff}
-            ${k.onlyId ? sql`and id = ${k.onlyId}` : sql``}
-          order by id
-          for update skip locked)
-        returning *`,
+    settleDue: (k: typeof DueOrders.Type) => Effect.orDie(settleDue(k)),
 
     /** Partner, environment and currency groups holding orders due for settlement. */
-    dueGroups: (cutoff: Date) =>
-      sql<{ partner_id: string; environment: PartnerEnvironment; currency: string }>`
-        select distinct partner_id, environment, currency from partner_orders
-        where status = 'TRANSFER_COMPLETED' and transfer_completed_at <= ${cutoff}
-        order by partner_id, environment, currency`,
+    dueGroups: (cutoff: Date) => Effect.orDie(dueGroups(cutoff)),
 
     /** Same status row for many orders at once (settlement). */
     addStatusTimelineMany: (rows: ReadonlyArray<{ orderId: string; status: string; fromStatus: string; eventId: string | null; actor: string }>) =>
@@ -249,19 +410,13 @@ const make = Effect.gen(function*() {
         ["from_status", "text"],
         ["event_id", "text"],
         ["actor", "text"]
-      ], rows.map((r) => ({ order_id: r.orderId, kind: "status", status: r.status, from_status: r.fromStatus, event_id: r.eventId, actor: r.actor }))).pipe(Effect.asVoid),
+      ], rows.map((r) => ({ order_id: r.orderId, kind: "status", status: r.status, from_status: r.fromStatus, event_id: r.eventId, actor: r.actor }))).pipe(
+        Effect.asVoid,
+        Effect.orDie
+      ),
 
     list: (partnerId: string, env: PartnerEnvironment, f: OrderFilters, beforeId: string | null, limit: number) =>
-      sql<OrderRow>`
-        select * from partner_orders
-        where partner_id = ${partnerId} and environment = ${env}
-          ${f.status ? sql`and status = ${f.status}` : sql``}
-          ${f.domain ? sql`and domain = ${f.domain}` : sql``}
-          ${f.from ? sql`and created_at >= ${f.from}` : sql``}
-          ${f.to ? sql`and created_at < ${f.to}` : sql``}
-          ${beforeId ? sql`and id < ${beforeId}` : sql``}
-        order by id desc
-        limit ${limit}`,
+      Effect.orDie(list({ ...f, partnerId, environment: env, beforeId, limit })),
 
     /**
      * A won brokerage case's commission row (src/partner/brokerage): the service's fee as the sale,
@@ -269,37 +424,11 @@ const make = Effect.gen(function*() {
      * TRANSFER_COMPLETED, so the settlement run makes it payable and the payout run pays it.
      * Caller's transaction.
      */
-    insertBrokerageOrder: (o: {
-      id: string
-      partnerId: string
-      credentialId: string
-      environment: PartnerEnvironment
-      caseId: string
-      domain: string
-      feeCents: number
-      shareBps: number
-      currency: string
-      buyerEmail: string
-    }) =>
-      sql<OrderRow>`
-        insert into partner_orders (id, partner_id, credential_id, environment, listing_id, domain, status, sale_price_cents,
-          currency, external_payment_ref, buyer, payment_model, commission_bps, commission_cents, transfer_completed_at)
-        values (${o.id}, ${o.partnerId}, ${o.credentialId}, ${o.environment}, ${o.caseId}, ${o.domain}, 'TRANSFER_COMPLETED',
-          ${o.feeCents}, ${o.currency}, ${o.caseId}, ${JSON.stringify({ email: o.buyerEmail })}::jsonb, 'brokerage', ${o.shareBps},
-          ${o.feeCents}::bigint * ${o.shareBps} / 10000, now())
-        returning *`.pipe(Effect.map((rows) => rows[0]!)),
+    insertBrokerageOrder: (o: typeof NewBrokerageOrder.Type) => Effect.orDie(insertBrokerageOrder(o)),
 
     /** Every partner's orders, newest first (operator view). */
     listAll: (f: OrderFilters & { readonly partnerId?: string | undefined; readonly environment?: PartnerEnvironment | undefined }, limit: number) =>
-      sql<OrderRow>`
-        select * from partner_orders
-        where true
-          ${f.partnerId ? sql`and partner_id = ${f.partnerId}` : sql``}
-          ${f.environment ? sql`and environment = ${f.environment}` : sql``}
-          ${f.status ? sql`and status = ${f.status}` : sql``}
-          ${f.domain ? sql`and domain = ${f.domain}` : sql``}
-        order by id desc
-        limit ${limit}`
+      Effect.orDie(listAll({ ...f, limit }))
   }
 })
 

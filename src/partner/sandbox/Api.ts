@@ -2,17 +2,18 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
-import { Conflict, errorWire, InternalError, NotFound } from "../../platform/Errors.js"
+import { errorWire, InternalError } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { OrderDetail } from "../orders/Api.js"
+import { OrderMoveNotAllowed, OrderNotFound } from "../orders/Errors.js"
 import { SandboxOnly } from "./Errors.js"
 
 export class PartnerSandboxApi extends HttpApiGroup.make("partnerSandbox")
   .add(
     HttpApiEndpoint.post("advance")`/api/partner/v1/sandbox/orders/${HttpApiSchema.param("public_id", Schema.String)}/advance`
       .addSuccess(OrderDetail)
-      .addError(NotFound)
-      .addError(Conflict)
+      .addError(errorWire(OrderNotFound))
+      .addError(errorWire(OrderMoveNotAllowed))
       .addError(errorWire(SandboxOnly))
       .annotate(OpenApi.Summary, "Sandbox only: perform the order's next admin step")
       .annotate(

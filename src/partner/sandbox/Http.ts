@@ -21,5 +21,5 @@ export const PartnerSandboxHttpLive = HttpApiBuilder.group(Api, "partnerSandbox"
         if (current.status === "TRANSFER_COMPLETED") yield* settlement.settleOrderById(path.public_id, `sandbox:${partner.keyId}`)
         else yield* orders.advanceSandbox(path.public_id, partner)
         return yield* orders.detail(path.public_id, partner)
-      }).pipe(Effect.catchTag("SqlError", Effect.die)))
+      }))
   }))

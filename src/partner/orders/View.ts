@@ -1,0 +1,63 @@
+/**
+ * What the Partner API shows of an order (pure): the values its success schemas (Api.ts) encode,
+ * and the order as order events carry it (`data.order`).
+ */
+import { iso } from "../Common.js"
+import type { Order, OrderDetail, TimelineEntry } from "./Api.js"
+import type { OrderRow, TimelineRow } from "./Repo.js"
+
+export const orderOf = (o: OrderRow): typeof Order.Type => ({
+  public_id: o.id,
+  domain: o.domain,
+  status: o.status,
+  sale_price_cents: o.sale_price_cents,
+  currency: o.currency,
+  environment: o.environment,
+  external_payment_ref: o.external_payment_ref,
+  quote_id: o.quote_id,
+  buyer: o.buyer,
+  return_url: o.return_url,
+  cancel_url: o.cancel_url,
+  created_at: o.created_at.toISOString(),
+  updated_at: o.updated_at.toISOString()
+})
+
+/** The order as carried by events: `data.order`. */
+export const eventOrder = (o: OrderRow) => ({
+  public_id: o.id,
+  domain: o.domain,
+  status: o.status,
+  sale_price_cents: o.sale_price_cents,
+  currency: o.currency
+})
+
+export const timelineEntryOf = (t: TimelineRow): typeof TimelineEntry.Type => ({
+  at: t.at.toISOString(),
+  type: t.kind,
+  status: t.status,
+  from_status: t.from_status,
+  step: t.step,
+  event_id: t.event_id,
+  actor: t.actor,
+  note: t.note
+})
+
+/** Where the domain's transfer stands, from the timeline's transfer steps. */
+const transferOf = (o: OrderRow, timeline: ReadonlyArray<TimelineRow>): typeof OrderDetail.Type["transfer"] => {
+  const started = timeline.find((t) => t.kind === "transfer_step" && t.step === "push_initiated")
+  const delivered = timeline.find((t) => t.kind === "transfer_step" && t.step === "delivered")
+  const status = delivered
+    ? "completed"
+    : o.status === "REFUNDED" || o.status === "CANCELLED"
+    ? (started ? "aborted" : "not_started")
+    : started
+    ? "in_progress"
+    : "not_started"
+  return { status, started_at: iso(started?.at ?? null), completed_at: iso(delivered?.at ?? null) }
+}
+
+export const orderDetailOf = (o: OrderRow, timeline: ReadonlyArray<TimelineRow>): typeof OrderDetail.Type => ({
+  ...orderOf(o),
+  transfer: transferOf(o, timeline),
+  timeline: timeline.map(timelineEntryOf)
+})
