@@ -90,7 +90,6 @@ export const PayoutPage = Schema.Struct({
   next_cursor: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "PayoutPage" })
 
-
 export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
   .add(
     HttpApiEndpoint.get("listSettlements", "/api/partner/v1/settlements")
