@@ -84,8 +84,8 @@ const partnerJson = (p: PartnerSummaryRow) => ({
     environment: c.environment,
     scopes: c.scopes,
     active: c.active,
-    created_at: new Date(c.created_at).toISOString(),
-    revoked_at: c.revoked_at === null ? null : new Date(c.revoked_at).toISOString()
+    created_at: c.created_at.toISOString(),
+    revoked_at: c.revoked_at === null ? null : c.revoked_at.toISOString()
   }))
 })
 const partnerLine = (p: PartnerSummaryRow) => {

@@ -105,13 +105,6 @@ const make = Effect.gen(function*() {
         return yield* issue(partnerId, input.environment, input.scopes)
       }),
 
-    /** A further credential for an existing partner (e.g. a live key next to the sandbox one). */
-    addCredential: (partnerId: string, environment: PartnerEnvironment, scopes: ReadonlyArray<Scope>) =>
-      Effect.gen(function*() {
-        if (!(yield* repo.partnerExists(partnerId))) return Option.none<IssuedCredential>()
-        return Option.some(yield* issue(partnerId, environment, scopes))
-      }),
-
     revoke: (keyId: string) => repo.deactivate(keyId),
 
     /** New key id and secret with the same partner, environment and scopes; the old one is revoked. */
@@ -155,7 +148,6 @@ const make = Effect.gen(function*() {
     /** Changes the rate for orders recorded from now on (recorded orders keep theirs). */
     setCommission: (partnerId: string, bps: number) => repo.setCommission(partnerId, bps),
     showPartner: (partnerId: string) => Effect.map(repo.listPartners(1, partnerId), (rows) => Option.fromNullable(rows[0])),
-    rememberNonce: repo.rememberNonce,
     purgeNonces: repo.purgeNonces
   }
 })

@@ -1,99 +1,117 @@
-/** SQL for partners, their credentials and the nonces seen. */
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
-import type { PartnerEnvironment, Scope } from "./Auth.js"
+/**
+ * SQL for partners, their credentials and the nonces seen. Rows are decoded by the schemas below
+ * (one row, or one per request of a group-committed batch, on the signed path); a database error
+ * is a defect here, once.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SCOPES } from "./Auth.js"
 
-export interface CredentialRow {
-  readonly id: string
-  readonly partner_id: string
-  readonly key_id: string
-  readonly secret_sealed: string
-  readonly environment: PartnerEnvironment
-  readonly scopes: ReadonlyArray<Scope>
-  readonly active: boolean
-  readonly affiliate: boolean
-  readonly partner_name: string
-  readonly created_at: Date
-  readonly revoked_at: Date | null
-}
+const Environment = Schema.Literal("live", "sandbox")
+const Scopes = Schema.Array(Schema.Literal(...SCOPES))
 
-export interface PartnerSummaryRow {
-  readonly id: string
-  readonly name: string
-  readonly affiliate: boolean
-  readonly commission_bps: number
-  readonly created_at: Date
-  readonly credentials: ReadonlyArray<{
-    readonly key_id: string
-    readonly environment: PartnerEnvironment
-    readonly scopes: ReadonlyArray<Scope>
-    readonly active: boolean
-    readonly created_at: string
-    readonly revoked_at: string | null
-  }>
-}
+export const CredentialRow = Schema.Struct({
+  id: Schema.String,
+  partner_id: Schema.String,
+  key_id: Schema.String,
+  secret_sealed: Schema.String,
+  environment: Environment,
+  scopes: Scopes,
+  active: Schema.Boolean,
+  affiliate: Schema.Boolean,
+  partner_name: Schema.String,
+  created_at: Schema.DateFromSelf,
+  revoked_at: Schema.NullOr(Schema.DateFromSelf)
+})
+export type CredentialRow = typeof CredentialRow.Type
+
+export const PartnerSummaryRow = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  affiliate: Schema.Boolean,
+  commission_bps: Schema.Number,
+  created_at: Schema.DateFromSelf,
+  /** Aggregated as JSON: the times arrive as strings. */
+  credentials: Schema.Array(Schema.Struct({
+    key_id: Schema.String,
+    environment: Environment,
+    scopes: Scopes,
+    active: Schema.Boolean,
+    created_at: Schema.Date,
+    revoked_at: Schema.NullOr(Schema.Date)
+  }))
+})
+export type PartnerSummaryRow = typeof PartnerSummaryRow.Type
+
+const NewPartner = Schema.Struct({ id: Schema.String, name: Schema.String, affiliate: Schema.Boolean, commissionBps: Schema.Number })
+
+const NewCredential = Schema.Struct({
+  id: Schema.String,
+  partnerId: Schema.String,
+  keyId: Schema.String,
+  secretSealed: Schema.String,
+  environment: Environment,
+  scopes: Scopes
+})
+
+const Admission = Schema.Struct({ i: Schema.Number, active: Schema.Boolean, fresh: Schema.Boolean })
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const findCredential = (keyId: string) =>
-    sql<CredentialRow>`
-      select c.id, c.partner_id, c.key_id, c.secret_sealed, c.environment, c.scopes, c.active, c.created_at, c.revoked_at,
-             p.affiliate, p.name as partner_name
-      from partner_credentials c join partners p on p.id = c.partner_id
-      where c.key_id = ${keyId}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+  const findCredential = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: CredentialRow,
+    execute: (keyId) =>
+      sql`
+        select c.id, c.partner_id, c.key_id, c.secret_sealed, c.environment, c.scopes, c.active, c.created_at, c.revoked_at,
+               p.affiliate, p.name as partner_name
+        from partner_credentials c join partners p on p.id = c.partner_id
+        where c.key_id = ${keyId}`
+  })
 
-  return {
-    findCredential,
-
-    insertPartner: (p: { id: string; name: string; affiliate: boolean; commissionBps: number }) =>
+  const insertPartner = SqlSchema.void({
+    Request: NewPartner,
+    execute: (p) =>
       sql`insert into partners (id, name, affiliate, commission_bps)
-          values (${p.id}, ${p.name}, ${p.affiliate}, ${p.commissionBps})`.pipe(Effect.asVoid),
+          values (${p.id}, ${p.name}, ${p.affiliate}, ${p.commissionBps})`
+  })
 
-    setCommission: (partnerId: string, bps: number) =>
-      sql<{ id: string }>`update partners set commission_bps = ${bps} where id = ${partnerId} returning id`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      ),
+  const setCommission = SqlSchema.findOne({
+    Request: Schema.Struct({ partnerId: Schema.String, bps: Schema.Number }),
+    Result: Schema.Struct({ id: Schema.String }),
+    execute: (r) => sql`update partners set commission_bps = ${r.bps} where id = ${r.partnerId} returning id`
+  })
 
-    insertCredential: (c: {
-      id: string
-      partnerId: string
-      keyId: string
-      secretSealed: string
-      environment: PartnerEnvironment
-      scopes: ReadonlyArray<Scope>
-    }) =>
+  const insertCredential = SqlSchema.void({
+    Request: NewCredential,
+    execute: (c) =>
       sql`insert into partner_credentials (id, partner_id, key_id, secret_sealed, environment, scopes)
-          values (${c.id}, ${c.partnerId}, ${c.keyId}, ${c.secretSealed}, ${c.environment}, ${[...c.scopes] as any}::text[])`.pipe(Effect.asVoid),
+          values (${c.id}, ${c.partnerId}, ${c.keyId}, ${c.secretSealed}, ${c.environment}, ${[...c.scopes] as any}::text[])`
+  })
 
-    deactivate: (keyId: string) =>
-      sql<{ key_id: string }>`update partner_credentials set active = false, revoked_at = coalesce(revoked_at, now())
-          where key_id = ${keyId} returning key_id`.pipe(Effect.map((rows) => rows.length > 0)),
+  const deactivate = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: Schema.Struct({ key_id: Schema.String }),
+    execute: (keyId) =>
+      sql`update partner_credentials set active = false, revoked_at = coalesce(revoked_at, now())
+          where key_id = ${keyId} returning key_id`
+  })
 
-    /** Records a nonce; false when this credential already used it (a replay). */
-    rememberNonce: (keyId: string, nonce: string, ttlSeconds: number) =>
-      sql<{ nonce: string }>`
-        insert into partner_nonces (key_id, nonce, expires_at)
-        values (${keyId}, ${nonce}, now() + ${`${ttlSeconds} seconds`}::interval)
-        on conflict do nothing returning nonce`.pipe(Effect.map((rows) => rows.length === 1)),
-
-    /**
-     * Admission of many signed requests in one statement (group commit): for each (key id, nonce),
-     * whether the credential is active now and, when it is, whether the nonce was new (recorded
-     * here; a nonce of an inactive credential is not recorded). Answers in the order given; each
-     * (key id, nonce) pair must appear at most once.
-     */
-    admitNonces: (items: ReadonlyArray<{ readonly keyId: string; readonly nonce: string }>, ttlSeconds: number) =>
-      sql<{ i: number; active: boolean; fresh: boolean }>`
+  const admitNonces = SqlSchema.findAll({
+    Request: Schema.Struct({ keyIds: Schema.Array(Schema.String), nonces: Schema.Array(Schema.String), ttlSeconds: Schema.Number }),
+    Result: Admission,
+    execute: (r) =>
+      sql`
         with req as (
           select r.key_id, r.nonce, r.i::int as i
-          from unnest(${items.map((x) => x.keyId) as any}::text[], ${items.map((x) => x.nonce) as any}::text[])
+          from unnest(${r.keyIds as any}::text[], ${r.nonces as any}::text[])
             with ordinality as r (key_id, nonce, i)
         ), live as (
           select req.* from req join partner_credentials c on c.key_id = req.key_id and c.active
         ), ins as (
           insert into partner_nonces (key_id, nonce, expires_at)
-          select key_id, nonce, now() + ${`${ttlSeconds} seconds`}::interval from live
+          select key_id, nonce, now() + ${`${r.ttlSeconds} seconds`}::interval from live
           on conflict do nothing
           returning key_id, nonce
         )
@@ -101,22 +119,19 @@ const make = Effect.gen(function*() {
         from req
           left join live on live.i = req.i
           left join ins on ins.key_id = req.key_id and ins.nonce = req.nonce
-        order by req.i`.pipe(
-        Effect.map((rows) => {
-          const out = items.map(() => ({ active: false, fresh: false }))
-          for (const r of rows) out[Number(r.i) - 1] = { active: r.active, fresh: r.fresh }
-          return out
-        })
-      ),
+        order by req.i`
+  })
 
-    purgeNonces: sql`delete from partner_nonces where expires_at < now()`.pipe(Effect.asVoid),
+  const purgeNonces = SqlSchema.void({
+    Request: Schema.Void,
+    execute: () => sql`delete from partner_nonces where expires_at < now()`
+  })
 
-    partnerExists: (partnerId: string) =>
-      sql<{ id: string }>`select id from partners where id = ${partnerId}`.pipe(Effect.map((rows) => rows.length > 0)),
-
-    /** Partners, newest first, with their credentials (never the sealed secrets). */
-    listPartners: (limit: number, partnerId?: string) =>
-      sql<PartnerSummaryRow>`
+  const listPartners = SqlSchema.findAll({
+    Request: Schema.Struct({ limit: Schema.Number, partnerId: Schema.optional(Schema.String) }),
+    Result: PartnerSummaryRow,
+    execute: ({ limit, partnerId }) =>
+      sql`
         select p.id, p.name, p.affiliate, p.commission_bps, p.created_at,
                coalesce(json_agg(json_build_object(
                  'key_id', c.key_id, 'environment', c.environment, 'scopes', c.scopes, 'active', c.active,
@@ -127,6 +142,41 @@ const make = Effect.gen(function*() {
         group by p.id, p.name, p.affiliate, p.commission_bps, p.created_at
         order by p.created_at desc, p.id desc
         limit ${limit}`
+  })
+
+  return {
+    findCredential: (keyId: string) => Effect.orDie(findCredential(keyId)),
+
+    insertPartner: (p: typeof NewPartner.Type) => Effect.orDie(insertPartner(p)),
+
+    /** False when there is no such partner. */
+    setCommission: (partnerId: string, bps: number) => Effect.orDie(Effect.map(setCommission({ partnerId, bps }), Option.isSome)),
+
+    insertCredential: (c: typeof NewCredential.Type) => Effect.orDie(insertCredential(c)),
+
+    /** False when there is no such credential. */
+    deactivate: (keyId: string) => Effect.orDie(Effect.map(deactivate(keyId), Option.isSome)),
+
+    /**
+     * Admission of many signed requests in one statement (group commit): for each (key id, nonce),
+     * whether the credential is active now and, when it is, whether the nonce was new (recorded
+     * here; a nonce of an inactive credential is not recorded). Answers in the order given; each
+     * (key id, nonce) pair must appear at most once.
+     */
+    admitNonces: (items: ReadonlyArray<{ readonly keyId: string; readonly nonce: string }>, ttlSeconds: number) =>
+      admitNonces({ keyIds: items.map((x) => x.keyId), nonces: items.map((x) => x.nonce), ttlSeconds }).pipe(
+        Effect.map((rows) => {
+          const out = items.map(() => ({ active: false, fresh: false }))
+          for (const r of rows) out[r.i - 1] = { active: r.active, fresh: r.fresh }
+          return out
+        }),
+        Effect.orDie
+      ),
+
+    purgeNonces: Effect.orDie(purgeNonces(undefined)),
+
+    /** Partners, newest first, with their credentials (never the sealed secrets). */
+    listPartners: (limit: number, partnerId?: string) => Effect.orDie(listPartners({ limit, partnerId }))
   }
 })
 

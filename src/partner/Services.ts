@@ -57,5 +57,5 @@ export const PartnerHandlersLive = Layer.mergeAll(
 /** HttpApi middleware of the partner and admin groups. */
 export const PartnerMiddlewareLive = Layer.mergeAll(PartnerAuthLive, AdminAuthLive)
 
-/** Background work of the Partner API: webhook delivery, nonce janitor, the settlement schedule. */
+/** Background work of the Partner API: webhook delivery, nonce janitor, the settlement and payout schedules. */
 export const PartnerWorkersLive = Layer.mergeAll(WebhookWorkersLive, LedgerWorkersLive)

@@ -7,13 +7,16 @@ import { Schema } from "effect"
 import { AdminAuth } from "../../admin/Auth.js"
 import { ACCOUNTS, PAYMENT_MODELS } from "../../domain/Ledger.js"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
-import { BadRequest, Forbidden, InternalError, NotFound, Unauthorized } from "../../platform/Errors.js"
+import { BadRequest, errorWire, InternalError, Unauthorized } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { OrderStatusSchema } from "../orders/Api.js"
 import { Paging } from "../Common.js"
+import { InvalidCursor, NotAnAffiliate, SettlementNotFound } from "./Errors.js"
 
 const Cents = Schema.Int.annotations({ description: "Integer USD cents" })
-const Time = Schema.String.annotations({ description: "RFC 3339 UTC with milliseconds" })
+/** A time: a `Date` in the handlers, RFC 3339 UTC with milliseconds (`toISOString`) on the wire. */
+const time = (description = "RFC 3339 UTC with milliseconds") => Schema.Date.annotations({ jsonSchema: { type: "string", format: "date-time", description } })
+const Time = time()
 const IsoDate = Schema.String.annotations({ description: "RFC 3339 date-time or YYYY-MM-DD" })
 export const PaymentModelSchema = Schema.Literal(...PAYMENT_MODELS).annotations({ title: "PaymentModel" })
 
@@ -87,20 +90,20 @@ export const PayoutPage = Schema.Struct({
   next_cursor: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "PayoutPage" })
 
-
 export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
   .add(
     HttpApiEndpoint.get("listSettlements", "/api/partner/v1/settlements")
       .setUrlParams(Schema.Struct({ from: Schema.optional(IsoDate), to: Schema.optional(IsoDate), ...Paging }))
       .addSuccess(StatementPage)
       .addError(BadRequest)
+      .addError(errorWire(InvalidCursor))
       .annotate(OpenApi.Summary, "Settlement statements, newest first (filters on period_end)")
       .pipe(requiresScope("buy"), documentedAt("/docs/money.md#statements"))
   )
   .add(
     HttpApiEndpoint.get("getSettlement")`/api/partner/v1/settlements/${HttpApiSchema.param("id", Schema.String)}`
       .addSuccess(Statement)
-      .addError(NotFound)
+      .addError(errorWire(SettlementNotFound))
       .annotate(OpenApi.Summary, "One statement with its lines")
       .pipe(requiresScope("buy"), documentedAt("/docs/money.md#statements"))
   )
@@ -115,6 +118,7 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       }))
       .addSuccess(TransactionPage)
       .addError(BadRequest)
+      .addError(errorWire(InvalidCursor))
       .annotate(OpenApi.Summary, "Sales history with totals (GMV, commission) over the whole filter")
       .pipe(requiresScope("report"), documentedAt("/docs/money.md#transactions"))
   )
@@ -123,6 +127,7 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(PayoutPage)
       .addError(BadRequest)
+      .addError(errorWire(InvalidCursor))
       .annotate(OpenApi.Summary, "Payouts of commission earned on service-collected sales")
       .pipe(requiresScope("report"), documentedAt("/docs/money.md#payouts"))
   )
@@ -131,7 +136,8 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(PayoutPage)
       .addError(BadRequest)
-      .addError(Forbidden)
+      .addError(errorWire(InvalidCursor))
+      .addError(errorWire(NotAnAffiliate))
       .annotate(OpenApi.Summary, "Affiliate: payouts of referral commission")
       .pipe(requiresScope("report"), documentedAt("/docs/money.md#payouts"))
   )
@@ -145,7 +151,7 @@ export const RunResult = Schema.Struct({
   status: Schema.Literal("completed", "skipped").annotations({ description: "skipped: another run holds the lock" }),
   run_id: Schema.NullOr(Schema.String),
   as_of: Time,
-  cutoff: Time.annotations({ description: "as_of − SETTLEMENT_HOLD_DAYS: orders completed at or before it settle" }),
+  cutoff: time("as_of − SETTLEMENT_HOLD_DAYS: orders completed at or before it settle"),
   orders_settled: Schema.Int,
   statements: Schema.Array(Schema.Struct({
     id: Schema.String,
@@ -205,6 +211,7 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(StatementPage)
       .addError(BadRequest)
+      .addError(errorWire(InvalidCursor))
       .annotate(OpenApi.Summary, "Every partner's statements, newest first")
   )
   .add(

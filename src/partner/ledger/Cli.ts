@@ -34,7 +34,7 @@ export const settleCommand = Command.make("settle", { json, asOf }, (o) =>
     yield* print(
       o.json,
       r,
-      [`Run ${r.run_id} as of ${r.as_of} (orders completed by ${r.cutoff}): ${r.orders_settled} orders settled, ${r.statements.length} statements.`]
+      [`Run ${r.run_id} as of ${r.as_of.toISOString()} (orders completed by ${r.cutoff.toISOString()}): ${r.orders_settled} orders settled, ${r.statements.length} statements.`]
         .concat(r.statements.map((s) => `  ${s.id} ${s.partner_id} ${s.environment}: ${s.orders_count} orders, gross ${format(money(s.gross_sold_cents, s.currency))}, owed ${format(money(s.amount_owed_cents, s.currency))}`))
         .join("\n")
     )
@@ -75,13 +75,13 @@ const limit = Options.integer("limit").pipe(Options.withDefault(25))
 
 const list = Command.make("list", { json, limit }, (o) =>
   Effect.gen(function*() {
-    const rows = yield* (yield* MoneyRepo).statements(null, {}, null, o.limit).pipe(Effect.orDie)
+    const rows = yield* (yield* MoneyRepo).statements(null, {}, null, o.limit)
     yield* print(
       o.json,
       { statements: rows },
       rows.length === 0
         ? "No statements."
-        : rows.map((s) => `${s.id} ${s.partner_id} ${s.environment} ${s.orders_count} orders gross ${format(money(Number(s.gross_sold_cents), s.currency))} owed ${format(money(Number(s.amount_owed_cents), s.currency))}`).join("\n")
+        : rows.map((s) => `${s.id} ${s.partner_id} ${s.environment} ${s.orders_count} orders gross ${format(money(s.gross_sold_cents, s.currency))} owed ${format(money(s.amount_owed_cents, s.currency))}`).join("\n")
     )
   })).pipe(Command.withDescription("Newest settlement statements of every partner"))
 

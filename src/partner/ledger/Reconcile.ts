@@ -2,9 +2,12 @@
  * The reconciliation check (`ledger verify`, GET /api/admin/ledger/verify): proves from the
  * tables that every transaction balances and that statements, each partner's balances and the
  * payouts agree with the orders to the cent. Read-only; a non-empty `problems` list is a bug.
+ *
+ * Its queries are the checks themselves, so they live here rather than in Repo.ts; rows are
+ * decoded by their schemas and a database error is a defect (`verify` is one `orDie`).
  */
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
 import { Books } from "./Books.js"
 
 export interface Problem {
@@ -19,11 +22,19 @@ const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const books = yield* Books
 
+  /** A check's rows, decoded by `Row`: ``rows(Row)`select …` `` (the statement takes no request). */
+  const rows = <A, I>(Row: Schema.Schema<A, I>) => (strings: TemplateStringsArray, ...args: Array<any>) =>
+    SqlSchema.findAll({ Request: Schema.Void, Result: Row, execute: () => sql(strings, ...args) })(undefined)
+  /** The one row of an aggregate. */
+  const one = <A, I>(Row: Schema.Schema<A, I>) => (strings: TemplateStringsArray, ...args: Array<any>) =>
+    SqlSchema.single({ Request: Schema.Void, Result: Row, execute: () => sql(strings, ...args) })(undefined)
+  const IdMessage = Schema.Struct({ id: Schema.String, message: Schema.String })
+
   const verify = Effect.gen(function*() {
     const problems: Array<Problem> = []
     const add = (check: string, subject: string, message: string) => problems.push({ check, subject, message })
 
-    for (const r of yield* sql<{ id: string; total: number; currencies: number; owners: number }>`
+    for (const r of yield* rows(Schema.Struct({ id: Schema.String, total: Schema.Number, currencies: Schema.Number }))`
       select t.id, coalesce(sum(e.amount_cents), 0) as total, count(distinct e.currency) as currencies,
              count(distinct (e.partner_id, e.environment)) filter (where e.partner_id <> t.partner_id or e.environment <> t.environment) as owners
       from ledger_transactions t left join ledger_entries e on e.transaction_id = t.id
@@ -32,7 +43,7 @@ const make = Effect.gen(function*() {
       add("balanced", r.id, `entries sum to ${r.total} across ${r.currencies} currencies`)
     }
 
-    for (const r of yield* sql<{ id: string; message: string }>`
+    for (const r of yield* rows(IdMessage)`
       select s.id, format('statement %s: orders_count %s/%s gross %s/%s retained %s/%s owed %s/%s payable %s/%s (stored/lines)',
         s.id, s.orders_count, count(l.*), s.gross_sold_cents, coalesce(sum(l.sale_price_cents), 0),
         s.commission_retained_cents, coalesce(sum(l.commission_cents) filter (where l.payment_model = 'partner_collected'), 0),
@@ -49,7 +60,7 @@ const make = Effect.gen(function*() {
     }
 
     // Statement status: `paid` exactly when paid payouts cover it, oldest statement first (docs/money.md).
-    for (const r of yield* sql<{ id: string; status: string; expected: string }>`
+    for (const r of yield* rows(Schema.Struct({ id: Schema.String, status: Schema.String, expected: Schema.String }))`
       select s.id, s.status, s.expected from (
         select s.id, s.status, case when s.commission_payable_cents > 0 and s.cumulative <= coalesce(p.paid, 0) then 'paid' else 'closed' end as expected
         from (select *, sum(commission_payable_cents) over (partition by partner_id, environment, currency order by id) as cumulative
@@ -61,7 +72,7 @@ const make = Effect.gen(function*() {
       add("statement_status", r.id, `status is ${r.status}; the paid payouts make it ${r.expected}`)
     }
 
-    for (const r of yield* sql<{ id: string; message: string }>`
+    for (const r of yield* rows(IdMessage)`
       select o.id, case
         when o.commission_cents <> o.sale_price_cents * o.commission_bps / 10000 then 'commission differs from the frozen rate'
         when not exists (select 1 from ledger_transactions t where t.natural_key = 'order:' || o.id || ':recorded') then 'sale not posted'
@@ -81,7 +92,7 @@ const make = Effect.gen(function*() {
     }
 
     // The maintained sales totals (GET /transactions) against the orders they sum.
-    for (const r of yield* sql<{ subject: string; stored: string; actual: string }>`
+    for (const r of yield* rows(Schema.Struct({ subject: Schema.String, stored: Schema.NullOr(Schema.String), actual: Schema.NullOr(Schema.String) }))`
       select concat_ws('/', partner_id, environment, day, status, payment_model) as subject,
              concat_ws('/', a.count, a.gmv_cents, a.commission_cents) as stored, concat_ws('/', b.count, b.gmv_cents, b.commission_cents) as actual
       from (select * from partner_order_totals where count <> 0 or gmv_cents <> 0 or commission_cents <> 0) a
@@ -94,19 +105,19 @@ const make = Effect.gen(function*() {
     }
 
     // Each partner's balances against what its orders and payouts imply.
-    const owners = yield* sql<{ partner_id: string; environment: "live" | "sandbox"; currency: string }>`
+    const owners = yield* rows(Schema.Struct({ partner_id: Schema.String, environment: Schema.Literal("live", "sandbox"), currency: Schema.String }))`
       select distinct partner_id, environment, currency from ledger_transactions
       union select distinct partner_id, environment, currency from partner_orders`
     for (const o of owners) {
       const b = yield* books.balances(o.partner_id, o.environment, o.currency)
-      const [x] = yield* sql<Record<string, number>>`
+      const x = yield* one(Schema.Struct({ receivable: Schema.Number, receivable_settled: Schema.Number, accrued: Schema.Number, earned: Schema.Number }))`
         select
           coalesce(sum(sale_price_cents - commission_cents) filter (where payment_model = 'partner_collected' and status in ${sql.in(OPEN)}), 0) as receivable,
           coalesce(sum(sale_price_cents - commission_cents) filter (where payment_model = 'partner_collected' and status = 'SETTLED'), 0) as receivable_settled,
           coalesce(sum(commission_cents) filter (where payment_model <> 'partner_collected' and status in ${sql.in(OPEN)}), 0) as accrued,
           coalesce(sum(commission_cents) filter (where payment_model <> 'partner_collected' and status = 'SETTLED'), 0) as earned
         from partner_orders where partner_id = ${o.partner_id} and environment = ${o.environment} and currency = ${o.currency}`
-      const [p] = yield* sql<Record<string, number>>`
+      const p = yield* one(Schema.Struct({ paid: Schema.Number, pending: Schema.Number }))`
         select coalesce(sum(amount_cents) filter (where status = 'paid'), 0) as paid,
                coalesce(sum(amount_cents) filter (where status = 'pending'), 0) as pending
         from partner_payouts where partner_id = ${o.partner_id} and environment = ${o.environment} and currency = ${o.currency}`
@@ -114,19 +125,19 @@ const make = Effect.gen(function*() {
       const expect = (name: string, actual: number, expected: number) => {
         if (actual !== expected) add("balance", subject, `${name} is ${actual}, the orders and payouts imply ${expected}`)
       }
-      expect("partner_receivable", b.partner_receivable, Number(x!.receivable))
-      expect("partner_receivable_settled", b.partner_receivable_settled, Number(x!.receivable_settled))
-      expect("commission_accrued", b.commission_accrued, -Number(x!.accrued))
-      expect("commission_payable + payouts", b.commission_payable + b.payouts_in_flight + b.payouts_paid, -Number(x!.earned))
-      expect("payouts_paid", b.payouts_paid, -Number(p!.paid))
-      expect("payouts_in_flight", b.payouts_in_flight, -Number(p!.pending))
+      expect("partner_receivable", b.partner_receivable, x.receivable)
+      expect("partner_receivable_settled", b.partner_receivable_settled, x.receivable_settled)
+      expect("commission_accrued", b.commission_accrued, -x.accrued)
+      expect("commission_payable + payouts", b.commission_payable + b.payouts_in_flight + b.payouts_paid, -x.earned)
+      expect("payouts_paid", b.payouts_paid, -p.paid)
+      expect("payouts_in_flight", b.payouts_in_flight, -p.pending)
       if (b.commission_payable > 0) add("balance", subject, `commission_payable is overdrawn by ${b.commission_payable}`)
     }
 
-    const [counts] = yield* sql<{ transactions: number; statements: number; orders: number; payouts: number }>`
+    const counts = yield* one(Schema.Struct({ transactions: Schema.Number, statements: Schema.Number, orders: Schema.Number, payouts: Schema.Number }))`
       select (select count(*) from ledger_transactions)::int as transactions, (select count(*) from settlement_statements)::int as statements,
              (select count(*) from partner_orders)::int as orders, (select count(*) from partner_payouts)::int as payouts`
-    return { ok: problems.length === 0, checked: counts!, problems }
+    return { ok: problems.length === 0, checked: counts, problems }
   }).pipe(Effect.orDie)
 
   const balance = (partnerId: string, environment: "live" | "sandbox", currency = "USD") =>

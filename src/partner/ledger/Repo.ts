@@ -1,81 +1,137 @@
 /**
- * Reads of the money tables for partners and operators: statements and their lines, the sales
- * history (partner_orders, read-only here) with totals over the whole filter, payouts.
- * Every partner read is keyed by partner AND environment.
+ * SQL of the money tables other than the books (Books.ts writes `ledger_transactions` and
+ * `ledger_entries`): settlement runs, statements and their lines, payouts, and the sales history
+ * (partner_orders, read-only here) with totals over the whole filter. Every partner read is keyed
+ * by partner AND environment.
+ *
+ * Rows are decoded by the schemas below (money columns are `bigint`, numbers through the driver's
+ * int8 parser on both databases: platform/Database.ts); a database error is a defect here, once.
+ * The callers keep their transactions (`transaction` runs one; the statements below join it).
  */
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
-import type { PaymentModel } from "../../domain/Ledger.js"
-import type { OrderStatus } from "../../domain/OrderState.js"
-import type { PartnerEnvironment } from "../Auth.js"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { PAYMENT_MODELS } from "../../domain/Ledger.js"
+import { ORDER_STATUSES } from "../../domain/OrderState.js"
+import { bulkInsert } from "../../platform/BulkInsert.js"
+import { transactionOf } from "../../platform/SqlTransaction.js"
 
-export interface StatementRow {
-  readonly id: string
-  readonly run_id: string
-  readonly partner_id: string
-  readonly environment: PartnerEnvironment
-  readonly currency: string
-  readonly period_start: Date
-  readonly period_end: Date
-  readonly orders_count: number
-  readonly gross_sold_cents: number
-  readonly commission_retained_cents: number
-  readonly amount_owed_cents: number
-  readonly commission_payable_cents: number
-  readonly refunds_cents: number
-  readonly status: "closed" | "paid"
-  readonly created_at: Date
-}
+const Environment = Schema.Literal("live", "sandbox")
+const PaymentModel = Schema.Literal(...PAYMENT_MODELS)
+const OrderStatus = Schema.Literal(...ORDER_STATUSES)
 
-export interface LineRow {
-  readonly order_id: string
-  readonly statement_id: string
-  readonly domain: string
-  readonly payment_model: PaymentModel
-  readonly sale_price_cents: number
-  readonly commission_cents: number
-  readonly owed_cents: number
-}
+export const StatementRow = Schema.Struct({
+  id: Schema.String,
+  run_id: Schema.String,
+  partner_id: Schema.String,
+  environment: Environment,
+  currency: Schema.String,
+  period_start: Schema.DateFromSelf,
+  period_end: Schema.DateFromSelf,
+  orders_count: Schema.Number,
+  gross_sold_cents: Schema.Number,
+  commission_retained_cents: Schema.Number,
+  amount_owed_cents: Schema.Number,
+  commission_payable_cents: Schema.Number,
+  refunds_cents: Schema.Number,
+  status: Schema.Literal("closed", "paid"),
+  created_at: Schema.DateFromSelf
+})
+export type StatementRow = typeof StatementRow.Type
 
-export interface TransactionRow {
-  readonly id: string
-  readonly order_id: string
-  readonly domain: string
-  readonly payment_model: PaymentModel
-  readonly status: OrderStatus
-  readonly sale_price_cents: number
-  readonly commission_cents: number
-  readonly currency: string
-  readonly created_at: Date
-  readonly settled_at: Date | null
-}
+export const LineRow = Schema.Struct({
+  order_id: Schema.String,
+  statement_id: Schema.String,
+  domain: Schema.String,
+  payment_model: PaymentModel,
+  sale_price_cents: Schema.Number,
+  commission_cents: Schema.Number,
+  owed_cents: Schema.Number
+})
+export type LineRow = typeof LineRow.Type
 
-export interface PayoutRow {
-  readonly id: string
-  readonly partner_id: string
-  readonly environment: PartnerEnvironment
-  readonly amount_cents: number
-  readonly currency: string
-  readonly status: "pending" | "paid" | "failed"
-  readonly method: string
-  readonly source: "checkout" | "referral" | "brokerage" | "mixed"
-  readonly provider_ref: string | null
-  readonly failure: string | null
-  readonly created_at: Date
-  readonly paid_at: Date | null
-}
+export const TransactionRow = Schema.Struct({
+  id: Schema.String,
+  order_id: Schema.String,
+  domain: Schema.String,
+  payment_model: PaymentModel,
+  status: OrderStatus,
+  sale_price_cents: Schema.Number,
+  commission_cents: Schema.Number,
+  currency: Schema.String,
+  created_at: Schema.DateFromSelf,
+  settled_at: Schema.NullOr(Schema.DateFromSelf)
+})
+export type TransactionRow = typeof TransactionRow.Type
 
-export interface TransactionFilters {
-  readonly from?: Date | undefined
-  readonly to?: Date | undefined
-  readonly status?: OrderStatus | undefined
-  readonly paymentModel?: PaymentModel | undefined
-}
+export const PayoutSource = Schema.Literal("checkout", "referral", "brokerage", "mixed")
 
-export interface Owner {
-  readonly partnerId: string
-  readonly environment: PartnerEnvironment
-}
+export const PayoutRow = Schema.Struct({
+  id: Schema.String,
+  partner_id: Schema.String,
+  environment: Environment,
+  amount_cents: Schema.Number,
+  currency: Schema.String,
+  status: Schema.Literal("pending", "paid", "failed"),
+  method: Schema.String,
+  source: PayoutSource,
+  provider_ref: Schema.NullOr(Schema.String),
+  failure: Schema.NullOr(Schema.String),
+  created_at: Schema.DateFromSelf,
+  paid_at: Schema.NullOr(Schema.DateFromSelf)
+})
+export type PayoutRow = typeof PayoutRow.Type
+
+export const Totals = Schema.Struct({ count: Schema.Number, gmv_cents: Schema.Number, commission_cents: Schema.Number })
+export type Totals = typeof Totals.Type
+
+const Owner = Schema.Struct({ partnerId: Schema.String, environment: Environment })
+export type Owner = typeof Owner.Type
+
+/** Which money a statement, a payout or a settlement group is about. */
+const Group = Schema.Struct({ partner_id: Schema.String, environment: Environment, currency: Schema.String })
+export type Group = typeof Group.Type
+
+const TransactionFilters = Schema.Struct({
+  from: Schema.optional(Schema.DateFromSelf),
+  to: Schema.optional(Schema.DateFromSelf),
+  status: Schema.optional(OrderStatus),
+  paymentModel: Schema.optional(PaymentModel)
+})
+export type TransactionFilters = typeof TransactionFilters.Type
+
+const Page = { beforeId: Schema.NullOr(Schema.String), limit: Schema.Number }
+
+const NewStatement = Schema.Struct({
+  ...StatementRow.pick(
+    "id",
+    "run_id",
+    "partner_id",
+    "environment",
+    "currency",
+    "period_start",
+    "period_end",
+    "orders_count",
+    "gross_sold_cents",
+    "commission_retained_cents",
+    "amount_owed_cents",
+    "commission_payable_cents",
+    "refunds_cents"
+  ).fields
+})
+
+const LINE_COLUMNS = [
+  ["order_id", "text"],
+  ["statement_id", "text"],
+  ["domain", "text"],
+  ["payment_model", "text"],
+  ["sale_price_cents", "bigint"],
+  ["commission_cents", "bigint"],
+  ["owed_cents", "bigint"]
+] as const
+
+const NewRun = Schema.Struct({ id: Schema.String, trigger: Schema.String, as_of: Schema.DateFromSelf, cutoff: Schema.DateFromSelf })
+
+const NewPayout = Schema.Struct({ ...PayoutRow.pick("id", "partner_id", "environment", "amount_cents", "currency", "method", "source").fields })
 
 const DAY_MS = 86_400_000
 const floorDay = (d: Date) => new Date(Math.floor(d.getTime() / DAY_MS) * DAY_MS)
@@ -85,47 +141,61 @@ const isoDay = (d: Date) => d.toISOString().slice(0, 10)
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const txWhere = (o: Owner, f: TransactionFilters) =>
-    sql`partner_id = ${o.partnerId} and environment = ${o.environment}
-        ${f.from ? sql`and created_at >= ${f.from}` : sql``}
-        ${f.to ? sql`and created_at < ${f.to}` : sql``}
-        ${f.status ? sql`and status = ${f.status}` : sql``}
-        ${f.paymentModel ? sql`and payment_model = ${f.paymentModel}` : sql``}`
+  const owned = (o: Owner | null) => (o ? sql`and partner_id = ${o.partnerId} and environment = ${o.environment}` : sql``)
 
-  return {
-    statements: (o: Owner | null, f: { from?: Date | undefined; to?: Date | undefined }, beforeId: string | null, limit: number) =>
-      sql<StatementRow>`
+  const statements = SqlSchema.findAll({
+    Request: Schema.Struct({ owner: Schema.NullOr(Owner), from: Schema.optional(Schema.DateFromSelf), to: Schema.optional(Schema.DateFromSelf), ...Page }),
+    Result: StatementRow,
+    execute: (r) =>
+      sql`
         select * from settlement_statements
         where true
-          ${o ? sql`and partner_id = ${o.partnerId} and environment = ${o.environment}` : sql``}
-          ${f.from ? sql`and period_end >= ${f.from}` : sql``}
-          ${f.to ? sql`and period_end < ${f.to}` : sql``}
-          ${beforeId ? sql`and id < ${beforeId}` : sql``}
-        order by id desc limit ${limit}`,
+          ${owned(r.owner)}
+          ${r.from ? sql`and period_end >= ${r.from}` : sql``}
+          ${r.to ? sql`and period_end < ${r.to}` : sql``}
+          ${r.beforeId ? sql`and id < ${r.beforeId}` : sql``}
+        order by id desc limit ${r.limit}`
+  })
 
-    statement: (id: string, o: Owner | null) =>
-      sql<StatementRow>`
-        select * from settlement_statements where id = ${id}
-          ${o ? sql`and partner_id = ${o.partnerId} and environment = ${o.environment}` : sql``}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]))
-      ),
+  const statement = SqlSchema.findOne({
+    Request: Schema.Struct({ id: Schema.String, owner: Schema.NullOr(Owner) }),
+    Result: StatementRow,
+    execute: (r) => sql`select * from settlement_statements where id = ${r.id} ${owned(r.owner)}`
+  })
 
-    lines: (statementId: string) => sql<LineRow>`select * from settlement_lines where statement_id = ${statementId} order by order_id`,
+  const lines = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: LineRow,
+    execute: (statementId) => sql`select * from settlement_lines where statement_id = ${statementId} order by order_id`
+  })
 
-    transactions: (o: Owner, f: TransactionFilters, beforeId: string | null, limit: number) =>
-      sql<TransactionRow>`
+  const transactions = SqlSchema.findAll({
+    Request: Schema.Struct({ owner: Owner, filters: TransactionFilters, ...Page }),
+    Result: TransactionRow,
+    execute: ({ beforeId, filters: f, limit, owner: o }) =>
+      sql`
         select coalesce(t.id, p.id) as id, p.id as order_id, p.domain, p.payment_model, p.status, p.sale_price_cents,
                p.commission_cents, p.currency, p.created_at, p.settled_at
-        from (select * from partner_orders where ${txWhere(o, f)} ${beforeId ? sql`and id < ${beforeId}` : sql``}
+        from (select * from partner_orders
+              where partner_id = ${o.partnerId} and environment = ${o.environment}
+                ${f.from ? sql`and created_at >= ${f.from}` : sql``}
+                ${f.to ? sql`and created_at < ${f.to}` : sql``}
+                ${f.status ? sql`and status = ${f.status}` : sql``}
+                ${f.paymentModel ? sql`and payment_model = ${f.paymentModel}` : sql``}
+                ${beforeId ? sql`and id < ${beforeId}` : sql``}
               order by id desc limit ${limit}) p
         left join ledger_transactions t on t.natural_key = 'order:' || p.id || ':recorded'
-        order by p.id desc`,
+        order by p.id desc`
+  })
 
-    /**
-     * Totals over every row of the filter: whole UTC days from the maintained `partner_order_totals`
-     * (migration 0105), the partial first and last day of a `from`/`to` range from the orders.
-     */
-    transactionTotals: (o: Owner, f: TransactionFilters) => {
+  /**
+   * Totals over every row of the filter: whole UTC days from the maintained `partner_order_totals`
+   * (migration 0105), the partial first and last day of a `from`/`to` range from the orders.
+   */
+  const transactionTotals = SqlSchema.single({
+    Request: Schema.Struct({ owner: Owner, filters: TransactionFilters }),
+    Result: Totals,
+    execute: ({ filters: f, owner: o }) => {
       const fromDay = f.from ? ceilDay(f.from) : null
       const toDay = f.to ? floorDay(f.to) : null
       const rest = sql`${f.status ? sql`and status = ${f.status}` : sql``}
@@ -135,9 +205,7 @@ const make = Effect.gen(function*() {
             from partner_orders where partner_id = ${o.partnerId} and environment = ${o.environment}
             ${from ? sql`and created_at >= ${from}` : sql``} ${to ? sql`and created_at < ${to}` : sql``} ${rest}`
       // A range within less than a day or two: the orders alone.
-      if (fromDay && toDay && fromDay.getTime() >= toDay.getTime()) {
-        return sql<{ count: number; gmv_cents: number; commission_cents: number }>`${orders(f.from!, f.to!)}`.pipe(Effect.map((rows) => rows[0]!))
-      }
+      if (fromDay && toDay && fromDay.getTime() >= toDay.getTime()) return orders(f.from!, f.to!)
       const parts = [
         sql`select coalesce(sum(count), 0) as count, coalesce(sum(gmv_cents), 0) as gmv_cents, coalesce(sum(commission_cents), 0) as commission_cents
             from partner_order_totals where partner_id = ${o.partnerId} and environment = ${o.environment}
@@ -145,25 +213,200 @@ const make = Effect.gen(function*() {
         ...(f.from && fromDay && fromDay.getTime() > f.from.getTime() ? [orders(f.from, fromDay)] : []),
         ...(f.to && toDay && toDay.getTime() < f.to.getTime() ? [orders(toDay, f.to)] : [])
       ]
-      return sql<{ count: number; gmv_cents: number; commission_cents: number }>`
+      return sql`
         select coalesce(sum(count), 0)::bigint as count, coalesce(sum(gmv_cents), 0)::bigint as gmv_cents,
                coalesce(sum(commission_cents), 0)::bigint as commission_cents
-        from (${sql.join(" union all ", false)(parts)}) t`.pipe(Effect.map((rows) => rows[0]!))
-    },
+        from (${sql.join(" union all ", false)(parts)}) t`
+    }
+  })
 
-    payouts: (o: Owner, sources: ReadonlyArray<string> | null, beforeId: string | null, limit: number) =>
-      sql<PayoutRow>`
+  const payouts = SqlSchema.findAll({
+    Request: Schema.Struct({ owner: Owner, sources: Schema.NullOr(Schema.Array(PayoutSource)), ...Page }),
+    Result: PayoutRow,
+    execute: ({ beforeId, limit, owner: o, sources }) =>
+      sql`
         select * from partner_payouts
         where partner_id = ${o.partnerId} and environment = ${o.environment}
           ${sources ? sql`and source in ${sql.in(sources)}` : sql``}
           ${beforeId ? sql`and id < ${beforeId}` : sql``}
-        order by id desc limit ${limit}`,
+        order by id desc limit ${limit}`
+  })
 
-    totalPaid: (o: Owner, sources: ReadonlyArray<string> | null) =>
-      sql<{ total: number }>`
+  const Total = Schema.Struct({ total: Schema.Number })
+  const totalPaid = SqlSchema.single({
+    Request: Schema.Struct({ owner: Owner, sources: Schema.NullOr(Schema.Array(PayoutSource)) }),
+    Result: Total,
+    execute: ({ owner: o, sources }) =>
+      sql`
         select coalesce(sum(amount_cents), 0)::bigint as total from partner_payouts
         where partner_id = ${o.partnerId} and environment = ${o.environment} and status = 'paid'
-          ${sources ? sql`and source in ${sql.in(sources)}` : sql``}`.pipe(Effect.map((rows) => Number(rows[0]?.total ?? 0)))
+          ${sources ? sql`and source in ${sql.in(sources)}` : sql``}`
+  })
+
+  // ---- the settlement run's writes (Settlement.ts), inside its per-statement transaction
+
+  const insertRun = SqlSchema.void({
+    Request: NewRun,
+    execute: (r) => sql`insert into settlement_runs ${sql.insert(r)}`
+  })
+  const finishRun = SqlSchema.void({
+    Request: Schema.Struct({ id: Schema.String, ordersSettled: Schema.Number, statements: Schema.Number }),
+    execute: (r) =>
+      sql`update settlement_runs set finished_at = now(), orders_settled = ${r.ordersSettled}, statements = ${r.statements}
+          where id = ${r.id}`
+  })
+  const PreviousStatement = Schema.Struct({ end: Schema.NullOr(Schema.DateFromSelf), created: Schema.NullOr(Schema.DateFromSelf) })
+  const previousStatement = SqlSchema.single({
+    Request: Group,
+    Result: PreviousStatement,
+    execute: (g) =>
+      sql`select max(period_end) as end, max(created_at) as created from settlement_statements
+          where partner_id = ${g.partner_id} and environment = ${g.environment} and currency = ${g.currency}`
+  })
+  const refundsBetween = SqlSchema.single({
+    Request: Schema.Struct({ group: Group, after: Schema.NullOr(Schema.DateFromSelf), until: Schema.DateFromSelf }),
+    Result: Total,
+    execute: ({ after, group: g, until }) =>
+      sql`select coalesce(sum(r.amount_cents), 0) as total from partner_refunds r join partner_orders o on o.id = r.order_id
+          where o.partner_id = ${g.partner_id} and o.environment = ${g.environment} and o.currency = ${g.currency}
+            and r.created_at <= ${until} ${after ? sql`and r.created_at > ${after}` : sql``}`
+  })
+  const insertStatement = SqlSchema.void({
+    Request: NewStatement,
+    execute: (s) => sql`insert into settlement_statements ${sql.insert(s)}`
+  })
+
+  // ---- the payout run's reads and writes (Payouts.ts)
+
+  const PayoutAccount = Schema.Struct({ payout_account: Schema.NullOr(Schema.String) })
+  const payoutAccount = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: PayoutAccount,
+    execute: (partnerId) => sql`select payout_account from partners where id = ${partnerId}`
+  })
+  const setPayoutAccount = SqlSchema.findOne({
+    Request: Schema.Struct({ partnerId: Schema.String, account: Schema.String }),
+    Result: Schema.Struct({ id: Schema.String }),
+    execute: (r) => sql`update partners set payout_account = ${r.account} where id = ${r.partnerId} returning id`
+  })
+  const pendingPayouts = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: PayoutRow,
+    execute: () => sql`select * from partner_payouts where status = 'pending' order by id`
+  })
+  const payoutStatusForUpdate = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: Schema.Struct({ status: PayoutRow.fields.status }),
+    execute: (id) => sql`select status from partner_payouts where id = ${id} for update`
+  })
+  const markPayoutPaid = SqlSchema.void({
+    Request: Schema.Struct({ id: Schema.String, ref: Schema.String }),
+    execute: (r) => sql`update partner_payouts set status = 'paid', paid_at = now(), provider_ref = ${r.ref} where id = ${r.id}`
+  })
+  const markPayoutFailed = SqlSchema.void({
+    Request: Schema.Struct({ id: Schema.String, reason: Schema.String }),
+    execute: (r) => sql`update partner_payouts set status = 'failed', failure = ${r.reason} where id = ${r.id}`
+  })
+  /**
+   * Statements become `paid` (src/domain/Ledger.ts `paidStatements`): oldest first, while the paid
+   * payouts of the partner, environment and currency cover the payable commission of the
+   * statement and of every earlier one.
+   */
+  const markPaidStatements = SqlSchema.void({
+    Request: Group,
+    execute: (g) =>
+      sql`
+        update settlement_statements s set status = 'paid'
+        from (select id, sum(commission_payable_cents) over (order by id) as cumulative from settlement_statements
+              where partner_id = ${g.partner_id} and environment = ${g.environment} and currency = ${g.currency}) c
+        where s.id = c.id and s.status = 'closed' and s.commission_payable_cents > 0
+          and c.cumulative <= (select coalesce(sum(amount_cents), 0) from partner_payouts
+                               where partner_id = ${g.partner_id} and environment = ${g.environment} and currency = ${g.currency} and status = 'paid')`
+  })
+  const lockPartnerPayouts = SqlSchema.void({
+    Request: Schema.Struct({ lockClass: Schema.Number, key: Schema.Number }),
+    execute: (r) => sql`select pg_advisory_xact_lock(${r.lockClass}, ${r.key})`
+  })
+  const payableGroups = SqlSchema.findAll({
+    Request: Schema.Number,
+    Result: Group,
+    execute: (minimumCents) =>
+      sql`
+        select partner_id, environment, currency from ledger_entries where account = 'commission_payable'
+        group by partner_id, environment, currency having -sum(amount_cents) >= ${minimumCents}
+        order by partner_id, environment, currency`
+  })
+  const lastPayoutAt = SqlSchema.single({
+    Request: Group,
+    Result: Schema.Struct({ created_at: Schema.NullOr(Schema.DateFromSelf) }),
+    execute: (g) =>
+      sql`
+        select max(created_at) as created_at from partner_payouts
+        where partner_id = ${g.partner_id} and environment = ${g.environment} and status <> 'failed'`
+  })
+  const paymentModelsSettledAfter = SqlSchema.findAll({
+    Request: Schema.Struct({ group: Group, after: Schema.NullOr(Schema.DateFromSelf) }),
+    Result: Schema.Struct({ payment_model: PaymentModel }),
+    execute: ({ after, group: g }) =>
+      sql`
+        select distinct payment_model from partner_orders
+        where partner_id = ${g.partner_id} and environment = ${g.environment} and status = 'SETTLED' and payment_model <> 'partner_collected'
+          ${after ? sql`and settled_at > ${after}` : sql``}`
+  })
+  const insertPayout = SqlSchema.single({
+    Request: NewPayout,
+    Result: PayoutRow,
+    execute: (p) => sql`insert into partner_payouts ${sql.insert({ ...p, status: "pending" })} returning *`
+  })
+
+  return {
+    /** Runs `effect` in one transaction; a failed BEGIN/COMMIT is a defect, `effect`'s own errors stay. */
+    transaction: transactionOf(sql),
+
+    /** Newest first, of one partner and environment (null: every partner); `beforeId` continues a page. */
+    statements: (owner: Owner | null, window: { readonly from?: Date | undefined; readonly to?: Date | undefined }, beforeId: string | null, limit: number) =>
+      Effect.orDie(statements({ owner, from: window.from, to: window.to, beforeId, limit })),
+    statement: (id: string, owner: Owner | null) => Effect.orDie(statement({ id, owner })),
+    lines: (statementId: string) => Effect.orDie(lines(statementId)),
+    transactions: (owner: Owner, filters: TransactionFilters, beforeId: string | null, limit: number) =>
+      Effect.orDie(transactions({ owner, filters, beforeId, limit })),
+    transactionTotals: (owner: Owner, filters: TransactionFilters) => Effect.orDie(transactionTotals({ owner, filters })),
+    payouts: (owner: Owner, sources: ReadonlyArray<typeof PayoutSource.Type> | null, beforeId: string | null, limit: number) =>
+      Effect.orDie(payouts({ owner, sources, beforeId, limit })),
+    totalPaid: (owner: Owner, sources: ReadonlyArray<typeof PayoutSource.Type> | null) =>
+      Effect.orDie(Effect.map(totalPaid({ owner, sources }), (r) => r.total)),
+
+    insertRun: (run: typeof NewRun.Type) => Effect.orDie(insertRun(run)),
+    finishRun: (id: string, ordersSettled: number, statements: number) => Effect.orDie(finishRun({ id, ordersSettled, statements })),
+    /** The end and the writing time of the group's latest statement (null before the first). */
+    previousStatement: (g: Group) => Effect.orDie(previousStatement(g)),
+    /** Refunds of the group's orders recorded in (after, until]. */
+    refundsBetween: (group: Group, after: Date | null, until: Date) => Effect.orDie(Effect.map(refundsBetween({ group, after, until }), (r) => r.total)),
+    insertStatement: (s: typeof NewStatement.Type) => Effect.orDie(insertStatement(s)),
+    /** A statement's lines, one set-based insert whatever their number (typed by the caller, not re-encoded per row). */
+    insertLines: (lines: ReadonlyArray<LineRow>) => Effect.orDie(Effect.asVoid(bulkInsert(sql, "settlement_lines", LINE_COLUMNS, lines))),
+
+    payoutAccount: (partnerId: string) => Effect.orDie(payoutAccount(partnerId)),
+    /** False when there is no such partner. */
+    setPayoutAccount: (partnerId: string, account: string) =>
+      Effect.orDie(Effect.map(setPayoutAccount({ partnerId, account }), Option.isSome)),
+    pendingPayouts: Effect.orDie(pendingPayouts(undefined)),
+    /** The payout's status, its row locked to the end of the caller's transaction. */
+    payoutStatusForUpdate: (id: string) => Effect.orDie(payoutStatusForUpdate(id)),
+    markPayoutPaid: (id: string, ref: string) => Effect.orDie(markPayoutPaid({ id, ref })),
+    markPayoutFailed: (id: string, reason: string) => Effect.orDie(markPayoutFailed({ id, reason })),
+    markPaidStatements: (g: Group) => Effect.orDie(markPaidStatements(g)),
+    /** A transaction-scoped advisory lock (class, key): held until the caller's transaction ends. */
+    lockPartnerPayouts: (lockClass: number, key: number) => Effect.orDie(lockPartnerPayouts({ lockClass, key })),
+    /** Partner, environment and currency whose payable commission reaches `minimumCents`. */
+    payableGroups: (minimumCents: number) => Effect.orDie(payableGroups(minimumCents)),
+    /** When the group's last payout that did not fail was written (null: never). */
+    lastPayoutAt: (g: Group) => Effect.orDie(Effect.map(lastPayoutAt(g), (r) => r.created_at)),
+    /** The service-collected payment models of the group's orders settled after `after`. */
+    paymentModelsSettledAfter: (group: Group, after: Date | null) =>
+      Effect.orDie(Effect.map(paymentModelsSettledAfter({ group, after }), (rows) => rows.map((r) => r.payment_model))),
+    /** A pending payout. */
+    insertPayout: (p: typeof NewPayout.Type) => Effect.orDie(insertPayout(p))
   }
 })
 

@@ -9,12 +9,10 @@
  * crash leaves whole statements or none; orders are claimed `for update skip locked` and the
  * status check is in the same UPDATE, so nothing is ever settled twice.
  */
-import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Context, Effect, Layer, Option } from "effect"
 import { settled } from "../../domain/Ledger.js"
 import { commissionOf } from "../../domain/Money.js"
 import { AppConfig } from "../../platform/Config.js"
-import { bulkInsert } from "../../platform/BulkInsert.js"
 import { makeId } from "../../platform/Ids.js"
 import { recordSettlementRun } from "../../platform/Metrics.js"
 import { runExclusive } from "../../platform/Singleton.js"
@@ -23,6 +21,7 @@ import { Outbox } from "../events/Outbox.js"
 import { eventOrder } from "../orders/Orders.js"
 import { OrderRepo, type OrderRow } from "../orders/Repo.js"
 import { Books, orderScope, saleFacts } from "./Books.js"
+import { type Group, MoneyRepo } from "./Repo.js"
 
 const DAY_MS = 86_400_000
 /** Far enough in the future to settle an order regardless of the hold (sandbox advance). */
@@ -42,29 +41,29 @@ export interface StatementSummary {
 export interface RunResult {
   readonly status: "completed" | "skipped"
   readonly run_id: string | null
-  readonly as_of: string
-  readonly cutoff: string
+  readonly as_of: Date
+  readonly cutoff: Date
   readonly orders_settled: number
   readonly statements: ReadonlyArray<StatementSummary>
 }
 
 const make = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
+  const money = yield* MoneyRepo
   const repo = yield* OrderRepo
   const outbox = yield* Outbox
   const books = yield* Books
   const config = yield* AppConfig
 
   const lineOf = (o: OrderRow) => {
-    const commission = commissionOf(Number(o.sale_price_cents), o.commission_bps)
+    const commission = commissionOf(o.sale_price_cents, o.commission_bps)
     const partnerCollects = o.payment_model === "partner_collected"
     return {
       order_id: o.id,
       domain: o.domain,
       payment_model: o.payment_model,
-      sale_price_cents: Number(o.sale_price_cents),
+      sale_price_cents: o.sale_price_cents,
       commission_cents: commission,
-      owed_cents: partnerCollects ? Number(o.sale_price_cents) - commission : 0
+      owed_cents: partnerCollects ? o.sale_price_cents - commission : 0
     }
   }
 
@@ -72,11 +71,11 @@ const make = Effect.gen(function*() {
   const settleGroup = (
     runId: string,
     actor: string,
-    g: { partner_id: string; environment: PartnerEnvironment; currency: string },
+    g: Group,
     cutoff: Date,
     onlyId?: string
   ) =>
-    sql.withTransaction(
+    money.transaction(
       Effect.gen(function*() {
         const orders = yield* repo.settleDue({ partnerId: g.partner_id, environment: g.environment, currency: g.currency, cutoff, onlyId })
         if (orders.length === 0) return Option.none<StatementSummary>()
@@ -89,43 +88,28 @@ const make = Effect.gen(function*() {
         const owed = pc.reduce((a, l) => a + l.owed_cents, 0)
         const payable = lines.filter((l) => l.payment_model !== "partner_collected").reduce((a, l) => a + l.commission_cents, 0)
         const firstCreated = orders.reduce((m, o) => Math.min(m, o.created_at.getTime()), now.getTime())
-        const [prev] = yield* sql<{ end: Date | null; created: Date | null }>`
-          select max(period_end) as end, max(created_at) as created from settlement_statements
-          where partner_id = ${g.partner_id} and environment = ${g.environment} and currency = ${g.currency}`
+        const prev = yield* money.previousStatement(g)
         // The period runs from the previous statement's end (the first: the oldest sale on it) to the cutoff.
-        const periodStart = new Date(Math.min(prev?.end?.getTime() ?? firstCreated, firstCreated))
+        const periodStart = new Date(Math.min(prev.end?.getTime() ?? firstCreated, firstCreated))
         const periodEnd = cutoff.getTime() > now.getTime() ? now : cutoff
         // Refunds recorded since the previous statement was written (each on exactly one statement).
-        const [refunds] = yield* sql<{ total: number }>`
-          select coalesce(sum(r.amount_cents), 0) as total from partner_refunds r join partner_orders o on o.id = r.order_id
-          where o.partner_id = ${g.partner_id} and o.environment = ${g.environment} and o.currency = ${g.currency}
-            and r.created_at <= ${now} ${prev?.created ? sql`and r.created_at > ${prev.created}` : sql``}`
-        yield* sql`insert into settlement_statements ${
-          sql.insert({
-            id,
-            run_id: runId,
-            partner_id: g.partner_id,
-            environment: g.environment,
-            currency: g.currency,
-            period_start: periodStart,
-            period_end: periodEnd,
-            orders_count: lines.length,
-            gross_sold_cents: gross,
-            commission_retained_cents: retained,
-            amount_owed_cents: owed,
-            commission_payable_cents: payable,
-            refunds_cents: Number(refunds?.total ?? 0)
-          })
-        }`
-        yield* bulkInsert(sql, "settlement_lines", [
-          ["order_id", "text"],
-          ["statement_id", "text"],
-          ["domain", "text"],
-          ["payment_model", "text"],
-          ["sale_price_cents", "bigint"],
-          ["commission_cents", "bigint"],
-          ["owed_cents", "bigint"]
-        ], lines.map((l) => ({ ...l, statement_id: id })))
+        const refunds = yield* money.refundsBetween(g, prev.created, now)
+        yield* money.insertStatement({
+          id,
+          run_id: runId,
+          partner_id: g.partner_id,
+          environment: g.environment,
+          currency: g.currency,
+          period_start: periodStart,
+          period_end: periodEnd,
+          orders_count: lines.length,
+          gross_sold_cents: gross,
+          commission_retained_cents: retained,
+          amount_owed_cents: owed,
+          commission_payable_cents: payable,
+          refunds_cents: refunds
+        })
+        yield* money.insertLines(lines.map((l) => ({ ...l, statement_id: id })))
         yield* books.postMany(orders.map((o) => ({ scope: { ...orderScope(o), statementId: id }, posting: settled(saleFacts(o)) })))
         const eventIds = yield* outbox.appendMany(
           g.partner_id,
@@ -152,7 +136,7 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const cutoff = new Date(asOf.getTime() - config.ledger.settlementHoldDays * DAY_MS)
       const runId = makeId("str")
-      yield* sql`insert into settlement_runs (id, trigger, as_of, cutoff) values (${runId}, ${trigger}, ${asOf}, ${cutoff})`
+      yield* money.insertRun({ id: runId, trigger, as_of: asOf, cutoff })
       const groups = yield* repo.dueGroups(cutoff)
       const statements: Array<StatementSummary> = []
       for (const g of groups) {
@@ -160,9 +144,8 @@ const make = Effect.gen(function*() {
         if (Option.isSome(s)) statements.push(s.value)
       }
       const settledCount = statements.reduce((a, s) => a + s.orders_count, 0)
-      yield* sql`update settlement_runs set finished_at = now(), orders_settled = ${settledCount}, statements = ${statements.length}
-                 where id = ${runId}`
-      return { status: "completed", run_id: runId, as_of: asOf.toISOString(), cutoff: cutoff.toISOString(), orders_settled: settledCount, statements } satisfies RunResult
+      yield* money.finishRun(runId, settledCount, statements.length)
+      return { status: "completed", run_id: runId, as_of: asOf, cutoff, orders_settled: settledCount, statements } satisfies RunResult
     })
 
   /** A settlement run as of `asOf` (default now); `skipped` while another run holds the lock. */
@@ -173,8 +156,8 @@ const make = Effect.gen(function*() {
       return Option.getOrElse(result, (): RunResult => ({
         status: "skipped",
         run_id: null,
-        as_of: asOf.toISOString(),
-        cutoff: new Date(asOf.getTime() - config.ledger.settlementHoldDays * DAY_MS).toISOString(),
+        as_of: asOf,
+        cutoff: new Date(asOf.getTime() - config.ledger.settlementHoldDays * DAY_MS),
         orders_settled: 0,
         statements: []
       }))
@@ -194,10 +177,9 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const runId = makeId("str")
       const now = new Date(yield* Clock.currentTimeMillis)
-      yield* sql`insert into settlement_runs (id, trigger, as_of, cutoff) values (${runId}, ${actor}, ${now}, ${now})`
+      yield* money.insertRun({ id: runId, trigger: actor, as_of: now, cutoff: now })
       const s = yield* settleGroup(runId, actor, { partner_id: order.partner_id, environment: order.environment, currency: order.currency }, NO_HOLD, order.id)
-      yield* sql`update settlement_runs set finished_at = now(), orders_settled = ${Option.isSome(s) ? 1 : 0},
-                 statements = ${Option.isSome(s) ? 1 : 0} where id = ${runId}`
+      yield* money.finishRun(runId, Option.isSome(s) ? 1 : 0, Option.isSome(s) ? 1 : 0)
       return s
     }).pipe(Effect.orDie)
 
@@ -212,5 +194,5 @@ const make = Effect.gen(function*() {
 })
 
 export class Settlement extends Context.Tag("app/Settlement")<Settlement, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Settlement, make).pipe(Layer.provide(Layer.mergeAll(OrderRepo.Live, Outbox.Live, Books.Live)))
+  static readonly Live = Layer.effect(Settlement, make).pipe(Layer.provide(Layer.mergeAll(MoneyRepo.Live, OrderRepo.Live, Outbox.Live, Books.Live)))
 }
