@@ -141,7 +141,9 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
         }
         default: {
           const n = nonce()
-          const error = extra?.error ?? s.last_error ?? undefined
+          // Only the answer to a post carries a message: a reloaded page starts clean, whatever the
+          // last attempt's outcome (still in `last_error` for the API and the return page).
+          const error = extra?.error
           return page(
             checkoutPage({ session: s, seller, pt, csrf: csrfFor(s.id), nonce: n, ...(error ? { error } : {}), ...(extra?.values ? { values: extra.values } : {}) }),
             extra?.status ?? 200,
