@@ -13,9 +13,10 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { documentedAt, htmlErrorPages, HtmlPage } from "../platform/ApiAnnotations.js"
-import { BadRequest, Conflict, InternalError, NotFound } from "../platform/Errors.js"
+import { BadRequest, Conflict, errorWire, InternalError } from "../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../partner/Auth.js"
 import { SESSION_STATUSES } from "../domain/Checkout.js"
+import { CheckoutSessionNotFound, DomainNotAvailable, DomainNotForSale, DomainNotPriced, InvalidRedirectUrl } from "./Errors.js"
 
 const Email = Schema.String.pipe(
   Schema.maxLength(254),
@@ -59,21 +60,27 @@ export class CheckoutSessionsApi extends HttpApiGroup.make("checkoutSessions")
   .add(
     HttpApiEndpoint.post("createCheckoutSession", "/api/partner/v1/checkout-session")
       .setPayload(CheckoutSessionRequest)
+      .setHeaders(Schema.Struct({
+        "idempotency-key": Schema.optional(Schema.String).annotations({ description: "Optional: a retry with the same key and body answers the first 201" })
+      }))
       .addSuccess(CheckoutSession, { status: 201 })
       .addError(BadRequest)
-      .addError(NotFound)
+      .addError(errorWire(InvalidRedirectUrl))
+      .addError(errorWire(DomainNotForSale))
+      .addError(errorWire(DomainNotPriced))
+      .addError(errorWire(DomainNotAvailable))
       .addError(Conflict)
       .annotate(OpenApi.Summary, "Open a hosted checkout session for a listed domain")
       .annotate(
         OpenApi.Description,
-        "The service is merchant of record: the buyer pays on the hosted page, the order (payment_model hosted_checkout) is yours, and your commission accrues at payment and is paid out after settlement. Unlisted domain 404 `domain_not_listed`; no buy-now price 409 `not_priced`; an order in progress 409 `not_available`. An optional Idempotency-Key makes retries return the same session."
+        "The service is merchant of record: the buyer pays on the hosted page, the order (payment_model hosted_checkout) is yours, and your commission accrues at payment and is paid out after settlement. Unlisted domain 404 `domain_not_listed`; no buy-now price 409 `not_priced`; an order in progress or a locked listing 409 `not_available`. An optional Idempotency-Key makes retries return the same session."
       )
       .pipe(requiresScope("embed"), documentedAt("/docs/checkout.md#open-a-session"))
   )
   .add(
     HttpApiEndpoint.get("getCheckoutSession")`/api/partner/v1/checkout-session/${HttpApiSchema.param("id", Schema.String)}`
       .addSuccess(CheckoutSession)
-      .addError(NotFound)
+      .addError(errorWire(CheckoutSessionNotFound))
       .annotate(OpenApi.Summary, "A checkout session, its status and its order")
       .pipe(requiresScope("embed"), documentedAt("/docs/checkout.md#session-status"))
   )

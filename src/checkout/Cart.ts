@@ -5,7 +5,8 @@
  * the whole cart; it answers `checkoutPath` (`/checkout?pt=…`, same page, same PaymentProvider).
  * When that checkout is paid, the checkout calls `CartFulfilment.paid` inside the payment's
  * database transaction; the portfolio enqueues the registrar work there as a durable job, so a
- * paid cart is never lost and never run twice.
+ * paid cart is never lost and never run twice. After the commit the checkout calls `committed`,
+ * which wakes the job's workers (an enqueue's own wake-up, inside the transaction, is too early).
  *
  * `CartCheckout.Unavailable` fails every open (until the checkout layer is provided);
  * `CartFulfilment.None` does nothing.
@@ -44,6 +45,8 @@ export class CartCheckout extends Context.Tag("app/CartCheckout")<CartCheckout, 
 export class CartFulfilment extends Context.Tag("app/CartFulfilment")<CartFulfilment, {
   /** The cart was paid (called in the payment's transaction): enqueue its registrar work. */
   readonly paid: (input: { readonly cartId: string; readonly sessionId: string }) => Effect.Effect<void>
+  /** The payment's transaction committed (after a `paid`): start the registrar work now, not at the next poll. */
+  readonly committed: (input: { readonly cartId: string; readonly sessionId: string }) => Effect.Effect<void>
 }>() {
-  static readonly None = Layer.succeed(CartFulfilment, { paid: () => Effect.void })
+  static readonly None = Layer.succeed(CartFulfilment, { paid: () => Effect.void, committed: () => Effect.void })
 }

@@ -13,18 +13,17 @@
  *   the charge is refunded through the provider and the session is `refunded`.
  * - Card numbers exist only in memory between the form and the provider.
  */
-import { SqlClient } from "@effect/sql"
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { type Card, checkCard, returnAddress } from "../domain/Checkout.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../partner/Auth.js"
 import { Orders } from "../partner/orders/Orders.js"
 import { type Attribution, ReferralAttribution } from "../referrals/Attribution.js"
 import { AppConfig } from "../platform/Config.js"
-import { BadRequestError, ConflictError, NotFoundError } from "../platform/Errors.js"
 import { makeId } from "../platform/Ids.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { CartCheckout, CartCheckoutUnavailable, CartFulfilment, type CartInput } from "./Cart.js"
-import { PaymentProviders, type PaymentStart } from "./PaymentProvider.js"
+import { type PaymentOutcome, PaymentProviders, type PaymentStart } from "./PaymentProvider.js"
+import { CheckoutSessionNotFound, DomainNotAvailable, DomainNotForSale, DomainNotPriced } from "./Errors.js"
 import { CheckoutRepo, type SessionRow } from "./Repo.js"
 
 const PT_PURPOSE = "checkout-pt"
@@ -64,10 +63,7 @@ export type PayResult =
   | { readonly _tag: "RequiresAction"; readonly redirectUrl: string | null }
   | { readonly _tag: "Pending"; readonly message: string }
 
-const notListed = (domain: string) => new NotFoundError({ code: "domain_not_listed", message: `${domain} is not listed for sale` })
-
 const make = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
   const repo = yield* CheckoutRepo
   const orders = yield* Orders
   const secrets = yield* ServiceSecret
@@ -90,14 +86,12 @@ const make = Effect.gen(function*() {
   }) =>
     Effect.gen(function*() {
       const listing = yield* orders.lockListing(environment, domain).pipe(Effect.orDie)
-      if (Option.isNone(listing) || listing.value.status === "withdrawn" || listing.value.status === "sold") return yield* notListed(domain)
+      if (Option.isNone(listing) || listing.value.status === "withdrawn" || listing.value.status === "sold") return yield* DomainNotForSale.of(domain)
       const l = listing.value
-      if (l.bin_price_cents === null) {
-        return yield* new ConflictError({ code: "not_priced", message: `${domain} has no buy-now price and cannot be bought at checkout` })
-      }
-      if (l.status !== "active" || l.locked) {
-        return yield* new ConflictError({ code: "not_available", message: `${domain} is no longer available: an order is already in progress` })
-      }
+      if (l.bin_price_cents === null) return yield* DomainNotPriced.of(domain)
+      // A listing leaves `active` when an order is placed on it; an operator's lock holds it without one.
+      if (l.status !== "active") return yield* new DomainNotAvailable({ message: `${domain} is no longer available: an order is already in progress` })
+      if (l.locked) return yield* new DomainNotAvailable({ message: `${domain} is not available: the listing is locked` })
       const now = yield* Clock.currentTimeMillis
       const created = yield* repo.insert({
         id: makeId("cs"),
@@ -143,7 +137,7 @@ const make = Effect.gen(function*() {
     Effect.flatMap(repo.byId(id), (s) =>
       Option.isSome(s) && s.value.partner_id === partner.partnerId && s.value.environment === partner.environment && s.value.kind === "partner"
         ? Effect.succeed(s.value)
-        : Effect.fail(new NotFoundError({ code: "not_found", message: `Checkout session ${id} not found` })))
+        : Effect.fail(CheckoutSessionNotFound.of(id)))
 
   const isExpired = (s: SessionRow, now: number) => s.status === "expired" || (s.status === "open" && s.expires_at.getTime() <= now)
 
@@ -169,23 +163,23 @@ const make = Effect.gen(function*() {
    */
   const complete = (sessionId: string, ref: string) =>
     Effect.gen(function*() {
-      const result = yield* sql.withTransaction(
+      const result = yield* repo.transaction(
         Effect.gen(function*() {
-          const found = yield* repo.byId(sessionId, { forUpdate: true })
-          if (Option.isNone(found)) return { session: null, refund: false }
+          const found = yield* repo.lockById(sessionId)
+          if (Option.isNone(found)) return { session: null, refund: false, cartPaid: false }
           const s = found.value
-          if (s.status === "paid" || s.status === "refunded") return { session: s, refund: false }
-          if (s.payment_ref !== null && s.payment_ref !== ref) return { session: s, refund: false }
+          if (s.status === "paid" || s.status === "refunded") return { session: s, refund: false, cartPaid: false }
+          if (s.payment_ref !== null && s.payment_ref !== ref) return { session: s, refund: false, cartPaid: false }
           if (s.kind === "cart") {
             yield* fulfilment.paid({ cartId: s.cart_id!, sessionId: s.id })
             yield* repo.markPaid(s.id, null)
-            return { session: { ...s, status: "paid" as const }, refund: false }
+            return { session: { ...s, status: "paid" as const }, refund: false, cartPaid: true }
           }
           const listing = yield* orders.lockListing(s.environment, s.domain!).pipe(Effect.orDie)
           const open = Option.isSome(listing) ? yield* orders.openOrderOnListing(listing.value.id).pipe(Effect.orDie) : Option.none()
           if (Option.isNone(listing) || listing.value.id !== s.listing_id || listing.value.status === "sold" || listing.value.status === "withdrawn" || Option.isSome(open)) {
             yield* repo.setStatus(s.id, "refunded", "the domain was sold to someone else; the payment was refunded")
-            return { session: { ...s, status: "refunded" as const }, refund: true }
+            return { session: { ...s, status: "refunded" as const }, refund: true, cartPaid: false }
           }
           const referral = s.referral_partner_id !== null
           const order = yield* orders.recordPaidSale({
@@ -210,9 +204,11 @@ const make = Effect.gen(function*() {
             actor: `checkout:${s.id}`
           }).pipe(Effect.orDie)
           yield* repo.markPaid(s.id, order.id)
-          return { session: { ...s, status: "paid" as const, order_id: order.id }, refund: false }
+          return { session: { ...s, status: "paid" as const, order_id: order.id }, refund: false, cartPaid: false }
         })
-      ).pipe(Effect.orDie)
+      )
+      // The cart's job was enqueued in the transaction, when no worker could see it: wake them now.
+      if (result.cartPaid && result.session) yield* fulfilment.committed({ cartId: result.session.cart_id!, sessionId: result.session.id })
       if (result.refund && result.session) {
         const refunded = yield* providerOf(result.session).refund(ref)
         if (!refunded) yield* Effect.logError("checkout: refund of a payment for a domain sold meanwhile failed", { session: sessionId })
@@ -221,7 +217,7 @@ const make = Effect.gen(function*() {
     })
 
   /** Applies a provider's answer about the current attempt of a session. */
-  const settleOutcome = (s: SessionRow, ref: string, outcome: import("./PaymentProvider.js").PaymentOutcome): Effect.Effect<PayResult> =>
+  const settleOutcome = (s: SessionRow, ref: string, outcome: PaymentOutcome): Effect.Effect<PayResult> =>
     Effect.gen(function*() {
       switch (outcome.status) {
         case "succeeded": {
@@ -232,21 +228,15 @@ const make = Effect.gen(function*() {
           return { _tag: "Paid", session: paid ?? s, redirect: afterPaid(s) } as const
         }
         case "declined":
-          yield* releaseIfAttempt(s.id, ref, outcome.message)
+          yield* repo.releaseAttempt(s.id, ref, outcome.message)
           return { _tag: "Declined", message: outcome.message } as const
         case "requires_action":
-          yield* sql`update checkout_sessions set status = 'requires_action', updated_at = now()
-                     where id = ${s.id} and payment_ref = ${ref} and status = 'processing'`.pipe(Effect.orDie)
+          yield* repo.markRequiresAction(s.id, ref)
           return { _tag: "RequiresAction", redirectUrl: outcome.redirectUrl } as const
         case "unknown":
           return { _tag: "Pending", message: "We are waiting for your bank's answer. This page will show the result; you will not be charged twice." } as const
       }
     })
-
-  /** A declined or abandoned attempt gives the reservation back (only if it is still that attempt). */
-  const releaseIfAttempt = (id: string, ref: string, message: string) =>
-    sql`update checkout_sessions set status = 'open', last_error = ${message}, processing_since = null, updated_at = now()
-        where id = ${id} and payment_ref = ${ref} and status in ('processing', 'requires_action')`.pipe(Effect.asVoid, Effect.orDie)
 
   const pay = (sessionId: string, form: BuyerForm): Effect.Effect<PayResult> =>
     Effect.gen(function*() {
@@ -255,9 +245,9 @@ const make = Effect.gen(function*() {
       if (!checked.ok) return { _tag: "Invalid", field: checked.field, message: checked.message } as const
       const card: Card = checked.card
       // 1. Reserve: the session and its listing, locked, in one transaction.
-      const reserved = yield* sql.withTransaction(
+      const reserved = yield* repo.transaction(
         Effect.gen(function*() {
-          const found = yield* repo.byId(sessionId, { forUpdate: true })
+          const found = yield* repo.lockById(sessionId)
           if (Option.isNone(found)) return { _tag: "Gone" } as const
           const s = found.value
           if (s.status === "paid") return { _tag: "AlreadyPaid", session: s } as const
@@ -283,7 +273,7 @@ const make = Effect.gen(function*() {
           })
           return { _tag: "Reserved", session: started } as const
         })
-      ).pipe(Effect.orDie)
+      )
       switch (reserved._tag) {
         case "Gone":
           return { _tag: "Unavailable", message: "This checkout link has expired. Ask the seller for a new one." } as const
@@ -344,8 +334,7 @@ const make = Effect.gen(function*() {
       const s = found.value
       if (s.payment_ref === null) {
         // Died before the provider heard of it: nothing was charged.
-        yield* sql`update checkout_sessions set status = 'open', processing_since = null, last_error = 'the payment was interrupted', updated_at = now()
-                   where id = ${s.id} and payment_ref is null and status = 'processing'`.pipe(Effect.orDie)
+        yield* repo.releaseInterrupted(s.id)
         continue
       }
       const outcome = yield* providerOf(s).retrieve(s.payment_ref)
@@ -353,7 +342,7 @@ const make = Effect.gen(function*() {
         // The buyer may still confirm; after ABANDONED_ACTION the reservation is given back (a
         // late confirmation still completes the payment: `complete` accepts the stored reference).
         if (s.processing_since !== null && now - s.processing_since.getTime() > ABANDONED_ACTION_MS) {
-          yield* releaseIfAttempt(s.id, s.payment_ref, "the confirmation step was not completed")
+          yield* repo.releaseAttempt(s.id, s.payment_ref, "the confirmation step was not completed")
         }
         continue
       }
@@ -371,10 +360,7 @@ const make = Effect.gen(function*() {
    * harmlessly; a refusal leaves the session `paid` and the next run tries again.
    */
   const refundReversed = Effect.gen(function*() {
-    const due = yield* sql<{ id: string }>`
-      select s.id from partner_orders o join checkout_sessions s on s.id = o.checkout_session_id
-      where o.checkout_session_id is not null and o.status in ('REFUNDED', 'CANCELLED') and s.status = 'paid'
-      order by s.id limit 100`.pipe(Effect.orDie)
+    const due = yield* repo.paidButReversed
     let refunded = 0
     for (const { id } of due) {
       const found = yield* repo.byId(id)
@@ -384,8 +370,7 @@ const make = Effect.gen(function*() {
         yield* Effect.logWarning("checkout refund refused by the provider; retried next run").pipe(Effect.annotateLogs({ session: id }))
         continue
       }
-      yield* sql`update checkout_sessions set status = 'refunded', refunded_at = now(), updated_at = now()
-                 where id = ${id} and status = 'paid'`.pipe(Effect.orDie)
+      yield* repo.markRefunded(id)
       refunded++
     }
     return refunded
@@ -432,11 +417,7 @@ const make = Effect.gen(function*() {
     complete,
     reconcile,
     /** Which session a provider payment belongs to, for the webhook (metadata first, then the stored ref). */
-    sessionOfPayment: (ref: string) =>
-      sql<{ id: string }>`select id from checkout_sessions where payment_ref = ${ref} limit 1`.pipe(
-        Effect.map((r) => Option.fromNullable(r[0]?.id)),
-        Effect.orDie
-      ),
+    sessionOfPayment: repo.sessionOfPayment,
     byId: repo.byId,
     isExpired
   }
@@ -456,6 +437,3 @@ export const CartCheckoutLive = Layer.effect(
         : Effect.map(checkout.openCart(cart), (s) => ({ sessionId: s.id, checkoutPath: checkout.checkoutPath(s) }))
   }))
 )
-
-export const validationError = (field: string, message: string) =>
-  new BadRequestError({ code: "validation_error", message: `${field}: ${message}`, details: [{ path: [field], message }] })

@@ -21,7 +21,8 @@ import { BadRequestError } from "../platform/Errors.js"
 import { errorPageHtml, htmlResponse } from "../platform/Html.js"
 import { fingerprint, Idempotency, isValidKey } from "../platform/Idempotency.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
-import { Checkout, MARKETPLACE_NAME, type PayResult, validationError } from "./Checkout.js"
+import { Checkout, MARKETPLACE_NAME, type PayResult } from "./Checkout.js"
+import { InvalidRedirectUrl } from "./Errors.js"
 import { checkoutPage, confirmPage, messagePage, receiptPage } from "./Pages.js"
 import type { SessionRow } from "./Repo.js"
 
@@ -71,11 +72,11 @@ export const CheckoutSessionsHttpLive = HttpApiBuilder.group(Api, "checkoutSessi
     const checkUrl = (field: string, url: string | undefined) => {
       if (url === undefined) return Effect.void
       const problem = redirectUrlProblem(url, config.production)
-      return problem ? Effect.fail(validationError(field, problem)) : Effect.void
+      return problem ? Effect.fail(InvalidRedirectUrl.of(field, problem)) : Effect.void
     }
 
     return handlers
-      .handle("createCheckoutSession", ({ payload, request }) =>
+      .handle("createCheckoutSession", ({ headers, payload, request }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
           yield* checkUrl("return_url", payload.return_url)
@@ -91,19 +92,22 @@ export const CheckoutSessionsHttpLive = HttpApiBuilder.group(Api, "checkoutSessi
             }),
             sessionJson
           )
-          const key = request.headers["idempotency-key"]
-          if (key === undefined) return HttpServerResponse.unsafeJson(yield* open, { status: 201 })
+          const key = headers["idempotency-key"]
+          if (key === undefined) return yield* open
           if (!isValidKey(key)) return yield* new BadRequestError({ code: "validation_error", message: "Idempotency-Key: 1-255 visible ASCII characters" })
           const body = yield* request.text.pipe(Effect.orDie)
+          // The idempotency store's own database failures (platform/Idempotency.ts) are defects.
           const result = yield* idempotency.run(
             { scope: `checkout-sessions:${partner.credentialId}`, key, fingerprint: fingerprint("POST", "/api/partner/v1/checkout-session", body), transactional: true },
             Effect.map(open, (s) => ({ status: 201, body: s }))
-          )
+          ).pipe(Effect.catchTag("SqlError", Effect.die))
+          // The first answer and its replays both answer the stored response (to be unified with
+          // the other idempotent endpoints, platform/Idempotency.ts).
           return HttpServerResponse.unsafeJson(result.response.body, {
             status: result.response.status,
             headers: { "idempotency-key": key, ...(result.replayed ? { "idempotent-replayed": "true" } : {}) }
           })
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
       .handle("getCheckoutSession", ({ path }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
@@ -137,7 +141,9 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
         }
         default: {
           const n = nonce()
-          const error = extra?.error ?? s.last_error ?? undefined
+          // Only the answer to a post carries a message: a reloaded page starts clean, whatever the
+          // last attempt's outcome (still in `last_error` for the API and the return page).
+          const error = extra?.error
           return page(
             checkoutPage({ session: s, seller, pt, csrf: csrfFor(s.id), nonce: n, ...(error ? { error } : {}), ...(extra?.values ? { values: extra.values } : {}) }),
             extra?.status ?? 200,
@@ -245,7 +251,7 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
           const opened = yield* Effect.either(checkout.openForMarketplace(name.right.ascii, request.cookies[REFERRAL_COOKIE]))
           if (opened._tag === "Left") {
             const e = opened.left
-            return e._tag === "NotFound"
+            return e._tag === "DomainNotForSale"
               ? page(errorPageHtml("Not for sale", `${name.right.ascii} is not listed for sale.`, "Search for another name."), 404)
               : page(errorPageHtml("Not available", e.message), 409)
           }
@@ -271,6 +277,6 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
             const sessionId = Option.isSome(fromMetadata) ? fromMetadata : yield* checkout.sessionOfPayment(pi.id)
             if (Option.isSome(sessionId)) yield* checkout.complete(sessionId.value, pi.id)
           }
-          return HttpServerResponse.unsafeJson({ received: true })
+          return { received: true }
         }))
   }))

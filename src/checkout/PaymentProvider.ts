@@ -12,7 +12,7 @@
  *
  * Contract: the card is passed through to `confirm` only; providers never log it and nothing here
  * stores it. `unknown` means "no answer": the session stays `processing` and reconciliation
- * (src/checkout/Reconcile.ts) asks `retrieve` later.
+ * (src/checkout/Worker.ts) asks `retrieve` later.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"

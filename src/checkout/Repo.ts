@@ -1,76 +1,101 @@
-/** SQL of checkout sessions (the one owner of `checkout_sessions`). */
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
-import type { SessionStatus } from "../domain/Checkout.js"
-import type { PartnerEnvironment } from "../partner/Auth.js"
+/**
+ * SQL of checkout sessions (the one owner of `checkout_sessions`). Rows are decoded by their
+ * schema; a database failure is a defect here, once (`transaction` too), so the service sees only
+ * data. Every status change keeps its guard in the statement (`where … status in (…)`): two
+ * callers racing on one session change it once.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SESSION_STATUSES } from "../domain/Checkout.js"
+import { transactionOf } from "../platform/SqlTransaction.js"
 
-export interface SessionRow {
-  readonly id: string
-  readonly kind: "partner" | "marketplace" | "cart"
-  readonly partner_id: string | null
-  readonly credential_id: string | null
-  readonly environment: PartnerEnvironment
-  readonly listing_id: string | null
-  readonly domain: string | null
-  readonly price_cents: number
-  readonly currency: string
-  readonly reference: string | null
-  readonly return_url: string | null
-  readonly cancel_url: string | null
-  readonly buyer_email: string | null
-  readonly buyer_name: string | null
-  readonly buyer_country: string | null
-  readonly referral_partner_id: string | null
-  readonly referral_link_id: string | null
-  readonly referral_click_id: string | null
-  readonly cart_id: string | null
-  readonly user_id: string | null
-  readonly items: unknown
-  readonly status: SessionStatus
-  readonly provider: string | null
-  readonly payment_ref: string | null
-  readonly attempt: number
-  readonly card_brand: string | null
-  readonly card_last4: string | null
-  readonly last_error: string | null
-  readonly order_id: string | null
-  readonly expires_at: Date
-  readonly processing_since: Date | null
-  readonly paid_at: Date | null
-  readonly created_at: Date
-  readonly updated_at: Date
-  /** Joined: the partner's display name. */
-  readonly partner_name?: string | null
-}
+const Environment = Schema.Literal("live", "sandbox")
+const Status = Schema.Literal(...SESSION_STATUSES)
+const Kind = Schema.Literal("partner", "marketplace", "cart")
 
-export interface NewSession {
-  readonly id: string
-  readonly kind: SessionRow["kind"]
-  readonly partnerId: string | null
-  readonly credentialId: string | null
-  readonly environment: PartnerEnvironment
-  readonly listingId: string | null
-  readonly domain: string | null
-  readonly priceCents: number
-  readonly currency: string
-  readonly reference: string | null
-  readonly returnUrl: string | null
-  readonly cancelUrl: string | null
-  readonly buyerEmail: string | null
-  readonly referral: { readonly partnerId: string; readonly linkId: string; readonly clickId: string } | null
-  readonly cart: { readonly cartId: string; readonly userId: string; readonly items: unknown } | null
-  readonly expiresAt: Date
-}
+export const SessionRow = Schema.Struct({
+  id: Schema.String,
+  kind: Kind,
+  partner_id: Schema.NullOr(Schema.String),
+  credential_id: Schema.NullOr(Schema.String),
+  environment: Environment,
+  listing_id: Schema.NullOr(Schema.String),
+  domain: Schema.NullOr(Schema.String),
+  price_cents: Schema.Number,
+  currency: Schema.String,
+  reference: Schema.NullOr(Schema.String),
+  return_url: Schema.NullOr(Schema.String),
+  cancel_url: Schema.NullOr(Schema.String),
+  buyer_email: Schema.NullOr(Schema.String),
+  buyer_name: Schema.NullOr(Schema.String),
+  buyer_country: Schema.NullOr(Schema.String),
+  referral_partner_id: Schema.NullOr(Schema.String),
+  referral_link_id: Schema.NullOr(Schema.String),
+  referral_click_id: Schema.NullOr(Schema.String),
+  cart_id: Schema.NullOr(Schema.String),
+  user_id: Schema.NullOr(Schema.String),
+  /** A cart's lines (jsonb), see CartItem in ./Cart.ts. */
+  items: Schema.Unknown,
+  status: Status,
+  provider: Schema.NullOr(Schema.String),
+  payment_ref: Schema.NullOr(Schema.String),
+  attempt: Schema.Number,
+  card_brand: Schema.NullOr(Schema.String),
+  card_last4: Schema.NullOr(Schema.String),
+  last_error: Schema.NullOr(Schema.String),
+  order_id: Schema.NullOr(Schema.String),
+  expires_at: Schema.DateFromSelf,
+  processing_since: Schema.NullOr(Schema.DateFromSelf),
+  paid_at: Schema.NullOr(Schema.DateFromSelf),
+  created_at: Schema.DateFromSelf,
+  updated_at: Schema.DateFromSelf,
+  /** Joined by `byId`: the partner's display name. */
+  partner_name: Schema.optional(Schema.NullOr(Schema.String))
+})
+export type SessionRow = typeof SessionRow.Type
 
-const normalise = (r: SessionRow): SessionRow => ({ ...r, price_cents: Number(r.price_cents), attempt: Number(r.attempt) })
+export const NewSession = Schema.Struct({
+  id: Schema.String,
+  kind: Kind,
+  partnerId: Schema.NullOr(Schema.String),
+  credentialId: Schema.NullOr(Schema.String),
+  environment: Environment,
+  listingId: Schema.NullOr(Schema.String),
+  domain: Schema.NullOr(Schema.String),
+  priceCents: Schema.Number,
+  currency: Schema.String,
+  reference: Schema.NullOr(Schema.String),
+  returnUrl: Schema.NullOr(Schema.String),
+  cancelUrl: Schema.NullOr(Schema.String),
+  buyerEmail: Schema.NullOr(Schema.String),
+  referral: Schema.NullOr(Schema.Struct({ partnerId: Schema.String, linkId: Schema.String, clickId: Schema.String })),
+  cart: Schema.NullOr(Schema.Struct({ cartId: Schema.String, userId: Schema.String, items: Schema.Unknown })),
+  expiresAt: Schema.DateFromSelf
+})
+export type NewSession = typeof NewSession.Type
+
+const StartPayment = Schema.Struct({
+  id: Schema.String,
+  provider: Schema.String,
+  email: Schema.String,
+  name: Schema.String,
+  country: Schema.String,
+  brand: Schema.String,
+  last4: Schema.String
+})
+
+/** A payment attempt of a session, named by its provider reference. */
+const Attempt = Schema.Struct({ id: Schema.String, ref: Schema.String })
+const Id = Schema.Struct({ id: Schema.String })
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const one = (rows: ReadonlyArray<SessionRow>) => Option.map(Option.fromNullable(rows[0]), normalise)
 
-  return {
-    insert: (s: NewSession) =>
-      sql<SessionRow>`
+  const insert = SqlSchema.findOne({
+    Request: NewSession,
+    Result: SessionRow,
+    execute: (s) =>
+      sql`
         insert into checkout_sessions (id, kind, partner_id, credential_id, environment, listing_id, domain, price_cents, currency,
           reference, return_url, cancel_url, buyer_email, referral_partner_id, referral_link_id, referral_click_id,
           cart_id, user_id, items, expires_at)
@@ -79,50 +104,133 @@ const make = Effect.gen(function*() {
           ${s.referral?.linkId ?? null}, ${s.referral?.clickId ?? null}, ${s.cart?.cartId ?? null}, ${s.cart?.userId ?? null},
           ${s.cart ? JSON.stringify(s.cart.items) : null}::jsonb, ${s.expiresAt})
         on conflict (cart_id) do nothing
-        returning *`.pipe(Effect.map(one), Effect.orDie),
-
-    byId: (id: string, options?: { readonly forUpdate?: boolean }) =>
-      (options?.forUpdate
-        ? sql<SessionRow>`select * from checkout_sessions where id = ${id} for update`
-        : sql<SessionRow>`select s.*, p.name as partner_name from checkout_sessions s left join partners p on p.id = s.partner_id
-                          where s.id = ${id}`).pipe(Effect.map(one), Effect.orDie),
-
-    byCart: (cartId: string) => sql<SessionRow>`select * from checkout_sessions where cart_id = ${cartId}`.pipe(Effect.map(one), Effect.orDie),
-
-    /** Another session of the listing paying right now (the reservation). */
-    payingOnListing: (listingId: string, exceptId: string) =>
-      sql<{ id: string }>`select id from checkout_sessions where listing_id = ${listingId} and id <> ${exceptId}
-                          and status in ('processing', 'requires_action') limit 1`.pipe(Effect.map((r) => r.length > 0), Effect.orDie),
-
-    startPayment: (id: string, p: { provider: string; email: string; name: string; country: string; brand: string; last4: string }) =>
-      sql<SessionRow>`
+        returning *`
+  })
+  const byId = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: SessionRow,
+    execute: (id) =>
+      sql`select s.*, p.name as partner_name from checkout_sessions s left join partners p on p.id = s.partner_id
+          where s.id = ${id}`
+  })
+  const lockById = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: SessionRow,
+    execute: (id) => sql`select * from checkout_sessions where id = ${id} for update`
+  })
+  const byCart = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: SessionRow,
+    execute: (cartId) => sql`select * from checkout_sessions where cart_id = ${cartId}`
+  })
+  const payingOnListing = SqlSchema.findOne({
+    Request: Schema.Struct({ listingId: Schema.String, exceptId: Schema.String }),
+    Result: Id,
+    execute: ({ exceptId, listingId }) =>
+      sql`select id from checkout_sessions where listing_id = ${listingId} and id <> ${exceptId}
+          and status in ('processing', 'requires_action') limit 1`
+  })
+  const startPayment = SqlSchema.single({
+    Request: StartPayment,
+    Result: SessionRow,
+    execute: (p) =>
+      sql`
         update checkout_sessions set status = 'processing', provider = ${p.provider}, attempt = attempt + 1, payment_ref = null,
           buyer_email = ${p.email}, buyer_name = ${p.name}, buyer_country = ${p.country}, card_brand = ${p.brand},
           card_last4 = ${p.last4}, last_error = null, processing_since = now(), updated_at = now()
-        where id = ${id} returning *`.pipe(Effect.map((rows) => normalise(rows[0]!)), Effect.orDie),
-
-    setPaymentRef: (id: string, attempt: number, ref: string) =>
-      sql`update checkout_sessions set payment_ref = ${ref}, updated_at = now() where id = ${id} and attempt = ${attempt}`.pipe(
-        Effect.asVoid,
-        Effect.orDie
-      ),
-
-    setStatus: (id: string, status: SessionStatus, lastError: string | null = null) =>
+        where id = ${p.id} returning *`
+  })
+  const setPaymentRef = SqlSchema.void({
+    Request: Schema.Struct({ id: Schema.String, attempt: Schema.Number, ref: Schema.String }),
+    execute: ({ attempt, id, ref }) => sql`update checkout_sessions set payment_ref = ${ref}, updated_at = now() where id = ${id} and attempt = ${attempt}`
+  })
+  const setStatus = SqlSchema.void({
+    Request: Schema.Struct({ id: Schema.String, status: Status, lastError: Schema.NullOr(Schema.String) }),
+    execute: ({ id, lastError, status }) =>
       sql`update checkout_sessions set status = ${status}, last_error = ${lastError}, updated_at = now(),
             processing_since = case when ${status} in ('processing', 'requires_action') then processing_since else null end
-          where id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
-
-    markPaid: (id: string, orderId: string | null) =>
+          where id = ${id}`
+  })
+  const markPaid = SqlSchema.void({
+    Request: Schema.Struct({ id: Schema.String, orderId: Schema.NullOr(Schema.String) }),
+    execute: ({ id, orderId }) =>
       sql`update checkout_sessions set status = 'paid', order_id = ${orderId}, paid_at = now(), processing_since = null, last_error = null,
-            updated_at = now() where id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+            updated_at = now() where id = ${id}`
+  })
+  const markRequiresAction = SqlSchema.void({
+    Request: Attempt,
+    execute: ({ id, ref }) =>
+      sql`update checkout_sessions set status = 'requires_action', updated_at = now()
+          where id = ${id} and payment_ref = ${ref} and status = 'processing'`
+  })
+  const releaseAttempt = SqlSchema.void({
+    Request: Schema.Struct({ id: Schema.String, ref: Schema.String, message: Schema.String }),
+    execute: ({ id, message, ref }) =>
+      sql`update checkout_sessions set status = 'open', last_error = ${message}, processing_since = null, updated_at = now()
+          where id = ${id} and payment_ref = ${ref} and status in ('processing', 'requires_action')`
+  })
+  const releaseInterrupted = SqlSchema.void({
+    Request: Schema.String,
+    execute: (id) =>
+      sql`update checkout_sessions set status = 'open', processing_since = null, last_error = 'the payment was interrupted', updated_at = now()
+          where id = ${id} and payment_ref is null and status = 'processing'`
+  })
+  const stuck = SqlSchema.findAll({
+    Request: Schema.DateFromSelf,
+    Result: Id,
+    execute: (olderThan) =>
+      sql`select id from checkout_sessions where status in ('processing', 'requires_action')
+          and processing_since <= ${olderThan} order by processing_since limit 100`
+  })
+  const paidButReversed = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: Id,
+    execute: () =>
+      sql`
+        select s.id from partner_orders o join checkout_sessions s on s.id = o.checkout_session_id
+        where o.checkout_session_id is not null and o.status in ('REFUNDED', 'CANCELLED') and s.status = 'paid'
+        order by s.id limit 100`
+  })
+  const markRefunded = SqlSchema.void({
+    Request: Schema.String,
+    execute: (id) => sql`update checkout_sessions set status = 'refunded', refunded_at = now(), updated_at = now() where id = ${id} and status = 'paid'`
+  })
+  const sessionOfPayment = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: Id,
+    execute: (ref) => sql`select id from checkout_sessions where payment_ref = ${ref} limit 1`
+  })
 
+  return {
+    /** Runs `effect` in one transaction; a failed BEGIN/COMMIT is a defect, `effect`'s own errors stay. */
+    transaction: transactionOf(sql),
+    /** None when the cart has a session already (`on conflict (cart_id) do nothing`). */
+    insert: (s: NewSession) => Effect.orDie(insert(s)),
+    /** The session with its partner's name (for the pages). */
+    byId: (id: string) => Effect.orDie(byId(id)),
+    /** The session row locked for the rest of the transaction. */
+    lockById: (id: string) => Effect.orDie(lockById(id)),
+    byCart: (cartId: string) => Effect.orDie(byCart(cartId)),
+    /** Another session of the listing paying right now (the reservation). */
+    payingOnListing: (listingId: string, exceptId: string) =>
+      Effect.orDie(Effect.map(payingOnListing({ listingId, exceptId }), Option.isSome)),
+    startPayment: (id: string, p: Omit<typeof StartPayment.Type, "id">) => Effect.orDie(startPayment({ id, ...p })),
+    setPaymentRef: (id: string, attempt: number, ref: string) => Effect.orDie(setPaymentRef({ id, attempt, ref })),
+    setStatus: (id: string, status: SessionRow["status"], lastError: string | null = null) => Effect.orDie(setStatus({ id, status, lastError })),
+    markPaid: (id: string, orderId: string | null) => Effect.orDie(markPaid({ id, orderId })),
+    /** The attempt `ref` waits for the buyer's confirmation step (only while it is `processing`). */
+    markRequiresAction: (id: string, ref: string) => Effect.orDie(markRequiresAction({ id, ref })),
+    /** A declined or abandoned attempt gives the reservation back (only if it is still that attempt). */
+    releaseAttempt: (id: string, ref: string, message: string) => Effect.orDie(releaseAttempt({ id, ref, message })),
+    /** A payment that died before the provider heard of it: nothing was charged. */
+    releaseInterrupted: (id: string) => Effect.orDie(releaseInterrupted(id)),
     /** Payments in progress for longer than `olderThan` (reconciliation). */
-    stuck: (olderThan: Date) =>
-      sql<{ id: string }>`select id from checkout_sessions where status in ('processing', 'requires_action')
-                          and processing_since <= ${olderThan} order by processing_since limit 100`.pipe(Effect.orDie),
-
-    partnerName: (partnerId: string) =>
-      sql<{ name: string }>`select name from partners where id = ${partnerId}`.pipe(Effect.map((r) => r[0]?.name ?? null), Effect.orDie)
+    stuck: (olderThan: Date) => Effect.orDie(stuck(olderThan)),
+    /** Paid sessions whose order was refunded or cancelled since: their money goes back. */
+    paidButReversed: Effect.orDie(paidButReversed(undefined)),
+    markRefunded: (id: string) => Effect.orDie(markRefunded(id)),
+    /** Which session a provider payment reference belongs to. */
+    sessionOfPayment: (ref: string) => Effect.orDie(Effect.map(sessionOfPayment(ref), Option.map((r) => r.id)))
   }
 })
 

@@ -11,7 +11,8 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BULK_OPS, MAX_BULK_DOMAINS } from "../domain/BulkRules.js"
 import { documentedAt } from "../platform/ApiAnnotations.js"
-import { BadRequest, Forbidden, NotFound, Unavailable, Unprocessable } from "../platform/Errors.js"
+import { errorWire } from "../platform/Errors.js"
+import { BulkOpNotFound, CheckoutUnavailable, DomainsNotOwned, InvalidBulkDomains, InvalidBulkPayload, PriceUnavailable, RegistrarUnavailable } from "./Errors.js"
 import { SessionAuth } from "../identity/Session.js"
 
 export const PortfolioDomain = Schema.Struct({
@@ -105,11 +106,12 @@ export class PortfolioApi extends HttpApiGroup.make("portfolio")
       .setPath(Schema.Struct({ op: BulkOpParam }))
       .setPayload(BulkRequest)
       .addSuccess(Schema.Union(BulkAccepted, BulkUpdated, BulkCart))
-      .addError(BadRequest)
-      .addError(Forbidden)
-      .addError(NotFound)
-      .addError(Unprocessable)
-      .addError(Unavailable)
+      .addError(errorWire(InvalidBulkPayload))
+      .addError(errorWire(InvalidBulkDomains))
+      .addError(errorWire(DomainsNotOwned))
+      .addError(errorWire(PriceUnavailable))
+      .addError(errorWire(RegistrarUnavailable))
+      .addError(errorWire(CheckoutUnavailable))
       .annotate(OpenApi.Summary, "Apply one operation to up to 1,000 owned domains")
       .annotate(
         OpenApi.Description,
@@ -124,7 +126,7 @@ export class PortfolioApi extends HttpApiGroup.make("portfolio")
     HttpApiEndpoint.get("bulkStatus", "/api/domains/bulk/:bulkOpId")
       .setPath(Schema.Struct({ bulkOpId: Schema.String }))
       .addSuccess(BulkStatus)
-      .addError(NotFound)
+      .addError(errorWire(BulkOpNotFound))
       .annotate(OpenApi.Summary, "Progress of a bulk operation")
       .annotate(OpenApi.Description, "`status` queued → running → done, counts, and every item's status and error. Another user's id is 404.")
       .pipe(documentedAt("/docs/portfolio.md#tracking"))

@@ -25,12 +25,12 @@ import {
   parseHostName
 } from "../domain/BulkRules.js"
 import { parseDomainName } from "../domain/DomainName.js"
-import { BadRequestError, ForbiddenError, NotFoundError, UnavailableError, UnprocessableError } from "../platform/Errors.js"
 import { makeId } from "../platform/Ids.js"
 import { meaningfulIssues } from "../platform/DecodeErrors.js"
 import { JobFailure, Jobs, type RunningJob } from "../platform/Jobs.js"
 import { BulkAccepted, BulkCart, type BulkRequest, BulkStatus, BulkUpdated } from "./Api.js"
 import { PortfolioConfig } from "./Config.js"
+import { BulkOpNotFound, CheckoutUnavailable, DomainsNotOwned, InvalidBulkDomains, InvalidBulkPayload, PriceUnavailable, RegistrarUnavailable } from "./Errors.js"
 import { type RegistrarDomain, type RegistrarError, Registrar } from "./Registrar.js"
 import { type BulkOpRow, type ClaimedItem, type DomainPatch, PortfolioRepo } from "./Repo.js"
 
@@ -66,9 +66,6 @@ interface JobPayload {
   readonly skipOnError: boolean
 }
 
-const invalid = (field: string, message: string, extra?: unknown) =>
-  new BadRequestError({ code: "invalid_payload", message: `${field}: ${message}`, details: [{ field, message, ...(extra as object ?? {}) }] })
-
 const decodePayload = (op: BulkOp, payload: unknown) =>
   Either.match(Schema.decodeUnknownEither(payloadSchemas[op] as Schema.Schema<any, any>, { onExcessProperty: "error", errors: "all" })(payload ?? {}), {
     onRight: (value) => Effect.succeed(value as Record<string, any>),
@@ -76,7 +73,7 @@ const decodePayload = (op: BulkOp, payload: unknown) =>
       const issues = meaningfulIssues(ParseResult.ArrayFormatter.formatErrorSync(error))
       const details = issues.slice(0, 20).map((i) => ({ field: ["payload", ...i.path.map(String)].join("."), message: i.message }))
       return Effect.fail(
-        new BadRequestError({ code: "invalid_payload", message: details.map((d) => `${d.field}: ${d.message}`).join("; "), details })
+        new InvalidBulkPayload({ message: details.map((d) => `${d.field}: ${d.message}`).join("; "), details })
       )
     }
   })
@@ -103,7 +100,7 @@ const make = Effect.gen(function*() {
     call.pipe(Effect.retry({ while: (e) => e.retryable, schedule: Schedule.exponential(Duration.millis(200)).pipe(Schedule.intersect(Schedule.recurs(3))) }))
 
   const registrarUnavailable = (e: RegistrarError) =>
-    new UnavailableError({ code: "registrar_unavailable", message: `The registrar could not be reached: ${e.message}` })
+    new RegistrarUnavailable({ message: `The registrar could not be reached: ${e.message}` })
 
   /** Op-specific checks that need the catalogue or the registrar. Returns the normalised payload. */
   const validateFor = (op: BulkOp, payload: Record<string, any>, domains: ReadonlyArray<string>) =>
@@ -113,16 +110,16 @@ const make = Effect.gen(function*() {
         const hosts: Array<string> = []
         for (const [i, ns] of (payload.nameservers as ReadonlyArray<string>).entries()) {
           const parsed = parseHostName(ns)
-          if (Either.isLeft(parsed)) return yield* invalid(`payload.nameservers.${i}`, parsed.left)
+          if (Either.isLeft(parsed)) return yield* InvalidBulkPayload.of(`payload.nameservers.${i}`, parsed.left)
           if (!hosts.includes(parsed.right)) hosts.push(parsed.right)
         }
-        if (hosts.length < MIN_NAMESERVERS) return yield* invalid("payload.nameservers", `at least ${MIN_NAMESERVERS} different host names are required`)
+        if (hosts.length < MIN_NAMESERVERS) return yield* InvalidBulkPayload.of("payload.nameservers", `at least ${MIN_NAMESERVERS} different host names are required`)
         for (const tld of tlds) {
           const meta = yield* Effect.orDie(catalogue.getMetadata(tld))
           if (Option.isSome(meta)) {
             const { maxNameservers, minNameservers } = meta.value
             if (hosts.length < minNameservers || hosts.length > maxNameservers) {
-              return yield* invalid("payload.nameservers", `.${tld} accepts ${minNameservers}–${maxNameservers} nameservers, got ${hosts.length}`, { tld })
+              return yield* InvalidBulkPayload.of("payload.nameservers", `.${tld} accepts ${minNameservers}–${maxNameservers} nameservers, got ${hosts.length}`, { tld })
             }
           }
         }
@@ -132,14 +129,14 @@ const make = Effect.gen(function*() {
         if (payload.folder === null) return { folder: null }
         const folder = (payload.folder as string).normalize("NFC")
         const problem = folderNameProblem(folder)
-        if (problem !== undefined) return yield* invalid("payload.folder", problem)
+        if (problem !== undefined) return yield* InvalidBulkPayload.of("payload.folder", problem)
         return { folder }
       }
       if (op === "setContacts") {
         const handle = payload.contacts as string
-        if (!isContactHandle(handle)) return yield* invalid("payload.contacts", "a contact handle is 3–40 letters, digits, _ - or .")
+        if (!isContactHandle(handle)) return yield* InvalidBulkPayload.of("payload.contacts", "a contact handle is 3–40 letters, digits, _ - or .")
         const exists = yield* registrar.contactExists(handle).pipe(Effect.mapError(registrarUnavailable))
-        if (!exists) return yield* invalid("payload.contacts", `no contact with handle "${handle}" exists at the registrar`)
+        if (!exists) return yield* InvalidBulkPayload.of("payload.contacts", `no contact with handle "${handle}" exists at the registrar`)
         return { contacts: handle }
       }
       if (op === "renew") {
@@ -147,7 +144,7 @@ const make = Effect.gen(function*() {
           const meta = yield* Effect.orDie(catalogue.getMetadata(tld))
           const allowed = Option.match(meta, { onNone: () => [1], onSome: (m) => m.allowedYears.length > 0 ? m.allowedYears : [1] })
           if (!allowed.includes(payload.years)) {
-            return yield* invalid("payload.years", `.${tld} renews for ${allowed.join(", ")} year(s), not ${payload.years}`, { tld, allowed })
+            return yield* InvalidBulkPayload.of("payload.years", `.${tld} renews for ${allowed.join(", ")} year(s), not ${payload.years}`, { tld, allowed })
           }
         }
         return { years: payload.years as number }
@@ -163,8 +160,7 @@ const make = Effect.gen(function*() {
       const list = normalizeDomainList(request.domains)
       if (list.invalid.length > 0) {
         const first = list.invalid[0]
-        return yield* new BadRequestError({
-          code: "invalid_domains",
+        return yield* new InvalidBulkDomains({
           message: `domains.${first.index}: ${first.message}` + (list.invalid.length > 1 ? ` (and ${list.invalid.length - 1} more)` : ""),
           details: list.invalid.slice(0, 100).map((i) => ({ field: `domains.${i.index}`, input: i.input.slice(0, 100), message: i.message }))
         })
@@ -172,8 +168,7 @@ const make = Effect.gen(function*() {
       const owned = yield* repo.ownedAmong(user.id, list.domains)
       const unowned = list.domains.filter((d) => !owned.has(d))
       if (unowned.length > 0 && (!skipOnError || owned.size === 0)) {
-        return yield* new ForbiddenError({
-          code: "forbidden",
+        return yield* new DomainsNotOwned({
           message: `You do not own ${unowned.length} of these domains: ${clipList(unowned)}; nothing was changed`,
           details: { unowned }
         })
@@ -187,11 +182,11 @@ const make = Effect.gen(function*() {
         if (dryRun) return new BulkAccepted({ bulkOpId: null, total: domains.length, op, ...skippedField, dryRun: true })
         const id = makeId("bulk")
         const stored: JobPayload = { ...payload, skipOnError }
-        yield* repo.sql.withTransaction(Effect.gen(function*() {
+        yield* repo.transaction(Effect.gen(function*() {
           yield* repo.createOp({ id, user_id: user.id, op, payload: stored, skipped }, domains)
           const job = yield* Effect.orDie(jobs.enqueue(BULK_JOB, { bulkOpId: id }, { maxAttempts: 10 }))
           yield* repo.setJob(id, job.id)
-        })).pipe(Effect.orDie)
+        }))
         // The enqueue's own wake-up came before the commit, when no worker could see the job.
         yield* jobs.wake(BULK_JOB)
         return new BulkAccepted({ bulkOpId: id, total: domains.length, op, ...skippedField })
@@ -237,8 +232,7 @@ const make = Effect.gen(function*() {
           else priced.push({ domain, priceCents: perYear.value * years })
         }), { concurrency, discard: true })
       if (unpriced.length > 0 && (!skipOnError || priced.length === 0)) {
-        return yield* new UnprocessableError({
-          code: "price_unavailable",
+        return yield* new PriceUnavailable({
           message: `No ${cartOp} price for: ${clipList(unpriced.map((u) => u.domain))}`,
           details: { unpriced }
         })
@@ -261,7 +255,7 @@ const make = Effect.gen(function*() {
         totalCents
       }).pipe(
         Effect.mapError(() =>
-          new UnavailableError({ code: "checkout_unavailable", message: "The hosted checkout is not available right now; the cart was kept, retry shortly" })
+          new CheckoutUnavailable({ message: "The hosted checkout is not available right now; the cart was kept, retry shortly" })
         )
       )
       yield* repo.setCartSession(cartId, opened.sessionId)
@@ -278,7 +272,7 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const op = yield* repo.op(id)
       if (op === undefined || (ownerId !== undefined && op.user_id !== ownerId)) {
-        return yield* new NotFoundError({ code: "bulk_op_not_found", message: `No bulk operation ${id.slice(0, 100)}` })
+        return yield* new BulkOpNotFound({ message: `No bulk operation ${id.slice(0, 100)}` })
       }
       const [counts, items] = yield* Effect.all([repo.counts(id), repo.items(id)], { concurrency: 2 })
       return new BulkStatus({

@@ -24,7 +24,7 @@ const failuresText = (s: BulkStatus) =>
 const bulkShow = Command.make("show", { id, follow, json }, ({ follow, id, json }) =>
   Effect.gen(function*() {
     const bulk = yield* Bulk
-    const load = bulk.status(id).pipe(Effect.catchTag("NotFound", (e) => abort(e.message, "not_found")))
+    const load = bulk.status(id).pipe(Effect.catchTag("BulkOpNotFound", (e) => abort(e.message, "not_found")))
     let current = yield* load
     if (follow) {
       while (current.status !== "done") {

@@ -1,66 +1,71 @@
 /**
  * SQL of the portfolio: the owned domains' registrar state (columns of `user_domains`, whose rows
- * accounts create), bulk operations and their items, carts and their items.
+ * accounts create), bulk operations and their items, carts and their items. Rows are decoded by
+ * their schema; a database failure is a defect here, once (`transaction` too).
  */
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { transactionOf } from "../platform/SqlTransaction.js"
 
-export interface PortfolioDomainRow {
-  readonly domain: string
-  readonly locked: boolean
-  readonly auto_renew: boolean
-  readonly nameservers: ReadonlyArray<string>
-  readonly folder: string | null
-  readonly contacts_handle: string | null
-  readonly expires_at: Date
-  readonly added_at: Date
-}
+export const PortfolioDomainRow = Schema.Struct({
+  domain: Schema.String,
+  locked: Schema.Boolean,
+  auto_renew: Schema.Boolean,
+  nameservers: Schema.Array(Schema.String),
+  folder: Schema.NullOr(Schema.String),
+  contacts_handle: Schema.NullOr(Schema.String),
+  expires_at: Schema.DateFromSelf,
+  added_at: Schema.DateFromSelf
+})
+export type PortfolioDomainRow = typeof PortfolioDomainRow.Type
 
-export interface BulkOpRow {
-  readonly id: string
-  readonly user_id: string
-  readonly op: string
-  readonly payload: any
-  readonly skipped: ReadonlyArray<{ domain: string; error: string }>
-  readonly job_id: string | null
-  readonly created_at: Date
-  readonly started_at: Date | null
-  readonly finished_at: Date | null
-}
+const OwnedDomainRow = Schema.Struct({ ...PortfolioDomainRow.fields, user_id: Schema.String })
 
-export interface BulkItemRow {
-  readonly position: number
-  readonly domain: string
-  readonly status: "queued" | "running" | "succeeded" | "failed"
-  readonly error: string | null
-}
+const Skipped = Schema.Array(Schema.Struct({ domain: Schema.String, error: Schema.String }))
+
+export const BulkOpRow = Schema.Struct({
+  id: Schema.String,
+  user_id: Schema.String,
+  op: Schema.String,
+  /** The op's decoded payload as the job stores it (Bulk.ts `JobPayload`). */
+  payload: Schema.Unknown,
+  skipped: Skipped,
+  job_id: Schema.NullOr(Schema.String),
+  created_at: Schema.DateFromSelf,
+  started_at: Schema.NullOr(Schema.DateFromSelf),
+  finished_at: Schema.NullOr(Schema.DateFromSelf)
+})
+export type BulkOpRow = typeof BulkOpRow.Type
+
+export const BulkItemRow = Schema.Struct({
+  position: Schema.Number,
+  domain: Schema.String,
+  status: Schema.Literal("queued", "running", "succeeded", "failed"),
+  error: Schema.NullOr(Schema.String)
+})
+export type BulkItemRow = typeof BulkItemRow.Type
 
 /** An item a run claimed, with the status it had: `running` when an earlier run started it. */
-export interface ClaimedItem {
-  readonly position: number
-  readonly domain: string
-  readonly previous: "queued" | "running"
-}
+export const ClaimedItem = Schema.Struct({
+  position: Schema.Number,
+  domain: Schema.String,
+  previous: Schema.Literal("queued", "running")
+})
+export type ClaimedItem = typeof ClaimedItem.Type
 
-export interface CartRow {
-  readonly id: string
-  readonly user_id: string
-  readonly status: "open" | "paid"
-  readonly currency: string
-  readonly total_cents: string | number
-  readonly session_id: string | null
-}
+const BulkCounts = Schema.Struct({ total: Schema.Number, succeeded: Schema.Number, failed: Schema.Number, pending: Schema.Number })
 
-export interface CartItemRow {
-  readonly id: string
-  readonly cart_id: string
-  readonly domain: string
-  readonly op: "renew" | "restore"
-  readonly years: number
-  readonly price_cents: string | number
-  readonly status: "pending" | "running" | "succeeded" | "failed"
-  readonly error: string | null
-}
+export const CartItemRow = Schema.Struct({
+  id: Schema.String,
+  cart_id: Schema.String,
+  domain: Schema.String,
+  op: Schema.Literal("renew", "restore"),
+  years: Schema.Number,
+  price_cents: Schema.Number,
+  status: Schema.Literal("pending", "running", "succeeded", "failed"),
+  error: Schema.NullOr(Schema.String)
+})
+export type CartItemRow = typeof CartItemRow.Type
 
 export type DomainPatch = Partial<{
   locked: boolean
@@ -71,9 +76,13 @@ export type DomainPatch = Partial<{
   expires_at: Date
 }>
 
+const Id = Schema.Struct({ id: Schema.String })
+const DomainOnly = Schema.Struct({ domain: Schema.String })
+const Positions = Schema.Struct({ id: Schema.String, positions: Schema.Array(Schema.Number), run: Schema.Number })
+
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const orDie = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.orDie(e)
+  const transaction = transactionOf(sql)
 
   const patchColumns = (patch: DomainPatch) => {
     const row: Record<string, unknown> = { ...patch }
@@ -81,64 +90,121 @@ const make = Effect.gen(function*() {
     return row
   }
 
-  return {
-    sql,
-    domainsOf: (userId: string) =>
-      orDie(sql<PortfolioDomainRow>`
-        select domain, locked, auto_renew, nameservers, folder, contacts_handle, expires_at, added_at
-        from user_domains where user_id = ${userId} order by domain`),
+  const domainsOf = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: PortfolioDomainRow,
+    execute: (userId) =>
+      sql`select domain, locked, auto_renew, nameservers, folder, contacts_handle, expires_at, added_at
+          from user_domains where user_id = ${userId} order by domain`
+  })
+  const domain = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: OwnedDomainRow,
+    execute: (domain) =>
+      sql`select domain, user_id, locked, auto_renew, nameservers, folder, contacts_handle, expires_at, added_at
+          from user_domains where domain = ${domain}`
+  })
+  const ownedAmong = SqlSchema.findAll({
+    Request: Schema.Struct({ userId: Schema.String, domains: Schema.Array(Schema.String) }),
+    Result: DomainOnly,
+    execute: ({ domains, userId }) => sql`select domain from user_domains where user_id = ${userId} and domain in ${sql.in(domains)}`
+  })
+  const op = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: BulkOpRow,
+    execute: (id) => sql`select * from bulk_ops where id = ${id}`
+  })
+  const items = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: BulkItemRow,
+    execute: (id) => sql`select position, domain, status, error from bulk_items where bulk_op_id = ${id} order by position`
+  })
+  const unfinishedItems = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: BulkItemRow,
+    execute: (id) =>
+      sql`select position, domain, status, error from bulk_items
+          where bulk_op_id = ${id} and status in ('queued', 'running') order by position`
+  })
+  const counts = SqlSchema.single({
+    Request: Schema.String,
+    Result: BulkCounts,
+    execute: (id) =>
+      sql`
+        select count(*) as total,
+               count(*) filter (where status = 'succeeded') as succeeded,
+               count(*) filter (where status = 'failed') as failed,
+               count(*) filter (where status in ('queued', 'running')) as pending
+        from bulk_items where bulk_op_id = ${id}`
+  })
+  const claimItems = SqlSchema.findAll({
+    Request: Positions,
+    Result: ClaimedItem,
+    execute: ({ id, positions, run }) =>
+      sql`
+        update bulk_items i set status = 'running', attempts = i.attempts + 1, run = ${run}, updated_at = now()
+        from (select position, status as previous from bulk_items
+              where bulk_op_id = ${id} and position in ${sql.in(positions)} for update) p
+        where i.bulk_op_id = ${id} and i.position = p.position
+          and (i.status = 'queued' or (i.status = 'running' and i.run < ${run}))
+        returning i.position, i.domain, p.previous`
+  })
+  const markCartPaid = SqlSchema.findOne({
+    Request: Schema.Struct({ id: Schema.String, sessionId: Schema.String }),
+    Result: Id,
+    execute: ({ id, sessionId }) =>
+      sql`update carts set status = 'paid', paid_at = now(), session_id = coalesce(session_id, ${sessionId})
+          where id = ${id} and status = 'open' returning id`
+  })
+  const cartItems = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: CartItemRow,
+    execute: (cartId) => sql`select * from cart_items where cart_id = ${cartId} order by id`
+  })
 
-    domain: (domain: string) =>
-      orDie(sql<PortfolioDomainRow & { user_id: string }>`
-        select domain, user_id, locked, auto_renew, nameservers, folder, contacts_handle, expires_at, added_at
-        from user_domains where domain = ${domain}`).pipe(Effect.map((rows) => rows[0])),
+  /** A statement with no rows to read; its failure a defect. */
+  const run = <A, E, R>(statement: Effect.Effect<A, E, R>) => Effect.orDie(Effect.asVoid(statement))
+
+  return {
+    /** Runs `effect` in one transaction; a failed BEGIN/COMMIT is a defect, `effect`'s own errors stay. */
+    transaction,
+    domainsOf: (userId: string) => Effect.orDie(domainsOf(userId)),
+
+    /** The domain with its owner; undefined when no one owns it. */
+    domain: (name: string) => Effect.orDie(Effect.map(domain(name), Option.getOrUndefined)),
 
     /** The subset of `domains` the user owns. */
     ownedAmong: (userId: string, domains: ReadonlyArray<string>) =>
       domains.length === 0
         ? Effect.succeed(new Set<string>())
-        : orDie(sql<{ domain: string }>`select domain from user_domains where user_id = ${userId} and domain in ${sql.in(domains)}`).pipe(
-          Effect.map((rows) => new Set(rows.map((r) => r.domain)))
-        ),
+        : Effect.orDie(Effect.map(ownedAmong({ userId, domains }), (rows) => new Set(rows.map((r) => r.domain)))),
 
     patchDomain: (domain: string, patch: DomainPatch) =>
-      Object.keys(patch).length === 0
-        ? Effect.void
-        : orDie(sql`update user_domains set ${sql.update(patchColumns(patch))} where domain = ${domain}`).pipe(Effect.asVoid),
+      Object.keys(patch).length === 0 ? Effect.void : run(sql`update user_domains set ${sql.update(patchColumns(patch))} where domain = ${domain}`),
 
     createOp: (row: { id: string; user_id: string; op: string; payload: unknown; skipped: unknown }, domains: ReadonlyArray<string>) =>
-      sql.withTransaction(Effect.gen(function*() {
-        yield* sql`insert into bulk_ops (id, user_id, op, payload, skipped)
-                   values (${row.id}, ${row.user_id}, ${row.op}, ${JSON.stringify(row.payload)}, ${JSON.stringify(row.skipped)})`
+      transaction(Effect.gen(function*() {
+        yield* run(sql`insert into bulk_ops (id, user_id, op, payload, skipped)
+                       values (${row.id}, ${row.user_id}, ${row.op}, ${JSON.stringify(row.payload)}, ${JSON.stringify(row.skipped)})`)
         for (let start = 0; start < domains.length; start += 500) {
           const chunk = domains.slice(start, start + 500).map((domain, i) => ({ bulk_op_id: row.id, position: start + i, domain, status: "queued" }))
-          yield* sql`insert into bulk_items ${sql.insert(chunk)}`
+          yield* run(sql`insert into bulk_items ${sql.insert(chunk)}`)
         }
-      })).pipe(orDie),
+      })),
 
-    setJob: (id: string, jobId: string) => orDie(sql`update bulk_ops set job_id = ${jobId} where id = ${id}`).pipe(Effect.asVoid),
+    setJob: (id: string, jobId: string) => run(sql`update bulk_ops set job_id = ${jobId} where id = ${id}`),
 
-    op: (id: string) => orDie(sql<BulkOpRow>`select * from bulk_ops where id = ${id}`).pipe(Effect.map((rows) => rows[0])),
+    /** The op; undefined when there is none. */
+    op: (id: string) => Effect.orDie(Effect.map(op(id), Option.getOrUndefined)),
 
-    items: (id: string) =>
-      orDie(sql<BulkItemRow>`select position, domain, status, error from bulk_items where bulk_op_id = ${id} order by position`),
+    items: (id: string) => Effect.orDie(items(id)),
 
-    unfinishedItems: (id: string) =>
-      orDie(sql<BulkItemRow>`select position, domain, status, error from bulk_items
-                             where bulk_op_id = ${id} and status in ('queued', 'running') order by position`),
+    unfinishedItems: (id: string) => Effect.orDie(unfinishedItems(id)),
 
-    counts: (id: string) =>
-      orDie(sql<{ total: string; succeeded: string; failed: string; pending: string }>`
-        select count(*) as total,
-               count(*) filter (where status = 'succeeded') as succeeded,
-               count(*) filter (where status = 'failed') as failed,
-               count(*) filter (where status in ('queued', 'running')) as pending
-        from bulk_items where bulk_op_id = ${id}`).pipe(
-        Effect.map(([r]) => ({ total: Number(r.total), succeeded: Number(r.succeeded), failed: Number(r.failed), pending: Number(r.pending) }))
-      ),
+    counts: (id: string) => Effect.orDie(counts(id)),
 
-    markStarted: (id: string) => orDie(sql`update bulk_ops set started_at = coalesce(started_at, now()) where id = ${id}`).pipe(Effect.asVoid),
-    markFinished: (id: string) => orDie(sql`update bulk_ops set finished_at = coalesce(finished_at, now()) where id = ${id}`).pipe(Effect.asVoid),
+    markStarted: (id: string) => run(sql`update bulk_ops set started_at = coalesce(started_at, now()) where id = ${id}`),
+    markFinished: (id: string) => run(sql`update bulk_ops set finished_at = coalesce(finished_at, now()) where id = ${id}`),
 
     /**
      * Claims a chunk of items for run `run` (the job's attempt number). Returns each claimed
@@ -147,67 +213,58 @@ const make = Effect.gen(function*() {
      * lapsed cannot take items the new holder runs.
      */
     claimItems: (id: string, positions: ReadonlyArray<number>, run: number) =>
-      positions.length === 0
-        ? Effect.succeed([] as ReadonlyArray<ClaimedItem>)
-        : orDie(sql<ClaimedItem>`
-        update bulk_items i set status = 'running', attempts = i.attempts + 1, run = ${run}, updated_at = now()
-        from (select position, status as previous from bulk_items
-              where bulk_op_id = ${id} and position in ${sql.in(positions)} for update) p
-        where i.bulk_op_id = ${id} and i.position = p.position
-          and (i.status = 'queued' or (i.status = 'running' and i.run < ${run}))
-        returning i.position, i.domain, p.previous`),
+      positions.length === 0 ? Effect.succeed([] as ReadonlyArray<ClaimedItem>) : Effect.orDie(claimItems({ id, positions, run })),
 
     /**
      * Marks items of run `run` succeeded and applies `patch` to our copy of their domains, in one
      * statement: only the items this run still holds, so a run whose lease lapsed changes nothing.
      */
-    itemsSucceeded: (id: string, userId: string, positions: ReadonlyArray<number>, run: number, patch: DomainPatch) =>
+    itemsSucceeded: (id: string, userId: string, positions: ReadonlyArray<number>, runNo: number, patch: DomainPatch) =>
       positions.length === 0
         ? Effect.void
-        : orDie(sql`with done as (
-                      update bulk_items set status = 'succeeded', error = null, updated_at = now()
-                      where bulk_op_id = ${id} and run = ${run} and status = 'running' and position in ${sql.in(positions)}
-                      returning domain)
-                    update user_domains set ${sql.update(patchColumns(patch))}
-                    where user_id = ${userId} and domain in (select domain from done)`).pipe(Effect.asVoid),
+        : run(sql`with done as (
+                    update bulk_items set status = 'succeeded', error = null, updated_at = now()
+                    where bulk_op_id = ${id} and run = ${runNo} and status = 'running' and position in ${sql.in(positions)}
+                    returning domain)
+                  update user_domains set ${sql.update(patchColumns(patch))}
+                  where user_id = ${userId} and domain in (select domain from done)`),
 
     /** Marks items of run `run` failed with one error (items not run after a failure). */
-    itemsFailed: (id: string, positions: ReadonlyArray<number>, run: number, error: string) =>
+    itemsFailed: (id: string, positions: ReadonlyArray<number>, runNo: number, error: string) =>
       positions.length === 0
         ? Effect.void
-        : orDie(sql`update bulk_items set status = 'failed', error = ${error}, updated_at = now()
-                    where bulk_op_id = ${id} and run = ${run} and status = 'running' and position in ${sql.in(positions)}`).pipe(Effect.asVoid),
+        : run(sql`update bulk_items set status = 'failed', error = ${error}, updated_at = now()
+                  where bulk_op_id = ${id} and run = ${runNo} and status = 'running' and position in ${sql.in(positions)}`),
 
-    itemFinished: (id: string, position: number, run: number, outcome: { status: "succeeded" | "failed"; error: string | null }) =>
-      orDie(sql`update bulk_items set status = ${outcome.status}, error = ${outcome.error}, updated_at = now()
-                where bulk_op_id = ${id} and position = ${position} and run = ${run} and status = 'running'`).pipe(Effect.asVoid),
+    itemFinished: (id: string, position: number, runNo: number, outcome: { status: "succeeded" | "failed"; error: string | null }) =>
+      run(sql`update bulk_items set status = ${outcome.status}, error = ${outcome.error}, updated_at = now()
+              where bulk_op_id = ${id} and position = ${position} and run = ${runNo} and status = 'running'`),
 
     /** Items not yet started, after a failure with skip_on_error false. */
     failQueued: (id: string, error: string) =>
-      orDie(sql`update bulk_items set status = 'failed', error = ${error}, updated_at = now()
-                where bulk_op_id = ${id} and status = 'queued'`).pipe(Effect.asVoid),
+      run(sql`update bulk_items set status = 'failed', error = ${error}, updated_at = now()
+              where bulk_op_id = ${id} and status = 'queued'`),
 
-    createCart: (cart: { id: string; user_id: string; currency: string; total_cents: number }, items: ReadonlyArray<Omit<CartItemRow, "status" | "error" | "cart_id">>) =>
-      sql.withTransaction(Effect.gen(function*() {
-        yield* sql`insert into carts ${sql.insert({ ...cart, status: "open" })}`
-        if (items.length > 0) yield* sql`insert into cart_items ${sql.insert(items.map((i) => ({ ...i, cart_id: cart.id })))}`
-      })).pipe(orDie),
+    createCart: (
+      cart: { id: string; user_id: string; currency: string; total_cents: number },
+      items: ReadonlyArray<Omit<CartItemRow, "status" | "error" | "cart_id">>
+    ) =>
+      transaction(Effect.gen(function*() {
+        yield* run(sql`insert into carts ${sql.insert({ ...cart, status: "open" })}`)
+        if (items.length > 0) yield* run(sql`insert into cart_items ${sql.insert(items.map((i) => ({ ...i, cart_id: cart.id })))}`)
+      })),
 
-    setCartSession: (id: string, sessionId: string) => orDie(sql`update carts set session_id = ${sessionId} where id = ${id}`).pipe(Effect.asVoid),
-
-    cart: (id: string) => orDie(sql<CartRow>`select * from carts where id = ${id}`).pipe(Effect.map((rows) => rows[0])),
+    setCartSession: (id: string, sessionId: string) => run(sql`update carts set session_id = ${sessionId} where id = ${id}`),
 
     /** Marks the cart paid; false when it was already paid (the payment is not fulfilled twice). */
-    markCartPaid: (id: string, sessionId: string) =>
-      orDie(sql<{ id: string }>`update carts set status = 'paid', paid_at = now(), session_id = coalesce(session_id, ${sessionId})
-                               where id = ${id} and status = 'open' returning id`).pipe(Effect.map((rows) => rows.length > 0)),
+    markCartPaid: (id: string, sessionId: string) => Effect.orDie(Effect.map(markCartPaid({ id, sessionId }), Option.isSome)),
 
-    setCartJob: (id: string, jobId: string) => orDie(sql`update carts set job_id = ${jobId} where id = ${id}`).pipe(Effect.asVoid),
+    setCartJob: (id: string, jobId: string) => run(sql`update carts set job_id = ${jobId} where id = ${id}`),
 
-    cartItems: (cartId: string) => orDie(sql<CartItemRow>`select * from cart_items where cart_id = ${cartId} order by id`),
+    cartItems: (cartId: string) => Effect.orDie(cartItems(cartId)),
 
     cartItemStatus: (id: string, status: CartItemRow["status"], error: string | null) =>
-      orDie(sql`update cart_items set status = ${status}, error = ${error} where id = ${id}`).pipe(Effect.asVoid)
+      run(sql`update cart_items set status = ${status}, error = ${error} where id = ${id}`)
   }
 })
 

@@ -1,5 +1,5 @@
 /**
- * Referrals and reporting (CONTRACT.md "Referrals and reporting"; docs/referrals.md):
+ * Referrals and reporting (docs/referrals.md):
  * affiliates' tracking links and their reports (HMAC-signed, credential linked to an affiliate
  * account, else 403 `forbidden`), and the public click redirect `GET /r/{code}`.
  */
@@ -7,7 +7,8 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { LINK_KINDS, PRODUCTS } from "../domain/Referral.js"
 import { documentedAt } from "../platform/ApiAnnotations.js"
-import { BadRequest, Forbidden, InternalError, NotFound } from "../platform/Errors.js"
+import { errorWire, InternalError } from "../platform/Errors.js"
+import { InvalidLinkRequest, InvalidReportQuery, NotAnAffiliate, ReferralLinkNotFound } from "./Errors.js"
 import { PartnerAuth, requiresScope } from "../partner/Auth.js"
 import { OrderStatusSchema } from "../partner/orders/Api.js"
 import { Paging } from "../partner/Common.js"
@@ -128,9 +129,8 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
     HttpApiEndpoint.post("createLink", "/api/partner/v1/links")
       .setPayload(LinkInput)
       .addSuccess(Link, { status: 201 })
-      .addError(BadRequest)
-      .addError(Forbidden)
-      .addError(NotFound)
+      .addError(errorWire(InvalidLinkRequest))
+      .addError(errorWire(NotAnAffiliate))
       .annotate(OpenApi.Summary, "Create a tracking link (generic, domain or product)")
       .pipe(requiresScope("refer"), documentedAt("/docs/referrals.md#links"))
   )
@@ -138,8 +138,8 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
     HttpApiEndpoint.get("listLinks", "/api/partner/v1/links")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(LinkPage)
-      .addError(BadRequest)
-      .addError(Forbidden)
+      .addError(errorWire(InvalidReportQuery))
+      .addError(errorWire(NotAnAffiliate))
       .annotate(OpenApi.Summary, "Your links, newest first, with clicks, unique clicks, sales, GMV and commission")
       .pipe(requiresScope("refer"), documentedAt("/docs/referrals.md#links"))
   )
@@ -147,9 +147,9 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
     HttpApiEndpoint.get("myClicks", "/api/partner/v1/me/clicks")
       .setUrlParams(Schema.Struct({ ...Window, link_id: Schema.optional(Schema.String) }))
       .addSuccess(ClickReport)
-      .addError(BadRequest)
-      .addError(Forbidden)
-      .addError(NotFound)
+      .addError(errorWire(InvalidReportQuery))
+      .addError(errorWire(NotAnAffiliate))
+      .addError(errorWire(ReferralLinkNotFound))
       .annotate(OpenApi.Summary, "Clicks and unique clicks per day (default: the last 30 days)")
       .pipe(requiresScope("report"), documentedAt("/docs/referrals.md#reports"))
   )
@@ -157,9 +157,9 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
     HttpApiEndpoint.get("mySales", "/api/partner/v1/me/sales")
       .setUrlParams(Schema.Struct({ ...Window, link_id: Schema.optional(Schema.String), ...Paging }))
       .addSuccess(SalePage)
-      .addError(BadRequest)
-      .addError(Forbidden)
-      .addError(NotFound)
+      .addError(errorWire(InvalidReportQuery))
+      .addError(errorWire(NotAnAffiliate))
+      .addError(errorWire(ReferralLinkNotFound))
       .annotate(OpenApi.Summary, "Referral sales attributed to your links, newest first, with totals over the window")
       .pipe(requiresScope("report"), documentedAt("/docs/referrals.md#reports"))
   )
@@ -167,8 +167,8 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
     HttpApiEndpoint.get("myCommissions", "/api/partner/v1/me/commissions")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(CommissionPage)
-      .addError(BadRequest)
-      .addError(Forbidden)
+      .addError(errorWire(InvalidReportQuery))
+      .addError(errorWire(NotAnAffiliate))
       .annotate(OpenApi.Summary, "Your commission ledger, oldest first, with the running balance")
       .pipe(requiresScope("report"), documentedAt("/docs/referrals.md#commissions"))
   )
@@ -176,8 +176,8 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
     HttpApiEndpoint.get("analytics", "/api/partner/v1/analytics")
       .setUrlParams(Schema.Struct(Window))
       .addSuccess(Analytics)
-      .addError(BadRequest)
-      .addError(Forbidden)
+      .addError(errorWire(InvalidReportQuery))
+      .addError(errorWire(NotAnAffiliate))
       .annotate(OpenApi.Summary, "Funnel (clicks → unique → checkouts started → sales), conversion, GMV, commission and a daily series")
       .pipe(requiresScope("report"), documentedAt("/docs/referrals.md#analytics"))
   )

@@ -22,13 +22,13 @@ import {
   withinWindow
 } from "../domain/Referral.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../partner/Auth.js"
-import { domainParam, iso, pageCursor, validationError } from "../partner/Common.js"
+import { domainParam, iso, pageCursor } from "../partner/Common.js"
 import { AppConfig } from "../platform/Config.js"
-import { ForbiddenError, NotFoundError } from "../platform/Errors.js"
 import { makeId } from "../platform/Ids.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import type { Attribution } from "./Attribution.js"
 import { ClickWriter } from "./ClickWriter.js"
+import { InvalidLinkRequest, InvalidReportQuery, NotAnAffiliate, ReferralLinkNotFound } from "./Errors.js"
 import { type LinkRow, type Owner, ReferralRepo } from "./Repo.js"
 
 const COOKIE_PURPOSE = "referral-cookie"
@@ -60,10 +60,13 @@ export interface ClickInput {
 }
 
 const notAffiliate = () =>
-  new ForbiddenError({
-    code: "forbidden",
+  new NotAnAffiliate({
     message: "This credential's partner is not an affiliate account: referral links and reports need one (the operator creates it with `partner create --affiliate`)"
   })
+
+/** A cursor not issued by this report for these filters (partner/Common.ts `pageCursor`). */
+const invalidCursor = (e: { readonly message: string; readonly details?: unknown }) =>
+  new InvalidReportQuery(e.details === undefined ? { message: e.message } : { message: e.message, details: e.details })
 
 const ownerOf = (p: PartnerIdentity): Owner => ({ partnerId: p.partnerId, environment: p.environment })
 
@@ -91,13 +94,13 @@ const make = Effect.gen(function*() {
   const window = (from: string | undefined, to: string | undefined) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const w = reportWindow(from, to, now)
-      return w.ok ? Effect.succeed(w) : Effect.fail(validationError(`${w.field}: ${w.message}`, [{ path: [w.field], message: w.message }]))
+      return w.ok ? Effect.succeed(w) : Effect.fail(new InvalidReportQuery({ message: `${w.field}: ${w.message}`, details: [{ path: [w.field], message: w.message }] }))
     })
 
   const ownLink = (owner: Owner, linkId: string | undefined) =>
     linkId === undefined
       ? Effect.void
-      : Effect.flatMap(repo.linkOwned(owner, linkId), (ok) => (ok ? Effect.void : Effect.fail(new NotFoundError({ code: "not_found", message: `Link ${linkId} not found` }))))
+      : Effect.flatMap(repo.linkOwned(owner, linkId), (ok) => (ok ? Effect.void : Effect.fail(ReferralLinkNotFound.of(linkId))))
 
   const createLink = (
     partner: PartnerIdentity,
@@ -108,16 +111,16 @@ const make = Effect.gen(function*() {
       let domain: string | null = null
       let product: Product | null = null
       if (input.kind === "domain") {
-        if (input.domain === undefined) return yield* validationError("domain: required for kind domain", [{ path: ["domain"], message: "required for kind domain" }])
-        domain = (yield* domainParam("domain", input.domain)).ascii
+        if (input.domain === undefined) return yield* InvalidLinkRequest.of("domain", "required for kind domain")
+        domain = (yield* Effect.mapError(domainParam("domain", input.domain), (e) => new InvalidLinkRequest({ message: e.message, details: e.details }))).ascii
       } else if (input.domain !== undefined) {
-        return yield* validationError(`domain: only for kind domain`, [{ path: ["domain"], message: "only for kind domain" }])
+        return yield* InvalidLinkRequest.of("domain", "only for kind domain")
       }
       if (input.kind === "product") {
-        if (input.product === undefined) return yield* validationError("product: required for kind product", [{ path: ["product"], message: "required for kind product" }])
+        if (input.product === undefined) return yield* InvalidLinkRequest.of("product", "required for kind product")
         product = input.product
       } else if (input.product !== undefined) {
-        return yield* validationError(`product: only for kind product`, [{ path: ["product"], message: "only for kind product" }])
+        return yield* InvalidLinkRequest.of("product", "only for kind product")
       }
       const row = yield* repo.insertLink({
         id: makeId("lnk"),
@@ -136,7 +139,7 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       yield* affiliate(partner)
       const pages = pageCursor(secrets, "referral-links", [partner.partnerId, partner.environment])
-      const before = yield* pages.read(cursor)
+      const before = yield* pages.read(cursor).pipe(Effect.mapError(invalidCursor))
       const rows = yield* repo.listLinks(ownerOf(partner), before, limit + 1)
       const page = rows.slice(0, limit)
       return {
@@ -218,7 +221,7 @@ const make = Effect.gen(function*() {
       const owner = ownerOf(partner)
       yield* ownLink(owner, q.link_id)
       const pages = pageCursor(secrets, "referral-sales", [partner.partnerId, partner.environment, w.from, w.to, q.link_id ?? null])
-      const before = yield* pages.read(q.cursor)
+      const before = yield* pages.read(q.cursor).pipe(Effect.mapError(invalidCursor))
       const limit = q.limit ?? 25
       const filter = { from: new Date(`${w.from}T00:00:00Z`), to: new Date(Date.parse(`${w.to}T00:00:00Z`) + DAY_MS), linkId: q.link_id }
       const rows = yield* repo.sales(owner, filter, before, limit + 1)
@@ -244,7 +247,7 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       yield* affiliate(partner)
       const pages = pageCursor(secrets, "referral-commissions", [partner.partnerId, partner.environment])
-      const after = yield* pages.read(q.cursor)
+      const after = yield* pages.read(q.cursor).pipe(Effect.mapError(invalidCursor))
       const limit = q.limit ?? 25
       const ledger = commissionLedger(yield* repo.commissionMovements(ownerOf(partner)))
       const afterSeq = after === null ? -1 : Number(after)

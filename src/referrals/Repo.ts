@@ -3,34 +3,42 @@
  * read-only queries of referral orders (`partner_orders`) and the partner's commission ledger
  * entries. Every partner read is keyed by partner AND environment.
  */
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
-import type { CommissionMovement, LinkKind } from "../domain/Referral.js"
-import type { OrderStatus } from "../domain/OrderState.js"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { LINK_KINDS, PRODUCTS } from "../domain/Referral.js"
+import { ORDER_STATUSES } from "../domain/OrderState.js"
 import type { PartnerEnvironment } from "../partner/Auth.js"
 import { bulkInsertText } from "../platform/BulkInsert.js"
+import { transactionOf } from "../platform/SqlTransaction.js"
 import type { Visit } from "./Visitors.js"
 
-export interface LinkRow {
-  readonly id: string
-  readonly code: string
-  readonly partner_id: string
-  readonly environment: PartnerEnvironment
-  readonly kind: LinkKind
-  readonly domain: string | null
-  readonly product: string | null
-  readonly campaign: string | null
-  readonly created_at: Date
-}
+const Environment = Schema.Literal("live", "sandbox")
 
-export interface LinkStatsRow extends LinkRow {
-  readonly clicks: number
-  readonly unique_clicks: number
-  readonly sales: number
-  readonly gmv_cents: number
-  readonly commission_cents: number
-}
+export const LinkRow = Schema.Struct({
+  id: Schema.String,
+  code: Schema.String,
+  partner_id: Schema.String,
+  environment: Environment,
+  kind: Schema.Literal(...LINK_KINDS),
+  domain: Schema.NullOr(Schema.String),
+  product: Schema.NullOr(Schema.Literal(...PRODUCTS)),
+  campaign: Schema.NullOr(Schema.String),
+  created_at: Schema.DateFromSelf
+})
+export type LinkRow = typeof LinkRow.Type
 
+/** Sums over the roll-up (int8/numeric, decoded to numbers by the driver; 0 without rows). */
+const LinkStatsRow = Schema.Struct({
+  ...LinkRow.fields,
+  clicks: Schema.Number,
+  unique_clicks: Schema.Number,
+  sales: Schema.Number,
+  gmv_cents: Schema.Number,
+  commission_cents: Schema.Number
+})
+export type LinkStatsRow = typeof LinkStatsRow.Type
+
+/** A click as the batch writes it (one jsonb parameter, platform/BulkInsert.ts). */
 export interface ClickRow {
   readonly id: string
   readonly link_id: string
@@ -57,25 +65,42 @@ const CLICK_COLUMNS = [
   ["is_unique", "boolean"]
 ] as const
 
-export interface DailyRow {
-  readonly day: string
-  readonly clicks: number
-  readonly unique_clicks: number
-  readonly checkouts_started: number
-  readonly sales: number
-  readonly gmv_cents: number
-  readonly commission_cents: number
-}
+export const DailyRow = Schema.Struct({
+  day: Schema.String,
+  clicks: Schema.Number,
+  unique_clicks: Schema.Number,
+  checkouts_started: Schema.Number,
+  sales: Schema.Number,
+  gmv_cents: Schema.Number,
+  commission_cents: Schema.Number
+})
+export type DailyRow = typeof DailyRow.Type
 
-export interface SaleRow {
-  readonly id: string
-  readonly domain: string
-  readonly referral_link_id: string | null
-  readonly sale_price_cents: number
-  readonly commission_cents: number
-  readonly status: OrderStatus
-  readonly created_at: Date
-}
+export const SaleRow = Schema.Struct({
+  id: Schema.String,
+  domain: Schema.String,
+  referral_link_id: Schema.NullOr(Schema.String),
+  sale_price_cents: Schema.Number,
+  commission_cents: Schema.Number,
+  status: Schema.Literal(...ORDER_STATUSES),
+  created_at: Schema.DateFromSelf,
+  /** The sale's ledger transaction, once posted. */
+  ledger_id: Schema.NullOr(Schema.String)
+})
+export type SaleRow = typeof SaleRow.Type
+
+const SalesTotals = Schema.Struct({ count: Schema.Number, gmv_cents: Schema.Number, commission_cents: Schema.Number })
+
+const MovementRow = Schema.Struct({
+  id: Schema.String,
+  seq: Schema.Number,
+  kind: Schema.Literal("recorded", "reversed", "settled", "payout_started", "payout_paid", "payout_failed"),
+  order_id: Schema.NullOr(Schema.String),
+  payout_id: Schema.NullOr(Schema.String),
+  created_at: Schema.DateFromSelf,
+  accrued_delta: Schema.Number,
+  payable_delta: Schema.Number
+})
 
 export interface Owner {
   readonly partnerId: string
@@ -88,32 +113,52 @@ export interface SalesFilter {
   readonly linkId?: string | undefined
 }
 
-const num = (v: unknown) => Number(v ?? 0)
+const OwnerSchema = Schema.Struct({ partnerId: Schema.String, environment: Environment })
+const Page = Schema.Struct({ owner: OwnerSchema, beforeId: Schema.NullOr(Schema.String), limit: Schema.Number })
+const SalesQuery = Schema.Struct({
+  owner: OwnerSchema,
+  filter: Schema.Struct({ from: Schema.DateFromSelf, to: Schema.DateFromSelf, linkId: Schema.optional(Schema.String) })
+})
+const NewLink = LinkRow.omit("created_at")
+const CheckoutStarted = Schema.Struct({
+  sessionId: Schema.String,
+  linkId: Schema.String,
+  partnerId: Schema.String,
+  environment: Environment,
+  clickId: Schema.String,
+  domain: Schema.String,
+  at: Schema.DateFromSelf
+})
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const transaction = transactionOf(sql)
 
   const salesWhere = (o: Owner, f: SalesFilter) =>
     sql`partner_id = ${o.partnerId} and environment = ${o.environment} and payment_model = 'referral'
         and created_at >= ${f.from} and created_at < ${f.to}
         ${f.linkId ? sql`and referral_link_id = ${f.linkId}` : sql``}`
 
-  return {
-    insertLink: (l: Omit<LinkRow, "created_at">) =>
-      sql<LinkRow>`insert into referral_links ${sql.insert({ ...l })} returning *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie),
-
-    linkByCode: (code: string) =>
-      sql<LinkRow>`select * from referral_links where code = ${code}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie),
-
-    linkOwned: (o: Owner, id: string) =>
-      sql<{ id: string }>`select id from referral_links where id = ${id} and partner_id = ${o.partnerId} and environment = ${o.environment}`.pipe(
-        Effect.map((rows) => rows.length === 1),
-        Effect.orDie
-      ),
-
-    /** The partner's links, newest first, with lifetime stats from the daily roll-up. */
-    listLinks: (o: Owner, beforeId: string | null, limit: number) =>
-      sql<LinkStatsRow>`
+  const insertLink = SqlSchema.single({
+    Request: NewLink,
+    Result: LinkRow,
+    execute: (l) => sql`insert into referral_links ${sql.insert({ ...l })} returning *`
+  })
+  const linkByCode = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: LinkRow,
+    execute: (code) => sql`select * from referral_links where code = ${code}`
+  })
+  const linkOwned = SqlSchema.findOne({
+    Request: Schema.Struct({ owner: OwnerSchema, id: Schema.String }),
+    Result: Schema.Struct({ id: Schema.String }),
+    execute: ({ id, owner: o }) => sql`select id from referral_links where id = ${id} and partner_id = ${o.partnerId} and environment = ${o.environment}`
+  })
+  const listLinks = SqlSchema.findAll({
+    Request: Page,
+    Result: LinkStatsRow,
+    execute: ({ beforeId, limit, owner: o }) =>
+      sql`
         select l.*, coalesce(s.clicks, 0) as clicks, coalesce(s.unique_clicks, 0) as unique_clicks, coalesce(s.sales, 0) as sales,
                coalesce(s.gmv_cents, 0) as gmv_cents, coalesce(s.commission_cents, 0) as commission_cents
         from (select * from referral_links where partner_id = ${o.partnerId} and environment = ${o.environment}
@@ -122,19 +167,93 @@ const make = Effect.gen(function*() {
           select sum(clicks) as clicks, sum(unique_clicks) as unique_clicks, sum(sales) as sales,
                  sum(gmv_cents) as gmv_cents, sum(commission_cents) as commission_cents
           from referral_daily d where d.link_id = l.id) s on true
-        order by l.id desc`.pipe(
-        Effect.map((rows) =>
-          rows.map((r) => ({
-            ...r,
-            clicks: num(r.clicks),
-            unique_clicks: num(r.unique_clicks),
-            sales: num(r.sales),
-            gmv_cents: num(r.gmv_cents),
-            commission_cents: num(r.commission_cents)
-          }))
-        ),
-        Effect.orDie
-      ),
+        order by l.id desc`
+  })
+  const saltOf = SqlSchema.single({
+    Request: Schema.String,
+    Result: Schema.Struct({ salt: Schema.String }),
+    execute: (day) => sql`select salt from referral_salts where day = ${day}`
+  })
+  const visitorsUpsert = SqlSchema.findAll({
+    Request: Schema.Struct({ visits: Schema.Array(Schema.Any), repeatMs: Schema.Number }),
+    Result: Schema.Struct({ unique_click_id: Schema.String }),
+    execute: ({ repeatMs, visits }) =>
+      sql`
+        insert into referral_visitors ${sql.insert(visits.map((v) => ({ ...v })))}
+        on conflict (link_id, visitor) do update set
+          unique_at = case when excluded.unique_at > referral_visitors.last_at + ${repeatMs}::float8 * interval '1 millisecond'
+                      then excluded.unique_at else referral_visitors.unique_at end,
+          unique_click_id = case when excluded.unique_at > referral_visitors.last_at + ${repeatMs}::float8 * interval '1 millisecond'
+                            then excluded.unique_click_id else referral_visitors.unique_click_id end,
+          last_at = greatest(referral_visitors.last_at, excluded.last_at)
+        returning unique_click_id`
+  })
+  const insertCheckout = SqlSchema.findOne({
+    Request: CheckoutStarted,
+    Result: Schema.Struct({ session_id: Schema.String }),
+    execute: (c) =>
+      sql`
+        insert into referral_checkouts (session_id, link_id, partner_id, environment, click_id, domain, started_at)
+        values (${c.sessionId}, ${c.linkId}, ${c.partnerId}, ${c.environment}, ${c.clickId}, ${c.domain}, ${c.at})
+        on conflict (session_id) do nothing returning session_id`
+  })
+  const daily = SqlSchema.findAll({
+    Request: Schema.Struct({ owner: OwnerSchema, fromDay: Schema.String, toDay: Schema.String, linkId: Schema.optional(Schema.String) }),
+    Result: DailyRow,
+    execute: ({ fromDay, linkId, owner: o, toDay }) =>
+      sql`
+        select to_char(day, 'YYYY-MM-DD') as day, sum(clicks) as clicks, sum(unique_clicks) as unique_clicks,
+               sum(checkouts_started) as checkouts_started, sum(sales) as sales, sum(gmv_cents) as gmv_cents,
+               sum(commission_cents) as commission_cents
+        from referral_daily
+        where partner_id = ${o.partnerId} and environment = ${o.environment} and day between ${fromDay}::date and ${toDay}::date
+          ${linkId ? sql`and link_id = ${linkId}` : sql``}
+        group by day order by day`
+  })
+  const sales = SqlSchema.findAll({
+    Request: Schema.Struct({ ...SalesQuery.fields, beforeId: Schema.NullOr(Schema.String), limit: Schema.Number }),
+    Result: SaleRow,
+    execute: ({ beforeId, filter, limit, owner }) =>
+      sql`
+        select p.id, p.domain, p.referral_link_id, p.sale_price_cents, p.commission_cents, p.status, p.created_at, t.id as ledger_id
+        from (select * from partner_orders where ${salesWhere(owner, filter)} ${beforeId ? sql`and id < ${beforeId}` : sql``}
+              order by id desc limit ${limit}) p
+        left join ledger_transactions t on t.natural_key = 'order:' || p.id || ':recorded'
+        order by p.id desc`
+  })
+  const salesTotals = SqlSchema.single({
+    Request: SalesQuery,
+    Result: SalesTotals,
+    execute: ({ filter, owner }) =>
+      sql`
+        select count(*) as count, coalesce(sum(sale_price_cents), 0) as gmv_cents, coalesce(sum(commission_cents), 0) as commission_cents
+        from partner_orders where ${salesWhere(owner, filter)} and status not in ('REFUNDED', 'CANCELLED')`
+  })
+  const commissionMovements = SqlSchema.findAll({
+    Request: OwnerSchema,
+    Result: MovementRow,
+    execute: (o) =>
+      sql`
+        select t.id, min(e.seq) as seq, t.kind, t.order_id, t.payout_id, t.created_at,
+               -sum(case when e.account = 'commission_accrued' then e.amount_cents else 0 end) as accrued_delta,
+               -sum(case when e.account = 'commission_payable' then e.amount_cents else 0 end) as payable_delta
+        from ledger_entries e join ledger_transactions t on t.id = e.transaction_id
+        where e.partner_id = ${o.partnerId} and e.environment = ${o.environment}
+          and e.account in ('commission_accrued', 'commission_payable')
+        group by t.id, t.kind, t.order_id, t.payout_id, t.created_at
+        order by min(e.seq)`
+  })
+
+  return {
+    insertLink: (l: typeof NewLink.Type) => Effect.orDie(insertLink(l)),
+
+    /** The link of a code (a cache miss of the redirect: its one database read). */
+    linkByCode: (code: string) => Effect.orDie(linkByCode(code)),
+
+    linkOwned: (o: Owner, id: string) => Effect.orDie(Effect.map(linkOwned({ owner: o, id }), Option.isSome)),
+
+    /** The partner's links, newest first, with lifetime stats from the daily roll-up. */
+    listLinks: (o: Owner, beforeId: string | null, limit: number) => Effect.orDie(listLinks({ owner: o, beforeId, limit })),
 
     /**
      * Today's salt for hashing IPs (created by the first writer of the day). Salts older than
@@ -145,8 +264,7 @@ const make = Effect.gen(function*() {
         yield* sql`insert into referral_salts (day, salt) values (${day}, ${fresh}) on conflict (day) do nothing`
         yield* sql`delete from referral_salts where day < ${day}::date - 1`
         yield* sql`delete from referral_visitors where last_at < (${day}::date - 1)::timestamp at time zone 'UTC'`
-        const [row] = yield* sql<{ salt: string }>`select salt from referral_salts where day = ${day}`
-        return row!.salt
+        return (yield* saltOf(day)).salt
       }).pipe(Effect.orDie),
 
     /**
@@ -159,20 +277,15 @@ const make = Effect.gen(function*() {
      * then sees its click (no read-then-write, so no two replicas both count one visitor).
      * The roll-up adds only the clicks actually inserted, so a batch written again after a lost
      * commit reply counts nothing twice.
+     *
+     * The one repository call whose `SqlError` stays an error: the click writer retries the batch
+     * with backoff (src/referrals/ClickWriter.ts) rather than lose it.
      */
     writeClicks: (clicks: ReadonlyArray<ClickRow>, visits: ReadonlyArray<Visit>, repeatMs: number) =>
       clicks.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
         const won = new Set<string>()
         if (visits.length > 0) {
-          const rows = yield* sql<{ unique_click_id: string }>`
-            insert into referral_visitors ${sql.insert(visits.map((v) => ({ ...v })))}
-            on conflict (link_id, visitor) do update set
-              unique_at = case when excluded.unique_at > referral_visitors.last_at + ${repeatMs}::float8 * interval '1 millisecond'
-                          then excluded.unique_at else referral_visitors.unique_at end,
-              unique_click_id = case when excluded.unique_at > referral_visitors.last_at + ${repeatMs}::float8 * interval '1 millisecond'
-                                then excluded.unique_click_id else referral_visitors.unique_click_id end,
-              last_at = greatest(referral_visitors.last_at, excluded.last_at)
-            returning unique_click_id`
+          const rows = yield* visitorsUpsert({ visits, repeatMs }).pipe(Effect.catchTag("ParseError", Effect.die))
           for (const r of rows) won.add(r.unique_click_id)
         }
         const contested = new Set(visits.map((v) => v.unique_click_id))
@@ -196,100 +309,45 @@ const make = Effect.gen(function*() {
       })),
 
     /** Records an attributed checkout once per session (and rolls it up); false when already recorded. */
-    checkoutStarted: (c: { sessionId: string; linkId: string; partnerId: string; environment: PartnerEnvironment; clickId: string; domain: string; at: Date }) =>
-      sql.withTransaction(Effect.gen(function*() {
-        const inserted = yield* sql`
-          insert into referral_checkouts (session_id, link_id, partner_id, environment, click_id, domain, started_at)
-          values (${c.sessionId}, ${c.linkId}, ${c.partnerId}, ${c.environment}, ${c.clickId}, ${c.domain}, ${c.at})
-          on conflict (session_id) do nothing returning session_id`
-        if (inserted.length === 0) return false
-        yield* sql`
+    checkoutStarted: (c: typeof CheckoutStarted.Type) =>
+      transaction(Effect.gen(function*() {
+        const inserted = yield* Effect.orDie(insertCheckout(c))
+        if (Option.isNone(inserted)) return false
+        yield* Effect.orDie(sql`
           insert into referral_daily (link_id, day, partner_id, environment, checkouts_started)
           values (${c.linkId}, ${c.at.toISOString().slice(0, 10)}, ${c.partnerId}, ${c.environment}, 1)
-          on conflict (link_id, day) do update set checkouts_started = referral_daily.checkouts_started + 1`
+          on conflict (link_id, day) do update set checkouts_started = referral_daily.checkouts_started + 1`)
         return true
-      })).pipe(Effect.orDie),
+      })),
 
     /** Roll-up per day over a window (UTC days, both included), optionally of one link. */
     daily: (o: Owner, fromDay: string, toDay: string, linkId?: string) =>
-      sql<DailyRow>`
-        select to_char(day, 'YYYY-MM-DD') as day, sum(clicks) as clicks, sum(unique_clicks) as unique_clicks,
-               sum(checkouts_started) as checkouts_started, sum(sales) as sales, sum(gmv_cents) as gmv_cents,
-               sum(commission_cents) as commission_cents
-        from referral_daily
-        where partner_id = ${o.partnerId} and environment = ${o.environment} and day between ${fromDay}::date and ${toDay}::date
-          ${linkId ? sql`and link_id = ${linkId}` : sql``}
-        group by day order by day`.pipe(
-        Effect.map((rows) =>
-          rows.map((r): DailyRow => ({
-            day: r.day,
-            clicks: num(r.clicks),
-            unique_clicks: num(r.unique_clicks),
-            checkouts_started: num(r.checkouts_started),
-            sales: num(r.sales),
-            gmv_cents: num(r.gmv_cents),
-            commission_cents: num(r.commission_cents)
-          }))
-        ),
-        Effect.orDie
-      ),
+      Effect.orDie(daily({ owner: o, fromDay, toDay, ...(linkId ? { linkId } : {}) })),
 
     sales: (o: Owner, f: SalesFilter, beforeId: string | null, limit: number) =>
-      sql<SaleRow & { ledger_id: string | null }>`
-        select p.id, p.domain, p.referral_link_id, p.sale_price_cents, p.commission_cents, p.status, p.created_at, t.id as ledger_id
-        from (select * from partner_orders where ${salesWhere(o, f)} ${beforeId ? sql`and id < ${beforeId}` : sql``}
-              order by id desc limit ${limit}) p
-        left join ledger_transactions t on t.natural_key = 'order:' || p.id || ':recorded'
-        order by p.id desc`.pipe(
-        Effect.map((rows) => rows.map((r) => ({ ...r, sale_price_cents: num(r.sale_price_cents), commission_cents: num(r.commission_cents) }))),
-        Effect.orDie
-      ),
+      Effect.orDie(sales({ owner: o, filter: salesFilter(f), beforeId, limit })),
 
     /** Over every matching sale that stands (refunded and cancelled ones earned nothing). */
-    salesTotals: (o: Owner, f: SalesFilter) =>
-      sql<{ count: number; gmv_cents: number; commission_cents: number }>`
-        select count(*) as count, coalesce(sum(sale_price_cents), 0) as gmv_cents, coalesce(sum(commission_cents), 0) as commission_cents
-        from partner_orders where ${salesWhere(o, f)} and status not in ('REFUNDED', 'CANCELLED')`.pipe(
-        Effect.map((rows) => ({ count: num(rows[0]?.count), gmv_cents: num(rows[0]?.gmv_cents), commission_cents: num(rows[0]?.commission_cents) })),
-        Effect.orDie
-      ),
+    salesTotals: (o: Owner, f: SalesFilter) => Effect.orDie(salesTotals({ owner: o, filter: salesFilter(f) })),
 
     /** Every ledger transaction of the partner touching a commission account, oldest first. */
     commissionMovements: (o: Owner) =>
-      sql<{
-        id: string
-        seq: string
-        kind: CommissionMovement["kind"]
-        order_id: string | null
-        payout_id: string | null
-        created_at: Date
-        accrued_delta: string
-        payable_delta: string
-      }>`
-        select t.id, min(e.seq) as seq, t.kind, t.order_id, t.payout_id, t.created_at,
-               -sum(case when e.account = 'commission_accrued' then e.amount_cents else 0 end) as accrued_delta,
-               -sum(case when e.account = 'commission_payable' then e.amount_cents else 0 end) as payable_delta
-        from ledger_entries e join ledger_transactions t on t.id = e.transaction_id
-        where e.partner_id = ${o.partnerId} and e.environment = ${o.environment}
-          and e.account in ('commission_accrued', 'commission_payable')
-        group by t.id, t.kind, t.order_id, t.payout_id, t.created_at
-        order by min(e.seq)`.pipe(
-        Effect.map((rows) =>
-          rows.map((r) => ({
-            id: r.id,
-            seq: Number(r.seq),
-            kind: r.kind,
-            orderId: r.order_id,
-            payoutId: r.payout_id,
-            createdAt: r.created_at,
-            accruedDelta: num(r.accrued_delta),
-            payableDelta: num(r.payable_delta)
-          }))
-        ),
-        Effect.orDie
-      )
+      Effect.orDie(Effect.map(commissionMovements(o), (rows) =>
+        rows.map((r) => ({
+          id: r.id,
+          seq: r.seq,
+          kind: r.kind,
+          orderId: r.order_id,
+          payoutId: r.payout_id,
+          createdAt: r.created_at,
+          accruedDelta: r.accrued_delta,
+          payableDelta: r.payable_delta
+        }))))
   }
 })
+
+/** The filter as its schema takes it (no `linkId: undefined`). */
+const salesFilter = (f: SalesFilter) => (f.linkId ? { from: f.from, to: f.to, linkId: f.linkId } : { from: f.from, to: f.to })
 
 export class ReferralRepo extends Context.Tag("app/ReferralRepo")<ReferralRepo, Effect.Effect.Success<typeof make>>() {
   static readonly Live = Layer.effect(ReferralRepo, make)

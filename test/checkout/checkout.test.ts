@@ -120,6 +120,12 @@ describe("hosted checkout", () => {
         expect(declined.status).toBe(402)
         expect(declined.text).toContain("Your card was declined")
         expect(declined.text).toContain('name="card_number"')
+        // Reloading the page shows the form without the last attempt's message.
+        const reloaded = yield* page(`/checkout?pt=${encodeURIComponent(pt)}`)
+        expect(reloaded.status).toBe(200)
+        expect(reloaded.text).toContain('name="card_number"')
+        expect(reloaded.text).not.toContain("Your card was declined")
+        expect(reloaded.text).not.toContain('id="form-error"')
         expect((yield* signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`)).json.status).toBe("open")
         expect(yield* ordersOfSession(s.id)).toHaveLength(0)
         const paid = yield* payWith(pt, CARDS.ok)
@@ -204,14 +210,17 @@ describe("hosted checkout", () => {
         expect(yield* ordersOfSession(s1.id)).toHaveLength(0)
       }))
 
-    it.effect("bad input: typed errors (unlisted 404, unpriced 409, return_url scheme 400, oversized 400, scope 403); bad form fields re-show the form", () =>
+    it.effect("bad input: typed errors (unlisted 404, unpriced 409, locked 409, return_url scheme 400, oversized 400, scope 403); bad form fields re-show the form", () =>
       Effect.gen(function*() {
         const cred = yield* embed()
         const noEmbed = yield* createPartner({ scopes: ["buy"] })
-        yield* seedListings([{ domain: "priced.com" }, { domain: "unpriced.com", bin: null }, { domain: "live-only.com", environment: "live" }])
+        yield* seedListings([{ domain: "priced.com" }, { domain: "unpriced.com", bin: null }, { domain: "live-only.com", environment: "live" }, { domain: "held.com", locked: true }])
         expectError(yield* openSession(cred, { domain: "not-listed-anywhere.com" }), 404, "domain_not_listed")
         expectError(yield* openSession(cred, { domain: "live-only.com" }), 404, "domain_not_listed") // sandbox credentials: sandbox inventory
         expectError(yield* openSession(cred, { domain: "unpriced.com" }), 409, "not_priced")
+        // Locked without an order: not available, and the message says why (no order is in progress).
+        const locked = expectError(yield* openSession(cred, { domain: "held.com" }), 409, "not_available")
+        expect(locked.message).toBe("held.com is not available: the listing is locked")
         expectError(yield* openSession(cred, { domain: "priced.com", return_url: "javascript:alert(1)" }), 400, "validation_error")
         expectError(yield* openSession(cred, { domain: "priced.com", cancel_url: "ftp://x.example/" }), 400, "validation_error")
         expectError(yield* openSession(cred, { domain: "priced.com", return_url: "/relative" }), 400, "validation_error")

@@ -4,7 +4,8 @@
  *   the paid session becomes a referral order of the referring partner (payment_model
  *   "referral", referral_link_id), with that partner's commission accrued;
  * - carts: `CartCheckout.open` is idempotent per cart, the cart's page is the same page, and
- *   paying it calls `CartFulfilment.paid` (in the payment's transaction) and creates no order.
+ *   paying it calls `CartFulfilment.paid` (in the payment's transaction), then `committed` (after
+ *   it, to wake the cart's job), and creates no order.
  */
 import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
@@ -26,9 +27,19 @@ const StubReferrals = Layer.succeed(ReferralAttribution, {
     Effect.succeed(cookie === "click-1" ? Option.some({ partnerId: referrer, environment: "live" as const, linkId: "lnk_test1", clickId: "clk_1" }) : Option.none()),
   checkoutStarted: (a, input) => Effect.sync(() => void started.push({ ...input, linkId: a.linkId }))
 })
-const RecordingFulfilment = Layer.succeed(CartFulfilment, {
-  paid: (input) => Effect.sync(() => void fulfilled.push(input))
-})
+/** What the seam saw after each commit: the session's status as any other connection reads it. */
+const committed: Array<{ cartId: string; status: string | undefined }> = []
+const RecordingFulfilment = Layer.effect(
+  CartFulfilment,
+  Effect.map(SqlClient.SqlClient, (sql) => ({
+    paid: (input: { readonly cartId: string; readonly sessionId: string }) => Effect.sync(() => void fulfilled.push(input)),
+    committed: (input: { readonly cartId: string; readonly sessionId: string }) =>
+      sql<{ status: string }>`select status from checkout_sessions where id = ${input.sessionId}`.pipe(
+        Effect.map((rows) => void committed.push({ cartId: input.cartId, status: rows[0]?.status })),
+        Effect.orDie
+      )
+  }))
+)
 
 /** The checkout service with stand-ins, over the server's database and services. */
 const CheckoutWithStandIns = Layer.provideMerge(CartCheckoutLive, Checkout.layer).pipe(
@@ -84,11 +95,14 @@ layer(TestServer.layer() as Layer.Layer<any>)("checkout seams", (it) => {
       const result = yield* checkout.pay(first.sessionId, { email: "owner@example.org", name: "Owner", country: "DE", cardNumber: CARDS.ok, cardExp: "12/34", cardCvc: "123" })
       expect(result._tag).toBe("Paid")
       expect(fulfilled).toEqual([{ cartId: "cart_test_1", sessionId: first.sessionId }])
+      // The cart job's workers are woken once the payment is committed (not at their next poll).
+      expect(committed).toEqual([{ cartId: "cart_test_1", status: "paid" }])
       expect(yield* ordersOfSession(first.sessionId)).toHaveLength(0)
       // Completing again (a webhook, reconciliation) fulfils nothing twice.
       const s = Option.getOrThrow(yield* checkout.byId(first.sessionId))
       yield* checkout.complete(s.id, s.payment_ref!)
       expect(fulfilled).toHaveLength(1)
+      expect(committed).toHaveLength(1)
       expect(yield* Effect.either(carts.open({ ...cart, cartId: "cart_empty", items: [], totalCents: 0 }))).toMatchObject({ _tag: "Left" })
     }).pipe(Effect.provide(CheckoutWithStandIns)))
 })

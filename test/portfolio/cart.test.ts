@@ -97,4 +97,32 @@ layer(TestServer.layer(), { timeout: 180_000 })("cart seam", (it) => {
         expect(carts[0].status).toBe("paid")
       }).pipe(Effect.provide(BulkUnderTest.pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, sql)))))
     }))
+
+  it.effect("a cart paid in the checkout's transaction runs once committed, without waiting for the workers' next poll", () =>
+    Effect.gen(function*() {
+      const user = yield* createTestUser({ domains: ["woken-cart.com"] })
+      const sql = yield* SqlClient.SqlClient
+      yield* Effect.gen(function*() {
+        const bulk = yield* Bulk
+        const fulfilment = yield* CartFulfilment
+        const jobs = yield* Jobs
+        yield* bulk.bulk({ id: user.id, email: user.email }, "renew", new BulkRequest({ domains: ["woken-cart.com"] }))
+        const cartId = opened.at(-1)!.cartId
+        yield* Effect.scoped(Effect.gen(function*() {
+          // A poll far beyond the test's patience: only a wake-up can start the job in time.
+          yield* jobs.work(CART_JOB, bulk.runCart, { concurrency: 1, pollInterval: "10 minutes" })
+          yield* Effect.sleep("300 millis") // the worker's first (empty) claim is behind it
+          // As the checkout does: `paid` inside the payment's transaction, `committed` after it.
+          yield* sql.withTransaction(fulfilment.paid({ cartId, sessionId: `cs_${cartId}` })).pipe(Effect.orDie)
+          yield* fulfilment.committed({ cartId, sessionId: `cs_${cartId}` })
+          let status = "pending"
+          for (let i = 0; i < 100 && status !== "succeeded"; i++) {
+            yield* Effect.sleep("100 millis")
+            const rows = yield* sql<{ status: string }>`select status from cart_items where cart_id = ${cartId}`
+            status = rows[0]!.status
+          }
+          expect(status).toBe("succeeded")
+        }))
+      }).pipe(Effect.provide(BulkUnderTest.pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, sql)))))
+    }))
 })

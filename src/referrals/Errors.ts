@@ -1,0 +1,40 @@
+/**
+ * What can go wrong with referral links and reports, as domain errors (platform/Errors.ts): each
+ * carries its wire code and status; the endpoints declare them with `errorWire`.
+ */
+import { DomainError } from "../platform/Errors.js"
+
+/** The credential's partner is not an affiliate account. */
+export class NotAnAffiliate extends DomainError<NotAnAffiliate>()("NotAnAffiliate", {
+  code: "forbidden",
+  status: 403,
+  description: "The credential's partner is not an affiliate account (the operator creates one with `partner create --affiliate`)"
+}) {}
+
+/** A link's fields do not fit its kind (`details: [{path, message}]`). */
+export class InvalidLinkRequest extends DomainError<InvalidLinkRequest>()("InvalidLinkRequest", {
+  code: "validation_error",
+  status: 400,
+  description: "domain is required for (and only for) kind domain, product for kind product; the domain must be a domain name"
+}) {
+  static of(field: string, message: string) {
+    return new InvalidLinkRequest({ message: `${field}: ${message}`, details: [{ path: [field], message }] })
+  }
+}
+
+/** A report's window or cursor is not acceptable. */
+export class InvalidReportQuery extends DomainError<InvalidReportQuery>()("InvalidReportQuery", {
+  code: "validation_error",
+  status: 400,
+  description: "from/to are not a window of at most 366 days, or the cursor was not issued for this report and filters"
+}) {}
+
+export class ReferralLinkNotFound extends DomainError<ReferralLinkNotFound>()("ReferralLinkNotFound", {
+  code: "not_found",
+  status: 404,
+  description: "No such link of the credential's partner and environment"
+}) {
+  static of(id: string) {
+    return new ReferralLinkNotFound({ message: `Link ${id} not found` })
+  }
+}
