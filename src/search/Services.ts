@@ -30,7 +30,7 @@ export const AvailabilityJanitorLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     const engine = yield* AvailabilityEngine
     yield* engine.purgeExpired.pipe(
-      Effect.catchAll((e) => Effect.logWarning("availability cache cleanup failed", e)),
+      Effect.catchAllDefect((e) => Effect.logWarning("availability cache cleanup failed", e)),
       Effect.repeat(Schedule.spaced("10 minutes")),
       Effect.forkScoped
     )

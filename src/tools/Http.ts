@@ -29,7 +29,7 @@ export const ToolsHttpLive = HttpApiBuilder.group(Api, "tools", (handlers) =>
           { ok: true, cached: false, result: { mode: "async", jobId: job.id, status_url: `${config.baseUrl}${path}` } },
           { status: 202, headers: { location: path } }
         )
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
 
     return handlers
       .handle("idnConvert", ({ payload }) => Effect.zipRight(enforce(limits["idn-convert"]), inline(tools.idn(payload))))
@@ -37,7 +37,7 @@ export const ToolsHttpLive = HttpApiBuilder.group(Api, "tools", (handlers) =>
       .handle("domainSuggest", ({ payload }) =>
         Effect.zipRight(enforce(limits["domain-suggest"]), inline(tools.suggest(payload))))
       .handle("appraise", ({ payload }) =>
-        Effect.zipRight(enforce(limits.appraise), inline(tools.appraise(payload))).pipe(Effect.catchTag("SqlError", Effect.die)))
+        Effect.zipRight(enforce(limits.appraise), inline(tools.appraise(payload))))
       .handle("siteCheck", ({ payload }) => accepted("site-check", payload))
       .handle("bulkCheck", ({ payload }) => accepted("bulk-check", payload))
       .handle("unknownTool", ({ path }) =>
@@ -59,7 +59,7 @@ export const ToolsHttpLive = HttpApiBuilder.group(Api, "tools", (handlers) =>
             return yield* new NotFoundError({ code: "job_not_found", message: `No ${path.slug} job ${path.jobId} (it may have expired)` })
           }
           return statusBody(path.slug, job.value)
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
   }))
 
 const statusBody = (slug: string, j: JobState) => ({
