@@ -1,9 +1,10 @@
 /** Handlers of the free tools: quota, then the Tools service; async tools answer 202 + Location. */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { Api } from "../app/Api.js"
 import { AppConfig } from "../platform/Config.js"
 import { BadRequestError, NotFoundError } from "../platform/Errors.js"
+import { addResponseHeaders } from "../platform/ResponseHeaders.js"
 import { isId } from "../platform/Ids.js"
 import type { JobState } from "../platform/Jobs.js"
 import { enforce } from "../platform/RateLimit.js"
@@ -25,10 +26,8 @@ export const ToolsHttpLive = HttpApiBuilder.group(Api, "tools", (handlers) =>
         yield* enforce(limits[slug])
         const job = yield* tools.enqueue(slug, input)
         const path = `/api/tools/${slug}/status/${job.id}`
-        return HttpServerResponse.unsafeJson(
-          { ok: true, cached: false, result: { mode: "async", jobId: job.id, status_url: `${config.baseUrl}${path}` } },
-          { status: 202, headers: { location: path } }
-        )
+        yield* addResponseHeaders({ location: path })
+        return { ok: true, cached: false, result: { mode: "async", jobId: job.id, status_url: `${config.baseUrl}${path}` } } as const
       })
 
     return handlers
