@@ -46,7 +46,8 @@ import { ServiceSecretLive } from "../platform/ServiceSecret.js"
 import { TracingLive } from "../platform/Tracing.js"
 import { McpHttpLive } from "../mcp/Discovery.js"
 import { SystemHttpLive } from "../system/Http.js"
-import { serveWithSelfDispatch } from "../batch/Dispatch.js"
+import { SelfApp, serveWithSelfDispatch } from "../batch/Dispatch.js"
+import { BatchHttpLive } from "../batch/Http.js"
 import { marketSeed, SearchHandlersLive, SearchServicesLive } from "../search/Services.js"
 import { PartnerHandlersLive, PartnerMiddlewareLive, PartnerServicesLive } from "../partner/Services.js"
 import { ReferralServicesLive } from "../referrals/AttributionLive.js"
@@ -67,14 +68,14 @@ export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer
 export const CliDatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(databaseLayer({ join: true })))
 
 /** Domain services over the database. */
-export const ServicesLive = Layer.provideMerge(PortfolioServicesLive, Layer.provideMerge(CheckoutServicesLive, Layer.mergeAll(CartFulfilmentLive, Lifecycle.Live, Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, LookupServicesLive, ToolsServicesLive, OutboundLive, PartnerServicesLive, SearchServicesLive, ReferralServicesLive.pipe(Layer.provide(ServiceSecretLive))).pipe(
+export const ServicesLive = Layer.provideMerge(PortfolioServicesLive, Layer.provideMerge(CheckoutServicesLive, Layer.mergeAll(CartFulfilmentLive, Lifecycle.Live, Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, LookupServicesLive, ToolsServicesLive, OutboundLive, PartnerServicesLive, SearchServicesLive, SelfApp.Live, ReferralServicesLive.pipe(Layer.provide(ServiceSecretLive))).pipe(
   Layer.provideMerge(RealtimeRegisterLive),
   Layer.provideMerge(NodeHttpClient.layerUndici)
 )))
 
 const SeedLive = Layer.effectDiscard(Effect.flatMap(Catalogue, (c) => c.seedDefaults).pipe(Effect.zipRight(marketSeed)))
 
-const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive, LookupHttpLive, ToolsHttpLive, AuthHttpLive, OAuthHttpLive, PartnerHandlersLive, SearchHandlersLive, ReferralHandlersLive, CheckoutHandlersLive, PortfolioHttpLive)
+const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive, LookupHttpLive, ToolsHttpLive, AuthHttpLive, OAuthHttpLive, PartnerHandlersLive, SearchHandlersLive, BatchHttpLive, ReferralHandlersLive, CheckoutHandlersLive, PortfolioHttpLive)
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide([OptionalBearerLive, ApiKeyAuthLive, SessionAuthLive, PartnerMiddlewareLive]))
 

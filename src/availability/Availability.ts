@@ -154,7 +154,8 @@ const make = Effect.gen(function*() {
 
   const standardPrice = (name: DomainName) =>
     Effect.map(catalogue.getPrice(name.suffix, "register"), Option.getOrNull).pipe(
-      Effect.catchAll(() => Effect.succeed(null))
+      // The price list is read from the database: without it the answer just has no price.
+      Effect.catchAllDefect(() => Effect.succeed(null))
     )
 
   const registrarEvidence = (name: DomainName): Effect.Effect<RegistrarEvidence> => {
@@ -342,31 +343,34 @@ const make = Effect.gen(function*() {
           const ttl = outcome.complete ? ttlMs[outcome.state] : ttlMs.unknown
           if (ttl > 0) {
             yield* repo.store(name.registrable, outcome, new Date(now), ttl).pipe(
-              Effect.catchAll((e) => Effect.logWarning("availability cache write failed", e))
+              Effect.catchAllDefect((e) => Effect.logWarning("availability cache write failed", e))
             )
           }
           return yield* finish(name, outcome, { cached: false, source: outcome.source, checkedAt: new Date(now), started })
         })
       })
     }).pipe(
-      // The database is a local dependency: if it fails, every name is unknown rather than the request failing.
-      Effect.catchAll((e) =>
-        Effect.logError("availability lookups failed", e).pipe(
-          Effect.zipRight(Clock.currentTimeMillis),
-          Effect.map((now) =>
-            names.map((name) =>
-              finish(name, {
-                state: "unknown",
-                priceCents: null,
-                whois: null,
-                source: "none",
-                reason: "internal: the availability store is unavailable",
-                complete: false
-              }, { cached: false, source: "none", checkedAt: new Date(now), started: now })
+      // The database is a local dependency: if it fails (an error of the marketplace's reads, a
+      // defect of the repositories), every name is unknown rather than the request failing.
+      (lookups) => {
+        const unknown = (e: unknown) =>
+          Effect.logError("availability lookups failed", e).pipe(
+            Effect.zipRight(Clock.currentTimeMillis),
+            Effect.map((now) =>
+              names.map((name) =>
+                finish(name, {
+                  state: "unknown",
+                  priceCents: null,
+                  whois: null,
+                  source: "none",
+                  reason: "internal: the availability store is unavailable",
+                  complete: false
+                }, { cached: false, source: "none", checkedAt: new Date(now), started: now })
+              )
             )
           )
-        )
-      )
+        return lookups.pipe(Effect.catchAll(unknown), Effect.catchAllDefect(unknown))
+      }
     )
 
   const check = (name: DomainName, options?: CheckOptions) => Effect.flatMap(prepare([name], options), (effects) => effects[0])

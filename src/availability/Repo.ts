@@ -1,19 +1,45 @@
-/** SQL of the availability engine: the shared answer cache and the reserved/blocked list. */
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+/**
+ * SQL of the availability engine: the shared answer cache and the reserved/blocked list. Rows are
+ * decoded by their schema; a database failure is a defect here, once.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
 import type { UpstreamOutcome } from "../domain/Availability.js"
 
-export interface CachedAnswer {
-  readonly domain: string
-  readonly result: UpstreamOutcome
-  readonly checked_at: Date
-}
+/** An upstream answer as cached (`availability_cache.result`, jsonb). */
+const CachedOutcome = Schema.Struct({
+  state: Schema.Literal("available", "premium", "registered", "reserved", "unsupported", "unknown"),
+  priceCents: Schema.NullOr(Schema.Number),
+  whois: Schema.NullOr(Schema.Struct({
+    registrar: Schema.NullOr(Schema.String),
+    created: Schema.NullOr(Schema.String),
+    expires: Schema.NullOr(Schema.String),
+    status: Schema.Array(Schema.String)
+  })),
+  source: Schema.Literal("registrar", "rdap", "whois", "dns", "registrar+rdap", "registrar+whois", "registrar+dns", "none"),
+  reason: Schema.NullOr(Schema.String),
+  complete: Schema.Boolean
+})
+// The schema is the domain type, field for field: a change to either fails to compile here.
+const _outcomeIsDomain: Schema.Schema<UpstreamOutcome> = CachedOutcome
+void _outcomeIsDomain
 
-export interface ReservedRow {
-  readonly pattern: string
-  readonly kind: "reserved" | "blocked"
-  readonly reason: string
-}
+export const CachedAnswer = Schema.Struct({
+  domain: Schema.String,
+  result: CachedOutcome,
+  checked_at: Schema.DateFromSelf
+})
+export type CachedAnswer = typeof CachedAnswer.Type
+
+export const ReservedRow = Schema.Struct({
+  pattern: Schema.String,
+  kind: Schema.Literal("reserved", "blocked"),
+  reason: Schema.String
+})
+export type ReservedRow = typeof ReservedRow.Type
+
+const NewAnswer = Schema.Struct({ domain: Schema.String, result: CachedOutcome, checkedAt: Schema.DateFromSelf, ttlMs: Schema.Number })
+const Pattern = Schema.Struct({ pattern: Schema.String })
 
 /** Names no one can register (RFC 2606, RFC 6761 special-use names). Seeded once; operators add more. */
 export const DEFAULT_RESERVED: ReadonlyArray<ReservedRow> = [
@@ -31,41 +57,62 @@ export const DEFAULT_RESERVED: ReadonlyArray<ReservedRow> = [
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  return {
-    /** Answers still fresh, by domain. */
-    fresh: (domains: ReadonlyArray<string>) =>
-      domains.length === 0
-        ? Effect.succeed([] as ReadonlyArray<CachedAnswer>)
-        : sql<CachedAnswer>`
-          select domain, result, checked_at from availability_cache
-          where domain in ${sql.in(domains)} and expires_at > now()`,
 
-    store: (domain: string, result: UpstreamOutcome, checkedAt: Date, ttlMs: number) =>
+  const fresh = SqlSchema.findAll({
+    Request: Schema.Array(Schema.String),
+    Result: CachedAnswer,
+    execute: (domains) =>
+      sql`
+        select domain, result, checked_at from availability_cache
+        where domain in ${sql.in(domains)} and expires_at > now()`
+  })
+  const store = SqlSchema.void({
+    Request: NewAnswer,
+    execute: ({ checkedAt, domain, result, ttlMs }) =>
       sql`
         insert into availability_cache (domain, state, result, source, checked_at, expires_at)
         values (${domain}, ${result.state}, ${JSON.stringify(result)}, ${result.source}, ${checkedAt},
                 ${new Date(checkedAt.getTime() + ttlMs)})
         on conflict (domain) do update set
           state = excluded.state, result = excluded.result, source = excluded.source,
-          checked_at = excluded.checked_at, expires_at = excluded.expires_at`.pipe(Effect.asVoid),
+          checked_at = excluded.checked_at, expires_at = excluded.expires_at`
+  })
+  const purgeExpired = SqlSchema.void({
+    Request: Schema.Void,
+    execute: () => sql`delete from availability_cache where expires_at < now()`
+  })
+  const reserved = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: ReservedRow,
+    execute: () => sql`select pattern, kind, reason from reserved_names`
+  })
+  const seedReserved = SqlSchema.void({
+    Request: Schema.Array(ReservedRow),
+    execute: (rows) => sql`insert into reserved_names ${sql.insert(rows)} on conflict (pattern) do nothing`
+  })
+  const upsertReserved = SqlSchema.void({
+    Request: ReservedRow,
+    execute: (row) =>
+      sql`insert into reserved_names ${sql.insert(row)}
+          on conflict (pattern) do update set kind = excluded.kind, reason = excluded.reason`
+  })
+  const removeReserved = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: Pattern,
+    execute: (pattern) => sql`delete from reserved_names where pattern = ${pattern} returning pattern`
+  })
 
-    purgeExpired: sql`delete from availability_cache where expires_at < now()`.pipe(Effect.asVoid),
-
-    reserved: sql<ReservedRow>`select pattern, kind, reason from reserved_names`,
-
-    seedReserved: (rows: ReadonlyArray<ReservedRow>) =>
-      rows.length === 0
-        ? Effect.void
-        : sql`insert into reserved_names ${sql.insert(rows as Array<any>)} on conflict (pattern) do nothing`.pipe(Effect.asVoid),
-
-    upsertReserved: (row: ReservedRow) =>
-      sql`insert into reserved_names ${sql.insert(row as any)}
-          on conflict (pattern) do update set kind = excluded.kind, reason = excluded.reason`.pipe(Effect.asVoid),
-
-    removeReserved: (pattern: string) =>
-      sql<{ pattern: string }>`delete from reserved_names where pattern = ${pattern} returning pattern`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      )
+  return {
+    /** Answers still fresh, by domain. */
+    fresh: (domains: ReadonlyArray<string>) =>
+      domains.length === 0 ? Effect.succeed<ReadonlyArray<CachedAnswer>>([]) : Effect.orDie(fresh(domains)),
+    store: (domain: string, result: UpstreamOutcome, checkedAt: Date, ttlMs: number) => Effect.orDie(store({ domain, result, checkedAt, ttlMs })),
+    purgeExpired: Effect.orDie(purgeExpired(undefined)),
+    reserved: Effect.orDie(reserved(undefined)),
+    seedReserved: (rows: ReadonlyArray<ReservedRow>) => rows.length === 0 ? Effect.void : Effect.orDie(seedReserved(rows)),
+    upsertReserved: (row: ReservedRow) => Effect.orDie(upsertReserved(row)),
+    /** Whether the pattern was on the list. */
+    removeReserved: (pattern: string) => Effect.orDie(Effect.map(removeReserved(pattern), (rows) => rows.length > 0))
   }
 })
 

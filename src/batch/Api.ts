@@ -9,7 +9,9 @@ import { Schema } from "effect"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
 import { BadRequest, RateLimited } from "../platform/Errors.js"
 import { policy } from "../platform/RateLimit.js"
-import { MAX_OPERATIONS } from "./Operations.js"
+
+/** Operations one batch may hold. */
+export const MAX_OPERATIONS = 20
 
 export const limits = {
   batch: policy("batch", 60, 60)

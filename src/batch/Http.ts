@@ -1,17 +1,20 @@
 /**
- * Handlers of the batch endpoints. Each operation becomes a synthetic anonymous request run
- * through the service's own HttpApp (src/batch/Dispatch.ts) with the caller's IP.
+ * Handlers of the batch endpoints. Each operation runs anonymously with the caller's IP: a direct
+ * one calls its service (src/batch/Operations.ts), a dispatched one runs its single call through
+ * the service's own HttpApp (src/batch/Dispatch.ts). An operation's failure is its result, never
+ * the batch's.
  */
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect, Either, FiberRef } from "effect"
 import { Api } from "../app/Api.js"
 import { AppConfig } from "../platform/Config.js"
-import { CurrentRequestId } from "../platform/Errors.js"
+import { CurrentRequestId, errorWire } from "../platform/Errors.js"
 import { clientIpOf } from "../platform/ClientIp.js"
 import { enforce } from "../platform/RateLimit.js"
-import { BatchCatalogue, BatchResponse, BatchResult, limits } from "./Api.js"
+import { BatchCatalogue, BatchResponse, BatchResult, limits, MAX_OPERATIONS } from "./Api.js"
 import { SelfApp } from "./Dispatch.js"
-import { MAX_OPERATIONS, OPERATIONS } from "./Operations.js"
+import { InvalidParams, UnknownOperation } from "./Errors.js"
+import { type BatchCaller, type BatchOperation, failed, jsonBody, OPERATIONS, type OperationResult, scalars } from "./Operations.js"
 
 /** Operations of one batch run at most this many at a time. */
 const CONCURRENCY = 5
@@ -24,7 +27,7 @@ export const catalogue = (rateLimits: Readonly<Record<string, number>>) =>
       op,
       summary: o.summary,
       endpoint: o.endpoint,
-      available: o.endpoint !== null,
+      available: true,
       params: o.params,
       rate_limit: o.rateLimit === null
         ? null
@@ -49,38 +52,45 @@ export const catalogue = (rateLimits: Readonly<Record<string, number>>) =>
     ]
   })
 
+/** What an operation answers when it dies (a bug): a 500 for that operation only. */
+const unexpected: OperationResult = {
+  status: 500,
+  body: { error: { code: "internal_error", message: "Unexpected error; retry with exponential back-off" } }
+}
+
 export const BatchHttpLive = HttpApiBuilder.group(Api, "batch", (handlers) =>
   Effect.gen(function*() {
     const self = yield* SelfApp
     const config = yield* AppConfig
+
+    const run = (definition: BatchOperation, params: Readonly<Record<string, string>>, caller: BatchCaller) =>
+      definition._tag === "Direct"
+        ? definition.run(params, caller).pipe(
+          Effect.catchAllDefect((defect) => Effect.as(Effect.logError("batch operation failed unexpectedly", defect), unexpected))
+        )
+        : Effect.map(
+          self.dispatch(definition.toRequest(params), caller.ip, config.trustProxy),
+          (response): OperationResult => ({ status: response.status, body: jsonBody(response) })
+        )
+
     return handlers
       .handle("batchCatalogue", () => Effect.succeed(catalogue(config.rateLimits)))
       .handle("runBatch", ({ payload }) =>
         Effect.gen(function*() {
           yield* enforce(limits.batch)
           const request = yield* HttpServerRequest.HttpServerRequest
-          const callerIp = clientIpOf(request, config.trustProxy)
-          const requestId = yield* FiberRef.get(CurrentRequestId)
-          const refusal = (status: number, code: string, message: string) => ({
-            status,
-            body: { error: { code, message, request_id: requestId } }
-          })
+          const caller: BatchCaller = { ip: clientIpOf(request, config.trustProxy), requestId: yield* FiberRef.get(CurrentRequestId) }
           const results = yield* Effect.forEach(payload.operations, (operation, index) =>
             Effect.gen(function*() {
               const id = operation.id ?? String(index)
               const definition = Object.hasOwn(OPERATIONS, operation.op) ? OPERATIONS[operation.op] : undefined
-              if (definition === undefined) {
-                const r = refusal(400, "unknown_operation", `Unknown operation "${operation.op}"; see GET /api/batch for the list`)
-                return new BatchResult({ id, op: operation.op, ...r })
-              }
-              const params = operation.params ?? {}
-              const synthetic = definition.toRequest(params)
-              if (Either.isLeft(synthetic)) {
-                const r = refusal(synthetic.left.status, synthetic.left.code, synthetic.left.message)
-                return new BatchResult({ id, op: operation.op, ...r })
-              }
-              const response = yield* self.dispatch(synthetic.right, callerIp, config.trustProxy)
-              return new BatchResult({ id, op: operation.op, status: response.status, body: definition.toBody(response, params) })
+              const result = definition === undefined
+                ? yield* failed(errorWire(UnknownOperation), UnknownOperation.meta.status)(UnknownOperation.of(operation.op))
+                : yield* Either.match(scalars(operation.params ?? {}, definition.params), {
+                  onLeft: failed(errorWire(InvalidParams), InvalidParams.meta.status),
+                  onRight: (params) => run(definition, params, caller)
+                })
+              return new BatchResult({ id, op: operation.op, ...result })
             }), { concurrency: CONCURRENCY })
           return new BatchResponse({ results, count: results.length, failed: results.filter((r) => r.status >= 400).length })
         }))

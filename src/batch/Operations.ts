@@ -1,19 +1,27 @@
 /**
- * The batch operations: each maps its params onto the single-call endpoint it stands for (the
- * same names as the agent tools). Adding an operation is one entry in `OPERATIONS`:
+ * The batch operations (the same names as the agent tools). An operation either calls its
+ * service directly (`search_domain`: the Search service, no HTTP in between) or is dispatched to
+ * the single-call endpoint it stands for (src/batch/Dispatch.ts). Adding a dispatched operation
+ * is one entry in `OPERATIONS`:
  *
  *   whois_lookup: jsonPost("/api/tools/whois", { domain: required("The domain to look up") }, "…"),
  *
- * A params problem the endpoint itself would catch is left to the endpoint (same handler, same
- * error); only params that cannot be turned into a request at all (not an object, a field that
- * is not a scalar) are refused here with 400 `invalid_params`.
+ * Params are turned into strings first (`scalars`); a param that is not a scalar fails only its
+ * operation with 400 `invalid_params`. Every other params problem gets the single call's answer.
  */
-import { Either } from "effect"
+import { HttpApiError } from "@effect/platform"
+import { Effect, Either, ParseResult, Schema } from "effect"
 import { limits as catalogueLimits } from "../catalogue/Api.js"
 import { limits as lookupLimits } from "../lookup/Api.js"
-import type { RateLimitPolicy } from "../platform/RateLimit.js"
-import { limits as searchLimits } from "../search/Api.js"
+import { BadRequest, BadRequestError, clipEcho, errorWire, RateLimited } from "../platform/Errors.js"
+import { clipIssueMessage, describeDecodeError, meaningfulIssues } from "../platform/DecodeErrors.js"
+import { CurrentResponseHeaders } from "../platform/ResponseHeaders.js"
+import { enforceWith, RateLimiter, type RateLimitPolicy } from "../platform/RateLimit.js"
+import { limits as searchLimits, SearchBody } from "../search/Api.js"
+import { InvalidSearchQuery } from "../search/Errors.js"
+import { Search } from "../search/Search.js"
 import type { DispatchedResponse, SyntheticRequest } from "./Dispatch.js"
+import { InvalidParams } from "./Errors.js"
 
 export interface ParamSpec {
   readonly type: "string"
@@ -23,23 +31,40 @@ export interface ParamSpec {
   readonly default?: string
 }
 
-export interface OperationRefusal {
+/** One operation's answer: the status and body its single call would have answered. */
+export interface OperationResult {
   readonly status: number
-  readonly code: string
-  readonly message: string
+  readonly body: unknown
 }
 
-export interface BatchOperation {
+/** Who runs the batch, as far as an operation needs to know: operations run anonymously. */
+export interface BatchCaller {
+  /** The client IP (per-IP limits are shared with the single calls). */
+  readonly ip: string
+  readonly requestId: string
+}
+
+interface Described {
   readonly summary: string
-  /** The single call this operation runs, e.g. `POST /api/domain/search`. */
-  readonly endpoint: string | null
+  /** The single call this operation stands for, e.g. `POST /api/domain/search`. */
+  readonly endpoint: string
   readonly params: Readonly<Record<string, ParamSpec>>
   readonly rateLimit: RateLimitPolicy | null
-  /** The request to dispatch, or a refusal answered inside the envelope. */
-  readonly toRequest: (params: Readonly<Record<string, unknown>>) => Either.Either<SyntheticRequest, OperationRefusal>
-  /** The operation's result body from the endpoint's response. */
-  readonly toBody: (response: DispatchedResponse, params: Readonly<Record<string, unknown>>) => unknown
 }
+
+/** Answered by calling the service. */
+export interface DirectOperation extends Described {
+  readonly _tag: "Direct"
+  readonly run: (params: Readonly<Record<string, string>>, caller: BatchCaller) => Effect.Effect<OperationResult, never, Search | RateLimiter>
+}
+
+/** Answered by dispatching the single call through the service's own HttpApp. */
+export interface DispatchedOperation extends Described {
+  readonly _tag: "Dispatched"
+  readonly toRequest: (params: Readonly<Record<string, string>>) => SyntheticRequest
+}
+
+export type BatchOperation = DirectOperation | DispatchedOperation
 
 const required = (description: string): ParamSpec => ({ type: "string", required: true, description })
 const optional = (description: string, extra?: Partial<ParamSpec>): ParamSpec => ({
@@ -49,11 +74,11 @@ const optional = (description: string, extra?: Partial<ParamSpec>): ParamSpec =>
   ...extra
 })
 
-/** Scalars become strings; anything else cannot be put in a request. */
-const scalars = (
+/** Scalars become strings (defaults filled in); anything else cannot be used. */
+export const scalars = (
   params: Readonly<Record<string, unknown>>,
   spec: Readonly<Record<string, ParamSpec>>
-): Either.Either<Record<string, string>, OperationRefusal> => {
+): Either.Either<Record<string, string>, InvalidParams> => {
   const out: Record<string, string> = {}
   for (const [name, p] of Object.entries(spec)) {
     const v = params[name]
@@ -62,13 +87,18 @@ const scalars = (
       continue
     }
     if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") {
-      return Either.left({ status: 400, code: "invalid_params", message: `params.${name} must be a string` })
+      return Either.left(new InvalidParams({ message: `params.${name} must be a string` }))
     }
     out[name] = String(v)
   }
   return Either.right(out)
 }
 
+/** An error as the result of an operation: its wire schema's envelope, at its status. */
+export const failed = <A>(wire: Schema.Schema<A, any>, status: number) => (e: A): Effect.Effect<OperationResult> =>
+  Effect.map(Effect.orDie(Schema.encode(wire)(e)), (body) => ({ status, body }))
+
+/** The single call's body from a dispatched response: JSON, else the text, else null. */
 export const jsonBody = (response: DispatchedResponse): unknown => {
   if (response.text === "") return null
   try {
@@ -84,13 +114,13 @@ export const jsonPost = (
   params: Readonly<Record<string, ParamSpec>>,
   summary: string,
   rateLimit: RateLimitPolicy | null = null
-): BatchOperation => ({
+): DispatchedOperation => ({
+  _tag: "Dispatched",
   summary,
   endpoint: `POST ${path}`,
   params,
   rateLimit,
-  toRequest: (p) => Either.map(scalars(p, params), (body) => ({ method: "POST", url: path, body })),
-  toBody: jsonBody
+  toRequest: (body) => ({ method: "POST", url: path, body })
 })
 
 /** GET with the params in the query string; `:name` segments of the path are filled from params. */
@@ -99,49 +129,76 @@ export const getWithQuery = (
   params: Readonly<Record<string, ParamSpec>>,
   summary: string,
   rateLimit: RateLimitPolicy | null = null
-): BatchOperation => ({
+): DispatchedOperation => ({
+  _tag: "Dispatched",
   summary,
   endpoint: `GET ${path.replace(/:([a-z_]+)/g, "{$1}")}`,
   params,
   rateLimit,
-  toRequest: (p) =>
-    Either.map(scalars(p, params), (values) => {
-      const query = new URLSearchParams()
-      let url = path
-      for (const [k, v] of Object.entries(values)) {
-        if (url.includes(`:${k}`)) url = url.replace(`:${k}`, encodeURIComponent(v))
-        else query.set(k, v)
-      }
-      // A path parameter that was not given stays empty (the endpoint answers its own 404/400).
-      url = url.replace(/:([a-z_]+)/g, "")
-      const qs = query.toString()
-      return { method: "GET", url: qs === "" ? url : `${url}?${qs}` }
-    }),
-  toBody: jsonBody
+  toRequest: (values) => {
+    const query = new URLSearchParams()
+    let url = path
+    for (const [k, v] of Object.entries(values)) {
+      if (url.includes(`:${k}`)) url = url.replace(`:${k}`, encodeURIComponent(v))
+      else query.set(k, v)
+    }
+    // A path parameter that was not given stays empty (the endpoint answers its own 404/400).
+    url = url.replace(/:([a-z_]+)/g, "")
+    const qs = query.toString()
+    return { method: "GET", url: qs === "" ? url : `${url}?${qs}` }
+  }
 })
 
-/** Not available yet: answered 501 inside the envelope. */
-export const notYet = (params: Readonly<Record<string, ParamSpec>>, summary: string, message: string): BatchOperation => ({
-  summary,
-  endpoint: null,
-  params,
-  rateLimit: null,
-  toRequest: () => Either.left({ status: 501, code: "not_implemented", message }),
-  toBody: jsonBody
-})
+/**
+ * The 400 `validation_error` the endpoint's own payload decode answers (platform/HttpMiddleware.ts
+ * `ApiErrorsLive`), for params that do not match the single call's payload schema.
+ */
+const validationError = (error: ParseResult.ParseError) =>
+  Effect.map(HttpApiError.HttpApiDecodeError.fromParseError(error), (e) =>
+    new BadRequestError({
+      code: "validation_error",
+      message: describeDecodeError(e),
+      details: meaningfulIssues(e.issues).slice(0, 20).map((i) => ({
+        path: i.path.map((p) => (typeof p === "string" ? clipEcho(p) : p)),
+        message: clipIssueMessage(i.message)
+      }))
+    }))
 
-/** search_domain: the NDJSON stream collected into `{query, results: rows}` (rows exactly as streamed). */
-const searchDomain: BatchOperation = {
+/**
+ * Counts one request against the caller's per-IP bucket of `policy`, shared with the single call.
+ * The RateLimit headers belong to the single call's response, which a batch does not send: they
+ * go to a scratch record rather than onto the batch's own response.
+ */
+const admit = (policy: RateLimitPolicy, ip: string) =>
+  Effect.flatMap(RateLimiter, (limiter) => Effect.locally(enforceWith(limiter, policy, ip), CurrentResponseHeaders, {}))
+
+/**
+ * search_domain: `{query, results: rows}`, the rows exactly as the stream writes them, from the
+ * Search service. Same checks in the same order as POST /api/domain/search: the payload schema
+ * (not counted), the per-IP limit, then the query (a bad one counts); anonymous, so marketplace
+ * prices stay masked.
+ */
+const searchDomain: DirectOperation = {
+  _tag: "Direct",
   summary: "Availability of a domain and, for a plain label.tld, its alternate TLDs (the rows of POST /api/domain/search)",
   endpoint: "POST /api/domain/search",
   params: { q: required("The domain to check") },
   rateLimit: searchLimits.search,
-  toRequest: (p) => Either.map(scalars(p, { q: required("") }), (body) => ({ method: "POST", url: "/api/domain/search", body })),
-  toBody: (response, params) => {
-    if (response.status >= 400 || !response.contentType.startsWith("application/x-ndjson")) return jsonBody(response)
-    const events = response.text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as { kind: string })
-    return { query: params.q ?? null, results: events.filter((e) => e.kind === "row") }
-  }
+  run: (params, caller) =>
+    Effect.gen(function*() {
+      const { q } = yield* Schema.decodeUnknown(SearchBody)(params).pipe(Effect.catchAll((e) => Effect.flip(validationError(e))))
+      yield* admit(searchLimits.search, caller.ip)
+      const search = yield* Search
+      const plan = yield* search.parse(q)
+      const rows = yield* search.rows(plan, { requestId: caller.requestId, canSeeMarketPrices: false, startedAt: 0 })
+      return { status: 200, body: { query: q, results: rows } }
+    }).pipe(
+      Effect.catchTags({
+        BadRequest: failed(BadRequest, 400),
+        RateLimited: failed(RateLimited, 429),
+        InvalidSearchQuery: failed(errorWire(InvalidSearchQuery), InvalidSearchQuery.meta.status)
+      })
+    )
 }
 
 export const OPERATIONS: Readonly<Record<string, BatchOperation>> = {
@@ -163,5 +220,3 @@ export const OPERATIONS: Readonly<Record<string, BatchOperation>> = {
     lookupLimits.whois
   )
 }
-
-export const MAX_OPERATIONS = 20

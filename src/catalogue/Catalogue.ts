@@ -7,7 +7,6 @@
  * in-process cache of the whole (small) tables; writes made here invalidate it at once, writes
  * made by another process are visible within `CATALOGUE_CACHE_TTL`.
  */
-import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Context, Deferred, Duration, Effect, FiberId, Layer, Option } from "effect"
 import { AppConfig } from "../platform/Config.js"
 import { defaultPriceList, SNAPSHOT_TAKEN_AT, snapshot } from "./data/index.js"
@@ -60,13 +59,13 @@ const make = Effect.gen(function*() {
   // Effect.cachedInvalidateWithTTL: a hit is one clock read, on the hottest endpoint.
   const ttlMs = Duration.toMillis(config.catalogueCacheTtl)
   let current: { readonly snapshot: Snapshot; readonly loadedAt: number } | undefined
-  let loading: Deferred.Deferred<Snapshot, SqlError> | undefined
+  let loading: Deferred.Deferred<Snapshot> | undefined
   /** Bumped by every write made here: a load that started before a write is not kept. */
   let generation = 0
-  const cached: Effect.Effect<Snapshot, SqlError> = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+  const cached: Effect.Effect<Snapshot> = Effect.flatMap(Clock.currentTimeMillis, (now) => {
     if (current !== undefined && now - current.loadedAt < ttlMs) return Effect.succeed(current.snapshot)
     if (loading === undefined) {
-      const deferred = Deferred.unsafeMake<Snapshot, SqlError>(FiberId.none)
+      const deferred = Deferred.unsafeMake<Snapshot>(FiberId.none)
       const startedIn = generation
       loading = deferred
       const refresh = Effect.onExit(load, (exit) =>
@@ -104,7 +103,7 @@ const make = Effect.gen(function*() {
     yield* invalidate
   })
 
-  const syncTlds = (only?: ReadonlyArray<string>): Effect.Effect<SyncReport, import("@effect/sql/SqlError").SqlError> =>
+  const syncTlds = (only?: ReadonlyArray<string>): Effect.Effect<SyncReport> =>
     Effect.gen(function*() {
       if (rtr.mode === "sandbox") return { mode: "sandbox", synced: [], failed: [] } as SyncReport
       const known = only && only.length > 0 ? only.map(normalizeTld) : yield* repo.tldNames
@@ -133,7 +132,7 @@ const make = Effect.gen(function*() {
       return { mode: "live", synced, failed } as SyncReport
     })
 
-  const syncPrices: Effect.Effect<PriceSyncReport, RtrError | import("@effect/sql/SqlError").SqlError> = Effect.gen(function*() {
+  const syncPrices: Effect.Effect<PriceSyncReport, RtrError> = Effect.gen(function*() {
     if (rtr.mode === "sandbox") return { mode: "sandbox", updated: 0, skipped: [] } as PriceSyncReport
     const list = yield* rtr.priceList
     const rows: Array<PriceRow> = []

@@ -22,7 +22,7 @@ export const CatalogueHttpLive = HttpApiBuilder.group(Api, "catalogue", (handler
           }
           const price = yield* catalogue.getPrice(tld, urlParams.op)
           return { tld, op: urlParams.op, priceCents: Option.getOrNull(price) }
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
       .handle("getTldMetadata", ({ path }) =>
         Effect.gen(function*() {
           yield* enforce(limits.metadata)
@@ -35,5 +35,5 @@ export const CatalogueHttpLive = HttpApiBuilder.group(Api, "catalogue", (handler
             return yield* new NotFoundError({ code: "tld_not_found", message: `No registry metadata for .${tld}` })
           }
           return metadata.value
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
   }))

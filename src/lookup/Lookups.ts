@@ -13,7 +13,7 @@ import { Context, Effect, Layer } from "effect"
 import { makeId } from "../platform/Ids.js"
 import { RdapClient, RdapClientLive } from "./Rdap.js"
 import type { LookupRecord } from "./Record.js"
-import * as Repo from "./Repo.js"
+import { LookupRepo } from "./Repo.js"
 import { WhoisClient, WhoisClientLive } from "./Whois.js"
 
 export interface StoredLookup {
@@ -36,7 +36,7 @@ export type LookupOutcome =
 const make = Effect.gen(function*() {
   const rdap = yield* RdapClient
   const whois = yield* WhoisClient
-  const repo = yield* Repo.make
+  const repo = yield* LookupRepo
 
   const store = (domain: string, result: LookupRecord) =>
     Effect.gen(function*() {
@@ -44,7 +44,7 @@ const make = Effect.gen(function*() {
       const id = makeId("lkp")
       const stored = yield* repo.insert({ id, domain, result, createdAt: now }).pipe(
         Effect.as(true),
-        Effect.catchAll((e) => Effect.logWarning("could not store a lookup").pipe(Effect.annotateLogs({ error: String(e) }), Effect.as(false)))
+        Effect.catchAllDefect((e) => Effect.logWarning("could not store a lookup").pipe(Effect.annotateLogs({ error: String(e) }), Effect.as(false)))
       )
       return { id: stored ? id : null, domain, result, created_at: now.toISOString() } satisfies StoredLookup
     })
@@ -70,11 +70,11 @@ const make = Effect.gen(function*() {
       } as const
     }).pipe(Effect.withSpan("lookups.lookup", { attributes: { domain: asciiDomain } }))
 
-  return { lookup, quotaUsed: repo.quotaUsed }
+  return { lookup }
 })
 
 export class Lookups extends Context.Tag("app/Lookups")<Lookups, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Lookups, make)
+  static readonly Live = Layer.effect(Lookups, make).pipe(Layer.provide(LookupRepo.Live))
 }
 
 /** RDAP client, WHOIS client and the lookup service, for ServicesLive. */

@@ -155,21 +155,3 @@ export const mergeRecords = (primary: LookupRecord, secondary: LookupRecord): Lo
  * the registrar's abuse contact): worth asking the registrar.
  */
 export const isThin = (r: LookupRecord): boolean => r.registrant === ""
-
-/**
- * The short form used by search rows (`whois_summary`): null for unknown values, statuses as an
- * array.
- */
-export interface WhoisSummary {
-  readonly registrar: string | null
-  readonly created: string | null
-  readonly expires: string | null
-  readonly status: ReadonlyArray<string>
-}
-
-export const summarize = (r: LookupRecord): WhoisSummary => ({
-  registrar: r.registrar || null,
-  created: r.creation_date || null,
-  expires: r.expiration_date || null,
-  status: r.status === "" ? [] : r.status.split(", ")
-})

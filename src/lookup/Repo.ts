@@ -1,20 +1,31 @@
-/** SQL of the lookup capability: stored lookups, and a read-only look at quota counters. */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import type { LookupRecord } from "./Record.js"
+/**
+ * SQL of the lookup capability: stored lookups. A database failure is a defect here, once.
+ * (The WHOIS quota's counters belong to the rate limiter: platform/RateLimit.ts `peek`.)
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
+import { LookupRecordSchema } from "./Record.js"
 
-export const make = Effect.gen(function*() {
+const NewLookup = Schema.Struct({
+  id: Schema.String,
+  domain: Schema.String,
+  result: LookupRecordSchema,
+  createdAt: Schema.DateFromSelf
+})
+
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  return {
-    insert: (row: { id: string; domain: string; result: LookupRecord; createdAt: Date }) =>
+  const insert = SqlSchema.void({
+    Request: NewLookup,
+    execute: (row) =>
       sql`insert into lookups (id, domain, result, raw_source, created_at)
-          values (${row.id}, ${row.domain}, ${JSON.stringify(row.result)}, ${row.result.raw_source}, ${row.createdAt})`,
-
-    /** Requests counted in a rate-limit window so far (0 when none), without counting one. */
-    quotaUsed: (bucket: string, windowStartSeconds: number) =>
-      sql<{ count: number }>`select count from rate_limit_counters
-        where bucket = ${bucket} and window_start = ${windowStartSeconds}`.pipe(Effect.map((rows) => rows[0]?.count ?? 0))
+          values (${row.id}, ${row.domain}, ${JSON.stringify(row.result)}, ${row.result.raw_source}, ${row.createdAt})`
+  })
+  return {
+    insert: (row: typeof NewLookup.Type) => Effect.orDie(insert(row))
   }
 })
 
-export type LookupRepo = Effect.Effect.Success<typeof make>
+export class LookupRepo extends Context.Tag("app/LookupRepo")<LookupRepo, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(LookupRepo, make)
+}

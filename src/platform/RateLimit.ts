@@ -257,3 +257,30 @@ export const enforceWith = (limiter: RateLimiterShape, p: RateLimitPolicy, key: 
 /** Deletes expired counter rows; any replica may run it. */
 export const RateLimitJanitorLive = janitorOf("rate limit", "1 minute", SqlClient.SqlClient, (sql) =>
   sql`delete from rate_limit_counters where expires_at < now()`)
+
+/**
+ * Where a key stands in a policy's current window, without counting a request: for an answer
+ * that spends nothing (a replayed WHOIS lookup) but still shows the RateLimit headers. Reads the
+ * PostgreSQL counters (0 when none yet), as the WHOIS replay always has. Built once per layer.
+ */
+export const makePeek = Effect.gen(function*() {
+  const limiter = yield* RateLimiter
+  const sql = yield* SqlClient.SqlClient
+  return (p: RateLimitPolicy, key: string): Effect.Effect<RateLimitDecision> =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const windowMs = p.windowSeconds * 1000
+      const windowStart = Math.floor(now / windowMs) * windowMs
+      const rows = yield* sql<{ readonly count: number }>`
+        select count from rate_limit_counters
+        where bucket = ${`${p.id}|${key}`} and window_start = ${windowStart / 1000}`.pipe(Effect.orDie)
+      const limit = limiter.limitOf(p)
+      return {
+        allowed: true,
+        limit,
+        remaining: Math.max(0, limit - (rows[0]?.count ?? 0)),
+        resetSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)),
+        windowSeconds: p.windowSeconds
+      }
+    })
+})

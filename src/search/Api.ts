@@ -9,8 +9,9 @@ import { Schema } from "effect"
 import { ApiKeyAuth } from "../identity/ApiKeys.js"
 import { OptionalBearer } from "../identity/Viewer.js"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
-import { BadRequest, LegacyBadRequest, RateLimited } from "../platform/Errors.js"
+import { BadRequest, errorWire, LegacyBadRequest, RateLimited } from "../platform/Errors.js"
 import { policy } from "../platform/RateLimit.js"
+import { InvalidSearchQuery } from "./Errors.js"
 
 export const limits = {
   search: policy("domain_search", 60, 60)
@@ -49,6 +50,7 @@ export class SearchApi extends HttpApiGroup.make("search")
       }))
       .addSuccess(HttpApiSchema.Text({ contentType: "application/x-ndjson" }).annotations({ description: NDJSON_DESCRIPTION }))
       .addError(BadRequest)
+      .addError(errorWire(InvalidSearchQuery))
       .addError(RateLimited)
       .middleware(OptionalBearer)
       .annotate(OpenApi.Summary, "Check a domain and its alternate TLDs (NDJSON stream)")

@@ -3,33 +3,29 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Either, FiberRef } from "effect"
 import { AvailabilityEngine } from "../availability/Availability.js"
 import { Api } from "../app/Api.js"
-import type { InvalidDomainName } from "../domain/DomainName.js"
 import { canSeeMarketPrices, CurrentViewer } from "../identity/Viewer.js"
 import { BadRequestError, CurrentRequestId, LegacyBadRequestError } from "../platform/Errors.js"
 import { isValidKey } from "../platform/Idempotency.js"
 import { enforce } from "../platform/RateLimit.js"
 import { centsToUsd } from "../market/View.js"
 import { KeyedAvailability, limits } from "./Api.js"
+import type { InvalidSearchQuery } from "./Errors.js"
 import { Search, type SearchPlan } from "./Search.js"
 
 /** The search's plan, or the 400 its input earns (reported only after the rate-limit check). */
-const validate = (key: string | undefined, plan: Either.Either<SearchPlan, InvalidDomainName>): Either.Either<SearchPlan, BadRequestError> => {
-  if (key !== undefined && !isValidKey(key)) {
-    return Either.left(
+const validate = (
+  key: string | undefined,
+  plan: Either.Either<SearchPlan, InvalidSearchQuery>
+): Either.Either<SearchPlan, BadRequestError | InvalidSearchQuery> =>
+  key !== undefined && !isValidKey(key)
+    ? Either.left(
       new BadRequestError({
         code: "invalid_idempotency_key",
         message: "Idempotency-Key must be 1 to 255 visible ASCII characters",
         details: { field: "Idempotency-Key" }
       })
     )
-  }
-  return Either.mapLeft(plan, (e) =>
-    new BadRequestError({
-      code: "invalid_domain",
-      message: `q is not a valid domain name: ${e.message}`,
-      details: { field: "q", problem: e.problem }
-    }))
-}
+    : plan
 
 export const SearchHttpLive = HttpApiBuilder.group(Api, "search", (handlers) =>
   Effect.gen(function*() {
@@ -44,7 +40,7 @@ export const SearchHttpLive = HttpApiBuilder.group(Api, "search", (handlers) =>
         // calls wait for the body to be sent); a refused request cancels them. Bad input is
         // reported after the rate-limit check, so it counts like any other request.
         const started = yield* Effect.either(
-          Effect.flatMap(validate(key, search.plan(payload.q)), (plan) =>
+          Effect.flatMap(validate(key, search.parse(payload.q)), (plan) =>
             search.start(plan, { requestId, canSeeMarketPrices: canSeeMarketPrices(viewer), startedAt }))
         )
         yield* enforce(limits.search).pipe(Effect.onError(() => Either.isRight(started) ? started.right.cancel : Effect.void))

@@ -1,6 +1,6 @@
 /**
  * The search stream's events and their wire form (pure). One JSON object per line, `kind`
- * discriminates: header, row, primary_done, done (CONTRACT.md "Search stream").
+ * discriminates: header, row, primary_done, done (docs/search.md "Domain search stream").
  */
 import type { Availability } from "../availability/Availability.js"
 import { STATE_LABELS } from "../domain/Availability.js"

@@ -1,7 +1,7 @@
 /**
  * Domain search: which names to check for a query, and the ordered stream of their answers.
  *
- * Order (CONTRACT.md): `header` at once (before any lookup), then the queried domain's `row`
+ * Order (docs/search.md): `header` at once (before any lookup), then the queried domain's `row`
  * as soon as its answer is known, `primary_done` right after it, then the other rows in the
  * order they complete (those that finished before the primary come first, in their completion
  * order), then `done` with the duration and the row count.
@@ -18,7 +18,8 @@ import { type Availability, AvailabilityEngine } from "../availability/Availabil
 import { type DomainName, type InvalidDomainName, parseDomainName } from "../domain/DomainName.js"
 import type { Environment } from "../market/Market.js"
 import { AppConfig } from "../platform/Config.js"
-import { line, type SearchEvent, toRow } from "./Rows.js"
+import { InvalidSearchQuery } from "./Errors.js"
+import { line, type RowEvent, type SearchEvent, toRow } from "./Rows.js"
 
 export interface SearchPlan {
   /** The queried name (its registrable part). */
@@ -71,6 +72,8 @@ const make = Effect.gen(function*() {
   const config = yield* AppConfig
 
   const plan = (q: string) => planSearch(q, config.availability.alternateTlds)
+  /** The plan of a query, or the domain error its `q` earns. */
+  const parse = (q: string): Either.Either<SearchPlan, InvalidSearchQuery> => Either.mapLeft(plan(q), InvalidSearchQuery.of)
 
   /** The events of one search, in stream order, given its local lookups (`engine.prepare`). */
   const events = (
@@ -169,7 +172,18 @@ const make = Effect.gen(function*() {
       }
     })
 
-  return { plan, start } as const
+  /**
+   * The rows of one search, in stream order, as one value (batch's `search_domain`): the same
+   * rows the stream writes, without its header, `primary_done` and `done`.
+   */
+  const rows = (p: SearchPlan, options: StreamOptions): Effect.Effect<ReadonlyArray<RowEvent>> =>
+    events(p, options, engine.prepare(p.names, { environment: options.environment ?? "live" })).pipe(
+      Stream.filter((e): e is RowEvent => e.kind === "row"),
+      Stream.runCollect,
+      Effect.map(Chunk.toReadonlyArray)
+    )
+
+  return { plan, parse, start, rows } as const
 })
 
 export class Search extends Context.Tag("app/Search")<Search, Effect.Effect.Success<typeof make>>() {

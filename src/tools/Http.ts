@@ -1,9 +1,10 @@
 /** Handlers of the free tools: quota, then the Tools service; async tools answer 202 + Location. */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { Api } from "../app/Api.js"
 import { AppConfig } from "../platform/Config.js"
 import { BadRequestError, NotFoundError } from "../platform/Errors.js"
+import { addResponseHeaders } from "../platform/ResponseHeaders.js"
 import { isId } from "../platform/Ids.js"
 import type { JobState } from "../platform/Jobs.js"
 import { enforce } from "../platform/RateLimit.js"
@@ -25,11 +26,9 @@ export const ToolsHttpLive = HttpApiBuilder.group(Api, "tools", (handlers) =>
         yield* enforce(limits[slug])
         const job = yield* tools.enqueue(slug, input)
         const path = `/api/tools/${slug}/status/${job.id}`
-        return HttpServerResponse.unsafeJson(
-          { ok: true, cached: false, result: { mode: "async", jobId: job.id, status_url: `${config.baseUrl}${path}` } },
-          { status: 202, headers: { location: path } }
-        )
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+        yield* addResponseHeaders({ location: path })
+        return { ok: true, cached: false, result: { mode: "async", jobId: job.id, status_url: `${config.baseUrl}${path}` } } as const
+      })
 
     return handlers
       .handle("idnConvert", ({ payload }) => Effect.zipRight(enforce(limits["idn-convert"]), inline(tools.idn(payload))))
@@ -37,7 +36,7 @@ export const ToolsHttpLive = HttpApiBuilder.group(Api, "tools", (handlers) =>
       .handle("domainSuggest", ({ payload }) =>
         Effect.zipRight(enforce(limits["domain-suggest"]), inline(tools.suggest(payload))))
       .handle("appraise", ({ payload }) =>
-        Effect.zipRight(enforce(limits.appraise), inline(tools.appraise(payload))).pipe(Effect.catchTag("SqlError", Effect.die)))
+        Effect.zipRight(enforce(limits.appraise), inline(tools.appraise(payload))))
       .handle("siteCheck", ({ payload }) => accepted("site-check", payload))
       .handle("bulkCheck", ({ payload }) => accepted("bulk-check", payload))
       .handle("unknownTool", ({ path }) =>
@@ -59,7 +58,7 @@ export const ToolsHttpLive = HttpApiBuilder.group(Api, "tools", (handlers) =>
             return yield* new NotFoundError({ code: "job_not_found", message: `No ${path.slug} job ${path.jobId} (it may have expired)` })
           }
           return statusBody(path.slug, job.value)
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
   }))
 
 const statusBody = (slug: string, j: JobState) => ({

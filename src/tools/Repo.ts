@@ -1,17 +1,35 @@
-/** SQL of the tools: comparable marketplace listings for appraise. */
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+/**
+ * SQL of the tools: comparable marketplace listings for appraise (read-only). Rows are decoded by
+ * their schema; a database failure is a defect here, once.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
 
-export const make = Effect.gen(function*() {
+const Comparable = Schema.Struct({ domain: Schema.String, bin_price_cents: Schema.Number })
+const ComparablesOf = Schema.Struct({ tld: Schema.String, labelLength: Schema.Number, exclude: Schema.String })
+
+const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  return {
-    /** Active live listings with a buy-now price, same TLD, label length within ±2 (at most 10). */
-    comparables: (tld: string, labelLength: number, exclude: string) =>
-      sql<{ domain: string; bin_price_cents: string | number }>`
+  const comparables = SqlSchema.findAll({
+    Request: ComparablesOf,
+    Result: Comparable,
+    execute: ({ exclude, labelLength, tld }) =>
+      sql`
         select domain, bin_price_cents from listings
         where environment = 'live' and status = 'active' and tld = ${tld} and domain <> ${exclude}
           and bin_price_cents is not null and length(label) between ${labelLength - 2} and ${labelLength + 2}
         order by abs(length(label) - ${labelLength}), listed_at desc
-        limit 10`.pipe(Effect.map((rows) => rows.map((r) => ({ domain: r.domain, bin_price: Number(r.bin_price_cents) / 100 }))))
+        limit 10`
+  })
+  return {
+    /** Active live listings with a buy-now price, same TLD, label length within ±2 (at most 10), in USD. */
+    comparables: (tld: string, labelLength: number, exclude: string) =>
+      Effect.orDie(
+        Effect.map(comparables({ tld, labelLength, exclude }), (rows) => rows.map((r) => ({ domain: r.domain, bin_price: r.bin_price_cents / 100 })))
+      )
   }
 })
+
+export class ToolsRepo extends Context.Tag("app/ToolsRepo")<ToolsRepo, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(ToolsRepo, make)
+}

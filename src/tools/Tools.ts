@@ -6,7 +6,6 @@
  * Async:  site-check {url}, bulk-check {domains ≤ 500} → a `job_…` in the Jobs queue (kind
  *         `tool:<slug>`), run by `ToolWorkersLive` on any replica with workers.
  */
-import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { AvailabilityEngine } from "../availability/Availability.js"
 import { type DomainName, parseDomainName } from "../domain/DomainName.js"
@@ -19,12 +18,11 @@ import { appraise } from "./Appraise.js"
 import { dnsLookup, RECORD_TYPES, type RecordType } from "./DnsLookup.js"
 import { DEFAULT_SUGGEST_TLDS, suggestNames } from "./DomainSuggest.js"
 import { idnConvert } from "./IdnConvert.js"
-import * as Repo from "./Repo.js"
+import { ToolsRepo } from "./Repo.js"
 import { normalizeUrl, siteCheck } from "./SiteCheck.js"
 
 export const INLINE_TOOLS = ["idn-convert", "dns-lookup", "domain-suggest", "appraise"] as const
 export const ASYNC_TOOLS = ["site-check", "bulk-check"] as const
-export type InlineTool = (typeof INLINE_TOOLS)[number]
 export type AsyncTool = (typeof ASYNC_TOOLS)[number]
 export const isAsyncTool = (slug: string): slug is AsyncTool => (ASYNC_TOOLS as ReadonlyArray<string>).includes(slug)
 export const isTool = (slug: string) => isAsyncTool(slug) || (INLINE_TOOLS as ReadonlyArray<string>).includes(slug)
@@ -51,7 +49,7 @@ const make = Effect.gen(function*() {
   const jobs = yield* Jobs
   const engine = yield* AvailabilityEngine
   const outbound = yield* Outbound
-  const repo = yield* Repo.make
+  const repo = yield* ToolsRepo
   const cacheTtlMs = Duration.toMillis(config.lookup.toolCacheTtl)
   const cache = new Map<string, { at: number; value: unknown }>()
 
@@ -120,21 +118,22 @@ const make = Effect.gen(function*() {
       )
     })
 
-  const enqueue = (slug: AsyncTool, input: unknown): Effect.Effect<JobState, BadRequestError | SqlError> =>
+  /** A job for an async tool; the queue's database failures are defects here (platform/Jobs.ts still fails with SqlError). */
+  const enqueue = (slug: AsyncTool, input: unknown): Effect.Effect<JobState, BadRequestError> =>
     Effect.gen(function*() {
       if (slug === "site-check") {
         const url = normalizeUrl((input as { url: string }).url)
         if (url === undefined) {
           return yield* new BadRequestError({ code: "invalid_url", message: "url: an http or https URL is required" })
         }
-        return yield* jobs.enqueue(jobKind(slug), { url }, { maxAttempts: 3 })
+        return yield* Effect.orDie(jobs.enqueue(jobKind(slug), { url }, { maxAttempts: 3 }))
       }
       const domains = (input as { domains: ReadonlyArray<string> }).domains
-      return yield* jobs.enqueue(jobKind(slug), { domains }, { maxAttempts: 3 })
+      return yield* Effect.orDie(jobs.enqueue(jobKind(slug), { domains }, { maxAttempts: 3 }))
     })
 
   const status = (slug: AsyncTool, jobId: string) =>
-    Effect.map(jobs.get(jobId), (job) => Option.filter(job, (j) => j.kind === jobKind(slug)))
+    Effect.orDie(Effect.map(jobs.get(jobId), (job) => Option.filter(job, (j) => j.kind === jobKind(slug))))
 
   /** Job handlers, run by the workers. */
   const runSiteCheck = (job: RunningJob<{ url: string }>) => siteCheck(outbound, job.input.url)
@@ -168,7 +167,7 @@ const make = Effect.gen(function*() {
 })
 
 export class Tools extends Context.Tag("app/Tools")<Tools, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Tools, make)
+  static readonly Live = Layer.effect(Tools, make).pipe(Layer.provide(ToolsRepo.Live))
 }
 
 /** The durable job queue with the configured lease and retention. */
