@@ -7,13 +7,13 @@
  *
  *   npm run bench -- bulk        (BENCH_RUNS runs, default 5; local PostgreSQL)
  */
+import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
-import * as Os from "node:os"
 import type { AddressInfo } from "node:net"
+import * as Os from "node:os"
 import pg from "pg"
-import { Effect } from "effect"
 import { hashPassword } from "../src/identity/Crypto.js"
 import { compile, freePort, liveHeapMb, privateDatabase, serviceEnv, start, writeResult } from "./lib.js"
 
@@ -76,17 +76,24 @@ const rssMb = () => {
   const status = Fs.readFileSync(`/proc/${service.child.pid}/status`, "utf8")
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024)
 }
-const percentile = (xs: ReadonlyArray<number>, p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))]
+const percentile = (xs: ReadonlyArray<number>, p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))]
 
 try {
   const domains = Array.from({ length: 1000 }, (_, i) => `bench-bulk-${i}.com`)
   const password = "bench password"
   const db = new pg.Client({ connectionString: database.url })
   await db.connect()
-  await db.query(`insert into users (id, email, password_hash) values ('usr_bench', 'bench@example.test', $1)`, [await Effect.runPromise(hashPassword(password))])
+  await db.query(`insert into users (id, email, password_hash) values ('usr_bench', 'bench@example.test', $1)`, [
+    await Effect.runPromise(hashPassword(password))
+  ])
   await db.query(`insert into user_domains (domain, user_id) select unnest($1::text[]), 'usr_bench'`, [domains])
   await db.end()
-  const login = await fetch(`${service.url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "bench@example.test", password }) })
+  const login = await fetch(`${service.url}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: "bench@example.test", password })
+  })
   const cookie = login.headers.getSetCookie()[0].split(";")[0]
 
   const rows: Array<{
@@ -108,13 +115,19 @@ try {
     const accepted = await fetch(`${service.url}/api/domains/bulk/setNameservers`, {
       method: "POST",
       headers: { "content-type": "application/json", cookie },
-      body: JSON.stringify({ domains, payload: { nameservers: [`ns1.run${run}.example.net`, `ns2.run${run}.example.net`] } })
+      body: JSON.stringify({
+        domains,
+        payload: { nameservers: [`ns1.run${run}.example.net`, `ns2.run${run}.example.net`] }
+      })
     })
     const body = await accepted.json() as { bulkOpId: string; total: number }
     const acceptMs = performance.now() - t0
-    if (accepted.status !== 200 || body.total !== 1000) throw new Error(`not accepted: ${accepted.status} ${JSON.stringify(body)}`)
+    if (accepted.status !== 200 || body.total !== 1000) {
+      throw new Error(`not accepted: ${accepted.status} ${JSON.stringify(body)}`)
+    }
     for (;;) {
-      const s = await (await fetch(`${service.url}/api/domains/bulk/${body.bulkOpId}`, { headers: { cookie } })).json() as { status: string; succeeded: number }
+      const s = await (await fetch(`${service.url}/api/domains/bulk/${body.bulkOpId}`, { headers: { cookie } }))
+        .json() as { status: string; succeeded: number }
       if (s.status === "done") {
         if (s.succeeded !== 1000) throw new Error(`run ${run}: ${s.succeeded} succeeded`)
         break
@@ -147,12 +160,18 @@ try {
 Run: ${new Date().toISOString()} · Node ${process.version} · local PostgreSQL · compiled with esbuild · one service
 process on the same 2 cores as the loopback registrar (every update answered after ${LATENCY_MS} ms) and the client.
 ${runs} runs, one after another; each run's job is 1,000 registrar updates at REGISTRAR_CONCURRENCY=16.
-Machine load average at the end: ${Os.loadavg().map((l) => l.toFixed(1)).join(" / ")} (1 / 5 / 15 min) on ${Os.cpus().length} cores —
+Machine load average at the end: ${
+      Os.loadavg().map((l) => l.toFixed(1)).join(" / ")
+    } (1 / 5 / 15 min) on ${Os.cpus().length} cores —
 figures taken while other work shares the cores are upper bounds; rerun on a quiet machine to check the targets.
 
 | run | accept ms | finish ms (accept → done) | registrar calls in flight (max) | service RSS MB after | live heap MB after a full GC |
 |---:|---:|---:|---:|---:|---:|
-${rows.map((r, i) => `| ${i + 1} | ${fmt(r.acceptMs)} | ${fmt(r.finishMs)} | ${r.maxInFlight} | ${r.rss} | ${r.heap} |`).join("\n")}
+${
+      rows.map((r, i) =>
+        `| ${i + 1} | ${fmt(r.acceptMs)} | ${fmt(r.finishMs)} | ${r.maxInFlight} | ${r.rss} | ${r.heap} |`
+      ).join("\n")
+    }
 
 Where each run's time went, from the loopback registrar's side: the accept answer to the first
 update (job pickup), the mean number of updates in flight from the first update's start to the
@@ -161,11 +180,21 @@ client polls every 100 ms).
 
 | run | accept → first update ms | updates in flight (mean) | last update → done seen ms |
 |---:|---:|---:|---:|
-${rows.map((r, i) => `| ${i + 1} | ${fmt(r.firstCallMs)} | ${r.meanInFlight.toFixed(1)} | ${fmt(r.tailMs)} |`).join("\n")}
+${
+      rows.map((r, i) => `| ${i + 1} | ${fmt(r.firstCallMs)} | ${r.meanInFlight.toFixed(1)} | ${fmt(r.tailMs)} |`).join(
+        "\n"
+      )
+    }
 
 - accept p50 **${fmt(percentile(accept, 0.5))} ms** (target ≤ 150 ms), max ${fmt(Math.max(...accept))} ms
-- finish p50 **${fmt(percentile(finish, 0.5))} ms** (target ≤ 5,000 ms; the floor at 16 in flight is 1000 / 16 × ${LATENCY_MS} ms ≈ ${fmt(1000 / 16 * LATENCY_MS)} ms)
-- memory: live heap after a full GC ${heapBefore} MB before the first run, ${rows[rows.length - 1].heap} MB after the last
+- finish p50 **${
+      fmt(percentile(finish, 0.5))
+    } ms** (target ≤ 5,000 ms; the floor at 16 in flight is 1000 / 16 × ${LATENCY_MS} ms ≈ ${
+      fmt(1000 / 16 * LATENCY_MS)
+    } ms)
+- memory: live heap after a full GC ${heapBefore} MB before the first run, ${
+      rows[rows.length - 1].heap
+    } MB after the last
   (target: flat); RSS ${rssBefore} → ${rows[rows.length - 1].rss} MB (V8 and the allocator keep freed pages for a while,
   so RSS is an upper bound, not a leak signal)
 - registrar updates received: ${updates} (${runs} × 1,000 expected)

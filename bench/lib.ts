@@ -4,8 +4,8 @@
  */
 import autocannon from "autocannon"
 import { build } from "esbuild"
-import { randomBytes } from "node:crypto"
 import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
@@ -118,11 +118,20 @@ export interface LoadResult {
   readonly non2xx: number
 }
 
-export const load = async (url: string, options: { connections?: number; duration?: number; warmup?: number } = {}): Promise<LoadResult> => {
+export const load = async (
+  url: string,
+  options: { connections?: number; duration?: number; warmup?: number } = {}
+): Promise<LoadResult> => {
   const connections = options.connections ?? 50
   await autocannon({ url, connections, duration: options.warmup ?? 3 })
   const r = await autocannon({ url, connections, duration: options.duration ?? 10 })
-  return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx }
+  return {
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors,
+    non2xx: r.non2xx
+  }
 }
 
 export const writeResult = (name: string, markdown: string) => {
@@ -234,7 +243,9 @@ export const transactionsOf = async (databaseUrl: string) => {
   await client.connect()
   try {
     await client.query("select pg_stat_clear_snapshot()")
-    const r = await client.query<{ c: string }>("select xact_commit + xact_rollback as c from pg_stat_database where datname = current_database()")
+    const r = await client.query<{ c: string }>(
+      "select xact_commit + xact_rollback as c from pg_stat_database where datname = current_database()"
+    )
     return Number(r.rows[0]!.c)
   } finally {
     await client.end()
@@ -269,7 +280,9 @@ export const processRssMb = (pid: number | undefined) => {
  * `--experimental-websocket` on Node 20).
  */
 export const liveHeapMb = async (inspectPort: number): Promise<number> => {
-  const [target] = await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json() as Array<{ webSocketDebuggerUrl: string }>
+  const [target] = await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json() as Array<
+    { webSocketDebuggerUrl: string }
+  >
   const socket = new WebSocket(target!.webSocketDebuggerUrl)
   await new Promise((resolve, reject) => {
     socket.addEventListener("open", resolve, { once: true })
@@ -303,7 +316,10 @@ export const liveHeapMb = async (inspectPort: number): Promise<number> => {
 export const writeFigures = (name: string, figures: Record<string, unknown>) => {
   const dir = Path.join(root, "bench", "results")
   Fs.mkdirSync(dir, { recursive: true })
-  Fs.writeFileSync(Path.join(dir, `${name}.json`), JSON.stringify({ at: new Date().toISOString(), ...figures }, null, 2) + "\n")
+  Fs.writeFileSync(
+    Path.join(dir, `${name}.json`),
+    JSON.stringify({ at: new Date().toISOString(), ...figures }, null, 2) + "\n"
+  )
 }
 
 /**
@@ -313,16 +329,29 @@ export const writeFigures = (name: string, figures: Record<string, unknown>) => 
 export const seedPartner = async (cliFile: string, env: Record<string, string>, listings: number) => {
   const { execFileSync } = await import("node:child_process")
   const created = JSON.parse(
-    execFileSync(process.execPath, [cliFile, "partner", "create", "--name", "Bench", "--env", "sandbox", "--scopes", "search,buy", "--json"], {
+    execFileSync(process.execPath, [
+      cliFile,
+      "partner",
+      "create",
+      "--name",
+      "Bench",
+      "--env",
+      "sandbox",
+      "--scopes",
+      "search,buy",
+      "--json"
+    ], {
       cwd: Path.dirname(cliFile),
       env: { ...process.env, ...env }
     }).toString()
   )
   const db = new pg.Client({ connectionString: env.DATABASE_URL })
   await db.connect()
-  await db.query(`insert into listings (id, environment, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents)
+  await db.query(
+    `insert into listings (id, environment, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents)
     select 'lst_b' || g, 'sandbox', 'bench' || g || '.com', 'bench' || g || '.com', 'com', 'bench' || g, 1000, 500
-    from generate_series(0, ${listings}) g`)
+    from generate_series(0, ${listings}) g`
+  )
   await db.end()
   return { keyId: created.key_id as string, secret: created.secret as string }
 }
@@ -333,7 +362,10 @@ export const seedPartner = async (cliFile: string, env: Record<string, string>, 
  * new Idempotency-Key).
  */
 export const partnerRequests = (
-  sign: (cred: { keyId: string; secret: string }, req: { method: string; url: string; body?: string }) => Record<string, string>,
+  sign: (
+    cred: { keyId: string; secret: string },
+    req: { method: string; url: string; body?: string }
+  ) => Record<string, string>,
   cred: { keyId: string; secret: string },
   listings: number,
   first = 2
@@ -346,14 +378,23 @@ export const partnerRequests = (
     availability: [{
       method: "GET",
       path: availabilityPath,
-      setupRequest: (req: any) => ({ ...req, headers: { "x-forwarded-proto": "https", ...sign(cred, { method: "GET", url: availabilityPath }) } })
+      setupRequest: (req: any) => ({
+        ...req,
+        headers: { "x-forwarded-proto": "https", ...sign(cred, { method: "GET", url: availabilityPath }) }
+      })
     }],
     orders: [{
       method: "POST",
       path: "/api/partner/v1/orders",
       setupRequest: (req: any) => {
         const domain = `bench${next++ % listings}.com`
-        const body = JSON.stringify({ domain, expected_price: 1000, currency: "USD", external_payment_ref: `p-${domain}`, buyer: { email: "b@example.org" } })
+        const body = JSON.stringify({
+          domain,
+          expected_price: 1000,
+          currency: "USD",
+          external_payment_ref: `p-${domain}`,
+          buyer: { email: "b@example.org" }
+        })
         return {
           ...req,
           body,
@@ -405,7 +446,9 @@ export const summariseProfile = (file: string) => {
     if (area === "(idle)") continue
     total += us
     areas.set(area, (areas.get(area) ?? 0) + us)
-    const name = `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.replace(/^.*node_modules\//, "").replace(/^.*\/\.build\//, "")}:${n.callFrame.lineNumber + 1}`
+    const name = `${n.callFrame.functionName || "(anonymous)"} ${
+      n.callFrame.url.replace(/^.*node_modules\//, "").replace(/^.*\/\.build\//, "")
+    }:${n.callFrame.lineNumber + 1}`
     fns.set(name, (fns.get(name) ?? 0) + us)
   }
   const top = (m: Map<string, number>, k: number) =>
@@ -438,7 +481,9 @@ export const pgbenchInsertCommits = async (databaseUrl: string, seconds = 5): Pr
   const script = Path.join(outDir, "pgbench-insert.sql")
   Fs.mkdirSync(outDir, { recursive: true })
   Fs.writeFileSync(script, "insert into bench_floor (v) values ('x');\n")
-  const r = spawnSync("pgbench", ["-n", "-c", "20", "-j", "2", "-T", String(seconds), "-f", script, databaseUrl], { encoding: "utf8" })
+  const r = spawnSync("pgbench", ["-n", "-c", "20", "-j", "2", "-T", String(seconds), "-f", script, databaseUrl], {
+    encoding: "utf8"
+  })
   const m = /tps = ([\d.]+)/.exec(r.stdout ?? "")
   return m ? Math.round(Number(m[1])) : undefined
 }

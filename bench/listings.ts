@@ -104,10 +104,18 @@ for (const sort of ["newest", "price_asc", "price_desc"]) {
   // The cursor page is exactly the offset page at the same depth.
   const viaOffset = await getJson(`${base}&offset=${DEPTH}`)
   const viaCursor = await getJson(cursorPath)
-  if (JSON.stringify(viaOffset.json.items.map((i: any) => i.id)) !== JSON.stringify(viaCursor.json.items.map((i: any) => i.id))) {
+  if (
+    JSON.stringify(viaOffset.json.items.map((i: any) => i.id)) !==
+      JSON.stringify(viaCursor.json.items.map((i: any) => i.id))
+  ) {
     throw new Error(`${sort}: the cursor page differs from the offset page at depth ${DEPTH}`)
   }
-  rows.push({ sort, first, cursorDeep: await measure(cursorPath), offsetDeep: await measure(`${base}&offset=${DEPTH}`, DEEP_OFFSET_SAMPLES, 2) })
+  rows.push({
+    sort,
+    first,
+    cursorDeep: await measure(cursorPath),
+    offsetDeep: await measure(`${base}&offset=${DEPTH}`, DEEP_OFFSET_SAMPLES, 2)
+  })
 }
 // A filter whose total has not been counted yet (no cached count): the cost of counting. (Anonymous,
 // so a substring filter: price filters need a bearer token with pricing:read.)
@@ -126,17 +134,31 @@ writeResult(
   `# GET /api/market/listings at depth
 
 Run: ${new Date().toISOString()} · Node ${process.version} · compiled with esbuild · local PostgreSQL ·
-${ROWS.toLocaleString("en-US")} live listings (bulk-loaded in ${loadSeconds.toFixed(0)} s), limit ${LIMIT} · one keep-alive
+${ROWS.toLocaleString("en-US")} live listings (bulk-loaded in ${
+    loadSeconds.toFixed(0)
+  } s), limit ${LIMIT} · one keep-alive
 connection, ${SAMPLES} sequential requests per figure after 20 warm-up requests (deep offset pages: ${DEEP_OFFSET_SAMPLES}) · anonymous (prices masked).
 
-| sort | page 1 p50 / p99 ms | cursor at ${DEPTH.toLocaleString("en-US")} p50 / p99 ms | cursor ÷ page 1 (p50) | offset ${DEPTH.toLocaleString("en-US")} p50 / p99 ms |
+| sort | page 1 p50 / p99 ms | cursor at ${
+    DEPTH.toLocaleString("en-US")
+  } p50 / p99 ms | cursor ÷ page 1 (p50) | offset ${DEPTH.toLocaleString("en-US")} p50 / p99 ms |
 |---|---:|---:|---:|---:|
-${rows.map((r) => `| ${r.sort} | ${f(r.first.p50)} / ${f(r.first.p99)} | ${f(r.cursorDeep.p50)} / ${f(r.cursorDeep.p99)} | **${(r.cursorDeep.p50 / r.first.p50).toFixed(2)}** | ${f(r.offsetDeep.p50)} / ${f(r.offsetDeep.p99)} |`).join("\n")}
+${
+    rows.map((r) =>
+      `| ${r.sort} | ${f(r.first.p50)} / ${f(r.first.p99)} | ${f(r.cursorDeep.p50)} / ${f(r.cursorDeep.p99)} | **${
+        (r.cursorDeep.p50 / r.first.p50).toFixed(2)
+      }** | ${f(r.offsetDeep.p50)} / ${f(r.offsetDeep.p99)} |`
+    ).join("\n")
+  }
 
-Target: cursor page at depth ${DEPTH.toLocaleString("en-US")} within 1.5× page 1 — ${rows.every((r) => r.cursorDeep.p50 <= 1.5 * r.first.p50) ? "met for every sort" : "**missed**"}.
+Target: cursor page at depth ${DEPTH.toLocaleString("en-US")} within 1.5× page 1 — ${
+    rows.every((r) => r.cursorDeep.p50 <= 1.5 * r.first.p50) ? "met for every sort" : "**missed**"
+  }.
 
 - \`q=name12345\` (trigram index, substring): p50 ${f(q.p50)} ms, p99 ${f(q.p99)} ms.
-- A page whose filters (\`q=${uncountedQ}\`) were not counted in the last ${"LISTINGS_COUNT_CACHE_TTL"} (5 s): ${f(uncounted.ms)} ms — counting
+- A page whose filters (\`q=${uncountedQ}\`) were not counted in the last ${"LISTINGS_COUNT_CACHE_TTL"} (5 s): ${
+    f(uncounted.ms)
+  } ms — counting
   matching rows is the one cost that grows with the catalogue; it is reused for 5 s per filter set.
 
 Cursor pages are one index range scan (\`(listed_at, id) < (…)\` or \`(coalesce(bin_price_cents, …), id) > (…)\`

@@ -41,7 +41,11 @@ const env = {
 const mainFile = await compile("src/main.ts")
 const cliFile = await compile("src/cli.ts")
 
-let figures: { idle: { rssMb: number; heapMb: number }; loaded: { rssMb: number; heapMb: number }; settled: { rssMb: number; heapMb: number } }
+let figures: {
+  idle: { rssMb: number; heapMb: number }
+  loaded: { rssMb: number; heapMb: number }
+  settled: { rssMb: number; heapMb: number }
+}
 try {
   // The first start applies the migrations, which the CLI needs; the measured process is fresh.
   const migrate = await start(mainFile, env)
@@ -56,7 +60,12 @@ try {
     await new Promise((r) => setTimeout(r, 2000))
     const idle = { rssMb: processRssMb(one.child.pid), heapMb: 0 }
     idle.heapMb = await liveHeapMb(inspectPort)
-    await autocannon({ url: one.url, connections, amount: MIXED, requests: [...reqs.pricing, ...reqs.availability, ...reqs.pricing, ...reqs.orders] as any })
+    await autocannon({
+      url: one.url,
+      connections,
+      amount: MIXED,
+      requests: [...reqs.pricing, ...reqs.availability, ...reqs.pricing, ...reqs.orders] as any
+    })
     const loaded = { rssMb: processRssMb(one.child.pid), heapMb: 0 }
     loaded.heapMb = await liveHeapMb(inspectPort)
     // A minute later: what V8's memory reducer and the allocator have handed back.
@@ -76,14 +85,24 @@ writeResult(
   "memory",
   `# Memory of one service process
 
-Run: ${new Date().toISOString()} · Node ${process.version} · local PostgreSQL · compiled with esbuild · background workers off ·
-${MIXED.toLocaleString("en-US")} mixed requests (pricing read, signed availability, pricing read, signed order) at ${connections} connections ·
+Run: ${
+    new Date().toISOString()
+  } · Node ${process.version} · local PostgreSQL · compiled with esbuild · background workers off ·
+${
+    MIXED.toLocaleString("en-US")
+  } mixed requests (pricing read, signed availability, pricing read, signed order) at ${connections} connections ·
 load average at the end ${Os.loadavg().map((l) => l.toFixed(1)).join(" / ")} on ${Os.cpus().length} cores.
 
 | when | RSS MB | live heap after a full GC, MB | target (RSS) |
 |---|---:|---:|---|
-| idle, after start-up and 30 requests | ${figures.idle.rssMb} | ${figures.idle.heapMb} | ≤ 200 MB: ${met(figures.idle.rssMb <= 200)} |
-| after ${MIXED.toLocaleString("en-US")} mixed requests | ${figures.loaded.rssMb} | ${figures.loaded.heapMb} | ≤ 300 MB: ${met(figures.loaded.rssMb <= 300)} |
+| idle, after start-up and 30 requests | ${figures.idle.rssMb} | ${figures.idle.heapMb} | ≤ 200 MB: ${
+    met(figures.idle.rssMb <= 200)
+  } |
+| after ${
+    MIXED.toLocaleString("en-US")
+  } mixed requests | ${figures.loaded.rssMb} | ${figures.loaded.heapMb} | ≤ 300 MB: ${
+    met(figures.loaded.rssMb <= 300)
+  } |
 | one idle minute later | ${figures.settled.rssMb} | ${figures.settled.heapMb} | — |
 
 RSS counts what the process holds from the system, including heap pages V8 keeps after a collection

@@ -15,24 +15,24 @@
  *   npm run bench -- partner        (BENCH_DURATION seconds per run, default 10)
  */
 import autocannon from "autocannon"
-import { randomBytes } from "node:crypto"
 import { execFileSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
 import * as Path from "node:path"
 import pg from "pg"
 import { signRequest } from "../src/partner-client/index.js"
-import * as Fs from "node:fs"
-import * as Os from "node:os"
 import {
   compile,
   countingPgProxy,
   outDir,
   pgbenchInsertCommits,
-  profileMarkdown,
-  summariseProfile,
   privateDatabase,
   processCpuMs,
+  profileMarkdown,
   serviceEnv,
   start,
+  summariseProfile,
   transactionsOf,
   writeFigures,
   writeResult
@@ -53,8 +53,10 @@ const sampleLockWaits = async (databaseUrl: string) => {
   const t0 = performance.now()
   const loop = (async () => {
     while (!stopping) {
-      const r = await client.query<{ e: string; n: string }>(`select wait_event as e, count(*) as n from pg_stat_activity
-        where datname = current_database() and wait_event_type = 'Lock' group by 1`)
+      const r = await client.query<{ e: string; n: string }>(
+        `select wait_event as e, count(*) as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock' group by 1`
+      )
       samples++
       for (const row of r.rows) {
         waitingSamples += Number(row.n)
@@ -72,7 +74,11 @@ const sampleLockWaits = async (databaseUrl: string) => {
       // Mean backends waiting × the run's length: lock-wait time, however slow the sampling loop was.
       const waitMs = waitingPerSample * (performance.now() - t0)
       const share = (n: number) => Math.round((n / Math.max(1, waitingSamples)) * 100)
-      return { waitMs, waitingPerSample, by: Object.fromEntries(Object.entries(by).map(([k, v]) => [k, `${share(v)} %`])) }
+      return {
+        waitMs,
+        waitingPerSample,
+        by: Object.fromEntries(Object.entries(by).map(([k, v]) => [k, `${share(v)} %`]))
+      }
     }
   }
 }
@@ -107,7 +113,18 @@ const counted = await start(mainFile, { ...env, DATABASE_URL: proxy.url, WORKERS
 const N = 200_000
 try {
   const created = JSON.parse(
-    execFileSync(process.execPath, [cliFile, "partner", "create", "--name", "Bench", "--env", "sandbox", "--scopes", "search,buy", "--json"], {
+    execFileSync(process.execPath, [
+      cliFile,
+      "partner",
+      "create",
+      "--name",
+      "Bench",
+      "--env",
+      "sandbox",
+      "--scopes",
+      "search,buy",
+      "--json"
+    ], {
       cwd: Path.dirname(cliFile),
       env: { ...process.env, ...env }
     }).toString()
@@ -115,9 +132,11 @@ try {
   const cred = { keyId: created.key_id, secret: created.secret }
   const db = new pg.Client({ connectionString: databaseUrl })
   await db.connect()
-  await db.query(`insert into listings (id, environment, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents)
+  await db.query(
+    `insert into listings (id, environment, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents)
     select 'lst_b' || g, 'sandbox', 'bench' || g || '.com', 'bench' || g || '.com', 'com', 'bench' || g, 1000, 500
-    from generate_series(0, ${N}) g`)
+    from generate_series(0, ${N}) g`
+  )
   await db.end()
 
   const pricingPath = "/api/pricing/tld?tld=com&op=register"
@@ -138,7 +157,13 @@ try {
       path: "/api/partner/v1/orders",
       setupRequest: (req: any) => {
         const domain = `bench${next++ % N}.com`
-        const body = JSON.stringify({ domain, expected_price: 1000, currency: "USD", external_payment_ref: `p-${domain}`, buyer: { email: "b@example.org" } })
+        const body = JSON.stringify({
+          domain,
+          expected_price: 1000,
+          currency: "USD",
+          external_payment_ref: `p-${domain}`,
+          buyer: { email: "b@example.org" }
+        })
         return {
           ...req,
           body,
@@ -165,13 +190,23 @@ try {
     const rt0 = proxy.roundTrips()
     const cpu0 = processCpuMs(counted.child.pid)
     const t0 = performance.now()
-    const r = await autocannon({ url: counted.url, connections: 1, amount: SEQUENTIAL, requests: requests[name] as any })
+    const r = await autocannon({
+      url: counted.url,
+      connections: 1,
+      amount: SEQUENTIAL,
+      requests: requests[name] as any
+    })
     const elapsed = performance.now() - t0
     const cpu = (processCpuMs(counted.child.pid) - cpu0) / SEQUENTIAL
     const roundTrips = (proxy.roundTrips() - rt0 - idlePerMs * elapsed) / SEQUENTIAL
     await new Promise((r) => setTimeout(r, 1200)) // statistics are flushed at most once a second
     const tx = (await transactionsOf(databaseUrl) - tx0 - 2) / SEQUENTIAL // -2: our own two reads
-    return { roundTrips: Math.round(roundTrips * 100) / 100, transactions: Math.round(tx * 100) / 100, cpuMs: Math.round(cpu * 100) / 100, bad: r.errors + r.non2xx }
+    return {
+      roundTrips: Math.round(roundTrips * 100) / 100,
+      transactions: Math.round(tx * 100) / 100,
+      cpuMs: Math.round(cpu * 100) / 100,
+      bad: r.errors + r.non2xx
+    }
   }
   const cost = {
     pricing: await perRequest("pricing"),
@@ -213,9 +248,17 @@ try {
   // Where the time goes: a CPU profile of a third process under the signed loads.
   const profDir = Path.join(outDir, "profiles")
   Fs.rmSync(profDir, { recursive: true, force: true })
-  const profiled = await start(mainFile, { ...env, WORKERS: "false" }, undefined, ["--cpu-prof", `--cpu-prof-dir=${profDir}`])
+  const profiled = await start(mainFile, { ...env, WORKERS: "false" }, undefined, [
+    "--cpu-prof",
+    `--cpu-prof-dir=${profDir}`
+  ])
   for (const name of ["availability", "orders"] as const) {
-    await autocannon({ url: profiled.url, connections, duration: Math.min(duration, 5), requests: requests[name] as any })
+    await autocannon({
+      url: profiled.url,
+      connections,
+      duration: Math.min(duration, 5),
+      requests: requests[name] as any
+    })
   }
   await profiled.stop()
   const profFile = Fs.existsSync(profDir) ? Fs.readdirSync(profDir).find((f) => f.endsWith(".cpuprofile")) : undefined
@@ -223,13 +266,19 @@ try {
 
   writeFigures("partner", { unsigned, signed, orders, cost, floorCommits, profile })
   const row = (name: string, r: typeof unsigned, c: typeof cost.pricing) =>
-    `| ${name} | ${r.rps.toLocaleString("en-US")} | ${r.p50} | ${r.p99} | ${r.bad} | ${c.roundTrips} | ${c.transactions} | ${c.cpuMs} |`
+    `| ${name} | ${
+      r.rps.toLocaleString("en-US")
+    } | ${r.p50} | ${r.p99} | ${r.bad} | ${c.roundTrips} | ${c.transactions} | ${c.cpuMs} |`
   writeResult(
     "partner",
     `# Partner API throughput
 
-Run: ${new Date().toISOString()} · Node ${process.version} · autocannon, ${connections} connections, ${duration} s after a 3 s warm-up ·
-load average ${loadAtStart} at the start, ${Os.loadavg()[0]!.toFixed(1)} at the end (2 cores: above ~2 other work shares them) ·
+Run: ${
+      new Date().toISOString()
+    } · Node ${process.version} · autocannon, ${connections} connections, ${duration} s after a 3 s warm-up ·
+load average ${loadAtStart} at the start, ${
+      Os.loadavg()[0]!.toFixed(1)
+    } at the end (2 cores: above ~2 other work shares them) ·
 local PostgreSQL · compiled with esbuild · one service process on the same 2 cores as the load generator.
 Round trips, transactions and CPU per request: ${SEQUENTIAL} requests one at a time on a second process whose
 database connections go through a counting proxy (round trip = one Sync or simple Query message).
@@ -243,9 +292,13 @@ ${row("signed POST /api/partner/v1/orders (new domain + key each)", orders, cost
 - signed availability / unsigned public read: **${(signed.rps / unsigned.rps).toFixed(2)}** (target ≥ 0.7)
 - orders: ${orders.rps} req/s, p99 ${orders.p99} ms (target ≥ 600 req/s, p99 ≤ 150 ms); latency p50 / p90 / p99 / max
   ${orders.p50} / ${orders.p90} / ${orders.p99} / ${orders.max} ms; lock waits during the orders run: ${orders.lockWaitingBackends} backends
-  waiting on average, ${orders.lockWaitMsPerRequest} ms per order (${Object.entries(orders.lockWaitsBy).map(([k, v]) => `${k} ${v}`).join(", ") || "none"});
+  waiting on average, ${orders.lockWaitMsPerRequest} ms per order (${
+      Object.entries(orders.lockWaitsBy).map(([k, v]) => `${k} ${v}`).join(", ") || "none"
+    });
   floor: PostgreSQL
-  ${floorCommits?.toLocaleString("en-US") ?? "n/a (no pgbench)"} single-row insert commits/s (pgbench, 20 clients, same run);
+  ${
+      floorCommits?.toLocaleString("en-US") ?? "n/a (no pgbench)"
+    } single-row insert commits/s (pgbench, 20 clients, same run);
   non-2xx in the orders row would be 409s from domains reused after ${N.toLocaleString("en-US")} orders.
 
 ## Orders: what serialised them, and what changed (2026-11-25)

@@ -8,7 +8,18 @@
  *                                    when reachable, else the embedded one)
  */
 import * as Path from "node:path"
-import { adminUrl, compile, type LoadResult, load, postgresReachable, root, serviceEnv, start, writeFigures, writeResult } from "./lib.js"
+import {
+  adminUrl,
+  compile,
+  load,
+  type LoadResult,
+  postgresReachable,
+  root,
+  serviceEnv,
+  start,
+  writeFigures,
+  writeResult
+} from "./lib.js"
 
 const usePostgres = await postgresReachable()
 
@@ -43,8 +54,12 @@ writeResult(
   "pricing",
   `# GET /api/pricing/tld throughput
 
-Run: ${new Date().toISOString()} · Node ${process.version} · autocannon, 50 connections, ${duration} s after a 3 s warm-up ·
-database: ${usePostgres ? "local PostgreSQL" : "embedded PostgreSQL (PGlite)"} · compiled with esbuild (no tsx at run time).
+Run: ${
+    new Date().toISOString()
+  } · Node ${process.version} · autocannon, 50 connections, ${duration} s after a 3 s warm-up ·
+database: ${
+    usePostgres ? "local PostgreSQL" : "embedded PostgreSQL (PGlite)"
+  } · compiled with esbuild (no tsx at run time).
 
 | server | req/s | p50 ms | p99 ms | errors/non-2xx |
 |---|---:|---:|---:|---:|

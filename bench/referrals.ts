@@ -12,10 +12,19 @@
 import { spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as Os from "node:os"
-import * as Path from "node:path"
 import pg from "pg"
 import { signRequest } from "../src/partner-client/index.js"
-import { compile, type LoadResult, load, outDir, postgresReachable, privateDatabase, serviceEnv, start, writeResult } from "./lib.js"
+import {
+  compile,
+  load,
+  type LoadResult,
+  outDir,
+  postgresReachable,
+  privateDatabase,
+  serviceEnv,
+  start,
+  writeResult
+} from "./lib.js"
 
 if (!process.env.DATABASE_URL && !(await postgresReachable())) {
   console.log("referrals bench: needs PostgreSQL (DATABASE_URL or 127.0.0.1:5432); skipped")
@@ -26,7 +35,14 @@ const duration = Number(process.env.BENCH_DURATION ?? 10)
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 1_000_000)
 const db = await privateDatabase("bench_referrals")
 // A production-grade secret (the shared bench placeholder is refused when NODE_ENV=production).
-const env = { ...serviceEnv, SERVICE_SECRET: randomBytes(32).toString("base64"), DATABASE_URL: db.url, RATE_LIMIT_PRICING_TLD: "1000000000", RATE_LIMIT_PARTNER_API: "1000000000", TRUST_PROXY: "1" }
+const env = {
+  ...serviceEnv,
+  SERVICE_SECRET: randomBytes(32).toString("base64"),
+  DATABASE_URL: db.url,
+  RATE_LIMIT_PRICING_TLD: "1000000000",
+  RATE_LIMIT_PARTNER_API: "1000000000",
+  TRUST_PROXY: "1"
+}
 
 const mainFile = await compile("src/main.ts")
 const cliFile = await compile("src/cli.ts")
@@ -39,7 +55,19 @@ const client = new pg.Client({ connectionString: db.url })
 await client.connect()
 
 // An affiliate credential made by the operator CLI, and its link.
-const made = spawnSync(process.execPath, [cliFile, "partner", "create", "--name", "Bench affiliate", "--env", "sandbox", "--scopes", "refer,report", "--affiliate", "--json"], {
+const made = spawnSync(process.execPath, [
+  cliFile,
+  "partner",
+  "create",
+  "--name",
+  "Bench affiliate",
+  "--env",
+  "sandbox",
+  "--scopes",
+  "refer,report",
+  "--affiliate",
+  "--json"
+], {
   cwd: outDir,
   env: { ...process.env, ...env },
   encoding: "utf8"
@@ -56,8 +84,16 @@ const signedGet = async (path: string) => {
 }
 const createLink = async () => {
   const body = JSON.stringify({ kind: "generic" })
-  const headers = signRequest({ keyId: cred.key_id, secret: cred.secret }, { method: "POST", url: "/api/partner/v1/links", body })
-  const res = await fetch(service.url + "/api/partner/v1/links", { method: "POST", body, headers: { ...headers, ...HTTPS, "content-type": "application/json" } })
+  const headers = signRequest({ keyId: cred.key_id, secret: cred.secret }, {
+    method: "POST",
+    url: "/api/partner/v1/links",
+    body
+  })
+  const res = await fetch(service.url + "/api/partner/v1/links", {
+    method: "POST",
+    body,
+    headers: { ...headers, ...HTTPS, "content-type": "application/json" }
+  })
   const json = await res.json()
   if (res.status !== 201) throw new Error(`POST /links: ${res.status} ${JSON.stringify(json)}`)
   return json as { id: string; code: string }
@@ -73,18 +109,23 @@ for (let round = 0; round < 2; round++) {
 }
 const best = (rs: ReadonlyArray<LoadResult>) => rs.reduce((a, b) => (b.rps > a.rps ? b : a))
 await new Promise((r) => setTimeout(r, 500))
-const written = Number((await client.query(`select count(*) as n from referral_clicks where link_id = $1`, [link.id])).rows[0].n)
+const written = Number(
+  (await client.query(`select count(*) as n from referral_clicks where link_id = $1`, [link.id])).rows[0].n
+)
 const answered = redirect.reduce((n, r) => n + r.non2xx, 0)
 
 // 2. /analytics over CLICKS clicks: 20 links × 365 days, seeded in SQL with the roll-up they imply.
 const links: Array<string> = []
 for (let i = 0; i < 20; i++) links.push((await createLink()).id)
 const seedStart = performance.now()
-await client.query(`
+await client.query(
+  `
   insert into referral_clicks (id, link_id, partner_id, environment, clicked_at, ip_hash, user_agent, referrer, bot, is_unique)
   select 'clk_bench_' || g, ($2::text[])[1 + g % 20], $1, 'sandbox',
          now() - make_interval(secs => (g % (365 * 86400))), md5(g::text), 'Mozilla/5.0 bench', null, g % 17 = 0, g % 3 <> 0 and g % 17 <> 0
-  from generate_series(1, $3::int) g`, [cred.partner_id, links, CLICKS])
+  from generate_series(1, $3::int) g`,
+  [cred.partner_id, links, CLICKS]
+)
 await client.query(`
   insert into referral_daily (link_id, day, partner_id, environment, clicks, unique_clicks)
   select link_id, (clicked_at at time zone 'UTC')::date, partner_id, environment, count(*), count(*) filter (where is_unique)
@@ -120,14 +161,18 @@ for (let i = 0; i < 50; i++) {
 rollup.sort((a, b) => a - b)
 const median = (xs: ReadonlyArray<number>) => xs[Math.floor(xs.length / 2)]!.toFixed(1)
 const scanStart = performance.now()
-await client.query(`select (clicked_at at time zone 'UTC')::date, count(*), count(*) filter (where is_unique) from referral_clicks where partner_id = $1 group by 1`, [cred.partner_id])
+await client.query(
+  `select (clicked_at at time zone 'UTC')::date, count(*), count(*) filter (where is_unique) from referral_clicks where partner_id = $1 group by 1`,
+  [cred.partner_id]
+)
 const scanMs = (performance.now() - scanStart).toFixed(0)
 
 await client.end()
 await service.stop()
 await db.drop()
 
-const row = (name: string, r: LoadResult) => `| ${name} | ${r.rps.toLocaleString("en-US")} | ${r.p50} | ${r.p99} | ${r.errors} |`
+const row = (name: string, r: LoadResult) =>
+  `| ${name} | ${r.rps.toLocaleString("en-US")} | ${r.p50} | ${r.p99} | ${r.errors} |`
 const load1 = Os.loadavg()[0]!.toFixed(1)
 const loaded = Os.loadavg()[0]! > Os.cpus().length * 2
 const caveat = loaded
@@ -143,7 +188,9 @@ writeResult(
   "referrals",
   `# Referrals: click redirect and analytics
 
-Run: ${new Date().toISOString()} · Node ${process.version} · ${Os.cpus().length} cores, load average at the end ${load1} ·
+Run: ${
+    new Date().toISOString()
+  } · Node ${process.version} · ${Os.cpus().length} cores, load average at the end ${load1} ·
 autocannon, 50 connections, ${duration} s after a 3 s warm-up, two alternating rounds (best of each shown) ·
 local PostgreSQL · compiled with esbuild, NODE_ENV=production, one service process.
 ${caveat}
@@ -156,7 +203,9 @@ ${row("GET /r/{code} (302 + cookie + click queued)", best(redirect))}
 
 - redirect / pricing: **${(best(redirect).rps / best(pricing).rps).toFixed(2)}** (target ≥ 1.00)
 - clicks written: ${written.toLocaleString("en-US")} rows in referral_clicks half a second after the load, for
-  ${answered.toLocaleString("en-US")} redirects answered in the measured runs (plus the warm-ups'), written behind in batches
+  ${
+    answered.toLocaleString("en-US")
+  } redirects answered in the measured runs (plus the warm-ups'), written behind in batches
   of up to REFERRAL_FLUSH_BATCH rows every REFERRAL_FLUSH_INTERVAL.
 - Per redirect: the link from an in-process map (links never change), one HMAC for the cookie,
   an id, a push onto the click queue. The database sees one multi-row insert and one roll-up
@@ -169,7 +218,9 @@ ${row("GET /r/{code} (302 + cookie + click queued)", best(redirect))}
 | p50 (100 sequential signed requests, after 10 warm-up) | ${pct(50)} ms |
 | p90 | ${pct(90)} ms |
 | p99 | ${pct(99)} ms |
-| p50 of a trivial signed endpoint (GET /me/payouts) in the same run: the signing, nonce and rate-limit floor | ${median(trivial)} ms |
+| p50 of a trivial signed endpoint (GET /me/payouts) in the same run: the signing, nonce and rate-limit floor | ${
+    median(trivial)
+  } ms |
 | p50 of the roll-up query alone (SQL) | ${median(rollup)} ms |
 | first request (cold) | ${first.ms.toFixed(1)} ms |
 | the full scan it avoids (same figures from referral_clicks, one SQL query) | ${scanMs} ms |
@@ -178,6 +229,8 @@ ${row("GET /r/{code} (302 + cookie + click queued)", best(redirect))}
 Target p50 ≤ 100 ms. The endpoint reads \`referral_daily\` (one row per link and day, at most
 20 × 365 here), maintained at write time: clicks by the click writer's batches, checkouts by the
 attribution layer, sales and refunds by a trigger on referral orders. Answer: clicks =
-${first.body.clicks.toLocaleString("en-US")}, unique = ${first.body.unique_clicks.toLocaleString("en-US")}, ${first.body.series.length} days in the series.
+${first.body.clicks.toLocaleString("en-US")}, unique = ${
+    first.body.unique_clicks.toLocaleString("en-US")
+  }, ${first.body.series.length} days in the series.
 `
 )

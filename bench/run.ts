@@ -10,7 +10,9 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 
 const dir = import.meta.dirname
-const all = Fs.readdirSync(dir).filter((f) => f.endsWith(".ts") && !["run.ts", "lib.ts"].includes(f)).map((f) => f.slice(0, -3))
+const all = Fs.readdirSync(dir).filter((f) => f.endsWith(".ts") && !["run.ts", "lib.ts"].includes(f)).map((f) =>
+  f.slice(0, -3)
+)
 // `npm run bench -- report`: only rewrite REPORT.md from the latest results.
 const args = process.argv.slice(2)
 const chosen = args[0] === "report" ? [] : args.length > 0 ? args : all
@@ -19,7 +21,9 @@ for (const name of chosen) {
   console.log(`\n=== bench: ${name} ===`)
   // Node 20 has WebSocket (bench/lib.ts liveHeapMb) only behind a flag; later versions have it always.
   const flags = typeof WebSocket === "undefined" ? ["--experimental-websocket"] : []
-  const r = spawnSync(process.execPath, [...flags, "--import", "tsx", Path.join(dir, `${name}.ts`)], { stdio: "inherit" })
+  const r = spawnSync(process.execPath, [...flags, "--import", "tsx", Path.join(dir, `${name}.ts`)], {
+    stdio: "inherit"
+  })
   if (r.status !== 0) process.exitCode = 1
 }
 
@@ -40,7 +44,9 @@ const listings = read("listings")
 const memory = read("memory")
 
 const n = (x: number | undefined, digits = 0) =>
-  x === undefined || Number.isNaN(x) ? "n/a" : x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+  x === undefined || Number.isNaN(x)
+    ? "n/a"
+    : x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 const met = (ok: boolean | undefined) => (ok === undefined ? "not run" : ok ? "met" : "**missed**")
 const when = (r: any) => (r ? r.at.slice(0, 16).replace("T", " ") : "—")
 
@@ -49,26 +55,67 @@ if (partner) {
   const ratio = partner.signed.rps / partner.unsigned.rps
   // Below 1,000 req/s for the plain read the machine was too loaded for a ratio to mean anything.
   const loaded = partner.unsigned.rps < 1000
-  rows.push(`| signed \`GET /api/partner/v1/availability\` ÷ unsigned \`GET /api/pricing/tld\`, same run | ${n(ratio, 2)} (${n(partner.signed.rps)} vs ${n(partner.unsigned.rps)} req/s) | — | ≥ 0.7 | ${loaded ? "not measurable (machine overloaded)" : met(ratio >= 0.7)} | ${when(partner)} |`)
-  rows.push(`| signed \`POST /api/partner/v1/orders\`, new domain and key each | ${n(partner.orders.rps)} req/s, p99 ${partner.orders.p99} ms | PostgreSQL: ${n(partner.floorCommits)} single-row insert commits/s (pgbench, 20 clients) | ≥ 600 req/s, p99 ≤ 150 ms | ${met(partner.orders.rps >= 600 && partner.orders.p99 <= 150)} | ${when(partner)} |`)
+  rows.push(
+    `| signed \`GET /api/partner/v1/availability\` ÷ unsigned \`GET /api/pricing/tld\`, same run | ${n(ratio, 2)} (${
+      n(partner.signed.rps)
+    } vs ${n(partner.unsigned.rps)} req/s) | — | ≥ 0.7 | ${
+      loaded ? "not measurable (machine overloaded)" : met(ratio >= 0.7)
+    } | ${when(partner)} |`
+  )
+  rows.push(
+    `| signed \`POST /api/partner/v1/orders\`, new domain and key each | ${
+      n(partner.orders.rps)
+    } req/s, p99 ${partner.orders.p99} ms | PostgreSQL: ${
+      n(partner.floorCommits)
+    } single-row insert commits/s (pgbench, 20 clients) | ≥ 600 req/s, p99 ≤ 150 ms | ${
+      met(partner.orders.rps >= 600 && partner.orders.p99 <= 150)
+    } | ${when(partner)} |`
+  )
 }
 if (pricing) {
   const ratio = pricing.service.rps / pricing.minimal.rps
-  rows.push(`| \`GET /api/pricing/tld\` ÷ minimal Effect HttpApi server, same run | ${n(ratio, 2)} (${n(pricing.service.rps)} vs ${n(pricing.minimal.rps)} req/s) | bare node:http ${n(pricing.bare.rps)} req/s | ≥ 0.75 | ${met(ratio >= 0.75)} | ${when(pricing)} |`)
+  rows.push(
+    `| \`GET /api/pricing/tld\` ÷ minimal Effect HttpApi server, same run | ${n(ratio, 2)} (${
+      n(pricing.service.rps)
+    } vs ${n(pricing.minimal.rps)} req/s) | bare node:http ${n(pricing.bare.rps)} req/s | ≥ 0.75 | ${
+      met(ratio >= 0.75)
+    } | ${when(pricing)} |`
+  )
+} else {
+  rows.push(
+    "| `GET /api/pricing/tld` ÷ minimal Effect HttpApi server, same run | not run | — | ≥ 0.75 | not run (`npm run bench -- pricing`) | — |"
+  )
 }
-else rows.push("| `GET /api/pricing/tld` ÷ minimal Effect HttpApi server, same run | not run | — | ≥ 0.75 | not run (`npm run bench -- pricing`) | — |")
 if (search) {
-  rows.push(`| service CPU per 10-name search (one at a time) | ${n(search.cpuPerSearchMs, 1)} ms | — | ≤ 5 ms | ${met(search.cpuPerSearchMs <= 5)} | ${when(search)} |`)
-  rows.push(`| 50 concurrent searches, primary row p50 (upstream answers in 50 ms) | ${n(search.concurrent.primaryP50, 0)} ms | 50 ms + 1 RTT | ≤ 120 ms | ${met(search.concurrent.primaryP50 <= 120)} | ${when(search)} |`)
-}
-else {
-  rows.push("| service CPU per 10-name search (one at a time) | not run | — | ≤ 5 ms | not run (`npm run bench -- search`) | — |")
+  rows.push(
+    `| service CPU per 10-name search (one at a time) | ${n(search.cpuPerSearchMs, 1)} ms | — | ≤ 5 ms | ${
+      met(search.cpuPerSearchMs <= 5)
+    } | ${when(search)} |`
+  )
+  rows.push(
+    `| 50 concurrent searches, primary row p50 (upstream answers in 50 ms) | ${
+      n(search.concurrent.primaryP50, 0)
+    } ms | 50 ms + 1 RTT | ≤ 120 ms | ${met(search.concurrent.primaryP50 <= 120)} | ${when(search)} |`
+  )
+} else {
+  rows.push(
+    "| service CPU per 10-name search (one at a time) | not run | — | ≤ 5 ms | not run (`npm run bench -- search`) | — |"
+  )
   rows.push("| 50 concurrent searches, primary row p50 | not run | 50 ms + 1 RTT | ≤ 120 ms | not run | — |")
 }
 if (memory) {
-  rows.push(`| RSS idle / after ${n(memory.requests)} mixed requests (real PostgreSQL); live heap after a full GC in brackets | ${memory.idle.rssMb} MB (${memory.idle.heapMb}) / ${memory.loaded.rssMb} MB (${memory.loaded.heapMb}) | — | ≤ 200 MB / ≤ 300 MB | ${met(memory.idle.rssMb <= 200 && memory.loaded.rssMb <= 300)} | ${when(memory)} |`)
+  rows.push(
+    `| RSS idle / after ${
+      n(memory.requests)
+    } mixed requests (real PostgreSQL); live heap after a full GC in brackets | ${memory.idle.rssMb} MB (${memory.idle.heapMb}) / ${memory.loaded.rssMb} MB (${memory.loaded.heapMb}) | — | ≤ 200 MB / ≤ 300 MB | ${
+      met(memory.idle.rssMb <= 200 && memory.loaded.rssMb <= 300)
+    } | ${when(memory)} |`
+  )
+} else {
+  rows.push(
+    "| RSS idle / after 20,000 mixed requests (real PostgreSQL) | not run | — | ≤ 200 MB / ≤ 300 MB | not run (`npm run bench -- memory`) | — |"
+  )
 }
-else rows.push("| RSS idle / after 20,000 mixed requests (real PostgreSQL) | not run | — | ≤ 200 MB / ≤ 300 MB | not run (`npm run bench -- memory`) | — |")
 
 const cost = partner?.cost
 const costTable = cost
@@ -93,9 +140,15 @@ const scaleTable = scale
 
 | request | ${scale.counts.map((c: number) => `${c} process${c > 1 ? "es" : ""}`).join(" | ")} |
 |---|${scale.counts.map(() => "---:").join("|")}|
-${["pricing", "availability", "orders"].map((k) =>
-    `| ${k} | ${scale.counts.map((c: number) => `${n(scale.results[c][k].rps)} (${n(scale.results[c][k].rps / scale.results[scale.counts[0]][k].rps, 2)}×)`).join(" | ")} |`
-  ).join("\n")}
+${
+    ["pricing", "availability", "orders"].map((k) =>
+      `| ${k} | ${
+        scale.counts.map((c: number) =>
+          `${n(scale.results[c][k].rps)} (${n(scale.results[c][k].rps / scale.results[scale.counts[0]][k].rps, 2)}×)`
+        ).join(" | ")
+      } |`
+    ).join("\n")
+  }
 
 See bench/results/scale.md for latencies and the set-up.
 `
@@ -117,12 +170,20 @@ ${rows.join("\n")}
 
 ${costTable}
 ${scaleTable}
-${listings ? `Listings at depth: see bench/results/listings.md (cursor pages at depth 900,000 within 1.5× of page 1).\n` : ""}
+${
+    listings
+      ? `Listings at depth: see bench/results/listings.md (cursor pages at depth 900,000 within 1.5× of page 1).\n`
+      : ""
+  }
 ## Where the time goes
 
-${partner?.profile ? `Signed Partner path (a CPU profile of the service under signed availability then orders load, from
+${
+    partner?.profile ?
+      `Signed Partner path (a CPU profile of the service under signed availability then orders load, from
 the partner benchmark; full tables in bench/results/partner.md): the largest areas are
-${partner.profile.areas.slice(0, 6).map((a: any) => `${a.name} ${(a.share * 100).toFixed(0)} %`).join(", ")}.` : "No partner profile in the latest results."}
+${partner.profile.areas.slice(0, 6).map((a: any) => `${a.name} ${(a.share * 100).toFixed(0)} %`).join(", ")}.` :
+      "No partner profile in the latest results."
+  }
 
 ${Fs.existsSync(Path.join(results, "NOTES.md")) ? Fs.readFileSync(Path.join(results, "NOTES.md"), "utf8") : ""}
 `

@@ -80,14 +80,20 @@ writeFigures("scale", { results, counts })
 const base = results[counts[0]!]!
 const rows = (["pricing", "availability", "orders"] as const).map((name) =>
   `| ${name} | ${
-    counts.map((n) => `${results[n]![name]!.rps.toLocaleString("en-US")} (${(results[n]![name]!.rps / base[name]!.rps).toFixed(2)}×, p99 ${results[n]![name]!.p99} ms)`).join(" | ")
+    counts.map((n) =>
+      `${results[n]![name]!.rps.toLocaleString("en-US")} (${
+        (results[n]![name]!.rps / base[name]!.rps).toFixed(2)
+      }×, p99 ${results[n]![name]!.p99} ms)`
+    ).join(" | ")
   } |`
 ).join("\n")
 writeResult(
   "scale",
   `# Several service processes on one PostgreSQL
 
-Run: ${new Date().toISOString()} · Node ${process.version} · one autocannon per process (${connections} connections in all),
+Run: ${
+    new Date().toISOString()
+  } · Node ${process.version} · one autocannon per process (${connections} connections in all),
 ${duration} s after a 2 s warm-up · local PostgreSQL · compiled with esbuild · everything on the same 2 cores.
 
 | request | ${counts.map((n) => `${n} process${n > 1 ? "es" : ""}`).join(" | ")} |

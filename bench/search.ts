@@ -13,7 +13,16 @@ import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Path from "node:path"
 import { Worker } from "node:worker_threads"
-import { compile, postgresReachable, privateDatabase, root, serviceEnv, start, writeFigures, writeResult } from "./lib.js"
+import {
+  compile,
+  postgresReachable,
+  privateDatabase,
+  root,
+  serviceEnv,
+  start,
+  writeFigures,
+  writeResult
+} from "./lib.js"
 
 const RDAP_DELAY_MS = 50
 const SEQUENTIAL = Number(process.env.BENCH_SEARCHES ?? 200)
@@ -22,7 +31,9 @@ const CONCURRENT_SECONDS = Number(process.env.BENCH_DURATION ?? 10)
 const TLDS = ["com", "net", "org", "io", "co", "ai", "app", "dev", "xyz"]
 
 // --- loopback RDAP in a worker thread: bootstrap + 404 after 50 ms ----------------------------------
-const rdap = new Worker(new URL("./servers/rdap-worker.mjs", import.meta.url), { workerData: { delayMs: RDAP_DELAY_MS, tlds: TLDS } })
+const rdap = new Worker(new URL("./servers/rdap-worker.mjs", import.meta.url), {
+  workerData: { delayMs: RDAP_DELAY_MS, tlds: TLDS }
+})
 const rdapBase = await new Promise<string>((resolve) => rdap.once("message", (m: { base: string }) => resolve(m.base)))
 /** What the RDAP stand-in saw: requests served, and when each queried name's request arrived. */
 const rdapReport = () =>
@@ -91,7 +102,9 @@ const searchOnce = () =>
             rows++
             if (primary < 0) primary = at
           }
-          if (event.kind === "done") resolve({ name, sentAt: performance.timeOrigin + t0, header, asked: NaN, primary, done: at, rows })
+          if (event.kind === "done") {
+            resolve({ name, sentAt: performance.timeOrigin + t0, header, asked: NaN, primary, done: at, rows })
+          }
         }
       })
       res.on("error", reject)
@@ -143,20 +156,32 @@ await database?.drop()
 
 type Milestone = "header" | "asked" | "primary" | "done"
 const stats = (ts: ReadonlyArray<Timing>, k: Milestone) =>
-  `${fmt(quantile(ts.map((t) => t[k]), 0.5))} | ${fmt(quantile(ts.map((t) => t[k]), 0.99))} | ${fmt(Math.max(...ts.map((t) => t[k])))}`
+  `${fmt(quantile(ts.map((t) => t[k]), 0.5))} | ${fmt(quantile(ts.map((t) => t[k]), 0.99))} | ${
+    fmt(Math.max(...ts.map((t) => t[k])))
+  }`
 const p50 = (ts: ReadonlyArray<Timing>, k: Milestone) => quantile(ts.map((t) => t[k]), 0.5)
 const verdict = (ok: boolean) => (ok ? "met" : "**missed**")
 
 writeFigures("search", {
   cpuPerSearchMs: cpuPerSearch,
-  sequential: { headerP50: p50(sequential, "header"), primaryP50: p50(sequential, "primary"), doneP50: p50(sequential, "done") },
-  concurrent: { primaryP50: p50(concurrent, "primary"), doneP50: p50(concurrent, "done"), searchesPerSecond: concurrent.length / concurrentElapsed }
+  sequential: {
+    headerP50: p50(sequential, "header"),
+    primaryP50: p50(sequential, "primary"),
+    doneP50: p50(sequential, "done")
+  },
+  concurrent: {
+    primaryP50: p50(concurrent, "primary"),
+    doneP50: p50(concurrent, "done"),
+    searchesPerSecond: concurrent.length / concurrentElapsed
+  }
 })
 writeResult(
   "search",
   `# POST /api/domain/search latency
 
-Run: ${new Date().toISOString()} · Node ${process.version} · compiled with esbuild · database: ${usePostgres ? "local PostgreSQL" : "embedded PostgreSQL (PGlite)"} ·
+Run: ${new Date().toISOString()} · Node ${process.version} · compiled with esbuild · database: ${
+    usePostgres ? "local PostgreSQL" : "embedded PostgreSQL (PGlite)"
+  } ·
 loopback RDAP adding ${RDAP_DELAY_MS} ms to every answer (all names unregistered → every row waits for its RDAP answer) ·
 availability cache off (every search asks upstream) · no registrar configured · 10 names per search (primary + 9 alternates) ·
 client: keep-alive node:http, times measured from sending the request to reading each line.
@@ -170,7 +195,9 @@ client: keep-alive node:http, times measured from sending the request to reading
 | primary row | ${stats(sequential, "primary")} | ≤ 60 ms: ${verdict(p50(sequential, "primary") <= 60)} |
 | done | ${stats(sequential, "done")} | ≤ 80 ms: ${verdict(p50(sequential, "done") <= 80)} |
 
-## ${CONCURRENCY} concurrent searches (${CONCURRENT_SECONDS} s, ${concurrent.length} searches, ${(concurrent.length / concurrentElapsed).toFixed(0)} searches/s, ${(concurrent.length * 10 / concurrentElapsed).toFixed(0)} RDAP lookups/s)
+## ${CONCURRENCY} concurrent searches (${CONCURRENT_SECONDS} s, ${concurrent.length} searches, ${
+    (concurrent.length / concurrentElapsed).toFixed(0)
+  } searches/s, ${(concurrent.length * 10 / concurrentElapsed).toFixed(0)} RDAP lookups/s)
 
 | milestone | p50 ms | p99 ms | max ms |
 |---|---:|---:|---:|
@@ -179,7 +206,9 @@ client: keep-alive node:http, times measured from sending the request to reading
 | primary row | ${stats(concurrent, "primary")} |
 | done | ${stats(concurrent, "done")} |
 
-Rows per search: ${Math.min(...sequential.map((t) => t.rows))}–${Math.max(...sequential.map((t) => t.rows))} · RDAP requests served: ${rdapRequests} ·
+Rows per search: ${Math.min(...sequential.map((t) => t.rows))}–${
+    Math.max(...sequential.map((t) => t.rows))
+  } · RDAP requests served: ${rdapRequests} ·
 service CPU per search (one at a time): **${cpuPerSearch.toFixed(1)} ms** — the concurrent figures are CPU-bound: the
 service gets at most one of the machine's 2 cores (shared with PostgreSQL, this client and the RDAP worker).
 

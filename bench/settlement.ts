@@ -22,7 +22,14 @@ const PARTNERS = Number(process.env.SETTLE_PARTNERS ?? 200)
 const TOTALS_ROWS = Number(process.env.TOTALS_ROWS ?? 1_000_000)
 
 const database = await privateDatabase(`bench_settle_${randomBytes(4).toString("hex")}`)
-Object.assign(process.env, { ...serviceEnv, NODE_ENV: "test", DATABASE_URL: database.url, WORKERS: "false", DEMO_LISTINGS: "false", SANDBOX_INVENTORY: "false" })
+Object.assign(process.env, {
+  ...serviceEnv,
+  NODE_ENV: "test",
+  DATABASE_URL: database.url,
+  WORKERS: "false",
+  DEMO_LISTINGS: "false",
+  SANDBOX_INVENTORY: "false"
+})
 
 const Env = ServicesLive.pipe(
   Layer.provideMerge(DatabaseReadyLive),
@@ -34,7 +41,9 @@ const Env = ServicesLive.pipe(
 const seed = async (partnerCount: number, orderCount: number, status: string, prefix: string) => {
   const client = new pg.Client({ connectionString: database.url })
   await client.connect()
-  await client.query(`insert into partners (id, name) select '${prefix}' || g, 'Bench ' || g from generate_series(1, ${partnerCount}) g`)
+  await client.query(
+    `insert into partners (id, name) select '${prefix}' || g, 'Bench ' || g from generate_series(1, ${partnerCount}) g`
+  )
   await client.query(`
     insert into partner_orders (id, partner_id, credential_id, environment, listing_id, domain, status, sale_price_cents, currency,
       external_payment_ref, buyer, commission_bps, commission_cents, created_at, transfer_completed_at)
@@ -81,7 +90,10 @@ const program = Effect.gen(function*() {
   const times: Array<number> = []
   for (let i = 0; i < 30; i++) {
     const s = performance.now()
-    const totals = yield* repo.transactionTotals(owner, i % 2 === 0 ? {} : { from: new Date(Date.now() - 15 * 86_400_000) })
+    const totals = yield* repo.transactionTotals(
+      owner,
+      i % 2 === 0 ? {} : { from: new Date(Date.now() - 15 * 86_400_000) }
+    )
     times.push(performance.now() - s)
     if (i === 0 && Number(totals.count) !== TOTALS_ROWS) throw new Error(`totals counted ${totals.count}`)
   }
@@ -90,14 +102,32 @@ const program = Effect.gen(function*() {
   return [
     "# Settlement benchmark",
     "",
-    `Local PostgreSQL, in-process services, ${new Date().toISOString()}; ${Os.cpus().length} cores, 1-minute load average ${loadBefore.toFixed(1)} when the run started, ${Os.loadavg()[0]!.toFixed(1)} at the end (other sessions share the machine).`,
+    `Local PostgreSQL, in-process services, ${
+      new Date().toISOString()
+    }; ${Os.cpus().length} cores, 1-minute load average ${loadBefore.toFixed(1)} when the run started, ${
+      Os.loadavg()[0]!.toFixed(1)
+    } at the end (other sessions share the machine).`,
     "",
     "| measure | result | target |",
     "|---|---|---|",
-    `| settlement run: ${run.orders_settled.toLocaleString("en")} orders, ${run.statements.length} statements | ${wall.toFixed(2)} s, ${Math.round(run.orders_settled / wall).toLocaleString("en")} orders/s | ≥ 5,000 orders/s |`,
-    `| RSS during the run: before, peak, after | ${(before / 1048576).toFixed(0)} / ${(peak / 1048576).toFixed(0)} / ${(rssAfter / 1048576).toFixed(0)} MiB (peak growth ${((peak - before) / 1048576).toFixed(0)} MiB) | flat |`,
-    ...(gc ? [`| live heap after a full GC: before / after the run | ${(heapBefore / 1048576).toFixed(0)} / ${(heapAfter / 1048576).toFixed(0)} MiB | flat |`] : []),
-    `| GET /transactions totals over ${TOTALS_ROWS.toLocaleString("en")} rows of one partner (the repository's totals query; no filter / from 15 days ago, alternating) | p50 ${p(0.5)} ms, p95 ${p(0.95)} ms | p50 ≤ 50 ms |`,
+    `| settlement run: ${run.orders_settled.toLocaleString("en")} orders, ${run.statements.length} statements | ${
+      wall.toFixed(2)
+    } s, ${Math.round(run.orders_settled / wall).toLocaleString("en")} orders/s | ≥ 5,000 orders/s |`,
+    `| RSS during the run: before, peak, after | ${(before / 1048576).toFixed(0)} / ${(peak / 1048576).toFixed(0)} / ${
+      (rssAfter / 1048576).toFixed(0)
+    } MiB (peak growth ${((peak - before) / 1048576).toFixed(0)} MiB) | flat |`,
+    ...(gc
+      ? [
+        `| live heap after a full GC: before / after the run | ${(heapBefore / 1048576).toFixed(0)} / ${
+          (heapAfter / 1048576).toFixed(0)
+        } MiB | flat |`
+      ]
+      : []),
+    `| GET /transactions totals over ${
+      TOTALS_ROWS.toLocaleString("en")
+    } rows of one partner (the repository's totals query; no filter / from 15 days ago, alternating) | p50 ${
+      p(0.5)
+    } ms, p95 ${p(0.95)} ms | p50 ≤ 50 ms |`,
     ""
   ].join("\n")
 })

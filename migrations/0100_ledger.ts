@@ -132,7 +132,12 @@ export default Effect.gen(function*() {
     commission_bps: number
   }>`select id, partner_id, environment, currency, status, payment_model, sale_price_cents, commission_bps from partner_orders order by id`
   for (const o of orders) {
-    const facts: SaleFacts = { orderId: o.id, paymentModel: o.payment_model, saleCents: Number(o.sale_price_cents), commissionBps: o.commission_bps }
+    const facts: SaleFacts = {
+      orderId: o.id,
+      paymentModel: o.payment_model,
+      saleCents: Number(o.sale_price_cents),
+      commissionBps: o.commission_bps
+    }
     const postings: Array<Posting> = [recorded(facts)]
     if (o.status === "REFUNDED" || o.status === "CANCELLED") postings.push(refunded(facts))
     if (o.status === "SETTLED") postings.push(settled(facts))

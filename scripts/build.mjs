@@ -15,7 +15,13 @@ const outAt = process.argv.indexOf("--out")
 const dist = outAt > 0 ? Path.resolve(process.argv[outAt + 1]) : Path.join(root, "dist")
 
 Fs.rmSync(dist, { recursive: true, force: true })
-execFileSync(process.execPath, [Path.join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", dist], {
+execFileSync(process.execPath, [
+  Path.join(root, "node_modules/typescript/bin/tsc"),
+  "-p",
+  "tsconfig.build.json",
+  "--outDir",
+  dist
+], {
   cwd: root,
   stdio: "inherit"
 })

@@ -16,7 +16,9 @@ const packages = lock.packages
 
 const view = (spec) => {
   try {
-    return JSON.parse(execFileSync("npm", ["view", spec, "--json"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }))
+    return JSON.parse(
+      execFileSync("npm", ["view", spec, "--json"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })
+    )
   } catch {
     return undefined // not on this registry (a mirror may carry only some platforms)
   }
@@ -28,8 +30,13 @@ const CPU = ["arm64", "arm", "ia32", "loong64", "mips64el", "ppc64", "riscv64", 
 const platformOf = (name) => {
   const parts = name.split("/").pop().split("-")
   const os = parts.find((p) => OS.includes(p))
-  const cpu = parts.find((p) => CPU.includes(p)) ?? (parts.includes("eabi") || parts.includes("gnueabihf") ? "arm" : undefined)
-  const libc = parts.includes("musl") ? "musl" : parts.includes("gnu") || parts.includes("gnueabihf") ? "glibc" : undefined
+  const cpu = parts.find((p) => CPU.includes(p)) ??
+    (parts.includes("eabi") || parts.includes("gnueabihf") ? "arm" : undefined)
+  const libc = parts.includes("musl")
+    ? "musl"
+    : parts.includes("gnu") || parts.includes("gnueabihf")
+    ? "glibc"
+    : undefined
   return os && cpu ? { os: [os], cpu: [cpu], ...(libc ? { libc: [libc] } : {}) } : undefined
 }
 
@@ -66,12 +73,16 @@ for (const [path, pkg] of Object.entries(packages)) {
     entry.optional = true
     for (const key of ["cpu", "os", "libc", "engines", "license"]) if (meta[key]) entry[key] = meta[key]
     // Beside the package that wants it when that one is nested, else at the top.
-    const at = path.includes("/node_modules/") || packages[`node_modules/${name}`] ? `${path}/node_modules/${name}` : `node_modules/${name}`
+    const at = path.includes("/node_modules/") || packages[`node_modules/${name}`]
+      ? `${path}/node_modules/${name}`
+      : `node_modules/${name}`
     packages[at] = entry
     added++
   }
 }
-const sorted = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b))))
+const sorted = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b)))
+)
 lock.packages = sorted
 Fs.writeFileSync(lockPath, JSON.stringify(lock, null, 2) + "\n")
 console.log(`package-lock.json: ${added} platform packages added`)

@@ -15,8 +15,11 @@ class Api extends HttpApi.make("bench").add(
   )
 ) {}
 
-const PricingLive = HttpApiBuilder.group(Api, "pricing", (h) =>
-  h.handle("price", () => Effect.succeed({ tld: "com", op: "transfer", priceCents: 1099 })))
+const PricingLive = HttpApiBuilder.group(
+  Api,
+  "pricing",
+  (h) => h.handle("price", () => Effect.succeed({ tld: "com", op: "transfer", priceCents: 1099 }))
+)
 
 HttpApiBuilder.serve().pipe(
   Layer.provide(HttpApiBuilder.api(Api).pipe(Layer.provide(PricingLive))),

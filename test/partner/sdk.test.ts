@@ -74,7 +74,7 @@ describe("the partner SDK package", () => {
   }, 300_000)
 
   it("its canonical query and signature agree with the server's for any query", () => {
-    fc.assert(
+    return fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(fc.string(), fc.string()), { maxLength: 6 }), async (pairs) => {
         const raw = pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")
         expect(sdkCanonicalQuery(raw)).toBe(canonicalQuery(raw))

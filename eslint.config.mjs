@@ -1,0 +1,78 @@
+// ESLint for the service: the Effect repositories' formatting (dprint through @effect/eslint-plugin,
+// with their settings) and the recommended JS/TS rules, minus the ones that only add noise here.
+// Every finding of a rule left on is meant to be a real problem; each rule turned off says why.
+// `npm run lint` checks, `npm run lint:fix` formats and applies the safe fixes.
+import * as effectEslint from "@effect/eslint-plugin"
+import js from "@eslint/js"
+import { defineConfig } from "eslint/config"
+import globals from "globals"
+import tseslint from "typescript-eslint"
+
+export default defineConfig(
+  {
+    ignores: ["**/dist", "**/node_modules", "bench/.build", "bench/results", "test-results", ".data", "packages"]
+  },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  effectEslint.configs.dprint,
+  {
+    languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: globals.node },
+    linterOptions: { reportUnusedDisableDirectives: "error" },
+    rules: {
+      "@effect/dprint": ["error", {
+        config: {
+          indentWidth: 2,
+          lineWidth: 120,
+          semiColons: "asi",
+          quoteStyle: "alwaysDouble",
+          trailingCommas: "never",
+          operatorPosition: "maintain",
+          "arrowFunction.useParentheses": "force"
+        }
+      }],
+      // Unused bindings are dead code; a leading underscore marks one kept on purpose.
+      "@typescript-eslint/no-unused-vars": ["error", {
+        argsIgnorePattern: "^_",
+        varsIgnorePattern: "^_",
+        caughtErrorsIgnorePattern: "^_"
+      }],
+      // `cond ? a() : b()` and `x && f()` as statements are a style, not a mistake; a bare expression
+      // that does nothing is still reported.
+      "@typescript-eslint/no-unused-expressions": ["error", { allowShortCircuit: true, allowTernary: true }],
+      // Off, as in the Effect repositories: the remaining `any`s are deliberate escape hatches
+      // (`Schema.Schema<A, any>`, `sql.insert(rows as any)`, Node internals), and the untyped test
+      // bodies go away with typed `HttpApiClient` tests, which tsc then checks (issue 11, item 5).
+      "@typescript-eslint/no-explicit-any": "off",
+      // Off, as in the Effect repositories: `Effect.gen(function*() { ... })` without a `yield*` is
+      // legitimate (a service whose construction needs nothing).
+      "require-yield": "off",
+      // Off: the control characters in our regular expressions are deliberate (`/^[\x00-\x7f]*$/` is
+      // the ASCII test of a search query); an accidental one is not a risk this code base has.
+      "no-control-regex": "off"
+    }
+  },
+  {
+    // Type-aware rules for promises only (Effect values are checked by @effect/language-service):
+    // a promise nobody awaits is a test that asserts nothing or an error nobody sees.
+    files: ["**/*.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+      "@typescript-eslint/await-thenable": "error"
+    }
+  },
+  {
+    // Until the issue-11 rewrite of src/ and test/ lands, their formatting and the few findings in
+    // files being rewritten are warnings (counted, not failing); bench/, migrations/ and the
+    // configuration files are held to every rule already. After the rewrite: `npm run lint:fix`,
+    // fix what remains, and delete this block.
+    files: ["src/**", "test/**"],
+    rules: {
+      "@effect/dprint": "warn",
+      "@typescript-eslint/no-unused-vars": "warn",
+      "no-useless-escape": "warn",
+      "no-useless-assignment": "warn"
+    }
+  }
+)
