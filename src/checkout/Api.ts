@@ -16,7 +16,7 @@ import { documentedAt, htmlErrorPages, HtmlPage } from "../platform/ApiAnnotatio
 import { BadRequest, Conflict, errorWire, InternalError } from "../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../partner/Auth.js"
 import { SESSION_STATUSES } from "../domain/Checkout.js"
-import { CheckoutSessionNotFound, DomainNotAvailable, DomainNotForSale, DomainNotPriced, InvalidRedirectUrl } from "./Errors.js"
+import { CheckoutSessionNotFound, ListingUnavailable, DomainNotForSale, DomainNotPriced, InvalidRedirectUrl } from "./Errors.js"
 
 const Email = Schema.String.pipe(
   Schema.maxLength(254),
@@ -68,7 +68,7 @@ export class CheckoutSessionsApi extends HttpApiGroup.make("checkoutSessions")
       .addError(errorWire(InvalidRedirectUrl))
       .addError(errorWire(DomainNotForSale))
       .addError(errorWire(DomainNotPriced))
-      .addError(errorWire(DomainNotAvailable))
+      .addError(errorWire(ListingUnavailable))
       .addError(Conflict)
       .annotate(OpenApi.Summary, "Open a hosted checkout session for a listed domain")
       .annotate(

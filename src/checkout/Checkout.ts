@@ -23,7 +23,7 @@ import { makeId } from "../platform/Ids.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { CartCheckout, CartCheckoutUnavailable, CartFulfilment, type CartInput } from "./Cart.js"
 import { type PaymentOutcome, PaymentProviders, type PaymentStart } from "./PaymentProvider.js"
-import { CheckoutSessionNotFound, DomainNotAvailable, DomainNotForSale, DomainNotPriced } from "./Errors.js"
+import { CheckoutSessionNotFound, ListingUnavailable, DomainNotForSale, DomainNotPriced } from "./Errors.js"
 import { CheckoutRepo, type SessionRow } from "./Repo.js"
 
 const PT_PURPOSE = "checkout-pt"
@@ -90,8 +90,8 @@ const make = Effect.gen(function*() {
       const l = listing.value
       if (l.bin_price_cents === null) return yield* DomainNotPriced.of(domain)
       // A listing leaves `active` when an order is placed on it; an operator's lock holds it without one.
-      if (l.status !== "active") return yield* new DomainNotAvailable({ message: `${domain} is no longer available: an order is already in progress` })
-      if (l.locked) return yield* new DomainNotAvailable({ message: `${domain} is not available: the listing is locked` })
+      if (l.status !== "active") return yield* new ListingUnavailable({ message: `${domain} is no longer available: an order is already in progress` })
+      if (l.locked) return yield* new ListingUnavailable({ message: `${domain} is not available: the listing is locked` })
       const now = yield* Clock.currentTimeMillis
       const created = yield* repo.insert({
         id: makeId("cs"),

@@ -25,7 +25,7 @@ export class DomainNotPriced extends DomainError<DomainNotPriced>()("DomainNotPr
   }
 }
 
-export class DomainNotAvailable extends DomainError<DomainNotAvailable>()("DomainNotAvailable", {
+export class ListingUnavailable extends DomainError<ListingUnavailable>()("ListingUnavailable", {
   code: "not_available",
   status: 409,
   description: "An order on the domain is in progress, or the listing is locked"
