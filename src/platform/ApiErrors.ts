@@ -47,11 +47,6 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
     app as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>,
     (cause) =>
       Effect.gen(function*() {
-        // Interrupted (the client hung up, or shutdown): not a defect, whatever the interruption
-        // broke on its way out; keep only the interruption so it is logged as 499, not 500.
-        if (Cause.isInterrupted(cause)) {
-          return yield* Effect.failCause(Cause.interrupt(HashSet.toValues(Cause.interruptors(cause))[0] ?? FiberId.none))
-        }
         const request = yield* HttpServerRequest.HttpServerRequest
         const requestId = yield* FiberRef.get(CurrentRequestId)
         if (causeIsDatabaseOutage(cause)) {
@@ -59,6 +54,13 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
             Effect.annotateLogs({ error: String(Cause.squash(cause)) })
           )
           return unavailableResponse(request, requestId)
+        }
+        // Interrupted (the client hung up, or shutdown): not a defect, whatever the interruption
+        // broke on its way out; keep only the interruption so it is logged as 499, not 500.
+        // Checked after the outage: a lost database also interrupts the siblings of the query
+        // that met it (a concurrent load), and that answer is the 503 above.
+        if (Cause.isInterrupted(cause)) {
+          return yield* Effect.failCause(Cause.interrupt(HashSet.toValues(Cause.interruptors(cause))[0] ?? FiberId.none))
         }
         // HttpApi turns an unreadable body into a defect; it is still the caller's mistake.
         const failure = Option.orElse(

@@ -27,7 +27,7 @@ const orderBody = (domain: string) => ({
 
 const expectUnavailable = (reply: Reply, legacy = false) => {
   expect(reply.status, reply.text).toBe(503)
-  expect(reply.headers.get("retry-after")).toBe("5")
+  expect(reply.headers.get("retry-after"), reply.text).toBe("5")
   if (legacy) expect(typeof reply.json.error).toBe("string")
   else {
     expect(reply.json.error.code).toBe("unavailable")
