@@ -11,19 +11,18 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Context, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
 import { CliDatabaseReadyLive, ServicesLive } from "./app/Server.js"
+import { reservedCommand } from "./availability/Cli.js"
 import { pricesCommand, tldsCommand } from "./catalogue/Cli.js"
+import { CliFailure, errorText, EXIT_CODES, json, print } from "./cli/Output.js"
 import { apikeyCommand, userCommand } from "./identity/Cli.js"
 import { listingsCommand } from "./market/Cli.js"
-import { reservedCommand } from "./availability/Cli.js"
-import { CliFailure, EXIT_CODES, errorText, json, print } from "./cli/Output.js"
+import { brokerageCommand } from "./partner/brokerage/Cli.js"
+import { orderCommand, partnerCommand } from "./partner/Cli.js"
+import { ledgerCommand, payoutsCommand, settleCommand, statementsCommand } from "./partner/ledger/Cli.js"
 import { AppConfigLive } from "./platform/Config.js"
 import { causeIsDatabaseOutage } from "./platform/DatabaseOutage.js"
 import { runMigrations } from "./platform/Migrations.js"
-import { orderCommand, partnerCommand } from "./partner/Cli.js"
-import { ledgerCommand, payoutsCommand, settleCommand, statementsCommand } from "./partner/ledger/Cli.js"
-import { brokerageCommand } from "./partner/brokerage/Cli.js"
 import { bulkCommand } from "./portfolio/Cli.js"
-
 
 const migrate = Command.make("migrate", { json }, ({ json }) =>
   Effect.gen(function*() {
@@ -33,7 +32,23 @@ const migrate = Command.make("migrate", { json }, ({ json }) =>
 
 const root = Command.make("marketplace").pipe(
   Command.withDescription("Domain marketplace operator CLI"),
-  Command.withSubcommands([migrate, tldsCommand, pricesCommand, userCommand, apikeyCommand, listingsCommand, reservedCommand, partnerCommand, orderCommand, settleCommand, ledgerCommand, statementsCommand, payoutsCommand, brokerageCommand, bulkCommand])
+  Command.withSubcommands([
+    migrate,
+    tldsCommand,
+    pricesCommand,
+    userCommand,
+    apikeyCommand,
+    listingsCommand,
+    reservedCommand,
+    partnerCommand,
+    orderCommand,
+    settleCommand,
+    ledgerCommand,
+    statementsCommand,
+    payoutsCommand,
+    brokerageCommand,
+    bulkCommand
+  ])
 )
 
 const cli = Command.run(root, { name: "marketplace", version: "1.3.0" })
@@ -63,7 +78,9 @@ const explain = (cause: Cause.Cause<unknown>) => {
   if (handled || Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
   const e = Option.getOrElse(failure, () => Cause.squash(cause))
   const kind = causeIsDatabaseOutage(cause) ? "unavailable" : "failure"
-  const message = `${kind === "unavailable" ? "database unavailable: " : ""}${e instanceof Error ? e.message : String(e)}`
+  const message = `${kind === "unavailable" ? "database unavailable: " : ""}${
+    e instanceof Error ? e.message : String(e)
+  }`
   return Console.error(errorText(kind, message)).pipe(Effect.zipRight(Effect.fail(new CliFailure({ message, kind }))))
 }
 
@@ -76,7 +93,9 @@ const args = process.argv.slice(2)
 const needsServices = args.length > 0 && !args.some((a) => BUILT_INS.has(a))
 const Services: Layer.Layer<Layer.Layer.Success<typeof Env>, Layer.Layer.Error<typeof Env>> = needsServices
   ? Env
-  : Layer.succeedContext(Context.empty() as Context.Context<Layer.Layer.Success<typeof Env>>).pipe(Layer.merge(NodeContext.layer))
+  : Layer.succeedContext(Context.empty() as Context.Context<Layer.Layer.Success<typeof Env>>).pipe(
+    Layer.merge(NodeContext.layer)
+  )
 
 cli(process.argv).pipe(
   Effect.provide(Services),

@@ -11,11 +11,15 @@ export const ADMIN_ORDER_ACTIONS = ["hold", "clear-review", "start-transfer", "c
 const OrderId = HttpApiSchema.param("id", Schema.String.annotations({ description: "The order's public_id" }))
 const Action = HttpApiSchema.param(
   "action",
-  Schema.Literal(...ADMIN_ORDER_ACTIONS).annotations({ description: "hold | clear-review | start-transfer | confirm-delivery | cancel" })
+  Schema.Literal(...ADMIN_ORDER_ACTIONS).annotations({
+    description: "hold | clear-review | start-transfer | confirm-delivery | cancel"
+  })
 )
 
 export const AdminNote = Schema.Struct({
-  note: Schema.optional(Schema.String.pipe(Schema.maxLength(500))).annotations({ description: "Recorded in the order's timeline" })
+  note: Schema.optional(Schema.String.pipe(Schema.maxLength(500))).annotations({
+    description: "Recorded in the order's timeline"
+  })
 })
 
 export class AdminOrdersApi extends HttpApiGroup.make("adminOrders")
@@ -33,7 +37,10 @@ export class AdminOrdersApi extends HttpApiGroup.make("adminOrders")
       .addError(errorWire(OrderMoveNotAllowed))
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "Move an order: hold, clear-review, start-transfer, confirm-delivery, cancel")
-      .annotate(OpenApi.Description, "Each move writes the status, the timeline and its event (webhook) in one transaction; a move not allowed from the current status is 409 conflict.")
+      .annotate(
+        OpenApi.Description,
+        "Each move writes the status, the timeline and its event (webhook) in one transaction; a move not allowed from the current status is 409 conflict."
+      )
   )
   .middleware(AdminAuth)
   .addError(Unauthorized)
@@ -43,4 +50,10 @@ export class AdminOrdersApi extends HttpApiGroup.make("adminOrders")
 {}
 
 export const actionOf = (a: typeof ADMIN_ORDER_ACTIONS[number]) =>
-  ({ "hold": "hold", "clear-review": "clear_review", "start-transfer": "start_transfer", "confirm-delivery": "confirm_delivery", "cancel": "cancel" } as const)[a]
+  ({
+    "hold": "hold",
+    "clear-review": "clear_review",
+    "start-transfer": "start_transfer",
+    "confirm-delivery": "confirm_delivery",
+    "cancel": "cancel"
+  } as const)[a]

@@ -13,7 +13,13 @@ export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("AdminAuth", {
   failure: Unauthorized
 }) {
   static readonly openApiSecurity: DocumentedSecurity = {
-    schemes: { adminToken: { type: "http", scheme: "bearer", description: "The operator token (ADMIN_TOKEN), not an OAuth access token" } }
+    schemes: {
+      adminToken: {
+        type: "http",
+        scheme: "bearer",
+        description: "The operator token (ADMIN_TOKEN), not an OAuth access token"
+      }
+    }
   }
 }
 
@@ -29,7 +35,12 @@ export const AdminAuthLive = Layer.effect(
         const request = yield* HttpServerRequest.HttpServerRequest
         const header = request.headers.authorization ?? ""
         const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
-        if (!m) return yield* new UnauthorizedError({ code: "unauthorized", message: "Authorization: Bearer <ADMIN_TOKEN> is required" })
+        if (!m) {
+          return yield* new UnauthorizedError({
+            code: "unauthorized",
+            message: "Authorization: Bearer <ADMIN_TOKEN> is required"
+          })
+        }
         if (Option.isNone(expected) || !timingSafeEqual(digest(m[1]), expected.value)) {
           return yield* new UnauthorizedError({ code: "unauthorized", message: "Invalid admin token" })
         }

@@ -14,47 +14,47 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Duration, Effect, Layer, Logger, LogLevel } from "effect"
 import { createServer } from "node:http"
+import { SelfApp, serveWithSelfDispatch } from "../batch/Dispatch.js"
+import { BatchHttpLive } from "../batch/Http.js"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { CatalogueHttpLive } from "../catalogue/Http.js"
 import { RealtimeRegisterLive } from "../catalogue/RealtimeRegister.js"
-import { ApiKeyAuthLive } from "../identity/ApiKeysLive.js"
-import { LookupHttpLive } from "../lookup/Http.js"
-import { LookupServicesLive } from "../lookup/Lookups.js"
-import { ToolsHttpLive } from "../tools/Http.js"
-import { ToolsServicesLive } from "../tools/Tools.js"
-import { OptionalBearerLive } from "../identity/Bearer.js"
+import { CheckoutHandlersLive, CheckoutServicesLive } from "../checkout/Services.js"
 import { Accounts } from "../identity/accounts/Accounts.js"
-import { ApiKeyStore } from "../identity/apikeys/ApiKeyStore.js"
 import { AuthHttpLive } from "../identity/accounts/Http.js"
+import { ApiKeyStore } from "../identity/apikeys/ApiKeyStore.js"
+import { ApiKeyAuthLive } from "../identity/ApiKeysLive.js"
+import { OptionalBearerLive } from "../identity/Bearer.js"
 import { OAuthHttpLive } from "../identity/oauth/Http.js"
 import { OAuth } from "../identity/oauth/OAuth.js"
 import { SessionAuthLive } from "../identity/Session.js"
-import { AppConfig, AppConfigLive } from "../platform/Config.js"
-import { DatabaseLive, databaseLayer } from "../platform/Database.js"
-import { OpenApiDocumentLive } from "../platform/OpenApiDeployment.js"
+import { LookupHttpLive } from "../lookup/Http.js"
+import { LookupServicesLive } from "../lookup/Lookups.js"
+import { McpHttpLive } from "../mcp/Discovery.js"
+import { PartnerHandlersLive, PartnerMiddlewareLive, PartnerServicesLive } from "../partner/Services.js"
 import { ApiErrorsLive } from "../platform/ApiErrors.js"
-import { serverMiddleware } from "../platform/HttpMiddleware.js"
 import { answerClientErrors } from "../platform/ClientError.js"
-import { guardSettings, makeRouteTable, RequestGuardLive } from "../platform/RequestGuard.js"
-import { runMigrations } from "../platform/Migrations.js"
+import { AppConfig, AppConfigLive } from "../platform/Config.js"
+import { databaseLayer, DatabaseLive } from "../platform/Database.js"
+import { serverMiddleware } from "../platform/HttpMiddleware.js"
 import { Idempotency } from "../platform/Idempotency.js"
-import { MetricsRouteLive } from "../platform/Metrics.js"
 import { DrainLive, Lifecycle } from "../platform/Lifecycle.js"
+import { MetricsRouteLive } from "../platform/Metrics.js"
+import { runMigrations } from "../platform/Migrations.js"
+import { OpenApiDocumentLive } from "../platform/OpenApiDeployment.js"
 import { OutboundLive } from "../platform/Outbound.js"
 import { RateLimiterLive } from "../platform/RateLimit.js"
+import { guardSettings, makeRouteTable, RequestGuardLive } from "../platform/RequestGuard.js"
 import { ServiceSecretLive } from "../platform/ServiceSecret.js"
 import { TracingLive } from "../platform/Tracing.js"
-import { McpHttpLive } from "../mcp/Discovery.js"
-import { SystemHttpLive } from "../system/Http.js"
-import { SelfApp, serveWithSelfDispatch } from "../batch/Dispatch.js"
-import { BatchHttpLive } from "../batch/Http.js"
-import { marketSeed, SearchHandlersLive, SearchServicesLive } from "../search/Services.js"
-import { PartnerHandlersLive, PartnerMiddlewareLive, PartnerServicesLive } from "../partner/Services.js"
-import { ReferralServicesLive } from "../referrals/AttributionLive.js"
-import { ReferralHandlersLive } from "../referrals/Http.js"
-import { CheckoutHandlersLive, CheckoutServicesLive } from "../checkout/Services.js"
 import { CartFulfilmentLive } from "../portfolio/Fulfilment.js"
 import { PortfolioHttpLive, PortfolioServicesLive } from "../portfolio/Services.js"
+import { ReferralServicesLive } from "../referrals/AttributionLive.js"
+import { ReferralHandlersLive } from "../referrals/Http.js"
+import { marketSeed, SearchHandlersLive, SearchServicesLive } from "../search/Services.js"
+import { SystemHttpLive } from "../system/Http.js"
+import { ToolsHttpLive } from "../tools/Http.js"
+import { ToolsServicesLive } from "../tools/Tools.js"
 import { Api } from "./Api.js"
 import { WorkersLive } from "./Workers.js"
 
@@ -65,19 +65,60 @@ export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer
  * The operator CLI's database: on an embedded DATA_DIR a running service holds, the CLI joins the
  * service's database socket rather than opening the directory a second time (src/platform/DataDirLock.ts).
  */
-export const CliDatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(databaseLayer({ join: true })))
+export const CliDatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(
+  Layer.provideMerge(databaseLayer({ join: true }))
+)
 
 /** Domain services over the database. */
-export const ServicesLive = Layer.provideMerge(PortfolioServicesLive, Layer.provideMerge(CheckoutServicesLive, Layer.mergeAll(CartFulfilmentLive, Lifecycle.Live, Catalogue.Live, Accounts.Live, OAuth.Live, ApiKeyStore.Live, RateLimiterLive, ServiceSecretLive, Idempotency.Live, LookupServicesLive, ToolsServicesLive, OutboundLive, PartnerServicesLive, SearchServicesLive, SelfApp.Live, ReferralServicesLive.pipe(Layer.provide(ServiceSecretLive))).pipe(
-  Layer.provideMerge(RealtimeRegisterLive),
-  Layer.provideMerge(NodeHttpClient.layerUndici)
-)))
+export const ServicesLive = Layer.provideMerge(
+  PortfolioServicesLive,
+  Layer.provideMerge(
+    CheckoutServicesLive,
+    Layer.mergeAll(
+      CartFulfilmentLive,
+      Lifecycle.Live,
+      Catalogue.Live,
+      Accounts.Live,
+      OAuth.Live,
+      ApiKeyStore.Live,
+      RateLimiterLive,
+      ServiceSecretLive,
+      Idempotency.Live,
+      LookupServicesLive,
+      ToolsServicesLive,
+      OutboundLive,
+      PartnerServicesLive,
+      SearchServicesLive,
+      SelfApp.Live,
+      ReferralServicesLive.pipe(Layer.provide(ServiceSecretLive))
+    ).pipe(
+      Layer.provideMerge(RealtimeRegisterLive),
+      Layer.provideMerge(NodeHttpClient.layerUndici)
+    )
+  )
+)
 
 const SeedLive = Layer.effectDiscard(Effect.flatMap(Catalogue, (c) => c.seedDefaults).pipe(Effect.zipRight(marketSeed)))
 
-const HandlersLive = Layer.mergeAll(SystemHttpLive, CatalogueHttpLive, LookupHttpLive, ToolsHttpLive, AuthHttpLive, OAuthHttpLive, PartnerHandlersLive, SearchHandlersLive, BatchHttpLive, ReferralHandlersLive, CheckoutHandlersLive, PortfolioHttpLive)
+const HandlersLive = Layer.mergeAll(
+  SystemHttpLive,
+  CatalogueHttpLive,
+  LookupHttpLive,
+  ToolsHttpLive,
+  AuthHttpLive,
+  OAuthHttpLive,
+  PartnerHandlersLive,
+  SearchHandlersLive,
+  BatchHttpLive,
+  ReferralHandlersLive,
+  CheckoutHandlersLive,
+  PortfolioHttpLive
+)
 
-const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide([OptionalBearerLive, ApiKeyAuthLive, SessionAuthLive, PartnerMiddlewareLive]))
+const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide(HandlersLive),
+  Layer.provide([OptionalBearerLive, ApiKeyAuthLive, SessionAuthLive, PartnerMiddlewareLive])
+)
 
 const HttpLive = Layer.unwrapEffect(
   Effect.gen(function*() {
@@ -102,26 +143,28 @@ const HttpLive = Layer.unwrapEffect(
         callback?.(err)
       })
     }) as typeof server.close
-    return serveWithSelfDispatch(serverMiddleware(config, routes.operationId, (m, p) => routes.match(m, p)?.template)).pipe(
-      Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
-      Layer.provide(MetricsRouteLive),
-      Layer.provide(McpHttpLive),
-      Layer.provide(OpenApiDocumentLive({ baseUrl: config.baseUrl, deprecations: config.deprecations })),
-      Layer.provide(ApiErrorsLive),
-      Layer.provide(RequestGuardLive(guardSettings(config), routes)),
-      Layer.provide(ApiLive),
-      HttpServer.withLogAddress,
-      // The request span is serverMiddleware's (route-named, no query string, no headers).
-      HttpMiddleware.withTracerDisabledWhen(() => true),
-      Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }))
-    )
+    return serveWithSelfDispatch(serverMiddleware(config, routes.operationId, (m, p) => routes.match(m, p)?.template))
+      .pipe(
+        Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+        Layer.provide(MetricsRouteLive),
+        Layer.provide(McpHttpLive),
+        Layer.provide(OpenApiDocumentLive({ baseUrl: config.baseUrl, deprecations: config.deprecations })),
+        Layer.provide(ApiErrorsLive),
+        Layer.provide(RequestGuardLive(guardSettings(config), routes)),
+        Layer.provide(ApiLive),
+        HttpServer.withLogAddress,
+        // The request span is serverMiddleware's (route-named, no query string, no headers).
+        HttpMiddleware.withTracerDisabledWhen(() => true),
+        Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }))
+      )
   })
 )
 
 export const LoggerLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const level = LogLevel.allLevels.find((l) => l.label.toLowerCase() === config.logLevel.toLowerCase()) ?? LogLevel.Info
+    const level = LogLevel.allLevels.find((l) => l.label.toLowerCase() === config.logLevel.toLowerCase()) ??
+      LogLevel.Info
     return Layer.mergeAll(
       config.logFormat === "pretty" ? Logger.pretty : Logger.json,
       Logger.minimumLogLevel(level)

@@ -9,16 +9,16 @@
  */
 import { Duration, Effect, Layer } from "effect"
 import { Catalogue } from "../catalogue/Catalogue.js"
+import { CheckoutWorkersLive } from "../checkout/Services.js"
 import { IdentityJanitorLive } from "../identity/Janitor.js"
+import { PartnerWorkersLive } from "../partner/Services.js"
 import { AppConfig } from "../platform/Config.js"
 import { IdempotencyJanitorLive } from "../platform/Idempotency.js"
 import { RateLimitJanitorLive } from "../platform/RateLimit.js"
 import { schedule } from "../platform/Singleton.js"
-import { ToolWorkersLive } from "../tools/Tools.js"
-import { AvailabilityJanitorLive } from "../search/Services.js"
-import { PartnerWorkersLive } from "../partner/Services.js"
-import { CheckoutWorkersLive } from "../checkout/Services.js"
 import { BulkWorkersLive } from "../portfolio/Services.js"
+import { AvailabilityJanitorLive } from "../search/Services.js"
+import { ToolWorkersLive } from "../tools/Tools.js"
 
 const TldSyncLive = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -37,5 +37,20 @@ const TldSyncLive = Layer.scopedDiscard(
 )
 
 export const WorkersLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.workers ? Layer.mergeAll(RateLimitJanitorLive, IdempotencyJanitorLive, IdentityJanitorLive, TldSyncLive, AvailabilityJanitorLive, PartnerWorkersLive, ToolWorkersLive, CheckoutWorkersLive, BulkWorkersLive) : Layer.empty))
+  Effect.map(
+    AppConfig,
+    (config) => (config.workers
+      ? Layer.mergeAll(
+        RateLimitJanitorLive,
+        IdempotencyJanitorLive,
+        IdentityJanitorLive,
+        TldSyncLive,
+        AvailabilityJanitorLive,
+        PartnerWorkersLive,
+        ToolWorkersLive,
+        CheckoutWorkersLive,
+        BulkWorkersLive
+      )
+      : Layer.empty)
+  )
 )

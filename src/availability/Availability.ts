@@ -26,8 +26,8 @@ import { createHash } from "node:crypto"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { RealtimeRegister, type RtrDomainCheck, type RtrError } from "../catalogue/RealtimeRegister.js"
 import {
-  availableOf,
   type AvailabilityState,
+  availableOf,
   combineEvidence,
   type RdapEvidence,
   type RegistrarEvidence,
@@ -37,11 +37,11 @@ import {
   type WhoisSummary
 } from "../domain/Availability.js"
 import { type DomainName, type InvalidDomainName, parseDomainName } from "../domain/DomainName.js"
-import { type RdapError, type RdapLookup, RdapClient } from "../lookup/Rdap.js"
+import { RdapClient, type RdapError, type RdapLookup } from "../lookup/Rdap.js"
 import { WhoisClient, type WhoisError } from "../lookup/Whois.js"
-import { dnsLookup } from "../tools/DnsLookup.js"
 import { type Environment, type ListingRow, Market } from "../market/Market.js"
 import { AppConfig } from "../platform/Config.js"
+import { dnsLookup } from "../tools/DnsLookup.js"
 import { isRejected, makeGuard, type Rejected } from "./Guard.js"
 import { AvailabilityRepo, DEFAULT_RESERVED, type ReservedRow } from "./Repo.js"
 
@@ -102,17 +102,31 @@ const stableHash = (s: string) => createHash("sha256").update(s).digest().readUI
 export const sandboxOutcome = (name: DomainName, standardPriceCents: number | null): UpstreamOutcome => {
   const base = { whois: null, source: "none" as const, complete: true }
   const label = name.label
-  if (label.includes("unknown")) return { ...base, state: "unknown", priceCents: null, reason: "sandbox: synthetic unknown" }
-  if (label.includes("reserved")) return { ...base, state: "reserved", priceCents: null, reason: "sandbox: synthetic reserved name" }
+  if (label.includes("unknown")) {
+    return { ...base, state: "unknown", priceCents: null, reason: "sandbox: synthetic unknown" }
+  }
+  if (label.includes("reserved")) {
+    return { ...base, state: "reserved", priceCents: null, reason: "sandbox: synthetic reserved name" }
+  }
   if (label.includes("premium")) {
-    return { ...base, state: "premium", priceCents: standardPriceCents === null ? null : standardPriceCents * 25, reason: null }
+    return {
+      ...base,
+      state: "premium",
+      priceCents: standardPriceCents === null ? null : standardPriceCents * 25,
+      reason: null
+    }
   }
   if (label.includes("taken") || stableHash(name.registrable) % 3 === 0) {
     return {
       ...base,
       state: "registered",
       priceCents: null,
-      whois: { registrar: "Sandbox Registrar", created: "2020-01-01T00:00:00.000Z", expires: "2030-01-01T00:00:00.000Z", status: ["active"] },
+      whois: {
+        registrar: "Sandbox Registrar",
+        created: "2020-01-01T00:00:00.000Z",
+        expires: "2030-01-01T00:00:00.000Z",
+        status: ["active"]
+      },
       reason: null
     }
   }
@@ -150,7 +164,10 @@ const make = Effect.gen(function*() {
   yield* repo.seedReserved(DEFAULT_RESERVED).pipe(Effect.orDie)
   const loadReserved = Effect.map(repo.reserved, (rows) => new Map(rows.map((r) => [r.pattern, r])))
   // Other processes' changes (the CLI, other replicas) are seen within CATALOGUE_CACHE_TTL.
-  const [reservedList, invalidateReserved] = yield* Effect.cachedInvalidateWithTTL(loadReserved, config.catalogueCacheTtl)
+  const [reservedList, invalidateReserved] = yield* Effect.cachedInvalidateWithTTL(
+    loadReserved,
+    config.catalogueCacheTtl
+  )
 
   const standardPrice = (name: DomainName) =>
     Effect.map(catalogue.getPrice(name.suffix, "register"), Option.getOrNull).pipe(
@@ -204,9 +221,10 @@ const make = Effect.gen(function*() {
       const fromDns = yield* Effect.either(
         dnsGuard.run(
           "dns",
-          dnsLookup(config.lookup.dnsResolver, name.registrable, ["NS"], Duration.toMillis(settings.upstreamTimeout)).pipe(
-            Effect.flatMap((r) => r.errors.NS !== undefined ? Effect.fail(`DNS ${r.errors.NS}`) : Effect.succeed(r))
-          )
+          dnsLookup(config.lookup.dnsResolver, name.registrable, ["NS"], Duration.toMillis(settings.upstreamTimeout))
+            .pipe(
+              Effect.flatMap((r) => r.errors.NS !== undefined ? Effect.fail(`DNS ${r.errors.NS}`) : Effect.succeed(r))
+            )
         )
       )
       if (fromDns._tag === "Right" && (fromDns.right.records.NS?.length ?? 0) > 0) {
@@ -232,10 +250,14 @@ const make = Effect.gen(function*() {
         rdap.lookupDomain(name.registrable, { followRelated: false }),
         (e) => e.reason !== "unsupported_tld"
       ).pipe(
-        Effect.map((r): RdapEvidence => r._tag === "Found" ? { _tag: "Registered", whois: whoisOf(r) } : { _tag: "Unregistered" }),
+        Effect.map((r): RdapEvidence =>
+          r._tag === "Found" ? { _tag: "Registered", whois: whoisOf(r) } : { _tag: "Unregistered" }
+        ),
         Effect.catchAll((e): Effect.Effect<RdapEvidence> =>
           !isRejected(e) && e.reason === "unsupported_tld"
-            ? rdap.mode === "live" ? withoutRdap(name, e.message) : Effect.succeed({ _tag: "NoService", reason: e.message })
+            ? rdap.mode === "live"
+              ? withoutRdap(name, e.message)
+              : Effect.succeed({ _tag: "NoService", reason: e.message })
             : Effect.succeed({ _tag: "Failed", reason: describeRdap(e) })
         )
       )
@@ -316,7 +338,14 @@ const make = Effect.gen(function*() {
       return names.map((name): Effect.Effect<Availability> => {
         const hit = matchReserved(reserved, name)
         if (hit !== undefined) {
-          return local(name, "reserved", "reserved_list", `${hit.kind === "blocked" ? "blocked" : "reserved"}: ${hit.reason}`, null, started)
+          return local(
+            name,
+            "reserved",
+            "reserved_list",
+            `${hit.kind === "blocked" ? "blocked" : "reserved"}: ${hit.reason}`,
+            null,
+            started
+          )
         }
         const listing = listings.get(name.registrable)
         if (listing !== undefined) return local(name, "for_sale", "marketplace", null, listing, started)
@@ -326,7 +355,12 @@ const make = Effect.gen(function*() {
         if (environment === "sandbox") {
           return Effect.flatMap(standardPrice(name), (price) =>
             Effect.flatMap(Clock.currentTimeMillis, (now) =>
-              finish(name, sandboxOutcome(name, price), { cached: false, source: "sandbox", checkedAt: new Date(now), started })))
+              finish(name, sandboxOutcome(name, price), {
+                cached: false,
+                source: "sandbox",
+                checkedAt: new Date(now),
+                started
+              })))
         }
         const cachedAnswer = cache.get(name.registrable)
         if (cachedAnswer !== undefined) {
@@ -343,10 +377,17 @@ const make = Effect.gen(function*() {
           const ttl = outcome.complete ? ttlMs[outcome.state] : ttlMs.unknown
           if (ttl > 0) {
             yield* repo.store(name.registrable, outcome, new Date(now), ttl).pipe(
-              Effect.catchAllDefect((e) => Effect.logWarning("availability cache write failed", e))
+              Effect.catchAllDefect((e) =>
+                Effect.logWarning("availability cache write failed", e)
+              )
             )
           }
-          return yield* finish(name, outcome, { cached: false, source: outcome.source, checkedAt: new Date(now), started })
+          return yield* finish(name, outcome, {
+            cached: false,
+            source: outcome.source,
+            checkedAt: new Date(now),
+            started
+          })
         })
       })
     }).pipe(
@@ -373,7 +414,8 @@ const make = Effect.gen(function*() {
       }
     )
 
-  const check = (name: DomainName, options?: CheckOptions) => Effect.flatMap(prepare([name], options), (effects) => effects[0])
+  const check = (name: DomainName, options?: CheckOptions) =>
+    Effect.flatMap(prepare([name], options), (effects) => effects[0])
 
   /** Parses then checks; an invalid name fails with the parse error. */
   const checkText = (input: string, options?: CheckOptions): Effect.Effect<Availability, InvalidDomainName> => {

@@ -20,7 +20,9 @@ export const normalizePattern = (input: string): Either.Either<string, string> =
   const p = input.trim().toLowerCase()
   if (p.startsWith("*.")) {
     const parsed = parseDomainName(`x.${p.slice(2)}`)
-    return Either.isRight(parsed) ? Either.right(`*.${parsed.right.ascii.slice(2)}`) : Either.left(`"${input}": ${parsed.left.message}`)
+    return Either.isRight(parsed)
+      ? Either.right(`*.${parsed.right.ascii.slice(2)}`)
+      : Either.left(`"${input}": ${parsed.left.message}`)
   }
   if (p.endsWith(".*")) {
     const parsed = parseDomainName(`${p.slice(0, -2)}.com`)
@@ -30,7 +32,9 @@ export const normalizePattern = (input: string): Either.Either<string, string> =
   }
   const parsed = parseDomainName(p)
   if (Either.isLeft(parsed)) return Either.left(`"${input}": ${parsed.left.message}`)
-  if (parsed.right.subdomain !== "") return Either.left(`"${input}" is not a registrable name (did you mean ${parsed.right.registrable}?)`)
+  if (parsed.right.subdomain !== "") {
+    return Either.left(`"${input}" is not a registrable name (did you mean ${parsed.right.registrable}?)`)
+  }
   return Either.right(parsed.right.ascii)
 }
 
@@ -40,7 +44,11 @@ const list = Command.make("list", { json }, ({ json }) =>
   Effect.gen(function*() {
     const engine = yield* AvailabilityEngine
     const rows = yield* engine.listReserved
-    yield* print(json, { reserved: rows }, rows.map((r) => `${r.pattern}\t${r.kind}\t${r.reason}`).join("\n") || "(empty)")
+    yield* print(
+      json,
+      { reserved: rows },
+      rows.map((r) => `${r.pattern}\t${r.kind}\t${r.reason}`).join("\n") || "(empty)"
+    )
   })).pipe(Command.withDescription("List reserved and blocked names"))
 
 const add = Command.make("add", {

@@ -44,7 +44,12 @@ export const makeGuard = (options: GuardOptions) =>
       let c = circuits.get(key)
       if (c === undefined) {
         if (circuits.size > 10_000) circuits.clear()
-        c = { failures: 0, openUntil: 0, trialInFlight: false, permits: Effect.unsafeMakeSemaphore(Math.max(1, options.concurrency)) }
+        c = {
+          failures: 0,
+          openUntil: 0,
+          trialInFlight: false,
+          permits: Effect.unsafeMakeSemaphore(Math.max(1, options.concurrency))
+        }
         circuits.set(key, c)
       }
       return c

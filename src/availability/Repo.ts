@@ -16,7 +16,16 @@ const CachedOutcome = Schema.Struct({
     expires: Schema.NullOr(Schema.String),
     status: Schema.Array(Schema.String)
   })),
-  source: Schema.Literal("registrar", "rdap", "whois", "dns", "registrar+rdap", "registrar+whois", "registrar+dns", "none"),
+  source: Schema.Literal(
+    "registrar",
+    "rdap",
+    "whois",
+    "dns",
+    "registrar+rdap",
+    "registrar+whois",
+    "registrar+dns",
+    "none"
+  ),
   reason: Schema.NullOr(Schema.String),
   complete: Schema.Boolean
 })
@@ -38,7 +47,12 @@ export const ReservedRow = Schema.Struct({
 })
 export type ReservedRow = typeof ReservedRow.Type
 
-const NewAnswer = Schema.Struct({ domain: Schema.String, result: CachedOutcome, checkedAt: Schema.DateFromSelf, ttlMs: Schema.Number })
+const NewAnswer = Schema.Struct({
+  domain: Schema.String,
+  result: CachedOutcome,
+  checkedAt: Schema.DateFromSelf,
+  ttlMs: Schema.Number
+})
 const Pattern = Schema.Struct({ pattern: Schema.String })
 
 /** Names no one can register (RFC 2606, RFC 6761 special-use names). Seeded once; operators add more. */
@@ -106,16 +120,20 @@ const make = Effect.gen(function*() {
     /** Answers still fresh, by domain. */
     fresh: (domains: ReadonlyArray<string>) =>
       domains.length === 0 ? Effect.succeed<ReadonlyArray<CachedAnswer>>([]) : Effect.orDie(fresh(domains)),
-    store: (domain: string, result: UpstreamOutcome, checkedAt: Date, ttlMs: number) => Effect.orDie(store({ domain, result, checkedAt, ttlMs })),
+    store: (domain: string, result: UpstreamOutcome, checkedAt: Date, ttlMs: number) =>
+      Effect.orDie(store({ domain, result, checkedAt, ttlMs })),
     purgeExpired: Effect.orDie(purgeExpired(undefined)),
     reserved: Effect.orDie(reserved(undefined)),
-    seedReserved: (rows: ReadonlyArray<ReservedRow>) => rows.length === 0 ? Effect.void : Effect.orDie(seedReserved(rows)),
+    seedReserved: (rows: ReadonlyArray<ReservedRow>) =>
+      rows.length === 0 ? Effect.void : Effect.orDie(seedReserved(rows)),
     upsertReserved: (row: ReservedRow) => Effect.orDie(upsertReserved(row)),
     /** Whether the pattern was on the list. */
     removeReserved: (pattern: string) => Effect.orDie(Effect.map(removeReserved(pattern), (rows) => rows.length > 0))
   }
 })
 
-export class AvailabilityRepo extends Context.Tag("app/AvailabilityRepo")<AvailabilityRepo, Effect.Effect.Success<typeof make>>() {
+export class AvailabilityRepo
+  extends Context.Tag("app/AvailabilityRepo")<AvailabilityRepo, Effect.Effect.Success<typeof make>>()
+{
   static readonly Live = Layer.effect(AvailabilityRepo, make)
 }

@@ -18,19 +18,25 @@ export const limits = {
 } as const
 
 export const BatchOperationRequest = Schema.Struct({
-  id: Schema.optional(Schema.String.pipe(Schema.maxLength(128)).annotations({
-    description: "Caller's id for the result; defaults to the operation's index as a string"
-  })),
+  id: Schema.optional(
+    Schema.String.pipe(Schema.maxLength(128)).annotations({
+      description: "Caller's id for the result; defaults to the operation's index as a string"
+    })
+  ),
   op: Schema.String.annotations({ description: "Operation name (see GET /api/batch)", examples: ["search_domain"] }),
-  params: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-    description: "Operation parameters, e.g. {\"q\":\"example.com\"}"
-  }))
+  params: Schema.optional(
+    Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+      description: "Operation parameters, e.g. {\"q\":\"example.com\"}"
+    })
+  )
 }).annotations({ identifier: "BatchOperationRequest" })
 
 export const BatchRequest = Schema.Struct({
-  operations: Schema.Array(BatchOperationRequest).pipe(Schema.minItems(1), Schema.maxItems(MAX_OPERATIONS)).annotations({
-    description: `1 to ${MAX_OPERATIONS} operations, run concurrently, answered in request order`
-  })
+  operations: Schema.Array(BatchOperationRequest).pipe(Schema.minItems(1), Schema.maxItems(MAX_OPERATIONS)).annotations(
+    {
+      description: `1 to ${MAX_OPERATIONS} operations, run concurrently, answered in request order`
+    }
+  )
 }).annotations({ identifier: "BatchRequest" })
 
 export class BatchResult extends Schema.Class<BatchResult>("BatchResult")({
@@ -38,7 +44,8 @@ export class BatchResult extends Schema.Class<BatchResult>("BatchResult")({
   op: Schema.String,
   status: Schema.Int.annotations({ description: "The HTTP status the single call would have answered" }),
   body: Schema.Unknown.annotations({
-    description: "The single call's body (search_domain: {query, results: rows}); errors use the typed or legacy error shape of that endpoint"
+    description:
+      "The single call's body (search_domain: {query, results: rows}); errors use the typed or legacy error shape of that endpoint"
   })
 }) {}
 
@@ -62,7 +69,9 @@ export class BatchCatalogue extends Schema.Class<BatchCatalogue>("BatchCatalogue
   operations: Schema.Array(Schema.Struct({
     op: Schema.String,
     summary: Schema.String,
-    endpoint: Schema.NullOr(Schema.String).annotations({ description: "The single call it runs; null while unavailable (answers 501)" }),
+    endpoint: Schema.NullOr(Schema.String).annotations({
+      description: "The single call it runs; null while unavailable (answers 501)"
+    }),
     available: Schema.Boolean,
     params: Schema.Record({ key: Schema.String, value: ParamDoc }),
     rate_limit: Schema.NullOr(Schema.Struct({

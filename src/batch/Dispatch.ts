@@ -8,7 +8,15 @@
  * call could not. Pre-response handlers (RateLimit headers…) of the operation stay with the
  * operation's response, and FiberRef changes never leak into the enveloping request.
  */
-import { type HttpApi, HttpApiBuilder, HttpApp, type HttpRouter, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import {
+  type HttpApi,
+  HttpApiBuilder,
+  HttpApp,
+  type HttpRouter,
+  HttpServer,
+  HttpServerRequest,
+  type HttpServerResponse
+} from "@effect/platform"
 import { Chunk, Context, Effect, Exit, Fiber, FiberRef, Layer, Option, type Scope, Stream } from "effect"
 import { CurrentResponseHeaders } from "../platform/ResponseHeaders.js"
 
@@ -51,7 +59,9 @@ const bodyText = (response: HttpServerResponse.HttpServerResponse): Effect.Effec
       return Effect.succeed(decoder.decode(body.body))
     case "Stream":
       return Stream.runCollect(body.stream).pipe(
-        Effect.map((chunks) => Buffer.concat(Chunk.toReadonlyArray(chunks).map((c) => Buffer.from(c))).toString("utf8")),
+        Effect.map((chunks) =>
+          Buffer.concat(Chunk.toReadonlyArray(chunks).map((c) => Buffer.from(c))).toString("utf8")
+        ),
         Effect.orElseSucceed(() => "")
       )
     case "Raw":
@@ -70,7 +80,9 @@ export const makeSelfApp = (): SelfAppShape => {
     },
     dispatch: (request, callerIp, trustProxy) =>
       Effect.gen(function*() {
-        if (app === undefined) return yield* Effect.dieMessage("batch dispatch used before the server registered its app")
+        if (app === undefined) {
+          return yield* Effect.dieMessage("batch dispatch used before the server registered its app")
+        }
         const headers: Record<string, string> = { accept: "application/json, application/x-ndjson" }
         if (request.body !== undefined) headers["content-type"] = "application/json"
         // The rate limiter reads the socket peer, or X-Forwarded-For behind trusted proxies.
@@ -78,7 +90,7 @@ export const makeSelfApp = (): SelfAppShape => {
         const web = new Request(`http://batch.internal${request.url}`, {
           method: request.method,
           headers,
-          body: request.body === undefined ? undefined : JSON.stringify(request.body)
+          ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) })
         })
         const synthetic = HttpServerRequest.fromWeb(web).modify({ remoteAddress: callerIp })
         const run = Effect.gen(function*() {
@@ -88,7 +100,8 @@ export const makeSelfApp = (): SelfAppShape => {
           return {
             status: final.status,
             headers: { ...final.headers },
-            contentType: final.headers["content-type"] ?? (final.body._tag === "Empty" ? "" : final.body.contentType ?? ""),
+            contentType: final.headers["content-type"] ??
+              (final.body._tag === "Empty" ? "" : final.body.contentType ?? ""),
             text: yield* bodyText(final)
           } satisfies DispatchedResponse
         }).pipe(
@@ -108,7 +121,9 @@ export const makeSelfApp = (): SelfAppShape => {
           status: 500,
           headers: {},
           contentType: "application/json",
-          text: JSON.stringify({ error: { code: "internal_error", message: "Unexpected error; retry with exponential back-off" } })
+          text: JSON.stringify({
+            error: { code: "internal_error", message: "Unexpected error; retry with exponential back-off" }
+          })
         } satisfies DispatchedResponse
       })
   }

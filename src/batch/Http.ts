@@ -7,14 +7,22 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect, Either, FiberRef } from "effect"
 import { Api } from "../app/Api.js"
+import { clientIpOf } from "../platform/ClientIp.js"
 import { AppConfig } from "../platform/Config.js"
 import { CurrentRequestId, errorWire } from "../platform/Errors.js"
-import { clientIpOf } from "../platform/ClientIp.js"
 import { enforce } from "../platform/RateLimit.js"
 import { BatchCatalogue, BatchResponse, BatchResult, limits, MAX_OPERATIONS } from "./Api.js"
 import { SelfApp } from "./Dispatch.js"
 import { InvalidParams, UnknownOperation } from "./Errors.js"
-import { type BatchCaller, type BatchOperation, failed, jsonBody, OPERATIONS, type OperationResult, scalars } from "./Operations.js"
+import {
+  type BatchCaller,
+  type BatchOperation,
+  failed,
+  jsonBody,
+  type OperationResult,
+  OPERATIONS,
+  scalars
+} from "./Operations.js"
 
 /** Operations of one batch run at most this many at a time. */
 const CONCURRENCY = 5
@@ -66,7 +74,9 @@ export const BatchHttpLive = HttpApiBuilder.group(Api, "batch", (handlers) =>
     const run = (definition: BatchOperation, params: Readonly<Record<string, string>>, caller: BatchCaller) =>
       definition._tag === "Direct"
         ? definition.run(params, caller).pipe(
-          Effect.catchAllDefect((defect) => Effect.as(Effect.logError("batch operation failed unexpectedly", defect), unexpected))
+          Effect.catchAllDefect((defect) =>
+            Effect.as(Effect.logError("batch operation failed unexpectedly", defect), unexpected)
+          )
         )
         : Effect.map(
           self.dispatch(definition.toRequest(params), caller.ip, config.trustProxy),
@@ -79,19 +89,28 @@ export const BatchHttpLive = HttpApiBuilder.group(Api, "batch", (handlers) =>
         Effect.gen(function*() {
           yield* enforce(limits.batch)
           const request = yield* HttpServerRequest.HttpServerRequest
-          const caller: BatchCaller = { ip: clientIpOf(request, config.trustProxy), requestId: yield* FiberRef.get(CurrentRequestId) }
+          const caller: BatchCaller = {
+            ip: clientIpOf(request, config.trustProxy),
+            requestId: yield* FiberRef.get(CurrentRequestId)
+          }
           const results = yield* Effect.forEach(payload.operations, (operation, index) =>
             Effect.gen(function*() {
               const id = operation.id ?? String(index)
               const definition = Object.hasOwn(OPERATIONS, operation.op) ? OPERATIONS[operation.op] : undefined
               const result = definition === undefined
-                ? yield* failed(errorWire(UnknownOperation), UnknownOperation.meta.status)(UnknownOperation.of(operation.op))
+                ? yield* failed(errorWire(UnknownOperation), UnknownOperation.meta.status)(
+                  UnknownOperation.of(operation.op)
+                )
                 : yield* Either.match(scalars(operation.params ?? {}, definition.params), {
                   onLeft: failed(errorWire(InvalidParams), InvalidParams.meta.status),
                   onRight: (params) => run(definition, params, caller)
                 })
               return new BatchResult({ id, op: operation.op, ...result })
             }), { concurrency: CONCURRENCY })
-          return new BatchResponse({ results, count: results.length, failed: results.filter((r) => r.status >= 400).length })
+          return new BatchResponse({
+            results,
+            count: results.length,
+            failed: results.filter((r) => r.status >= 400).length
+          })
         }))
   }))

@@ -13,10 +13,10 @@ import { HttpApiError } from "@effect/platform"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { limits as catalogueLimits } from "../catalogue/Api.js"
 import { limits as lookupLimits } from "../lookup/Api.js"
-import { BadRequest, BadRequestError, clipEcho, errorWire, RateLimited } from "../platform/Errors.js"
 import { clipIssueMessage, describeDecodeError, meaningfulIssues } from "../platform/DecodeErrors.js"
-import { CurrentResponseHeaders } from "../platform/ResponseHeaders.js"
+import { BadRequest, BadRequestError, clipEcho, errorWire, RateLimited } from "../platform/Errors.js"
 import { enforceWith, RateLimiter, type RateLimitPolicy } from "../platform/RateLimit.js"
+import { CurrentResponseHeaders } from "../platform/ResponseHeaders.js"
 import { limits as searchLimits, SearchBody } from "../search/Api.js"
 import { InvalidSearchQuery } from "../search/Errors.js"
 import { Search } from "../search/Search.js"
@@ -55,7 +55,10 @@ interface Described {
 /** Answered by calling the service. */
 export interface DirectOperation extends Described {
   readonly _tag: "Direct"
-  readonly run: (params: Readonly<Record<string, string>>, caller: BatchCaller) => Effect.Effect<OperationResult, never, Search | RateLimiter>
+  readonly run: (
+    params: Readonly<Record<string, string>>,
+    caller: BatchCaller
+  ) => Effect.Effect<OperationResult, never, Search | RateLimiter>
 }
 
 /** Answered by dispatching the single call through the service's own HttpApp. */
@@ -180,13 +183,16 @@ const admit = (policy: RateLimitPolicy, ip: string) =>
  */
 const searchDomain: DirectOperation = {
   _tag: "Direct",
-  summary: "Availability of a domain and, for a plain label.tld, its alternate TLDs (the rows of POST /api/domain/search)",
+  summary:
+    "Availability of a domain and, for a plain label.tld, its alternate TLDs (the rows of POST /api/domain/search)",
   endpoint: "POST /api/domain/search",
   params: { q: required("The domain to check") },
   rateLimit: searchLimits.search,
   run: (params, caller) =>
     Effect.gen(function*() {
-      const { q } = yield* Schema.decodeUnknown(SearchBody)(params).pipe(Effect.catchAll((e) => Effect.flip(validationError(e))))
+      const { q } = yield* Schema.decodeUnknown(SearchBody)(params).pipe(
+        Effect.catchAll((e) => Effect.flip(validationError(e)))
+      )
       yield* admit(searchLimits.search, caller.ip)
       const search = yield* Search
       const plan = yield* search.parse(q)
@@ -203,10 +209,15 @@ const searchDomain: DirectOperation = {
 
 export const OPERATIONS: Readonly<Record<string, BatchOperation>> = {
   search_domain: searchDomain,
-  tld_registration_price: getWithQuery("/api/pricing/tld", {
-    tld: required("The TLD, e.g. com"),
-    op: optional("Lifecycle operation", { enum: ["register", "renew", "transfer", "restore"], default: "register" })
-  }, "Price of a TLD in USD cents for one year (GET /api/pricing/tld; op defaults to register here)", catalogueLimits.pricing),
+  tld_registration_price: getWithQuery(
+    "/api/pricing/tld",
+    {
+      tld: required("The TLD, e.g. com"),
+      op: optional("Lifecycle operation", { enum: ["register", "renew", "transfer", "restore"], default: "register" })
+    },
+    "Price of a TLD in USD cents for one year (GET /api/pricing/tld; op defaults to register here)",
+    catalogueLimits.pricing
+  ),
   tld_requirements: getWithQuery(
     "/api/tlds/:tld/metadata",
     { tld: required("The TLD, e.g. com") },

@@ -48,7 +48,10 @@ export class CatalogueApi extends HttpApiGroup.make("catalogue")
       .addError(LegacyBadRequest)
       .addError(RateLimited)
       .annotate(OpenApi.Summary, "Price of a TLD for a lifecycle operation")
-      .annotate(OpenApi.Description, "USD cents for one year. New-registration pricing is never gated by sign-in. 120 requests/min per IP.")
+      .annotate(
+        OpenApi.Description,
+        "USD cents for one year. New-registration pricing is never gated by sign-in. 120 requests/min per IP."
+      )
       .pipe(rateLimited(limits.pricing), documentedAt("/docs/catalogue.md#tld-price"))
   )
   .add(
@@ -58,7 +61,10 @@ export class CatalogueApi extends HttpApiGroup.make("catalogue")
       .addError(BadRequest)
       .addError(RateLimited)
       .annotate(OpenApi.Summary, "Registration requirements of a TLD")
-      .annotate(OpenApi.Description, "Registry rules (periods, contacts, nameservers, features) resolved from live registry data. 120 requests/min per IP.")
+      .annotate(
+        OpenApi.Description,
+        "Registry rules (periods, contacts, nameservers, features) resolved from live registry data. 120 requests/min per IP."
+      )
       .pipe(rateLimited(limits.metadata), documentedAt("/docs/catalogue.md#tld-metadata"))
   )
   .annotate(OpenApi.Title, "Catalogue")

@@ -9,7 +9,7 @@
  */
 import { Clock, Context, Deferred, Duration, Effect, FiberId, Layer, Option } from "effect"
 import { AppConfig } from "../platform/Config.js"
-import { defaultPriceList, SNAPSHOT_TAKEN_AT, snapshot } from "./data/index.js"
+import { defaultPriceList, snapshot, SNAPSHOT_TAKEN_AT } from "./data/index.js"
 import { normalizeTld, PRICE_OPS, type PriceOp, type PriceRow } from "./PriceCsv.js"
 import { RealtimeRegister, type RtrError, type RtrPrice, type RtrTldInfo } from "./RealtimeRegister.js"
 import { CatalogueRepo } from "./Repo.js"
@@ -72,8 +72,7 @@ const make = Effect.gen(function*() {
         Effect.sync(() => {
           if (exit._tag === "Success" && startedIn === generation) current = { snapshot: exit.value, loadedAt: now }
           if (loading === deferred) loading = undefined
-        }).pipe(Effect.zipRight(Deferred.done(deferred, exit)))
-      )
+        }).pipe(Effect.zipRight(Deferred.done(deferred, exit))))
       return Effect.zipRight(Effect.forkDaemon(refresh), Deferred.await(deferred))
     }
     return Deferred.await(loading)

@@ -16,9 +16,14 @@ export const CatalogueHttpLive = HttpApiBuilder.group(Api, "catalogue", (handler
         Effect.gen(function*() {
           yield* enforce(limits.pricing)
           const tld = normalizeTld(urlParams.tld)
-          if (tld === "") return yield* new LegacyBadRequestError({ code: "validation_error", message: "tld is required" })
+          if (tld === "") {
+            return yield* new LegacyBadRequestError({ code: "validation_error", message: "tld is required" })
+          }
           if (!isTld(tld)) {
-            return yield* new LegacyBadRequestError({ code: "validation_error", message: `tld "${urlParams.tld}" is not a valid TLD` })
+            return yield* new LegacyBadRequestError({
+              code: "validation_error",
+              message: `tld "${urlParams.tld}" is not a valid TLD`
+            })
           }
           const price = yield* catalogue.getPrice(tld, urlParams.op)
           return { tld, op: urlParams.op, priceCents: Option.getOrNull(price) }

@@ -17,7 +17,8 @@ export interface PriceRow {
 
 const TLD = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/
 
-export const normalizeTld = (input: string): string => input.trim().toLowerCase().replace(/^\.+/, "").replace(/\.+$/, "")
+export const normalizeTld = (input: string): string =>
+  input.trim().toLowerCase().replace(/^\.+/, "").replace(/\.+$/, "")
 
 export const isTld = (s: string) => TLD.test(s) && s.length <= 253
 
@@ -32,7 +33,9 @@ export const parsePriceCsv = (text: string): { rows: Array<PriceRow>; errors: Ar
     if (line === "" || line.startsWith("#")) return
     const cells = line.split(",").map((c) => c.trim())
     if (n === 1 && cells[0]?.toLowerCase() === "tld") {
-      if (cells.join(",").toLowerCase() !== "tld,op,price_cents") errors.push(`line 1: header must be tld,op,price_cents`)
+      if (cells.join(",").toLowerCase() !== "tld,op,price_cents") {
+        errors.push(`line 1: header must be tld,op,price_cents`)
+      }
       return
     }
     if (cells.length !== 3) return void errors.push(`line ${n}: expected 3 columns, got ${cells.length}`)
@@ -42,7 +45,9 @@ export const parsePriceCsv = (text: string): { rows: Array<PriceRow>; errors: Ar
     if (!(PRICE_OPS as ReadonlyArray<string>).includes(op)) {
       return void errors.push(`line ${n}: op must be one of ${PRICE_OPS.join("|")}, got "${cells[1]}"`)
     }
-    if (!/^\d{1,12}$/.test(cells[2])) return void errors.push(`line ${n}: price_cents must be a non-negative integer, got "${cells[2]}"`)
+    if (!/^\d{1,12}$/.test(cells[2])) {
+      return void errors.push(`line ${n}: price_cents must be a non-negative integer, got "${cells[2]}"`)
+    }
     const key = `${tld}/${op}`
     if (seen.has(key)) return void errors.push(`line ${n}: duplicate ${key}`)
     seen.add(key)

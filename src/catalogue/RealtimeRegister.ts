@@ -27,8 +27,8 @@ import {
   RtrDomainInfo,
   type RtrDomainUpdate,
   RtrExpiry,
-  RtrPriceList,
   type RtrPrice,
+  RtrPriceList,
   RtrProcess,
   RtrTldInfo
 } from "./RealtimeRegisterSchema.js"
@@ -38,13 +38,21 @@ export * from "./RealtimeRegisterSchema.js"
 // --- Errors ----------------------------------------------------------------------------------
 
 export class RtrError extends Data.TaggedError("RtrError")<{
-  readonly reason: "not_found" | "unauthorized" | "rate_limited" | "rejected" | "upstream" | "timeout" | "decode" | "unreachable"
+  readonly reason:
+    | "not_found"
+    | "unauthorized"
+    | "rate_limited"
+    | "rejected"
+    | "upstream"
+    | "timeout"
+    | "decode"
+    | "unreachable"
   readonly message: string
   /** RTR's error `type` (e.g. `ObjectStatusProhibitsOperation`), when it sent one. */
   readonly type?: string
   readonly status?: number
   /** Seconds, from Retry-After on a 429. */
-  readonly retryAfter?: number
+  readonly retryAfter?: number | undefined
 }> {}
 
 // --- Service ---------------------------------------------------------------------------------
@@ -58,7 +66,10 @@ export interface RealtimeRegisterShape {
   readonly domainInfo: (domain: string) => Effect.Effect<RtrDomainInfo, RtrError>
   /** Applies the changes; finished (process polled to completion) when it succeeds. */
   readonly updateDomain: (domain: string, changes: RtrDomainUpdate) => Effect.Effect<void, RtrError>
-  readonly renewDomain: (domain: string, periodMonths: number) => Effect.Effect<{ readonly expiryDate: string }, RtrError>
+  readonly renewDomain: (
+    domain: string,
+    periodMonths: number
+  ) => Effect.Effect<{ readonly expiryDate: string }, RtrError>
   readonly restoreDomain: (domain: string, reason: string) => Effect.Effect<{ readonly expiryDate: string }, RtrError>
   readonly contactExists: (handle: string) => Effect.Effect<boolean, RtrError>
 }
@@ -117,15 +128,19 @@ export const makeLive = (options: {
       )
     )
 
-    const get = <A, I>(path: string, schema: Schema.Schema<A, I>) => call(HttpClientRequest.get(path), schema, "rtr.get")
+    const get = <A, I>(path: string, schema: Schema.Schema<A, I>) =>
+      call(HttpClientRequest.get(path), schema, "rtr.get")
 
     const call = <A, I>(request: HttpClientRequest.HttpClientRequest, schema: Schema.Schema<A, I>, span: string) =>
       client.execute(request).pipe(
         Effect.flatMap((response) =>
           response.status >= 200 && response.status < 300
             ? HttpClientResponse.schemaBodyJson(schema)(response).pipe(
-              Effect.mapError((e) =>
-                new RtrError({ reason: "decode", message: "Unexpected Realtime Register response (not the documented shape)" })
+              Effect.mapError(() =>
+                new RtrError({
+                  reason: "decode",
+                  message: "Unexpected Realtime Register response (not the documented shape)"
+                })
               )
             )
             : failFromResponse(response)
@@ -136,7 +151,9 @@ export const makeLive = (options: {
           onTimeout: () => new RtrError({ reason: "timeout", message: "Realtime Register did not answer in time" })
         }),
         Effect.catchTag("RequestError", (e) =>
-          Effect.fail(new RtrError({ reason: "unreachable", message: `Realtime Register unreachable: ${describeHttpFailure(e)}` }))),
+          Effect.fail(
+            new RtrError({ reason: "unreachable", message: `Realtime Register unreachable: ${describeHttpFailure(e)}` })
+          )),
         Effect.catchTag("ResponseError", (e) =>
           Effect.fail(new RtrError({ reason: "upstream", message: `Realtime Register: ${describeHttpFailure(e)}` }))),
         Effect.withSpan(span, { attributes: { url: request.url } })
@@ -150,7 +167,8 @@ export const makeLive = (options: {
         "rtr.post"
       ).pipe(
         Effect.flatMap((answer) =>
-          typeof answer === "object" && answer !== null && "process" in answer && typeof (answer as any).process?.id === "number"
+          typeof answer === "object" && answer !== null && "process" in answer &&
+            typeof (answer as any).process?.id === "number"
             ? Effect.as(awaitProcess((answer as { process: RtrProcess }).process), Option.none<A>())
             : Effect.succeed(Option.some(answer as A))
         )
@@ -162,11 +180,15 @@ export const makeLive = (options: {
         let current = process
         while (true) {
           const status = current.status.toUpperCase()
-          if (status === "COMPLETED") return
+          if (status === "COMPLETED") {
+            return
+          }
           if (status === "FAILED" || status === "CANCELLED") {
             return yield* new RtrError({
               reason: "rejected",
-              message: `Realtime Register process ${current.id} ${status.toLowerCase()}${current.message ? `: ${current.message}` : ""}`
+              message: `Realtime Register process ${current.id} ${status.toLowerCase()}${
+                current.message ? `: ${current.message}` : ""
+              }`
             })
           }
           yield* Effect.sleep(pollInterval)
@@ -175,11 +197,16 @@ export const makeLive = (options: {
       }).pipe(
         Effect.timeoutFail({
           duration: options.processTimeout ?? Duration.minutes(2),
-          onTimeout: () => new RtrError({ reason: "timeout", message: `Realtime Register process ${process.id} did not finish in time` })
+          onTimeout: () =>
+            new RtrError({
+              reason: "timeout",
+              message: `Realtime Register process ${process.id} did not finish in time`
+            })
         })
       )
 
-    const domainPath = (domain: string) => `/v2/domains/${encodeURIComponent(domain)}`
+    const domainPath = (domain: string) =>
+      `/v2/domains/${encodeURIComponent(domain)}`
     const expiryAfter = (domain: string, answer: Option.Option<{ readonly expiryDate: string }>) =>
       Option.match(answer, {
         onSome: (a) => Effect.succeed({ expiryDate: a.expiryDate }),
@@ -191,7 +218,12 @@ export const makeLive = (options: {
       tldInfo: (tld) => get(`/v2/tlds/${encodeURIComponent(tld)}/info`, RtrTldInfo),
       priceList: Option.match(options.customer, {
         onNone: () =>
-          Effect.fail(new RtrError({ reason: "unauthorized", message: "RTR_CUSTOMER is not configured; cannot read the price list" })),
+          Effect.fail(
+            new RtrError({
+              reason: "unauthorized",
+              message: "RTR_CUSTOMER is not configured; cannot read the price list"
+            })
+          ),
         onSome: (customer) =>
           get(`/v2/customers/${encodeURIComponent(customer)}/pricelist`, RtrPriceList).pipe(Effect.map((l) => l.prices))
       }),
@@ -199,17 +231,27 @@ export const makeLive = (options: {
       domainInfo: (domain) => get(domainPath(domain), RtrDomainInfo),
       updateDomain: (domain, changes) => Effect.asVoid(post(`${domainPath(domain)}/update`, changes, Schema.Unknown)),
       renewDomain: (domain, periodMonths) =>
-        Effect.flatMap(post(`${domainPath(domain)}/renew`, { period: periodMonths }, RtrExpiry), (a) => expiryAfter(domain, a)),
+        Effect.flatMap(post(`${domainPath(domain)}/renew`, { period: periodMonths }, RtrExpiry), (a) =>
+          expiryAfter(domain, a)),
       restoreDomain: (domain, reason) =>
-        Effect.flatMap(post(`${domainPath(domain)}/restore`, { reason }, RtrExpiry), (a) => expiryAfter(domain, a)),
+        Effect.flatMap(post(`${domainPath(domain)}/restore`, { reason }, RtrExpiry), (a) =>
+          expiryAfter(domain, a)),
       contactExists: (handle) =>
         Option.match(options.customer, {
-          onNone: () => Effect.fail(new RtrError({ reason: "unauthorized", message: "RTR_CUSTOMER is not configured; cannot look up contacts" })),
+          onNone: () =>
+            Effect.fail(
+              new RtrError({
+                reason: "unauthorized",
+                message: "RTR_CUSTOMER is not configured; cannot look up contacts"
+              })
+            ),
           onSome: (customer) =>
-            get(`/v2/customers/${encodeURIComponent(customer)}/contacts/${encodeURIComponent(handle)}`, Schema.Unknown).pipe(
-              Effect.as(true),
-              Effect.catchIf((e) => e.reason === "not_found", () => Effect.succeed(false))
-            )
+            get(`/v2/customers/${encodeURIComponent(customer)}/contacts/${encodeURIComponent(handle)}`, Schema.Unknown)
+              .pipe(
+                Effect.as(true),
+                Effect.catchIf((e) =>
+                  e.reason === "not_found", () => Effect.succeed(false))
+              )
         })
     }
     return service

@@ -53,7 +53,6 @@ export const RtrDomainCheck = Schema.Struct({
 })
 export type RtrDomainCheck = typeof RtrDomainCheck.Type
 
-
 /** `GET /v2/domains/{name}`: the registrar's view of a registered domain (fields we read). */
 export const RtrDomainInfo = Schema.Struct({
   domainName: Schema.String,

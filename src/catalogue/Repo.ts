@@ -67,7 +67,10 @@ const make = Effect.gen(function*() {
 
     /** Insert TLDs that are not there yet (the bundled snapshot never overwrites a sync). */
     seedTlds: (infos: ReadonlyArray<RtrTldInfo>, syncedAt: Date) =>
-      write(tldRows(infos, syncedAt), (rows) => sql`insert into tld_metadata ${sql.insert(rows)} on conflict (tld) do nothing`),
+      write(
+        tldRows(infos, syncedAt),
+        (rows) => sql`insert into tld_metadata ${sql.insert(rows)} on conflict (tld) do nothing`
+      ),
 
     upsertTlds: (infos: ReadonlyArray<RtrTldInfo>, syncedAt: Date) =>
       write(tldRows(infos, syncedAt), (rows) =>
@@ -80,7 +83,10 @@ const make = Effect.gen(function*() {
     allPrices: Effect.orDie(allPrices(undefined)),
 
     seedPrices: (rows: ReadonlyArray<PriceRow>) =>
-      write(priceRows(rows, "default"), (rows) => sql`insert into tld_prices ${sql.insert(rows)} on conflict (tld, op) do nothing`),
+      write(
+        priceRows(rows, "default"),
+        (rows) => sql`insert into tld_prices ${sql.insert(rows)} on conflict (tld, op) do nothing`
+      ),
 
     upsertPrices: (rows: ReadonlyArray<PriceRow>, source: string) =>
       write(priceRows(rows, source), (rows) =>
@@ -91,6 +97,8 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class CatalogueRepo extends Context.Tag("app/CatalogueRepo")<CatalogueRepo, Effect.Effect.Success<typeof make>>() {
+export class CatalogueRepo
+  extends Context.Tag("app/CatalogueRepo")<CatalogueRepo, Effect.Effect.Success<typeof make>>()
+{
   static readonly Live = Layer.effect(CatalogueRepo, make)
 }

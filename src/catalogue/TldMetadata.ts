@@ -36,11 +36,15 @@ export class TldMetadata extends Schema.Class<TldMetadata>("TldMetadata")({
   maxNameservers: Schema.Int,
   nameserversRequired: Schema.Boolean,
   idnSupport: Schema.Boolean,
-  premiumSupport: Schema.String.annotations({ description: "Registry premium-name support as reported by the registrar, e.g. NO or REGULAR" }),
+  premiumSupport: Schema.String.annotations({
+    description: "Registry premium-name support as reported by the registrar, e.g. NO or REGULAR"
+  }),
   transferRequiresAuthcode: Schema.Boolean,
   featuresAvailable: Schema.Array(Feature),
   source: Schema.Literal("rtr"),
-  lastSyncedAt: Schema.String.annotations({ description: "RFC 3339 time of the last successful sync", format: "date-time" } as any),
+  lastSyncedAt: Schema.String.annotations(
+    { description: "RFC 3339 time of the last successful sync", format: "date-time" } as any
+  ),
   stale: Schema.Boolean.annotations({ description: "True when lastSyncedAt is older than the configured maximum age" })
 }) {}
 

@@ -12,11 +12,17 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { SESSION_STATUSES } from "../domain/Checkout.js"
+import { PartnerAuth, requiresScope } from "../partner/Auth.js"
 import { documentedAt, htmlErrorPages, HtmlPage } from "../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError } from "../platform/Errors.js"
-import { PartnerAuth, requiresScope } from "../partner/Auth.js"
-import { SESSION_STATUSES } from "../domain/Checkout.js"
-import { CheckoutSessionNotFound, ListingUnavailable, DomainNotForSale, DomainNotPriced, InvalidRedirectUrl } from "./Errors.js"
+import {
+  CheckoutSessionNotFound,
+  DomainNotForSale,
+  DomainNotPriced,
+  InvalidRedirectUrl,
+  ListingUnavailable
+} from "./Errors.js"
 
 const Email = Schema.String.pipe(
   Schema.maxLength(254),
@@ -24,23 +30,32 @@ const Email = Schema.String.pipe(
 )
 
 export const CheckoutSessionRequest = Schema.Struct({
-  domain: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(253)).annotations({ description: "A listed domain of the credential's inventory (sandbox credentials: the sandbox inventory)" }),
+  domain: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(253)).annotations({
+    description: "A listed domain of the credential's inventory (sandbox credentials: the sandbox inventory)"
+  }),
   buyer_email: Schema.optional(Email).annotations({ description: "Pre-fills the page's e-mail field" }),
   return_url: Schema.optional(Schema.String.pipe(Schema.maxLength(2048))).annotations({
     description: "https (http only outside production). The buyer lands on return_url?session_id=cs_…&status=paid"
   }),
-  cancel_url: Schema.optional(Schema.String.pipe(Schema.maxLength(2048))).annotations({ description: "https (http only outside production): the page's Cancel link" }),
-  reference: Schema.optional(Schema.String.pipe(Schema.maxLength(200))).annotations({ description: "Your own reference, echoed back" })
+  cancel_url: Schema.optional(Schema.String.pipe(Schema.maxLength(2048))).annotations({
+    description: "https (http only outside production): the page's Cancel link"
+  }),
+  reference: Schema.optional(Schema.String.pipe(Schema.maxLength(200))).annotations({
+    description: "Your own reference, echoed back"
+  })
 }).annotations({ identifier: "CheckoutSessionRequest" })
 
 export const CheckoutSession = Schema.Struct({
   id: Schema.String.annotations({ description: "cs_…" }),
-  checkout_url: Schema.String.annotations({ description: "{base_url}/checkout?pt=<signed token>; send the buyer here. Valid until expires_at." }),
+  checkout_url: Schema.String.annotations({
+    description: "{base_url}/checkout?pt=<signed token>; send the buyer here. Valid until expires_at."
+  }),
   domain: Schema.String,
   price_cents: Schema.Int,
   currency: Schema.String,
   status: Schema.Literal(...SESSION_STATUSES).annotations({
-    description: "open → processing (a payment in progress: the domain is reserved) → paid; requires_action while the buyer confirms with the bank; expired after 7 days; refunded if the domain was sold meanwhile"
+    description:
+      "open → processing (a payment in progress: the domain is reserved) → paid; requires_action while the buyer confirms with the bank; expired after 7 days; refunded if the domain was sold meanwhile"
   }),
   expires_at: Schema.String,
   reference: Schema.NullOr(Schema.String),
@@ -53,7 +68,9 @@ export const CheckoutSession = Schema.Struct({
     public_id: Schema.String,
     status: Schema.String,
     payment_model: Schema.String
-  })).annotations({ description: "The order created when the session was paid (payment_model hosted_checkout, status PAID first)" })
+  })).annotations({
+    description: "The order created when the session was paid (payment_model hosted_checkout, status PAID first)"
+  })
 }).annotations({ identifier: "CheckoutSession" })
 
 export class CheckoutSessionsApi extends HttpApiGroup.make("checkoutSessions")
@@ -61,7 +78,9 @@ export class CheckoutSessionsApi extends HttpApiGroup.make("checkoutSessions")
     HttpApiEndpoint.post("createCheckoutSession", "/api/partner/v1/checkout-session")
       .setPayload(CheckoutSessionRequest)
       .setHeaders(Schema.Struct({
-        "idempotency-key": Schema.optional(Schema.String).annotations({ description: "Optional: a retry with the same key and body answers the first 201" })
+        "idempotency-key": Schema.optional(Schema.String).annotations({
+          description: "Optional: a retry with the same key and body answers the first 201"
+        })
       }))
       .addSuccess(CheckoutSession, { status: 201 })
       .addError(BadRequest)
@@ -78,7 +97,9 @@ export class CheckoutSessionsApi extends HttpApiGroup.make("checkoutSessions")
       .pipe(requiresScope("embed"), documentedAt("/docs/checkout.md#open-a-session"))
   )
   .add(
-    HttpApiEndpoint.get("getCheckoutSession")`/api/partner/v1/checkout-session/${HttpApiSchema.param("id", Schema.String)}`
+    HttpApiEndpoint.get("getCheckoutSession")`/api/partner/v1/checkout-session/${
+      HttpApiSchema.param("id", Schema.String)
+    }`
       .addSuccess(CheckoutSession)
       .addError(errorWire(CheckoutSessionNotFound))
       .annotate(OpenApi.Summary, "A checkout session, its status and its order")
@@ -91,10 +112,17 @@ export class CheckoutSessionsApi extends HttpApiGroup.make("checkoutSessions")
 {}
 
 const Html = HtmlPage
-const Redirect = (status: 302 | 303, description: string) => Schema.Void.annotations({ description, ...HttpApiSchema.annotations({ status }) })
+const Redirect = (status: 302 | 303, description: string) =>
+  Schema.Void.annotations({ description, ...HttpApiSchema.annotations({ status }) })
 
-const PtParam = Schema.Struct({ pt: Schema.optional(Schema.String).annotations({ description: "The signed checkout token of the session's link" }) })
-const ReturnParams = Schema.Struct({ pt: Schema.optional(Schema.String), payment_intent: Schema.optional(Schema.String), payment_intent_client_secret: Schema.optional(Schema.String) })
+const PtParam = Schema.Struct({
+  pt: Schema.optional(Schema.String).annotations({ description: "The signed checkout token of the session's link" })
+})
+const ReturnParams = Schema.Struct({
+  pt: Schema.optional(Schema.String),
+  payment_intent: Schema.optional(Schema.String),
+  payment_intent_client_secret: Schema.optional(Schema.String)
+})
 
 export const PayForm = Schema.Struct({
   csrf: Schema.optional(Schema.String),
@@ -106,9 +134,10 @@ export const PayForm = Schema.Struct({
   card_cvc: Schema.optional(Schema.String)
 }).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
 
-const ConfirmForm = Schema.Struct({ csrf: Schema.optional(Schema.String), action: Schema.optional(Schema.String) }).pipe(
-  HttpApiSchema.withEncoding({ kind: "UrlParams" })
-)
+const ConfirmForm = Schema.Struct({ csrf: Schema.optional(Schema.String), action: Schema.optional(Schema.String) })
+  .pipe(
+    HttpApiSchema.withEncoding({ kind: "UrlParams" })
+  )
 
 /** HTML pages answer HTML error pages, never the JSON envelope: the OpenAPI operation says so. */
 const htmlErrors = htmlErrorPages(
@@ -119,7 +148,9 @@ export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
   .add(
     HttpApiEndpoint.get("checkoutPage", "/checkout")
       .setUrlParams(PtParam)
-      .addSuccess(Html(200, "The payment page (domain, price, seller, buyer and card form), or the receipt of a paid session"))
+      .addSuccess(
+        Html(200, "The payment page (domain, price, seller, buyer and card form), or the receipt of a paid session")
+      )
       .addError(Html(400, "Tampered link"))
       .addError(Html(410, "Expired link"))
       .annotateContext(htmlErrors)
@@ -130,7 +161,9 @@ export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
     HttpApiEndpoint.post("checkoutPay", "/checkout/pay")
       .setUrlParams(PtParam)
       .setPayload(PayForm)
-      .addSuccess(Html(200, "The page again with a message (declined card, invalid field), the confirmation step, or the receipt"))
+      .addSuccess(
+        Html(200, "The page again with a message (declined card, invalid field), the confirmation step, or the receipt")
+      )
       .addSuccess(Redirect(303, "Paid: to return_url?session_id=…&status=paid (or the receipt)"))
       .addError(Html(400, "Tampered link or oversized field"))
       .addError(Html(403, "Cross-site post or stale form"))
@@ -175,7 +208,10 @@ export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
     HttpApiEndpoint.post("stripeWebhook", "/api/checkout/stripe/webhook")
       .addSuccess(Schema.Struct({ received: Schema.Boolean }))
       .addError(BadRequest)
-      .annotate(OpenApi.Summary, "Stripe webhook (payment_intent.succeeded), verified with Stripe-Signature and STRIPE_WEBHOOK_SECRET")
+      .annotate(
+        OpenApi.Summary,
+        "Stripe webhook (payment_intent.succeeded), verified with Stripe-Signature and STRIPE_WEBHOOK_SECRET"
+      )
       .pipe(documentedAt("/docs/checkout.md#stripe"))
   )
   .addError(InternalError)

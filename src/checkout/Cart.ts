@@ -35,7 +35,9 @@ export class CartCheckoutUnavailable extends Error {
 
 export class CartCheckout extends Context.Tag("app/CartCheckout")<CartCheckout, {
   /** One hosted checkout session for the cart; idempotent per `cartId`. */
-  readonly open: (cart: CartInput) => Effect.Effect<{ readonly sessionId: string; readonly checkoutPath: string }, CartCheckoutUnavailable>
+  readonly open: (
+    cart: CartInput
+  ) => Effect.Effect<{ readonly sessionId: string; readonly checkoutPath: string }, CartCheckoutUnavailable>
 }>() {
   static readonly Unavailable = Layer.succeed(CartCheckout, {
     open: () => Effect.fail(new CartCheckoutUnavailable("hosted checkout is not available"))

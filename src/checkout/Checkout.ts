@@ -17,13 +17,13 @@ import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { type Card, checkCard, returnAddress } from "../domain/Checkout.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../partner/Auth.js"
 import { Orders } from "../partner/orders/Orders.js"
-import { type Attribution, ReferralAttribution } from "../referrals/Attribution.js"
 import { AppConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
+import { type Attribution, ReferralAttribution } from "../referrals/Attribution.js"
 import { CartCheckout, CartCheckoutUnavailable, CartFulfilment, type CartInput } from "./Cart.js"
+import { CheckoutSessionNotFound, DomainNotForSale, DomainNotPriced, ListingUnavailable } from "./Errors.js"
 import { type PaymentOutcome, PaymentProviders, type PaymentStart } from "./PaymentProvider.js"
-import { CheckoutSessionNotFound, ListingUnavailable, DomainNotForSale, DomainNotPriced } from "./Errors.js"
 import { CheckoutRepo, type SessionRow } from "./Repo.js"
 
 const PT_PURPOSE = "checkout-pt"
@@ -73,25 +73,39 @@ const make = Effect.gen(function*() {
   const fulfilment = yield* CartFulfilment
 
   const ttl = config.checkout.sessionTtl
-  const tokenOf = (s: { readonly id: string; readonly expires_at: Date }) => secrets.sign(PT_PURPOSE, { s: s.id, x: s.expires_at.getTime() })
+  const tokenOf = (s: { readonly id: string; readonly expires_at: Date }) =>
+    secrets.sign(PT_PURPOSE, { s: s.id, x: s.expires_at.getTime() })
   const checkoutPath = (s: { readonly id: string; readonly expires_at: Date }) => `/checkout?pt=${tokenOf(s)}`
   const checkoutUrl = (s: { readonly id: string; readonly expires_at: Date }) => `${config.baseUrl}${checkoutPath(s)}`
   const providerOf = (s: SessionRow) => (s.environment === "sandbox" ? providers.sandbox : providers.live)
 
   /** Creates a session for a listed, priced domain of `environment`'s inventory. */
-  const openListing = (kind: "partner" | "marketplace", environment: PartnerEnvironment, domain: string, input: OpenInput & {
-    readonly partnerId: string
-    readonly credentialId: string | null
-    readonly referral: Attribution | null
-  }) =>
+  const openListing = (
+    kind: "partner" | "marketplace",
+    environment: PartnerEnvironment,
+    domain: string,
+    input: OpenInput & {
+      readonly partnerId: string
+      readonly credentialId: string | null
+      readonly referral: Attribution | null
+    }
+  ) =>
     Effect.gen(function*() {
       const listing = yield* orders.lockListing(environment, domain).pipe(Effect.orDie)
-      if (Option.isNone(listing) || listing.value.status === "withdrawn" || listing.value.status === "sold") return yield* DomainNotForSale.of(domain)
+      if (
+        Option.isNone(listing) || listing.value.status === "withdrawn" || listing.value.status === "sold"
+      ) return yield* DomainNotForSale.of(domain)
       const l = listing.value
       if (l.bin_price_cents === null) return yield* DomainNotPriced.of(domain)
       // A listing leaves `active` when an order is placed on it; an operator's lock holds it without one.
-      if (l.status !== "active") return yield* new ListingUnavailable({ message: `${domain} is no longer available: an order is already in progress` })
-      if (l.locked) return yield* new ListingUnavailable({ message: `${domain} is not available: the listing is locked` })
+      if (l.status !== "active") {
+        return yield* new ListingUnavailable({
+          message: `${domain} is no longer available: an order is already in progress`
+        })
+      }
+      if (l.locked) {
+        return yield* new ListingUnavailable({ message: `${domain} is not available: the listing is locked` })
+      }
       const now = yield* Clock.currentTimeMillis
       const created = yield* repo.insert({
         id: makeId("cs"),
@@ -107,7 +121,9 @@ const make = Effect.gen(function*() {
         returnUrl: input.returnUrl ?? null,
         cancelUrl: input.cancelUrl ?? null,
         buyerEmail: input.buyerEmail ?? null,
-        referral: input.referral ? { partnerId: input.referral.partnerId, linkId: input.referral.linkId, clickId: input.referral.clickId } : null,
+        referral: input.referral
+          ? { partnerId: input.referral.partnerId, linkId: input.referral.linkId, clickId: input.referral.clickId }
+          : null,
         cart: null,
         expiresAt: new Date(now + Duration.toMillis(ttl))
       })
@@ -115,43 +131,62 @@ const make = Effect.gen(function*() {
     })
 
   const openForPartner = (partner: PartnerIdentity, domain: string, input: OpenInput) =>
-    openListing("partner", partner.environment, domain, { ...input, partnerId: partner.partnerId, credentialId: partner.credentialId, referral: null })
+    openListing("partner", partner.environment, domain, {
+      ...input,
+      partnerId: partner.partnerId,
+      credentialId: partner.credentialId,
+      referral: null
+    })
 
   /** The marketplace's own sale (`/buy/{domain}`), attributed to a referral link when the cookie names one. */
   const openForMarketplace = (domain: string, referralCookie: string | undefined) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       // The buy page sells live inventory: a sandbox link's click never attributes a live sale.
-      const attribution = Option.filter(yield* referrals.resolve(referralCookie, new Date(now)), (a) => a.environment === "live")
+      const attribution = Option.filter(yield* referrals.resolve(referralCookie, new Date(now)), (a) =>
+        a.environment === "live")
       const session = yield* openListing("marketplace", "live", domain, {
         domain,
         partnerId: MARKETPLACE_PARTNER_ID,
         credentialId: null,
         referral: Option.getOrNull(attribution)
       })
-      if (Option.isSome(attribution)) yield* referrals.checkoutStarted(attribution.value, { sessionId: session.id, domain })
+      if (Option.isSome(attribution)) {
+        yield* referrals.checkoutStarted(attribution.value, { sessionId: session.id, domain })
+      }
       return session
     })
 
   const sessionFor = (id: string, partner: PartnerIdentity) =>
-    Effect.flatMap(repo.byId(id), (s) =>
-      Option.isSome(s) && s.value.partner_id === partner.partnerId && s.value.environment === partner.environment && s.value.kind === "partner"
-        ? Effect.succeed(s.value)
-        : Effect.fail(CheckoutSessionNotFound.of(id)))
+    Effect.flatMap(
+      repo.byId(id),
+      (s) =>
+        Option.isSome(s) && s.value.partner_id === partner.partnerId && s.value.environment === partner.environment &&
+          s.value.kind === "partner"
+          ? Effect.succeed(s.value)
+          : Effect.fail(CheckoutSessionNotFound.of(id))
+    )
 
-  const isExpired = (s: SessionRow, now: number) => s.status === "expired" || (s.status === "open" && s.expires_at.getTime() <= now)
+  const isExpired = (s: SessionRow, now: number) =>
+    s.status === "expired" || (s.status === "open" && s.expires_at.getTime() <= now)
 
   /** The session a `pt` link names: tampered (400), expired (410) or the session. */
   const fromToken = (pt: string | undefined) =>
     Effect.gen(function*() {
       if (pt === undefined || pt.length > 2000) return { _tag: "Tampered" } as TokenCheck
       const t = secrets.verify<{ s: string; x: number }>(PT_PURPOSE, pt)
-      if (Option.isNone(t) || typeof t.value.s !== "string" || typeof t.value.x !== "number") return { _tag: "Tampered" } as TokenCheck
+      if (Option.isNone(t) || typeof t.value.s !== "string" || typeof t.value.x !== "number") {
+        return { _tag: "Tampered" } as TokenCheck
+      }
       const now = yield* Clock.currentTimeMillis
       const s = yield* repo.byId(t.value.s)
       if (Option.isNone(s)) return { _tag: "Tampered" } as TokenCheck
-      if (s.value.status === "paid" || s.value.status === "refunded") return { _tag: "Ok", session: s.value } as TokenCheck
-      if (t.value.x <= now || isExpired(s.value, now)) return { _tag: "Expired", session: s.value } as TokenCheck
+      if (s.value.status === "paid" || s.value.status === "refunded") {
+        return { _tag: "Ok", session: s.value } as TokenCheck
+      }
+      if (t.value.x <= now || isExpired(s.value, now)) {
+        return { _tag: "Expired", session: s.value } as TokenCheck
+      }
       return { _tag: "Ok", session: s.value } as TokenCheck
     })
 
@@ -176,8 +211,13 @@ const make = Effect.gen(function*() {
             return { session: { ...s, status: "paid" as const }, refund: false, cartPaid: true }
           }
           const listing = yield* orders.lockListing(s.environment, s.domain!).pipe(Effect.orDie)
-          const open = Option.isSome(listing) ? yield* orders.openOrderOnListing(listing.value.id).pipe(Effect.orDie) : Option.none()
-          if (Option.isNone(listing) || listing.value.id !== s.listing_id || listing.value.status === "sold" || listing.value.status === "withdrawn" || Option.isSome(open)) {
+          const open = Option.isSome(listing)
+            ? yield* orders.openOrderOnListing(listing.value.id).pipe(Effect.orDie)
+            : Option.none()
+          if (
+            Option.isNone(listing) || listing.value.id !== s.listing_id || listing.value.status === "sold" ||
+            listing.value.status === "withdrawn" || Option.isSome(open)
+          ) {
             yield* repo.setStatus(s.id, "refunded", "the domain was sold to someone else; the payment was refunded")
             return { session: { ...s, status: "refunded" as const }, refund: true, cartPaid: false }
           }
@@ -208,10 +248,16 @@ const make = Effect.gen(function*() {
         })
       )
       // The cart's job was enqueued in the transaction, when no worker could see it: wake them now.
-      if (result.cartPaid && result.session) yield* fulfilment.committed({ cartId: result.session.cart_id!, sessionId: result.session.id })
+      if (result.cartPaid && result.session) {
+        yield* fulfilment.committed({ cartId: result.session.cart_id!, sessionId: result.session.id })
+      }
       if (result.refund && result.session) {
         const refunded = yield* providerOf(result.session).refund(ref)
-        if (!refunded) yield* Effect.logError("checkout: refund of a payment for a domain sold meanwhile failed", { session: sessionId })
+        if (!refunded) {
+          yield* Effect.logError("checkout: refund of a payment for a domain sold meanwhile failed", {
+            session: sessionId
+          })
+        }
       }
       return result.session
     })
@@ -223,7 +269,10 @@ const make = Effect.gen(function*() {
         case "succeeded": {
           const paid = yield* complete(s.id, ref)
           if (paid?.status === "refunded") {
-            return { _tag: "Unavailable", message: `${s.domain} is no longer available. Your payment was refunded.` } as const
+            return {
+              _tag: "Unavailable",
+              message: `${s.domain} is no longer available. Your payment was refunded.`
+            } as const
           }
           return { _tag: "Paid", session: paid ?? s, redirect: afterPaid(s) } as const
         }
@@ -234,7 +283,11 @@ const make = Effect.gen(function*() {
           yield* repo.markRequiresAction(s.id, ref)
           return { _tag: "RequiresAction", redirectUrl: outcome.redirectUrl } as const
         case "unknown":
-          return { _tag: "Pending", message: "We are waiting for your bank's answer. This page will show the result; you will not be charged twice." } as const
+          return {
+            _tag: "Pending",
+            message:
+              "We are waiting for your bank's answer. This page will show the result; you will not be charged twice."
+          } as const
       }
     })
 
@@ -255,7 +308,10 @@ const make = Effect.gen(function*() {
           if (s.status !== "open" || s.expires_at.getTime() <= now) return { _tag: "Gone" } as const
           if (s.kind !== "cart") {
             const listing = yield* orders.lockListing(s.environment, s.domain!).pipe(Effect.orDie)
-            if (Option.isNone(listing) || listing.value.id !== s.listing_id || listing.value.status !== "active" || listing.value.locked) {
+            if (
+              Option.isNone(listing) || listing.value.id !== s.listing_id || listing.value.status !== "active" ||
+              listing.value.locked
+            ) {
               return { _tag: "Unavailable" } as const
             }
             const open = yield* orders.openOrderOnListing(listing.value.id).pipe(Effect.orDie)
@@ -276,13 +332,22 @@ const make = Effect.gen(function*() {
       )
       switch (reserved._tag) {
         case "Gone":
-          return { _tag: "Unavailable", message: "This checkout link has expired. Ask the seller for a new one." } as const
+          return {
+            _tag: "Unavailable",
+            message: "This checkout link has expired. Ask the seller for a new one."
+          } as const
         case "AlreadyPaid":
           return { _tag: "Paid", session: reserved.session, redirect: afterPaid(reserved.session) } as const
         case "InProgress":
-          return { _tag: "Pending", message: "A payment for this checkout is already in progress. This page will show the result." } as const
+          return {
+            _tag: "Pending",
+            message: "A payment for this checkout is already in progress. This page will show the result."
+          } as const
         case "Unavailable":
-          return { _tag: "Unavailable", message: "This domain is no longer available: someone else is buying it. You have not been charged." } as const
+          return {
+            _tag: "Unavailable",
+            message: "This domain is no longer available: someone else is buying it. You have not been charged."
+          } as const
       }
       const s = reserved.session
       const provider = providerOf(s)
@@ -299,12 +364,19 @@ const make = Effect.gen(function*() {
       const created = yield* Effect.either(provider.create(start))
       if (created._tag === "Left") {
         yield* repo.setStatus(s.id, "open", "the payment provider is unavailable")
-        return { _tag: "Declined", message: "The payment service is unavailable right now. You have not been charged; try again in a minute." } as const
+        return {
+          _tag: "Declined",
+          message: "The payment service is unavailable right now. You have not been charged; try again in a minute."
+        } as const
       }
       const ref = created.right
       yield* repo.setPaymentRef(s.id, s.attempt, ref)
       // 3. Charge.
-      const outcome = yield* provider.confirm(ref, start, `${config.baseUrl}/checkout/return?pt=${encodeURIComponent(tokenOf(s))}`)
+      const outcome = yield* provider.confirm(
+        ref,
+        start,
+        `${config.baseUrl}/checkout/return?pt=${encodeURIComponent(tokenOf(s))}`
+      )
       return yield* settleOutcome({ ...s, payment_ref: ref }, ref, outcome)
     })
 
@@ -319,7 +391,9 @@ const make = Effect.gen(function*() {
         return { _tag: "Declined", message: s.last_error ?? "There is no payment to confirm. Start again." } as const
       }
       const provider = providerOf(s)
-      const outcome = sandboxConfirmed ? yield* provider.completeAction(s.payment_ref) : yield* provider.retrieve(s.payment_ref)
+      const outcome = sandboxConfirmed
+        ? yield* provider.completeAction(s.payment_ref)
+        : yield* provider.retrieve(s.payment_ref)
       return yield* settleOutcome(s, s.payment_ref, outcome)
     })
 
@@ -367,7 +441,9 @@ const make = Effect.gen(function*() {
       if (Option.isNone(found) || found.value.payment_ref === null) continue
       const ok = yield* providerOf(found.value).refund(found.value.payment_ref)
       if (!ok) {
-        yield* Effect.logWarning("checkout refund refused by the provider; retried next run").pipe(Effect.annotateLogs({ session: id }))
+        yield* Effect.logWarning("checkout refund refused by the provider; retried next run").pipe(
+          Effect.annotateLogs({ session: id })
+        )
         continue
       }
       yield* repo.markRefunded(id)

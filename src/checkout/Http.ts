@@ -15,12 +15,12 @@ import { isSameOriginWrite } from "../identity/Session.js"
 import { CurrentPartner } from "../partner/Auth.js"
 import { domainParam, iso } from "../partner/Common.js"
 import { Orders } from "../partner/orders/Orders.js"
-import { REFERRAL_COOKIE } from "../referrals/Attribution.js"
 import { AppConfig } from "../platform/Config.js"
 import { BadRequestError } from "../platform/Errors.js"
 import { errorPageHtml, htmlResponse } from "../platform/Html.js"
 import { fingerprint, Idempotency, isValidKey } from "../platform/Idempotency.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
+import { REFERRAL_COOKIE } from "../referrals/Attribution.js"
 import { Checkout, MARKETPLACE_NAME, type PayResult } from "./Checkout.js"
 import { InvalidRedirectUrl } from "./Errors.js"
 import { checkoutPage, confirmPage, messagePage, receiptPage } from "./Pages.js"
@@ -32,89 +32,121 @@ const nonce = () => randomBytes(16).toString("base64url")
 const page = (html: string, status = 200, n?: string) => htmlResponse(html, { status, ...(n ? { nonce: n } : {}) })
 
 const tampered = () =>
-  page(errorPageHtml("Invalid checkout link", "This checkout link is not valid: it was changed or cut short.", "Open the link exactly as the seller sent it, or ask the seller for a new one."), 400)
+  page(
+    errorPageHtml(
+      "Invalid checkout link",
+      "This checkout link is not valid: it was changed or cut short.",
+      "Open the link exactly as the seller sent it, or ask the seller for a new one."
+    ),
+    400
+  )
 const expired = () =>
-  page(errorPageHtml("Checkout link expired", "This checkout link has expired. Nothing was charged.", "Ask the seller for a new link."), 410)
+  page(
+    errorPageHtml(
+      "Checkout link expired",
+      "This checkout link has expired. Nothing was charged.",
+      "Ask the seller for a new link."
+    ),
+    410
+  )
 
 const LIMITS = { email: 254, name: 200, country: 2, card_number: 23, card_exp: 7, card_cvc: 4, csrf: 100 } as const
 
-export const CheckoutSessionsHttpLive = HttpApiBuilder.group(Api, "checkoutSessions", (handlers) =>
-  Effect.gen(function*() {
-    const checkout = yield* Checkout
-    const orders = yield* Orders
-    const config = yield* AppConfig
-    const idempotency = yield* Idempotency
+export const CheckoutSessionsHttpLive = HttpApiBuilder.group(
+  Api,
+  "checkoutSessions",
+  (handlers) =>
+    Effect.gen(function*() {
+      const checkout = yield* Checkout
+      const orders = yield* Orders
+      const config = yield* AppConfig
+      const idempotency = yield* Idempotency
 
-    const sessionJson = (s: SessionRow) =>
-      Effect.gen(function*() {
-        const order = s.order_id === null ? null : yield* Effect.option(orders.detail(s.order_id))
-        const now = yield* Clock.currentTimeMillis
-        return {
-          id: s.id,
-          checkout_url: checkout.checkoutUrl(s),
-          domain: s.domain ?? "",
-          price_cents: s.price_cents,
-          currency: s.currency,
-          status: checkout.isExpired(s, now) ? "expired" as const : s.status,
-          expires_at: iso(s.expires_at)!,
-          reference: s.reference,
-          return_url: s.return_url,
-          cancel_url: s.cancel_url,
-          environment: s.environment,
-          created_at: iso(s.created_at)!,
-          paid_at: iso(s.paid_at),
-          order: order === null || Option.isNone(order)
-            ? null
-            : { public_id: order.value.public_id, status: order.value.status, payment_model: s.referral_partner_id ? "referral" : "hosted_checkout" }
-        }
-      })
-
-    const checkUrl = (field: string, url: string | undefined) => {
-      if (url === undefined) return Effect.void
-      const problem = redirectUrlProblem(url, config.production)
-      return problem ? Effect.fail(InvalidRedirectUrl.of(field, problem)) : Effect.void
-    }
-
-    return handlers
-      .handle("createCheckoutSession", ({ headers, payload, request }) =>
+      const sessionJson = (s: SessionRow) =>
         Effect.gen(function*() {
-          const partner = yield* CurrentPartner
-          yield* checkUrl("return_url", payload.return_url)
-          yield* checkUrl("cancel_url", payload.cancel_url)
-          const name = yield* domainParam("domain", payload.domain)
-          const open = Effect.flatMap(
-            checkout.openForPartner(partner, name.ascii, {
-              domain: name.ascii,
-              buyerEmail: payload.buyer_email,
-              returnUrl: payload.return_url,
-              cancelUrl: payload.cancel_url,
-              reference: payload.reference
-            }),
-            sessionJson
-          )
-          const key = headers["idempotency-key"]
-          if (key === undefined) return yield* open
-          if (!isValidKey(key)) return yield* new BadRequestError({ code: "validation_error", message: "Idempotency-Key: 1-255 visible ASCII characters" })
-          const body = yield* request.text.pipe(Effect.orDie)
-          // The idempotency store's own database failures (platform/Idempotency.ts) are defects.
-          const result = yield* idempotency.run(
-            { scope: `checkout-sessions:${partner.credentialId}`, key, fingerprint: fingerprint("POST", "/api/partner/v1/checkout-session", body), transactional: true },
-            Effect.map(open, (s) => ({ status: 201, body: s }))
-          ).pipe(Effect.catchTag("SqlError", Effect.die))
-          // The first answer and its replays both answer the stored response (to be unified with
-          // the other idempotent endpoints, platform/Idempotency.ts).
-          return HttpServerResponse.unsafeJson(result.response.body, {
-            status: result.response.status,
-            headers: { "idempotency-key": key, ...(result.replayed ? { "idempotent-replayed": "true" } : {}) }
-          })
-        }))
-      .handle("getCheckoutSession", ({ path }) =>
-        Effect.gen(function*() {
-          const partner = yield* CurrentPartner
-          const s = yield* checkout.sessionFor(path.id, partner)
-          return yield* sessionJson(s)
-        }))
-  }))
+          const order = s.order_id === null ? null : yield* Effect.option(orders.detail(s.order_id))
+          const now = yield* Clock.currentTimeMillis
+          return {
+            id: s.id,
+            checkout_url: checkout.checkoutUrl(s),
+            domain: s.domain ?? "",
+            price_cents: s.price_cents,
+            currency: s.currency,
+            status: checkout.isExpired(s, now) ? "expired" as const : s.status,
+            expires_at: iso(s.expires_at)!,
+            reference: s.reference,
+            return_url: s.return_url,
+            cancel_url: s.cancel_url,
+            environment: s.environment,
+            created_at: iso(s.created_at)!,
+            paid_at: iso(s.paid_at),
+            order: order === null || Option.isNone(order)
+              ? null
+              : {
+                public_id: order.value.public_id,
+                status: order.value.status,
+                payment_model: s.referral_partner_id ? "referral" : "hosted_checkout"
+              }
+          }
+        })
+
+      const checkUrl = (field: string, url: string | undefined) => {
+        if (url === undefined) return Effect.void
+        const problem = redirectUrlProblem(url, config.production)
+        return problem ? Effect.fail(InvalidRedirectUrl.of(field, problem)) : Effect.void
+      }
+
+      return handlers
+        .handle("createCheckoutSession", ({ headers, payload, request }) =>
+          Effect.gen(function*() {
+            const partner = yield* CurrentPartner
+            yield* checkUrl("return_url", payload.return_url)
+            yield* checkUrl("cancel_url", payload.cancel_url)
+            const name = yield* domainParam("domain", payload.domain)
+            const open = Effect.flatMap(
+              checkout.openForPartner(partner, name.ascii, {
+                domain: name.ascii,
+                buyerEmail: payload.buyer_email,
+                returnUrl: payload.return_url,
+                cancelUrl: payload.cancel_url,
+                reference: payload.reference
+              }),
+              sessionJson
+            )
+            const key = headers["idempotency-key"]
+            if (key === undefined) return yield* open
+            if (!isValidKey(key)) {
+              return yield* new BadRequestError({
+                code: "validation_error",
+                message: "Idempotency-Key: 1-255 visible ASCII characters"
+              })
+            }
+            const body = yield* request.text.pipe(Effect.orDie)
+            // The idempotency store's own database failures (platform/Idempotency.ts) are defects.
+            const result = yield* idempotency.run(
+              {
+                scope: `checkout-sessions:${partner.credentialId}`,
+                key,
+                fingerprint: fingerprint("POST", "/api/partner/v1/checkout-session", body),
+                transactional: true
+              },
+              Effect.map(open, (s) => ({ status: 201, body: s }))
+            ).pipe(Effect.catchTag("SqlError", Effect.die))
+            // The first answer and its replays both answer the stored response (to be unified with
+            // the other idempotent endpoints, platform/Idempotency.ts).
+            return HttpServerResponse.unsafeJson(result.response.body, {
+              status: result.response.status,
+              headers: { "idempotency-key": key, ...(result.replayed ? { "idempotent-replayed": "true" } : {}) }
+            })
+          }))
+        .handle("getCheckoutSession", ({ path }) =>
+          Effect.gen(function*() {
+            const partner = yield* CurrentPartner
+            const s = yield* checkout.sessionFor(path.id, partner)
+            return yield* sessionJson(s)
+          }))
+    })
+)
 
 export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", (handlers) =>
   Effect.gen(function*() {
@@ -126,15 +158,31 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
     const sellerOf = (s: SessionRow) => (s.kind === "partner" ? s.partner_name ?? "Partner" : MARKETPLACE_NAME)
 
     /** The page a session shows now (form, confirmation step, pending, receipt). */
-    const current = (s: SessionRow, pt: string, extra?: { error?: string; values?: { email?: string; name?: string; country?: string }; status?: number }) => {
+    const current = (
+      s: SessionRow,
+      pt: string,
+      extra?: { error?: string; values?: { email?: string; name?: string; country?: string }; status?: number }
+    ) => {
       const seller = sellerOf(s)
       switch (s.status) {
         case "paid":
           return page(receiptPage(s, seller))
         case "refunded":
-          return page(messagePage("No longer available", s.last_error ?? "This domain is no longer available. Your payment was refunded."), 409)
+          return page(
+            messagePage(
+              "No longer available",
+              s.last_error ?? "This domain is no longer available. Your payment was refunded."
+            ),
+            409
+          )
         case "processing":
-          return page(messagePage("Payment in progress", "We are waiting for the payment's result. You will not be charged twice.", { kind: "muted", retry: `/checkout?pt=${encodeURIComponent(pt)}` }))
+          return page(
+            messagePage(
+              "Payment in progress",
+              "We are waiting for the payment's result. You will not be charged twice.",
+              { kind: "muted", retry: `/checkout?pt=${encodeURIComponent(pt)}` }
+            )
+          )
         case "requires_action": {
           const n = nonce()
           return page(confirmPage({ session: s, seller, pt, csrf: csrfFor(s.id), nonce: n }), 200, n)
@@ -145,7 +193,15 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
           // last attempt's outcome (still in `last_error` for the API and the return page).
           const error = extra?.error
           return page(
-            checkoutPage({ session: s, seller, pt, csrf: csrfFor(s.id), nonce: n, ...(error ? { error } : {}), ...(extra?.values ? { values: extra.values } : {}) }),
+            checkoutPage({
+              session: s,
+              seller,
+              pt,
+              csrf: csrfFor(s.id),
+              nonce: n,
+              ...(error ? { error } : {}),
+              ...(extra?.values ? { values: extra.values } : {})
+            }),
             extra?.status ?? 200,
             n
           )
@@ -156,7 +212,12 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
     const reload = (id: string) => Effect.map(checkout.byId(id), Option.getOrThrow)
 
     /** The answer to a payment attempt's result. */
-    const answer = (r: PayResult, s: SessionRow, pt: string, values?: { email?: string; name?: string; country?: string }) =>
+    const answer = (
+      r: PayResult,
+      s: SessionRow,
+      pt: string,
+      values?: { email?: string; name?: string; country?: string }
+    ) =>
       Effect.gen(function*() {
         switch (r._tag) {
           case "Paid":
@@ -171,16 +232,36 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
             if (r.redirectUrl) return redirect(r.redirectUrl)
             return current(yield* reload(s.id), pt)
           case "Pending":
-            return page(messagePage("Payment in progress", r.message, { kind: "muted", retry: `/checkout?pt=${encodeURIComponent(pt)}` }))
+            return page(
+              messagePage("Payment in progress", r.message, {
+                kind: "muted",
+                retry: `/checkout?pt=${encodeURIComponent(pt)}`
+              })
+            )
         }
       })
 
-    const guard = (request: { readonly method: string; readonly headers: Record<string, string | undefined> }, s: SessionRow, csrf: string | undefined) => {
+    const guard = (
+      request: { readonly method: string; readonly headers: Record<string, string | undefined> },
+      s: SessionRow,
+      csrf: string | undefined
+    ) => {
       if (!isSameOriginWrite(request as any, config.baseUrl)) {
-        return Option.some(page(errorPageHtml("Request refused", "This form was posted from another site.", "Open the checkout link again."), 403))
+        return Option.some(
+          page(
+            errorPageHtml(
+              "Request refused",
+              "This form was posted from another site.",
+              "Open the checkout link again."
+            ),
+            403
+          )
+        )
       }
       if (csrf === undefined || csrf.length > LIMITS.csrf || !safeEqual(csrf, csrfFor(s.id))) {
-        return Option.some(page(errorPageHtml("Stale form", "This payment form is out of date.", "Open the checkout link again."), 403))
+        return Option.some(
+          page(errorPageHtml("Stale form", "This payment form is out of date.", "Open the checkout link again."), 403)
+        )
       }
       return Option.none()
     }
@@ -206,10 +287,21 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
           for (const [field, max] of Object.entries(LIMITS)) {
             const v = (payload as Record<string, string | undefined>)[field]
             if (v !== undefined && v.length > max) {
-              return page(errorPageHtml("Bad request", `The field ${field} is longer than ${max} characters.`, "Go back and correct it."), 400)
+              return page(
+                errorPageHtml(
+                  "Bad request",
+                  `The field ${field} is longer than ${max} characters.`,
+                  "Go back and correct it."
+                ),
+                400
+              )
             }
           }
-          const values = { email: (payload.email ?? "").trim(), name: (payload.name ?? "").trim(), country: (payload.country ?? "").trim().toUpperCase() }
+          const values = {
+            email: (payload.email ?? "").trim(),
+            name: (payload.name ?? "").trim(),
+            country: (payload.country ?? "").trim().toUpperCase()
+          }
           const invalid = !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(values.email)
             ? "Enter a valid e-mail address."
             : values.name === ""
@@ -247,12 +339,23 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
       .handle("buyPage", ({ path, request }) =>
         Effect.gen(function*() {
           const name = yield* Effect.either(domainParam("domain", decodeURIComponent(path.domain)))
-          if (name._tag === "Left") return page(errorPageHtml("Not for sale", `${path.domain.slice(0, 100)} is not a domain name.`), 404)
-          const opened = yield* Effect.either(checkout.openForMarketplace(name.right.ascii, request.cookies[REFERRAL_COOKIE]))
+          if (name._tag === "Left") {
+            return page(errorPageHtml("Not for sale", `${path.domain.slice(0, 100)} is not a domain name.`), 404)
+          }
+          const opened = yield* Effect.either(
+            checkout.openForMarketplace(name.right.ascii, request.cookies[REFERRAL_COOKIE])
+          )
           if (opened._tag === "Left") {
             const e = opened.left
             return e._tag === "DomainNotForSale"
-              ? page(errorPageHtml("Not for sale", `${name.right.ascii} is not listed for sale.`, "Search for another name."), 404)
+              ? page(
+                errorPageHtml(
+                  "Not for sale",
+                  `${name.right.ascii} is not listed for sale.`,
+                  "Search for another name."
+                ),
+                404
+              )
               : page(errorPageHtml("Not available", e.message), 409)
           }
           return redirect(checkout.checkoutPath(opened.right))
@@ -261,10 +364,25 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
         Effect.gen(function*() {
           const body = yield* request.text.pipe(Effect.orDie)
           const secret = config.checkout.stripeWebhookSecret
-          if (Option.isNone(secret)) return yield* new BadRequestError({ code: "webhook_not_configured", message: "STRIPE_WEBHOOK_SECRET is not set" })
+          if (Option.isNone(secret)) {
+            return yield* new BadRequestError({
+              code: "webhook_not_configured",
+              message: "STRIPE_WEBHOOK_SECRET is not set"
+            })
+          }
           const now = yield* Clock.currentTimeMillis
-          const verified = verifyStripeSignature(request.headers["stripe-signature"], body, Redacted.value(secret.value), Math.floor(now / 1000))
-          if (!verified.ok) return yield* new BadRequestError({ code: "invalid_signature", message: `Stripe-Signature: ${verified.reason}` })
+          const verified = verifyStripeSignature(
+            request.headers["stripe-signature"],
+            body,
+            Redacted.value(secret.value),
+            Math.floor(now / 1000)
+          )
+          if (!verified.ok) {
+            return yield* new BadRequestError({
+              code: "invalid_signature",
+              message: `Stripe-Signature: ${verified.reason}`
+            })
+          }
           let event: any
           try {
             event = JSON.parse(body)
@@ -273,7 +391,9 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
           }
           if (event?.type === "payment_intent.succeeded" && typeof event?.data?.object?.id === "string") {
             const pi = event.data.object
-            const fromMetadata = typeof pi.metadata?.session_id === "string" ? Option.some(pi.metadata.session_id as string) : Option.none<string>()
+            const fromMetadata = typeof pi.metadata?.session_id === "string"
+              ? Option.some(pi.metadata.session_id as string)
+              : Option.none<string>()
             const sessionId = Option.isSome(fromMetadata) ? fromMetadata : yield* checkout.sessionOfPayment(pi.id)
             if (Option.isSome(sessionId)) yield* checkout.complete(sessionId.value, pi.id)
           }

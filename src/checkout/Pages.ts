@@ -14,7 +14,8 @@ export const formatPrice = (cents: number, currency: string) => {
   }
 }
 
-const ENHANCE = `document.querySelectorAll("form[data-once]").forEach(function(f){f.addEventListener("submit",function(){var b=f.querySelector("button[type=submit]");if(b){b.disabled=true;b.textContent="Processing…";}});});
+const ENHANCE =
+  `document.querySelectorAll("form[data-once]").forEach(function(f){f.addEventListener("submit",function(){var b=f.querySelector("button[type=submit]");if(b){b.disabled=true;b.textContent="Processing…";}});});
 var n=document.getElementById("card_number");if(n){n.addEventListener("input",function(){var d=n.value.replace(/\\D/g,"").slice(0,19);n.value=d.replace(/(.{4})/g,"$1 ").trim();});}`
 
 export const script = (nonce: string) => ({ nonce, source: ENHANCE })
@@ -38,9 +39,9 @@ const cartSummary = (s: SessionRow) =>
   <thead><tr><th scope="col" style="text-align:left">Domain</th><th scope="col" style="text-align:left">Service</th><th scope="col" style="text-align:right">Price</th></tr></thead>
   <tbody>${
     cartLines(s.items).map((l) =>
-      `<tr><td>${escapeHtml(l.domain)}</td><td>${l.op === "renew" ? "Renew" : "Restore"}, ${l.years} ${l.years === 1 ? "year" : "years"}</td><td style="text-align:right">${
-        escapeHtml(formatPrice(l.priceCents, s.currency))
-      }</td></tr>`
+      `<tr><td>${escapeHtml(l.domain)}</td><td>${l.op === "renew" ? "Renew" : "Restore"}, ${l.years} ${
+        l.years === 1 ? "year" : "years"
+      }</td><td style="text-align:right">${escapeHtml(formatPrice(l.priceCents, s.currency))}</td></tr>`
     ).join("")
   }</tbody>
 </table>`
@@ -83,12 +84,18 @@ ${ctx.error ? `<p class="error" role="alert" id="form-error">${escapeHtml(ctx.er
   <input type="hidden" name="csrf" value="${escapeHtml(ctx.csrf)}">
   <h2>Your details</h2>
   <label for="email">E-mail</label>
-  <input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${escapeHtml(v.email ?? s.buyer_email ?? "")}">
+  <input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${
+      escapeHtml(v.email ?? s.buyer_email ?? "")
+    }">
   <div class="row">
     <div><label for="name">Full name</label>
-    <input id="name" name="name" autocomplete="name" required maxlength="200" value="${escapeHtml(v.name ?? s.buyer_name ?? "")}"></div>
+    <input id="name" name="name" autocomplete="name" required maxlength="200" value="${
+      escapeHtml(v.name ?? s.buyer_name ?? "")
+    }"></div>
     <div><label for="country">Country (2 letters)</label>
-    <input id="country" name="country" autocomplete="country" required maxlength="2" pattern="[A-Za-z]{2}" placeholder="US" value="${escapeHtml(v.country ?? s.buyer_country ?? "")}"></div>
+    <input id="country" name="country" autocomplete="country" required maxlength="2" pattern="[A-Za-z]{2}" placeholder="US" value="${
+      escapeHtml(v.country ?? s.buyer_country ?? "")
+    }"></div>
   </div>
   <h2>Card</h2>
   <label for="card_number">Card number</label>
@@ -99,7 +106,11 @@ ${ctx.error ? `<p class="error" role="alert" id="form-error">${escapeHtml(ctx.er
     <div><label for="card_cvc">Security code</label>
     <input id="card_cvc" name="card_cvc" inputmode="numeric" autocomplete="cc-csc" required maxlength="4" placeholder="123"></div>
   </div>
-  ${s.environment === "sandbox" ? `<p class="muted">Sandbox: no real money moves. Test cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined, 4000 0000 0000 3220 asks for a confirmation step.</p>` : ""}
+  ${
+      s.environment === "sandbox"
+        ? `<p class="muted">Sandbox: no real money moves. Test cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined, 4000 0000 0000 3220 asks for a confirmation step.</p>`
+        : ""
+    }
   <div class="actions">
     <button class="primary" type="submit">Pay ${escapeHtml(formatPrice(s.price_cents, s.currency))}</button>
     ${s.cancel_url ? `<a class="button secondary" href="${escapeHtml(s.cancel_url)}">Cancel</a>` : ""}
@@ -109,12 +120,22 @@ ${ctx.error ? `<p class="error" role="alert" id="form-error">${escapeHtml(ctx.er
   )
 }
 
-export const confirmPage = (ctx: { readonly session: SessionRow; readonly seller: string; readonly pt: string; readonly csrf: string; readonly nonce: string }) =>
+export const confirmPage = (
+  ctx: {
+    readonly session: SessionRow
+    readonly seller: string
+    readonly pt: string
+    readonly csrf: string
+    readonly nonce: string
+  }
+) =>
   page(
     "Confirm your payment",
     `<h1>Confirm your payment</h1>
 ${summary(ctx.session, ctx.seller)}
-<p>Your bank asks you to confirm this payment of <strong>${escapeHtml(formatPrice(ctx.session.price_cents, ctx.session.currency))}</strong>.</p>
+<p>Your bank asks you to confirm this payment of <strong>${
+      escapeHtml(formatPrice(ctx.session.price_cents, ctx.session.currency))
+    }</strong>.</p>
 <p class="muted">Sandbox: this page stands in for the bank's confirmation step.</p>
 <form method="post" action="/checkout/confirm?pt=${escapeHtml(encodeURIComponent(ctx.pt))}" data-once>
   <input type="hidden" name="csrf" value="${escapeHtml(ctx.csrf)}">
@@ -130,25 +151,51 @@ export const receiptPage = (s: SessionRow, seller: string) =>
   page(
     "Payment received",
     `<h1>Payment received</h1>
-<p class="success" role="status">Thank you${s.buyer_name ? `, ${escapeHtml(s.buyer_name)}` : ""}. Your payment is complete; you will not be charged again.</p>
+<p class="success" role="status">Thank you${
+      s.buyer_name ? `, ${escapeHtml(s.buyer_name)}` : ""
+    }. Your payment is complete; you will not be charged again.</p>
 ${summary(s, seller)}
 <dl class="facts">
   <dt>Receipt</dt><dd><code>${escapeHtml(s.id)}</code></dd>
   ${s.order_id ? `<dt>Order</dt><dd><code>${escapeHtml(s.order_id)}</code></dd>` : ""}
-  ${s.card_last4 ? `<dt>Card</dt><dd>${escapeHtml(s.card_brand ?? "card")} ending ${escapeHtml(s.card_last4)}</dd>` : ""}
+  ${
+      s.card_last4
+        ? `<dt>Card</dt><dd>${escapeHtml(s.card_brand ?? "card")} ending ${escapeHtml(s.card_last4)}</dd>`
+        : ""
+    }
   ${s.paid_at ? `<dt>Paid at</dt><dd>${escapeHtml(new Date(s.paid_at).toISOString())}</dd>` : ""}
   ${s.buyer_email ? `<dt>E-mail</dt><dd>${escapeHtml(s.buyer_email)}</dd>` : ""}
 </dl>
-${s.domain ? `<p class="muted">What happens next: the domain is transferred to you. Keep this receipt; this link shows it again.</p>` : ""}
-${s.return_url ? `<div class="actions"><a class="button primary" href="${escapeHtml(s.return_url)}">Back to the seller</a></div>` : ""}`,
+${
+      s.domain
+        ? `<p class="muted">What happens next: the domain is transferred to you. Keep this receipt; this link shows it again.</p>`
+        : ""
+    }
+${
+      s.return_url
+        ? `<div class="actions"><a class="button primary" href="${
+          escapeHtml(s.return_url)
+        }">Back to the seller</a></div>`
+        : ""
+    }`,
     { width: "narrow" }
   )
 
-export const messagePage = (title: string, message: string, options: { readonly kind?: "error" | "muted"; readonly retry?: string } = {}) =>
+export const messagePage = (
+  title: string,
+  message: string,
+  options: { readonly kind?: "error" | "muted"; readonly retry?: string } = {}
+) =>
   page(
     title,
     `<h1>${escapeHtml(title)}</h1>
-<p class="${options.kind === "muted" ? "muted" : "error"}" role="${options.kind === "muted" ? "status" : "alert"}">${escapeHtml(message)}</p>
-${options.retry ? `<div class="actions"><a class="button secondary" href="${escapeHtml(options.retry)}">Check again</a></div>` : ""}`,
+<p class="${options.kind === "muted" ? "muted" : "error"}" role="${options.kind === "muted" ? "status" : "alert"}">${
+      escapeHtml(message)
+    }</p>
+${
+      options.retry
+        ? `<div class="actions"><a class="button secondary" href="${escapeHtml(options.retry)}">Check again</a></div>`
+        : ""
+    }`,
     { width: "narrow" }
   )

@@ -64,7 +64,10 @@ const SANDBOX_CODE = { succeeded: "ok", declined: "dc", requires_action: "3ds" }
 
 export const SandboxPayments: PaymentProviderShape = {
   name: "sandbox",
-  create: (p) => Effect.succeed(`pi_sbx_${p.sessionId.replace(/^cs_/, "")}_${p.attempt}_${SANDBOX_CODE[sandboxOutcome(p.card.number)]}`),
+  create: (p) =>
+    Effect.succeed(
+      `pi_sbx_${p.sessionId.replace(/^cs_/, "")}_${p.attempt}_${SANDBOX_CODE[sandboxOutcome(p.card.number)]}`
+    ),
   confirm: (ref) => SandboxPayments.retrieve(ref),
   retrieve: (ref) =>
     Effect.succeed(
@@ -76,7 +79,10 @@ export const SandboxPayments: PaymentProviderShape = {
         ? { status: "requires_action", redirectUrl: null }
         : { status: "unknown", reason: "not a sandbox payment" }
     ),
-  completeAction: (ref) => Effect.succeed(ref.endsWith("_3ds") ? { status: "succeeded" } : { status: "unknown", reason: "nothing to confirm" }),
+  completeAction: (ref) =>
+    Effect.succeed(
+      ref.endsWith("_3ds") ? { status: "succeeded" } : { status: "unknown", reason: "nothing to confirm" }
+    ),
   refund: () => Effect.succeed(true)
 }
 
@@ -85,7 +91,12 @@ const outcomeOfIntent = (pi: any): PaymentOutcome => {
     case "succeeded":
       return { status: "succeeded" }
     case "requires_action":
-      return { status: "requires_action", redirectUrl: typeof pi?.next_action?.redirect_to_url?.url === "string" ? pi.next_action.redirect_to_url.url : null }
+      return {
+        status: "requires_action",
+        redirectUrl: typeof pi?.next_action?.redirect_to_url?.url === "string"
+          ? pi.next_action.redirect_to_url.url
+          : null
+      }
     case "requires_payment_method":
     case "canceled":
       return { status: "declined", message: String(pi?.last_payment_error?.message ?? DECLINE_MESSAGE).slice(0, 300) }
@@ -100,14 +111,25 @@ export const stripePayments = (options: { readonly apiBase: string; readonly api
     const call = (request: HttpClientRequest.HttpClientRequest) =>
       http.execute(HttpClientRequest.bearerToken(request, Redacted.value(options.apiKey))).pipe(
         Effect.flatMap((response) =>
-          Effect.map(response.json.pipe(Effect.orElseSucceed(() => ({}) as any)), (body: any) => ({ status: response.status, body }))
+          Effect.map(
+            response.json.pipe(Effect.orElseSucceed(() => ({}) as any)),
+            (body: any) => ({ status: response.status, body })
+          )
         ),
         Effect.timeout(Duration.seconds(20)),
         Effect.scoped
       )
     const post = (path: string, key: string, form: Record<string, string>) =>
-      call(HttpClientRequest.post(`${base}${path}`).pipe(HttpClientRequest.setHeader("idempotency-key", key), HttpClientRequest.bodyUrlParams(form)))
-    const unknown = (e: { readonly _tag: string }): PaymentOutcome => ({ status: "unknown", reason: `stripe unreachable: ${e._tag}` })
+      call(
+        HttpClientRequest.post(`${base}${path}`).pipe(
+          HttpClientRequest.setHeader("idempotency-key", key),
+          HttpClientRequest.bodyUrlParams(form)
+        )
+      )
+    const unknown = (e: { readonly _tag: string }): PaymentOutcome => ({
+      status: "unknown",
+      reason: `stripe unreachable: ${e._tag}`
+    })
     const self: PaymentProviderShape = {
       name: "stripe",
       create: (p) =>
@@ -123,10 +145,16 @@ export const stripePayments = (options: { readonly apiBase: string; readonly api
           Effect.flatMap((r) =>
             r.status >= 200 && r.status < 300 && typeof r.body?.id === "string"
               ? Effect.succeed(r.body.id as string)
-              : Effect.fail(new PaymentUnavailable(`stripe ${r.status}: ${String(r.body?.error?.message ?? "refused").slice(0, 200)}`))
+              : Effect.fail(
+                new PaymentUnavailable(
+                  `stripe ${r.status}: ${String(r.body?.error?.message ?? "refused").slice(0, 200)}`
+                )
+              )
           ),
-          Effect.catchIf((e): e is Exclude<typeof e, PaymentUnavailable> => !(e instanceof PaymentUnavailable), (e) =>
-            Effect.fail(new PaymentUnavailable(`stripe unreachable: ${e._tag}`)))
+          Effect.catchIf(
+            (e): e is Exclude<typeof e, PaymentUnavailable> => !(e instanceof PaymentUnavailable),
+            (e) => Effect.fail(new PaymentUnavailable(`stripe unreachable: ${e._tag}`))
+          )
         ),
       confirm: (ref, p, returnUrl) =>
         post(`/v1/payment_intents/${encodeURIComponent(ref)}/confirm`, `${p.sessionId}:${p.attempt}:confirm`, {
@@ -149,7 +177,10 @@ export const stripePayments = (options: { readonly apiBase: string; readonly api
         ),
       retrieve: (ref) =>
         call(HttpClientRequest.get(`${base}/v1/payment_intents/${encodeURIComponent(ref)}`)).pipe(
-          Effect.map((r) => (r.status >= 200 && r.status < 300 ? outcomeOfIntent(r.body) : { status: "unknown", reason: `stripe ${r.status}` } as const)),
+          Effect.map((r) => (r.status >= 200 && r.status < 300
+            ? outcomeOfIntent(r.body)
+            : { status: "unknown", reason: `stripe ${r.status}` } as const)
+          ),
           Effect.catchAll((e) => Effect.succeed(unknown(e)))
         ),
       completeAction: (ref) => self.retrieve(ref),
@@ -168,7 +199,9 @@ export const PaymentProvidersLive = Layer.effect(
     const config = yield* AppConfig
     let live = SandboxPayments
     if (config.checkout.paymentProvider === "stripe") {
-      if (Option.isNone(config.ledger.stripeApiKey)) return yield* Effect.dieMessage("PAYMENT_PROVIDER=stripe needs STRIPE_API_KEY")
+      if (Option.isNone(config.ledger.stripeApiKey)) {
+        return yield* Effect.dieMessage("PAYMENT_PROVIDER=stripe needs STRIPE_API_KEY")
+      }
       live = yield* stripePayments({ apiBase: config.ledger.stripeApiBase, apiKey: config.ledger.stripeApiKey.value })
     }
     return {

@@ -100,8 +100,12 @@ const make = Effect.gen(function*() {
           reference, return_url, cancel_url, buyer_email, referral_partner_id, referral_link_id, referral_click_id,
           cart_id, user_id, items, expires_at)
         values (${s.id}, ${s.kind}, ${s.partnerId}, ${s.credentialId}, ${s.environment}, ${s.listingId}, ${s.domain}, ${s.priceCents},
-          ${s.currency}, ${s.reference}, ${s.returnUrl}, ${s.cancelUrl}, ${s.buyerEmail}, ${s.referral?.partnerId ?? null},
-          ${s.referral?.linkId ?? null}, ${s.referral?.clickId ?? null}, ${s.cart?.cartId ?? null}, ${s.cart?.userId ?? null},
+          ${s.currency}, ${s.reference}, ${s.returnUrl}, ${s.cancelUrl}, ${s.buyerEmail}, ${
+        s.referral?.partnerId ?? null
+      },
+          ${s.referral?.linkId ?? null}, ${s.referral?.clickId ?? null}, ${s.cart?.cartId ?? null}, ${
+        s.cart?.userId ?? null
+      },
           ${s.cart ? JSON.stringify(s.cart.items) : null}::jsonb, ${s.expiresAt})
         on conflict (cart_id) do nothing
         returning *`
@@ -142,7 +146,8 @@ const make = Effect.gen(function*() {
   })
   const setPaymentRef = SqlSchema.void({
     Request: Schema.Struct({ id: Schema.String, attempt: Schema.Number, ref: Schema.String }),
-    execute: ({ attempt, id, ref }) => sql`update checkout_sessions set payment_ref = ${ref}, updated_at = now() where id = ${id} and attempt = ${attempt}`
+    execute: ({ attempt, id, ref }) =>
+      sql`update checkout_sessions set payment_ref = ${ref}, updated_at = now() where id = ${id} and attempt = ${attempt}`
   })
   const setStatus = SqlSchema.void({
     Request: Schema.Struct({ id: Schema.String, status: Status, lastError: Schema.NullOr(Schema.String) }),
@@ -193,7 +198,8 @@ const make = Effect.gen(function*() {
   })
   const markRefunded = SqlSchema.void({
     Request: Schema.String,
-    execute: (id) => sql`update checkout_sessions set status = 'refunded', refunded_at = now(), updated_at = now() where id = ${id} and status = 'paid'`
+    execute: (id) =>
+      sql`update checkout_sessions set status = 'refunded', refunded_at = now(), updated_at = now() where id = ${id} and status = 'paid'`
   })
   const sessionOfPayment = SqlSchema.findOne({
     Request: Schema.String,
@@ -216,7 +222,8 @@ const make = Effect.gen(function*() {
       Effect.orDie(Effect.map(payingOnListing({ listingId, exceptId }), Option.isSome)),
     startPayment: (id: string, p: Omit<typeof StartPayment.Type, "id">) => Effect.orDie(startPayment({ id, ...p })),
     setPaymentRef: (id: string, attempt: number, ref: string) => Effect.orDie(setPaymentRef({ id, attempt, ref })),
-    setStatus: (id: string, status: SessionRow["status"], lastError: string | null = null) => Effect.orDie(setStatus({ id, status, lastError })),
+    setStatus: (id: string, status: SessionRow["status"], lastError: string | null = null) =>
+      Effect.orDie(setStatus({ id, status, lastError })),
     markPaid: (id: string, orderId: string | null) => Effect.orDie(markPaid({ id, orderId })),
     /** The attempt `ref` waits for the buyer's confirmation step (only while it is `processing`). */
     markRequiresAction: (id: string, ref: string) => Effect.orDie(markRequiresAction({ id, ref })),

@@ -17,14 +17,18 @@ export const CheckoutWorkersLive = Layer.scopedDiscard(
     const once = runExclusive("checkout-reconcile", checkout.reconcile).pipe(
       Effect.tap((r) =>
         r._tag === "Some" && (r.value.checked > 0 || r.value.refunded > 0)
-          ? Effect.logInfo("checkout reconciliation").pipe(Effect.annotateLogs({ checked: r.value.checked, completed: r.value.completed, refunded: r.value.refunded }))
+          ? Effect.logInfo("checkout reconciliation").pipe(
+            Effect.annotateLogs({ checked: r.value.checked, completed: r.value.completed, refunded: r.value.refunded })
+          )
           : Effect.void
       ),
       Effect.catchAllCause((cause) => Effect.logWarning("checkout reconciliation failed", cause))
     )
     const interval = config.checkout.reconcileInterval
     yield* Effect.forkScoped(
-      Duration.toMillis(interval) > 0 ? Effect.asVoid(once.pipe(Effect.repeat(Schedule.spaced(interval)))) : Effect.asVoid(once)
+      Duration.toMillis(interval) > 0
+        ? Effect.asVoid(once.pipe(Effect.repeat(Schedule.spaced(interval))))
+        : Effect.asVoid(once)
     )
   })
 )

@@ -94,7 +94,10 @@ export type UpstreamSource =
   | "none"
 
 export interface UpstreamOutcome {
-  readonly state: Extract<AvailabilityState, "available" | "premium" | "registered" | "reserved" | "unsupported" | "unknown">
+  readonly state: Extract<
+    AvailabilityState,
+    "available" | "premium" | "registered" | "reserved" | "unsupported" | "unknown"
+  >
   /** First-year registration price in USD cents (premium-aware), when registrable and known. */
   readonly priceCents: number | null
   readonly whois: WhoisSummary | null
@@ -131,7 +134,14 @@ export const combineEvidence = (
       }
     }
     if (registrar.available) {
-      return { state: "available", priceCents: standardPriceCents, whois: null, source, reason: noPrice(null), complete: true }
+      return {
+        state: "available",
+        priceCents: standardPriceCents,
+        whois: null,
+        source,
+        reason: noPrice(null),
+        complete: true
+      }
     }
     if (rdap._tag === "Unregistered") {
       return {
@@ -162,7 +172,14 @@ export const combineEvidence = (
           complete: false
         }
       }
-      return { state: "available", priceCents: standardPriceCents, whois: null, source: via, reason: noPrice(null), complete: true }
+      return {
+        state: "available",
+        priceCents: standardPriceCents,
+        whois: null,
+        source: via,
+        reason: noPrice(null),
+        complete: true
+      }
     case "NoService":
       return {
         // A TLD we sell is never unsupported: nothing could say, so it is unknown.

@@ -12,11 +12,27 @@
  */
 import { commissionOf } from "./Money.js"
 
-export const CASE_STATUSES = ["open", "researching", "contacting_owner", "negotiating", "deal_agreed", "closed_won", "closed_lost", "cancelled"] as const
+export const CASE_STATUSES = [
+  "open",
+  "researching",
+  "contacting_owner",
+  "negotiating",
+  "deal_agreed",
+  "closed_won",
+  "closed_lost",
+  "cancelled"
+] as const
 export type CaseStatus = typeof CASE_STATUSES[number]
 
 /** The happy path, in order. */
-export const PATH: ReadonlyArray<CaseStatus> = ["open", "researching", "contacting_owner", "negotiating", "deal_agreed", "closed_won"]
+export const PATH: ReadonlyArray<CaseStatus> = [
+  "open",
+  "researching",
+  "contacting_owner",
+  "negotiating",
+  "deal_agreed",
+  "closed_won"
+]
 
 export const CLOSED_STATUSES: ReadonlyArray<CaseStatus> = ["closed_won", "closed_lost", "cancelled"]
 export const OPEN_STATUSES: ReadonlyArray<CaseStatus> = CASE_STATUSES.filter((s) => !CLOSED_STATUSES.includes(s))
@@ -58,7 +74,9 @@ const validPrice = (p: number | undefined): p is number => p !== undefined && Nu
 /** One move. `priceCents` is the price given with the move, if any. */
 export const transition = (c: CaseFacts, action: CaseAction, priceCents?: number): CaseTransition => {
   const from = c.status
-  if (!isOpen(from)) return { ok: false, from, kind: "conflict", reason: `The case is already ${from}; no further changes are possible` }
+  if (!isOpen(from)) {
+    return { ok: false, from, kind: "conflict", reason: `The case is already ${from}; no further changes are possible` }
+  }
   if (priceCents !== undefined && !validPrice(priceCents)) {
     return { ok: false, from, kind: "invalid", reason: "price: must be a positive integer number of USD cents" }
   }
@@ -71,18 +89,39 @@ export const transition = (c: CaseFacts, action: CaseAction, priceCents?: number
     : "cancelled"
   if (to === "closed_won") {
     if (from !== "deal_agreed") {
-      return { ok: false, from, kind: "conflict", reason: `Cannot close a case won from status ${from}: agree the deal first (deal_agreed)` }
+      return {
+        ok: false,
+        from,
+        kind: "conflict",
+        reason: `Cannot close a case won from status ${from}: agree the deal first (deal_agreed)`
+      }
     }
     const price = priceCents ?? c.agreedPriceCents ?? undefined
     if (!validPrice(price)) {
-      return { ok: false, from, kind: "invalid", reason: "price: closing a case won needs the deal price in USD cents (none was agreed)" }
+      return {
+        ok: false,
+        from,
+        kind: "invalid",
+        reason: "price: closing a case won needs the deal price in USD cents (none was agreed)"
+      }
     }
     return { ok: true, from, to, priceCents: price, events: [CASE_EVENT_UPDATED, CASE_EVENT_COMPLETED] }
   }
   if (priceCents !== undefined && to !== "deal_agreed") {
-    return { ok: false, from, kind: "invalid", reason: `price: only recorded when the deal is agreed or the case is won, not for ${to}` }
+    return {
+      ok: false,
+      from,
+      kind: "invalid",
+      reason: `price: only recorded when the deal is agreed or the case is won, not for ${to}`
+    }
   }
-  return { ok: true, from, to, priceCents: to === "deal_agreed" ? priceCents ?? null : null, events: [CASE_EVENT_UPDATED] }
+  return {
+    ok: true,
+    from,
+    to,
+    priceCents: to === "deal_agreed" ? priceCents ?? null : null,
+    events: [CASE_EVENT_UPDATED]
+  }
 }
 
 /**
@@ -105,7 +144,13 @@ export interface DealMoney {
 
 export const dealMoney = (dealPriceCents: number, feeBps: number, partnerShareBps: number): DealMoney => {
   const feeCents = commissionOf(dealPriceCents, feeBps)
-  return { dealPriceCents, feeBps, feeCents, partnerShareBps, partnerShareCents: commissionOf(feeCents, partnerShareBps) }
+  return {
+    dealPriceCents,
+    feeBps,
+    feeCents,
+    partnerShareBps,
+    partnerShareCents: commissionOf(feeCents, partnerShareBps)
+  }
 }
 
 /** Plain words for the buyer's progress page. */

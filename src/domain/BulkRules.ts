@@ -9,7 +9,16 @@
 import { Either } from "effect"
 import { parseDomainName } from "./DomainName.js"
 
-export const BULK_OPS = ["lock", "unlock", "setNameservers", "setFolder", "setContacts", "setAutoRenew", "renew", "restore"] as const
+export const BULK_OPS = [
+  "lock",
+  "unlock",
+  "setNameservers",
+  "setFolder",
+  "setContacts",
+  "setAutoRenew",
+  "renew",
+  "restore"
+] as const
 export type BulkOp = typeof BULK_OPS[number]
 
 /** Fanned out as a durable job, tracked with GET /api/domains/bulk/{id}. */
@@ -34,7 +43,9 @@ export interface InvalidEntry {
 }
 
 /** Normalises every name to its A-label; keeps the first occurrence of each. */
-export const normalizeDomainList = (inputs: ReadonlyArray<string>): { readonly domains: ReadonlyArray<string>; readonly invalid: ReadonlyArray<InvalidEntry> } => {
+export const normalizeDomainList = (
+  inputs: ReadonlyArray<string>
+): { readonly domains: ReadonlyArray<string>; readonly invalid: ReadonlyArray<InvalidEntry> } => {
   const seen = new Set<string>()
   const domains: Array<string> = []
   const invalid: Array<InvalidEntry> = []
@@ -43,7 +54,11 @@ export const normalizeDomainList = (inputs: ReadonlyArray<string>): { readonly d
       onLeft: (e) => invalid.push({ index, input, message: e.message }),
       onRight: (name) => {
         if (name.subdomain !== "") {
-          invalid.push({ index, input, message: `"${name.ascii}" is a subdomain; bulk operations act on registered names (${name.registrable})` })
+          invalid.push({
+            index,
+            input,
+            message: `"${name.ascii}" is a subdomain; bulk operations act on registered names (${name.registrable})`
+          })
         } else if (!seen.has(name.ascii)) {
           seen.add(name.ascii)
           domains.push(name.ascii)
@@ -69,7 +84,9 @@ const FOLDER = /^[\p{L}\p{N}][\p{L}\p{N} _.-]{0,63}$/u
 export const folderNameProblem = (name: string): string | undefined => {
   if (name.length === 0) return "a folder name must not be empty (send null to clear the folder)"
   if ([...name].length > 64) return "a folder name has at most 64 characters"
-  if (!FOLDER.test(name.normalize("NFC"))) return "a folder name starts with a letter or digit and holds only letters, digits, spaces, _ - and ."
+  if (!FOLDER.test(name.normalize("NFC"))) {
+    return "a folder name starts with a letter or digit and holds only letters, digits, spaces, _ - and ."
+  }
   if (name.endsWith(" ")) return "a folder name must not end with a space"
   return undefined
 }

@@ -60,7 +60,11 @@ export interface Card {
   readonly last4: string
 }
 
-export type CardCheck = { readonly ok: true; readonly card: Card } | { readonly ok: false; readonly field: "card_number" | "card_exp" | "card_cvc"; readonly message: string }
+export type CardCheck = { readonly ok: true; readonly card: Card } | {
+  readonly ok: false
+  readonly field: "card_number" | "card_exp" | "card_cvc"
+  readonly message: string
+}
 
 /** Validates the card fields (`exp` as MM/YY or MM/YYYY) against `now`. */
 export const checkCard = (input: CardInput, now: Date): CardCheck => {
@@ -73,8 +77,20 @@ export const checkCard = (input: CardInput, now: Date): CardCheck => {
   if (month < 1 || month > 12) return { ok: false, field: "card_exp", message: "Enter the expiry date as MM/YY." }
   const endOfMonth = Date.UTC(year, month, 1)
   if (endOfMonth <= now.getTime()) return { ok: false, field: "card_exp", message: "This card has expired." }
-  if (!/^\d{3,4}$/.test(input.cvc.trim())) return { ok: false, field: "card_cvc", message: "Enter the 3 or 4 digit security code." }
-  return { ok: true, card: { number, expMonth: month, expYear: year, cvc: input.cvc.trim(), brand: cardBrand(number), last4: number.slice(-4) } }
+  if (!/^\d{3,4}$/.test(input.cvc.trim())) {
+    return { ok: false, field: "card_cvc", message: "Enter the 3 or 4 digit security code." }
+  }
+  return {
+    ok: true,
+    card: {
+      number,
+      expMonth: month,
+      expYear: year,
+      cvc: input.cvc.trim(),
+      brand: cardBrand(number),
+      last4: number.slice(-4)
+    }
+  }
 }
 
 /** The sandbox provider's test cards (Stripe's numbers); any other valid card succeeds. */

@@ -63,9 +63,21 @@ const fail = (input: string, problem: DomainNameProblem, message: string) =>
 /** Which UTS-46 rule rejected the name: retried with one check off at a time. */
 const explainIdnaFailure = (input: string, name: string): InvalidDomainName => {
   const tries: ReadonlyArray<[keyof typeof baseOptions, DomainNameProblem, string]> = [
-    ["checkHyphens", "hyphen_position", "a label may not start or end with a hyphen, nor have hyphens in both the 3rd and 4th positions"],
-    ["checkBidi", "bidi_rule", "right-to-left and left-to-right characters are mixed in a way the Bidi rule (RFC 5893) forbids"],
-    ["checkJoiners", "contextual_joiner", "a zero-width joiner or non-joiner appears where the ContextJ rules (RFC 5892) forbid it"],
+    [
+      "checkHyphens",
+      "hyphen_position",
+      "a label may not start or end with a hyphen, nor have hyphens in both the 3rd and 4th positions"
+    ],
+    [
+      "checkBidi",
+      "bidi_rule",
+      "right-to-left and left-to-right characters are mixed in a way the Bidi rule (RFC 5893) forbids"
+    ],
+    [
+      "checkJoiners",
+      "contextual_joiner",
+      "a zero-width joiner or non-joiner appears where the ContextJ rules (RFC 5892) forbid it"
+    ],
     ["useSTD3ASCIIRules", "invalid_character", "only letters, digits and hyphens are allowed in a label"]
   ]
   for (const [option, problem, message] of tries) {
@@ -73,7 +85,11 @@ const explainIdnaFailure = (input: string, name: string): InvalidDomainName => {
       return new InvalidDomainName({ input, problem, message })
     }
   }
-  return new InvalidDomainName({ input, problem: "idna_mapping", message: "the name contains characters that UTS-46 does not allow in domain names" })
+  return new InvalidDomainName({
+    input,
+    problem: "idna_mapping",
+    message: "the name contains characters that UTS-46 does not allow in domain names"
+  })
 }
 
 /**
@@ -100,13 +116,17 @@ export const parseDomainName = (input: string): Either.Either<DomainName, Invali
   if (/^\d{1,3}(\.\d{1,3}){3}$/.test(trimmed) || trimmed.includes(":") || /^\[.*\]$/.test(trimmed)) {
     return fail(input, "ip_address", "an IP address is not a domain name")
   }
-  if (trimmed.split(".").some((l) => l === "")) return fail(input, "empty_label", "the name has an empty label (two dots in a row, or a leading dot)")
+  if (trimmed.split(".").some((l) => l === "")) {
+    return fail(input, "empty_label", "the name has an empty label (two dots in a row, or a leading dot)")
+  }
 
   const plain = plainAscii(trimmed)
   const ascii = plain ?? tr46.toASCII(trimmed, { ...baseOptions, verifyDNSLength: false })
   if (ascii === null) return Either.left(explainIdnaFailure(input, trimmed))
   const labels = ascii.split(".")
-  if (labels.some((l) => l.length > 63)) return fail(input, "label_too_long", "a label has at most 63 characters (in A-label form)")
+  if (labels.some((l) => l.length > 63)) {
+    return fail(input, "label_too_long", "a label has at most 63 characters (in A-label form)")
+  }
   if (ascii.length > 253) return fail(input, "too_long", "a domain name has at most 253 characters (in A-label form)")
   if (labels.length < 2) return fail(input, "single_label", "a domain name needs a label and a TLD, e.g. example.com")
 
@@ -119,7 +139,16 @@ export const parseDomainName = (input: string): Either.Either<DomainName, Invali
   const label = labels[labels.length - suffixLabels - 1]
   const registrable = `${label}.${suffix}`
   const subdomain = labels.slice(0, labels.length - suffixLabels - 1).join(".")
-  return Either.right({ ascii, unicode: plain ?? toUnicode(ascii), labels, suffix, knownSuffix, registrable, label, subdomain })
+  return Either.right({
+    ascii,
+    unicode: plain ?? toUnicode(ascii),
+    labels,
+    suffix,
+    knownSuffix,
+    registrable,
+    label,
+    subdomain
+  })
 }
 
 /** A-label → U-label for display (never fails: an undecodable label is returned as is). */

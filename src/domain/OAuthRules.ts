@@ -15,7 +15,8 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"])
 
-export const isLoopbackHost = (hostname: string) => LOOPBACK_HOSTS.has(hostname.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(hostname)
+export const isLoopbackHost = (hostname: string) =>
+  LOOPBACK_HOSTS.has(hostname.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(hostname)
 
 /**
  * A redirect URI a client may register: an absolute `https` URL, or `http` on a loopback host
@@ -83,7 +84,9 @@ export const checkResource = (baseUrl: string, raw: string): Either.Either<strin
   const canonical = stripTrailingSlash(`${url.origin}${url.pathname}${url.search}`)
   const base = stripTrailingSlash(baseUrl)
   if (canonical === base || canonical.startsWith(`${base}/`)) return Either.right(canonical)
-  return Either.left(`resource "${raw}" is not served by this authorization server (expected ${base} or a path below it)`)
+  return Either.left(
+    `resource "${raw}" is not served by this authorization server (expected ${base} or a path below it)`
+  )
 }
 
 /**

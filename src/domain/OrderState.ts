@@ -26,7 +26,15 @@ export const ORDER_STATUSES = [
 ] as const
 export type OrderStatus = typeof ORDER_STATUSES[number]
 
-export const ORDER_ACTIONS = ["hold", "clear_review", "start_transfer", "confirm_delivery", "settle", "refund", "cancel"] as const
+export const ORDER_ACTIONS = [
+  "hold",
+  "clear_review",
+  "start_transfer",
+  "confirm_delivery",
+  "settle",
+  "refund",
+  "cancel"
+] as const
 export type OrderAction = typeof ORDER_ACTIONS[number]
 
 export const ORDER_EVENT_TYPES = [
@@ -52,8 +60,18 @@ interface Move {
 
 export const MOVES: Readonly<Record<OrderAction, Move>> = {
   hold: { from: ["EXTERNALLY_PAID"], to: "MANUAL_REVIEW", event: "order.held", transferStep: null },
-  clear_review: { from: ["MANUAL_REVIEW"], to: "EXTERNALLY_PAID", event: "order.manual_review_cleared", transferStep: null },
-  start_transfer: { from: ["EXTERNALLY_PAID", "PAID"], to: "TRANSFER_IN_PROGRESS", event: "order.transfer_started", transferStep: "push_initiated" },
+  clear_review: {
+    from: ["MANUAL_REVIEW"],
+    to: "EXTERNALLY_PAID",
+    event: "order.manual_review_cleared",
+    transferStep: null
+  },
+  start_transfer: {
+    from: ["EXTERNALLY_PAID", "PAID"],
+    to: "TRANSFER_IN_PROGRESS",
+    event: "order.transfer_started",
+    transferStep: "push_initiated"
+  },
   confirm_delivery: {
     from: ["TRANSFER_IN_PROGRESS"],
     to: "TRANSFER_COMPLETED",
@@ -61,14 +79,30 @@ export const MOVES: Readonly<Record<OrderAction, Move>> = {
     transferStep: "delivered"
   },
   settle: { from: ["TRANSFER_COMPLETED"], to: "SETTLED", event: "order.settled", transferStep: null },
-  refund: { from: ["EXTERNALLY_PAID", "PAID", "MANUAL_REVIEW", "TRANSFER_IN_PROGRESS"], to: "REFUNDED", event: "order.refunded", transferStep: null },
-  cancel: { from: ["EXTERNALLY_PAID", "PAID", "MANUAL_REVIEW", "TRANSFER_IN_PROGRESS"], to: "CANCELLED", event: "order.refunded", transferStep: null }
+  refund: {
+    from: ["EXTERNALLY_PAID", "PAID", "MANUAL_REVIEW", "TRANSFER_IN_PROGRESS"],
+    to: "REFUNDED",
+    event: "order.refunded",
+    transferStep: null
+  },
+  cancel: {
+    from: ["EXTERNALLY_PAID", "PAID", "MANUAL_REVIEW", "TRANSFER_IN_PROGRESS"],
+    to: "CANCELLED",
+    event: "order.refunded",
+    transferStep: null
+  }
 }
 
 export const TERMINAL_STATUSES: ReadonlySet<OrderStatus> = new Set(["SETTLED", "REFUNDED", "CANCELLED"])
 
 export type Transition =
-  | { readonly ok: true; readonly from: OrderStatus; readonly to: OrderStatus; readonly event: OrderEventType | null; readonly transferStep: string | null }
+  | {
+    readonly ok: true
+    readonly from: OrderStatus
+    readonly to: OrderStatus
+    readonly event: OrderEventType | null
+    readonly transferStep: string | null
+  }
   | { readonly ok: false; readonly from: OrderStatus; readonly reason: string }
 
 /**
@@ -90,7 +124,9 @@ const refusal = (action: OrderAction, from: OrderStatus): string => {
   if ((action === "refund" || action === "cancel") && (from === "TRANSFER_COMPLETED" || from === "SETTLED")) {
     return `Refunds and cancellations are accepted only before TRANSFER_COMPLETED; this order is ${from}`
   }
-  if (from === "REFUNDED" || from === "CANCELLED") return `The order is already ${from}; no further changes are possible`
+  if (from === "REFUNDED" || from === "CANCELLED") {
+    return `The order is already ${from}; no further changes are possible`
+  }
   return `Cannot ${ACTION_PHRASES[action]} in status ${from} (allowed from ${MOVES[action].from.join(", ")})`
 }
 

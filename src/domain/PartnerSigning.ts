@@ -48,7 +48,11 @@ export const parseQuery = (raw: string): Array<readonly [string, string]> => {
   for (const part of q.split("&")) {
     if (part === "") continue
     const eq = part.indexOf("=")
-    pairs.push(eq === -1 ? [decodeComponent(part), ""] : [decodeComponent(part.slice(0, eq)), decodeComponent(part.slice(eq + 1))])
+    pairs.push(
+      eq === -1
+        ? [decodeComponent(part), ""]
+        : [decodeComponent(part.slice(0, eq)), decodeComponent(part.slice(eq + 1))]
+    )
   }
   return pairs
 }
@@ -91,7 +95,8 @@ export const hmacHex = (secret: string, data: string): string =>
   createHmac("sha256", Buffer.from(secret, "utf8")).update(data, "utf8").digest("hex")
 
 /** The X-Service-Signature header value: `v1=<hex>`. */
-export const signatureHeader = (secret: string, canonical: string): string => `${SIGNATURE_VERSION}=${hmacHex(secret, canonical)}`
+export const signatureHeader = (secret: string, canonical: string): string =>
+  `${SIGNATURE_VERSION}=${hmacHex(secret, canonical)}`
 
 const SIGNATURE_RE = /^v1=([0-9a-f]{64})$/
 

@@ -23,7 +23,9 @@ export const PRODUCT_PAGES: Readonly<Record<Product, string>> = {
 }
 
 /** The redirect target of a link (a path on this service). */
-export const destinationOf = (link: { readonly kind: LinkKind; readonly domain: string | null; readonly product: string | null }): string => {
+export const destinationOf = (
+  link: { readonly kind: LinkKind; readonly domain: string | null; readonly product: string | null }
+): string => {
   switch (link.kind) {
     case "generic":
       return "/"
@@ -44,14 +46,19 @@ export interface Click {
 }
 
 /** The click a purchase at `purchaseAt` is attributed to: the last one at or before it, if within the window. */
-export const attributionOf = <C extends Click>(clicks: ReadonlyArray<C>, purchaseAt: number, windowMs: number): C | undefined => {
+export const attributionOf = <C extends Click>(
+  clicks: ReadonlyArray<C>,
+  purchaseAt: number,
+  windowMs: number
+): C | undefined => {
   let last: C | undefined
   for (const c of clicks) if (c.at <= purchaseAt && (last === undefined || c.at >= last.at)) last = c
   return last !== undefined && withinWindow(last.at, purchaseAt, windowMs) ? last : undefined
 }
 
 /** A click at `clickAt` still counts at `now`. */
-export const withinWindow = (clickAt: number, now: number, windowMs: number): boolean => clickAt <= now && now - clickAt <= windowMs
+export const withinWindow = (clickAt: number, now: number, windowMs: number): boolean =>
+  clickAt <= now && now - clickAt <= windowMs
 
 // ---------------------------------------------------------------------------------------------
 // Clicks: bots and repeats
@@ -116,16 +123,27 @@ export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0
  * A report window: whole UTC days `from`..`to`, both included. Defaults: `to` = today, `from` =
  * `to` − 29 days. Refused: unparseable, `from` after `to`, longer than MAX_WINDOW_DAYS.
  */
-export const reportWindow = (from: string | undefined, to: string | undefined, now: number, defaultDays = 30): WindowResult => {
+export const reportWindow = (
+  from: string | undefined,
+  to: string | undefined,
+  now: number,
+  defaultDays = 30
+): WindowResult => {
   const t = to === undefined ? utcDay(now) : dayOf(to)
-  if (t === undefined) return { ok: false, field: "to", message: "must be a date (YYYY-MM-DD) or an RFC 3339 date-time" }
+  if (t === undefined) {
+    return { ok: false, field: "to", message: "must be a date (YYYY-MM-DD) or an RFC 3339 date-time" }
+  }
   const f = from === undefined ? utcDay(Date.parse(`${t}T00:00:00Z`) - (defaultDays - 1) * DAY_MS) : dayOf(from)
-  if (f === undefined) return { ok: false, field: "from", message: "must be a date (YYYY-MM-DD) or an RFC 3339 date-time" }
+  if (f === undefined) {
+    return { ok: false, field: "from", message: "must be a date (YYYY-MM-DD) or an RFC 3339 date-time" }
+  }
   const fMs = Date.parse(`${f}T00:00:00Z`)
   const tMs = Date.parse(`${t}T00:00:00Z`)
   if (fMs > tMs) return { ok: false, field: "from", message: `must not be after to (${t})` }
   const count = (tMs - fMs) / DAY_MS + 1
-  if (count > MAX_WINDOW_DAYS) return { ok: false, field: "from", message: `the window is ${count} days; at most ${MAX_WINDOW_DAYS}` }
+  if (count > MAX_WINDOW_DAYS) {
+    return { ok: false, field: "from", message: `the window is ${count} days; at most ${MAX_WINDOW_DAYS}` }
+  }
   const days: Array<string> = []
   for (let d = fMs; d <= tMs; d += DAY_MS) days.push(utcDay(d))
   return { ok: true, from: f, to: t, days }

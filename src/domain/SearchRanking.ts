@@ -26,7 +26,31 @@ export const queryTokens = (q: string): Array<string> => {
   return /\.[a-z]{2,}\s*$/i.test(q.trim()) && t.length > 1 ? t.slice(0, -1) : t
 }
 
-const SHORT_WORDS = new Set(["a", "i", "my", "go", "me", "we", "us", "up", "on", "in", "at", "to", "of", "tv", "ai", "it", "be", "do", "no", "so", "hi", "by", "or"])
+const SHORT_WORDS = new Set([
+  "a",
+  "i",
+  "my",
+  "go",
+  "me",
+  "we",
+  "us",
+  "up",
+  "on",
+  "in",
+  "at",
+  "to",
+  "of",
+  "tv",
+  "ai",
+  "it",
+  "be",
+  "do",
+  "no",
+  "so",
+  "hi",
+  "by",
+  "or"
+])
 
 /** Splits a label into words; unknown stretches stay whole. */
 export const segment = (label: string, lex: Lexicon): Array<string> => {
@@ -132,7 +156,10 @@ export const semanticScore = (queryWordList: ReadonlyArray<string>, label: strin
 }
 
 /** Reciprocal rank fusion: Σ 1 / (k + rank), rank from 1, over the rankings an item appears in. */
-export const fuse = <K>(rankings: ReadonlyArray<ReadonlyArray<K>>, k = 60): Array<{ readonly key: K; readonly score: number }> => {
+export const fuse = <K>(
+  rankings: ReadonlyArray<ReadonlyArray<K>>,
+  k = 60
+): Array<{ readonly key: K; readonly score: number }> => {
   const scores = new Map<K, number>()
   for (const ranking of rankings) {
     ranking.forEach((key, i) => scores.set(key, (scores.get(key) ?? 0) + 1 / (k + i + 1)))
@@ -142,7 +169,8 @@ export const fuse = <K>(rankings: ReadonlyArray<ReadonlyArray<K>>, k = 60): Arra
 
 /** nDCG@k of a ranked list against graded relevance (missing = 0). */
 export const ndcgAt = (ranked: ReadonlyArray<string>, relevance: Readonly<Record<string, number>>, k = 5): number => {
-  const dcg = (gains: ReadonlyArray<number>) => gains.slice(0, k).reduce((sum, g, i) => sum + (2 ** g - 1) / Math.log2(i + 2), 0)
+  const dcg = (gains: ReadonlyArray<number>) =>
+    gains.slice(0, k).reduce((sum, g, i) => sum + (2 ** g - 1) / Math.log2(i + 2), 0)
   const ideal = dcg(Object.values(relevance).sort((a, b) => b - a))
   return ideal === 0 ? 0 : dcg(ranked.map((d) => relevance[d] ?? 0)) / ideal
 }

@@ -19,7 +19,10 @@ export const ApiKeyAuthLive = Layer.effect(
         const key = request.headers["x-api-key"]?.trim()
         const secret = request.headers["x-api-secret"]?.trim()
         if (!key || !secret) {
-          return yield* new LegacyUnauthorizedError({ code: "missing_api_key", message: "Missing x-api-key or x-api-secret header" })
+          return yield* new LegacyUnauthorizedError({
+            code: "missing_api_key",
+            message: "Missing x-api-key or x-api-secret header"
+          })
         }
         const identity = yield* store.verify(key, secret)
         if (identity === undefined) {

@@ -40,7 +40,9 @@ export const makeOptionalBearer = (resolve: TokenResolver) =>
           HttpServerResponse.setHeader(
             res,
             "www-authenticate",
-            `Bearer error="invalid_token", error_description="${description}", resource_metadata="${resourceMetadataFor(config.baseUrl, url)}"`
+            `Bearer error="invalid_token", error_description="${description}", resource_metadata="${
+              resourceMetadataFor(config.baseUrl, url)
+            }"`
           )
         )
       ).pipe(Effect.zipRight(new UnauthorizedError({ code: "invalid_token", message: description })))
@@ -54,7 +56,9 @@ export const makeOptionalBearer = (resolve: TokenResolver) =>
           const match = /^Bearer\s+([\x21-\x7e]+)\s*$/i.exec(header)
           if (!match) return yield* invalid("The Authorization header must be: Bearer <access token>", request.url)
           const viewer = yield* resolve(match[1], `${config.baseUrl}${request.url}`)
-          if (viewer === undefined) return yield* invalid("The access token is invalid, expired or revoked", request.url)
+          if (viewer === undefined) {
+            return yield* invalid("The access token is invalid, expired or revoked", request.url)
+          }
           return viewer
         })
     })
@@ -63,9 +67,11 @@ export const makeOptionalBearer = (resolve: TokenResolver) =>
 /** Resolves tokens issued by the OAuth server (a lost database is a defect: a typed 500). */
 export const OptionalBearerLive = Layer.effect(
   OptionalBearer,
-  Effect.flatMap(OAuth, (oauth) => makeOptionalBearer((token, requestUrl) => Effect.orDie(oauth.resolveAccessToken(token, requestUrl))))
+  Effect.flatMap(
+    OAuth,
+    (oauth) => makeOptionalBearer((token, requestUrl) => Effect.orDie(oauth.resolveAccessToken(token, requestUrl)))
+  )
 )
-
 
 /**
  * For the few operations that need a scope (none of the public reads do): anonymous → 401 with a
@@ -81,14 +87,22 @@ export const requireScope = (scope: string) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const metadata = resourceMetadataFor(config.baseUrl, request.url)
     const challenge = (value: string) =>
-      HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "www-authenticate", value)))
+      HttpApp.appendPreResponseHandler((_req, res) =>
+        Effect.succeed(HttpServerResponse.setHeader(res, "www-authenticate", value))
+      )
     if (viewer._tag === "Anonymous") {
       yield* challenge(`Bearer scope="${scope}", resource_metadata="${metadata}"`)
-      return yield* new UnauthorizedError({ code: "unauthorized", message: `This operation needs a bearer token with scope ${scope}` })
+      return yield* new UnauthorizedError({
+        code: "unauthorized",
+        message: `This operation needs a bearer token with scope ${scope}`
+      })
     }
     if (!hasScope(viewer, scope)) {
       yield* challenge(`Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${metadata}"`)
-      return yield* new ForbiddenError({ code: "insufficient_scope", message: `The access token lacks the scope ${scope}` })
+      return yield* new ForbiddenError({
+        code: "insufficient_scope",
+        message: `The access token lacks the scope ${scope}`
+      })
     }
     return viewer
   })
@@ -99,7 +113,10 @@ export const requireScope = (scope: string) =>
  * or not — 403 `insufficient_scope` with `WWW-Authenticate: Bearer error="insufficient_scope",
  * scope="…"`. The operation itself stays open to everyone without those parameters.
  */
-export const requireScopeForParameters = (scope: string, present: ReadonlyArray<readonly [name: string, sent: boolean]>) =>
+export const requireScopeForParameters = (
+  scope: string,
+  present: ReadonlyArray<readonly [name: string, sent: boolean]>
+) =>
   Effect.gen(function*() {
     const sent = present.filter(([, isSent]) => isSent).map(([name]) => name)
     const viewer = yield* CurrentViewer

@@ -20,34 +20,56 @@ const domains = Options.text("domains").pipe(
   Options.optional
 )
 
-const userCreate = Command.make("create", { email, password, domains, json }, ({ domains, email, json, password }) =>
-  Effect.gen(function*() {
-    const accounts = yield* Accounts
-    const list = domains._tag === "Some" ? domains.value.split(",") : []
-    const created = yield* accounts.createUser({ email, password, domains: list }).pipe(
-      Effect.catchAll((e) => abort(e.message))
-    )
-    yield* print(
-      json,
-      { id: created.user.id, email: created.user.email, domains: created.domains, created_at: created.user.createdAt.toISOString() },
-      `Created user ${created.user.email} (${created.user.id})` + (created.domains.length > 0 ? ` owning ${created.domains.join(", ")}` : "")
-    )
-  })).pipe(Command.withDescription("Create a user who can sign in (POST /api/auth/login, OAuth consent) and run bulk operations"))
+const userCreate = Command.make(
+  "create",
+  { email, password, domains, json },
+  ({ domains, email, json, password }) =>
+    Effect.gen(function*() {
+      const accounts = yield* Accounts
+      const list = domains._tag === "Some" ? domains.value.split(",") : []
+      const created = yield* accounts.createUser({ email, password, domains: list }).pipe(
+        Effect.catchAll((e) => abort(e.message))
+      )
+      yield* print(
+        json,
+        {
+          id: created.user.id,
+          email: created.user.email,
+          domains: created.domains,
+          created_at: created.user.createdAt.toISOString()
+        },
+        `Created user ${created.user.email} (${created.user.id})` +
+          (created.domains.length > 0 ? ` owning ${created.domains.join(", ")}` : "")
+      )
+    })
+).pipe(
+  Command.withDescription("Create a user who can sign in (POST /api/auth/login, OAuth consent) and run bulk operations")
+)
 
-const requiredDomains = Options.text("domains").pipe(Options.withDescription("Comma-separated domains to add to the user's portfolio"))
+const requiredDomains = Options.text("domains").pipe(
+  Options.withDescription("Comma-separated domains to add to the user's portfolio")
+)
 
-const userAddDomains = Command.make("add-domains", { email, domains: requiredDomains, json }, ({ domains, email, json }) =>
-  Effect.gen(function*() {
-    const accounts = yield* Accounts
-    const added = yield* accounts.addDomains({ email, domains: domains.split(",") }).pipe(
-      Effect.catchTags({
-        UserNotFound: (e) => abort(e.message, "not_found"),
-        DomainTaken: (e) => abort(e.message, "conflict"),
-        InvalidOwnedDomain: (e) => abort(e.message)
-      })
-    )
-    yield* print(json, { id: added.user.id, email: added.user.email, added: added.domains }, `${added.user.email} now also owns ${added.domains.join(", ")}`)
-  })).pipe(Command.withDescription("Add owned domains to a user's portfolio (GET /api/domains, bulk operations)"))
+const userAddDomains = Command.make(
+  "add-domains",
+  { email, domains: requiredDomains, json },
+  ({ domains, email, json }) =>
+    Effect.gen(function*() {
+      const accounts = yield* Accounts
+      const added = yield* accounts.addDomains({ email, domains: domains.split(",") }).pipe(
+        Effect.catchTags({
+          UserNotFound: (e) => abort(e.message, "not_found"),
+          DomainTaken: (e) => abort(e.message, "conflict"),
+          InvalidOwnedDomain: (e) => abort(e.message)
+        })
+      )
+      yield* print(
+        json,
+        { id: added.user.id, email: added.user.email, added: added.domains },
+        `${added.user.email} now also owns ${added.domains.join(", ")}`
+      )
+    })
+).pipe(Command.withDescription("Add owned domains to a user's portfolio (GET /api/domains, bulk operations)"))
 
 export const userCommand = Command.make("user").pipe(
   Command.withDescription("User accounts"),
@@ -66,7 +88,11 @@ const apikeyCreate = Command.make("create", { name, json }, ({ json, name }) =>
       { key: issued.key, secret: issued.secret },
       `API key pair "${issued.name}" created. Send both headers on /api/v1 requests:\n  x-api-key: ${issued.key}\n  x-api-secret: ${issued.secret}\nThe secret is shown only this once.`
     )
-  })).pipe(Command.withDescription("Issue an API key pair for GET /api/v1/domains/available (prints {key, secret}; the secret is shown once)"))
+  })).pipe(
+    Command.withDescription(
+      "Issue an API key pair for GET /api/v1/domains/available (prints {key, secret}; the secret is shown once)"
+    )
+  )
 
 const apikeyList = Command.make("list", { json }, ({ json }) =>
   Effect.gen(function*() {
@@ -77,7 +103,9 @@ const apikeyList = Command.make("list", { json }, ({ json }) =>
       { keys },
       keys.length === 0
         ? "No API keys."
-        : keys.map((k) => `${k.key}  ${k.name}  created ${k.created_at}${k.revoked_at ? `  REVOKED ${k.revoked_at}` : ""}`).join("\n")
+        : keys.map((k) =>
+          `${k.key}  ${k.name}  created ${k.created_at}${k.revoked_at ? `  REVOKED ${k.revoked_at}` : ""}`
+        ).join("\n")
     )
   })).pipe(Command.withDescription("List API key pairs (never their secrets)"))
 

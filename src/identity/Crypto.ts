@@ -52,7 +52,9 @@ export const hashPassword = (password: string): Effect.Effect<string> =>
 /** A hash of a random password, verified against when the account does not exist (same cost). */
 let dummyHash: string | undefined
 const dummy = Effect.suspend(() =>
-  dummyHash !== undefined ? Effect.succeed(dummyHash) : Effect.tap(hashPassword(randomSecret()), (h) => Effect.sync(() => (dummyHash = h)))
+  dummyHash !== undefined
+    ? Effect.succeed(dummyHash)
+    : Effect.tap(hashPassword(randomSecret()), (h) => Effect.sync(() => (dummyHash = h)))
 )
 
 /**
@@ -66,6 +68,13 @@ export const verifyPassword = (password: string, stored: string | undefined): Ef
     if (parts.length !== 6 || parts[0] !== "scrypt") return false
     const [, n, r, p, saltB64, keyB64] = parts
     const expected = Buffer.from(keyB64, "base64url")
-    const key = yield* derive(password, Buffer.from(saltB64, "base64url"), Number(n), Number(r), Number(p), expected.length)
+    const key = yield* derive(
+      password,
+      Buffer.from(saltB64, "base64url"),
+      Number(n),
+      Number(r),
+      Number(p),
+      expected.length
+    )
     return timingSafeEqual(key, expected) && stored !== undefined
   })

@@ -13,7 +13,14 @@
  * The cookie: `mp_session=<random 256-bit token>; Path=/; HttpOnly; SameSite=Lax; Max-Age=…`
  * (+ `Secure` when NODE_ENV=production). Only the token's SHA-256 is stored server-side.
  */
-import { HttpApiMiddleware, HttpApiSecurity, HttpApp, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import {
+  HttpApiMiddleware,
+  HttpApiSecurity,
+  HttpApp,
+  HttpServerRequest,
+  HttpServerResponse,
+  OpenApi
+} from "@effect/platform"
 import { Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import type { AppConfigShape } from "../platform/Config.js"
 import { AppConfig } from "../platform/Config.js"
@@ -34,7 +41,10 @@ export class SessionAuth extends HttpApiMiddleware.Tag<SessionAuth>()("SessionAu
   failure: Schema.Union(Unauthorized, Forbidden),
   security: {
     session: HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }).pipe(
-      HttpApiSecurity.annotate(OpenApi.Description, "Session cookie set by POST /api/auth/login (HttpOnly, SameSite=Lax)")
+      HttpApiSecurity.annotate(
+        OpenApi.Description,
+        "Session cookie set by POST /api/auth/login (HttpOnly, SameSite=Lax)"
+      )
     )
   }
 }) {}
@@ -69,7 +79,8 @@ export const isSameOriginWrite = (request: HttpServerRequest.HttpServerRequest, 
 export const originRefused = () =>
   new ForbiddenError({
     code: "origin_refused",
-    message: "Cross-site request refused: a cookie-authenticated write must come from this service's own pages (Origin mismatch)"
+    message:
+      "Cross-site request refused: a cookie-authenticated write must come from this service's own pages (Origin mismatch)"
   })
 
 /** `Set-Cookie` attributes of the session cookie. */
@@ -87,7 +98,9 @@ export const setSessionCookie = (token: string, expiresAt: Date) =>
     const config = yield* AppConfig
     const maxAge = Duration.millis(Math.max(0, expiresAt.getTime() - Date.now()))
     yield* HttpApp.appendPreResponseHandler((_req, res) =>
-      Effect.succeed(HttpServerResponse.unsafeSetCookie(res, SESSION_COOKIE, token, sessionCookieOptions(config, maxAge)))
+      Effect.succeed(
+        HttpServerResponse.unsafeSetCookie(res, SESSION_COOKIE, token, sessionCookieOptions(config, maxAge))
+      )
     )
   })
 
@@ -95,7 +108,12 @@ export const setSessionCookie = (token: string, expiresAt: Date) =>
 export const clearSessionCookie = Effect.gen(function*() {
   const config = yield* AppConfig
   yield* HttpApp.appendPreResponseHandler((_req, res) =>
-    Effect.succeed(HttpServerResponse.unsafeSetCookie(res, SESSION_COOKIE, "", { ...sessionCookieOptions(config, Duration.zero), expires: new Date(0) }))
+    Effect.succeed(
+      HttpServerResponse.unsafeSetCookie(res, SESSION_COOKIE, "", {
+        ...sessionCookieOptions(config, Duration.zero),
+        expires: new Date(0)
+      })
+    )
   )
 })
 
@@ -125,10 +143,18 @@ export const SessionAuthLive = Layer.effect(
           const request = yield* HttpServerRequest.HttpServerRequest
           if (!isSameOriginWrite(request, config.baseUrl)) return yield* originRefused()
           const value = Redacted.value(token)
-          if (value === "") return yield* new UnauthorizedError({ code: "not_signed_in", message: "Sign in first: POST /api/auth/login" })
+          if (value === "") {
+            return yield* new UnauthorizedError({
+              code: "not_signed_in",
+              message: "Sign in first: POST /api/auth/login"
+            })
+          }
           const session = yield* accounts.resolveSession(value)
           if (Option.isNone(session)) {
-            return yield* new UnauthorizedError({ code: "not_signed_in", message: "The session has expired or was ended; sign in again" })
+            return yield* new UnauthorizedError({
+              code: "not_signed_in",
+              message: "The session has expired or was ended; sign in again"
+            })
           }
           return { ...session.value.user, sessionId: session.value.id, sessionExpiresAt: session.value.expiresAt }
         })

@@ -23,11 +23,16 @@ export const limits = {
 } as const
 
 export const WhoisRequest = Schema.Struct({
-  domain: Schema.String.annotations({ description: "The domain to look up (Unicode or A-label)", examples: ["example.com"] })
+  domain: Schema.String.annotations({
+    description: "The domain to look up (Unicode or A-label)",
+    examples: ["example.com"]
+  })
 }).annotations({ identifier: "WhoisRequest" })
 
 export const WhoisLookup = Schema.Struct({
-  id: Schema.NullOr(Schema.String).annotations({ description: "lkp_… id of the stored lookup; null only if storing it failed" }),
+  id: Schema.NullOr(Schema.String).annotations({
+    description: "lkp_… id of the stored lookup; null only if storing it failed"
+  }),
   domain: Schema.String.annotations({ description: "The domain, A-label form" }),
   result: LookupRecordSchema,
   created_at: Schema.String.annotations({ description: "When the lookup was made, RFC 3339 UTC" })

@@ -4,11 +4,11 @@ import { Effect, Either } from "effect"
 import { Api } from "../app/Api.js"
 import { parseDomainName } from "../domain/DomainName.js"
 import { CurrentViewer } from "../identity/Viewer.js"
+import { clientIpOf } from "../platform/ClientIp.js"
 import { AppConfig } from "../platform/Config.js"
 import { BadRequestError, NotFoundError, RateLimitedError } from "../platform/Errors.js"
-import { clientIpOf } from "../platform/ClientIp.js"
 import { fingerprint, Idempotency, isValidKey } from "../platform/Idempotency.js"
-import { makePeek, type RateLimitDecision, rateLimitHeaders, RateLimiter } from "../platform/RateLimit.js"
+import { makePeek, type RateLimitDecision, RateLimiter, rateLimitHeaders } from "../platform/RateLimit.js"
 import { limits } from "./Api.js"
 import { Lookups } from "./Lookups.js"
 
@@ -28,7 +28,10 @@ export const LookupHttpLive = HttpApiBuilder.group(Api, "lookup", (handlers) =>
         const viewer = yield* CurrentViewer
         const key = request.headers["idempotency-key"]
         if (key !== undefined && !isValidKey(key)) {
-          return yield* new BadRequestError({ code: "invalid_idempotency_key", message: "Idempotency-Key: 1-255 visible ASCII characters" })
+          return yield* new BadRequestError({
+            code: "invalid_idempotency_key",
+            message: "Idempotency-Key: 1-255 visible ASCII characters"
+          })
         }
         const parsed = parseDomainName(payload.domain)
         if (Either.isLeft(parsed)) {
@@ -47,7 +50,11 @@ export const LookupHttpLive = HttpApiBuilder.group(Api, "lookup", (handlers) =>
         const extra: Record<string, string> = key === undefined ? {} : { "idempotency-key": key }
         // Headers for every answer once the quota was looked at: errors included.
         yield* HttpApp.appendPreResponseHandler((_req, response) =>
-          Effect.succeed(decision === undefined ? HttpServerResponse.setHeaders(response, extra) : HttpServerResponse.setHeaders(response, { ...headersOf(decision), ...extra }))
+          Effect.succeed(
+            decision === undefined
+              ? HttpServerResponse.setHeaders(response, extra)
+              : HttpServerResponse.setHeaders(response, { ...headersOf(decision), ...extra })
+          )
         )
 
         const work = Effect.gen(function*() {
@@ -64,8 +71,15 @@ export const LookupHttpLive = HttpApiBuilder.group(Api, "lookup", (handlers) =>
           if (outcome._tag === "NoData") {
             return yield* new NotFoundError(
               outcome.notRegistered
-                ? { code: "whois_not_found", message: `No registration data for ${domain}: the registry has no such domain` }
-                : { code: "whois_unavailable", message: `WHOIS data for ${domain} is unavailable right now (RDAP ${outcome.rdap}; WHOIS ${outcome.whois})` }
+                ? {
+                  code: "whois_not_found",
+                  message: `No registration data for ${domain}: the registry has no such domain`
+                }
+                : {
+                  code: "whois_unavailable",
+                  message:
+                    `WHOIS data for ${domain} is unavailable right now (RDAP ${outcome.rdap}; WHOIS ${outcome.whois})`
+                }
             )
           }
           return {
@@ -78,7 +92,11 @@ export const LookupHttpLive = HttpApiBuilder.group(Api, "lookup", (handlers) =>
           const response = yield* work
           return HttpServerResponse.unsafeJson(response.body, { status: 201 })
         }
-        const result = yield* idempotency.run({ scope: `whois:${quota.key}`, key, fingerprint: fingerprint("whois", domain) }, work).pipe(
+        const result = yield* idempotency.run({
+          scope: `whois:${quota.key}`,
+          key,
+          fingerprint: fingerprint("whois", domain)
+        }, work).pipe(
           // The idempotency store (platform/Idempotency.ts) still fails with SqlError: a defect.
           Effect.catchTag("SqlError", Effect.die)
         )

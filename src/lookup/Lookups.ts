@@ -44,7 +44,12 @@ const make = Effect.gen(function*() {
       const id = makeId("lkp")
       const stored = yield* repo.insert({ id, domain, result, createdAt: now }).pipe(
         Effect.as(true),
-        Effect.catchAllDefect((e) => Effect.logWarning("could not store a lookup").pipe(Effect.annotateLogs({ error: String(e) }), Effect.as(false)))
+        Effect.catchAllDefect((e) =>
+          Effect.logWarning("could not store a lookup").pipe(
+            Effect.annotateLogs({ error: String(e) }),
+            Effect.as(false)
+          )
+        )
       )
       return { id: stored ? id : null, domain, result, created_at: now.toISOString() } satisfies StoredLookup
     })
@@ -56,12 +61,16 @@ const make = Effect.gen(function*() {
       if (fromRdap._tag === "Right" && fromRdap.right._tag === "Found") {
         return { _tag: "Found", lookup: yield* store(domain, { ...fromRdap.right.record, domain }) } as const
       }
-      const rdapSays = fromRdap._tag === "Right" ? "no such domain (404)" : `${fromRdap.left.reason}: ${fromRdap.left.message}`
+      const rdapSays = fromRdap._tag === "Right"
+        ? "no such domain (404)"
+        : `${fromRdap.left.reason}: ${fromRdap.left.message}`
       const fromWhois = yield* Effect.either(whois.lookupDomain(domain))
       if (fromWhois._tag === "Right" && fromWhois.right._tag === "Found") {
         return { _tag: "Found", lookup: yield* store(domain, { ...fromWhois.right.record, domain }) } as const
       }
-      const whoisSays = fromWhois._tag === "Right" ? "no such domain" : `${fromWhois.left.reason}: ${fromWhois.left.message}`
+      const whoisSays = fromWhois._tag === "Right"
+        ? "no such domain"
+        : `${fromWhois.left.reason}: ${fromWhois.left.message}`
       return {
         _tag: "NoData",
         notRegistered: (fromRdap._tag === "Right") || (fromWhois._tag === "Right"),
@@ -78,4 +87,7 @@ export class Lookups extends Context.Tag("app/Lookups")<Lookups, Effect.Effect.S
 }
 
 /** RDAP client, WHOIS client and the lookup service, for ServicesLive. */
-export const LookupServicesLive = Lookups.Live.pipe(Layer.provideMerge(WhoisClientLive), Layer.provideMerge(RdapClientLive))
+export const LookupServicesLive = Lookups.Live.pipe(
+  Layer.provideMerge(WhoisClientLive),
+  Layer.provideMerge(RdapClientLive)
+)

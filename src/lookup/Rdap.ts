@@ -143,8 +143,14 @@ interface RawAnswer {
  * `Effect.withSpan` only when tracing is on. Off, even a no-op span costs a copy of the fiber's
  * whole context (every service of the app) per call, and this is the hot path of a search.
  */
-const withSpanWhenTracing = <A, E>(effect: Effect.Effect<A, E>, name: string, options: () => Tracer.SpanOptions): Effect.Effect<A, E> =>
-  Effect.withFiberRuntime((fiber) => fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Effect.withSpan(effect, name, options()) : effect)
+const withSpanWhenTracing = <A, E>(
+  effect: Effect.Effect<A, E>,
+  name: string,
+  options: () => Tracer.SpanOptions
+): Effect.Effect<A, E> =>
+  Effect.withFiberRuntime((fiber) =>
+    fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Effect.withSpan(effect, name, options()) : effect
+  )
 
 /**
  * With tracing on, a client span per RDAP request, named and described as Effect's HttpClient
@@ -206,7 +212,10 @@ export const makeLive = (settings: LookupSettings) =>
           onTimeout: () => new RdapError({ reason: "timeout", message: "bootstrap fetch timed out", url })
         }),
         Effect.catchTags({
-          RequestError: (e) => Effect.fail(new RdapError({ reason: "unreachable", message: `bootstrap unreachable: ${describeHttpFailure(e)}`, url })),
+          RequestError: (e) =>
+            Effect.fail(
+              new RdapError({ reason: "unreachable", message: `bootstrap unreachable: ${describeHttpFailure(e)}`, url })
+            ),
           ResponseError: (e) => Effect.fail(fail(`bootstrap: ${describeHttpFailure(e)}`))
         })
       )
@@ -222,26 +231,39 @@ export const makeLive = (settings: LookupSettings) =>
       Effect.tapError((e) =>
         Effect.sync(() => {
           nextAttemptAt = Date.now() + Math.min(refreshMs || BOOTSTRAP_RETRY_MS, BOOTSTRAP_RETRY_MS)
-        }).pipe(Effect.zipRight(Effect.logWarning("RDAP bootstrap refresh failed; keeping the current table").pipe(
-          Effect.annotateLogs({ reason: e.reason, error: e.message })
-        )))
+        }).pipe(Effect.zipRight(
+          Effect.logWarning("RDAP bootstrap refresh failed; keeping the current table").pipe(
+            Effect.annotateLogs({ reason: e.reason, error: e.message })
+          )
+        ))
       )
     )
 
     const ensureBootstrap = Effect.suspend(() => {
       if (!attempted) {
         return firstFetch.withPermits(1)(
-          Effect.suspend(() => (attempted ? Effect.void : refreshBootstrap.pipe(Effect.ignore, Effect.ensuring(Effect.sync(() => {
-            attempted = true
-          })))))
+          Effect.suspend(
+            () => (attempted ? Effect.void : refreshBootstrap.pipe(
+              Effect.ignore,
+              Effect.ensuring(Effect.sync(() => {
+                attempted = true
+              }))
+            ))
+          )
         )
       }
       const now = Date.now()
-      if (refreshMs > 0 && !refreshing && now - fetchedAt >= refreshMs && now >= nextAttemptAt && settings.rdapBootstrapUrl !== "") {
+      if (
+        refreshMs > 0 && !refreshing && now - fetchedAt >= refreshMs && now >= nextAttemptAt &&
+        settings.rdapBootstrapUrl !== ""
+      ) {
         refreshing = true
-        return Effect.forkDaemon(refreshBootstrap.pipe(Effect.ignore, Effect.ensuring(Effect.sync(() => {
-          refreshing = false
-        })))).pipe(Effect.asVoid)
+        return Effect.forkDaemon(refreshBootstrap.pipe(
+          Effect.ignore,
+          Effect.ensuring(Effect.sync(() => {
+            refreshing = false
+          }))
+        )).pipe(Effect.asVoid)
       }
       return Effect.void
     })
@@ -265,63 +287,92 @@ export const makeLive = (settings: LookupSettings) =>
 
     /** One GET without following redirects, bounded by RDAP_TIMEOUT; interruption aborts it. */
     const getOnce = (url: string): Effect.Effect<RawAnswer, RdapError> =>
-      traced(url, Effect.async<RawAnswer, RdapError>((resume) => {
-        let target: URL | undefined
-        try {
-          target = new URL(url)
-        } catch {
-          // handled below
-        }
-        if (target === undefined || (target.protocol !== "http:" && target.protocol !== "https:")) {
-          resume(Effect.fail(new RdapError({ reason: "unreachable", message: "RDAP server unreachable: invalid URL", url })))
-          return
-        }
-        let settled = false
-        const settle = (effect: Effect.Effect<RawAnswer, RdapError>) => {
-          if (settled) return
-          settled = true
-          clearTimeout(timer)
-          resume(effect)
-        }
-        const request = (target.protocol === "https:" ? Https : Http).request(target, {
-          method: "GET",
-          headers: { accept: ACCEPT },
-          agent: agents[target.protocol]
-        }, (response) => {
-          const status = response.statusCode ?? 0
-          const header = (name: string) => {
-            const v = response.headers[name]
-            return Array.isArray(v) ? v.join(", ") : v
+      traced(
+        url,
+        Effect.async<RawAnswer, RdapError>((resume) => {
+          let target: URL | undefined
+          try {
+            target = new URL(url)
+          } catch {
+            // handled below
           }
-          const answer = (body: string): RawAnswer => ({ status, url, location: header("location"), retryAfter: header("retry-after"), body })
-          if (status >= 300 && status < 400) {
-            response.resume()
-            return settle(Effect.succeed(answer("")))
+          if (target === undefined || (target.protocol !== "http:" && target.protocol !== "https:")) {
+            resume(
+              Effect.fail(
+                new RdapError({ reason: "unreachable", message: "RDAP server unreachable: invalid URL", url })
+              )
+            )
+            return
           }
-          let body = ""
-          response.setEncoding("utf8")
-          response.on("data", (chunk: string) => {
-            body += chunk
+          let settled = false
+          const settle = (effect: Effect.Effect<RawAnswer, RdapError>) => {
+            if (settled) return
+            settled = true
+            clearTimeout(timer)
+            resume(effect)
+          }
+          const request = (target.protocol === "https:" ? Https : Http).request(target, {
+            method: "GET",
+            headers: { accept: ACCEPT },
+            agent: agents[target.protocol]
+          }, (response) => {
+            const status = response.statusCode ?? 0
+            const header = (name: string) => {
+              const v = response.headers[name]
+              return Array.isArray(v) ? v.join(", ") : v
+            }
+            const answer = (body: string): RawAnswer => ({
+              status,
+              url,
+              location: header("location"),
+              retryAfter: header("retry-after"),
+              body
+            })
+            if (status >= 300 && status < 400) {
+              response.resume()
+              return settle(Effect.succeed(answer("")))
+            }
+            let body = ""
+            response.setEncoding("utf8")
+            response.on("data", (chunk: string) => {
+              body += chunk
+            })
+            response.on("end", () => settle(Effect.succeed(answer(body))))
+            response.on("error", () =>
+              settle(
+                Effect.fail(
+                  new RdapError({ reason: "upstream", message: `RDAP: undecodable response (HTTP ${status})`, url })
+                )
+              ))
           })
-          response.on("end", () => settle(Effect.succeed(answer(body))))
-          response.on("error", () =>
-            settle(Effect.fail(new RdapError({ reason: "upstream", message: `RDAP: undecodable response (HTTP ${status})`, url }))))
+          request.on("error", (e) => {
+            const code = systemCodeOf(e)
+            settle(
+              Effect.fail(
+                new RdapError({
+                  reason: "unreachable",
+                  message: `RDAP server unreachable: transport error${code === undefined ? "" : ` (${code})`}`,
+                  url
+                })
+              )
+            )
+          })
+          const timer = setTimeout(() => {
+            settle(
+              Effect.fail(
+                new RdapError({ reason: "timeout", message: `RDAP server did not answer within ${timeoutMs} ms`, url })
+              )
+            )
+            request.destroy()
+          }, timeoutMs)
+          request.end()
+          return Effect.sync(() => {
+            settled = true
+            clearTimeout(timer)
+            request.destroy()
+          })
         })
-        request.on("error", (e) => {
-          const code = systemCodeOf(e)
-          settle(Effect.fail(new RdapError({ reason: "unreachable", message: `RDAP server unreachable: transport error${code === undefined ? "" : ` (${code})`}`, url })))
-        })
-        const timer = setTimeout(() => {
-          settle(Effect.fail(new RdapError({ reason: "timeout", message: `RDAP server did not answer within ${timeoutMs} ms`, url })))
-          request.destroy()
-        }, timeoutMs)
-        request.end()
-        return Effect.sync(() => {
-          settled = true
-          clearTimeout(timer)
-          request.destroy()
-        })
-      }))
+      )
 
     /** GET with redirects followed by hand and one bounded wait on 429. */
     const fetchRdap = (start: string, skipKey: string): Effect.Effect<RawAnswer, RdapError> =>
@@ -330,7 +381,9 @@ export const makeLive = (settings: LookupSettings) =>
         if (blocked && blocked.until > Date.now()) {
           return yield* new RdapError({
             reason: "unreachable",
-            message: `RDAP server skipped for ${Math.ceil((blocked.until - Date.now()) / 1000)} s after: ${blocked.reason}`,
+            message: `RDAP server skipped for ${
+              Math.ceil((blocked.until - Date.now()) / 1000)
+            } s after: ${blocked.reason}`,
             url: start
           })
         }
@@ -341,7 +394,9 @@ export const makeLive = (settings: LookupSettings) =>
             Effect.tapError((e) =>
               Effect.sync(() => {
                 // Remembered for other callers: the message names no URL (see UpstreamFault).
-                if (e.reason === "timeout" || e.reason === "unreachable") skip(skipKey, SKIP_AFTER_FAILURE_MS, e.message)
+                if (e.reason === "timeout" || e.reason === "unreachable") {
+                  skip(skipKey, SKIP_AFTER_FAILURE_MS, e.message)
+                }
               })
             )
           )
@@ -374,7 +429,9 @@ export const makeLive = (settings: LookupSettings) =>
             if (retryAfter !== undefined) skip(skipKey, retryAfter * 1000, "rate limited (429)")
             return yield* new RdapError({
               reason: "rate_limited",
-              message: retryAfter !== undefined ? `RDAP server rate limited; retry after ${retryAfter} s` : "RDAP server rate limited",
+              message: retryAfter !== undefined
+                ? `RDAP server rate limited; retry after ${retryAfter} s`
+                : "RDAP server rate limited",
               url,
               status: 429,
               ...(retryAfter !== undefined ? { retryAfter } : {})
@@ -387,10 +444,24 @@ export const makeLive = (settings: LookupSettings) =>
     const decodeDomain = (answer: RawAnswer): Effect.Effect<unknown, RdapError> =>
       Effect.try({
         try: () => JSON.parse(answer.body) as unknown,
-        catch: () => new RdapError({ reason: "decode", message: "RDAP answer is not JSON", url: answer.url, status: answer.status })
+        catch: () =>
+          new RdapError({
+            reason: "decode",
+            message: "RDAP answer is not JSON",
+            url: answer.url,
+            status: answer.status
+          })
       }).pipe(
-        Effect.filterOrFail(isDomainObject, () =>
-          new RdapError({ reason: "decode", message: "RDAP answer is not a domain object", url: answer.url, status: answer.status }))
+        Effect.filterOrFail(
+          isDomainObject,
+          () =>
+            new RdapError({
+              reason: "decode",
+              message: "RDAP answer is not a domain object",
+              url: answer.url,
+              status: answer.status
+            })
+        )
       )
 
     const lookupDomain: RdapClientShape["lookupDomain"] = (asciiDomain, options) =>
@@ -399,13 +470,21 @@ export const makeLive = (settings: LookupSettings) =>
         yield* ensureBootstrap
         const bases = matchBootstrap(table, domain)
         if (!bases) {
-          return yield* new RdapError({ reason: "unsupported_tld", message: `no RDAP server is registered for ${domain}` })
+          return yield* new RdapError({
+            reason: "unsupported_tld",
+            message: `no RDAP server is registered for ${domain}`
+          })
         }
         const base = bases[0]
         const answer = yield* fetchRdap(domainQueryUrl(base, domain), base)
         if (answer.status === 404) return { _tag: "NotFound", domain, url: answer.url } satisfies RdapNotFound
         if (answer.status !== 200) {
-          return yield* new RdapError({ reason: "upstream", message: `RDAP server answered HTTP ${answer.status}`, url: answer.url, status: answer.status })
+          return yield* new RdapError({
+            reason: "upstream",
+            message: `RDAP server answered HTTP ${answer.status}`,
+            url: answer.url,
+            status: answer.status
+          })
         }
         const obj = yield* decodeDomain(answer)
         const mapped = mapDomainObject(domain, obj)
@@ -421,7 +500,10 @@ export const makeLive = (settings: LookupSettings) =>
             }
           })()
           const registrar = yield* fetchRdap(related, origin).pipe(
-            Effect.flatMap((a) => (a.status === 200 ? decodeDomain(a) : Effect.fail(new RdapError({ reason: "upstream", message: `HTTP ${a.status}`, url: a.url })))),
+            Effect.flatMap((a) => (a.status === 200
+              ? decodeDomain(a)
+              : Effect.fail(new RdapError({ reason: "upstream", message: `HTTP ${a.status}`, url: a.url })))
+            ),
             Effect.option
           )
           if (Option.isSome(registrar)) {
@@ -429,8 +511,17 @@ export const makeLive = (settings: LookupSettings) =>
             registrarUrl = related
           }
         }
-        return { _tag: "Found", domain: record.domain, record, statuses: mapped.statuses, url: answer.url, registrarUrl } satisfies RdapFound
-      }).pipe((effect) => withSpanWhenTracing(effect, "rdap.lookupDomain", () => ({ attributes: { domain: asciiDomain } })))
+        return {
+          _tag: "Found",
+          domain: record.domain,
+          record,
+          statuses: mapped.statuses,
+          url: answer.url,
+          registrarUrl
+        } satisfies RdapFound
+      }).pipe((effect) =>
+        withSpanWhenTracing(effect, "rdap.lookupDomain", () => ({ attributes: { domain: asciiDomain } }))
+      )
 
     const serverFor = (asciiDomain: string) =>
       ensureBootstrap.pipe(Effect.map(() => Option.fromNullable(matchBootstrap(table, asciiDomain.toLowerCase())?.[0])))
@@ -442,9 +533,19 @@ export const makeLive = (settings: LookupSettings) =>
 export const sandbox: RdapClientShape = {
   mode: "sandbox",
   lookupDomain: (asciiDomain) =>
-    Effect.fail(new RdapError({ reason: "unavailable", message: `RDAP lookups are disabled (RDAP_MODE=sandbox); ${asciiDomain} not looked up` })),
-  serverFor: (asciiDomain) => Effect.succeed(Option.fromNullable(matchBootstrap(bundledBootstrap, asciiDomain.toLowerCase())?.[0])),
-  refreshBootstrap: Effect.succeed({ source: "bundled", publication: bundledBootstrap.publication, entries: bundledBootstrap.servers.size })
+    Effect.fail(
+      new RdapError({
+        reason: "unavailable",
+        message: `RDAP lookups are disabled (RDAP_MODE=sandbox); ${asciiDomain} not looked up`
+      })
+    ),
+  serverFor: (asciiDomain) =>
+    Effect.succeed(Option.fromNullable(matchBootstrap(bundledBootstrap, asciiDomain.toLowerCase())?.[0])),
+  refreshBootstrap: Effect.succeed({
+    source: "bundled",
+    publication: bundledBootstrap.publication,
+    entries: bundledBootstrap.servers.size
+  })
 }
 
 export const RdapClientLive = Layer.scoped(

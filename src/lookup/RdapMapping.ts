@@ -73,7 +73,8 @@ const jcardProps = (entity: Json): Array<Array<Json>> => {
 const jcardText = (entity: Json, name: string): string => {
   for (const p of jcardProps(entity)) {
     if (p[0].toLowerCase() !== name) continue
-    const value = p.slice(3).flat(Infinity).filter((v: unknown) => typeof v === "string" && v.trim() !== "").join(" ").trim()
+    const value = p.slice(3).flat(Infinity).filter((v: unknown) => typeof v === "string" && v.trim() !== "").join(" ")
+      .trim()
     if (value !== "") return value
   }
   return ""
@@ -115,12 +116,17 @@ const registrantRedacted = (obj: Json): boolean =>
 
 const eventDate = (obj: Json, action: string): string => {
   if (!Array.isArray(obj?.events)) return ""
-  const event = obj.events.find((e: Json) => typeof e?.eventAction === "string" && e.eventAction.toLowerCase() === action)
+  const event = obj.events.find((e: Json) =>
+    typeof e?.eventAction === "string" && e.eventAction.toLowerCase() === action
+  )
   return normalizeDate(typeof event?.eventDate === "string" ? event.eventDate : undefined)
 }
 
 /** Maps a domain object; the statuses come back separately for callers that want the array. */
-export const mapDomainObject = (asciiDomain: string, obj: Json): { record: LookupRecord; statuses: ReadonlyArray<string> } => {
+export const mapDomainObject = (
+  asciiDomain: string,
+  obj: Json
+): { record: LookupRecord; statuses: ReadonlyArray<string> } => {
   const entities = allEntities(obj)
   const registrarEntity = entities.find((e) => hasRole(e, "registrar"))
   const registrar = registrarEntity
@@ -134,18 +140,24 @@ export const mapDomainObject = (asciiDomain: string, obj: Json): { record: Looku
     const name = jcardText(registrantEntity, "fn")
     const org = jcardText(registrantEntity, "org")
     registrant = [name, org].find((v) => v !== "" && !looksRedacted(v)) ?? ""
-    if (registrant === "" && (looksRedacted(name) || looksRedacted(org) || registrantRedacted(obj))) registrant = REDACTED
+    if (registrant === "" && (looksRedacted(name) || looksRedacted(org) || registrantRedacted(obj))) {
+      registrant = REDACTED
+    }
   }
   if (registrant === "" && registrantRedacted(obj)) registrant = REDACTED
 
-  const statuses = normalizeStatuses(Array.isArray(obj?.status) ? obj.status.filter((s: unknown) => typeof s === "string") : [])
+  const statuses = normalizeStatuses(
+    Array.isArray(obj?.status) ? obj.status.filter((s: unknown) => typeof s === "string") : []
+  )
   const nameservers = dedupe(
     (Array.isArray(obj?.nameservers) ? obj.nameservers : [])
       .map((ns: Json) => (typeof ns?.ldhName === "string" ? normalizeNameserver(ns.ldhName) : ""))
       .filter((ns: string) => ns !== "")
   )
   const emails = dedupe(entities.flatMap(jcardEmails))
-  const domain = typeof obj?.ldhName === "string" && obj.ldhName !== "" ? obj.ldhName.toLowerCase().replace(/\.$/, "") : asciiDomain
+  const domain = typeof obj?.ldhName === "string" && obj.ldhName !== ""
+    ? obj.ldhName.toLowerCase().replace(/\.$/, "")
+    : asciiDomain
 
   return {
     statuses,
@@ -170,7 +182,8 @@ export const mapDomainObject = (asciiDomain: string, obj: Json): { record: Looku
 export const relatedLink = (obj: Json, selfUrl: string): string | undefined => {
   if (!Array.isArray(obj?.links)) return undefined
   const candidates = obj.links.filter((l: Json) =>
-    typeof l?.href === "string" && /^https?:\/\//i.test(l.href) && typeof l?.rel === "string" && l.rel.toLowerCase() === "related"
+    typeof l?.href === "string" && /^https?:\/\//i.test(l.href) && typeof l?.rel === "string" &&
+    l.rel.toLowerCase() === "related"
   )
   const pick = candidates.find((l: Json) => typeof l.type === "string" && /rdap\+json/i.test(l.type)) ??
     candidates.find((l: Json) => /\/domain\/[^/]+$/i.test(l.href))

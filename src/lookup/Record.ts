@@ -37,7 +37,8 @@ export const LookupRecordSchema = Schema.Struct({
   }),
   registrar: Schema.String.annotations({ description: "Sponsoring registrar's name; empty when unknown" }),
   registrant: Schema.String.annotations({
-    description: "Registrant name or organisation; \"REDACTED FOR PRIVACY\" when withheld (RFC 9537); empty when unknown"
+    description:
+      "Registrant name or organisation; \"REDACTED FOR PRIVACY\" when withheld (RFC 9537); empty when unknown"
   }),
   creation_date: Schema.String.annotations({ description: "Registration date, RFC 3339 UTC; empty when unknown" }),
   expiration_date: Schema.String.annotations({ description: "Expiration date, RFC 3339 UTC; empty when unknown" }),
@@ -94,7 +95,11 @@ export const normalizeDate = (raw: string | undefined | null): string => {
   if (s === "") return ""
   // `2024-08-14 07:01:34` (no zone) is UTC in WHOIS output; Date.parse would read it as local time.
   const isoNoZone = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)$/.exec(s)
-  const candidate = isoNoZone ? `${isoNoZone[1]}T${isoNoZone[2]}Z` : /^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : s
+  const candidate = isoNoZone
+    ? `${isoNoZone[1]}T${isoNoZone[2]}Z`
+    : /^\d{4}-\d{2}-\d{2}$/.test(s)
+    ? `${s}T00:00:00Z`
+    : s
   // `2024.08.14` and `14-Aug-2024` forms.
   const dotted = /^(\d{4})\.(\d{2})\.(\d{2})/.exec(candidate)
   // Without a zone, read the text as UTC (never the server's local time).

@@ -82,7 +82,16 @@ export const query = (host: string, port: number, line: string, timeoutMs: numbe
       resume(result)
     }
     const timer = setTimeout(
-      () => finish(Effect.fail(new WhoisError({ reason: "timeout", message: `${host} did not answer within ${timeoutMs} ms`, server: host }))),
+      () =>
+        finish(
+          Effect.fail(
+            new WhoisError({
+              reason: "timeout",
+              message: `${host} did not answer within ${timeoutMs} ms`,
+              server: host
+            })
+          )
+        ),
       timeoutMs
     )
     socket.setNoDelay(true)
@@ -95,8 +104,15 @@ export const query = (host: string, port: number, line: string, timeoutMs: numbe
     })
     socket.on("end", () => finish(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
     socket.on("close", () => finish(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
-    socket.on("error", (e: any) =>
-      finish(Effect.fail(new WhoisError({ reason: "unreachable", message: `${host}: ${e?.code ?? e?.message ?? e}`, server: host }))))
+    socket.on(
+      "error",
+      (e: any) =>
+        finish(
+          Effect.fail(
+            new WhoisError({ reason: "unreachable", message: `${host}: ${e?.code ?? e?.message ?? e}`, server: host })
+          )
+        )
+    )
     return Effect.sync(() => {
       done = true
       clearTimeout(timer)
@@ -131,14 +147,22 @@ export const makeWhoisClient = (settings: LookupSettings, table = bundledServers
         // Follow pure referrals (IANA `refer:`) until a server answers with data.
         for (let next = referral(text); next !== undefined && next !== host; next = referral(text)) {
           if (++hops > settings.whoisMaxReferrals) {
-            return yield* new WhoisError({ reason: "too_many_referrals", message: `more than ${settings.whoisMaxReferrals} WHOIS referrals`, server: next })
+            return yield* new WhoisError({
+              reason: "too_many_referrals",
+              message: `more than ${settings.whoisMaxReferrals} WHOIS referrals`,
+              server: next
+            })
           }
           host = next
           text = yield* ask(host, `${domain}\r\n`)
         }
         if (hops === 0 && !isNotFound(host, text) && parseRecord(domain, text).record.domain !== domain) {
           // The referral server answered about something else (IANA's page for the TLD itself).
-          return yield* new WhoisError({ reason: "no_server", message: `${referralServer} names no WHOIS server for .${tld}`, server: host })
+          return yield* new WhoisError({
+            reason: "no_server",
+            message: `${referralServer} names no WHOIS server for .${tld}`,
+            server: host
+          })
         }
         registry = { host, query: "$addr\r\n", punycode: true }
         if (hops > 0) learned.set(tld, registry)
@@ -149,11 +173,21 @@ export const makeWhoisClient = (settings: LookupSettings, table = bundledServers
 
       // 2. The registry's answer.
       if (registryText.trim() === "") {
-        return yield* new WhoisError({ reason: "empty", message: `${registry.host} sent an empty answer`, server: registry.host })
+        return yield* new WhoisError({
+          reason: "empty",
+          message: `${registry.host} sent an empty answer`,
+          server: registry.host
+        })
       }
-      if (isNotFound(registry.host, registryText)) return { _tag: "NotFound", domain, server: registry.host } satisfies WhoisNotFound
+      if (isNotFound(registry.host, registryText)) {
+        return { _tag: "NotFound", domain, server: registry.host } satisfies WhoisNotFound
+      }
       if (isRateLimited(registryText)) {
-        return yield* new WhoisError({ reason: "rate_limited", message: `${registry.host} refused: query limit exceeded`, server: registry.host })
+        return yield* new WhoisError({
+          reason: "rate_limited",
+          message: `${registry.host} refused: query limit exceeded`,
+          server: registry.host
+        })
       }
       const parsed = parseRecord(domain, registryText)
       let record = parsed.record
@@ -163,13 +197,23 @@ export const makeWhoisClient = (settings: LookupSettings, table = bundledServers
       const pointer = registrarServer(registryText)
       if (pointer && pointer !== registry.host && isThin(record) && hops < settings.whoisMaxReferrals) {
         const text = yield* ask(pointer, `${domain}\r\n`).pipe(Effect.option)
-        if (text._tag === "Some" && text.value.trim() !== "" && !isNotFound(pointer, text.value) && !isRateLimited(text.value)) {
+        if (
+          text._tag === "Some" && text.value.trim() !== "" && !isNotFound(pointer, text.value) &&
+          !isRateLimited(text.value)
+        ) {
           record = mergeRecords(record, parseRecord(domain, text.value).record)
           registrarHost = pointer
         }
       }
-      if (record.registrar === "" && record.creation_date === "" && record.expiration_date === "" && record.status === "" && record.nameservers.length === 0) {
-        return yield* new WhoisError({ reason: "empty", message: `${registry.host} answered without registration data`, server: registry.host })
+      if (
+        record.registrar === "" && record.creation_date === "" && record.expiration_date === "" &&
+        record.status === "" && record.nameservers.length === 0
+      ) {
+        return yield* new WhoisError({
+          reason: "empty",
+          message: `${registry.host} answered without registration data`,
+          server: registry.host
+        })
       }
       return {
         _tag: "Found",
@@ -184,4 +228,7 @@ export const makeWhoisClient = (settings: LookupSettings, table = bundledServers
   return { lookupDomain }
 }
 
-export const WhoisClientLive = Layer.effect(WhoisClient, Effect.map(AppConfig, (config) => makeWhoisClient(config.lookup)))
+export const WhoisClientLive = Layer.effect(
+  WhoisClient,
+  Effect.map(AppConfig, (config) => makeWhoisClient(config.lookup))
+)

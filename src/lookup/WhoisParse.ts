@@ -39,7 +39,10 @@ export const parseServerTable = (json: Record<string, RawEntry>): ReadonlyMap<st
 }
 
 /** Longest matching suffix; `undefined` when the table does not know the name's TLD. */
-export const serverFor = (table: ReadonlyMap<string, WhoisServer | null>, asciiDomain: string): WhoisServer | null | undefined => {
+export const serverFor = (
+  table: ReadonlyMap<string, WhoisServer | null>,
+  asciiDomain: string
+): WhoisServer | null | undefined => {
   const labels = asciiDomain.toLowerCase().split(".")
   for (let i = 1; i < labels.length; i++) {
     const suffix = labels.slice(i).join(".")
@@ -79,7 +82,11 @@ export const fields = (text: string): ReadonlyArray<Field> => {
       continue
     }
     // Block form: indented continuation lines until a blank or unindented line.
-    for (let j = i + 1; j < lines.length && /^\s+\S/.test(lines[j]) && !/^\s*[A-Za-z][\w ./()-]{0,60}?:\s/.test(lines[j]); j++) {
+    for (
+      let j = i + 1;
+      j < lines.length && /^\s+\S/.test(lines[j]) && !/^\s*[A-Za-z][\w ./()-]{0,60}?:\s/.test(lines[j]);
+      j++
+    ) {
       out.push({ key, value: lines[j].trim() })
       i = j
     }
@@ -165,19 +172,44 @@ export const isNotFound = (server: string, text: string): boolean => {
   const specific = NOT_FOUND_BY_SERVER[server.toLowerCase()]
   if (specific?.some((re) => re.test(text))) return true
   // A real record mentions its own name as `Domain Name:`; a not-found notice does not.
-  const hasRecord = /^\s*domain(?: name)?:\s*\S/im.test(text) && /^\s*(registrar|creation date|created|registered on|status)\s*:/im.test(text)
+  const hasRecord = /^\s*domain(?: name)?:\s*\S/im.test(text) &&
+    /^\s*(registrar|creation date|created|registered on|status)\s*:/im.test(text)
   return !hasRecord && NOT_FOUND_GENERIC.some((re) => re.test(text))
 }
 
 export const isRateLimited = (text: string): boolean =>
-  /(query|connection|request)s? (rate )?limit (exceeded|reached)|too many (queries|requests)|WHOIS LIMIT EXCEEDED|please try again later/i.test(text) &&
+  /(query|connection|request)s? (rate )?limit (exceeded|reached)|too many (queries|requests)|WHOIS LIMIT EXCEEDED|please try again later/i
+    .test(text) &&
   !/^\s*domain name:/im.test(text)
 
 // --- Record ---------------------------------------------------------------------------------------
 
-const REGISTRAR_KEYS = ["registrar", "sponsoring registrar", "registrar name", "registrar organization", "registrar-name"]
-const REGISTRANT_KEYS = ["registrant name", "registrant", "registrant organization", "registrant organisation", "owner", "holder"]
-const CREATED_KEYS = ["creation date", "created", "created on", "registered on", "registration time", "domain registration date", "registered", "created date", "registration date"]
+const REGISTRAR_KEYS = [
+  "registrar",
+  "sponsoring registrar",
+  "registrar name",
+  "registrar organization",
+  "registrar-name"
+]
+const REGISTRANT_KEYS = [
+  "registrant name",
+  "registrant",
+  "registrant organization",
+  "registrant organisation",
+  "owner",
+  "holder"
+]
+const CREATED_KEYS = [
+  "creation date",
+  "created",
+  "created on",
+  "registered on",
+  "registration time",
+  "domain registration date",
+  "registered",
+  "created date",
+  "registration date"
+]
 const EXPIRES_KEYS = [
   "registry expiry date",
   "registrar registration expiration date",
@@ -190,13 +222,24 @@ const EXPIRES_KEYS = [
   "domain expiration date",
   "renewal date"
 ]
-const UPDATED_KEYS = ["updated date", "last updated on", "last-modified", "last updated", "last modified", "changed", "modified"]
+const UPDATED_KEYS = [
+  "updated date",
+  "last updated on",
+  "last-modified",
+  "last updated",
+  "last modified",
+  "changed",
+  "modified"
+]
 const STATUS_KEYS = ["domain status", "status", "state"]
 const NS_KEYS = ["name server", "nameserver", "nameservers", "nserver", "name servers", "dns"]
 
 const EMAIL_RE = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g
 
-export const parseRecord = (asciiDomain: string, text: string): { record: LookupRecord; statuses: ReadonlyArray<string> } => {
+export const parseRecord = (
+  asciiDomain: string,
+  text: string
+): { record: LookupRecord; statuses: ReadonlyArray<string> } => {
   const fs = fields(text)
   // The first registrant name or organisation that is not withheld; REDACTED when all are.
   const registrantValues = REGISTRANT_KEYS.flatMap((k) => all(fs, [k]))

@@ -21,7 +21,8 @@ export const limits = {
 } as const
 
 const UsdOrNull = Schema.NullOr(Schema.Number).annotations({
-  description: "USD amount (e.g. 1250.5); null unless the caller's bearer token has scope pricing:read, or when the listing has none"
+  description:
+    "USD amount (e.g. 1250.5); null unless the caller's bearer token has scope pricing:read, or when the listing has none"
 })
 
 export class MarketListing extends Schema.Class<MarketListing>("MarketListing")({
@@ -29,7 +30,9 @@ export class MarketListing extends Schema.Class<MarketListing>("MarketListing")(
   domain: Schema.String.annotations({ description: "A-label (punycode) form", examples: ["example.com"] }),
   domain_unicode: Schema.String.annotations({ description: "Unicode form for display" }),
   tld: Schema.String.annotations({ description: "Public suffix, e.g. com or co.uk" }),
-  bin_price: UsdOrNull.annotations({ description: "Buy-now price in USD; null without pricing:read or when offer-only" }),
+  bin_price: UsdOrNull.annotations({
+    description: "Buy-now price in USD; null without pricing:read or when offer-only"
+  }),
   floor_price: UsdOrNull.annotations({ description: "Lowest acceptable offer in USD; null without pricing:read" }),
   currency: Schema.String.annotations({ examples: ["USD"] }),
   listed_at: Schema.String.annotations({ description: "RFC 3339 UTC" }),
@@ -45,7 +48,8 @@ export class Page extends Schema.Class<Page>("Page")({
   total: Schema.Int.annotations({ description: "Rows matching the filters (may lag writes by a few seconds)" }),
   has_more: Schema.Boolean,
   next_cursor: Schema.NullOr(Schema.String).annotations({
-    description: "Opaque cursor of the next page (also on offset pages); null on the last page. Bound to the filters and sort."
+    description:
+      "Opaque cursor of the next page (also on offset pages); null on the last page. Bound to the filters and sort."
   })
 }) {}
 
@@ -68,14 +72,24 @@ export const ListingsParams = Schema.Struct({
     description: "page.next_cursor of a previous page with the same filters and sort; wins over offset"
   })),
   q: Schema.optional(Schema.String.pipe(Schema.maxLength(253)).annotations({ description: "Substring of the domain" })),
-  tld: Schema.optional(Schema.String.pipe(Schema.maxLength(63)).annotations({ description: "Only this TLD / public suffix, e.g. com or co.uk" })),
+  tld: Schema.optional(
+    Schema.String.pipe(Schema.maxLength(63)).annotations({
+      description: "Only this TLD / public suffix, e.g. com or co.uk"
+    })
+  ),
   max: Schema.optional(
-    Schema.NumberFromString.pipe(Schema.finite(), Schema.nonNegative()).annotations({ description: "Maximum buy-now price in USD. Needs a bearer token with scope pricing:read (403 insufficient_scope without it)" })
+    Schema.NumberFromString.pipe(Schema.finite(), Schema.nonNegative()).annotations({
+      description:
+        "Maximum buy-now price in USD. Needs a bearer token with scope pricing:read (403 insufficient_scope without it)"
+    })
   ),
   sort: Schema.optionalWith(Schema.Literal(...LISTING_SORTS), { default: () => "newest" as const })
 })
 
-export const DomainParam = HttpApiSchema.param("domain", Schema.String.annotations({ description: "The listed domain" }))
+export const DomainParam = HttpApiSchema.param(
+  "domain",
+  Schema.String.annotations({ description: "The listed domain" })
+)
 
 export class MarketApi extends HttpApiGroup.make("market")
   .add(

@@ -7,7 +7,9 @@ import { LISTING_CSV_COLUMNS, parseListingCsv } from "./ListingCsv.js"
 import { Market } from "./Market.js"
 
 const file = Args.file({ name: "FILE", exists: "yes" }).pipe(
-  Args.withDescription(`CSV with a header; columns ${LISTING_CSV_COLUMNS.join(", ")} (only domain required; prices in USD cents)`)
+  Args.withDescription(
+    `CSV with a header; columns ${LISTING_CSV_COLUMNS.join(", ")} (only domain required; prices in USD cents)`
+  )
 )
 
 const env = Options.choice("env", ["live", "sandbox"]).pipe(

@@ -36,7 +36,9 @@ export const MarketHttpLive = HttpApiBuilder.group(Api, "market", (handlers) =>
           let tld: string | undefined
           if (urlParams.tld !== undefined) {
             const t = normalizeTldFilter(urlParams.tld)
-            if (Either.isLeft(t)) return yield* new BadRequestError({ code: "invalid_tld", message: t.left, details: { field: "tld" } })
+            if (Either.isLeft(t)) {
+              return yield* new BadRequestError({ code: "invalid_tld", message: t.left, details: { field: "tld" } })
+            }
             tld = t.right
           }
           const q = urlParams.q?.trim().normalize("NFC").toLowerCase()

@@ -61,7 +61,11 @@ export const parseListingCsv = (text: string): { rows: Array<ListingCsvRow>; err
   if (!header.includes("domain") || unknown.length > 0) {
     return {
       rows: [],
-      errors: [`line 1: the header needs "domain" and may use ${LISTING_CSV_COLUMNS.join(", ")}${unknown.length > 0 ? `; unknown: ${unknown.join(", ")}` : ""}`]
+      errors: [
+        `line 1: the header needs "domain" and may use ${LISTING_CSV_COLUMNS.join(", ")}${
+          unknown.length > 0 ? `; unknown: ${unknown.join(", ")}` : ""
+        }`
+      ]
     }
   }
   const rows: Array<ListingCsvRow> = []
@@ -69,7 +73,9 @@ export const parseListingCsv = (text: string): { rows: Array<ListingCsvRow>; err
   const seen = new Map<string, number>()
   records.slice(1).forEach((cells, i) => {
     const n = i + 2
-    if (cells.length > header.length) return void errors.push(`line ${n}: ${cells.length} cells for ${header.length} columns`)
+    if (cells.length > header.length) {
+      return void errors.push(`line ${n}: ${cells.length} cells for ${header.length} columns`)
+    }
     const get = (column: string) => {
       const at = header.indexOf(column)
       return at === -1 ? undefined : cells[at]
@@ -94,9 +100,13 @@ export const parseListingCsv = (text: string): { rows: Array<ListingCsvRow>; err
     const currency = (get("currency") ?? "").trim().toUpperCase() || "USD"
     if (currency !== "USD") problems.push(`currency must be USD, got "${currency}"`)
     const status = ((get("status") ?? "").trim().toLowerCase() || "active") as ListingStatus
-    if (!LISTING_STATUSES.includes(status)) problems.push(`status must be one of ${LISTING_STATUSES.join("|")}, got "${status}"`)
+    if (!LISTING_STATUSES.includes(status)) {
+      problems.push(`status must be one of ${LISTING_STATUSES.join("|")}, got "${status}"`)
+    }
     const lockedText = (get("locked") ?? "").trim().toLowerCase()
-    if (!["", "true", "false", "1", "0", "yes", "no"].includes(lockedText)) problems.push(`locked must be true or false, got "${lockedText}"`)
+    if (!["", "true", "false", "1", "0", "yes", "no"].includes(lockedText)) {
+      problems.push(`locked must be true or false, got "${lockedText}"`)
+    }
     const listedText = (get("listed_at") ?? "").trim()
     const listedAt = listedText === "" ? null : new Date(listedText)
     if (listedAt !== null && (Number.isNaN(listedAt.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(listedText))) {

@@ -24,7 +24,14 @@ import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { demoListings, sandboxListings } from "./data/index.js"
 import { InvalidCursor, ListingNotFound } from "./Errors.js"
 import type { ListingCsvRow } from "./ListingCsv.js"
-import { type Environment, LISTED_STATUSES, type ListingRow, MarketRepo, type NewListing, type SaleStatus } from "./Repo.js"
+import {
+  type Environment,
+  LISTED_STATUSES,
+  type ListingRow,
+  MarketRepo,
+  type NewListing,
+  type SaleStatus
+} from "./Repo.js"
 
 export type { Environment, ListingForSale, ListingRow } from "./Repo.js"
 
@@ -132,7 +139,10 @@ const make = Effect.gen(function*() {
         }
         from = { after: decoded.right }
       }
-      const [rows, n] = yield* Effect.all([repo.page(query.filters, query.sort, query.limit + 1, from), total(query.filters)], {
+      const [rows, n] = yield* Effect.all([
+        repo.page(query.filters, query.sort, query.limit + 1, from),
+        total(query.filters)
+      ], {
         concurrency: 2
       })
       const hasMore = rows.length > query.limit
@@ -157,10 +167,13 @@ const make = Effect.gen(function*() {
 
   /** The listing of a domain that shows as for sale (active, or pending with a sale in progress). */
   const listedListing = (environment: Environment, domain: string) =>
-    Effect.flatMap(getListing(environment, domain), (row) =>
-      Option.isSome(row) && (LISTED_STATUSES as ReadonlyArray<string>).includes(row.value.status)
-        ? Effect.succeed(row.value)
-        : Effect.fail(ListingNotFound.of(domain)))
+    Effect.flatMap(
+      getListing(environment, domain),
+      (row) =>
+        Option.isSome(row) && (LISTED_STATUSES as ReadonlyArray<string>).includes(row.value.status)
+          ? Effect.succeed(row.value)
+          : Effect.fail(ListingNotFound.of(domain))
+    )
 
   const importListings = (rows: ReadonlyArray<ListingCsvRow>, environment: Environment) =>
     Effect.gen(function*() {
@@ -183,7 +196,9 @@ const make = Effect.gen(function*() {
   const seed = Effect.gen(function*() {
     const now = new Date(yield* Clock.currentTimeMillis)
     if (demoEnabled) {
-      yield* repo.insertMissing(demoListings.map((r, i) => toNew(r, "live", true, new Date(now.getTime() - i * 3_600_000), i)))
+      yield* repo.insertMissing(
+        demoListings.map((r, i) => toNew(r, "live", true, new Date(now.getTime() - i * 3_600_000), i))
+      )
     } else if (yield* repo.hasDemo) {
       yield* repo.removeDemo
     }

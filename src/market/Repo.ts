@@ -6,7 +6,13 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Context, Effect, Layer, Schema } from "effect"
-import { type CursorPosition, type ListingFilters, type ListingSort, NO_PRICE_ASC, NO_PRICE_DESC } from "../domain/Cursor.js"
+import {
+  type CursorPosition,
+  type ListingFilters,
+  type ListingSort,
+  NO_PRICE_ASC,
+  NO_PRICE_DESC
+} from "../domain/Cursor.js"
 
 export const Environment = Schema.Literal("live", "sandbox")
 export type Environment = typeof Environment.Type
@@ -34,7 +40,9 @@ export const ListingRow = Schema.Struct({
 export type ListingRow = typeof ListingRow.Type
 
 /** What a sale needs of a listing, read under the row lock (`lockForSale`). */
-export const ListingForSale = ListingRow.pipe(Schema.pick("id", "domain", "bin_price_cents", "currency", "status", "locked"))
+export const ListingForSale = ListingRow.pipe(
+  Schema.pick("id", "domain", "bin_price_cents", "currency", "status", "locked")
+)
 export type ListingForSale = typeof ListingForSale.Type
 
 export const NewListing = Schema.Struct({
@@ -102,7 +110,8 @@ const make = Effect.gen(function*() {
   const byDomain = SqlSchema.findOne({
     Request: Schema.Struct({ environment: Environment, domain: Schema.String }),
     Result: ListingRow,
-    execute: ({ domain, environment }) => sql`select ${columns} from listings where environment = ${environment} and domain = ${domain}`
+    execute: ({ domain, environment }) =>
+      sql`select ${columns} from listings where environment = ${environment} and domain = ${domain}`
   })
   const listedByDomain = SqlSchema.findAll({
     Request: Schema.Struct({ environment: Environment, domains: Schema.Array(Schema.String) }),
@@ -142,7 +151,8 @@ const make = Effect.gen(function*() {
   })
   const insertMissing = SqlSchema.void({
     Request: Schema.Array(NewListing),
-    execute: (rows) => sql`insert into listings ${sql.insert(rows as Array<NewListing>)} on conflict (environment, domain) do nothing`
+    execute: (rows) =>
+      sql`insert into listings ${sql.insert(rows as Array<NewListing>)} on conflict (environment, domain) do nothing`
   })
   const hasDemo = SqlSchema.single({
     Request: Schema.Void,
@@ -202,10 +212,12 @@ const make = Effect.gen(function*() {
      * caller's statement: the order insert and the hold are one round trip (POST /orders,
      * bench/partner.ts).
      */
-    holdFragment: (id: string): Fragment => sql`update listings set status = 'pending', updated_at = now() where id = ${id}`,
+    holdFragment: (id: string): Fragment =>
+      sql`update listings set status = 'pending', updated_at = now() where id = ${id}`,
 
     /** Insert or update by (environment, domain); the id and listing time of an existing row are kept. */
-    upsert: (rows: ReadonlyArray<NewListing>) => rows.length === 0 ? Effect.succeed(0) : Effect.as(Effect.orDie(upsert(rows)), rows.length),
+    upsert: (rows: ReadonlyArray<NewListing>) =>
+      rows.length === 0 ? Effect.succeed(0) : Effect.as(Effect.orDie(upsert(rows)), rows.length),
 
     /** Insert rows that are not there yet (seeding never overwrites an operator's row). */
     insertMissing: (rows: ReadonlyArray<NewListing>) =>

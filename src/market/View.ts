@@ -6,7 +6,8 @@ import type { ListingRow } from "./Repo.js"
 
 export const centsToUsd = (cents: number | null): number | null => (cents === null ? null : Math.round(cents) / 100)
 
-export const listingUrl = (baseUrl: string, domain: string) => `${baseUrl}/api/market/listings/${encodeURIComponent(domain)}`
+export const listingUrl = (baseUrl: string, domain: string) =>
+  `${baseUrl}/api/market/listings/${encodeURIComponent(domain)}`
 
 export interface ListingItem {
   readonly id: string

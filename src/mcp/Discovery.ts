@@ -3,13 +3,28 @@
  * `/llms.txt` and `/llms-full.txt` (llmstxt.org, built from the OpenAPI document and docs/),
  * and each docs page as Markdown at `/docs/<page>.md`. All built once at start-up, offline.
  */
-import { HttpApiBuilder, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  HttpRouter,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse,
+  OpenApi
+} from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Api, API_VERSION } from "../app/Api.js"
 import { AppConfig } from "../platform/Config.js"
+import {
+  INSTRUCTIONS,
+  PROMPT,
+  PROTOCOL_VERSION,
+  RESOURCE_PAGES,
+  SERVER_NAME,
+  SERVER_TITLE,
+  toolList
+} from "./Catalog.js"
 import { type DocPage, loadDocs } from "./Docs.js"
 import { MCP_PATH, McpRouteLive } from "./Http.js"
-import { INSTRUCTIONS, PROMPT, PROTOCOL_VERSION, RESOURCE_PAGES, SERVER_NAME, SERVER_TITLE, toolList } from "./Catalog.js"
 
 const HIDDEN_TAGS = /admin|system/i
 
@@ -50,7 +65,12 @@ export const serverCard = (baseUrl: string) => ({
     scopes: ["pricing:read"]
   },
   tools: toolList(),
-  resources: RESOURCE_PAGES.map((r) => ({ uri: `${baseUrl}/docs/${r.page}.md`, name: r.name, title: r.title, mimeType: "text/markdown" })),
+  resources: RESOURCE_PAGES.map((r) => ({
+    uri: `${baseUrl}/docs/${r.page}.md`,
+    name: r.name,
+    title: r.title,
+    mimeType: "text/markdown"
+  })),
   prompts: [PROMPT]
 })
 
@@ -62,7 +82,9 @@ export const llmsTxt = (baseUrl: string, docs: ReadonlyArray<DocPage>, operation
     "a domain marketplace, free tools, batch calls, and an HMAC-signed Partner API. Public reads need no credentials; " +
     "an OAuth 2.1 bearer token with scope pricing:read unmasks marketplace prices.",
     "",
-    `Agents: an MCP server (Streamable HTTP) is at ${baseUrl}${MCP_PATH} with the tools ${toolList().map((t) => t.name).join(", ")}; ` +
+    `Agents: an MCP server (Streamable HTTP) is at ${baseUrl}${MCP_PATH} with the tools ${
+      toolList().map((t) => t.name).join(", ")
+    }; ` +
     `server card at ${baseUrl}/.well-known/mcp/server-card.json. OpenAPI 3.1: ${baseUrl}/api/openapi.json.`,
     "",
     "## Docs",
@@ -75,15 +97,26 @@ export const llmsTxt = (baseUrl: string, docs: ReadonlyArray<DocPage>, operation
   const tags = [...new Set(operations.map((o) => o.tag))]
   for (const tag of tags) {
     lines.push(`### ${tag}`, "")
-    for (const o of operations.filter((x) => x.tag === tag)) lines.push(`- ${o.method} ${o.path}${o.summary !== "" ? `: ${o.summary}` : ""}`)
+    for (const o of operations.filter((x) => x.tag === tag)) {
+      lines.push(`- ${o.method} ${o.path}${o.summary !== "" ? `: ${o.summary}` : ""}`)
+    }
     lines.push("")
   }
-  lines.push("## Optional", "", `- [OpenAPI document](${baseUrl}/api/openapi.json)`, `- [Full text of the docs](${baseUrl}/llms-full.txt)`, "")
+  lines.push(
+    "## Optional",
+    "",
+    `- [OpenAPI document](${baseUrl}/api/openapi.json)`,
+    `- [Full text of the docs](${baseUrl}/llms-full.txt)`,
+    ""
+  )
   return lines.join("\n")
 }
 
 export const llmsFullTxt = (baseUrl: string, docs: ReadonlyArray<DocPage>, operations: ReadonlyArray<Operation>) =>
-  [llmsTxt(baseUrl, docs, operations), ...docs.map((d) => `\n---\n\n<!-- ${baseUrl}/docs/${d.name}.md -->\n\n${d.markdown.trim()}\n`)].join("")
+  [
+    llmsTxt(baseUrl, docs, operations),
+    ...docs.map((d) => `\n---\n\n<!-- ${baseUrl}/docs/${d.name}.md -->\n\n${d.markdown.trim()}\n`)
+  ].join("")
 
 const PAGE = /^([a-z0-9][a-z0-9-]*)\.md$/
 

@@ -8,8 +8,9 @@ import { fileURLToPath } from "node:url"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
 /** `docs/` beside `src/` (tsx), or beside `dist/` (the compiled image runs `dist/src/mcp/Docs.js`). */
-export const docsDir = [Path.resolve(here, "../../docs"), Path.resolve(here, "../../../docs")].find((d) => Fs.existsSync(d)) ??
-  Path.resolve(here, "../../docs")
+export const docsDir =
+  [Path.resolve(here, "../../docs"), Path.resolve(here, "../../../docs")].find((d) => Fs.existsSync(d)) ??
+    Path.resolve(here, "../../docs")
 
 export interface DocPage {
   /** File name without `.md`, e.g. `search`. */
@@ -44,7 +45,7 @@ const parse = (name: string, markdown: string): DocPage => {
 
 /** The pages, agents' guide first, then alphabetical. */
 export const loadDocs = (dir: string = docsDir): ReadonlyArray<DocPage> => {
-  let files: Array<string> = []
+  let files: Array<string>
   try {
     files = Fs.readdirSync(dir).filter((f) => f.endsWith(".md") && PAGE_NAME.test(f.slice(0, -3)))
   } catch {

@@ -16,9 +16,9 @@ import { randomUUID } from "node:crypto"
 import { API_VERSION } from "../app/Api.js"
 import { makeOptionalBearer } from "../identity/Bearer.js"
 import { OAuth } from "../identity/oauth/OAuth.js"
+import { clientIpOf } from "../platform/ClientIp.js"
 import { AppConfig } from "../platform/Config.js"
 import { CurrentRequestId, Unauthorized } from "../platform/Errors.js"
-import { clientIpOf } from "../platform/ClientIp.js"
 import { loadDocs } from "./Docs.js"
 import type { ToolServices } from "./Tools.js"
 
@@ -69,20 +69,30 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
     const sdk = yield* Effect.cached(Effect.promise(() =>
       Promise.all([import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"), import("./Protocol.js")])
     ))
-    const bearer = yield* makeOptionalBearer((token, requestUrl) => Effect.orDie(oauth.resolveAccessToken(token, requestUrl)))
+    const bearer = yield* makeOptionalBearer((token, requestUrl) =>
+      Effect.orDie(oauth.resolveAccessToken(token, requestUrl))
+    )
     const notAllowed = HttpServerResponse.empty({ status: 405, headers: { allow: "POST" } })
     // A JSON-RPC error object, as the transport answers its own refusals.
     const tooLarge = HttpServerResponse.unsafeJson(
-      { jsonrpc: "2.0", error: { code: -32600, message: `The request body exceeds ${MAX_BODY_BYTES} bytes` }, id: null },
+      {
+        jsonrpc: "2.0",
+        error: { code: -32600, message: `The request body exceeds ${MAX_BODY_BYTES} bytes` },
+        id: null
+      },
       { status: 413 }
     )
 
     const handle = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      if (request.method !== "POST") return notAllowed
+      if (request.method !== "POST") {
+        return notAllowed
+      }
       const viewer = yield* bearer.bearer(Redacted.make(""))
       const read = yield* Effect.either(HttpIncomingMessage.withMaxBodySize(request.text, Option.some(MAX_BODY_BYTES)))
-      if (read._tag === "Left") return tooLarge
+      if (read._tag === "Left") {
+        return tooLarge
+      }
       const text = read.right
       let parsed: unknown = undefined
       try {
@@ -94,25 +104,39 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
       const session = incoming !== undefined && VALID_SESSION.test(incoming) ? incoming : undefined
       const messages = messagesOf(parsed)
       if (session !== undefined) {
-        for (const m of messages) if (m.method === "notifications/cancelled") cancellations.cancel(session, m.params?.requestId)
+        for (const m of messages) {
+          if (m.method === "notifications/cancelled") {
+            cancellations.cancel(session, m.params?.requestId)
+          }
+        }
       }
-      const issued = messages.some((m) => m.method === "initialize") ? `mcp_${randomUUID()}` : undefined
+      const issued = messages.some((m) =>
+          m.method === "initialize"
+        )
+        ? `mcp_${randomUUID()}`
+        : undefined
 
       const [{ WebStandardStreamableHTTPServerTransport }, { makeProtocolServer }] = yield* sdk
       const server = makeProtocolServer(runtime, {
         version: API_VERSION,
         baseUrl: config.baseUrl,
         docs,
-        caller: { viewer, ip: clientIpOf(request, config.trustProxy), requestId: yield* FiberRef.get(CurrentRequestId) },
+        caller: {
+          viewer,
+          ip: clientIpOf(request, config.trustProxy),
+          requestId: yield* FiberRef.get(CurrentRequestId)
+        },
         signalFor: (id, own) => cancellations.register(session, id, own)
       })
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined })
+      const transport = new WebStandardStreamableHTTPServerTransport({}) // no sessionIdGenerator: stateless
       const close = Effect.promise(() => server.close().catch(() => undefined))
       yield* Effect.promise(() => server.connect(transport))
       const headers = new Headers()
       for (const [k, v] of Object.entries(request.headers)) if (FORWARDED.has(k)) headers.set(k, v)
       const web = new Request(`${config.baseUrl}${MCP_PATH}`, { method: "POST", headers, body: text })
-      const response = yield* Effect.promise(() => transport.handleRequest(web, { parsedBody: parsed })).pipe(Effect.onInterrupt(() => close))
+      const response = yield* Effect.promise(() => transport.handleRequest(web, { parsedBody: parsed })).pipe(
+        Effect.onInterrupt(() => close)
+      )
       const responseHeaders: Record<string, string> = {}
       response.headers.forEach((v, k) => {
         if (k !== "content-type" && k !== "content-length") responseHeaders[k] = v
@@ -143,4 +167,3 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
     yield* router.all(MCP_PATH, handle)
   })
 )
-

@@ -8,8 +8,8 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
-  type CallToolResult,
   CallToolRequestSchema,
+  type CallToolResult,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
@@ -19,8 +19,8 @@ import {
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Exit, Runtime } from "effect"
-import type { DocPage } from "./Docs.js"
 import { INSTRUCTIONS, PROMPT, RESOURCE_PAGES, SERVER_NAME, SERVER_TITLE, toolList } from "./Catalog.js"
+import type { DocPage } from "./Docs.js"
 import { type Caller, toolNamed } from "./Tools.js"
 
 export interface ProtocolOptions {
@@ -30,7 +30,10 @@ export interface ProtocolOptions {
   /** Who calls (one HTTP request: one caller); progress is bound per tool call. */
   readonly caller: Omit<Caller, "progress">
   /** Extra cancellation of a call (a `notifications/cancelled` that reached another request). */
-  readonly signalFor: (requestId: string | number, own: AbortSignal) => { readonly signal: AbortSignal; readonly release: () => void }
+  readonly signalFor: (
+    requestId: string | number,
+    own: AbortSignal
+  ) => { readonly signal: AbortSignal; readonly release: () => void }
 }
 
 /**
@@ -39,7 +42,10 @@ export interface ProtocolOptions {
  */
 const errorResult = (code: string, message: string, details?: unknown): CallToolResult => ({
   isError: true,
-  content: [{ type: "text", text: details === undefined ? `${code}: ${message}` : `${code}: ${message}\n${JSON.stringify(details)}` }]
+  content: [{
+    type: "text",
+    text: details === undefined ? `${code}: ${message}` : `${code}: ${message}\n${JSON.stringify(details)}`
+  }]
 })
 
 export const makeProtocolServer = <R>(runtime: Runtime.Runtime<R>, options: ProtocolOptions) => {
@@ -61,13 +67,18 @@ export const makeProtocolServer = <R>(runtime: Runtime.Runtime<R>, options: Prot
         ? () => Effect.void
         : (progress, total, message) =>
           Effect.promise(() =>
-            extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, total, message } })
+            extra.sendNotification({
+              method: "notifications/progress",
+              params: { progressToken: token, progress, total, message }
+            })
               .catch(() => undefined)
           )
     }
     const { release, signal } = options.signalFor(extra.requestId, extra.signal)
     try {
-      const exit = await runExit(tool.call(request.params.arguments ?? {}, caller) as Effect.Effect<never, never, R>, { signal })
+      const exit = await runExit(tool.call(request.params.arguments ?? {}, caller) as Effect.Effect<never, never, R>, {
+        signal
+      })
       if (Exit.isSuccess(exit)) {
         const { structured, summary } = exit.value as { structured: Record<string, unknown>; summary: string }
         return {
@@ -81,7 +92,11 @@ export const makeProtocolServer = <R>(runtime: Runtime.Runtime<R>, options: Prot
         return errorResult(f.code, f.message, f.details)
       }
       if (Cause.isInterruptedOnly(exit.cause)) return errorResult("cancelled", "The call was cancelled")
-      await runExit(Effect.logError("MCP tool call failed unexpectedly", exit.cause).pipe(Effect.annotateLogs({ tool: tool.name })) as Effect.Effect<void, never, R>)
+      await runExit(
+        Effect.logError("MCP tool call failed unexpectedly", exit.cause).pipe(
+          Effect.annotateLogs({ tool: tool.name })
+        ) as Effect.Effect<void, never, R>
+      )
       return errorResult("internal_error", "Unexpected error; retry with exponential back-off")
     } finally {
       release()
@@ -94,7 +109,13 @@ export const makeProtocolServer = <R>(runtime: Runtime.Runtime<R>, options: Prot
   })
 
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
-    resources: pages.map((p) => ({ uri: p.uri, name: p.name, title: p.title, description: p.doc.summary, mimeType: "text/markdown" }))
+    resources: pages.map((p) => ({
+      uri: p.uri,
+      name: p.name,
+      title: p.title,
+      description: p.doc.summary,
+      mimeType: "text/markdown"
+    }))
   }))
 
   server.setRequestHandler(ReadResourceRequestSchema, (request) => {
@@ -106,7 +127,9 @@ export const makeProtocolServer = <R>(runtime: Runtime.Runtime<R>, options: Prot
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [PROMPT] }))
 
   server.setRequestHandler(GetPromptRequestSchema, (request) => {
-    if (request.params.name !== PROMPT.name) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`)
+    if (request.params.name !== PROMPT.name) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`)
+    }
     const idea = request.params.arguments?.idea?.trim()
     if (!idea) throw new McpError(ErrorCode.InvalidParams, "The argument idea is required")
     const budget = request.params.arguments?.budget?.trim()

@@ -11,12 +11,16 @@ import { TldMetadata } from "../catalogue/TldMetadata.js"
 import { WhoisRequest, WhoisResponse } from "../lookup/Api.js"
 import { SearchBody } from "../search/Api.js"
 
-const TldField = Schema.String.annotations({ description: "The TLD without a leading dot, e.g. com or co.uk", examples: ["com"] })
+const TldField = Schema.String.annotations({
+  description: "The TLD without a leading dot, e.g. com or co.uk",
+  examples: ["com"]
+})
 
 export const SearchDomainInput = Schema.Struct({
   ...SearchBody.fields,
   include_alternates: Schema.optionalWith(Schema.Boolean, { default: () => true }).annotations({
-    description: "Also check the label under the common alternate TLDs (only for a plain label.tld query). Default true."
+    description:
+      "Also check the label under the common alternate TLDs (only for a plain label.tld query). Default true."
   })
 })
 
@@ -38,7 +42,16 @@ export const SearchRow = Schema.Struct({
   kind: Schema.Literal("row"),
   domain: Schema.String.annotations({ description: "A-label form" }),
   domain_unicode: Schema.String,
-  state: Schema.Literal("available", "premium", "registered", "for_sale", "reserved", "unsupported", "invalid", "unknown"),
+  state: Schema.Literal(
+    "available",
+    "premium",
+    "registered",
+    "for_sale",
+    "reserved",
+    "unsupported",
+    "invalid",
+    "unknown"
+  ),
   state_label: Schema.String,
   available: Schema.NullOr(Schema.Boolean).annotations({ description: "null when unknown" }),
   price: Schema.Union(
@@ -46,7 +59,8 @@ export const SearchRow = Schema.Struct({
     Schema.Struct({ bin: Money, floor: Money, currency: Schema.String }),
     Schema.Null
   ).annotations({
-    description: "USD first-year registration when registrable; {bin, floor, currency} when for sale (null amounts without pricing:read); else null"
+    description:
+      "USD first-year registration when registrable; {bin, floor, currency} when for sale (null amounts without pricing:read); else null"
   }),
   listing: Schema.NullOr(Schema.Struct({
     id: Schema.String,

@@ -20,8 +20,8 @@ import { limits as searchLimits } from "../search/Api.js"
 import type { RowEvent } from "../search/Rows.js"
 import { Search } from "../search/Search.js"
 import {
-  objectJsonSchema,
   type ObjectJsonSchema,
+  objectJsonSchema,
   SearchDomainInput,
   SearchDomainOutput,
   TldRegistrationPriceInput,
@@ -79,7 +79,10 @@ const tool = <I, IE, O, OE>(spec: {
   readonly description: string
   readonly input: Schema.Schema<I, IE>
   readonly output: Schema.Schema<O, OE>
-  readonly run: (input: I, caller: Caller) => Effect.Effect<{ readonly value: O; readonly summary: string }, ToolFailure, Services>
+  readonly run: (
+    input: I,
+    caller: Caller
+  ) => Effect.Effect<{ readonly value: O; readonly summary: string }, ToolFailure, Services>
 }): AgentTool => {
   const decode = Schema.decodeUnknown(spec.input, { onExcessProperty: "error" })
   const encode = Schema.encode(spec.output)
@@ -93,7 +96,10 @@ const tool = <I, IE, O, OE>(spec: {
       Effect.gen(function*() {
         const input = yield* decode(args ?? {}).pipe(
           Effect.mapError((e) =>
-            new ToolFailure({ code: "invalid_arguments", message: `Invalid arguments: ${ParseResult.TreeFormatter.formatErrorSync(e)}` })
+            new ToolFailure({
+              code: "invalid_arguments",
+              message: `Invalid arguments: ${ParseResult.TreeFormatter.formatErrorSync(e)}`
+            })
           )
         )
         const { summary, value } = yield* spec.run(input, caller)
@@ -153,7 +159,11 @@ const searchDomain = tool({
       const plan = input.include_alternates ? planned.right : { ...planned.right, names: [planned.right.primary] }
       yield* admit(searchLimits.search, caller)
       const startedAt = Date.now()
-      const started = yield* search.start(plan, { requestId: caller.requestId, canSeeMarketPrices: canSeeMarketPrices(caller.viewer), startedAt })
+      const started = yield* search.start(plan, {
+        requestId: caller.requestId,
+        canSeeMarketPrices: canSeeMarketPrices(caller.viewer),
+        startedAt
+      })
       const total = plan.names.length
       const rows = yield* started.events.pipe(
         Stream.filter((e): e is RowEvent => e.kind === "row"),
@@ -208,8 +218,15 @@ const whoisLookup = tool({
       if (outcome._tag === "NoData") {
         return yield* new ToolFailure(
           outcome.notRegistered
-            ? { code: "whois_not_found", message: `No registration data for ${domain}: the registry has no such domain` }
-            : { code: "whois_unavailable", message: `WHOIS data for ${domain} is unavailable right now (RDAP ${outcome.rdap}; WHOIS ${outcome.whois})` }
+            ? {
+              code: "whois_not_found",
+              message: `No registration data for ${domain}: the registry has no such domain`
+            }
+            : {
+              code: "whois_unavailable",
+              message:
+                `WHOIS data for ${domain} is unavailable right now (RDAP ${outcome.rdap}; WHOIS ${outcome.whois})`
+            }
         )
       }
       const record = outcome.lookup.result

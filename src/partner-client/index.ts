@@ -54,9 +54,9 @@ export interface SignInput {
   /** The exact body bytes that will be sent (string = UTF-8). */
   readonly body?: string | Uint8Array | undefined
   /** Unix seconds; default now. */
-  readonly timestamp?: number
+  readonly timestamp?: number | undefined
   /** Default: a random UUID v4. */
-  readonly nonce?: string
+  readonly nonce?: string | undefined
 }
 
 /** The four signing headers for one request. */
@@ -102,18 +102,19 @@ const bodyBytes = (body: HttpBody.HttpBody): Effect.Effect<Uint8Array | undefine
  * Signs every request of `client` over the URL it will send (URL params included). Each
  * execution (so each retry) gets a fresh timestamp and nonce.
  */
-export const withPartnerSigning = (credentials: PartnerCredentials) => (client: HttpClient.HttpClient): HttpClient.HttpClient =>
-  HttpClient.mapRequestEffect(client, (request) =>
-    Effect.gen(function*() {
-      // The URL exactly as the client will send it (the same construction as its fetch layer).
-      const url = yield* Either.match(UrlParams.makeUrl(request.url, request.urlParams, request.hash), {
-        onLeft: (e) => Effect.die(e),
-        onRight: (u) => Effect.succeed(u)
-      })
-      const body = yield* bodyBytes(request.body).pipe(Effect.orDie)
-      const headers = signRequest(credentials, { method: request.method, url: url.toString(), body })
-      return HttpClientRequest.setHeaders(request, headers)
-    }))
+export const withPartnerSigning =
+  (credentials: PartnerCredentials) => (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+    HttpClient.mapRequestEffect(client, (request) =>
+      Effect.gen(function*() {
+        // The URL exactly as the client will send it (the same construction as its fetch layer).
+        const url = yield* Either.match(UrlParams.makeUrl(request.url, request.urlParams, request.hash), {
+          onLeft: (e) => Effect.die(e),
+          onRight: (u) => Effect.succeed(u)
+        })
+        const body = yield* bodyBytes(request.body).pipe(Effect.orDie)
+        const headers = signRequest(credentials, { method: request.method, url: url.toString(), body })
+        return HttpClientRequest.setHeaders(request, headers)
+      }))
 
 export interface PartnerClientOptions extends PartnerCredentials {
   /** e.g. `https://marketplace.example` */
@@ -136,7 +137,10 @@ export const jsonBody = (value: unknown) => HttpClientRequest.bodyText(JSON.stri
 
 const safeEqual = (a: Buffer, b: Buffer) => a.length === b.length && timingSafeEqual(a, b)
 
-const header = (headers: Headers | Record<string, string | ReadonlyArray<string> | undefined>, name: string): string | undefined => {
+const header = (
+  headers: Headers | Record<string, string | ReadonlyArray<string> | undefined>,
+  name: string
+): string | undefined => {
   if (typeof (headers as Headers).get === "function") return (headers as Headers).get(name) ?? undefined
   const v = (headers as Record<string, string | ReadonlyArray<string> | undefined>)[name] ??
     Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1]
@@ -144,9 +148,16 @@ const header = (headers: Headers | Record<string, string | ReadonlyArray<string>
 }
 
 /** X-Service-Signature: lowercase hex HMAC-SHA256 of the raw body, compared in constant time. */
-export const verifyServiceSignature = (secret: string, rawBody: string | Uint8Array, signature: string | undefined): boolean => {
+export const verifyServiceSignature = (
+  secret: string,
+  rawBody: string | Uint8Array,
+  signature: string | undefined
+): boolean => {
   if (signature === undefined || !/^[0-9a-f]{64}$/i.test(signature.trim())) return false
-  return safeEqual(Buffer.from(signature.trim().toLowerCase(), "hex"), Buffer.from(webhookSignature(secret, rawBody), "hex"))
+  return safeEqual(
+    Buffer.from(signature.trim().toLowerCase(), "hex"),
+    Buffer.from(webhookSignature(secret, rawBody), "hex")
+  )
 }
 
 /**
@@ -156,14 +167,19 @@ export const verifyServiceSignature = (secret: string, rawBody: string | Uint8Ar
 export const verifyStandardWebhook = (
   secret: string,
   rawBody: string | Uint8Array,
-  h: { readonly id?: string | undefined; readonly timestamp?: string | undefined; readonly signature?: string | undefined },
+  h: {
+    readonly id?: string | undefined
+    readonly timestamp?: string | undefined
+    readonly signature?: string | undefined
+  },
   options?: { readonly toleranceSeconds?: number; readonly nowSeconds?: number }
 ): boolean => {
   if (!h.id || !h.timestamp || !h.signature || !/^\d+$/.test(h.timestamp)) return false
   const now = options?.nowSeconds ?? Math.floor(Date.now() / 1000)
   if (Math.abs(now - Number(h.timestamp)) > (options?.toleranceSeconds ?? 300)) return false
   const body = typeof rawBody === "string" ? rawBody : Buffer.from(rawBody).toString("utf8")
-  const expected = createHmac("sha256", standardWebhookKey(secret)).update(`${h.id}.${h.timestamp}.${body}`, "utf8").digest()
+  const expected = createHmac("sha256", standardWebhookKey(secret)).update(`${h.id}.${h.timestamp}.${body}`, "utf8")
+    .digest()
   return h.signature.split(" ").some((entry) => {
     const [version, sig] = entry.split(",", 2)
     return version === "v1" && sig !== undefined && safeEqual(Buffer.from(sig, "base64"), expected)

@@ -36,8 +36,14 @@ export class PartnerAuth extends HttpApiMiddleware.Tag<PartnerAuth>()("PartnerAu
   static readonly openApiSecurity: DocumentedSecurity = {
     schemes: {
       partnerKeyId: headerScheme("x-service-key-id", "Partner credential key id"),
-      partnerTimestamp: headerScheme("x-service-timestamp", "Unix seconds when the request was signed; refused when more than 300 s (PARTNER_SKEW_SECONDS) from server time"),
-      partnerNonce: headerScheme("x-service-nonce", "Unique per request of this credential, retries included; a reused nonce is refused (replay_detected)"),
+      partnerTimestamp: headerScheme(
+        "x-service-timestamp",
+        "Unix seconds when the request was signed; refused when more than 300 s (PARTNER_SKEW_SECONDS) from server time"
+      ),
+      partnerNonce: headerScheme(
+        "x-service-nonce",
+        "Unique per request of this credential, retries included; a reused nonce is refused (replay_detected)"
+      ),
       partnerSignature: headerScheme(
         "x-service-signature",
         "`v1=` + lowercase hex HMAC-SHA256(secret, canonical string of method, path, canonical query, timestamp, nonce, body SHA-256); see docs/partner.md"
@@ -49,11 +55,11 @@ export class PartnerAuth extends HttpApiMiddleware.Tag<PartnerAuth>()("PartnerAu
 /** Endpoint annotation: any one of these scopes grants access. */
 export class RequiredScopes extends Context.Tag("app/RequiredScopes")<RequiredScopes, ReadonlyArray<Scope>>() {}
 
-export const requiresScope = (...scopes: ReadonlyArray<Scope>) =>
-<E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
-  (endpoint as any)
-    .annotate(RequiredScopes, scopes)
-    .annotate(OpenApi.Override, { "x-required-scopes": scopes })
+export const requiresScope =
+  (...scopes: ReadonlyArray<Scope>) => <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
+    (endpoint as any)
+      .annotate(RequiredScopes, scopes)
+      .annotate(OpenApi.Override, { "x-required-scopes": scopes })
 
 /** The four signing headers. */
 export const SIGNING_HEADERS = {

@@ -20,13 +20,20 @@
  */
 import { HttpApiGroup, HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Clock, Context, Effect, Layer, Option } from "effect"
+import { canonicalString, checkTimestamp, sha256Hex, verifySignature } from "../domain/PartnerSigning.js"
 import { isHttps } from "../platform/ClientIp.js"
 import { AppConfig } from "../platform/Config.js"
 import { ForbiddenError, UnauthorizedError } from "../platform/Errors.js"
 import { pathOf, queryOf } from "../platform/HttpPath.js"
 import { enforceWith, policy, RateLimiter } from "../platform/RateLimit.js"
-import { canonicalString, checkTimestamp, sha256Hex, verifySignature } from "../domain/PartnerSigning.js"
-import { CurrentPartner, PartnerAuth, type PartnerIdentity, RequiredScopes, type Scope, SIGNING_HEADERS } from "./Auth.js"
+import {
+  CurrentPartner,
+  PartnerAuth,
+  type PartnerIdentity,
+  RequiredScopes,
+  type Scope,
+  SIGNING_HEADERS
+} from "./Auth.js"
 import { Credentials } from "./Credentials.js"
 import { PartnerGroups } from "./Groups.js"
 
@@ -46,7 +53,6 @@ const scopeTable = (): ReadonlyMap<string, ReadonlyArray<Scope>> => {
   }
   return table
 }
-
 
 const unauthorized = (code: string, message: string) => new UnauthorizedError({ code, message })
 
@@ -69,7 +75,8 @@ const wantsSignatureDebug = (headers: Readonly<Record<string, string | undefined
 const debugInvalid = (canonical: string) =>
   new UnauthorizedError({
     code: "invalid_signature",
-    message: "The request signature does not match; compare details.canonical_string with the string you signed (sandbox signature debugger)",
+    message:
+      "The request signature does not match; compare details.canonical_string with the string you signed (sandbox signature debugger)",
     details: {
       canonical_string: canonical,
       canonical_lines: ["method", "path", "query", "timestamp", "nonce", "body_sha256"]
@@ -95,7 +102,10 @@ export const PartnerAuthLive = Layer.effect(
         const h = request.headers
         const keyId = h[SIGNING_HEADERS.keyId]
         if (keyId === undefined || keyId.trim() === "") {
-          return yield* unauthorized("missing_credentials", "X-Service-Key-Id is required: sign every request with your key id and secret")
+          return yield* unauthorized(
+            "missing_credentials",
+            "X-Service-Key-Id is required: sign every request with your key id and secret"
+          )
         }
         const missing = [
           ["X-Service-Timestamp", h[SIGNING_HEADERS.timestamp]],
@@ -112,7 +122,10 @@ export const PartnerAuthLive = Layer.effect(
         const ts = checkTimestamp(timestamp, now, skew)
         if (!ts.ok) return yield* unauthorized("invalid_timestamp", ts.reason)
         if (!NONCE_RE.test(nonce)) {
-          return yield* unauthorized("invalid_signature", "X-Service-Nonce must be 1-128 visible ASCII characters (a UUID v4 is recommended)")
+          return yield* unauthorized(
+            "invalid_signature",
+            "X-Service-Nonce must be 1-128 visible ASCII characters (a UUID v4 is recommended)"
+          )
         }
 
         const resolved = yield* credentials.resolve(keyId.trim()).pipe(Effect.orDie)
@@ -120,7 +133,11 @@ export const PartnerAuthLive = Layer.effect(
         // hash is that of "" without reading the stream (an event-loop turn on every signed GET).
         const body = hasBody(h) ? yield* request.text.pipe(Effect.orElseSucceed(() => undefined)) : ""
         // Built only when refused: an error captures a stack trace when constructed.
-        const invalid = () => unauthorized("invalid_signature", "The request signature does not match; check the canonical string and the secret")
+        const invalid = () =>
+          unauthorized(
+            "invalid_signature",
+            "The request signature does not match; check the canonical string and the secret"
+          )
         if (body === undefined) return yield* invalid()
         // Compute the canonical string even for an unknown key id so both paths cost the same.
         const canonical = canonicalString({
@@ -133,17 +150,25 @@ export const PartnerAuthLive = Layer.effect(
         })
         const secret = Option.match(resolved, { onNone: () => "\u0000unknown-key", onSome: (r) => r.secret })
         if (!verifySignature(secret, canonical, signature) || Option.isNone(resolved)) {
-          return yield* Option.isSome(resolved) && wantsSignatureDebug(h, resolved.value.row.environment) ? debugInvalid(canonical) : invalid()
+          return yield* Option.isSome(resolved) && wantsSignatureDebug(h, resolved.value.row.environment)
+            ? debugInvalid(canonical)
+            : invalid()
         }
         const row = resolved.value.row
         // One statement (shared with concurrent requests): the credential's `active` flag as the
         // database has it now, and the nonce recorded unless seen before.
         const admitted = yield* credentials.admit(row.key_id, nonce, nonceTtl).pipe(Effect.orDie)
         if (!admitted.active) {
-          return yield* new ForbiddenError({ code: "credential_not_active", message: "This credential has been revoked or deactivated" })
+          return yield* new ForbiddenError({
+            code: "credential_not_active",
+            message: "This credential has been revoked or deactivated"
+          })
         }
         if (!admitted.fresh) {
-          return yield* unauthorized("replay_detected", "This nonce was already used; send a fresh X-Service-Nonce with every request, retries included")
+          return yield* unauthorized(
+            "replay_detected",
+            "This nonce was already used; send a fresh X-Service-Nonce with every request, retries included"
+          )
         }
         const route = yield* HttpRouter.RouteContext
         const needed = scopes.get(`${route.route.method} ${route.route.path}`) ?? []

@@ -8,12 +8,12 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import type { PartnerSummaryRow } from "./Repo.js"
 import { abort, json, print } from "../cli/Output.js"
 import { ORDER_STATUSES } from "../domain/OrderState.js"
 import { isScope, type Scope } from "./Auth.js"
 import { Credentials, type IssuedCredential } from "./Credentials.js"
 import { Orders } from "./orders/Orders.js"
+import type { PartnerSummaryRow } from "./Repo.js"
 
 const name = Options.text("name").pipe(Options.withDescription("Partner name"))
 const env = Options.choice("env", ["sandbox", "live"]).pipe(Options.withDescription("Inventory the credential sees"))
@@ -21,36 +21,58 @@ const scopes = Options.text("scopes").pipe(
   Options.withDescription("Comma list of: search, embed, buy, broker, refer, report, webhook")
 )
 const BPS = "Basis points of each sale the partner keeps, 0–10000 (1000 = 10 %)"
-const commissionBps = Options.integer("commission-bps").pipe(Options.withDefault(1000), Options.withDescription(`${BPS}; default 1000`))
-const checkBps = (bps: number) => (Number.isInteger(bps) && bps >= 0 && bps <= 10_000 ? Effect.void : abort("--commission-bps must be between 0 and 10000", "usage"))
-const affiliate = Options.boolean("affiliate").pipe(Options.withDescription("Link the partner to an affiliate account (referral endpoints)"))
+const commissionBps = Options.integer("commission-bps").pipe(
+  Options.withDefault(1000),
+  Options.withDescription(`${BPS}; default 1000`)
+)
+const checkBps = (
+  bps: number
+) => (Number.isInteger(bps) && bps >= 0 && bps <= 10_000
+  ? Effect.void
+  : abort("--commission-bps must be between 0 and 10000", "usage"))
+const affiliate = Options.boolean("affiliate").pipe(
+  Options.withDescription("Link the partner to an affiliate account (referral endpoints)")
+)
 
 const parseScopes = (s: string) => {
   const list = s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)
   const bad = list.filter((x) => !isScope(x))
-  return bad.length > 0 || list.length === 0 ? Option.none<Array<Scope>>() : Option.some([...new Set(list)] as Array<Scope>)
+  return bad.length > 0 || list.length === 0
+    ? Option.none<Array<Scope>>()
+    : Option.some([...new Set(list)] as Array<Scope>)
 }
 
 const shown = (c: IssuedCredential) => ({ partner_id: c.partner_id, key_id: c.key_id, secret: c.secret })
 const human = (c: IssuedCredential) =>
-  `partner_id: ${c.partner_id}\nkey_id:     ${c.key_id}\nsecret:     ${c.secret}\n(${c.environment}; scopes ${c.scopes.join(",")}) — the secret is shown only once; store it now.`
+  `partner_id: ${c.partner_id}\nkey_id:     ${c.key_id}\nsecret:     ${c.secret}\n(${c.environment}; scopes ${
+    c.scopes.join(",")
+  }) — the secret is shown only once; store it now.`
 
-const create = Command.make("create", { json, name, env, scopes, affiliate, commissionBps }, (o) =>
-  Effect.gen(function*() {
-    yield* checkBps(o.commissionBps)
-    const list = parseScopes(o.scopes)
-    if (Option.isNone(list)) return yield* abort(`--scopes must be a comma list of search, embed, buy, broker, refer, report, webhook`, "usage")
-    if (o.name.trim() === "") return yield* abort("--name must not be empty", "usage")
-    const credentials = yield* Credentials
-    const issued = yield* credentials.createPartner({
-      name: o.name.trim(),
-      environment: o.env,
-      scopes: list.value,
-      affiliate: o.affiliate,
-      commissionBps: o.commissionBps
+const create = Command.make(
+  "create",
+  { json, name, env, scopes, affiliate, commissionBps },
+  (o) =>
+    Effect.gen(function*() {
+      yield* checkBps(o.commissionBps)
+      const list = parseScopes(o.scopes)
+      if (Option.isNone(list)) {
+        return yield* abort(
+          `--scopes must be a comma list of search, embed, buy, broker, refer, report, webhook`,
+          "usage"
+        )
+      }
+      if (o.name.trim() === "") return yield* abort("--name must not be empty", "usage")
+      const credentials = yield* Credentials
+      const issued = yield* credentials.createPartner({
+        name: o.name.trim(),
+        environment: o.env,
+        scopes: list.value,
+        affiliate: o.affiliate,
+        commissionBps: o.commissionBps
+      })
+      yield* print(o.json, shown(issued), human(issued))
     })
-    yield* print(o.json, shown(issued), human(issued))
-  })).pipe(Command.withDescription("Create a partner and its first credential (prints the secret once)"))
+).pipe(Command.withDescription("Create a partner and its first credential (prints the secret once)"))
 
 const keyId = Args.text({ name: "KEY_ID" })
 
@@ -67,11 +89,24 @@ const rotate = Command.make("rotate", { json, keyId }, (o) =>
     const credentials = yield* Credentials
     const issued = yield* credentials.rotate(o.keyId)
     if (Option.isNone(issued)) return yield* abort(`No credential ${o.keyId}`, "not_found")
-    yield* print(o.json, { ...shown(issued.value), revoked_key_id: o.keyId }, `${human(issued.value)}\nRevoked ${o.keyId}.`)
-  })).pipe(Command.withDescription("Issue a new key id and secret with the same partner, environment and scopes; revoke the old one"))
+    yield* print(
+      o.json,
+      { ...shown(issued.value), revoked_key_id: o.keyId },
+      `${human(issued.value)}\nRevoked ${o.keyId}.`
+    )
+  })).pipe(
+    Command.withDescription(
+      "Issue a new key id and secret with the same partner, environment and scopes; revoke the old one"
+    )
+  )
 
-const limit = Options.integer("limit").pipe(Options.withDefault(50), Options.withDescription("At most this many rows (1–1000)"))
-const checkLimit = (n: number) => (n >= 1 && n <= 1000 ? Effect.void : abort("--limit must be between 1 and 1000", "usage"))
+const limit = Options.integer("limit").pipe(
+  Options.withDefault(50),
+  Options.withDescription("At most this many rows (1–1000)")
+)
+const checkLimit = (
+  n: number
+) => (n >= 1 && n <= 1000 ? Effect.void : abort("--limit must be between 1 and 1000", "usage"))
 
 const partnerJson = (p: PartnerSummaryRow) => ({
   partner_id: p.id,
@@ -90,14 +125,20 @@ const partnerJson = (p: PartnerSummaryRow) => ({
 })
 const partnerLine = (p: PartnerSummaryRow) => {
   const keys = p.credentials.map((c) => `${c.key_id}${c.active ? "" : " (revoked)"}`).join(", ")
-  return `${p.id}  ${p.name}${p.affiliate ? " [affiliate]" : ""}  commission ${p.commission_bps / 100} %  ${keys || "no credentials"}`
+  return `${p.id}  ${p.name}${p.affiliate ? " [affiliate]" : ""}  commission ${p.commission_bps / 100} %  ${
+    keys || "no credentials"
+  }`
 }
 
 const list = Command.make("list", { json, limit }, (o) =>
   Effect.gen(function*() {
     yield* checkLimit(o.limit)
     const partners = yield* (yield* Credentials).listPartners(o.limit)
-    yield* print(o.json, { partners: partners.map(partnerJson) }, partners.length === 0 ? "No partners." : partners.map(partnerLine).join("\n"))
+    yield* print(
+      o.json,
+      { partners: partners.map(partnerJson) },
+      partners.length === 0 ? "No partners." : partners.map(partnerLine).join("\n")
+    )
   })).pipe(Command.withDescription("List partners, newest first, with their credentials (never secrets)"))
 
 const partnerId = Args.text({ name: "PARTNER_ID" })
@@ -110,17 +151,31 @@ const show = Command.make("show", { json, partnerId }, (o) =>
     const keys = p.credentials.map((c) =>
       `  ${c.key_id}  ${c.environment}  ${c.scopes.join(",")}  ${c.active ? "active" : `revoked ${c.revoked_at}`}`
     )
-    const head = `${p.partner_id}  ${p.name}${p.affiliate ? " [affiliate]" : ""}  commission ${p.commission_bps / 100} %  created ${p.created_at}`
+    const head = `${p.partner_id}  ${p.name}${p.affiliate ? " [affiliate]" : ""}  commission ${
+      p.commission_bps / 100
+    } %  created ${p.created_at}`
     yield* print(o.json, p, [head, ...keys].join("\n"))
   })).pipe(Command.withDescription("One partner and its credentials"))
 
-const setCommission = Command.make("set-commission", { json, partnerId, bps: Options.integer("bps").pipe(Options.withDescription(BPS)) }, (o) =>
+const setCommission = Command.make("set-commission", {
+  json,
+  partnerId,
+  bps: Options.integer("bps").pipe(Options.withDescription(BPS))
+}, (o) =>
   Effect.gen(function*() {
     yield* checkBps(o.bps)
     const done = yield* (yield* Credentials).setCommission(o.partnerId, o.bps)
     if (!done) return yield* abort(`No partner ${o.partnerId}`, "not_found")
-    yield* print(o.json, { partner_id: o.partnerId, commission_bps: o.bps }, `${o.partnerId}: commission ${o.bps / 100} % on orders recorded from now on.`)
-  })).pipe(Command.withDescription("Change a partner's commission for orders recorded from now on (recorded orders keep their rate)"))
+    yield* print(
+      o.json,
+      { partner_id: o.partnerId, commission_bps: o.bps },
+      `${o.partnerId}: commission ${o.bps / 100} % on orders recorded from now on.`
+    )
+  })).pipe(
+    Command.withDescription(
+      "Change a partner's commission for orders recorded from now on (recorded orders keep their rate)"
+    )
+  )
 
 export const partnerCommand = Command.make("partner").pipe(
   Command.withDescription("Partner API partners and credentials"),
@@ -130,11 +185,18 @@ export const partnerCommand = Command.make("partner").pipe(
 const publicId = Args.text({ name: "PUBLIC_ID" })
 const note = Options.text("note").pipe(Options.optional, Options.withDescription("Recorded in the order's timeline"))
 
-const orderAction = (cmd: string, action: "hold" | "clear_review" | "start_transfer" | "confirm_delivery" | "cancel", description: string) =>
+const orderAction = (
+  cmd: string,
+  action: "hold" | "clear_review" | "start_transfer" | "confirm_delivery" | "cancel",
+  description: string
+) =>
   Command.make(cmd, { json, publicId, note }, (o) =>
     Effect.gen(function*() {
       const orders = yield* Orders
-      const result = yield* orders.move(o.publicId, action, { actor: "operator-cli", note: Option.getOrUndefined(o.note) }).pipe(
+      const result = yield* orders.move(o.publicId, action, {
+        actor: "operator-cli",
+        note: Option.getOrUndefined(o.note)
+      }).pipe(
         Effect.map(Option.some),
         Effect.catchTags({
           OrderNotFound: (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())),
@@ -166,7 +228,9 @@ const orderList = Command.make("list", {
       environment: Option.getOrUndefined(o.env),
       domain: Option.getOrUndefined(o.domain)?.toLowerCase()
     }, o.limit)
-    const lines = orders.map((r) => `${r.public_id}  ${r.status.padEnd(20)} ${r.domain}  ${r.sale_price_cents} ${r.currency}  ${r.created_at}`)
+    const lines = orders.map((r) =>
+      `${r.public_id}  ${r.status.padEnd(20)} ${r.domain}  ${r.sale_price_cents} ${r.currency}  ${r.created_at}`
+    )
     yield* print(o.json, { orders }, orders.length === 0 ? "No orders." : lines.join("\n"))
   })).pipe(Command.withDescription("List orders of every partner, newest first"))
 
@@ -174,12 +238,22 @@ const orderShow = Command.make("show", { json, publicId }, (o) =>
   Effect.gen(function*() {
     const detail = yield* (yield* Orders).detail(o.publicId).pipe(
       Effect.map(Option.some),
-      Effect.catchTag("OrderNotFound", (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())))
+      Effect.catchTag("OrderNotFound", (e) =>
+        Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())))
     )
-    if (Option.isNone(detail)) return
+    if (Option.isNone(detail)) {
+      return
+    }
     const d = detail.value
-    const timeline = d.timeline.map((t) => `  ${t.at}  ${t.status ?? t.step}  by ${t.actor}${t.note ? ` — ${t.note}` : ""}`)
-    yield* print(o.json, d, [`${d.public_id}  ${d.status}  ${d.domain}  ${d.sale_price_cents} ${d.currency}  (${d.environment})`, ...timeline].join("\n"))
+    const timeline = d.timeline.map((t) =>
+      `  ${t.at}  ${t.status ?? t.step}  by ${t.actor}${t.note ? ` — ${t.note}` : ""}`
+    )
+    yield* print(
+      o.json,
+      d,
+      [`${d.public_id}  ${d.status}  ${d.domain}  ${d.sale_price_cents} ${d.currency}  (${d.environment})`, ...timeline]
+        .join("\n")
+    )
   })).pipe(Command.withDescription("One order with its transfer state and timeline"))
 
 export const orderCommand = Command.make("order").pipe(
@@ -190,7 +264,11 @@ export const orderCommand = Command.make("order").pipe(
     orderAction("hold", "hold", "Hold an EXTERNALLY_PAID order for manual review (order.held)"),
     orderAction("clear-review", "clear_review", "Clear a held order (order.manual_review_cleared)"),
     orderAction("start-transfer", "start_transfer", "Start the domain push (order.transfer_started)"),
-    orderAction("confirm-delivery", "confirm_delivery", "Confirm delivery to the partner's registrar (order.transfer_completed)"),
+    orderAction(
+      "confirm-delivery",
+      "confirm_delivery",
+      "Confirm delivery to the partner's registrar (order.transfer_completed)"
+    ),
     orderAction("cancel", "cancel", "Cancel an order before TRANSFER_COMPLETED (order.refunded)")
   ])
 )

@@ -5,7 +5,9 @@ import { BadRequestError } from "../platform/Errors.js"
 import type { ServiceSecretShape } from "../platform/ServiceSecret.js"
 
 export const validationError = (message: string, details?: unknown) =>
-  new BadRequestError(details === undefined ? { code: "validation_error", message } : { code: "validation_error", message, details })
+  new BadRequestError(
+    details === undefined ? { code: "validation_error", message } : { code: "validation_error", message, details }
+  )
 
 /**
  * A `from`/`to` query window of a partner list: each an RFC 3339 date-time or YYYY-MM-DD, `from`
@@ -24,7 +26,9 @@ export const dateParam = (field: string, s: string | undefined) => {
   if (s === undefined) return Effect.succeed(undefined)
   const ok = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/.test(s)
   const d = new Date(s)
-  return ok && !Number.isNaN(d.getTime()) ? Effect.succeed(d) : Effect.fail(validationError(`${field}: must be an RFC 3339 date-time or YYYY-MM-DD`))
+  return ok && !Number.isNaN(d.getTime())
+    ? Effect.succeed(d)
+    : Effect.fail(validationError(`${field}: must be an RFC 3339 date-time or YYYY-MM-DD`))
 }
 
 /** A domain from user input in A-label form, or a 400 `validation_error` naming the field. */
@@ -49,7 +53,11 @@ export const pageCursor = (secrets: ServiceSecretShape, purpose: string, filters
       if (cursor === undefined) return Effect.succeed(null)
       const c = secrets.verify<{ b: string; f: string }>(purpose, cursor)
       if (Option.isNone(c)) return Effect.fail(validationError("cursor: not a cursor issued by this endpoint"))
-      if (c.value.f !== f) return Effect.fail(validationError("cursor: was issued for other filters; send the same filters as the first page"))
+      if (c.value.f !== f) {
+        return Effect.fail(
+          validationError("cursor: was issued for other filters; send the same filters as the first page")
+        )
+      }
       return Effect.succeed(c.value.b)
     },
     next: (last: { readonly id: string } | undefined, hasMore: boolean): string | null =>
@@ -58,7 +66,9 @@ export const pageCursor = (secrets: ServiceSecretShape, purpose: string, filters
 }
 
 /** A page size in a query string: 1–100 (the handlers default to 25). */
-export const PageLimit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({ description: "1–100, default 25" })
+export const PageLimit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({
+  description: "1–100, default 25"
+})
 
 /** The cursor-paging query parameters of list endpoints (spread into their url params struct). */
 export const Paging = { limit: Schema.optional(PageLimit), cursor: Schema.optional(Schema.String) }

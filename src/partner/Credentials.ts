@@ -58,22 +58,26 @@ const make = Effect.gen(function*() {
   }
 
   /** Whether each signed request's credential is active, and its nonce new (recorded), one statement per batch. */
-  const admitBatch = groupCommit((items: ReadonlyArray<{ readonly keyId: string; readonly nonce: string; readonly ttlSeconds: number }>) => {
-    // A pair twice in one batch: the first is answered by the statement, the others are replays.
-    const firstOf = new Map<string, number>()
-    const unique: Array<{ keyId: string; nonce: string }> = []
-    const slot = items.map((x) => {
-      const k = `${x.keyId}\u0000${x.nonce}`
-      const seen = firstOf.get(k)
-      if (seen !== undefined) return -1 - seen
-      firstOf.set(k, unique.length)
-      unique.push({ keyId: x.keyId, nonce: x.nonce })
-      return unique.length - 1
-    })
-    const ttl = Math.max(...items.map((x) => x.ttlSeconds))
-    return Effect.map(repo.admitNonces(unique, ttl), (answers) =>
-      slot.map((s) => (s >= 0 ? answers[s]! : { active: answers[-1 - s]!.active, fresh: false })))
-  })
+  const admitBatch = groupCommit(
+    (items: ReadonlyArray<{ readonly keyId: string; readonly nonce: string; readonly ttlSeconds: number }>) => {
+      // A pair twice in one batch: the first is answered by the statement, the others are replays.
+      const firstOf = new Map<string, number>()
+      const unique: Array<{ keyId: string; nonce: string }> = []
+      const slot = items.map((x) => {
+        const k = `${x.keyId}\u0000${x.nonce}`
+        const seen = firstOf.get(k)
+        if (seen !== undefined) return -1 - seen
+        firstOf.set(k, unique.length)
+        unique.push({ keyId: x.keyId, nonce: x.nonce })
+        return unique.length - 1
+      })
+      const ttl = Math.max(...items.map((x) => x.ttlSeconds))
+      return Effect.map(
+        repo.admitNonces(unique, ttl),
+        (answers) => slot.map((s) => (s >= 0 ? answers[s]! : { active: answers[-1 - s]!.active, fresh: false }))
+      )
+    }
+  )
 
   const issue = (partnerId: string, environment: PartnerEnvironment, scopes: ReadonlyArray<Scope>) =>
     Effect.gen(function*() {
@@ -101,7 +105,12 @@ const make = Effect.gen(function*() {
     }) =>
       Effect.gen(function*() {
         const partnerId = makeId("ptn")
-        yield* repo.insertPartner({ id: partnerId, name: input.name, affiliate: input.affiliate, commissionBps: input.commissionBps ?? 1000 })
+        yield* repo.insertPartner({
+          id: partnerId,
+          name: input.name,
+          affiliate: input.affiliate,
+          commissionBps: input.commissionBps ?? 1000
+        })
         return yield* issue(partnerId, input.environment, input.scopes)
       }),
 
@@ -129,7 +138,9 @@ const make = Effect.gen(function*() {
         return Effect.map(repo.findCredential(keyId), (row) => {
           const resolved = Option.flatMap(row, open)
           if (Option.isSome(resolved)) {
-            if (known.size >= KNOWN_MAX) for (const [k, v] of known) if (v.until <= now || known.size >= KNOWN_MAX) known.delete(k)
+            if (known.size >= KNOWN_MAX) {
+              for (const [k, v] of known) if (v.until <= now || known.size >= KNOWN_MAX) known.delete(k)
+            }
             known.set(keyId, { until: now + KNOWN_TTL_MS, value: resolved.value })
           }
           return resolved
@@ -147,11 +158,14 @@ const make = Effect.gen(function*() {
     listPartners: (limit: number) => repo.listPartners(limit),
     /** Changes the rate for orders recorded from now on (recorded orders keep theirs). */
     setCommission: (partnerId: string, bps: number) => repo.setCommission(partnerId, bps),
-    showPartner: (partnerId: string) => Effect.map(repo.listPartners(1, partnerId), (rows) => Option.fromNullable(rows[0])),
+    showPartner: (partnerId: string) =>
+      Effect.map(repo.listPartners(1, partnerId), (rows) => Option.fromNullable(rows[0])),
     purgeNonces: repo.purgeNonces
   }
 })
 
-export class Credentials extends Context.Tag("app/PartnerCredentials")<Credentials, Effect.Effect.Success<typeof make>>() {
+export class Credentials
+  extends Context.Tag("app/PartnerCredentials")<Credentials, Effect.Effect.Success<typeof make>>()
+{
   static readonly Live = Layer.effect(Credentials, make).pipe(Layer.provide(PartnerRepo.Live))
 }

@@ -43,7 +43,12 @@ export const PartnerSummaryRow = Schema.Struct({
 })
 export type PartnerSummaryRow = typeof PartnerSummaryRow.Type
 
-const NewPartner = Schema.Struct({ id: Schema.String, name: Schema.String, affiliate: Schema.Boolean, commissionBps: Schema.Number })
+const NewPartner = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  affiliate: Schema.Boolean,
+  commissionBps: Schema.Number
+})
 
 const NewCredential = Schema.Struct({
   id: Schema.String,
@@ -87,7 +92,9 @@ const make = Effect.gen(function*() {
     Request: NewCredential,
     execute: (c) =>
       sql`insert into partner_credentials (id, partner_id, key_id, secret_sealed, environment, scopes)
-          values (${c.id}, ${c.partnerId}, ${c.keyId}, ${c.secretSealed}, ${c.environment}, ${[...c.scopes] as any}::text[])`
+          values (${c.id}, ${c.partnerId}, ${c.keyId}, ${c.secretSealed}, ${c.environment}, ${[
+        ...c.scopes
+      ] as any}::text[])`
   })
 
   const deactivate = SqlSchema.findOne({
@@ -99,7 +106,11 @@ const make = Effect.gen(function*() {
   })
 
   const admitNonces = SqlSchema.findAll({
-    Request: Schema.Struct({ keyIds: Schema.Array(Schema.String), nonces: Schema.Array(Schema.String), ttlSeconds: Schema.Number }),
+    Request: Schema.Struct({
+      keyIds: Schema.Array(Schema.String),
+      nonces: Schema.Array(Schema.String),
+      ttlSeconds: Schema.Number
+    }),
     Result: Admission,
     execute: (r) =>
       sql`
@@ -150,7 +161,8 @@ const make = Effect.gen(function*() {
     insertPartner: (p: typeof NewPartner.Type) => Effect.orDie(insertPartner(p)),
 
     /** False when there is no such partner. */
-    setCommission: (partnerId: string, bps: number) => Effect.orDie(Effect.map(setCommission({ partnerId, bps }), Option.isSome)),
+    setCommission: (partnerId: string, bps: number) =>
+      Effect.orDie(Effect.map(setCommission({ partnerId, bps }), Option.isSome)),
 
     insertCredential: (c: typeof NewCredential.Type) => Effect.orDie(insertCredential(c)),
 

@@ -66,7 +66,11 @@ export const makeAccessLog = (config: AppConfigShape): ((entry: AccessLogEntry) 
   const write = makeLineWriter()
   if (config.logFormat === "pretty") {
     return (e) =>
-      write(`[${new Date().toISOString()}] INFO ${e.method} ${e.path} ${e.status} ${e.duration_ms}ms ${e.request_id} ${e.client_ip}\n`)
+      write(
+        `[${
+          new Date().toISOString()
+        }] INFO ${e.method} ${e.path} ${e.status} ${e.duration_ms}ms ${e.request_id} ${e.client_ip}\n`
+      )
   }
   return (e) => write(`${formatAccessLine(e)}\n`)
 }

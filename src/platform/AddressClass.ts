@@ -70,7 +70,9 @@ const v6Groups = (ip: string): Array<number> | undefined => {
   }
   const halves = s.split("::")
   if (halves.length > 2) return undefined
-  const parse = (part: string) => (part === "" ? [] : part.split(":").map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : NaN)))
+  const parse = (
+    part: string
+  ) => (part === "" ? [] : part.split(":").map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : NaN)))
   const head = parse(halves[0])
   const rest = halves.length === 2 ? parse(halves[1]) : []
   const groups = halves.length === 2 ? [...head, ...Array(8 - head.length - rest.length).fill(0), ...rest] : head
@@ -90,7 +92,9 @@ const classifyV6 = (ip: string): BlockedClass | undefined => {
   if (zeroUpTo(5) && g[5] === 0xffff) return classifyV4(v4FromGroups(g[6], g[7]))
   if (zeroUpTo(6)) return classifyV4(v4FromGroups(g[6], g[7])) ?? "reserved"
   // NAT64 64:ff9b::/96 embeds an IPv4 address; 64:ff9b:1::/48 is for local use.
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return classifyV4(v4FromGroups(g[6], g[7]))
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
+    return classifyV4(v4FromGroups(g[6], g[7]))
+  }
   if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return "private"
   // 6to4 2002:aabb:ccdd::/48 embeds an IPv4 address.
   if (g[0] === 0x2002) return classifyV4(v4FromGroups(g[1], g[2])) ?? undefined

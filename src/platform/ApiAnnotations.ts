@@ -7,22 +7,28 @@ import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Context } from "effect"
 import type { RateLimitPolicy } from "./RateLimit.js"
 
-export class RateLimitAnnotation extends Context.Tag("app/RateLimitAnnotation")<RateLimitAnnotation, RateLimitPolicy>() {}
+export class RateLimitAnnotation
+  extends Context.Tag("app/RateLimitAnnotation")<RateLimitAnnotation, RateLimitPolicy>()
+{}
 export class DocsAnnotation extends Context.Tag("app/DocsAnnotation")<DocsAnnotation, string>() {}
 
 /** Declares the policy (for docs and the index) and adds `x-rate-limit` to the OpenAPI operation. */
-export const rateLimited = (p: RateLimitPolicy) =>
-<E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
+export const rateLimited = (p: RateLimitPolicy) => <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
   (endpoint as any)
     .annotate(RateLimitAnnotation, p)
-    .annotate(OpenApi.Override, { "x-rate-limit": { id: p.id, limit: p.limit, window_seconds: p.windowSeconds, scope: "ip" } })
+    .annotate(OpenApi.Override, {
+      "x-rate-limit": { id: p.id, limit: p.limit, window_seconds: p.windowSeconds, scope: "ip" }
+    })
 
-export const documentedAt = (docsPath: string) =>
-<E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E => (endpoint as any).annotate(DocsAnnotation, docsPath)
+export const documentedAt = (docsPath: string) => <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
+  (endpoint as any).annotate(DocsAnnotation, docsPath)
 
 /** An HTML answer of a server-rendered page (platform/Html.ts), with its status. */
 export const HtmlPage = (status: number, description: string) =>
-  HttpApiSchema.Text({ contentType: "text/html" }).annotations({ description, ...HttpApiSchema.annotations({ status }) })
+  HttpApiSchema.Text({ contentType: "text/html" }).annotations({
+    description,
+    ...HttpApiSchema.annotations({ status })
+  })
 
 /**
  * A page's 400 in OpenAPI: an HTML error page (what a browser gets), or the typed JSON 400 when

@@ -24,11 +24,19 @@ export const unavailableResponse = (request: HttpServerRequest.HttpServerRequest
   const headers = { "retry-after": String(OUTAGE_RETRY_AFTER_SECONDS) }
   return LEGACY_ERROR_PATHS.has(pathOf(request.url))
     ? HttpServerResponse.unsafeJson({ error: message }, { status: 503, headers })
-    : HttpServerResponse.unsafeJson({ error: { code: "unavailable", message, request_id: requestId } }, { status: 503, headers })
+    : HttpServerResponse.unsafeJson({ error: { code: "unavailable", message, request_id: requestId } }, {
+      status: 503,
+      headers
+    })
 }
 
 /** A 400 in the shape of the request's path: legacy on the legacy paths, typed elsewhere. */
-const badRequestFor = (request: HttpServerRequest.HttpServerRequest, code: string, message: string, details?: unknown) =>
+const badRequestFor = (
+  request: HttpServerRequest.HttpServerRequest,
+  code: string,
+  message: string,
+  details?: unknown
+) =>
   LEGACY_ERROR_PATHS.has(pathOf(request.url))
     ? Effect.fail(new LegacyBadRequestError({ code, message }))
     : Effect.fail(new BadRequestError(details === undefined ? { code, message } : { code, message, details }))
@@ -60,7 +68,9 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
         // Checked after the outage: a lost database also interrupts the siblings of the query
         // that met it (a concurrent load), and that answer is the 503 above.
         if (Cause.isInterrupted(cause)) {
-          return yield* Effect.failCause(Cause.interrupt(HashSet.toValues(Cause.interruptors(cause))[0] ?? FiberId.none))
+          return yield* Effect.failCause(
+            Cause.interrupt(HashSet.toValues(Cause.interruptors(cause))[0] ?? FiberId.none)
+          )
         }
         // HttpApi turns an unreadable body into a defect; it is still the caller's mistake.
         const failure = Option.orElse(
@@ -74,7 +84,10 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
               request,
               "validation_error",
               describeDecodeError(e),
-              meaningfulIssues(e.issues).slice(0, 20).map((i) => ({ path: i.path.map((p) => (typeof p === "string" ? clipEcho(p) : p)), message: clipIssueMessage(i.message) }))
+              meaningfulIssues(e.issues).slice(0, 20).map((i) => ({
+                path: i.path.map((p) => (typeof p === "string" ? clipEcho(p) : p)),
+                message: clipIssueMessage(i.message)
+              }))
             )
           }
           if (e instanceof HttpServerError.RequestError) {
@@ -85,7 +98,12 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
             return yield* badRequestFor(request, "invalid_body", message)
           }
           if (e instanceof HttpServerError.RouteNotFound) {
-            return errorJson(404, "not_found", `No route for ${request.method} ${clipEcho(pathOf(request.url))}`, requestId)
+            return errorJson(
+              404,
+              "not_found",
+              `No route for ${request.method} ${clipEcho(pathOf(request.url))}`,
+              requestId
+            )
           }
           return yield* Effect.failCause(cause)
         }

@@ -7,7 +7,11 @@ import type { Server } from "node:http"
 import type { Duplex } from "node:stream"
 import { makeId } from "./Ids.js"
 
-const REASONS: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" }
+const REASONS: Record<number, string> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  431: "Request Header Fields Too Large"
+}
 
 /** Status, code and message for a parser or timeout error raised by Node's HTTP server. */
 export const classifyClientError = (code: string | undefined): { status: number; code: string; message: string } => {

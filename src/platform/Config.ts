@@ -2,13 +2,13 @@
  * The service's configuration, read once from the environment (or from whatever
  * `ConfigProvider` a test installs). Every setting in README.md's table lives here.
  */
-import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
-import { partnerConfig, type PartnerSettings } from "../partner/Settings.js"
-import { ledgerConfig, type LedgerSettings } from "../partner/ledger/Settings.js"
-import { brokerageConfig, type BrokerageSettings } from "../partner/brokerage/Settings.js"
-import { tracingConfig, type TracingSettings } from "./TracingSettings.js"
-import { referralConfig, type ReferralSettings } from "../referrals/Settings.js"
+import { Config, ConfigError, Context, Duration, Either, Layer, Option, Redacted } from "effect"
 import { checkoutConfig, type CheckoutSettings } from "../checkout/Settings.js"
+import { brokerageConfig, type BrokerageSettings } from "../partner/brokerage/Settings.js"
+import { ledgerConfig, type LedgerSettings } from "../partner/ledger/Settings.js"
+import { partnerConfig, type PartnerSettings } from "../partner/Settings.js"
+import { referralConfig, type ReferralSettings } from "../referrals/Settings.js"
+import { tracingConfig, type TracingSettings } from "./TracingSettings.js"
 
 /** Accounts, sessions and the OAuth 2.1 authorization server (docs/identity.md). */
 export interface IdentitySettings {

@@ -13,9 +13,21 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 
 const EXPOSED_HEADERS = [
-  "x-request-id", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "ratelimit-policy", "retry-after",
-  "idempotency-key", "idempotent-replayed", "deprecation", "sunset", "link", "location", "www-authenticate",
-  "mcp-session-id", "mcp-protocol-version"
+  "x-request-id",
+  "ratelimit-limit",
+  "ratelimit-remaining",
+  "ratelimit-reset",
+  "ratelimit-policy",
+  "retry-after",
+  "idempotency-key",
+  "idempotent-replayed",
+  "deprecation",
+  "sunset",
+  "link",
+  "location",
+  "www-authenticate",
+  "mcp-session-id",
+  "mcp-protocol-version"
 ].join(", ")
 
 export const CORS_RESPONSE_HEADERS: Record<string, string> = {
@@ -28,7 +40,9 @@ export const CORS_RESPONSE_HEADERS: Record<string, string> = {
  * or undefined for any other request. Called by the request guard (RequestGuard.ts) before
  * routing: no endpoint declares OPTIONS.
  */
-export const corsPreflight = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined =>
+export const corsPreflight = (
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined =>
   request.method === "OPTIONS" && request.headers.origin !== undefined &&
     request.headers["access-control-request-method"] !== undefined
     ? Effect.succeed(

@@ -49,7 +49,7 @@ export const startEmbedded = (dataDir: string | ":memory:") =>
         import("@electric-sql/pglite-socket"),
         import("./PgliteQueue.js")
       ])
-      const db = await PGlite.create({ dataDir: dir, extensions: { pg_trgm } })
+      const db = await PGlite.create({ ...(dir === undefined ? {} : { dataDir: dir }), extensions: { pg_trgm } })
       // PGlite runs one statement at a time whatever the number of sockets, so connections are
       // cheap; the limit only has to exceed what every process sharing it may open (pools plus
       // the sessions singletons reserve). Over it, the server answers "Too many connections".
@@ -57,7 +57,9 @@ export const startEmbedded = (dataDir: string | ":memory:") =>
       ;(server as any).queryQueue = new GroupedQueryQueue(db) // keep each connection's messages together
       await server.start()
       const address = (server as any).server?.address?.()
-      const port: number = typeof address === "object" && address ? address.port : Number(server.getServerConn().split(":").pop())
+      const port: number = typeof address === "object" && address
+        ? address.port
+        : Number(server.getServerConn().split(":").pop())
       return { db, server, host: "127.0.0.1", port }
     }),
     ({ db, server }) =>
@@ -74,7 +76,11 @@ export interface PoolTimeouts {
   readonly statementTimeout: Duration.DurationInput
 }
 
-const defaultTimeouts: PoolTimeouts = { connectTimeout: "3 seconds", acquireTimeout: "5 seconds", statementTimeout: "5 seconds" }
+const defaultTimeouts: PoolTimeouts = {
+  connectTimeout: "3 seconds",
+  acquireTimeout: "5 seconds",
+  statementTimeout: "5 seconds"
+}
 
 /**
  * A `pg.Client` that gives up on a connection whose statement ran past the client-side time limit
@@ -153,7 +159,12 @@ export const pgLayer = (
           // `interruptible`: a release runs uninterruptibly, where a time limit cannot interrupt
           // the wait and so never fires; pool.end() waits for every checked-out client, and one
           // that was never released would hold the shutdown for ever.
-          Effect.zipRight(Effect.promise(() => pool.end().catch(() => undefined)).pipe(Effect.interruptible, Effect.timeoutOption(1000)))
+          Effect.zipRight(
+            Effect.promise(() => pool.end().catch(() => undefined)).pipe(
+              Effect.interruptible,
+              Effect.timeoutOption(1000)
+            )
+          )
         )
     ).pipe(
       // A starting process waits for its database for a while (a replica may start first, or
@@ -191,7 +202,10 @@ export const databaseLayer = (options: { readonly join: boolean }) =>
             return yield* new DataDirLock.DataDirBusy({
               dataDir: config.dataDir,
               owner,
-              message: `DATA_DIR ${Path.resolve(config.dataDir)} is held by process ${owner.pid}, which does not serve its database (yet): ` +
+              message:
+                `DATA_DIR ${
+                  Path.resolve(config.dataDir)
+                } is held by process ${owner.pid}, which does not serve its database (yet): ` +
                 "nothing was written. Try again once the service is up, or stop it first."
             })
           }

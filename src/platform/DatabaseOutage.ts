@@ -29,7 +29,8 @@ const NETWORK_CODES = new Set([
  * (statement timeout / cancelled).
  */
 const isOutageSqlState = (code: string) =>
-  code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" || code === "53300" || code === "57014"
+  code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" || code === "53300" ||
+  code === "57014"
 
 const OUTAGE_MESSAGE =
   /timeout|timed out|terminated|connection (error|ended|closed|refused)|not queryable|too many connections|client was closed|cannot use a pool after calling end|failed to acquire connection/i
@@ -41,7 +42,7 @@ const looksLikeOutage = (error: unknown, depth = 0): boolean => {
   if (typeof e.message === "string" && OUTAGE_MESSAGE.test(e.message)) return true
   if (Array.isArray((error as { errors?: unknown }).errors)) {
     // AggregateError (e.g. connecting to both ::1 and 127.0.0.1 refused).
-    if (((error as { errors: Array<unknown> }).errors).some((x) => looksLikeOutage(x, depth + 1))) return true
+    if ((error as { errors: Array<unknown> }).errors.some((x) => looksLikeOutage(x, depth + 1))) return true
   }
   return looksLikeOutage(e.cause, depth + 1)
 }

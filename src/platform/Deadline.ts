@@ -13,7 +13,10 @@
 import { Effect, type Exit, Fiber, Option } from "effect"
 
 /** `Some(exit)` when `fiber` finished within `ms`, `None` when the time ran out (the fiber is left running). */
-export const awaitWithin = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, ms: number): Effect.Effect<Option.Option<Exit.Exit<A, E>>> =>
+export const awaitWithin = <A, E>(
+  fiber: Fiber.RuntimeFiber<A, E>,
+  ms: number
+): Effect.Effect<Option.Option<Exit.Exit<A, E>>> =>
   Effect.async<Option.Option<Exit.Exit<A, E>>>((resume) => {
     let settled = false
     const observer = (exit: Exit.Exit<A, E>) => {
@@ -49,5 +52,6 @@ export const runWithin = <A, E, B>(
   Effect.flatMap(Effect.forkDaemon(self), (fiber) =>
     Effect.flatMap(
       Effect.onInterrupt(Effect.interruptible(awaitWithin(fiber, ms)), () => Fiber.interruptFork(fiber)),
-      (exit): Effect.Effect<A | B, E> => Option.isNone(exit) ? Effect.zipRight(Fiber.interruptFork(fiber), onTimeout()) : exit.value
+      (exit): Effect.Effect<A | B, E> =>
+        Option.isNone(exit) ? Effect.zipRight(Fiber.interruptFork(fiber), onTimeout()) : exit.value
     ))

@@ -65,7 +65,11 @@ const typedWire = <Self extends ErrorLike>(
     strict: true,
     decode: ({ error }) =>
       ParseResult.succeed(
-        new cls(error.details === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, details: error.details })
+        new cls(
+          error.details === undefined
+            ? { code: error.code, message: error.message }
+            : { code: error.code, message: error.message, details: error.details }
+        )
       ),
     encode: (e) =>
       Effect.map(FiberRef.get(CurrentRequestId), (request_id): ErrorEnvelope => ({
@@ -153,7 +157,11 @@ export const errorWire = <A extends { readonly _tag: string; readonly message: s
   const wire = Schema.transformOrFail(Envelope, Schema.typeSchema(cls), {
     strict: true,
     decode: ({ error }) =>
-      ParseResult.succeed(new cls(error.details === undefined ? { message: error.message } : { message: error.message, details: error.details })),
+      ParseResult.succeed(
+        new cls(
+          error.details === undefined ? { message: error.message } : { message: error.message, details: error.details }
+        )
+      ),
     encode: (e) =>
       Effect.map(FiberRef.get(CurrentRequestId), (request_id) => ({
         error: e.details === undefined
@@ -190,11 +198,19 @@ export const InternalError = typedWire(InternalServerError, 500, "Unexpected err
 export const Unavailable = typedWire(UnavailableError, 503, "Temporarily unavailable")
 
 // Legacy shape: separate classes so a handler cannot send the wrong shape by accident.
-export class LegacyBadRequestError extends Schema.TaggedError<LegacyBadRequestError>()("LegacyBadRequest", ErrorFields) {}
-export class LegacyUnauthorizedError extends Schema.TaggedError<LegacyUnauthorizedError>()("LegacyUnauthorized", ErrorFields) {}
+export class LegacyBadRequestError
+  extends Schema.TaggedError<LegacyBadRequestError>()("LegacyBadRequest", ErrorFields)
+{}
+export class LegacyUnauthorizedError
+  extends Schema.TaggedError<LegacyUnauthorizedError>()("LegacyUnauthorized", ErrorFields)
+{}
 
 export const LegacyBadRequest = legacyWire(LegacyBadRequestError, 400, "Bad request (legacy error shape)")
-export const LegacyUnauthorized = legacyWire(LegacyUnauthorizedError, 401, "Missing or invalid key/secret (legacy error shape)")
+export const LegacyUnauthorized = legacyWire(
+  LegacyUnauthorizedError,
+  401,
+  "Missing or invalid key/secret (legacy error shape)"
+)
 
 /** Convenience constructors with the default code of their status. */
 export const notFound = (message: string, code = "not_found") => new NotFoundError({ code, message })

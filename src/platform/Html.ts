@@ -69,7 +69,8 @@ export interface PageOptions {
 }
 
 /** The full document of a page: same header, type and stylesheet everywhere. */
-export const page = (title: string, body: string, options: PageOptions = {}) => `<!doctype html>
+export const page = (title: string, body: string, options: PageOptions = {}) =>
+  `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">

@@ -50,7 +50,11 @@ const UNTRACED_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/me
  * response is already chosen when it returns), so headers are added through a pre-response
  * handler, which the server applies to every response: success, typed error or defect.
  */
-export const serverMiddleware = (config: AppConfigShape, matchOperation: OperationMatcher, matchRoute: RouteMatcher = () => undefined) => {
+export const serverMiddleware = (
+  config: AppConfigShape,
+  matchOperation: OperationMatcher,
+  matchRoute: RouteMatcher = () => undefined
+) => {
   const hasDeprecations = Object.keys(config.deprecations).length > 0
   const accessLog = makeAccessLog(config)
   const tracing = Option.isSome(config.tracing.endpoint)
@@ -84,60 +88,69 @@ export const serverMiddleware = (config: AppConfigShape, matchOperation: Operati
 
   // Called where the request is being served (inside the fiber runtime access or the span).
   const handle = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest, span: Tracer.Span | undefined) =>
-    Effect.withFiberRuntime<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>((fiber) => {
-      const incoming = request.headers["x-request-id"]
-      const requestId = incoming !== undefined && VALID_REQUEST_ID.test(incoming) ? incoming : makeId("req")
-      const started = performance.now()
+    Effect.withFiberRuntime<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>(
+      (fiber) => {
+        const incoming = request.headers["x-request-id"]
+        const requestId = incoming !== undefined && VALID_REQUEST_ID.test(incoming) ? incoming : makeId("req")
+        const started = performance.now()
 
-      // Mutable on purpose: `enforce` (rate limits) adds its headers here; one pre-response
-      // handler applies them all to whatever response is sent.
-      const headers: Record<string, string> = { "x-request-id": requestId }
-      if (request.headers.origin !== undefined) Object.assign(headers, CORS_RESPONSE_HEADERS)
-      if (hasDeprecations) {
-        const op = matchOperation(request.method, pathOf(request.url))
-        const d = op !== undefined ? config.deprecations[op] : undefined
-        if (d !== undefined) Object.assign(headers, deprecationHeaders(d))
+        // Mutable on purpose: `enforce` (rate limits) adds its headers here; one pre-response
+        // handler applies them all to whatever response is sent.
+        const headers: Record<string, string> = { "x-request-id": requestId }
+        if (request.headers.origin !== undefined) Object.assign(headers, CORS_RESPONSE_HEADERS)
+        if (hasDeprecations) {
+          const op = matchOperation(request.method, pathOf(request.url))
+          const d = op !== undefined ? config.deprecations[op] : undefined
+          if (d !== undefined) Object.assign(headers, deprecationHeaders(d))
+        }
+        const setHeaders: HttpApp.PreResponseHandler = (_req, response) =>
+          Effect.succeed(HttpServerResponse.setHeaders(response, headers))
+        const previous = fiber.getFiberRef(HttpApp.currentPreResponseHandlers)
+        const handler: HttpApp.PreResponseHandler = previous._tag === "None"
+          ? setHeaders
+          : (req, response) => Effect.flatMap(previous.value(req, response), (r) => setHeaders(req, r))
+        // Set, not `Effect.locally` twice + `appendPreResponseHandler`: this fiber serves this one
+        // request and ends with it (the server forks one per request; batch dispatch does not pass
+        // here), so there is nothing to restore.
+        const setRefs = Effect.zipRight(
+          FiberRef.set(CurrentRequestId, requestId),
+          Effect.zipRight(
+            FiberRef.set(CurrentResponseHeaders, headers),
+            FiberRef.set(HttpApp.currentPreResponseHandlers, Option.some(handler))
+          )
+        )
+        return Effect.zipRight(
+          setRefs,
+          Effect.onExit(app, (exit) =>
+            Effect.sync(() => {
+              const path = pathOf(request.url)
+              const route = routeLabel(matchRoute(request.method, path), path)
+              // A client that hung up mid-request is 499 (client closed request), never an error:
+              // whatever else the interruption caused (a query cut short) is its consequence.
+              const status = exit._tag === "Success" ? exit.value.status : Cause.isInterrupted(exit.cause) ? 499 : 500
+              const seconds = (performance.now() - started) / 1000
+              recordRequest(request.method, route, status, seconds)
+              if (span !== undefined) {
+                span.attribute("http.response.status_code", status)
+                span.attribute("http.request_id", requestId)
+                if (status >= 500) span.attribute("error.type", String(status))
+              }
+              if (accessLog === undefined) return
+              const userAgent = request.headers["user-agent"]
+              accessLog({
+                request_id: requestId,
+                method: request.method,
+                path,
+                route,
+                status,
+                duration_ms: Math.round(seconds * 100_000) / 100,
+                client_ip: clientIpOf(request, config.trustProxy),
+                user_agent: userAgent === undefined ? undefined : userAgent.slice(0, MAX_USER_AGENT),
+                trace_id: span !== undefined ? span.traceId : traceIdOf(request.headers.traceparent)
+              })
+            }))
+        )
       }
-      const setHeaders: HttpApp.PreResponseHandler = (_req, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers))
-      const previous = fiber.getFiberRef(HttpApp.currentPreResponseHandlers)
-      const handler: HttpApp.PreResponseHandler = previous._tag === "None"
-        ? setHeaders
-        : (req, response) => Effect.flatMap(previous.value(req, response), (r) => setHeaders(req, r))
-      // Set, not `Effect.locally` twice + `appendPreResponseHandler`: this fiber serves this one
-      // request and ends with it (the server forks one per request; batch dispatch does not pass
-      // here), so there is nothing to restore.
-      const setRefs = Effect.zipRight(
-        FiberRef.set(CurrentRequestId, requestId),
-        Effect.zipRight(FiberRef.set(CurrentResponseHeaders, headers), FiberRef.set(HttpApp.currentPreResponseHandlers, Option.some(handler)))
-      )
-      return Effect.zipRight(setRefs, Effect.onExit(app, (exit) =>
-        Effect.sync(() => {
-          const path = pathOf(request.url)
-          const route = routeLabel(matchRoute(request.method, path), path)
-          // A client that hung up mid-request is 499 (client closed request), never an error:
-          // whatever else the interruption caused (a query cut short) is its consequence.
-          const status = exit._tag === "Success" ? exit.value.status : Cause.isInterrupted(exit.cause) ? 499 : 500
-          const seconds = (performance.now() - started) / 1000
-          recordRequest(request.method, route, status, seconds)
-          if (span !== undefined) {
-            span.attribute("http.response.status_code", status)
-            span.attribute("http.request_id", requestId)
-            if (status >= 500) span.attribute("error.type", String(status))
-          }
-          if (accessLog === undefined) return
-          const userAgent = request.headers["user-agent"]
-          accessLog({
-            request_id: requestId,
-            method: request.method,
-            path,
-            route,
-            status,
-            duration_ms: Math.round(seconds * 100_000) / 100,
-            client_ip: clientIpOf(request, config.trustProxy),
-            user_agent: userAgent === undefined ? undefined : userAgent.slice(0, MAX_USER_AGENT),
-            trace_id: span !== undefined ? span.traceId : traceIdOf(request.headers.traceparent)
-          })
-        })))
-    })
+    )
   return middleware
 }

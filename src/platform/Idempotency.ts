@@ -19,8 +19,8 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Duration, Effect, Fiber, Layer, Option } from "effect"
 import { createHash } from "node:crypto"
 import { AppConfig } from "./Config.js"
-import { janitorOf } from "./Janitor.js"
 import { ConflictError } from "./Errors.js"
+import { janitorOf } from "./Janitor.js"
 import { addResponseHeaders } from "./ResponseHeaders.js"
 
 export interface StoredResponse {
@@ -86,7 +86,9 @@ const make = Effect.gen(function*() {
       lease_left_ms: number | null
     }>`select fingerprint, state, response_status, response_body, response_headers,
               (extract(epoch from (locked_until - now())) * 1000)::bigint as lease_left_ms
-       from idempotency_keys where scope = ${o.scope} and key = ${o.key}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+       from idempotency_keys where scope = ${o.scope} and key = ${o.key}`.pipe(
+      Effect.map((rows) => Option.fromNullable(rows[0]))
+    )
 
   /** Pushes the lease forward while the work runs (on its own connection, outside any transaction). */
   const renew = (o: IdempotencyOptions, leaseMs: number) =>
@@ -104,7 +106,9 @@ const make = Effect.gen(function*() {
         where scope = ${o.scope} and key = ${o.key}`
 
   const release = (o: IdempotencyOptions) =>
-    sql`delete from idempotency_keys where scope = ${o.scope} and key = ${o.key} and state = 'in_flight'`.pipe(Effect.ignore)
+    sql`delete from idempotency_keys where scope = ${o.scope} and key = ${o.key} and state = 'in_flight'`.pipe(
+      Effect.ignore
+    )
 
   const run = <E, R>(
     o: IdempotencyOptions,
@@ -131,11 +135,15 @@ const make = Effect.gen(function*() {
         if (row.value.fingerprint !== o.fingerprint) {
           return yield* new ConflictError({
             code: "conflict",
-            message: "This Idempotency-Key was already used with a different request; use a new key for a new operation."
+            message:
+              "This Idempotency-Key was already used with a different request; use a new key for a new operation."
           })
         }
         if (row.value.state === "in_flight") {
-          const retryAfter = Math.min(Math.max(1, Math.ceil((row.value.lease_left_ms ?? 1000) / 1000)), Math.ceil(leaseMs / 1000))
+          const retryAfter = Math.min(
+            Math.max(1, Math.ceil((row.value.lease_left_ms ?? 1000) / 1000)),
+            Math.ceil(leaseMs / 1000)
+          )
           yield* addResponseHeaders({ "retry-after": String(retryAfter) })
           return yield* new ConflictError({
             code: "idempotency_in_progress",
@@ -163,8 +171,12 @@ export class Idempotency extends Context.Tag("app/Idempotency")<Idempotency, Eff
 }
 
 /** Deletes expired keys; any replica may run it. */
-export const IdempotencyJanitorLive = janitorOf("idempotency", "10 minutes", SqlClient.SqlClient, (sql) =>
-  sql`delete from idempotency_keys where expires_at < now()`)
+export const IdempotencyJanitorLive = janitorOf(
+  "idempotency",
+  "10 minutes",
+  SqlClient.SqlClient,
+  (sql) => sql`delete from idempotency_keys where expires_at < now()`
+)
 
 /**
  * The operations that honour `Idempotency-Key` (by `METHOD path-template`) and whether they
@@ -172,7 +184,9 @@ export const IdempotencyJanitorLive = janitorOf("idempotency", "10 minutes", Sql
  * `Idempotent-Replayed: true`. The OpenAPI document declares the header pair from this list
  * (src/platform/OpenApiHeaders.ts); add an operation here when its handler starts taking a key.
  */
-export const IDEMPOTENT_OPERATIONS: ReadonlyArray<{ readonly operation: string; readonly required: boolean; readonly replays: boolean }> = [
+export const IDEMPOTENT_OPERATIONS: ReadonlyArray<
+  { readonly operation: string; readonly required: boolean; readonly replays: boolean }
+> = [
   { operation: "POST /api/partner/v1/orders", required: true, replays: true },
   { operation: "POST /api/tools/whois", required: false, replays: true },
   { operation: "POST /api/domain/search", required: false, replays: false }

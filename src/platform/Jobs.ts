@@ -112,7 +112,9 @@ const toState = (r: Row): JobState => ({
 
 const ms = (d: Duration.DurationInput) => `${Duration.toMillis(d)} milliseconds`
 
-export const makeJobs = (options: { readonly lease: Duration.DurationInput; readonly retention: Duration.DurationInput }) =>
+export const makeJobs = (
+  options: { readonly lease: Duration.DurationInput; readonly retention: Duration.DurationInput }
+) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const workerId = `${Os.hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`
@@ -140,7 +142,9 @@ export const makeJobs = (options: { readonly lease: Duration.DurationInput; read
       })
 
     const get = (id: string): Effect.Effect<Option.Option<JobState>, SqlError> =>
-      sql<Row>`select * from jobs where id = ${id}`.pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toState)))
+      sql<Row>`select * from jobs where id = ${id}`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toState))
+      )
 
     /** Jobs whose holders died too often: failed for good. */
     const failExhausted = (kind: string) =>
@@ -189,7 +193,9 @@ export const makeJobs = (options: { readonly lease: Duration.DurationInput; read
     const runOne = <I>(job: JobState, handler: (job: RunningJob<I>) => Effect.Effect<unknown, unknown>) =>
       Effect.gen(function*() {
         const running = yield* Effect.fork(
-          handler({ id: job.id, input: job.input as I, attempt: job.attempts, progress: progress(job.id) }).pipe(Effect.exit)
+          handler({ id: job.id, input: job.input as I, attempt: job.attempts, progress: progress(job.id) }).pipe(
+            Effect.exit
+          )
         )
         // Renew the lease while the handler runs; stop the handler if the lease was lost.
         const heartbeat = yield* Effect.fork(
@@ -198,7 +204,9 @@ export const makeJobs = (options: { readonly lease: Duration.DurationInput; read
               yield* Effect.sleep(Duration.millis(Math.max(50, Duration.toMillis(lease) / 3)))
               const held = yield* renew(job.id).pipe(Effect.orElseSucceed(() => true))
               if (!held) {
-                yield* Effect.logWarning("job lease lost; stopping its handler").pipe(Effect.annotateLogs({ job: job.id }))
+                yield* Effect.logWarning("job lease lost; stopping its handler").pipe(
+                  Effect.annotateLogs({ job: job.id })
+                )
                 yield* Fiber.interrupt(running)
                 return
               }
@@ -217,7 +225,9 @@ export const makeJobs = (options: { readonly lease: Duration.DurationInput; read
           : failure !== undefined
           ? String((failure as any)?.message ?? failure)
           : "unexpected error"
-        if (!(failure instanceof JobFailure) && job.attempts < job.maxAttempts) return yield* retryLater(job.id, job.attempts, message)
+        if (!(failure instanceof JobFailure) && job.attempts < job.maxAttempts) {
+          return yield* retryLater(job.id, job.attempts, message)
+        }
         return yield* finish(job.id, { status: "failed", error: message })
       })
 
@@ -264,8 +274,9 @@ export type JobsShape = Effect.Effect.Success<ReturnType<typeof makeJobs>>
 
 export class Jobs extends Context.Tag("app/Jobs")<Jobs, JobsShape>() {}
 
-export const JobsLive = (options: { readonly lease: Duration.DurationInput; readonly retention: Duration.DurationInput }) =>
-  Layer.effect(Jobs, makeJobs(options))
+export const JobsLive = (
+  options: { readonly lease: Duration.DurationInput; readonly retention: Duration.DurationInput }
+) => Layer.effect(Jobs, makeJobs(options))
 
 /** Deletes finished jobs past their retention; any replica may run it. */
 export const JobsJanitorLive = janitorOf("job", "10 minutes", Jobs, (jobs) => jobs.purge)

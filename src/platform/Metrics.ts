@@ -20,10 +20,19 @@ import { AppConfig } from "./Config.js"
 // Instruments
 
 const HELP: Record<string, { readonly type: "counter" | "histogram" | "gauge"; readonly help: string }> = {
-  http_requests_total: { type: "counter", help: "HTTP requests answered, by method, route template and status (499: the client hung up)." },
-  http_request_duration_seconds: { type: "histogram", help: "Time from request to response, by method and route template." },
+  http_requests_total: {
+    type: "counter",
+    help: "HTTP requests answered, by method, route template and status (499: the client hung up)."
+  },
+  http_request_duration_seconds: {
+    type: "histogram",
+    help: "Time from request to response, by method and route template."
+  },
   rate_limit_denials_total: { type: "counter", help: "Requests refused by a rate-limit policy, by policy id." },
-  settlement_runs_total: { type: "counter", help: "Settlement runs started by this process, by outcome (completed, skipped, failed)." }
+  settlement_runs_total: {
+    type: "counter",
+    help: "Settlement runs started by this process, by outcome (completed, skipped, failed)."
+  }
 }
 
 const requestsTotal = Metric.counter("http_requests_total", { incremental: true })
@@ -42,7 +51,10 @@ const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", 
  * key (hashed, merged with the metric's tags, looked up in the registry) twice per request.
  * Bounded: methods are the known ones or OTHER, routes are templates, statuses are few.
  */
-const requestLabels = new Map<string, { readonly total: ReadonlyArray<MetricLabel.MetricLabel>; readonly duration: ReadonlyArray<MetricLabel.MetricLabel> }>()
+const requestLabels = new Map<
+  string,
+  { readonly total: ReadonlyArray<MetricLabel.MetricLabel>; readonly duration: ReadonlyArray<MetricLabel.MetricLabel> }
+>()
 
 /** Records one answered request (called by the access-log middleware). */
 export const recordRequest = (method: string, route: string, status: number, seconds: number): void => {
@@ -52,7 +64,10 @@ export const recordRequest = (method: string, route: string, status: number, sec
   if (labels === undefined) {
     const methodLabel = MetricLabel.make("method", m)
     const routeLabel = MetricLabel.make("route", route)
-    labels = { total: [methodLabel, routeLabel, MetricLabel.make("status", String(status))], duration: [methodLabel, routeLabel] }
+    labels = {
+      total: [methodLabel, routeLabel, MetricLabel.make("status", String(status))],
+      duration: [methodLabel, routeLabel]
+    }
     requestLabels.set(key, labels)
   }
   requestsTotal.unsafeUpdate(1, labels.total)
@@ -70,7 +85,13 @@ export const recordSettlementRun = (outcome: "completed" | "skipped" | "failed")
  * Everything else no route knows is `unmatched`.
  */
 const EXTRA_ROUTES = new Set([
-  "/metrics", "/docs", "/api/openapi.json", "/mcp", "/llms.txt", "/llms-full.txt", "/.well-known/mcp/server-card.json"
+  "/metrics",
+  "/docs",
+  "/api/openapi.json",
+  "/mcp",
+  "/llms.txt",
+  "/llms-full.txt",
+  "/.well-known/mcp/server-card.json"
 ])
 
 /** The route label of a request: its template, a known extra route, or `unmatched`. */
@@ -119,7 +140,9 @@ export const renderMetrics = (gauges: ReadonlyArray<Gauge>): string => {
       for (const [bound, count] of state.buckets) {
         lines.push(`${name}_bucket${labels([...tags, ["le", num(bound)]])} ${count}`)
       }
-      if (!state.buckets.some(([b]) => b === Infinity)) lines.push(`${name}_bucket${labels([...tags, ["le", "+Inf"]])} ${state.count}`)
+      if (!state.buckets.some(([b]) => b === Infinity)) {
+        lines.push(`${name}_bucket${labels([...tags, ["le", "+Inf"]])} ${state.count}`)
+      }
       lines.push(`${name}_sum${labels(tags)} ${state.sum}`)
       lines.push(`${name}_count${labels(tags)} ${state.count}`)
     }
@@ -144,8 +167,16 @@ const poolGauges = (): Array<Gauge> => {
     max += (p as any).options?.max ?? 0
   }
   return [
-    { name: "db_pool_connections", help: "Database pool connections by state (in_use = total - idle).", samples: [[[["state", "total"]], total], [[["state", "idle"]], idle], [[["state", "in_use"]], total - idle]] },
-    { name: "db_pool_waiting_requests", help: "Queries waiting for a free database connection.", samples: [[[], waiting]] },
+    {
+      name: "db_pool_connections",
+      help: "Database pool connections by state (in_use = total - idle).",
+      samples: [[[["state", "total"]], total], [[["state", "idle"]], idle], [[["state", "in_use"]], total - idle]]
+    },
+    {
+      name: "db_pool_waiting_requests",
+      help: "Queries waiting for a free database connection.",
+      samples: [[[], waiting]]
+    },
     { name: "db_pool_max_connections", help: "Configured size of the database pool.", samples: [[[], max]] }
   ]
 }
@@ -158,9 +189,21 @@ const webhookGauges = (sql: SqlClient.SqlClient) =>
            extract(epoch from now() - min(next_attempt_at) filter (where next_attempt_at <= now()))::float8 as lag
     from partner_webhook_deliveries where status = 'pending'`.pipe(
     Effect.map(([row]): Array<Gauge> => [
-      { name: "webhook_deliveries_pending", help: "Webhook deliveries not yet delivered, failed or cancelled.", samples: [[[], row?.pending ?? 0]] },
-      { name: "webhook_deliveries_due", help: "Pending webhook deliveries whose next attempt time has come.", samples: [[[], row?.due ?? 0]] },
-      { name: "webhook_delivery_lag_seconds", help: "Age of the oldest due webhook delivery (0 when none is due).", samples: [[[], Math.max(0, row?.lag ?? 0)]] }
+      {
+        name: "webhook_deliveries_pending",
+        help: "Webhook deliveries not yet delivered, failed or cancelled.",
+        samples: [[[], row?.pending ?? 0]]
+      },
+      {
+        name: "webhook_deliveries_due",
+        help: "Pending webhook deliveries whose next attempt time has come.",
+        samples: [[[], row?.due ?? 0]]
+      },
+      {
+        name: "webhook_delivery_lag_seconds",
+        help: "Age of the oldest due webhook delivery (0 when none is due).",
+        samples: [[[], Math.max(0, row?.lag ?? 0)]]
+      }
     ]),
     Effect.timeout("2 seconds"),
     // A database that does not answer must not break the scrape: the gauges are left out, and
@@ -193,7 +236,11 @@ export const MetricsRouteLive = HttpApiBuilder.Router.use((router) =>
         const body = renderMetrics([
           ...poolGauges(),
           ...Option.getOrElse(webhooks, () => []),
-          { name: "metrics_scrape_database_ok", help: "1 when the scrape could read the database-backed gauges.", samples: [[[], Option.isSome(webhooks) ? 1 : 0]] }
+          {
+            name: "metrics_scrape_database_ok",
+            help: "1 when the scrape could read the database-backed gauges.",
+            samples: [[[], Option.isSome(webhooks) ? 1 : 0]]
+          }
         ])
         return HttpServerResponse.text(body, {
           contentType: "text/plain; version=0.0.4; charset=utf-8",

@@ -64,7 +64,9 @@ export const runMigrations = (dir: string = migrationsDir) =>
           const migration = mod.default
           if (!Effect.isEffect(migration)) return yield* Effect.dieMessage(`migration ${m.file} has no default Effect`)
           yield* (migration as Effect.Effect<unknown, unknown, SqlClient.SqlClient>).pipe(
-            Effect.orDieWith((e) => new Error(`migration ${m.id}_${m.name} failed: ${String((e as any)?.message ?? e)}`))
+            Effect.orDieWith((e) =>
+              new Error(`migration ${m.id}_${m.name} failed: ${String((e as any)?.message ?? e)}`)
+            )
           )
           yield* sql`insert into schema_migrations (migration_id, name) values (${m.id}, ${m.name})`
           applied.push(`${m.id}_${m.name}`)
@@ -73,6 +75,8 @@ export const runMigrations = (dir: string = migrationsDir) =>
       })
     )
   }).pipe(
-    Effect.tap((applied) => applied.length > 0 ? Effect.logInfo("migrations applied").pipe(Effect.annotateLogs({ applied })) : Effect.void),
+    Effect.tap((applied) =>
+      applied.length > 0 ? Effect.logInfo("migrations applied").pipe(Effect.annotateLogs({ applied })) : Effect.void
+    ),
     Effect.withSpan("migrations")
   )

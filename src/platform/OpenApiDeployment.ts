@@ -24,7 +24,10 @@ export const forDeployment = (spec: Json, facts: DeploymentFacts): Json => {
       out[method] = d === undefined ? op : {
         ...op,
         deprecated: true,
-        description: `${op.description ?? ""}\n\n**Deprecated** since ${d.deprecatedAt.toISOString()}; stops working at ${d.sunsetAt.toISOString()}. Migration: ${d.link}`.trim(),
+        description: `${
+          op.description ?? ""
+        }\n\n**Deprecated** since ${d.deprecatedAt.toISOString()}; stops working at ${d.sunsetAt.toISOString()}. Migration: ${d.link}`
+          .trim(),
         "x-sunset": d.sunsetAt.toISOString()
       }
     }
@@ -38,7 +41,9 @@ export const OpenApiDocumentLive = (facts: DeploymentFacts) =>
   HttpApiBuilder.Router.use((router) =>
     Effect.gen(function*() {
       const { api } = yield* HttpApi.Api
-      const response = yield* HttpServerResponse.json(forDeployment(OpenApi.fromApi(api) as Json, facts)).pipe(Effect.orDie)
+      const response = yield* HttpServerResponse.json(forDeployment(OpenApi.fromApi(api) as Json, facts)).pipe(
+        Effect.orDie
+      )
       yield* router.get("/api/openapi.json", Effect.succeed(response))
     })
   )

@@ -31,7 +31,12 @@ export interface DocumentedSecurity {
 }
 
 /** A header credential, for `DocumentedSecurity.schemes`. */
-export const headerScheme = (name: string, description: string): Json => ({ type: "apiKey", in: "header", name, description })
+export const headerScheme = (name: string, description: string): Json => ({
+  type: "apiKey",
+  in: "header",
+  name,
+  description
+})
 
 const documentedSecurityOf = (middleware: unknown): DocumentedSecurity | undefined =>
   (middleware as { openApiSecurity?: DocumentedSecurity }).openApiSecurity
@@ -181,7 +186,10 @@ export const finishOpenApi = (spec: Json, api: HttpApi.HttpApi.Any): Json => {
     const legacy = LEGACY_ERROR_PATHS.has(path.replace(/\{[^}]+\}/g, "x"))
     const secured = withGuardResponses(path, withSecurity(path, item, requirements))
     paths[path] = withUnavailable(
-      replaceRefs(secured, legacy ? "#/components/schemas/LegacyBadRequest" : "#/components/schemas/BadRequest") as Json,
+      replaceRefs(
+        secured,
+        legacy ? "#/components/schemas/LegacyBadRequest" : "#/components/schemas/BadRequest"
+      ) as Json,
       legacy
     )
   }
@@ -189,5 +197,8 @@ export const finishOpenApi = (spec: Json, api: HttpApi.HttpApi.Any): Json => {
   delete schemas.HttpApiDecodeError
   delete schemas.Issue
   delete schemas.PropertyKey
-  return generatorGrade({ ...spec, paths, components: { ...spec.components, schemas, securitySchemes } }, SUPPORTED_SCOPES)
+  return generatorGrade(
+    { ...spec, paths, components: { ...spec.components, schemas, securitySchemes } },
+    SUPPORTED_SCOPES
+  )
 }

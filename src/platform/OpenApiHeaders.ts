@@ -24,7 +24,9 @@ type Json = Record<string, any>
 
 const header = (description: string, schema: Json = { type: "string" }): Json => ({ description, schema })
 
-export const X_REQUEST_ID = header("Identifies this request in logs and in error bodies (`request_id`); echoed when the caller sends a valid one")
+export const X_REQUEST_ID = header(
+  "Identifies this request in logs and in error bodies (`request_id`); echoed when the caller sends a valid one"
+)
 const RETRY_AFTER = header("Seconds to wait before retrying", { type: "integer", minimum: 1 })
 const RATE_LIMIT_HEADERS: Json = {
   "RateLimit-Limit": header("Requests allowed in the current window", { type: "integer", minimum: 0 }),
@@ -35,10 +37,13 @@ const RATE_LIMIT_HEADERS: Json = {
 /** The async free tools answer 202 with `Location: /api/tools/{slug}/status/{jobId}` (src/tools/Http.ts). */
 const ACCEPTED_WITH_LOCATION = (path: string) => path.startsWith("/api/tools/")
 const LOCATION = header("Where to follow the accepted work (poll this URL)")
-const IDEMPOTENT_REPLAYED = header("`true` when this is the stored response of an earlier request with the same Idempotency-Key", {
-  type: "string",
-  enum: ["true"]
-})
+const IDEMPOTENT_REPLAYED = header(
+  "`true` when this is the stored response of an earlier request with the same Idempotency-Key",
+  {
+    type: "string",
+    enum: ["true"]
+  }
+)
 const IDEMPOTENCY_KEY_ECHO = header("The Idempotency-Key of the request, echoed")
 
 /** The `code` an error response of each status carries in the document's examples. */
@@ -57,7 +62,8 @@ const ERROR_CODE_BY_STATUS: Record<string, string> = {
 }
 const PARTNER_401 = "invalid_signature"
 
-const isOperation = (op: unknown): op is Json => typeof op === "object" && op !== null && (op as Json).responses !== undefined
+const isOperation = (op: unknown): op is Json =>
+  typeof op === "object" && op !== null && (op as Json).responses !== undefined
 
 const errorExample = (code: string): Json => ({
   error: { code, message: `Example ${code} answer`, request_id: "0f8fad5b-d9cb-469f-a165-70867728950e" }
@@ -65,7 +71,8 @@ const errorExample = (code: string): Json => ({
 
 /** Is this `$ref`'d schema the typed error envelope `{error: {code, message, request_id}}`? */
 const isTypedError = (schema: Json | undefined) =>
-  schema?.properties?.error?.properties?.code !== undefined && schema?.properties?.error?.properties?.request_id !== undefined
+  schema?.properties?.error?.properties?.code !== undefined &&
+  schema?.properties?.error?.properties?.request_id !== undefined
 
 /**
  * An example value for a schema, built from its own `examples`/`example`/`enum`/`const` where it
@@ -73,7 +80,9 @@ const isTypedError = (schema: Json | undefined) =>
  */
 const exampleOf = (schema: Json | undefined, schemas: Json, depth: number): unknown => {
   if (schema === undefined || depth > 8) return undefined
-  if (typeof schema.$ref === "string") return exampleOf(schemas[schema.$ref.replace("#/components/schemas/", "")], schemas, depth + 1)
+  if (typeof schema.$ref === "string") {
+    return exampleOf(schemas[schema.$ref.replace("#/components/schemas/", "")], schemas, depth + 1)
+  }
   if (schema.example !== undefined) return schema.example
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0]
   if (schema.const !== undefined) return schema.const
@@ -87,7 +96,9 @@ const exampleOf = (schema: Json | undefined, schemas: Json, depth: number): unkn
   switch (schema.type) {
     case "object": {
       const out: Json = {}
-      for (const name of schema.required ?? []) out[name] = exampleOf(schema.properties?.[name], schemas, depth + 1) ?? null
+      for (const name of schema.required ?? []) {
+        out[name] = exampleOf(schema.properties?.[name], schemas, depth + 1) ?? null
+      }
       return out
     }
     case "array": {
@@ -126,13 +137,22 @@ const withResponseExtras = (path: string, method: string, op: Json, schemas: Jso
     }
     let content = response.content
     const success = content?.["application/json"]
-    if (status.startsWith("2") && success?.schema !== undefined && success.example === undefined && success.examples === undefined) {
+    if (
+      status.startsWith("2") && success?.schema !== undefined && success.example === undefined &&
+      success.examples === undefined
+    ) {
       const example = exampleOf(success.schema, schemas, 0)
       if (example !== undefined) content = { ...content, "application/json": { ...success, example } }
     }
     if (content?.["application/x-ndjson"] !== undefined && path === "/api/domain/search") {
       // Each line is one SearchStreamEvent (OpenAPI 3.2 calls this `itemSchema`).
-      content = { ...content, "application/x-ndjson": { ...content["application/x-ndjson"], "x-item-schema": { $ref: "#/components/schemas/SearchStreamEvent" } } }
+      content = {
+        ...content,
+        "application/x-ndjson": {
+          ...content["application/x-ndjson"],
+          "x-item-schema": { $ref: "#/components/schemas/SearchStreamEvent" }
+        }
+      }
     }
     const code = status === "401" && path.startsWith("/api/partner/") ? PARTNER_401 : ERROR_CODE_BY_STATUS[status]
     const json = content?.["application/json"]
@@ -215,7 +235,15 @@ const webhooks = (): Json => ({
               id: "evt_01J9Z7Q3K8M2",
               type: "order.recorded",
               created_at: "2026-01-01T00:00:00.000Z",
-              data: { order: { public_id: "ord_01J9Z7Q3K8M2", domain: "example.com", status: "RECORDED", sale_price_cents: 250000, currency: "USD" } }
+              data: {
+                order: {
+                  public_id: "ord_01J9Z7Q3K8M2",
+                  domain: "example.com",
+                  status: "RECORDED",
+                  sale_price_cents: 250000,
+                  currency: "USD"
+                }
+              }
             }
           }
         }
@@ -233,7 +261,10 @@ const WEBHOOK_EVENT: Json = {
     id: { type: "string", description: "evt_…; de-duplicate by it" },
     type: { type: "string", enum: WEBHOOK_EVENT_TYPES },
     created_at: { type: "string", format: "date-time" },
-    data: { type: "object", description: "For order events: {order: {public_id, domain, status, sale_price_cents, currency}}" }
+    data: {
+      type: "object",
+      description: "For order events: {order: {public_id, domain, status, sale_price_cents, currency}}"
+    }
   }
 }
 
@@ -298,7 +329,11 @@ export const generatorGrade = (spec: Json, scopes: ReadonlyArray<string>): Json 
   const paths: Json = {}
   for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
     const out: Json = {}
-    for (const [method, op] of Object.entries(item)) out[method] = isOperation(op) ? withResponseExtras(path, method, op, schemas) : op
+    for (const [method, op] of Object.entries(item)) {
+      out[method] = isOperation(op)
+        ? withResponseExtras(path, method, op, schemas)
+        : op
+    }
     paths[path] = out
   }
   // Response schemas are open (additive-only changes); those also used in requests stay closed.
@@ -317,7 +352,9 @@ export const generatorGrade = (spec: Json, scopes: ReadonlyArray<string>): Json 
     for (const op of Object.values<Json>(item)) {
       if (!isOperation(op)) continue
       for (const [status, response] of Object.entries<Json>(op.responses)) {
-        if (response.content !== undefined) op.responses[status] = { ...response, content: openObjects(response.content) }
+        if (response.content !== undefined) {
+          op.responses[status] = { ...response, content: openObjects(response.content) }
+        }
       }
     }
   }

@@ -21,7 +21,15 @@ import { Context, Duration, Effect, Layer } from "effect"
 import * as Net from "node:net"
 import { classifyAddress } from "./AddressClass.js"
 import { AppConfig } from "./Config.js"
-import { type OutboundConnector, OutboundError, type OutboundResolver, type ResolvedAddress, systemResolver, nodeConnector, type TlsInfo } from "./OutboundConnector.js"
+import {
+  nodeConnector,
+  type OutboundConnector,
+  OutboundError,
+  type OutboundResolver,
+  type ResolvedAddress,
+  systemResolver,
+  type TlsInfo
+} from "./OutboundConnector.js"
 
 /** The service's failure, shared with the connector and resolver it uses. */
 export { OutboundError }
@@ -87,16 +95,26 @@ export const makeOutbound = (options: OutboundOptions): OutboundShape => {
   const connect = options.connector ?? nodeConnector
   const allowed = new Set(options.allowedPorts)
 
-  const err = (reason: OutboundError["reason"], message: string, url: string) => new OutboundError({ reason, message, url })
+  const err = (reason: OutboundError["reason"], message: string, url: string) =>
+    new OutboundError({ reason, message, url })
 
   /** Scheme, resolution, address classes and port: the address to pin. */
   const checkUrl = (raw: string): Effect.Effect<{ url: URL; address: ResolvedAddress }, OutboundError> =>
     Effect.gen(function*() {
-      const url = yield* Effect.try({ try: () => new URL(raw), catch: () => err("invalid_url", "not a valid absolute URL", raw) })
+      const url = yield* Effect.try({
+        try: () => new URL(raw),
+        catch: () => err("invalid_url", "not a valid absolute URL", raw)
+      })
       if (url.protocol !== "http:" && url.protocol !== "https:") {
-        return yield* err("scheme_not_allowed", `only http and https URLs are allowed, not ${url.protocol.replace(/:$/, "")}`, raw)
+        return yield* err(
+          "scheme_not_allowed",
+          `only http and https URLs are allowed, not ${url.protocol.replace(/:$/, "")}`,
+          raw
+        )
       }
-      if (url.username !== "" || url.password !== "") return yield* err("invalid_url", "URLs with credentials are not allowed", raw)
+      if (url.username !== "" || url.password !== "") {
+        return yield* err("invalid_url", "URLs with credentials are not allowed", raw)
+      }
       const host = url.hostname.replace(/^\[|\]$/g, "")
       if (host === "") return yield* err("invalid_url", "the URL has no host", raw)
       const addresses: ReadonlyArray<ResolvedAddress> = Net.isIP(host)
@@ -107,7 +125,11 @@ export const makeOutbound = (options: OutboundOptions): OutboundShape => {
         const blocked = classifyAddress(a.address)
         if (blocked === undefined) continue
         if (blocked === "loopback" && options.allowLoopback) continue
-        return yield* err("address_not_allowed", `${host} resolves to a ${blocked.replace("_", "-")} address (${a.address}), which may not be reached`, raw)
+        return yield* err(
+          "address_not_allowed",
+          `${host} resolves to a ${blocked.replace("_", "-")} address (${a.address}), which may not be reached`,
+          raw
+        )
       }
       const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port)
       const loopbackOnly = addresses.every((a) => classifyAddress(a.address) === "loopback")
@@ -146,7 +168,12 @@ export const makeOutbound = (options: OutboundOptions): OutboundShape => {
           allowInvalidTls: request.allowInvalidTls ?? false
         })
         const location = result.headers["location"]
-        hops.push({ url: url.toString(), status: result.status, address: address.address, ...(location ? { location } : {}) })
+        hops.push({
+          url: url.toString(),
+          status: result.status,
+          address: address.address,
+          ...(location ? { location } : {})
+        })
         if (REDIRECT_STATUSES.has(result.status) && location && maxRedirects > 0) {
           if (hop >= maxRedirects) {
             return yield* err("too_many_redirects", `more than ${maxRedirects} redirects`, rawUrl)
@@ -204,6 +231,8 @@ const hostOf = (raw: string) => {
 /** The service's Outbound: OUTBOUND_ALLOWED_PORTS, OUTBOUND_ALLOW_LOOPBACK, the system resolver. */
 export const OutboundLive = Layer.effect(
   Outbound,
-  Effect.map(AppConfig, (config) =>
-    makeOutbound({ allowLoopback: config.outboundAllowLoopback, allowedPorts: config.outboundAllowedPorts }))
+  Effect.map(
+    AppConfig,
+    (config) => makeOutbound({ allowLoopback: config.outboundAllowLoopback, allowedPorts: config.outboundAllowedPorts })
+  )
 )

@@ -66,8 +66,14 @@ export const systemResolver: OutboundResolver = (hostname) =>
   Effect.tryPromise({
     try: () => Dns.promises.lookup(hostname, { all: true, verbatim: true }),
     catch: (e) =>
-      new OutboundError({ reason: "dns_failure", message: `could not resolve ${hostname}: ${(e as any)?.code ?? e}`, url: hostname })
-  }).pipe(Effect.map((list) => list.map((a) => ({ address: a.address, family: a.family === 6 ? 6 as const : 4 as const }))))
+      new OutboundError({
+        reason: "dns_failure",
+        message: `could not resolve ${hostname}: ${(e as any)?.code ?? e}`,
+        url: hostname
+      })
+  }).pipe(
+    Effect.map((list) => list.map((a) => ({ address: a.address, family: a.family === 6 ? 6 as const : 4 as const })))
+  )
 
 /** node:http(s) with the connection pinned to the checked address (no second DNS lookup). */
 export const nodeConnector: OutboundConnector = (t) =>
@@ -94,7 +100,9 @@ export const nodeConnector: OutboundConnector = (t) =>
       headers,
       lookup: pinned as any,
       agent: false,
-      ...(isHttps ? { rejectUnauthorized: !t.allowInvalidTls, servername: Net.isIP(hostname) ? undefined : hostname } : {})
+      ...(isHttps
+        ? { rejectUnauthorized: !t.allowInvalidTls, servername: Net.isIP(hostname) ? undefined : hostname }
+        : {})
     }
     let done = false
     const req = (isHttps ? Https : Http).request(options, (res) => {
@@ -115,8 +123,22 @@ export const nodeConnector: OutboundConnector = (t) =>
         if (done) return
         done = true
         const headers: Record<string, string> = {}
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v
-        resume(Effect.succeed({ status: res.statusCode ?? 0, headers, body: new Uint8Array(Buffer.concat(chunks)), truncated, ...(tls ? { tls } : {}) }))
+        for (const [k, v] of Object.entries(res.headers)) {
+          if (v !== undefined) {
+            headers[k] = Array.isArray(v)
+              ? v.join(", ")
+              : v
+          }
+        }
+        resume(
+          Effect.succeed({
+            status: res.statusCode ?? 0,
+            headers,
+            body: new Uint8Array(Buffer.concat(chunks)),
+            truncated,
+            ...(tls ? { tls } : {})
+          })
+        )
       }
       res.on("data", (chunk: Buffer) => {
         if (truncated) return

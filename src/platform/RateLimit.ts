@@ -22,12 +22,12 @@ import { HttpServerRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Clock, Context, Deferred, Effect, FiberId, Layer, Option, Redacted } from "effect"
 import { Redis } from "ioredis"
+import { clientIpOf } from "./ClientIp.js"
 import { AppConfig } from "./Config.js"
-import { janitorOf } from "./Janitor.js"
 import { runWithin } from "./Deadline.js"
 import { RateLimitedError } from "./Errors.js"
+import { janitorOf } from "./Janitor.js"
 import { recordRateLimitDenial } from "./Metrics.js"
-import { clientIpOf } from "./ClientIp.js"
 import { addResponseHeaders } from "./ResponseHeaders.js"
 
 export interface RateLimitPolicy {
@@ -37,7 +37,11 @@ export interface RateLimitPolicy {
   readonly windowSeconds: number
 }
 
-export const policy = (id: string, limit: number, windowSeconds: number): RateLimitPolicy => ({ id, limit, windowSeconds })
+export const policy = (id: string, limit: number, windowSeconds: number): RateLimitPolicy => ({
+  id,
+  limit,
+  windowSeconds
+})
 
 export interface RateLimitDecision {
   readonly allowed: boolean
@@ -65,13 +69,16 @@ interface Pending {
 /** Adds `n` to a bucket's counter for one window and returns the new total. */
 type Increment = (bucket: string, windowStart: number, n: number, expiresAt: Date) => Effect.Effect<number, unknown>
 
-const postgresCounter = Effect.map(SqlClient.SqlClient, (sql): Increment => (bucket, windowStart, n, expiresAt) =>
-  sql<{ count: number }>`
+const postgresCounter = Effect.map(
+  SqlClient.SqlClient,
+  (sql): Increment => (bucket, windowStart, n, expiresAt) =>
+    sql<{ count: number }>`
     insert into rate_limit_counters (bucket, window_start, count, expires_at)
     values (${bucket}, ${windowStart}, ${n}, ${expiresAt})
     on conflict (bucket, window_start)
     do update set count = rate_limit_counters.count + excluded.count
-    returning count`.pipe(Effect.map((rows) => rows[0].count)))
+    returning count`.pipe(Effect.map((rows) => rows[0].count))
+)
 
 /** INCRBY, and set the expiry when this increment created the key, atomically. */
 const INCREMENT_SCRIPT = `local c = redis.call('INCRBY', KEYS[1], ARGV[1])
@@ -106,7 +113,7 @@ const STORE_TIMEOUT_MS = 1000
 export const makeLocalCounter = () => {
   const counts = new Map<string, { count: number; expiresAt: number }>()
   return (slot: string, n: number, expiresAt: number, now: number): number => {
-    if (counts.size > 10_000) for (const [k, v] of counts) if (v.expiresAt <= now) counts.delete(k)
+    if (counts.size > 10_000) { for (const [k, v] of counts) if (v.expiresAt <= now) counts.delete(k) }
     const entry = counts.get(slot)
     if (entry === undefined || entry.expiresAt <= now) {
       counts.set(slot, { count: n, expiresAt })
@@ -180,7 +187,13 @@ export const RateLimiterLive = Layer.scoped(
         const resetSeconds = Math.max(1, Math.ceil((windowEnd - now) / 1000))
         const bucket = `${p.id}|${key}`
         const slot = `${bucket}|${windowStart}`
-        const refused: RateLimitDecision = { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds: p.windowSeconds }
+        const refused: RateLimitDecision = {
+          allowed: false,
+          limit,
+          remaining: 0,
+          resetSeconds,
+          windowSeconds: p.windowSeconds
+        }
         if (denied.has(slot)) {
           recordRateLimitDenial(p.id)
           return Effect.succeed(refused)
@@ -195,14 +208,15 @@ export const RateLimiterLive = Layer.scoped(
         entry.waiters.push(waiter)
         const started = entry.running
           ? Effect.void
-          : ((entry.running = true), Effect.forkDaemon(flush(slot, bucket, windowStart / 1000, new Date(windowEnd + 60_000))))
+          : ((entry.running = true),
+            Effect.forkDaemon(flush(slot, bucket, windowStart / 1000, new Date(windowEnd + 60_000))))
         return Effect.zipRight(
           started,
           Effect.map(Deferred.await(waiter), (count): RateLimitDecision => {
             if (count <= limit) {
               return { allowed: true, limit, remaining: limit - count, resetSeconds, windowSeconds: p.windowSeconds }
             }
-            if (denied.size > 10_000) for (const [k, end] of denied) if (end <= now) denied.delete(k)
+            if (denied.size > 10_000) { for (const [k, end] of denied) if (end <= now) denied.delete(k) }
             denied.set(slot, windowEnd)
             recordRateLimitDenial(p.id)
             return refused
@@ -230,7 +244,9 @@ export const enforce = (
   options?: { readonly key?: string }
 ): Effect.Effect<RateLimitDecision, RateLimitedError, HttpServerRequest.HttpServerRequest | RateLimiter | AppConfig> =>
   Effect.withFiberRuntime((fiber) => {
-    const context = fiber.currentContext as Context.Context<HttpServerRequest.HttpServerRequest | RateLimiter | AppConfig>
+    const context = fiber.currentContext as Context.Context<
+      HttpServerRequest.HttpServerRequest | RateLimiter | AppConfig
+    >
     const limiter = Context.get(context, RateLimiter)
     const key = options?.key ??
       clientIpOf(Context.get(context, HttpServerRequest.HttpServerRequest), Context.get(context, AppConfig).trustProxy)
@@ -241,22 +257,31 @@ export const enforce = (
  * `enforce` for a caller that holds the limiter and its key (the signed Partner API): nothing
  * read from the context, so nothing provided to it per request.
  */
-export const enforceWith = (limiter: RateLimiterShape, p: RateLimitPolicy, key: string): Effect.Effect<RateLimitDecision, RateLimitedError> =>
+export const enforceWith = (
+  limiter: RateLimiterShape,
+  p: RateLimitPolicy,
+  key: string
+): Effect.Effect<RateLimitDecision, RateLimitedError> =>
   Effect.flatMap(limiter.consume(p, key), (decision) => {
     if (decision.allowed) return Effect.as(addResponseHeaders(rateLimitHeaders(decision)), decision)
     return Effect.zipRight(
       addResponseHeaders({ ...rateLimitHeaders(decision), "retry-after": String(decision.resetSeconds) }),
       new RateLimitedError({
         code: "rate_limited",
-        message: `Rate limit of ${decision.limit} requests per ${decision.windowSeconds}s exceeded; retry in ${decision.resetSeconds}s`,
+        message:
+          `Rate limit of ${decision.limit} requests per ${decision.windowSeconds}s exceeded; retry in ${decision.resetSeconds}s`,
         details: { limit: decision.limit, window_seconds: decision.windowSeconds, retry_after: decision.resetSeconds }
       })
     )
   })
 
 /** Deletes expired counter rows; any replica may run it. */
-export const RateLimitJanitorLive = janitorOf("rate limit", "1 minute", SqlClient.SqlClient, (sql) =>
-  sql`delete from rate_limit_counters where expires_at < now()`)
+export const RateLimitJanitorLive = janitorOf(
+  "rate limit",
+  "1 minute",
+  SqlClient.SqlClient,
+  (sql) => sql`delete from rate_limit_counters where expires_at < now()`
+)
 
 /**
  * Where a key stands in a policy's current window, without counting a request: for an answer

@@ -15,13 +15,21 @@
  * Errors use the shape of the path: OAuth's `{error, error_description}` on the OAuth endpoints,
  * the legacy `{error}` on the two legacy paths, the typed envelope elsewhere.
  */
-import { type HttpApi, HttpApiBuilder, HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import {
+  type HttpApi,
+  HttpApiBuilder,
+  HttpApp,
+  HttpIncomingMessage,
+  HttpServerRequest,
+  HttpServerResponse,
+  OpenApi
+} from "@effect/platform"
 import { Context, Duration, Effect, Fiber, FiberRef, Option } from "effect"
 import type { IncomingMessage } from "node:http"
 import type { AppConfigShape } from "./Config.js"
-import { CurrentRequestId } from "./Errors.js"
-import { awaitWithin } from "./Deadline.js"
 import { corsPreflight } from "./Cors.js"
+import { awaitWithin } from "./Deadline.js"
+import { CurrentRequestId } from "./Errors.js"
 import { pathOf } from "./HttpPath.js"
 
 /** JSON deeper than this is refused before any decoding (no endpoint takes more than a few levels). */
@@ -139,7 +147,6 @@ const NUL_IN_URL = /%00/
 const mediaTypeOf = (contentType: string | undefined) =>
   contentType === undefined ? undefined : contentType.split(";")[0]!.trim().toLowerCase()
 
-
 const LEGACY_PATHS: ReadonlySet<string> = new Set(["/api/pricing/tld", "/api/v1/domains/available"])
 const isOAuthPath = (path: string) => path.startsWith("/api/oauth/")
 
@@ -156,7 +163,10 @@ export const shapedError = (
     // OAuth clients understand its registered codes: a malformed or mistyped request is
     // invalid_request (status 400 or 415); other statuses keep the service's code.
     const error = status === 400 || status === 415 ? "invalid_request" : code
-    return HttpServerResponse.unsafeJson({ error, error_description: message }, { status, headers: { "cache-control": "no-store", ...headers } })
+    return HttpServerResponse.unsafeJson({ error, error_description: message }, {
+      status,
+      headers: { "cache-control": "no-store", ...headers }
+    })
   }
   if (LEGACY_PATHS.has(path)) return HttpServerResponse.unsafeJson({ error: message }, { status, headers })
   return HttpServerResponse.unsafeJson({ error: { code, message, request_id: requestId } }, { status, headers })
@@ -168,7 +178,9 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
   return request.headers["transfer-encoding"] !== undefined
 }
 
-type BodyRead = { readonly _tag: "Read"; readonly text: string } | { readonly _tag: "TooLarge" } | { readonly _tag: "Unreadable" }
+type BodyRead = { readonly _tag: "Read"; readonly text: string } | { readonly _tag: "TooLarge" } | {
+  readonly _tag: "Unreadable"
+}
 
 /** After refusing an over-long body, at most this much more is read (and dropped) before the connection is cut. */
 const DRAIN_FACTOR = 4
@@ -185,7 +197,9 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, max: number): Ef
       HttpIncomingMessage.withMaxBodySize(Option.some(max)),
       Effect.map((text): BodyRead => ({ _tag: "Read", text })),
       Effect.catchAll((e) =>
-        Effect.succeed<BodyRead>(String((e as any).cause?.message ?? "").includes("maxBytes") ? { _tag: "TooLarge" } : { _tag: "Unreadable" })
+        Effect.succeed<BodyRead>(
+          String((e as any).cause?.message ?? "").includes("maxBytes") ? { _tag: "TooLarge" } : { _tag: "Unreadable" }
+        )
       )
     )
   }
@@ -215,9 +229,8 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, max: number): Ef
     }
     const onEnd = () => {
       cleanup()
-      const text = Buffer.concat(chunks).toString("utf8")
-      // The platform request caches its text here: the payload decoder and the signature check
-      // read this, never the (consumed) stream.
+      const text = Buffer.concat(chunks).toString("utf8") // The platform request caches its text here: the payload decoder and the signature check
+       // read this, never the (consumed) stream.
       ;(request as any).textEffect = Effect.succeed(text)
       resume(Effect.succeed({ _tag: "Read", text }))
     }
@@ -279,9 +292,14 @@ export const requestGuard = (settings: GuardSettings, routes: RouteTable) => {
       if (route === undefined) {
         const allowed = routes.allowed(path)
         if (allowed.length > 0) {
-          return fail(405, "method_not_allowed", `${request.method} is not allowed on ${path.slice(0, 100)}; use ${allowed.join(", ")}`, {
-            allow: allowed.join(", ")
-          })
+          return fail(
+            405,
+            "method_not_allowed",
+            `${request.method} is not allowed on ${path.slice(0, 100)}; use ${allowed.join(", ")}`,
+            {
+              allow: allowed.join(", ")
+            }
+          )
         }
         return app
       }
@@ -305,13 +323,23 @@ export const requestGuard = (settings: GuardSettings, routes: RouteTable) => {
       }
       // Read once, bounded; every later reader (signature, payload) gets this cached text.
       return Effect.flatMap(readBody(request, settings.maxBodyBytes), (text) => {
-        if (text._tag === "TooLarge") return fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
-        if (text._tag === "Unreadable") return fail(400, "invalid_body", "The request body could not be read")
+        if (text._tag === "TooLarge") {
+          return fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
+        }
+        if (text._tag === "Unreadable") {
+          return fail(400, "invalid_body", "The request body could not be read")
+        }
         if (media === undefined || media === "application/json") {
           const problem = inspectJson(text.text)
-          if (problem === "too_deep") return fail(400, "invalid_body", `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`)
-          if (problem === "nul") return fail(400, "validation_error", "A string in the body contains U+0000, which no field accepts")
-        } else if (media === "application/x-www-form-urlencoded" && (text.text.includes("\u0000") || NUL_IN_URL.test(text.text))) {
+          if (problem === "too_deep") {
+            return fail(400, "invalid_body", `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`)
+          }
+          if (problem === "nul") {
+            return fail(400, "validation_error", "A string in the body contains U+0000, which no field accepts")
+          }
+        } else if (
+          media === "application/x-www-form-urlencoded" && (text.text.includes("\u0000") || NUL_IN_URL.test(text.text))
+        ) {
           return fail(400, "validation_error", "A parameter in the body contains U+0000, which no parameter accepts")
         }
         return run
@@ -330,7 +358,14 @@ export const requestGuard = (settings: GuardSettings, routes: RouteTable) => {
           if (Option.isNone(exit)) {
             return Effect.as(
               Fiber.interruptFork(fiber),
-              shapedError(path, 503, "request_timeout", "The request took too long to handle; retry shortly", requestId, { "retry-after": "1" })
+              shapedError(
+                path,
+                503,
+                "request_timeout",
+                "The request took too long to handle; retry shortly",
+                requestId,
+                { "retry-after": "1" }
+              )
             )
           }
           // Only the pre-response handlers come back (what a handler changes for the response:

@@ -21,5 +21,7 @@ export const addResponseHeaders = (extra: Readonly<Record<string, string>>): Eff
       Object.assign(headers, extra)
       return Effect.void
     }
-    return HttpApp.appendPreResponseHandler((_req, response) => Effect.succeed(HttpServerResponse.setHeaders(response, extra)))
+    return HttpApp.appendPreResponseHandler((_req, response) =>
+      Effect.succeed(HttpServerResponse.setHeaders(response, extra))
+    )
   })

@@ -67,7 +67,9 @@ export const makeServiceSecret = (master: Buffer): ServiceSecretShape => {
       const iv = randomBytes(12)
       const cipher = createCipheriv("aes-256-gcm", key(`enc:${purpose}`), iv)
       const ct = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()])
-      return ["v1", iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), ct.toString("base64url")].join(".")
+      return ["v1", iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), ct.toString("base64url")].join(
+        "."
+      )
     },
     decrypt: (purpose, sealed) => {
       const [v, iv, tag, ct] = sealed.split(".")
@@ -75,7 +77,9 @@ export const makeServiceSecret = (master: Buffer): ServiceSecretShape => {
       try {
         const decipher = createDecipheriv("aes-256-gcm", key(`enc:${purpose}`), Buffer.from(iv, "base64url"))
         decipher.setAuthTag(Buffer.from(tag, "base64url"))
-        return Option.some(Buffer.concat([decipher.update(Buffer.from(ct, "base64url")), decipher.final()]).toString("utf8"))
+        return Option.some(
+          Buffer.concat([decipher.update(Buffer.from(ct, "base64url")), decipher.final()]).toString("utf8")
+        )
       } catch {
         return Option.none()
       }
@@ -106,8 +110,7 @@ export const ServiceSecretLive = Layer.effect(
     const config = yield* AppConfig
     const master = Option.match(config.serviceSecret, {
       onSome: (s) => Buffer.from(Redacted.value(s), "utf8"),
-      onNone: () =>
-        config.dataDir === ":memory:" ? randomBytes(32) : loadOrCreate(config.dataDir)
+      onNone: () => config.dataDir === ":memory:" ? randomBytes(32) : loadOrCreate(config.dataDir)
     })
     return makeServiceSecret(master)
   })

@@ -57,11 +57,15 @@ export const schedule = <A, E, R>(
         const [last] = yield* sql<{ last_run_at: Date | null }>`select last_run_at from schedules where name = ${name}`
         if (last?.last_run_at && now - last.last_run_at.getTime() < intervalMs) return
         const started = Date.now()
-        const exit = yield* Effect.exit(effect.pipe(Effect.withSpan(`schedule ${name}`, { root: true, captureStackTrace: false })))
+        const exit = yield* Effect.exit(
+          effect.pipe(Effect.withSpan(`schedule ${name}`, { root: true, captureStackTrace: false }))
+        )
         const error = exit._tag === "Failure" ? String(exit.cause).slice(0, 2000) : null
         yield* sql`
           insert into schedules (name, last_run_at, last_status, last_error, last_duration_ms)
-          values (${name}, ${new Date(now)}, ${exit._tag === "Success" ? "ok" : "failed"}, ${error}, ${Date.now() - started})
+          values (${name}, ${new Date(now)}, ${exit._tag === "Success" ? "ok" : "failed"}, ${error}, ${
+          Date.now() - started
+        })
           on conflict (name) do update set last_run_at = excluded.last_run_at, last_status = excluded.last_status,
             last_error = excluded.last_error, last_duration_ms = excluded.last_duration_ms`
         if (error) yield* Effect.logWarning(`scheduled job ${name} failed`).pipe(Effect.annotateLogs({ error }))

@@ -7,9 +7,9 @@ import type { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
-export const transactionOf = (sql: SqlClient.SqlClient) =>
-<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError>, R> =>
-  Effect.catchAll(
-    sql.withTransaction(effect),
-    (e) => (e instanceof SqlError ? Effect.die(e) : Effect.fail(e as Exclude<E, SqlError>))
-  )
+export const transactionOf =
+  (sql: SqlClient.SqlClient) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError>, R> =>
+    Effect.catchAll(
+      sql.withTransaction(effect),
+      (e) => (e instanceof SqlError ? Effect.die(e) : Effect.fail(e as Exclude<E, SqlError>))
+    )

@@ -53,9 +53,10 @@ const hygiene = Layer.mergeAll(
 const ORPHANS_DROPPED = new Set(["sql.execute", "sql.transaction"])
 
 const makeSampler = async (settings: TracingSettings): Promise<Sampler> => {
-  const { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler } = await import(
-    "@opentelemetry/sdk-trace-base"
-  )
+  const { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler } =
+    await import(
+      "@opentelemetry/sdk-trace-base"
+    )
   const root = settings.sampler.endsWith("always_off")
     ? new AlwaysOffSampler()
     : settings.sampler.endsWith("traceidratio")
@@ -91,7 +92,9 @@ export const TracingLive: Layer.Layer<never, never, AppConfig> = Layer.unwrapEff
     )
     const sdk = layer(() => ({
       resource: { serviceName: tracing.serviceName, serviceVersion: SERVICE_VERSION },
-      spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter({ url, headers: { ...Redacted.value(tracing.headers) } })),
+      spanProcessor: new BatchSpanProcessor(
+        new OTLPTraceExporter({ url, headers: { ...Redacted.value(tracing.headers) } })
+      ),
       tracerConfig: { sampler },
       shutdownTimeout: "3 seconds"
     }))

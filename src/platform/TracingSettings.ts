@@ -69,7 +69,9 @@ export const tracingConfig: Config.Config<TracingSettings> = Config.all({
     if (!(SAMPLERS as ReadonlyArray<string>).includes(sampler)) {
       return invalid(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(", ")}`)
     }
-    if (!(c.samplerArg >= 0 && c.samplerArg <= 1)) return invalid("OTEL_TRACES_SAMPLER_ARG must be a ratio between 0 and 1")
+    if (!(c.samplerArg >= 0 && c.samplerArg <= 1)) {
+      return invalid("OTEL_TRACES_SAMPLER_ARG must be a ratio between 0 and 1")
+    }
     const off = c.disabled || c.exporter.trim().toLowerCase() === "none"
     // An empty value (compose's `${OTEL_EXPORTER_OTLP_ENDPOINT:-}`) is unset.
     const set = (o: Option.Option<string>) => Option.filter(Option.map(o, (e) => e.trim()), (e) => e !== "")
@@ -78,7 +80,9 @@ export const tracingConfig: Config.Config<TracingSettings> = Config.all({
     if (Option.isSome(endpoint)) {
       if (!/^https?:\/\//i.test(endpoint.value)) return invalid("OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL")
       if (Option.exists(c.protocol, (p) => p.trim().toLowerCase() === "grpc")) {
-        return invalid("OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: point the endpoint at an OTLP/HTTP receiver (port 4318)")
+        return invalid(
+          "OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: point the endpoint at an OTLP/HTTP receiver (port 4318)"
+        )
       }
     }
     return Either.right<TracingSettings>({

@@ -24,9 +24,17 @@ export const systemCodeOf = (cause: unknown): string | undefined => {
 export const describeHttpFailure = (e: HttpClientError.HttpClientError): string => {
   if (e._tag === "RequestError") {
     const code = systemCodeOf(e.cause)
-    const kind = e.reason === "Transport" ? "transport error" : e.reason === "Encode" ? "request encoding error" : "invalid URL"
+    const kind = e.reason === "Transport"
+      ? "transport error"
+      : e.reason === "Encode"
+      ? "request encoding error"
+      : "invalid URL"
     return code === undefined ? kind : `${kind} (${code})`
   }
   const status = e.response.status
-  return e.reason === "StatusCode" ? `HTTP ${status}` : e.reason === "EmptyBody" ? `empty response (HTTP ${status})` : `undecodable response (HTTP ${status})`
+  return e.reason === "StatusCode"
+    ? `HTTP ${status}`
+    : e.reason === "EmptyBody"
+    ? `empty response (HTTP ${status})`
+    : `undecodable response (HTTP ${status})`
 }

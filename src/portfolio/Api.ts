@@ -10,10 +10,18 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BULK_OPS, MAX_BULK_DOMAINS } from "../domain/BulkRules.js"
+import { SessionAuth } from "../identity/Session.js"
 import { documentedAt } from "../platform/ApiAnnotations.js"
 import { errorWire } from "../platform/Errors.js"
-import { BulkOpNotFound, CheckoutUnavailable, DomainsNotOwned, InvalidBulkDomains, InvalidBulkPayload, PriceUnavailable, RegistrarUnavailable } from "./Errors.js"
-import { SessionAuth } from "../identity/Session.js"
+import {
+  BulkOpNotFound,
+  CheckoutUnavailable,
+  DomainsNotOwned,
+  InvalidBulkDomains,
+  InvalidBulkPayload,
+  PriceUnavailable,
+  RegistrarUnavailable
+} from "./Errors.js"
 
 export const PortfolioDomain = Schema.Struct({
   domain: Schema.String.annotations({ description: "A-label form" }),
@@ -22,7 +30,9 @@ export const PortfolioDomain = Schema.Struct({
   autoRenew: Schema.Boolean,
   nameservers: Schema.Array(Schema.String),
   folder: Schema.NullOr(Schema.String),
-  contactsHandle: Schema.NullOr(Schema.String).annotations({ description: "Registrant contact handle at the registrar" }),
+  contactsHandle: Schema.NullOr(Schema.String).annotations({
+    description: "Registrant contact handle at the registrar"
+  }),
   expiresAt: Schema.String.annotations({ description: "RFC 3339 UTC" })
 }).annotations({ identifier: "PortfolioDomain" })
 
@@ -42,8 +52,12 @@ export class BulkRequest extends Schema.Class<BulkRequest>("BulkRequest")({
       "setContacts {contacts: handle}; setAutoRenew {autoRenew: boolean}; renew {years}; restore {reason?}; lock/unlock {}"
   }),
   options: Schema.optional(Schema.Struct({
-    skip_on_error: Schema.optional(Schema.Boolean).annotations({ description: "Default true: unowned or failing items are skipped and reported instead of stopping the rest" }),
-    dry_run: Schema.optional(Schema.Boolean).annotations({ description: "Default false: validate everything, change nothing" })
+    skip_on_error: Schema.optional(Schema.Boolean).annotations({
+      description: "Default true: unowned or failing items are skipped and reported instead of stopping the rest"
+    }),
+    dry_run: Schema.optional(Schema.Boolean).annotations({
+      description: "Default false: validate everything, change nothing"
+    })
   }))
 }) {}
 
@@ -52,7 +66,9 @@ const Skipped = Schema.Array(Schema.Struct({ domain: Schema.String, error: Schem
 })
 
 export class BulkAccepted extends Schema.Class<BulkAccepted>("BulkAccepted")({
-  bulkOpId: Schema.NullOr(Schema.String).annotations({ description: "`bulk_…`; null on a dry run (nothing was stored)" }),
+  bulkOpId: Schema.NullOr(Schema.String).annotations({
+    description: "`bulk_…`; null on a dry run (nothing was stored)"
+  }),
   total: Schema.Int,
   op: Schema.String,
   skipped: Schema.optional(Skipped),
@@ -71,7 +87,9 @@ export class BulkCart extends Schema.Class<BulkCart>("BulkCart")({
   addedToCart: Schema.Boolean,
   cartItemIds: Schema.Array(Schema.String),
   totalCents: Schema.Int,
-  checkoutPath: Schema.NullOr(Schema.String).annotations({ description: "`/checkout?pt=…`, the hosted checkout of the whole cart; null on a dry run" }),
+  checkoutPath: Schema.NullOr(Schema.String).annotations({
+    description: "`/checkout?pt=…`, the hosted checkout of the whole cart; null on a dry run"
+  }),
   skipped: Schema.optional(Skipped),
   dryRun: Schema.optional(Schema.Boolean)
 }) {}
@@ -98,7 +116,10 @@ export class PortfolioApi extends HttpApiGroup.make("portfolio")
     HttpApiEndpoint.get("list", "/api/domains")
       .addSuccess(PortfolioList)
       .annotate(OpenApi.Summary, "The signed-in owner's domains")
-      .annotate(OpenApi.Description, "Lock, auto-renew, nameservers, folder, contacts handle and expiry of every owned domain. 401 `not_signed_in` without a session.")
+      .annotate(
+        OpenApi.Description,
+        "Lock, auto-renew, nameservers, folder, contacts handle and expiry of every owned domain. 401 `not_signed_in` without a session."
+      )
       .pipe(documentedAt("/docs/portfolio.md"))
   )
   .add(
@@ -128,7 +149,10 @@ export class PortfolioApi extends HttpApiGroup.make("portfolio")
       .addSuccess(BulkStatus)
       .addError(errorWire(BulkOpNotFound))
       .annotate(OpenApi.Summary, "Progress of a bulk operation")
-      .annotate(OpenApi.Description, "`status` queued → running → done, counts, and every item's status and error. Another user's id is 404.")
+      .annotate(
+        OpenApi.Description,
+        "`status` queued → running → done, counts, and every item's status and error. Another user's id is 404."
+      )
       .pipe(documentedAt("/docs/portfolio.md#tracking"))
   )
   .middleware(SessionAuth)

@@ -8,10 +8,21 @@
  * calling again for an item it finds `running`, and skips the call when the change is already
  * there. Counts are computed from the items, so they are exact whatever happened in between.
  */
-import { Context, Deferred, Duration, Effect, Either, Fiber, Layer, Option, ParseResult, Schedule, Schema } from "effect"
+import {
+  Context,
+  Deferred,
+  Duration,
+  Effect,
+  Either,
+  Fiber,
+  Layer,
+  Option,
+  ParseResult,
+  Schedule,
+  Schema
+} from "effect"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { CartCheckout } from "../checkout/Cart.js"
-import { CART_JOB } from "./Fulfilment.js"
 import {
   type BulkOp,
   type CartOp,
@@ -25,13 +36,22 @@ import {
   parseHostName
 } from "../domain/BulkRules.js"
 import { parseDomainName } from "../domain/DomainName.js"
-import { makeId } from "../platform/Ids.js"
 import { meaningfulIssues } from "../platform/DecodeErrors.js"
+import { makeId } from "../platform/Ids.js"
 import { JobFailure, Jobs, type RunningJob } from "../platform/Jobs.js"
 import { BulkAccepted, BulkCart, type BulkRequest, BulkStatus, BulkUpdated } from "./Api.js"
 import { PortfolioConfig } from "./Config.js"
-import { BulkOpNotFound, CheckoutUnavailable, DomainsNotOwned, InvalidBulkDomains, InvalidBulkPayload, PriceUnavailable, RegistrarUnavailable } from "./Errors.js"
-import { type RegistrarDomain, type RegistrarError, Registrar } from "./Registrar.js"
+import {
+  BulkOpNotFound,
+  CheckoutUnavailable,
+  DomainsNotOwned,
+  InvalidBulkDomains,
+  InvalidBulkPayload,
+  PriceUnavailable,
+  RegistrarUnavailable
+} from "./Errors.js"
+import { CART_JOB } from "./Fulfilment.js"
+import { Registrar, type RegistrarDomain, type RegistrarError } from "./Registrar.js"
 import { type BulkOpRow, type ClaimedItem, type DomainPatch, PortfolioRepo } from "./Repo.js"
 
 export { CART_JOB }
@@ -55,7 +75,11 @@ const payloadSchemas = {
   setContacts: Schema.Struct({ contacts: Schema.String }),
   setAutoRenew: Schema.Struct({ autoRenew: Schema.Boolean }),
   renew: Schema.Struct({ years: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 10)), { default: () => 1 }) }),
-  restore: Schema.Struct({ reason: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(500)), { default: () => "Restore requested by the owner" }) })
+  restore: Schema.Struct({
+    reason: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(500)), {
+      default: () => "Restore requested by the owner"
+    })
+  })
 } as const
 
 /** What a stored job needs to run its items. */
@@ -67,22 +91,33 @@ interface JobPayload {
 }
 
 const decodePayload = (op: BulkOp, payload: unknown) =>
-  Either.match(Schema.decodeUnknownEither(payloadSchemas[op] as Schema.Schema<any, any>, { onExcessProperty: "error", errors: "all" })(payload ?? {}), {
-    onRight: (value) => Effect.succeed(value as Record<string, any>),
-    onLeft: (error) => {
-      const issues = meaningfulIssues(ParseResult.ArrayFormatter.formatErrorSync(error))
-      const details = issues.slice(0, 20).map((i) => ({ field: ["payload", ...i.path.map(String)].join("."), message: i.message }))
-      return Effect.fail(
-        new InvalidBulkPayload({ message: details.map((d) => `${d.field}: ${d.message}`).join("; "), details })
-      )
+  Either.match(
+    Schema.decodeUnknownEither(payloadSchemas[op] as Schema.Schema<any, any>, {
+      onExcessProperty: "error",
+      errors: "all"
+    })(payload ?? {}),
+    {
+      onRight: (value) => Effect.succeed(value as Record<string, any>),
+      onLeft: (error) => {
+        const issues = meaningfulIssues(ParseResult.ArrayFormatter.formatErrorSync(error))
+        const details = issues.slice(0, 20).map((i) => ({
+          field: ["payload", ...i.path.map(String)].join("."),
+          message: i.message
+        }))
+        return Effect.fail(
+          new InvalidBulkPayload({ message: details.map((d) => `${d.field}: ${d.message}`).join("; "), details })
+        )
+      }
     }
-  })
+  )
 
-const suffixOf = (domain: string) => Either.getOrElse(Either.map(parseDomainName(domain), (d) => d.suffix), () => domain.split(".").pop()!)
+const suffixOf = (domain: string) =>
+  Either.getOrElse(Either.map(parseDomainName(domain), (d) => d.suffix), () => domain.split(".").pop()!)
 
 const describeError = (e: RegistrarError) => `${e.code}: ${e.message}`
 
-const clipList = (xs: ReadonlyArray<string>, n = 10) => xs.slice(0, n).join(", ") + (xs.length > n ? ` and ${xs.length - n} more` : "")
+const clipList = (xs: ReadonlyArray<string>, n = 10) =>
+  xs.slice(0, n).join(", ") + (xs.length > n ? ` and ${xs.length - n} more` : "")
 
 // --- Service ------------------------------------------------------------------------------
 
@@ -97,7 +132,12 @@ const make = Effect.gen(function*() {
 
   /** Retries a registrar call the registrar could not answer (not a refusal). */
   const retrying = <A>(call: Effect.Effect<A, RegistrarError>) =>
-    call.pipe(Effect.retry({ while: (e) => e.retryable, schedule: Schedule.exponential(Duration.millis(200)).pipe(Schedule.intersect(Schedule.recurs(3))) }))
+    call.pipe(
+      Effect.retry({
+        while: (e) => e.retryable,
+        schedule: Schedule.exponential(Duration.millis(200)).pipe(Schedule.intersect(Schedule.recurs(3)))
+      })
+    )
 
   const registrarUnavailable = (e: RegistrarError) =>
     new RegistrarUnavailable({ message: `The registrar could not be reached: ${e.message}` })
@@ -113,13 +153,22 @@ const make = Effect.gen(function*() {
           if (Either.isLeft(parsed)) return yield* InvalidBulkPayload.of(`payload.nameservers.${i}`, parsed.left)
           if (!hosts.includes(parsed.right)) hosts.push(parsed.right)
         }
-        if (hosts.length < MIN_NAMESERVERS) return yield* InvalidBulkPayload.of("payload.nameservers", `at least ${MIN_NAMESERVERS} different host names are required`)
+        if (hosts.length < MIN_NAMESERVERS) {
+          return yield* InvalidBulkPayload.of(
+            "payload.nameservers",
+            `at least ${MIN_NAMESERVERS} different host names are required`
+          )
+        }
         for (const tld of tlds) {
           const meta = yield* Effect.orDie(catalogue.getMetadata(tld))
           if (Option.isSome(meta)) {
             const { maxNameservers, minNameservers } = meta.value
             if (hosts.length < minNameservers || hosts.length > maxNameservers) {
-              return yield* InvalidBulkPayload.of("payload.nameservers", `.${tld} accepts ${minNameservers}–${maxNameservers} nameservers, got ${hosts.length}`, { tld })
+              return yield* InvalidBulkPayload.of(
+                "payload.nameservers",
+                `.${tld} accepts ${minNameservers}–${maxNameservers} nameservers, got ${hosts.length}`,
+                { tld }
+              )
             }
           }
         }
@@ -134,17 +183,31 @@ const make = Effect.gen(function*() {
       }
       if (op === "setContacts") {
         const handle = payload.contacts as string
-        if (!isContactHandle(handle)) return yield* InvalidBulkPayload.of("payload.contacts", "a contact handle is 3–40 letters, digits, _ - or .")
+        if (!isContactHandle(handle)) {
+          return yield* InvalidBulkPayload.of("payload.contacts", "a contact handle is 3–40 letters, digits, _ - or .")
+        }
         const exists = yield* registrar.contactExists(handle).pipe(Effect.mapError(registrarUnavailable))
-        if (!exists) return yield* InvalidBulkPayload.of("payload.contacts", `no contact with handle "${handle}" exists at the registrar`)
+        if (!exists) {
+          return yield* InvalidBulkPayload.of(
+            "payload.contacts",
+            `no contact with handle "${handle}" exists at the registrar`
+          )
+        }
         return { contacts: handle }
       }
       if (op === "renew") {
         for (const tld of tlds) {
           const meta = yield* Effect.orDie(catalogue.getMetadata(tld))
-          const allowed = Option.match(meta, { onNone: () => [1], onSome: (m) => m.allowedYears.length > 0 ? m.allowedYears : [1] })
+          const allowed = Option.match(meta, {
+            onNone: () => [1],
+            onSome: (m) => m.allowedYears.length > 0 ? m.allowedYears : [1]
+          })
           if (!allowed.includes(payload.years)) {
-            return yield* InvalidBulkPayload.of("payload.years", `.${tld} renews for ${allowed.join(", ")} year(s), not ${payload.years}`, { tld, allowed })
+            return yield* InvalidBulkPayload.of(
+              "payload.years",
+              `.${tld} renews for ${allowed.join(", ")} year(s), not ${payload.years}`,
+              { tld, allowed }
+            )
           }
         }
         return { years: payload.years as number }
@@ -161,8 +224,13 @@ const make = Effect.gen(function*() {
       if (list.invalid.length > 0) {
         const first = list.invalid[0]
         return yield* new InvalidBulkDomains({
-          message: `domains.${first.index}: ${first.message}` + (list.invalid.length > 1 ? ` (and ${list.invalid.length - 1} more)` : ""),
-          details: list.invalid.slice(0, 100).map((i) => ({ field: `domains.${i.index}`, input: i.input.slice(0, 100), message: i.message }))
+          message: `domains.${first.index}: ${first.message}` +
+            (list.invalid.length > 1 ? ` (and ${list.invalid.length - 1} more)` : ""),
+          details: list.invalid.slice(0, 100).map((i) => ({
+            field: `domains.${i.index}`,
+            input: i.input.slice(0, 100),
+            message: i.message
+          }))
         })
       }
       const owned = yield* repo.ownedAmong(user.id, list.domains)
@@ -179,7 +247,9 @@ const make = Effect.gen(function*() {
       const skippedField = skipped.length > 0 ? { skipped } : {}
 
       if (isJobOp(op)) {
-        if (dryRun) return new BulkAccepted({ bulkOpId: null, total: domains.length, op, ...skippedField, dryRun: true })
+        if (dryRun) {
+          return new BulkAccepted({ bulkOpId: null, total: domains.length, op, ...skippedField, dryRun: true })
+        }
         const id = makeId("bulk")
         const stored: JobPayload = { ...payload, skipOnError }
         yield* repo.transaction(Effect.gen(function*() {
@@ -228,8 +298,9 @@ const make = Effect.gen(function*() {
           const premium = yield* registrar.premiumPrice(domain, cartOp)
           const regular = yield* Effect.orDie(catalogue.getPrice(suffixOf(domain), cartOp))
           const perYear = Option.orElse(premium, () => regular)
-          if (Option.isNone(perYear)) unpriced.push({ domain, error: `price_unavailable: no ${cartOp} price for .${suffixOf(domain)}` })
-          else priced.push({ domain, priceCents: perYear.value * years })
+          if (Option.isNone(perYear)) {
+            unpriced.push({ domain, error: `price_unavailable: no ${cartOp} price for .${suffixOf(domain)}` })
+          } else priced.push({ domain, priceCents: perYear.value * years })
         }), { concurrency, discard: true })
       if (unpriced.length > 0 && (!skipOnError || priced.length === 0)) {
         return yield* new PriceUnavailable({
@@ -242,9 +313,24 @@ const make = Effect.gen(function*() {
       const totalCents = priced.reduce((sum, p) => sum + p.priceCents, 0)
       const allSkipped = [...skipped, ...unpriced]
       const skippedAll = allSkipped.length > 0 ? { skipped: allSkipped } : {}
-      if (dryRun) return new BulkCart({ addedToCart: false, cartItemIds: [], totalCents, checkoutPath: null, ...skippedAll, dryRun: true })
+      if (dryRun) {
+        return new BulkCart({
+          addedToCart: false,
+          cartItemIds: [],
+          totalCents,
+          checkoutPath: null,
+          ...skippedAll,
+          dryRun: true
+        })
+      }
       const cartId = makeId("cart")
-      const items = priced.map((p) => ({ id: makeId("cit"), domain: p.domain, op: cartOp, years, price_cents: p.priceCents }))
+      const items = priced.map((p) => ({
+        id: makeId("cit"),
+        domain: p.domain,
+        op: cartOp,
+        years,
+        price_cents: p.priceCents
+      }))
       yield* repo.createCart({ id: cartId, user_id: user.id, currency: "USD", total_cents: totalCents }, items)
       const opened = yield* checkout.open({
         cartId,
@@ -255,17 +341,29 @@ const make = Effect.gen(function*() {
         totalCents
       }).pipe(
         Effect.mapError(() =>
-          new CheckoutUnavailable({ message: "The hosted checkout is not available right now; the cart was kept, retry shortly" })
+          new CheckoutUnavailable({
+            message: "The hosted checkout is not available right now; the cart was kept, retry shortly"
+          })
         )
       )
       yield* repo.setCartSession(cartId, opened.sessionId)
-      return new BulkCart({ addedToCart: true, cartItemIds: items.map((i) => i.id), totalCents, checkoutPath: opened.checkoutPath, ...skippedAll })
+      return new BulkCart({
+        addedToCart: true,
+        cartItemIds: items.map((i) => i.id),
+        totalCents,
+        checkoutPath: opened.checkoutPath,
+        ...skippedAll
+      })
     })
 
   // --- Tracking ---------------------------------------------------------------------------
 
   const statusOf = (op: BulkOpRow, counts: { total: number; pending: number }) =>
-    op.finished_at !== null ? "done" as const : op.started_at !== null || counts.pending < counts.total ? "running" as const : "queued" as const
+    op.finished_at !== null
+      ? "done" as const
+      : op.started_at !== null || counts.pending < counts.total
+      ? "running" as const
+      : "queued" as const
 
   /** The op as its owner sees it; `ownerId` undefined: any op (the operator CLI). */
   const status = (id: string, ownerId?: string) =>
@@ -330,7 +428,8 @@ const make = Effect.gen(function*() {
       case "unlock":
         return !info.locked ? Option.some({ locked: false }) : Option.none()
       case "setNameservers": {
-        const same = info.nameservers.length === p.nameservers!.length && p.nameservers!.every((n) => info.nameservers.includes(n))
+        const same = info.nameservers.length === p.nameservers!.length &&
+          p.nameservers!.every((n) => info.nameservers.includes(n))
         return same ? Option.some({ nameservers: p.nameservers! }) : Option.none()
       }
       case "setContacts":
@@ -361,7 +460,9 @@ const make = Effect.gen(function*() {
           if (item.previous === "running" && kind !== "setFolder") {
             // Started by an earlier run: the call may have reached the registrar before the crash.
             const info = yield* Effect.either(retrying(registrar.info(item.domain)))
-            if (Either.isRight(info) && Option.isSome(alreadyApplied(kind, info.right, payload))) return "succeeded" as const
+            if (Either.isRight(info) && Option.isSome(alreadyApplied(kind, info.right, payload))) {
+              return "succeeded" as const
+            }
           }
           const outcome = yield* Effect.either(retrying(apply(kind, item.domain, payload)))
           if (Either.isRight(outcome)) return "succeeded" as const
@@ -372,12 +473,14 @@ const make = Effect.gen(function*() {
 
       // Items are claimed CLAIM per statement, each batch once (cached): the first item of a batch
       // starts claiming the next one, so a claim rarely stands between two calls.
-      const batches = Array.from({ length: Math.ceil(pending.length / CLAIM) }, (_, k) => pending.slice(k * CLAIM, (k + 1) * CLAIM).map((i) => i.position))
+      const batches = Array.from({ length: Math.ceil(pending.length / CLAIM) }, (_, k) =>
+        pending.slice(k * CLAIM, (k + 1) * CLAIM).map((i) => i.position))
       const claims = yield* Effect.forEach(batches, (positions) =>
         Effect.cached(Effect.suspend(() =>
           stopped
             ? Effect.succeed(new Map<number, ClaimedItem>())
-            : Effect.map(repo.claimItems(id, positions, run), (rows) => new Map(rows.map((r) => [r.position, r])))
+            : Effect.map(repo.claimItems(id, positions, run), (rows) =>
+              new Map(rows.map((r) => [r.position, r])))
         )))
 
       // Outcomes wait here and are recorded every RECORD_WITHIN, behind the calls: successes in one
@@ -386,8 +489,12 @@ const make = Effect.gen(function*() {
       const record = Effect.suspend(() => {
         const batch = outcomes
         outcomes = []
-        const positions = (outcome: "succeeded" | "not_run") => batch.filter((o) => o.outcome === outcome).map((o) => o.position)
-        return Effect.zipRight(repo.itemsSucceeded(id, op.user_id, positions("succeeded"), run, patch), repo.itemsFailed(id, positions("not_run"), run, NOT_RUN))
+        const positions = (outcome: "succeeded" | "not_run") =>
+          batch.filter((o) => o.outcome === outcome).map((o) => o.position)
+        return Effect.zipRight(
+          repo.itemsSucceeded(id, op.user_id, positions("succeeded"), run, patch),
+          repo.itemsFailed(id, positions("not_run"), run, NOT_RUN)
+        )
       })
 
       // One sliding window over all the items: `concurrency` calls in flight from the first item to
@@ -439,15 +546,23 @@ const make = Effect.gen(function*() {
             }
           }
           yield* repo.cartItemStatus(item.id, "running", null)
-          const call = item.op === "renew" ? registrar.renew(item.domain, item.years) : registrar.restore(item.domain, "Restore paid by the owner")
+          const call = item.op === "renew"
+            ? registrar.renew(item.domain, item.years)
+            : registrar.restore(item.domain, "Restore paid by the owner")
           const outcome = yield* Effect.either(retrying(call))
           if (Either.isLeft(outcome)) return yield* repo.cartItemStatus(item.id, "failed", describeError(outcome.left))
-          if (outcome.right.expiresAt !== null) yield* repo.patchDomain(item.domain, { expires_at: outcome.right.expiresAt })
+          if (outcome.right.expiresAt !== null) {
+            yield* repo.patchDomain(item.domain, { expires_at: outcome.right.expiresAt })
+          }
           yield* repo.cartItemStatus(item.id, "succeeded", null)
         })
       yield* Effect.forEach(items, runItem, { concurrency, discard: true })
       const after = yield* repo.cartItems(job.input.cartId)
-      return { cartId: job.input.cartId, succeeded: after.filter((i) => i.status === "succeeded").length, failed: after.filter((i) => i.status === "failed").length }
+      return {
+        cartId: job.input.cartId,
+        succeeded: after.filter((i) => i.status === "succeeded").length,
+        failed: after.filter((i) => i.status === "failed").length
+      }
     })
 
   return { bulk, status, runBulk, runCart }

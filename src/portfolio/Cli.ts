@@ -13,7 +13,9 @@ import type { BulkStatus } from "./Api.js"
 import { Bulk } from "./Bulk.js"
 
 const id = Args.text({ name: "BULK_ID" }).pipe(Args.withDescription("The bulk operation id (bulk_…)"))
-const follow = Options.boolean("follow").pipe(Options.withDescription("Print a progress line every second until it is done"))
+const follow = Options.boolean("follow").pipe(
+  Options.withDescription("Print a progress line every second until it is done")
+)
 
 export const progressLine = (s: BulkStatus) =>
   `${s.bulkOpId} ${s.op} ${s.status} ${s.succeeded + s.failed}/${s.total} succeeded ${s.succeeded} failed ${s.failed}`
@@ -35,7 +37,9 @@ const bulkShow = Command.make("show", { id, follow, json }, ({ follow, id, json 
     }
     const failures = failuresText(current)
     yield* print(json, current, progressLine(current) + (failures ? `\nFailed:\n${failures}` : ""))
-  })).pipe(Command.withDescription("Show a bulk operation's progress (GET /api/domains/bulk/{id}); --follow until done"))
+  })).pipe(
+    Command.withDescription("Show a bulk operation's progress (GET /api/domains/bulk/{id}); --follow until done")
+  )
 
 export const bulkCommand = Command.make("bulk").pipe(
   Command.withDescription("Bulk domain operations"),

@@ -46,7 +46,10 @@ export interface RegistrarShape {
   readonly setContacts: (domain: string, handle: string) => Effect.Effect<void, RegistrarError>
   readonly setAutoRenew: (domain: string, on: boolean) => Effect.Effect<void, RegistrarError>
   readonly renew: (domain: string, years: number) => Effect.Effect<{ readonly expiresAt: Date | null }, RegistrarError>
-  readonly restore: (domain: string, reason: string) => Effect.Effect<{ readonly expiresAt: Date | null }, RegistrarError>
+  readonly restore: (
+    domain: string,
+    reason: string
+  ) => Effect.Effect<{ readonly expiresAt: Date | null }, RegistrarError>
   readonly contactExists: (handle: string) => Effect.Effect<boolean, RegistrarError>
   /** The registry's premium price per year for this op, when the name is premium. */
   readonly premiumPrice: (domain: string, op: "renew" | "restore") => Effect.Effect<Option.Option<number>>
@@ -58,7 +61,11 @@ const fromRtr = (domain: string) => (e: RtrError): RegistrarError => {
   const code = e.reason === "not_found"
     ? "not_found" as const
     : e.reason === "rejected"
-    ? (/redemption|restore/i.test(e.message) ? "past_restore_window" as const : /lock|Prohibit/i.test(`${e.type ?? ""} ${e.message}`) ? "registry_locked" as const : "rejected" as const)
+    ? (/redemption|restore/i.test(e.message)
+      ? "past_restore_window" as const
+      : /lock|Prohibit/i.test(`${e.type ?? ""} ${e.message}`)
+      ? "registry_locked" as const
+      : "rejected" as const)
     : "unavailable" as const
   return new RegistrarError({ domain, code, message: e.message })
 }
@@ -81,25 +88,46 @@ const live = (rtr: Context.Tag.Service<RealtimeRegister>): Omit<RegistrarShape, 
       })),
       Effect.mapError(fromRtr(domain))
     ),
-  setLock: (domain, locked) => Effect.mapError(rtr.updateDomain(domain, { status: locked ? [LOCK_STATUS] : [] }), fromRtr(domain)),
+  setLock: (domain, locked) =>
+    Effect.mapError(rtr.updateDomain(domain, { status: locked ? [LOCK_STATUS] : [] }), fromRtr(domain)),
   setNameservers: (domain, ns) => Effect.mapError(rtr.updateDomain(domain, { ns }), fromRtr(domain)),
   setContacts: (domain, handle) => Effect.mapError(rtr.updateDomain(domain, { registrant: handle }), fromRtr(domain)),
   setAutoRenew: (domain, on) => Effect.mapError(rtr.updateDomain(domain, { autoRenew: on }), fromRtr(domain)),
   renew: (domain, years) =>
-    rtr.renewDomain(domain, years * 12).pipe(Effect.map((r) => ({ expiresAt: parseDate(r.expiryDate) })), Effect.mapError(fromRtr(domain))),
+    rtr.renewDomain(domain, years * 12).pipe(
+      Effect.map((r) => ({ expiresAt: parseDate(r.expiryDate) })),
+      Effect.mapError(fromRtr(domain))
+    ),
   restore: (domain, reason) =>
-    rtr.restoreDomain(domain, reason).pipe(Effect.map((r) => ({ expiresAt: parseDate(r.expiryDate) })), Effect.mapError(fromRtr(domain))),
+    rtr.restoreDomain(domain, reason).pipe(
+      Effect.map((r) => ({ expiresAt: parseDate(r.expiryDate) })),
+      Effect.mapError(fromRtr(domain))
+    ),
   contactExists: (handle) => Effect.mapError(rtr.contactExists(handle), fromRtr(handle)),
   premiumPrice: (domain) =>
     rtr.checkDomain(domain).pipe(
-      Effect.map((c) => (c.premium === true && c.price !== undefined && (c.currency ?? "USD").toUpperCase() === "USD" ? Option.some(c.price) : Option.none())),
+      Effect.map((c) => (c.premium === true && c.price !== undefined && (c.currency ?? "USD").toUpperCase() === "USD"
+        ? Option.some(c.price)
+        : Option.none())
+      ),
       Effect.orElseSucceed(() => Option.none<number>())
     )
 })
 
 /** The in-memory sandbox registrar (per process). */
-export const makeSandbox = (latency: { readonly min: Duration.Duration; readonly max: Duration.Duration }): Omit<RegistrarShape, "mode"> => {
-  const state = new Map<string, { locked: boolean; autoRenew: boolean; nameservers: ReadonlyArray<string>; contactsHandle: string | null; expiresAt: Date }>()
+export const makeSandbox = (
+  latency: { readonly min: Duration.Duration; readonly max: Duration.Duration }
+): Omit<RegistrarShape, "mode"> => {
+  const state = new Map<
+    string,
+    {
+      locked: boolean
+      autoRenew: boolean
+      nameservers: ReadonlyArray<string>
+      contactsHandle: string | null
+      expiresAt: Date
+    }
+  >()
   const minMs = Duration.toMillis(latency.min)
   const maxMs = Math.max(minMs, Duration.toMillis(latency.max))
   const wait = Effect.flatMap(Random.nextIntBetween(minMs, maxMs + 1), (ms) => Effect.sleep(Duration.millis(ms)))
@@ -107,7 +135,13 @@ export const makeSandbox = (latency: { readonly min: Duration.Duration; readonly
   const get = (domain: string) => {
     let d = state.get(domain)
     if (d === undefined) {
-      d = { locked: false, autoRenew: false, nameservers: ["ns1.sandbox-registrar.test", "ns2.sandbox-registrar.test"], contactsHandle: null, expiresAt: new Date(Date.now() + 365 * 86_400_000) }
+      d = {
+        locked: false,
+        autoRenew: false,
+        nameservers: ["ns1.sandbox-registrar.test", "ns2.sandbox-registrar.test"],
+        contactsHandle: null,
+        expiresAt: new Date(Date.now() + 365 * 86_400_000)
+      }
       state.set(domain, d)
     }
     return d
@@ -117,7 +151,13 @@ export const makeSandbox = (latency: { readonly min: Duration.Duration; readonly
       wait,
       Effect.suspend(() => {
         if (label(domain).startsWith("locked-")) {
-          return Effect.fail(new RegistrarError({ domain, code: "registry_locked", message: `${domain} is locked at the registry (serverUpdateProhibited); the registry refuses changes` }))
+          return Effect.fail(
+            new RegistrarError({
+              domain,
+              code: "registry_locked",
+              message: `${domain} is locked at the registry (serverUpdateProhibited); the registry refuses changes`
+            })
+          )
         }
         change(get(domain))
         return Effect.void
@@ -145,12 +185,21 @@ export const makeSandbox = (latency: { readonly min: Duration.Duration; readonly
         wait,
         Effect.suspend(() =>
           label(domain).startsWith("expired-")
-            ? Effect.fail(new RegistrarError({ domain, code: "past_restore_window", message: `${domain} is past its redemption period and can no longer be restored` }))
+            ? Effect.fail(
+              new RegistrarError({
+                domain,
+                code: "past_restore_window",
+                message: `${domain} is past its redemption period and can no longer be restored`
+              })
+            )
             : Effect.succeed({ expiresAt: get(domain).expiresAt })
         )
       ),
     contactExists: (handle) => Effect.as(wait, !handle.toLowerCase().startsWith("unknown-")),
-    premiumPrice: (domain, op) => Effect.succeed(label(domain).startsWith("premium-") ? Option.some(op === "renew" ? 25_000 : 40_000) : Option.none())
+    premiumPrice: (domain, op) =>
+      Effect.succeed(
+        label(domain).startsWith("premium-") ? Option.some(op === "renew" ? 25_000 : 40_000) : Option.none()
+      )
   }
 }
 
@@ -159,7 +208,8 @@ const bounded = (shape: Omit<RegistrarShape, "mode">, permits: number) =>
   Effect.map(Effect.makeSemaphore(permits), (semaphore): Omit<RegistrarShape, "mode"> => {
     const wrapped: Record<string, unknown> = {}
     for (const [key, fn] of Object.entries(shape)) {
-      wrapped[key] = (...args: Array<unknown>) => semaphore.withPermits(1)((fn as (...a: Array<unknown>) => Effect.Effect<unknown, unknown>)(...args))
+      wrapped[key] = (...args: Array<unknown>) =>
+        semaphore.withPermits(1)((fn as (...a: Array<unknown>) => Effect.Effect<unknown, unknown>)(...args))
     }
     return wrapped as unknown as Omit<RegistrarShape, "mode">
   })

@@ -53,7 +53,12 @@ export const ClaimedItem = Schema.Struct({
 })
 export type ClaimedItem = typeof ClaimedItem.Type
 
-const BulkCounts = Schema.Struct({ total: Schema.Number, succeeded: Schema.Number, failed: Schema.Number, pending: Schema.Number })
+const BulkCounts = Schema.Struct({
+  total: Schema.Number,
+  succeeded: Schema.Number,
+  failed: Schema.Number,
+  pending: Schema.Number
+})
 
 export const CartItemRow = Schema.Struct({
   id: Schema.String,
@@ -107,7 +112,8 @@ const make = Effect.gen(function*() {
   const ownedAmong = SqlSchema.findAll({
     Request: Schema.Struct({ userId: Schema.String, domains: Schema.Array(Schema.String) }),
     Result: DomainOnly,
-    execute: ({ domains, userId }) => sql`select domain from user_domains where user_id = ${userId} and domain in ${sql.in(domains)}`
+    execute: ({ domains, userId }) =>
+      sql`select domain from user_domains where user_id = ${userId} and domain in ${sql.in(domains)}`
   })
   const op = SqlSchema.findOne({
     Request: Schema.String,
@@ -117,7 +123,8 @@ const make = Effect.gen(function*() {
   const items = SqlSchema.findAll({
     Request: Schema.String,
     Result: BulkItemRow,
-    execute: (id) => sql`select position, domain, status, error from bulk_items where bulk_op_id = ${id} order by position`
+    execute: (id) =>
+      sql`select position, domain, status, error from bulk_items where bulk_op_id = ${id} order by position`
   })
   const unfinishedItems = SqlSchema.findAll({
     Request: Schema.String,
@@ -180,14 +187,26 @@ const make = Effect.gen(function*() {
         : Effect.orDie(Effect.map(ownedAmong({ userId, domains }), (rows) => new Set(rows.map((r) => r.domain)))),
 
     patchDomain: (domain: string, patch: DomainPatch) =>
-      Object.keys(patch).length === 0 ? Effect.void : run(sql`update user_domains set ${sql.update(patchColumns(patch))} where domain = ${domain}`),
+      Object.keys(patch).length === 0
+        ? Effect.void
+        : run(sql`update user_domains set ${sql.update(patchColumns(patch))} where domain = ${domain}`),
 
-    createOp: (row: { id: string; user_id: string; op: string; payload: unknown; skipped: unknown }, domains: ReadonlyArray<string>) =>
+    createOp: (
+      row: { id: string; user_id: string; op: string; payload: unknown; skipped: unknown },
+      domains: ReadonlyArray<string>
+    ) =>
       transaction(Effect.gen(function*() {
         yield* run(sql`insert into bulk_ops (id, user_id, op, payload, skipped)
-                       values (${row.id}, ${row.user_id}, ${row.op}, ${JSON.stringify(row.payload)}, ${JSON.stringify(row.skipped)})`)
+                       values (${row.id}, ${row.user_id}, ${row.op}, ${JSON.stringify(row.payload)}, ${
+          JSON.stringify(row.skipped)
+        })`)
         for (let start = 0; start < domains.length; start += 500) {
-          const chunk = domains.slice(start, start + 500).map((domain, i) => ({ bulk_op_id: row.id, position: start + i, domain, status: "queued" }))
+          const chunk = domains.slice(start, start + 500).map((domain, i) => ({
+            bulk_op_id: row.id,
+            position: start + i,
+            domain,
+            status: "queued"
+          }))
           yield* run(sql`insert into bulk_items ${sql.insert(chunk)}`)
         }
       })),
@@ -203,8 +222,10 @@ const make = Effect.gen(function*() {
 
     counts: (id: string) => Effect.orDie(counts(id)),
 
-    markStarted: (id: string) => run(sql`update bulk_ops set started_at = coalesce(started_at, now()) where id = ${id}`),
-    markFinished: (id: string) => run(sql`update bulk_ops set finished_at = coalesce(finished_at, now()) where id = ${id}`),
+    markStarted: (id: string) =>
+      run(sql`update bulk_ops set started_at = coalesce(started_at, now()) where id = ${id}`),
+    markFinished: (id: string) =>
+      run(sql`update bulk_ops set finished_at = coalesce(finished_at, now()) where id = ${id}`),
 
     /**
      * Claims a chunk of items for run `run` (the job's attempt number). Returns each claimed
@@ -213,7 +234,9 @@ const make = Effect.gen(function*() {
      * lapsed cannot take items the new holder runs.
      */
     claimItems: (id: string, positions: ReadonlyArray<number>, run: number) =>
-      positions.length === 0 ? Effect.succeed([] as ReadonlyArray<ClaimedItem>) : Effect.orDie(claimItems({ id, positions, run })),
+      positions.length === 0
+        ? Effect.succeed([] as ReadonlyArray<ClaimedItem>)
+        : Effect.orDie(claimItems({ id, positions, run })),
 
     /**
      * Marks items of run `run` succeeded and applies `patch` to our copy of their domains, in one
@@ -224,7 +247,9 @@ const make = Effect.gen(function*() {
         ? Effect.void
         : run(sql`with done as (
                     update bulk_items set status = 'succeeded', error = null, updated_at = now()
-                    where bulk_op_id = ${id} and run = ${runNo} and status = 'running' and position in ${sql.in(positions)}
+                    where bulk_op_id = ${id} and run = ${runNo} and status = 'running' and position in ${
+          sql.in(positions)
+        }
                     returning domain)
                   update user_domains set ${sql.update(patchColumns(patch))}
                   where user_id = ${userId} and domain in (select domain from done)`),
@@ -234,9 +259,16 @@ const make = Effect.gen(function*() {
       positions.length === 0
         ? Effect.void
         : run(sql`update bulk_items set status = 'failed', error = ${error}, updated_at = now()
-                  where bulk_op_id = ${id} and run = ${runNo} and status = 'running' and position in ${sql.in(positions)}`),
+                  where bulk_op_id = ${id} and run = ${runNo} and status = 'running' and position in ${
+          sql.in(positions)
+        }`),
 
-    itemFinished: (id: string, position: number, runNo: number, outcome: { status: "succeeded" | "failed"; error: string | null }) =>
+    itemFinished: (
+      id: string,
+      position: number,
+      runNo: number,
+      outcome: { status: "succeeded" | "failed"; error: string | null }
+    ) =>
       run(sql`update bulk_items set status = ${outcome.status}, error = ${outcome.error}, updated_at = now()
               where bulk_op_id = ${id} and position = ${position} and run = ${runNo} and status = 'running'`),
 
@@ -251,13 +283,17 @@ const make = Effect.gen(function*() {
     ) =>
       transaction(Effect.gen(function*() {
         yield* run(sql`insert into carts ${sql.insert({ ...cart, status: "open" })}`)
-        if (items.length > 0) yield* run(sql`insert into cart_items ${sql.insert(items.map((i) => ({ ...i, cart_id: cart.id })))}`)
+        if (items.length > 0) {
+          yield* run(sql`insert into cart_items ${sql.insert(items.map((i) => ({ ...i, cart_id: cart.id })))}`)
+        }
       })),
 
-    setCartSession: (id: string, sessionId: string) => run(sql`update carts set session_id = ${sessionId} where id = ${id}`),
+    setCartSession: (id: string, sessionId: string) =>
+      run(sql`update carts set session_id = ${sessionId} where id = ${id}`),
 
     /** Marks the cart paid; false when it was already paid (the payment is not fulfilled twice). */
-    markCartPaid: (id: string, sessionId: string) => Effect.orDie(Effect.map(markCartPaid({ id, sessionId }), Option.isSome)),
+    markCartPaid: (id: string, sessionId: string) =>
+      Effect.orDie(Effect.map(markCartPaid({ id, sessionId }), Option.isSome)),
 
     setCartJob: (id: string, jobId: string) => run(sql`update carts set job_id = ${jobId} where id = ${id}`),
 
@@ -268,6 +304,8 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class PortfolioRepo extends Context.Tag("app/PortfolioRepo")<PortfolioRepo, Effect.Effect.Success<typeof make>>() {
+export class PortfolioRepo
+  extends Context.Tag("app/PortfolioRepo")<PortfolioRepo, Effect.Effect.Success<typeof make>>()
+{
   static readonly Live = Layer.effect(PortfolioRepo, make)
 }

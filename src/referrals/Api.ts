@@ -6,23 +6,29 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { LINK_KINDS, PRODUCTS } from "../domain/Referral.js"
+import { PartnerAuth, requiresScope } from "../partner/Auth.js"
+import { Paging } from "../partner/Common.js"
+import { OrderStatusSchema } from "../partner/orders/Api.js"
 import { documentedAt } from "../platform/ApiAnnotations.js"
 import { errorWire, InternalError } from "../platform/Errors.js"
 import { InvalidLinkRequest, InvalidReportQuery, NotAnAffiliate, ReferralLinkNotFound } from "./Errors.js"
-import { PartnerAuth, requiresScope } from "../partner/Auth.js"
-import { OrderStatusSchema } from "../partner/orders/Api.js"
-import { Paging } from "../partner/Common.js"
 
 const Cents = Schema.Int.annotations({ description: "Integer USD cents" })
 const Time = Schema.String.annotations({ description: "RFC 3339 UTC with milliseconds" })
 const Day = Schema.String.annotations({ description: "UTC calendar day, YYYY-MM-DD" })
-const WindowBound = Schema.String.annotations({ description: "YYYY-MM-DD or RFC 3339 date-time (its UTC day); both ends included; at most 366 days" })
+const WindowBound = Schema.String.annotations({
+  description: "YYYY-MM-DD or RFC 3339 date-time (its UTC day); both ends included; at most 366 days"
+})
 
 export const LinkInput = Schema.Struct({
   kind: Schema.Literal(...LINK_KINDS),
-  domain: Schema.optional(Schema.String).annotations({ description: "Required for kind domain: a listed domain; the link lands on /buy/{domain}" }),
+  domain: Schema.optional(Schema.String).annotations({
+    description: "Required for kind domain: a listed domain; the link lands on /buy/{domain}"
+  }),
   product: Schema.optional(Schema.Literal(...PRODUCTS)).annotations({ description: "Required for kind product" }),
-  campaign: Schema.optional(Schema.String.pipe(Schema.maxLength(100))).annotations({ description: "Your own label, up to 100 characters" })
+  campaign: Schema.optional(Schema.String.pipe(Schema.maxLength(100))).annotations({
+    description: "Your own label, up to 100 characters"
+  })
 }).annotations({ identifier: "ReferralLinkInput" })
 
 const linkFields = {
@@ -47,9 +53,10 @@ export const LinkWithStats = Schema.Struct({
   commission_cents: Cents
 }).annotations({ identifier: "ReferralLinkWithStats" })
 
-export const LinkPage = Schema.Struct({ links: Schema.Array(LinkWithStats), next_cursor: Schema.NullOr(Schema.String) }).annotations({
-  identifier: "ReferralLinkPage"
-})
+export const LinkPage = Schema.Struct({ links: Schema.Array(LinkWithStats), next_cursor: Schema.NullOr(Schema.String) })
+  .annotations({
+    identifier: "ReferralLinkPage"
+  })
 
 export const ClickReport = Schema.Struct({
   from: Day,
@@ -60,7 +67,9 @@ export const ClickReport = Schema.Struct({
 }).annotations({ identifier: "ReferralClickReport" })
 
 export const Sale = Schema.Struct({
-  id: Schema.String.annotations({ description: "The sale's ledger transaction (ltx_…), or the order id before it is posted" }),
+  id: Schema.String.annotations({
+    description: "The sale's ledger transaction (ltx_…), or the order id before it is posted"
+  }),
   order_id: Schema.String,
   domain: Schema.String,
   link_id: Schema.NullOr(Schema.String),
@@ -82,9 +91,12 @@ export const CommissionEntry = Schema.Struct({
   id: Schema.String.annotations({ description: "The ledger transaction (ltx_…)" }),
   kind: Schema.Literal("accrued", "payable", "paid_out", "reversed"),
   amount_cents: Cents.annotations({
-    description: "Signed: accrued +, payable + (moved from accrued; balance unchanged), paid_out −, reversed −; a failed payout shows as payable + (returned)"
+    description:
+      "Signed: accrued +, payable + (moved from accrued; balance unchanged), paid_out −, reversed −; a failed payout shows as payable + (returned)"
   }),
-  balance_cents: Cents.annotations({ description: "Commission earned and not yet paid out (accrued + payable), after this entry" }),
+  balance_cents: Cents.annotations({
+    description: "Commission earned and not yet paid out (accrued + payable), after this entry"
+  }),
   order_id: Schema.NullOr(Schema.String),
   payout_id: Schema.NullOr(Schema.String),
   created_at: Time
@@ -108,7 +120,9 @@ export const Analytics = Schema.Struct({
   unique_clicks: Schema.Int,
   checkouts_started: Schema.Int,
   sales: Schema.Int,
-  conversion_rate: Schema.Number.annotations({ description: "sales / unique_clicks (4 decimals; 0 without unique clicks)" }),
+  conversion_rate: Schema.Number.annotations({
+    description: "sales / unique_clicks (4 decimals; 0 without unique clicks)"
+  }),
   gmv_cents: Cents,
   commission_cents: Cents,
   series: Schema.Array(Schema.Struct({
@@ -178,23 +192,33 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
       .addSuccess(Analytics)
       .addError(errorWire(InvalidReportQuery))
       .addError(errorWire(NotAnAffiliate))
-      .annotate(OpenApi.Summary, "Funnel (clicks → unique → checkouts started → sales), conversion, GMV, commission and a daily series")
+      .annotate(
+        OpenApi.Summary,
+        "Funnel (clicks → unique → checkouts started → sales), conversion, GMV, commission and a daily series"
+      )
       .pipe(requiresScope("report"), documentedAt("/docs/referrals.md#analytics"))
   )
   .middleware(PartnerAuth)
   .addError(InternalError)
   .annotate(OpenApi.Title, "Partner: referral links and reports")
-  .annotate(OpenApi.Description, "HMAC-signed (see docs/partner.md); the credential must be linked to an affiliate account (`partner create --affiliate`).")
+  .annotate(
+    OpenApi.Description,
+    "HMAC-signed (see docs/partner.md); the credential must be linked to an affiliate account (`partner create --affiliate`)."
+  )
 {}
 
 const Html = (status: number, description: string) =>
-  HttpApiSchema.Text({ contentType: "text/html" }).annotations({ description, ...HttpApiSchema.annotations({ status }) })
+  HttpApiSchema.Text({ contentType: "text/html" }).annotations({
+    description,
+    ...HttpApiSchema.annotations({ status })
+  })
 
 export class ReferralRedirectApi extends HttpApiGroup.make("referralRedirect")
   .add(
     HttpApiEndpoint.get("click")`/r/${HttpApiSchema.param("code", Schema.String)}`
       .addSuccess(Schema.Void.annotations({
-        description: "Redirect (302) to the link's destination, setting the attribution cookie mk_ref (HttpOnly, SameSite=Lax, Secure in production)",
+        description:
+          "Redirect (302) to the link's destination, setting the attribution cookie mk_ref (HttpOnly, SameSite=Lax, Secure in production)",
         ...HttpApiSchema.annotations({ status: 302 })
       }))
       .addError(Html(404, "Error page: no link has this code"))

@@ -26,7 +26,10 @@ export class ReferralAttribution extends Context.Tag("app/ReferralAttribution")<
   /** The partner whose link the buyer clicked last, when that click is still within the window. */
   readonly resolve: (cookie: string | undefined, now: Date) => Effect.Effect<Option.Option<Attribution>>
   /** A checkout was opened for an attributed buyer (the funnel's "checkouts started"). */
-  readonly checkoutStarted: (attribution: Attribution, input: { readonly sessionId: string; readonly domain: string }) => Effect.Effect<void>
+  readonly checkoutStarted: (
+    attribution: Attribution,
+    input: { readonly sessionId: string; readonly domain: string }
+  ) => Effect.Effect<void>
 }>() {
   static readonly None = Layer.succeed(ReferralAttribution, {
     resolve: () => Effect.succeed(Option.none()),

@@ -62,9 +62,17 @@ const make = Effect.gen(function*() {
   const toRows = (batch: ReadonlyArray<PendingClick>) =>
     Effect.gen(function*() {
       const hashed: Array<{ readonly click: PendingClick; readonly ipHash: string; readonly bot: boolean }> = []
-      for (const click of batch) hashed.push({ click, ipHash: sha(yield* saltOf(utcDay(click.at)), click.ip), bot: isBot(click.userAgent) })
+      for (const click of batch) {
+        hashed.push({ click, ipHash: sha(yield* saltOf(utcDay(click.at)), click.ip), bot: isBot(click.userAgent) })
+      }
       const { unique, visits } = classifyBatch(
-        hashed.map(({ bot, click, ipHash }) => ({ id: click.id, linkId: click.linkId, visitor: sha(ipHash, click.userAgent ?? ""), at: click.at, bot })),
+        hashed.map(({ bot, click, ipHash }) => ({
+          id: click.id,
+          linkId: click.linkId,
+          visitor: sha(ipHash, click.userAgent ?? ""),
+          at: click.at,
+          bot
+        })),
         repeatMs
       )
       const rows = hashed.map(({ bot, click: c, ipHash }): ClickRow => ({
@@ -86,8 +94,15 @@ const make = Effect.gen(function*() {
     Effect.flatMap(toRows(batch), ({ rows, visits }) =>
       repo.writeClicks(rows, visits, repeatMs).pipe(
         Effect.tapError((e) => Effect.logWarning("click batch not written; retrying", e)),
-        Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.either(Schedule.spaced("5 seconds")), Schedule.upTo("2 minutes"))),
-        Effect.catchAllCause((cause) => Effect.logError(`lost ${rows.length} clicks: the database refused them for 2 minutes`, cause))
+        Effect.retry(
+          Schedule.exponential("100 millis").pipe(
+            Schedule.either(Schedule.spaced("5 seconds")),
+            Schedule.upTo("2 minutes")
+          )
+        ),
+        Effect.catchAllCause((cause) =>
+          Effect.logError(`lost ${rows.length} clicks: the database refused them for 2 minutes`, cause)
+        )
       ))
 
   /** Takes what waits (up to one batch) and writes it; uninterruptible, so a stop never cuts a batch in half. */
@@ -138,6 +153,8 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class ClickWriter extends Context.Tag("app/ReferralClickWriter")<ClickWriter, Effect.Effect.Success<typeof make>>() {
+export class ClickWriter
+  extends Context.Tag("app/ReferralClickWriter")<ClickWriter, Effect.Effect.Success<typeof make>>()
+{
   static readonly Live = Layer.scoped(ClickWriter, make)
 }

@@ -8,14 +8,16 @@ import { DomainError } from "../platform/Errors.js"
 export class NotAnAffiliate extends DomainError<NotAnAffiliate>()("NotAnAffiliate", {
   code: "forbidden",
   status: 403,
-  description: "The credential's partner is not an affiliate account (the operator creates one with `partner create --affiliate`)"
+  description:
+    "The credential's partner is not an affiliate account (the operator creates one with `partner create --affiliate`)"
 }) {}
 
 /** A link's fields do not fit its kind (`details: [{path, message}]`). */
 export class InvalidLinkRequest extends DomainError<InvalidLinkRequest>()("InvalidLinkRequest", {
   code: "validation_error",
   status: 400,
-  description: "domain is required for (and only for) kind domain, product for kind product; the domain must be a domain name"
+  description:
+    "domain is required for (and only for) kind domain, product for kind product; the domain must be a domain name"
 }) {
   static of(field: string, message: string) {
     return new InvalidLinkRequest({ message: `${field}: ${message}`, details: [{ path: [field], message }] })

@@ -61,7 +61,8 @@ export interface ClickInput {
 
 const notAffiliate = () =>
   new NotAnAffiliate({
-    message: "This credential's partner is not an affiliate account: referral links and reports need one (the operator creates it with `partner create --affiliate`)"
+    message:
+      "This credential's partner is not an affiliate account: referral links and reports need one (the operator creates it with `partner create --affiliate`)"
   })
 
 /** A cursor not issued by this report for these filters (partner/Common.ts `pageCursor`). */
@@ -94,17 +95,32 @@ const make = Effect.gen(function*() {
   const window = (from: string | undefined, to: string | undefined) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const w = reportWindow(from, to, now)
-      return w.ok ? Effect.succeed(w) : Effect.fail(new InvalidReportQuery({ message: `${w.field}: ${w.message}`, details: [{ path: [w.field], message: w.message }] }))
+      return w.ok
+        ? Effect.succeed(w)
+        : Effect.fail(
+          new InvalidReportQuery({
+            message: `${w.field}: ${w.message}`,
+            details: [{ path: [w.field], message: w.message }]
+          })
+        )
     })
 
   const ownLink = (owner: Owner, linkId: string | undefined) =>
     linkId === undefined
       ? Effect.void
-      : Effect.flatMap(repo.linkOwned(owner, linkId), (ok) => (ok ? Effect.void : Effect.fail(ReferralLinkNotFound.of(linkId))))
+      : Effect.flatMap(
+        repo.linkOwned(owner, linkId),
+        (ok) => (ok ? Effect.void : Effect.fail(ReferralLinkNotFound.of(linkId)))
+      )
 
   const createLink = (
     partner: PartnerIdentity,
-    input: { readonly kind: LinkKind; readonly domain?: string | undefined; readonly product?: Product | undefined; readonly campaign?: string | undefined }
+    input: {
+      readonly kind: LinkKind
+      readonly domain?: string | undefined
+      readonly product?: Product | undefined
+      readonly campaign?: string | undefined
+    }
   ) =>
     Effect.gen(function*() {
       yield* affiliate(partner)
@@ -112,12 +128,15 @@ const make = Effect.gen(function*() {
       let product: Product | null = null
       if (input.kind === "domain") {
         if (input.domain === undefined) return yield* InvalidLinkRequest.of("domain", "required for kind domain")
-        domain = (yield* Effect.mapError(domainParam("domain", input.domain), (e) => new InvalidLinkRequest({ message: e.message, details: e.details }))).ascii
+        domain = (yield* Effect.mapError(domainParam("domain", input.domain), (e) =>
+          new InvalidLinkRequest({ message: e.message, details: e.details }))).ascii
       } else if (input.domain !== undefined) {
         return yield* InvalidLinkRequest.of("domain", "only for kind domain")
       }
       if (input.kind === "product") {
-        if (input.product === undefined) return yield* InvalidLinkRequest.of("product", "required for kind product")
+        if (input.product === undefined) {
+          return yield* InvalidLinkRequest.of("product", "required for kind product")
+        }
         product = input.product
       } else if (input.product !== undefined) {
         return yield* InvalidLinkRequest.of("product", "only for kind product")
@@ -177,10 +196,13 @@ const make = Effect.gen(function*() {
   /** The attribution a cookie carries, if genuine and its click is within the window at `now`. */
   const resolve = (cookie: string | undefined, now: Date): Option.Option<Attribution> => {
     if (cookie === undefined || cookie.length > 1024) return Option.none()
-    return Option.flatMap(secrets.verify<CookiePayload>(COOKIE_PURPOSE, cookie), (c) =>
-      typeof c.t === "number" && withinWindow(c.t, now.getTime(), windowMs)
-        ? Option.some({ partnerId: c.p, environment: c.e, linkId: c.l, clickId: c.c })
-        : Option.none())
+    return Option.flatMap(
+      secrets.verify<CookiePayload>(COOKIE_PURPOSE, cookie),
+      (c) =>
+        typeof c.t === "number" && withinWindow(c.t, now.getTime(), windowMs)
+          ? Option.some({ partnerId: c.p, environment: c.e, linkId: c.l, clickId: c.c })
+          : Option.none()
+    )
   }
 
   const checkoutStarted = (a: Attribution, input: { readonly sessionId: string; readonly domain: string }) =>
@@ -195,13 +217,20 @@ const make = Effect.gen(function*() {
         at: new Date(now)
       })).pipe(Effect.asVoid)
 
-  const clicks = (partner: PartnerIdentity, q: { from?: string | undefined; to?: string | undefined; link_id?: string | undefined }) =>
+  const clicks = (
+    partner: PartnerIdentity,
+    q: { from?: string | undefined; to?: string | undefined; link_id?: string | undefined }
+  ) =>
     Effect.gen(function*() {
       yield* affiliate(partner)
       const w = yield* window(q.from, q.to)
       yield* ownLink(ownerOf(partner), q.link_id)
       const rows = new Map((yield* repo.daily(ownerOf(partner), w.from, w.to, q.link_id)).map((r) => [r.day, r]))
-      const byDay = w.days.map((date) => ({ date, clicks: rows.get(date)?.clicks ?? 0, unique_clicks: rows.get(date)?.unique_clicks ?? 0 }))
+      const byDay = w.days.map((date) => ({
+        date,
+        clicks: rows.get(date)?.clicks ?? 0,
+        unique_clicks: rows.get(date)?.unique_clicks ?? 0
+      }))
       return {
         from: w.from,
         to: w.to,
@@ -213,17 +242,33 @@ const make = Effect.gen(function*() {
 
   const sales = (
     partner: PartnerIdentity,
-    q: { from?: string | undefined; to?: string | undefined; link_id?: string | undefined; cursor?: string | undefined; limit?: number | undefined }
+    q: {
+      from?: string | undefined
+      to?: string | undefined
+      link_id?: string | undefined
+      cursor?: string | undefined
+      limit?: number | undefined
+    }
   ) =>
     Effect.gen(function*() {
       yield* affiliate(partner)
       const w = yield* window(q.from, q.to)
       const owner = ownerOf(partner)
       yield* ownLink(owner, q.link_id)
-      const pages = pageCursor(secrets, "referral-sales", [partner.partnerId, partner.environment, w.from, w.to, q.link_id ?? null])
+      const pages = pageCursor(secrets, "referral-sales", [
+        partner.partnerId,
+        partner.environment,
+        w.from,
+        w.to,
+        q.link_id ?? null
+      ])
       const before = yield* pages.read(q.cursor).pipe(Effect.mapError(invalidCursor))
       const limit = q.limit ?? 25
-      const filter = { from: new Date(`${w.from}T00:00:00Z`), to: new Date(Date.parse(`${w.to}T00:00:00Z`) + DAY_MS), linkId: q.link_id }
+      const filter = {
+        from: new Date(`${w.from}T00:00:00Z`),
+        to: new Date(Date.parse(`${w.to}T00:00:00Z`) + DAY_MS),
+        linkId: q.link_id
+      }
       const rows = yield* repo.sales(owner, filter, before, limit + 1)
       const totals = yield* repo.salesTotals(owner, filter)
       const page = rows.slice(0, limit)
@@ -306,7 +351,18 @@ const make = Effect.gen(function*() {
       }
     })
 
-  return { createLink, listLinks, click, resolve, checkoutStarted, clicks, sales, commissions, analytics, flushClicks: writer.flush }
+  return {
+    createLink,
+    listLinks,
+    click,
+    resolve,
+    checkoutStarted,
+    clicks,
+    sales,
+    commissions,
+    analytics,
+    flushClicks: writer.flush
+  }
 })
 
 export class Referrals extends Context.Tag("app/Referrals")<Referrals, Effect.Effect.Success<typeof make>>() {

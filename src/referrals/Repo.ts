@@ -5,8 +5,8 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { LINK_KINDS, PRODUCTS } from "../domain/Referral.js"
 import { ORDER_STATUSES } from "../domain/OrderState.js"
+import { LINK_KINDS, PRODUCTS } from "../domain/Referral.js"
 import type { PartnerEnvironment } from "../partner/Auth.js"
 import { bulkInsertText } from "../platform/BulkInsert.js"
 import { transactionOf } from "../platform/SqlTransaction.js"
@@ -152,7 +152,8 @@ const make = Effect.gen(function*() {
   const linkOwned = SqlSchema.findOne({
     Request: Schema.Struct({ owner: OwnerSchema, id: Schema.String }),
     Result: Schema.Struct({ id: Schema.String }),
-    execute: ({ id, owner: o }) => sql`select id from referral_links where id = ${id} and partner_id = ${o.partnerId} and environment = ${o.environment}`
+    execute: ({ id, owner: o }) =>
+      sql`select id from referral_links where id = ${id} and partner_id = ${o.partnerId} and environment = ${o.environment}`
   })
   const listLinks = SqlSchema.findAll({
     Request: Page,
@@ -198,7 +199,12 @@ const make = Effect.gen(function*() {
         on conflict (session_id) do nothing returning session_id`
   })
   const daily = SqlSchema.findAll({
-    Request: Schema.Struct({ owner: OwnerSchema, fromDay: Schema.String, toDay: Schema.String, linkId: Schema.optional(Schema.String) }),
+    Request: Schema.Struct({
+      owner: OwnerSchema,
+      fromDay: Schema.String,
+      toDay: Schema.String,
+      linkId: Schema.optional(Schema.String)
+    }),
     Result: DailyRow,
     execute: ({ fromDay, linkId, owner: o, toDay }) =>
       sql`
@@ -216,7 +222,9 @@ const make = Effect.gen(function*() {
     execute: ({ beforeId, filter, limit, owner }) =>
       sql`
         select p.id, p.domain, p.referral_link_id, p.sale_price_cents, p.commission_cents, p.status, p.created_at, t.id as ledger_id
-        from (select * from partner_orders where ${salesWhere(owner, filter)} ${beforeId ? sql`and id < ${beforeId}` : sql``}
+        from (select * from partner_orders where ${salesWhere(owner, filter)} ${
+        beforeId ? sql`and id < ${beforeId}` : sql``
+      }
               order by id desc limit ${limit}) p
         left join ledger_transactions t on t.natural_key = 'order:' || p.id || ':recorded'
         order by p.id desc`
@@ -253,7 +261,8 @@ const make = Effect.gen(function*() {
     linkOwned: (o: Owner, id: string) => Effect.orDie(Effect.map(linkOwned({ owner: o, id }), Option.isSome)),
 
     /** The partner's links, newest first, with lifetime stats from the daily roll-up. */
-    listLinks: (o: Owner, beforeId: string | null, limit: number) => Effect.orDie(listLinks({ owner: o, beforeId, limit })),
+    listLinks: (o: Owner, beforeId: string | null, limit: number) =>
+      Effect.orDie(listLinks({ owner: o, beforeId, limit })),
 
     /**
      * Today's salt for hashing IPs (created by the first writer of the day). Salts older than
@@ -347,7 +356,9 @@ const make = Effect.gen(function*() {
 })
 
 /** The filter as its schema takes it (no `linkId: undefined`). */
-const salesFilter = (f: SalesFilter) => (f.linkId ? { from: f.from, to: f.to, linkId: f.linkId } : { from: f.from, to: f.to })
+const salesFilter = (
+  f: SalesFilter
+) => (f.linkId ? { from: f.from, to: f.to, linkId: f.linkId } : { from: f.from, to: f.to })
 
 export class ReferralRepo extends Context.Tag("app/ReferralRepo")<ReferralRepo, Effect.Effect.Success<typeof make>>() {
   static readonly Live = Layer.effect(ReferralRepo, make)

@@ -19,14 +19,20 @@ export interface ReferralSettings {
 
 export const referralConfig: Config.Config<ReferralSettings> = Config.all({
   windowDays: Config.integer("REFERRAL_WINDOW_DAYS").pipe(
-    Config.validate({ message: "REFERRAL_WINDOW_DAYS must be between 1 and 365", validation: (n) => n >= 1 && n <= 365 }),
+    Config.validate({
+      message: "REFERRAL_WINDOW_DAYS must be between 1 and 365",
+      validation: (n) => n >= 1 && n <= 365
+    }),
     Config.withDefault(30)
   ),
   repeatWindow: Config.duration("REFERRAL_REPEAT_WINDOW").pipe(Config.withDefault(Duration.minutes(30))),
   flushInterval: Config.duration("REFERRAL_FLUSH_INTERVAL").pipe(Config.withDefault(Duration.millis(100))),
   flushBatch: Config.integer("REFERRAL_FLUSH_BATCH").pipe(
     // A batch is one insert of 10 bound parameters per click: PostgreSQL takes at most 65,535.
-    Config.validate({ message: "REFERRAL_FLUSH_BATCH must be between 1 and 5000", validation: (n) => n >= 1 && n <= 5_000 }),
+    Config.validate({
+      message: "REFERRAL_FLUSH_BATCH must be between 1 and 5000",
+      validation: (n) => n >= 1 && n <= 5_000
+    }),
     Config.withDefault(500)
   )
 })

@@ -41,7 +41,10 @@ export interface BatchUniqueness {
 export const classifyBatch = (clicks: ReadonlyArray<BatchClick>, repeatMs: number): BatchUniqueness => {
   const seen = new Map<string, number>()
   const unique = new Map<string, boolean>()
-  const visits = new Map<string, { link_id: string; visitor: string; unique_click_id: string; unique_at: Date; last_at: Date }>()
+  const visits = new Map<
+    string,
+    { link_id: string; visitor: string; unique_click_id: string; unique_at: Date; last_at: Date }
+  >()
   // Time order (a batch is in arrival order, which the clock may not quite follow).
   for (const c of [...clicks].sort((a, b) => a.at - b.at)) {
     unique.set(c.id, classifyClick(seen, c, repeatMs))
@@ -49,7 +52,13 @@ export const classifyBatch = (clicks: ReadonlyArray<BatchClick>, repeatMs: numbe
     const key = `${c.linkId}|${c.visitor}`
     const visit = visits.get(key)
     if (visit === undefined) {
-      visits.set(key, { link_id: c.linkId, visitor: c.visitor, unique_click_id: c.id, unique_at: new Date(c.at), last_at: new Date(c.at) })
+      visits.set(key, {
+        link_id: c.linkId,
+        visitor: c.visitor,
+        unique_click_id: c.id,
+        unique_at: new Date(c.at),
+        last_at: new Date(c.at)
+      })
     } else {
       visit.last_at = new Date(c.at)
     }

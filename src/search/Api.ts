@@ -19,7 +19,8 @@ export const limits = {
 
 export const SearchBody = Schema.Struct({
   q: Schema.String.annotations({
-    description: "The domain to check (Unicode or A-label). For a plain label.tld query the label's common alternate TLDs are checked too.",
+    description:
+      "The domain to check (Unicode or A-label). For a plain label.tld query the label's common alternate TLDs are checked too.",
     examples: ["example.com"]
   })
 }).annotations({ identifier: "SearchRequest" })
@@ -48,7 +49,9 @@ export class SearchApi extends HttpApiGroup.make("search")
           description: "Echoed on the response (1–255 visible ASCII characters)"
         }))
       }))
-      .addSuccess(HttpApiSchema.Text({ contentType: "application/x-ndjson" }).annotations({ description: NDJSON_DESCRIPTION }))
+      .addSuccess(
+        HttpApiSchema.Text({ contentType: "application/x-ndjson" }).annotations({ description: NDJSON_DESCRIPTION })
+      )
       .addError(BadRequest)
       .addError(errorWire(InvalidSearchQuery))
       .addError(RateLimited)
@@ -69,11 +72,14 @@ export class SearchApi extends HttpApiGroup.make("search")
 export class KeyedAvailability extends Schema.Class<KeyedAvailability>("KeyedAvailability")({
   domain: Schema.String.annotations({ description: "The domain, A-label form" }),
   available: Schema.Boolean.annotations({
-    description: "Can be acquired now: registrable (available or premium), or listed for sale and not locked. False when unknown."
+    description:
+      "Can be acquired now: registrable (available or premium), or listed for sale and not locked. False when unknown."
   }),
   locked: Schema.Boolean.annotations({ description: "Listed, but a sale is pending" }),
   bin_price: Schema.NullOr(Schema.Number).annotations({ description: "Buy-now price in USD when listed, else null" }),
-  floor_price: Schema.NullOr(Schema.Number).annotations({ description: "Floor (minimum offer) in USD when listed, else null" })
+  floor_price: Schema.NullOr(Schema.Number).annotations({
+    description: "Floor (minimum offer) in USD when listed, else null"
+  })
 }) {}
 
 export class KeyedAvailabilityApi extends HttpApiGroup.make("developer")

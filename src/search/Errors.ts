@@ -13,6 +13,9 @@ export class InvalidSearchQuery extends DomainError<InvalidSearchQuery>()("Inval
   description: "q is not a valid domain name"
 }) {
   static of(e: InvalidDomainName) {
-    return new InvalidSearchQuery({ message: `q is not a valid domain name: ${e.message}`, details: { field: "q", problem: e.problem } })
+    return new InvalidSearchQuery({
+      message: `q is not a valid domain name: ${e.message}`,
+      details: { field: "q", problem: e.problem }
+    })
   }
 }

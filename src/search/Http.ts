@@ -1,13 +1,13 @@
 /** Handlers of the search stream and keyed availability: HTTP in, Search/engine calls, HTTP out. */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Either, FiberRef } from "effect"
-import { AvailabilityEngine } from "../availability/Availability.js"
 import { Api } from "../app/Api.js"
+import { AvailabilityEngine } from "../availability/Availability.js"
 import { canSeeMarketPrices, CurrentViewer } from "../identity/Viewer.js"
+import { centsToUsd } from "../market/View.js"
 import { BadRequestError, CurrentRequestId, LegacyBadRequestError } from "../platform/Errors.js"
 import { isValidKey } from "../platform/Idempotency.js"
 import { enforce } from "../platform/RateLimit.js"
-import { centsToUsd } from "../market/View.js"
 import { KeyedAvailability, limits } from "./Api.js"
 import type { InvalidSearchQuery } from "./Errors.js"
 import { Search, type SearchPlan } from "./Search.js"
@@ -40,10 +40,14 @@ export const SearchHttpLive = HttpApiBuilder.group(Api, "search", (handlers) =>
         // calls wait for the body to be sent); a refused request cancels them. Bad input is
         // reported after the rate-limit check, so it counts like any other request.
         const started = yield* Effect.either(
-          Effect.flatMap(validate(key, search.parse(payload.q)), (plan) =>
-            search.start(plan, { requestId, canSeeMarketPrices: canSeeMarketPrices(viewer), startedAt }))
+          Effect.flatMap(
+            validate(key, search.parse(payload.q)),
+            (plan) => search.start(plan, { requestId, canSeeMarketPrices: canSeeMarketPrices(viewer), startedAt })
+          )
         )
-        yield* enforce(limits.search).pipe(Effect.onError(() => Either.isRight(started) ? started.right.cancel : Effect.void))
+        yield* enforce(limits.search).pipe(
+          Effect.onError(() => Either.isRight(started) ? started.right.cancel : Effect.void)
+        )
         const { ndjson } = yield* started
         return HttpServerResponse.stream(ndjson, {
           contentType: "application/x-ndjson",
@@ -63,13 +67,17 @@ export const KeyedAvailabilityHttpLive = HttpApiBuilder.group(Api, "developer", 
       Effect.gen(function*() {
         const result = yield* engine.checkText(urlParams.domain).pipe(
           Effect.catchTag("InvalidDomainName", (e) =>
-            new LegacyBadRequestError({ code: "invalid_domain", message: `"${urlParams.domain}" is not a valid domain name: ${e.message}` }))
+            new LegacyBadRequestError({
+              code: "invalid_domain",
+              message: `"${urlParams.domain}" is not a valid domain name: ${e.message}`
+            }))
         )
         const listing = result.listing
         const locked = listing !== null && (listing.locked || listing.status === "pending")
         return new KeyedAvailability({
           domain: result.domain,
-          available: result.state === "available" || result.state === "premium" || (result.state === "for_sale" && !locked),
+          available: result.state === "available" || result.state === "premium" ||
+            (result.state === "for_sale" && !locked),
           locked,
           bin_price: listing !== null ? centsToUsd(listing.bin_price_cents) : null,
           floor_price: listing !== null ? centsToUsd(listing.floor_price_cents) : null

@@ -87,10 +87,21 @@ export const toRow = (a: Availability, canSeeMarketPrices: boolean, baseUrl: str
     price,
     listing: listing === null
       ? null
-      : { id: listing.id, bin_price: bin, floor_price: floor, currency: listing.currency, url: listingUrl(baseUrl, listing.domain) },
+      : {
+        id: listing.id,
+        bin_price: bin,
+        floor_price: floor,
+        currency: listing.currency,
+        url: listingUrl(baseUrl, listing.domain)
+      },
     whois_summary: a.whois === null
       ? null
-      : { registrar: a.whois.registrar, created: a.whois.created, expires: a.whois.expires, status: [...a.whois.status] },
+      : {
+        registrar: a.whois.registrar,
+        created: a.whois.created,
+        expires: a.whois.expires,
+        status: [...a.whois.status]
+      },
     cached: a.cached,
     meta: {
       source: a.source,

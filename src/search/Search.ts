@@ -34,7 +34,10 @@ export interface SearchPlan {
  * The names a query checks. A subdomain query checks its registrable name only; a plain
  * `label.suffix` query (`label.co.uk` included) also checks the label under each alternate TLD.
  */
-export const planSearch = (q: string, alternateTlds: ReadonlyArray<string>): Either.Either<SearchPlan, InvalidDomainName> =>
+export const planSearch = (
+  q: string,
+  alternateTlds: ReadonlyArray<string>
+): Either.Either<SearchPlan, InvalidDomainName> =>
   Either.gen(function*() {
     const parsed = yield* parseDomainName(q)
     const plain = parsed.subdomain === ""
@@ -73,7 +76,8 @@ const make = Effect.gen(function*() {
 
   const plan = (q: string) => planSearch(q, config.availability.alternateTlds)
   /** The plan of a query, or the domain error its `q` earns. */
-  const parse = (q: string): Either.Either<SearchPlan, InvalidSearchQuery> => Either.mapLeft(plan(q), InvalidSearchQuery.of)
+  const parse = (q: string): Either.Either<SearchPlan, InvalidSearchQuery> =>
+    Either.mapLeft(plan(q), InvalidSearchQuery.of)
 
   /** The events of one search, in stream order, given its local lookups (`engine.prepare`). */
   const events = (
@@ -91,7 +95,11 @@ const make = Effect.gen(function*() {
     const row = (a: Availability): SearchEvent => toRow(a, options.canSeeMarketPrices, config.baseUrl)
     const total = p.names.length
 
-    const done = (now: number): SearchEvent => ({ kind: "done", duration_ms: Math.max(0, now - options.startedAt), count: total })
+    const done = (now: number): SearchEvent => ({
+      kind: "done",
+      duration_ms: Math.max(0, now - options.startedAt),
+      count: total
+    })
 
     const rows = Stream.unwrapScoped(
       Effect.gen(function*() {
@@ -104,7 +112,10 @@ const make = Effect.gen(function*() {
         yield* Effect.forkScoped(offer(checks[0], 0))
         if (checks.length > 1) {
           yield* Effect.forkScoped(
-            Effect.forEach(checks.slice(1), (check, i) => offer(check, i + 1), { concurrency: "unbounded", discard: true }).pipe(
+            Effect.forEach(checks.slice(1), (check, i) => offer(check, i + 1), {
+              concurrency: "unbounded",
+              discard: true
+            }).pipe(
               Effect.delay(Duration.millis(2))
             )
           )
@@ -117,7 +128,10 @@ const make = Effect.gen(function*() {
         // ≈ 0.1–0.2 ms of CPU on the benchmark machine, ~12 of them per 10-name search before.
         let sent = 0
         let primarySent = false
-        const batch = (ready: ReadonlyArray<readonly [number, Availability]>, now: number): Chunk.Chunk<SearchEvent> => {
+        const batch = (
+          ready: ReadonlyArray<readonly [number, Availability]>,
+          now: number
+        ): Chunk.Chunk<SearchEvent> => {
           const out: Array<SearchEvent> = []
           if (!primarySent) {
             const at = ready.findIndex(([i]) => i === 0)
@@ -162,15 +176,18 @@ const make = Effect.gen(function*() {
    * request is refused before the body is sent. The body waits for the lookups already under way.
    */
   const start = (p: SearchPlan, options: StreamOptions) =>
-    Effect.map(Effect.forkDaemon(engine.prepare(p.names, { environment: options.environment ?? "live" })), (lookups) => {
-      const typed = events(p, options, Fiber.join(lookups)).pipe(Stream.ensuring(Fiber.interruptFork(lookups)))
-      return {
-        /** The same events as values (for the MCP tool, which reports rows as progress). */
-        events: typed,
-        ndjson: Stream.map(typed, line),
-        cancel: Fiber.interruptFork(lookups)
+    Effect.map(
+      Effect.forkDaemon(engine.prepare(p.names, { environment: options.environment ?? "live" })),
+      (lookups) => {
+        const typed = events(p, options, Fiber.join(lookups)).pipe(Stream.ensuring(Fiber.interruptFork(lookups)))
+        return {
+          /** The same events as values (for the MCP tool, which reports rows as progress). */
+          events: typed,
+          ndjson: Stream.map(typed, line),
+          cancel: Fiber.interruptFork(lookups)
+        }
       }
-    })
+    )
 
   /**
    * The rows of one search, in stream order, as one value (batch's `search_domain`): the same

@@ -59,7 +59,10 @@ export class SystemApi extends HttpApiGroup.make("system")
     HttpApiEndpoint.get("apiRoot", "/api")
       .addSuccess(Schema.Void)
       .addError(Unauthorized)
-      .annotate(OpenApi.Summary, "Discovery: answers 401 with WWW-Authenticate pointing at the protected-resource metadata")
+      .annotate(
+        OpenApi.Summary,
+        "Discovery: answers 401 with WWW-Authenticate pointing at the protected-resource metadata"
+      )
   )
   .add(
     HttpApiEndpoint.get("apiIndex", "/api/v1")

@@ -6,8 +6,8 @@ import { Api, API_VERSION } from "../app/Api.js"
 import { DocsAnnotation, RateLimitAnnotation } from "../platform/ApiAnnotations.js"
 import { AppConfig } from "../platform/Config.js"
 import { UnauthorizedError, UnavailableError } from "../platform/Errors.js"
-import { addResponseHeaders } from "../platform/ResponseHeaders.js"
 import { Lifecycle } from "../platform/Lifecycle.js"
+import { addResponseHeaders } from "../platform/ResponseHeaders.js"
 import { ApiIndex, Health } from "./Api.js"
 
 /** Groups that are not part of the public index (operator and partner surfaces are listed elsewhere). */
@@ -32,7 +32,12 @@ export const buildIndex = (
         summary: Context.getOrElse(endpoint.annotations, OpenApi.Summary, () => null as string | null),
         group: group.identifier,
         rateLimit: p._tag === "Some"
-          ? { limit: rateLimits[p.value.id] ?? p.value.limit, windowSeconds: p.value.windowSeconds, scope: "ip" as const, policy: p.value.id }
+          ? {
+            limit: rateLimits[p.value.id] ?? p.value.limit,
+            windowSeconds: p.value.windowSeconds,
+            scope: "ip" as const,
+            policy: p.value.id
+          }
           : null,
         docs: docs._tag === "Some" ? `${baseUrl}${docs.value}` : null,
         deprecated: Context.getOrElse(endpoint.annotations, OpenApi.Deprecated, () => false) ||
@@ -66,16 +71,19 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
         lifecycle.draining()
           ? Effect.zipRight(
             addResponseHeaders({ "retry-after": "5" }),
-            new UnavailableError({ code: "shutting_down", message: "This instance is shutting down; send new requests elsewhere" })
+            new UnavailableError({
+              code: "shutting_down",
+              message: "This instance is shutting down; send new requests elsewhere"
+            })
           )
           : sql`select 1`.pipe(
-          // Well inside the documented 2 s, whatever the pool's own time limits are; `disconnect`
-          // so the answer does not wait for the abandoned query's cancellation.
-          Effect.disconnect,
-          Effect.timeout(Duration.millis(1500)),
-          Effect.as(new Health({ status: "ok", checks: { database: "ok" } })),
-          Effect.catchAll(() => new UnavailableError({ code: "not_ready", message: "The database is not answering" }))
-        ))
+            // Well inside the documented 2 s, whatever the pool's own time limits are; `disconnect`
+            // so the answer does not wait for the abandoned query's cancellation.
+            Effect.disconnect,
+            Effect.timeout(Duration.millis(1500)),
+            Effect.as(new Health({ status: "ok", checks: { database: "ok" } })),
+            Effect.catchAll(() => new UnavailableError({ code: "not_ready", message: "The database is not answering" }))
+          ))
       .handle("apiRoot", () =>
         HttpApp.appendPreResponseHandler((_req, res) =>
           Effect.succeed(HttpServerResponse.setHeader(res, "www-authenticate", challenge))
@@ -83,9 +91,11 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
           Effect.zipRight(
             new UnauthorizedError({
               code: "unauthorized",
-              message: "This is the API root. Public reads need no credentials; see /api/v1 for the index and the WWW-Authenticate header for OAuth discovery."
+              message:
+                "This is the API root. Public reads need no credentials; see /api/v1 for the index and the WWW-Authenticate header for OAuth discovery."
             })
           )
         ))
-      .handle("apiIndex", () => Effect.succeed(index))
+      .handle("apiIndex", () =>
+        Effect.succeed(index))
   }))

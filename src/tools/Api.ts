@@ -25,7 +25,10 @@ export const limits = {
   status: policy("tool_status", 300, 60)
 } as const
 
-const DomainInput = Schema.String.pipe(Schema.maxLength(1000)).annotations({ description: "A domain name (Unicode or A-label)", examples: ["bücher.de"] })
+const DomainInput = Schema.String.pipe(Schema.maxLength(1000)).annotations({
+  description: "A domain name (Unicode or A-label)",
+  examples: ["bücher.de"]
+})
 
 export const IdnConvertInput = Schema.Struct({ domain: DomainInput }).annotations({ identifier: "IdnConvertInput" })
 export const DnsLookupInput = Schema.Struct({
@@ -35,23 +38,36 @@ export const DnsLookupInput = Schema.Struct({
   })
 }).annotations({ identifier: "DnsLookupInput" })
 export const DomainSuggestInput = Schema.Struct({
-  keywords: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)).annotations({ description: "Words to build names from", examples: ["coffee shop"] }),
-  tlds: Schema.optional(Schema.Array(Schema.String.pipe(Schema.pattern(/^\.?[A-Za-z0-9-]{2,63}$/))).pipe(Schema.maxItems(10))).annotations({
+  keywords: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)).annotations({
+    description: "Words to build names from",
+    examples: ["coffee shop"]
+  }),
+  tlds: Schema.optional(
+    Schema.Array(Schema.String.pipe(Schema.pattern(/^\.?[A-Za-z0-9-]{2,63}$/))).pipe(Schema.maxItems(10))
+  ).annotations({
     description: "TLDs to try (default com, net, org, io, co, app, dev, ai)"
   }),
-  limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 20))).annotations({ description: "Names to check, 1–20 (default 10)" })
+  limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 20))).annotations({
+    description: "Names to check, 1–20 (default 10)"
+  })
 }).annotations({ identifier: "DomainSuggestInput" })
 export const AppraiseInput = Schema.Struct({ domain: DomainInput }).annotations({ identifier: "AppraiseInput" })
 export const SiteCheckInput = Schema.Struct({
-  url: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2000)).annotations({ description: "http(s) URL, or a bare host (https:// is assumed)", examples: ["https://example.com"] })
+  url: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2000)).annotations({
+    description: "http(s) URL, or a bare host (https:// is assumed)",
+    examples: ["https://example.com"]
+  })
 }).annotations({ identifier: "SiteCheckInput" })
 export const BulkCheckInput = Schema.Struct({
-  domains: Schema.Array(Schema.String.pipe(Schema.maxLength(1000))).pipe(Schema.minItems(1), Schema.maxItems(500)).annotations({
-    description: "1 to 500 domain names"
-  })
+  domains: Schema.Array(Schema.String.pipe(Schema.maxLength(1000))).pipe(Schema.minItems(1), Schema.maxItems(500))
+    .annotations({
+      description: "1 to 500 domain names"
+    })
 }).annotations({ identifier: "BulkCheckInput" })
 
-const ToolResult = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ description: "Tool-specific result (see docs/tools.md)" })
+const ToolResult = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  description: "Tool-specific result (see docs/tools.md)"
+})
 
 export const InlineResponse = Schema.Struct({
   ok: Schema.Boolean,
@@ -72,17 +88,27 @@ export const AcceptedResponse = Schema.Struct({
 export const JobStatusResponse = Schema.Struct({
   jobId: Schema.String,
   tool: Schema.String,
-  status: Schema.Literal("queued", "running", "done", "failed").annotations({ description: "done and failed are terminal" }),
+  status: Schema.Literal("queued", "running", "done", "failed").annotations({
+    description: "done and failed are terminal"
+  }),
   result: ToolResult.annotations({ description: "The tool's result once done; {} before" }),
   error: Schema.optional(Schema.String).annotations({ description: "Why the job failed (only when failed)" }),
-  progress: Schema.NullOr(Schema.Unknown).annotations({ description: "Tool-specific progress, e.g. {checked, total} for bulk-check" }),
+  progress: Schema.NullOr(Schema.Unknown).annotations({
+    description: "Tool-specific progress, e.g. {checked, total} for bulk-check"
+  }),
   attempts: Schema.Int,
   created_at: Schema.String,
   started_at: Schema.NullOr(Schema.String),
   finished_at: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "ToolJobStatus" })
 
-const inline = <N extends string, P extends Schema.Schema.Any>(name: N, slug: keyof typeof limits, payload: P, summary: string, description: string) =>
+const inline = <N extends string, P extends Schema.Schema.Any>(
+  name: N,
+  slug: keyof typeof limits,
+  payload: P,
+  summary: string,
+  description: string
+) =>
   HttpApiEndpoint.post(name, `/api/tools/${slug}`)
     .setPayload(payload)
     .addSuccess(InlineResponse)
@@ -92,7 +118,13 @@ const inline = <N extends string, P extends Schema.Schema.Any>(name: N, slug: ke
     .annotate(OpenApi.Description, description)
     .pipe(rateLimited(limits[slug]), documentedAt(`/docs/tools.md#${slug}`))
 
-const async = <N extends string, P extends Schema.Schema.Any>(name: N, slug: keyof typeof limits, payload: P, summary: string, description: string) =>
+const async = <N extends string, P extends Schema.Schema.Any>(
+  name: N,
+  slug: keyof typeof limits,
+  payload: P,
+  summary: string,
+  description: string
+) =>
   HttpApiEndpoint.post(name, `/api/tools/${slug}`)
     .setPayload(payload)
     .addSuccess(AcceptedResponse, { status: 202 })
@@ -103,27 +135,83 @@ const async = <N extends string, P extends Schema.Schema.Any>(name: N, slug: key
     .pipe(rateLimited(limits[slug]), documentedAt(`/docs/tools.md#${slug}`))
 
 export class ToolsApi extends HttpApiGroup.make("tools")
-  .add(inline("idnConvert", "idn-convert", IdnConvertInput, "Convert a domain between Unicode and A-label", "UTS-46 (nontransitional) conversion; an invalid name answers valid: false with the rule that rejected it."))
-  .add(inline("dnsLookup", "dns-lookup", DnsLookupInput, "DNS records of a name", "A, AAAA, MX, NS, TXT, CNAME and SOA through the configured resolver (DNS_RESOLVER)."))
-  .add(inline("domainSuggest", "domain-suggest", DomainSuggestInput, "Domain names from keywords, with availability", "Names built from the keywords, each checked by the availability engine."))
-  .add(inline("appraise", "appraise", AppraiseInput, "Estimated value of a domain", "A transparent estimate from TLD, length, composition, words and comparable listings; every factor is returned."))
-  .add(async("siteCheck", "site-check", SiteCheckInput, "Check a website (async)", "Redirect chain, final URL and status, title, TLS validity and response time, fetched through the SSRF guard. Answers 202 with a job to poll."))
-  .add(async("bulkCheck", "bulk-check", BulkCheckInput, "Availability of up to 500 domains (async)", "Answers 202 with a job; its status shows progress {checked, total} and, when done, one item per domain."))
+  .add(
+    inline(
+      "idnConvert",
+      "idn-convert",
+      IdnConvertInput,
+      "Convert a domain between Unicode and A-label",
+      "UTS-46 (nontransitional) conversion; an invalid name answers valid: false with the rule that rejected it."
+    )
+  )
+  .add(
+    inline(
+      "dnsLookup",
+      "dns-lookup",
+      DnsLookupInput,
+      "DNS records of a name",
+      "A, AAAA, MX, NS, TXT, CNAME and SOA through the configured resolver (DNS_RESOLVER)."
+    )
+  )
+  .add(
+    inline(
+      "domainSuggest",
+      "domain-suggest",
+      DomainSuggestInput,
+      "Domain names from keywords, with availability",
+      "Names built from the keywords, each checked by the availability engine."
+    )
+  )
+  .add(
+    inline(
+      "appraise",
+      "appraise",
+      AppraiseInput,
+      "Estimated value of a domain",
+      "A transparent estimate from TLD, length, composition, words and comparable listings; every factor is returned."
+    )
+  )
+  .add(
+    async(
+      "siteCheck",
+      "site-check",
+      SiteCheckInput,
+      "Check a website (async)",
+      "Redirect chain, final URL and status, title, TLS validity and response time, fetched through the SSRF guard. Answers 202 with a job to poll."
+    )
+  )
+  .add(
+    async(
+      "bulkCheck",
+      "bulk-check",
+      BulkCheckInput,
+      "Availability of up to 500 domains (async)",
+      "Answers 202 with a job; its status shows progress {checked, total} and, when done, one item per domain."
+    )
+  )
   .add(
     HttpApiEndpoint.post("unknownTool")`/api/tools/${HttpApiSchema.param("slug", Schema.String)}`
       .addSuccess(InlineResponse)
       .addError(NotFound)
       .annotate(OpenApi.Summary, "Any other tool slug")
-      .annotate(OpenApi.Description, "404 unknown_tool: the tools are idn-convert, dns-lookup, domain-suggest, appraise, site-check, bulk-check (and whois).")
+      .annotate(
+        OpenApi.Description,
+        "404 unknown_tool: the tools are idn-convert, dns-lookup, domain-suggest, appraise, site-check, bulk-check (and whois)."
+      )
   )
   .add(
-    HttpApiEndpoint.get("toolJobStatus")`/api/tools/${HttpApiSchema.param("slug", Schema.String)}/status/${HttpApiSchema.param("jobId", Schema.String)}`
+    HttpApiEndpoint.get("toolJobStatus")`/api/tools/${HttpApiSchema.param("slug", Schema.String)}/status/${
+      HttpApiSchema.param("jobId", Schema.String)
+    }`
       .addSuccess(JobStatusResponse)
       .addError(BadRequest)
       .addError(NotFound)
       .addError(RateLimited)
       .annotate(OpenApi.Summary, "Status of an async tool job")
-      .annotate(OpenApi.Description, "Poll until status is done or failed. 400 invalid_job_id for a malformed id; 404 unknown_tool or job_not_found.")
+      .annotate(
+        OpenApi.Description,
+        "Poll until status is done or failed. 400 invalid_job_id for a malformed id; 404 unknown_tool or job_not_found."
+      )
       .pipe(rateLimited(limits.status), documentedAt("/docs/tools.md#job-status"))
   )
   .annotate(OpenApi.Title, "Free tools")

@@ -58,7 +58,9 @@ export const splitWords = (label: string): ReadonlyArray<string> | undefined => 
     for (let j = Math.max(0, i - 12); j < i; j++) {
       const prev = best[j]
       const word = label.slice(j, i)
-      if (prev !== undefined && COMMON_WORDS.has(word) && (best[i] === undefined || prev.length + 1 < best[i]!.length)) {
+      if (
+        prev !== undefined && COMMON_WORDS.has(word) && (best[i] === undefined || prev.length + 1 < best[i]!.length)
+      ) {
         best[i] = [...prev, word]
       }
     }
@@ -77,20 +79,39 @@ export const appraise = (
   const label = name.label
   const isIdn = label.startsWith("xn--")
   const len = label.length
-  const lengthMultiplier = len <= 3 ? 8 : len === 4 ? 4 : len === 5 ? 2 : len <= 8 ? 1.2 : len <= 12 ? 1 : len <= 16 ? 0.6 : 0.3
+  const lengthMultiplier = len <= 3
+    ? 8
+    : len === 4
+    ? 4
+    : len === 5
+    ? 2
+    : len <= 8
+    ? 1.2
+    : len <= 12
+    ? 1
+    : len <= 16
+    ? 0.6
+    : 0.3
   factors.push({ name: "length", multiplier: lengthMultiplier, detail: `${len} characters` })
-  if (/^\d+$/.test(label) && len <= 4) factors.push({ name: "short_numeric", multiplier: 1.5, detail: "digits only, 4 or fewer" })
-  else if (/\d/.test(label) && !isIdn) factors.push({ name: "digits", multiplier: 0.6, detail: "contains digits" })
+  if (/^\d+$/.test(label) && len <= 4) {
+    factors.push({ name: "short_numeric", multiplier: 1.5, detail: "digits only, 4 or fewer" })
+  } else if (/\d/.test(label) && !isIdn) factors.push({ name: "digits", multiplier: 0.6, detail: "contains digits" })
   if (label.includes("-") && !isIdn) factors.push({ name: "hyphens", multiplier: 0.5, detail: "contains hyphens" })
   const words = isIdn ? undefined : splitWords(label)
   if (words !== undefined && words.length > 0 && words.length <= 2) {
-    factors.push({ name: "words", multiplier: words.length === 1 ? 2 : 1.4, detail: `dictionary words: ${words.join(" + ")}` })
+    factors.push({
+      name: "words",
+      multiplier: words.length === 1 ? 2 : 1.4,
+      detail: `dictionary words: ${words.join(" + ")}`
+    })
   }
   if (isIdn) factors.push({ name: "idn", multiplier: 0.6, detail: "internationalised label" })
   let estimate = factors.reduce((v, f) => v * f.multiplier, base)
   const prices = comparables.map((c) => c.bin_price).sort((a, b) => a - b)
   if (prices.length > 0) {
-    const median = prices.length % 2 === 1 ? prices[(prices.length - 1) / 2] : (prices[prices.length / 2 - 1] + prices[prices.length / 2]) / 2
+    const median = prices.length % 2 === 1
+      ? prices[(prices.length - 1) / 2]
+      : (prices[prices.length / 2 - 1] + prices[prices.length / 2]) / 2
     const before = estimate
     estimate = (estimate + median) / 2
     factors.push({
@@ -108,6 +129,7 @@ export const appraise = (
     base,
     factors,
     comparables,
-    method: "TLD base × length × composition × words × IDN, moved halfway to the median of comparable listings; see docs/tools.md#appraise"
+    method:
+      "TLD base × length × composition × words × IDN, moved halfway to the median of comparable listings; see docs/tools.md#appraise"
   }
 }

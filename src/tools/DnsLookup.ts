@@ -47,7 +47,10 @@ export const dnsLookup = (
         case "AAAA":
           return (await resolver.resolve6(domain, { ttl: true })).map((r) => ({ address: r.address, ttl: r.ttl }))
         case "MX":
-          return (await resolver.resolveMx(domain)).sort((a, b) => a.priority - b.priority).map((r) => ({ exchange: r.exchange, priority: r.priority }))
+          return (await resolver.resolveMx(domain)).sort((a, b) => a.priority - b.priority).map((r) => ({
+            exchange: r.exchange,
+            priority: r.priority
+          }))
         case "NS":
           return (await resolver.resolveNs(domain)).sort()
         case "TXT":

@@ -38,6 +38,6 @@ export const suggestNames = (keywords: string, tlds: ReadonlyArray<string>, limi
     for (const p of PREFIXES) add(`${p}${joined}`, tld)
     for (const s of SUFFIXES) add(`${joined}${s}`, tld)
   }
-  if (tokens.length > 1) for (const tld of tlds) add(tokens.join("-"), tld)
+  if (tokens.length > 1) { for (const tld of tlds) add(tokens.join("-"), tld) }
   return out
 }

@@ -4,10 +4,10 @@ import { Effect, Option } from "effect"
 import { Api } from "../app/Api.js"
 import { AppConfig } from "../platform/Config.js"
 import { BadRequestError, NotFoundError } from "../platform/Errors.js"
-import { addResponseHeaders } from "../platform/ResponseHeaders.js"
 import { isId } from "../platform/Ids.js"
 import type { JobState } from "../platform/Jobs.js"
 import { enforce } from "../platform/RateLimit.js"
+import { addResponseHeaders } from "../platform/ResponseHeaders.js"
 import { limits } from "./Api.js"
 import { type AsyncTool, isAsyncTool, isTool, Tools } from "./Tools.js"
 
@@ -27,35 +27,60 @@ export const ToolsHttpLive = HttpApiBuilder.group(Api, "tools", (handlers) =>
         const job = yield* tools.enqueue(slug, input)
         const path = `/api/tools/${slug}/status/${job.id}`
         yield* addResponseHeaders({ location: path })
-        return { ok: true, cached: false, result: { mode: "async", jobId: job.id, status_url: `${config.baseUrl}${path}` } } as const
+        return {
+          ok: true,
+          cached: false,
+          result: { mode: "async", jobId: job.id, status_url: `${config.baseUrl}${path}` }
+        } as const
       })
 
     return handlers
-      .handle("idnConvert", ({ payload }) => Effect.zipRight(enforce(limits["idn-convert"]), inline(tools.idn(payload))))
+      .handle(
+        "idnConvert",
+        ({ payload }) => Effect.zipRight(enforce(limits["idn-convert"]), inline(tools.idn(payload)))
+      )
       .handle("dnsLookup", ({ payload }) => Effect.zipRight(enforce(limits["dns-lookup"]), inline(tools.dns(payload))))
-      .handle("domainSuggest", ({ payload }) =>
-        Effect.zipRight(enforce(limits["domain-suggest"]), inline(tools.suggest(payload))))
-      .handle("appraise", ({ payload }) =>
-        Effect.zipRight(enforce(limits.appraise), inline(tools.appraise(payload))))
+      .handle(
+        "domainSuggest",
+        ({ payload }) => Effect.zipRight(enforce(limits["domain-suggest"]), inline(tools.suggest(payload)))
+      )
+      .handle("appraise", ({ payload }) => Effect.zipRight(enforce(limits.appraise), inline(tools.appraise(payload))))
       .handle("siteCheck", ({ payload }) => accepted("site-check", payload))
       .handle("bulkCheck", ({ payload }) => accepted("bulk-check", payload))
-      .handle("unknownTool", ({ path }) =>
-        Effect.fail(new NotFoundError({ code: "unknown_tool", message: `No tool named "${path.slug.slice(0, 100)}"` })))
+      .handle(
+        "unknownTool",
+        ({ path }) =>
+          Effect.fail(
+            new NotFoundError({ code: "unknown_tool", message: `No tool named "${path.slug.slice(0, 100)}"` })
+          )
+      )
       .handle("toolJobStatus", ({ path }) =>
         Effect.gen(function*() {
           yield* enforce(limits.status)
           if (!isTool(path.slug)) {
-            return yield* new NotFoundError({ code: "unknown_tool", message: `No tool named "${path.slug.slice(0, 100)}"` })
+            return yield* new NotFoundError({
+              code: "unknown_tool",
+              message: `No tool named "${path.slug.slice(0, 100)}"`
+            })
           }
           if (!isAsyncTool(path.slug)) {
-            return yield* new NotFoundError({ code: "job_not_found", message: `${path.slug} answers inline; it has no jobs` })
+            return yield* new NotFoundError({
+              code: "job_not_found",
+              message: `${path.slug} answers inline; it has no jobs`
+            })
           }
           if (!isId("job", path.jobId)) {
-            return yield* new BadRequestError({ code: "invalid_job_id", message: "jobId: expected job_ followed by 26 base32 characters" })
+            return yield* new BadRequestError({
+              code: "invalid_job_id",
+              message: "jobId: expected job_ followed by 26 base32 characters"
+            })
           }
           const job = yield* tools.status(path.slug, path.jobId)
           if (Option.isNone(job)) {
-            return yield* new NotFoundError({ code: "job_not_found", message: `No ${path.slug} job ${path.jobId} (it may have expired)` })
+            return yield* new NotFoundError({
+              code: "job_not_found",
+              message: `No ${path.slug} job ${path.jobId} (it may have expired)`
+            })
           }
           return statusBody(path.slug, job.value)
         }))
@@ -65,7 +90,10 @@ const statusBody = (slug: string, j: JobState) => ({
   jobId: j.id,
   tool: slug,
   status: j.status,
-  result: (j.status === "done" && typeof j.result === "object" && j.result !== null ? j.result : {}) as Record<string, unknown>,
+  result: (j.status === "done" && typeof j.result === "object" && j.result !== null ? j.result : {}) as Record<
+    string,
+    unknown
+  >,
   ...(j.status === "failed" ? { error: j.error ?? "failed" } : {}),
   progress: j.progress ?? null,
   attempts: j.attempts,

@@ -25,7 +25,8 @@ const make = Effect.gen(function*() {
     /** Active live listings with a buy-now price, same TLD, label length within ±2 (at most 10), in USD. */
     comparables: (tld: string, labelLength: number, exclude: string) =>
       Effect.orDie(
-        Effect.map(comparables({ tld, labelLength, exclude }), (rows) => rows.map((r) => ({ domain: r.domain, bin_price: r.bin_price_cents / 100 })))
+        Effect.map(comparables({ tld, labelLength, exclude }), (rows) =>
+          rows.map((r) => ({ domain: r.domain, bin_price: r.bin_price_cents / 100 })))
       )
   }
 })

@@ -52,7 +52,13 @@ export const normalizeUrl = (input: string): string | undefined => {
 const BLOCKING = new Set(["invalid_url", "scheme_not_allowed", "port_not_allowed", "address_not_allowed"])
 
 export const siteCheck = (outbound: OutboundShape, url: string): Effect.Effect<SiteCheckResult, JobFailure> =>
-  outbound.fetch(url, { timeoutMs: 15_000, maxRedirects: 10, maxBodyBytes: 256 * 1024, allowInvalidTls: true, headers: { "user-agent": "DomainMarketplace-SiteCheck/1.0", accept: "text/html,*/*;q=0.8" } }).pipe(
+  outbound.fetch(url, {
+    timeoutMs: 15_000,
+    maxRedirects: 10,
+    maxBodyBytes: 256 * 1024,
+    allowInvalidTls: true,
+    headers: { "user-agent": "DomainMarketplace-SiteCheck/1.0", accept: "text/html,*/*;q=0.8" }
+  }).pipe(
     Effect.map((res): SiteCheckResult => {
       const contentType = res.headers["content-type"] ?? null
       const html = contentType === null || /html|xml|text/i.test(contentType) ? new TextDecoder().decode(res.body) : ""

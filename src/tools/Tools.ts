@@ -72,22 +72,31 @@ const make = Effect.gen(function*() {
   const checkMany = (names: ReadonlyArray<DomainName>) =>
     Effect.flatMap(engine.prepare(names), (effects) => Effect.all(effects, { concurrency: 8 }))
 
-  const idn = (input: { domain: string }) => cached(`idn-convert|${input.domain}`, Effect.sync(() => idnConvert(input.domain)))
+  const idn = (input: { domain: string }) =>
+    cached(`idn-convert|${input.domain}`, Effect.sync(() => idnConvert(input.domain)))
 
-  const dns = (input: { domain: string; types?: ReadonlyArray<RecordType> }) =>
+  const dns = (input: { domain: string; types?: ReadonlyArray<RecordType> | undefined }) =>
     Effect.gen(function*() {
       const name = yield* domainOrFail("domain", input.domain)
       const types = input.types && input.types.length > 0 ? [...new Set(input.types)] : [...RECORD_TYPES]
-      return yield* cached(`dns-lookup|${name.ascii}|${types.join(",")}`, dnsLookup(config.lookup.dnsResolver, name.ascii, types))
+      return yield* cached(
+        `dns-lookup|${name.ascii}|${types.join(",")}`,
+        dnsLookup(config.lookup.dnsResolver, name.ascii, types)
+      )
     })
 
-  const suggest = (input: { keywords: string; tlds?: ReadonlyArray<string>; limit?: number }) =>
+  const suggest = (input: { keywords: string; tlds?: ReadonlyArray<string> | undefined; limit?: number | undefined }) =>
     Effect.gen(function*() {
-      const tlds = (input.tlds && input.tlds.length > 0 ? input.tlds : DEFAULT_SUGGEST_TLDS).map((t) => t.toLowerCase().replace(/^\.+/, ""))
+      const tlds = (input.tlds && input.tlds.length > 0 ? input.tlds : DEFAULT_SUGGEST_TLDS).map((t) =>
+        t.toLowerCase().replace(/^\.+/, "")
+      )
       const limit = input.limit ?? 10
       const names = suggestNames(input.keywords, tlds, limit)
       if (names.length === 0) {
-        return yield* new BadRequestError({ code: "invalid_keywords", message: "keywords: no letters or digits to build names from" })
+        return yield* new BadRequestError({
+          code: "invalid_keywords",
+          message: "keywords: no letters or digits to build names from"
+        })
       }
       return yield* cached(
         `domain-suggest|${names.join(",")}`,
@@ -114,7 +123,10 @@ const make = Effect.gen(function*() {
       return yield* cached(
         `appraise|${name.ascii}`,
         Effect.map(repo.comparables(name.suffix, name.label.length, name.registrable), (comparables) =>
-          appraise({ ascii: name.registrable, label: name.label, suffix: name.suffix, knownSuffix: name.knownSuffix }, comparables))
+          appraise(
+            { ascii: name.registrable, label: name.label, suffix: name.suffix, knownSuffix: name.knownSuffix },
+            comparables
+          ))
       )
     })
 
@@ -151,10 +163,22 @@ const make = Effect.gen(function*() {
         let k = 0
         for (const p of parsed) {
           if (Either.isLeft(p.parsed)) {
-            items.push({ domain: p.input, state: "invalid", available: null, price: null, error: p.parsed.left.message })
+            items.push({
+              domain: p.input,
+              state: "invalid",
+              available: null,
+              price: null,
+              error: p.parsed.left.message
+            })
           } else {
             const a = results[k++]
-            items.push({ domain: a.domain, state: a.state, available: a.available, price: usd(a.priceCents), error: null })
+            items.push({
+              domain: a.domain,
+              state: a.state,
+              available: a.available,
+              price: usd(a.priceCents),
+              error: null
+            })
           }
         }
         yield* job.progress({ checked: items.length, total })

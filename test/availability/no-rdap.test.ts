@@ -21,7 +21,11 @@ const Env = Layer.unwrapScoped(
       // IANA: .io → a registry that answers; .co → a registry that never answers; .de → no referral.
       "127.0.0.1": (q) => {
         const tld = q.slice(q.lastIndexOf(".") + 1)
-        return tld === "io" ? WhoisServer.ianaReferral("io", "127.0.0.2") : tld === "co" ? WhoisServer.ianaReferral("co", "127.0.0.3") : ianaPageWithoutReferral(tld)
+        return tld === "io"
+          ? WhoisServer.ianaReferral("io", "127.0.0.2")
+          : tld === "co"
+          ? WhoisServer.ianaReferral("co", "127.0.0.3")
+          : ianaPageWithoutReferral(tld)
       },
       "127.0.0.2": (q) => (q === "taken.io" ? WhoisServer.thinRegistry(q, "127.0.0.2") : WhoisServer.noMatch(q)),
       "127.0.0.3": () => ({ hang: true })
@@ -50,7 +54,10 @@ layer(Env, { excludeTestServices: true, timeout: 180_000 })("availability of a T
     Effect.gen(function*() {
       const taken = yield* row("taken.io")
       expect(taken).toMatchObject({ state: "registered", available: false, price: null, meta: { source: "whois" } })
-      expect(taken.whois_summary).toMatchObject({ registrar: "Example Registrar, Inc.", created: "1995-08-14T04:00:00.000Z" })
+      expect(taken.whois_summary).toMatchObject({
+        registrar: "Example Registrar, Inc.",
+        created: "1995-08-14T04:00:00.000Z"
+      })
       const free = yield* row("free-name.io")
       expect(free).toMatchObject({ state: "available", available: true, price: 44.99, meta: { source: "whois" } })
     }))
@@ -58,7 +65,12 @@ layer(Env, { excludeTestServices: true, timeout: 180_000 })("availability of a T
   it.effect("WHOIS silent: DNS NS records prove a registration; no delegation is unknown, never available", () =>
     Effect.gen(function*() {
       const taken = yield* row("taken.co")
-      expect(taken).toMatchObject({ state: "registered", available: false, whois_summary: null, meta: { source: "dns" } })
+      expect(taken).toMatchObject({
+        state: "registered",
+        available: false,
+        whois_summary: null,
+        meta: { source: "dns" }
+      })
       for (const q of ["quiet.co", "nothing-here.co", "nothing-here.de"]) {
         const r = yield* row(q)
         expect(r, q).toMatchObject({ state: "unknown", available: null, price: null, meta: { source: "none" } })

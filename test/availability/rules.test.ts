@@ -6,7 +6,12 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Either, Fiber, TestClock } from "effect"
 import fc from "fast-check"
 import { isRejected, makeGuard } from "../../src/availability/Guard.js"
-import { availableOf, combineEvidence, type RdapEvidence, type RegistrarEvidence } from "../../src/domain/Availability.js"
+import {
+  availableOf,
+  combineEvidence,
+  type RdapEvidence,
+  type RegistrarEvidence
+} from "../../src/domain/Availability.js"
 
 const whois = { registrar: "R", created: null, expires: null, status: [] }
 const registrar: fc.Arbitrary<RegistrarEvidence> = fc.oneof(
@@ -78,7 +83,13 @@ describe("combining evidence", () => {
 })
 
 describe("upstream guard", () => {
-  const options = { name: "test upstream", timeout: Duration.seconds(1), concurrency: 2, failures: 3, cooldown: Duration.seconds(30) }
+  const options = {
+    name: "test upstream",
+    timeout: Duration.seconds(1),
+    concurrency: 2,
+    failures: 3,
+    cooldown: Duration.seconds(30)
+  }
   const boom = Effect.fail("boom" as const)
 
   it.effect("opens after N consecutive failures, fails fast while open, lets one trial through after the cooldown", () =>
@@ -136,7 +147,9 @@ describe("upstream guard", () => {
     Effect.gen(function*() {
       const guard = yield* makeGuard({ ...options, concurrency: 1, failures: 100 })
       // The first call holds the only permit for 1.5 s (it cannot be cut short).
-      const first = yield* Effect.fork(Effect.either(guard.run("k", Effect.uninterruptible(Effect.sleep(Duration.millis(1500))))))
+      const first = yield* Effect.fork(
+        Effect.either(guard.run("k", Effect.uninterruptible(Effect.sleep(Duration.millis(1500)))))
+      )
       yield* Effect.yieldNow()
       const second = yield* Effect.fork(Effect.either(guard.run("k", Effect.succeed("second"))))
       yield* TestClock.adjust(Duration.millis(1100))

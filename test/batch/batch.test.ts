@@ -19,10 +19,13 @@ const serverWith = (extra: Record<string, string>) =>
     )
   )
 
-const listed = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql`insert into listings (id, environment, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents)
+const listed = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) =>
+    sql`insert into listings (id, environment, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents)
       values ('lst_batch_1', 'live', 'onsale.io', 'onsale.io', 'io', 'onsale', 500000, 300000)
-      on conflict do nothing`).pipe(Effect.orDie)
+      on conflict do nothing`
+).pipe(Effect.orDie)
 
 layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
   it.effect("GET /api/batch describes the operations, their params, the cap and an example", () =>
@@ -32,7 +35,12 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
       expect(reply.json.max_operations).toBe(20)
       expect(reply.json.min_operations).toBe(1)
       const ops = Object.fromEntries(reply.json.operations.map((o: any) => [o.op, o]))
-      expect(Object.keys(ops).sort()).toEqual(["search_domain", "tld_registration_price", "tld_requirements", "whois_lookup"])
+      expect(Object.keys(ops).sort()).toEqual([
+        "search_domain",
+        "tld_registration_price",
+        "tld_requirements",
+        "whois_lookup"
+      ])
       expect(ops.search_domain).toMatchObject({
         endpoint: "POST /api/domain/search",
         available: true,
@@ -51,7 +59,11 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
   it.effect("20 mixed operations, one failing: each result is what its single call answers, in request order", () =>
     Effect.gen(function*() {
       const operations = [
-        ...["alpha.com", "taken.com", "gamma.io", "delta.net", "epsilon.com"].map((q, i) => ({ id: `s${i}`, op: "search_domain", params: { q } })),
+        ...["alpha.com", "taken.com", "gamma.io", "delta.net", "epsilon.com"].map((q, i) => ({
+          id: `s${i}`,
+          op: "search_domain",
+          params: { q }
+        })),
         ...["com", "net", "io", "org", "xyz"].map((tld) => ({ op: "tld_registration_price", params: { tld } })),
         ...["com", "net", "io"].map((tld) => ({ op: "tld_registration_price", params: { tld, op: "renew" } })),
         ...["com", "net", "io", "org", "de", "uk"].map((tld) => ({ op: "tld_requirements", params: { tld } })),
@@ -65,7 +77,15 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
       expect(reply.json.failed).toBe(1)
       const results = reply.json.results
       // Ids: as given, else the operation's index.
-      expect(results.map((r: any) => r.id)).toEqual(["s0", "s1", "s2", "s3", "s4", ...Array.from({ length: 14 }, (_, i) => String(i + 5)), "broken"])
+      expect(results.map((r: any) => r.id)).toEqual([
+        "s0",
+        "s1",
+        "s2",
+        "s3",
+        "s4",
+        ...Array.from({ length: 14 }, (_, i) => String(i + 5)),
+        "broken"
+      ])
       expect(results.map((r: any) => r.op)).toEqual(operations.map((o) => o.op))
       for (const r of results) expect(Object.keys(r).sort()).toEqual(["body", "id", "op", "status"])
 
@@ -81,7 +101,12 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
       expect(s1.body.results[0].whois_summary).toEqual(directRows.get("taken.com").whois_summary)
 
       // tld_registration_price: the pricing endpoint's body; op defaults to register here.
-      expect(results[5]).toEqual({ id: "5", op: "tld_registration_price", status: 200, body: { tld: "com", op: "register", priceCents: 1099 } })
+      expect(results[5]).toEqual({
+        id: "5",
+        op: "tld_registration_price",
+        status: 200,
+        body: { tld: "com", op: "register", priceCents: 1099 }
+      })
       expect(results[10].body).toEqual((yield* get("/api/pricing/tld?tld=com&op=renew")).json)
 
       // tld_requirements: the metadata endpoint's body.
@@ -113,7 +138,10 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
       const [unknown, nested, invalid, missing, badOp, whois, ok] = reply.json.results
       expect(unknown).toMatchObject({ status: 400, body: { error: { code: "unknown_operation" } } })
       expect(nested).toMatchObject({ status: 400, body: { error: { code: "invalid_params" } } })
-      expect(invalid).toMatchObject({ status: 400, body: { error: { code: "invalid_domain", details: { field: "q", problem: "invalid_character" } } } })
+      expect(invalid).toMatchObject({
+        status: 400,
+        body: { error: { code: "invalid_domain", details: { field: "q", problem: "invalid_character" } } }
+      })
       expect(missing).toMatchObject({ status: 400, body: { error: { code: "validation_error" } } })
       // The pricing endpoint answers in its legacy error shape, in a batch too.
       expect(badOp.status).toBe(400)
@@ -133,7 +161,11 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
         { operations: [{ params: { tld: "com" } }] }
       ]
       for (const body of bodies) {
-        const reply = yield* request("/api/batch", { method: "POST", body, headers: { "content-type": "application/json" } })
+        const reply = yield* request("/api/batch", {
+          method: "POST",
+          body,
+          headers: { "content-type": "application/json" }
+        })
         expect(reply.status, JSON.stringify(body)).toBe(400)
         expect(reply.json.error.code, JSON.stringify(body)).toBe("validation_error")
         expect(reply.json.error.request_id).toBe(reply.headers.get("x-request-id"))
@@ -156,39 +188,46 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
       })
       expect(batched.status).toBe(200)
       const row = batched.json.results[0].body.results[0]
-      expect(row).toMatchObject({ domain: "onsale.io", state: "for_sale", price: { bin: null, floor: null, currency: "USD" } })
+      expect(row).toMatchObject({
+        domain: "onsale.io",
+        state: "for_sale",
+        price: { bin: null, floor: null, currency: "USD" }
+      })
     }))
 })
 
 describe("per-operation rate limits", () => {
-  layer(serverWith({ RATE_LIMITS: JSON.stringify({ domain_search: 3, pricing_tld: 50 }) }), { timeout: 120_000 })("with a search limit of 3", (it) => {
-    it.effect("each operation counts against its single call's per-IP limit, shared with direct calls", () =>
-      Effect.gen(function*() {
-        const before = yield* get("/api/pricing/tld?tld=com")
-        const remainingBefore = Number(before.headers.get("ratelimit-remaining"))
+  layer(serverWith({ RATE_LIMITS: JSON.stringify({ domain_search: 3, pricing_tld: 50 }) }), { timeout: 120_000 })(
+    "with a search limit of 3",
+    (it) => {
+      it.effect("each operation counts against its single call's per-IP limit, shared with direct calls", () =>
+        Effect.gen(function*() {
+          const before = yield* get("/api/pricing/tld?tld=com")
+          const remainingBefore = Number(before.headers.get("ratelimit-remaining"))
 
-        const reply = yield* post("/api/batch", {
-          operations: [
-            ...Array.from({ length: 5 }, (_, i) => ({ op: "search_domain", params: { q: `name${i}.com` } })),
-            ...Array.from({ length: 4 }, () => ({ op: "tld_registration_price", params: { tld: "net" } }))
-          ]
-        })
-        expect(reply.status).toBe(200)
-        const searches = reply.json.results.slice(0, 5)
-        expect(searches.filter((r: any) => r.status === 200)).toHaveLength(3)
-        const refused = searches.filter((r: any) => r.status === 429)
-        expect(refused).toHaveLength(2)
-        for (const r of refused) expect(r.body.error.code).toBe("rate_limited")
-        expect(reply.json.failed).toBe(2)
+          const reply = yield* post("/api/batch", {
+            operations: [
+              ...Array.from({ length: 5 }, (_, i) => ({ op: "search_domain", params: { q: `name${i}.com` } })),
+              ...Array.from({ length: 4 }, () => ({ op: "tld_registration_price", params: { tld: "net" } }))
+            ]
+          })
+          expect(reply.status).toBe(200)
+          const searches = reply.json.results.slice(0, 5)
+          expect(searches.filter((r: any) => r.status === 200)).toHaveLength(3)
+          const refused = searches.filter((r: any) => r.status === 429)
+          expect(refused).toHaveLength(2)
+          for (const r of refused) expect(r.body.error.code).toBe("rate_limited")
+          expect(reply.json.failed).toBe(2)
 
-        // The direct call shares the bucket: the search limit is spent.
-        const directSearch = yield* search("another.com")
-        expect(directSearch.status).toBe(429)
-        // Four pricing operations were counted: the next direct call sees 4 + 1 fewer.
-        const after = yield* get("/api/pricing/tld?tld=com")
-        expect(Number(after.headers.get("ratelimit-remaining"))).toBe(remainingBefore - 5)
-        // The envelope has its own limit, and its headers.
-        expect(reply.headers.get("ratelimit-policy")).toBe("60;w=60")
-      }))
-  })
+          // The direct call shares the bucket: the search limit is spent.
+          const directSearch = yield* search("another.com")
+          expect(directSearch.status).toBe(429)
+          // Four pricing operations were counted: the next direct call sees 4 + 1 fewer.
+          const after = yield* get("/api/pricing/tld?tld=com")
+          expect(Number(after.headers.get("ratelimit-remaining"))).toBe(remainingBefore - 5)
+          // The envelope has its own limit, and its headers.
+          expect(reply.headers.get("ratelimit-policy")).toBe("60;w=60")
+        }))
+    }
+  )
 })

@@ -13,7 +13,12 @@ import { createPartner, expectError, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 import { type ReceivedDelivery, webhookReceiver } from "../support/WebhookReceiver.js"
 
-const ENV = { OUTBOUND_ALLOW_LOOPBACK: "true", WEBHOOK_RETRY_BASE: "50 millis", WEBHOOK_POLL_INTERVAL: "100 millis", PAYOUT_MINIMUM_CENTS: "100" }
+const ENV = {
+  OUTBOUND_ALLOW_LOOPBACK: "true",
+  WEBHOOK_RETRY_BASE: "50 millis",
+  WEBHOOK_POLL_INTERVAL: "100 millis",
+  PAYOUT_MINIMUM_CENTS: "100"
+}
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 const BASE = "/api/partner/v1/brokerage"
 
@@ -29,7 +34,13 @@ const verify = Effect.gen(function*() {
   expect(r.json.problems).toEqual([])
 })
 
-const caseBody = (domain: string, extra: Record<string, unknown> = {}) => ({ domain, tier: "managed", buyer_email: "buyer@example.org", budget: 500_000, ...extra })
+const caseBody = (domain: string, extra: Record<string, unknown> = {}) => ({
+  domain,
+  tier: "managed",
+  buyer_email: "buyer@example.org",
+  budget: 500_000,
+  ...extra
+})
 
 layer(TestServer.layer(ENV))("brokerage", (it) => {
   it.effect("eligibility: every reason listed; invalid names are a reason, not an error", () =>
@@ -75,9 +86,15 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       }
       // A retried create with its Idempotency-Key answers the first 201, not a 409.
       const key = crypto.randomUUID()
-      const first = yield* signed(cred, "POST", BASE, { body: caseBody("retried.com"), headers: { "idempotency-key": key } })
+      const first = yield* signed(cred, "POST", BASE, {
+        body: caseBody("retried.com"),
+        headers: { "idempotency-key": key }
+      })
       expect(first.status, first.text).toBe(201)
-      const again = yield* signed(cred, "POST", BASE, { body: caseBody("retried.com"), headers: { "idempotency-key": key } })
+      const again = yield* signed(cred, "POST", BASE, {
+        body: caseBody("retried.com"),
+        headers: { "idempotency-key": key }
+      })
       expect(again.status).toBe(201)
       expect(again.json.id).toBe(first.json.id)
       expect(again.headers.get("idempotent-replayed")).toBe("true")
@@ -97,7 +114,13 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       expectError(loser, 409, "conflict")
       expect(loser.json.error.details.reasons).toEqual(["already_in_case"])
       const winner = ra.status === 201 ? ra : rb
-      expect(winner.json).toMatchObject({ domain: "contested.com", tier: "managed", status: "open", buyer_email: "buyer@example.org", budget: 500_000 })
+      expect(winner.json).toMatchObject({
+        domain: "contested.com",
+        tier: "managed",
+        status: "open",
+        buyer_email: "buyer@example.org",
+        budget: 500_000
+      })
       expect(winner.json.id).toMatch(/^brk_/)
       expect(winner.json.progress_url).toMatch(/\/brokerage\/progress\?t=/)
       // Eligibility now says so too.
@@ -116,7 +139,11 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       expect(mine.json.timeline).toHaveLength(1)
       expect(mine.json.timeline[0]).toMatchObject({ status: "open", from_status: null })
       // Closing it lost frees the domain.
-      const lost = yield* post(`/api/admin/brokerage/${winner.json.id}/close?outcome=lost&note=owner+declined`, undefined, ADMIN)
+      const lost = yield* post(
+        `/api/admin/brokerage/${winner.json.id}/close?outcome=lost&note=owner+declined`,
+        undefined,
+        ADMIN
+      )
       expect(lost.status, lost.text).toBe(200)
       expect(lost.json.status).toBe("closed_lost")
       expect((yield* signed(loserCred, "POST", BASE, { body: caseBody("contested.com") })).status).toBe(201)
@@ -125,37 +152,81 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
   it.effect("operators move cases over HTTP: wrong moves 409, won without a price 400, every move in the timeline and events", () =>
     Effect.gen(function*() {
       const cred = yield* createPartner({ scopes: ["broker", "report", "webhook"], environment: "live" })
-      const created = yield* signed(cred, "POST", BASE, { body: caseBody("operated.com", { tier: "self_serve", notes: "for the rebrand" }) })
+      const created = yield* signed(cred, "POST", BASE, {
+        body: caseBody("operated.com", { tier: "self_serve", notes: "for the rebrand" })
+      })
       expect(created.status, created.text).toBe(201)
       const id = created.json.id
       const adv = (q = "") => post(`/api/admin/brokerage/${id}/advance${q}`, undefined, ADMIN)
-      expectError(yield* post(`/api/admin/brokerage/${id}/close?outcome=won&price=100`, undefined, ADMIN), 409, "conflict")
+      expectError(
+        yield* post(`/api/admin/brokerage/${id}/close?outcome=won&price=100`, undefined, ADMIN),
+        409,
+        "conflict"
+      )
       for (const s of ["researching", "contacting_owner", "negotiating"]) expect((yield* adv()).json.status).toBe(s)
-      expect((yield* adv("?price=1200000")).json).toMatchObject({ status: "deal_agreed", agreed_price_cents: 1_200_000 })
+      expect((yield* adv("?price=1200000")).json).toMatchObject({
+        status: "deal_agreed",
+        agreed_price_cents: 1_200_000
+      })
       const won = yield* adv("?note=signed")
       expect(won.status, won.text).toBe(200)
       // Defaults: fee 15 % of 1 200 000 = 180 000; partner share 20 % of the fee = 36 000.
-      expect(won.json).toMatchObject({ status: "closed_won", deal_price_cents: 1_200_000, brokerage_fee_cents: 180_000, partner_commission_cents: 36_000 })
-      expect(won.json.timeline.map((t: any) => t.status)).toEqual(["open", "researching", "contacting_owner", "negotiating", "deal_agreed", "closed_won"])
+      expect(won.json).toMatchObject({
+        status: "closed_won",
+        deal_price_cents: 1_200_000,
+        brokerage_fee_cents: 180_000,
+        partner_commission_cents: 36_000
+      })
+      expect(won.json.timeline.map((t: any) => t.status)).toEqual([
+        "open",
+        "researching",
+        "contacting_owner",
+        "negotiating",
+        "deal_agreed",
+        "closed_won"
+      ])
       expectError(yield* adv(), 409, "conflict")
       expectError(yield* request(`/api/admin/brokerage/brk_nope`, { headers: ADMIN }), 404, "not_found")
       expect((yield* request(`/api/admin/brokerage/${id}`)).status).toBe(401)
 
-      const events = (yield* signed(cred, "GET", "/api/partner/v1/events?limit=100")).json.events.filter((e: any) => e.type.startsWith("brokerage."))
-      expect(events.map((e: any) => e.type)).toEqual([...Array(6).fill("brokerage.case_updated"), "brokerage.case_completed"])
-      expect(events[6].data).toMatchObject({ case: { id, status: "closed_won" }, deal_price_cents: 1_200_000, brokerage_fee_cents: 180_000, partner_commission_cents: 36_000, currency: "USD" })
+      const events = (yield* signed(cred, "GET", "/api/partner/v1/events?limit=100")).json.events.filter((e: any) =>
+        e.type.startsWith("brokerage.")
+      )
+      expect(events.map((e: any) => e.type)).toEqual([
+        ...Array(6).fill("brokerage.case_updated"),
+        "brokerage.case_completed"
+      ])
+      expect(events[6].data).toMatchObject({
+        case: { id, status: "closed_won" },
+        deal_price_cents: 1_200_000,
+        brokerage_fee_cents: 180_000,
+        partner_commission_cents: 36_000,
+        currency: "USD"
+      })
       // The commission: a brokerage row in /transactions; verify reconciles.
       const tx = yield* signed(cred, "GET", "/api/partner/v1/transactions?payment_model=brokerage")
       expect(tx.status, tx.text).toBe(200)
       expect(tx.json.transactions).toHaveLength(1)
-      expect(tx.json.transactions[0]).toMatchObject({ order_id: won.json.order_id, domain: "operated.com", payment_model: "brokerage", sale_price_cents: 180_000, commission_cents: 36_000 })
+      expect(tx.json.transactions[0]).toMatchObject({
+        order_id: won.json.order_id,
+        domain: "operated.com",
+        payment_model: "brokerage",
+        sale_price_cents: 180_000,
+        commission_cents: 36_000
+      })
       yield* verify
 
       // A won case without any price: 400.
       const second = yield* signed(cred, "POST", BASE, { body: caseBody("operated-two.com") })
       for (let i = 0; i < 4; i++) yield* post(`/api/admin/brokerage/${second.json.id}/advance`, undefined, ADMIN)
-      expectError(yield* post(`/api/admin/brokerage/${second.json.id}/advance`, undefined, ADMIN), 400, "validation_error")
-      expect((yield* post(`/api/admin/brokerage/${second.json.id}/close?outcome=cancelled`, undefined, ADMIN)).json.status).toBe("cancelled")
+      expectError(
+        yield* post(`/api/admin/brokerage/${second.json.id}/advance`, undefined, ADMIN),
+        400,
+        "validation_error"
+      )
+      expect(
+        (yield* post(`/api/admin/brokerage/${second.json.id}/close?outcome=cancelled`, undefined, ADMIN)).json.status
+      ).toBe("cancelled")
 
       // The list: scope report, filters and cursor.
       const all = yield* signed(cred, "GET", `${BASE}?limit=1`)
@@ -174,7 +245,11 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       expectError(backwards, 400, "validation_error")
       expect(backwards.json.error.message).toBe("from: must not be after to")
       expectError(yield* signed(cred, "GET", `${BASE}?from=yesterday`), 400, "validation_error")
-      expectError(yield* signed(cred, "GET", `${BASE}?status=closed_won&cursor=${encodeURIComponent(all.json.next_cursor)}`), 400, "validation_error")
+      expectError(
+        yield* signed(cred, "GET", `${BASE}?status=closed_won&cursor=${encodeURIComponent(all.json.next_cursor)}`),
+        400,
+        "validation_error"
+      )
       const noReport = yield* createPartner({ scopes: ["broker"] })
       expectError(yield* signed(noReport, "GET", BASE), 403, "forbidden")
       // Live credentials may not use the sandbox walk.
@@ -186,7 +261,8 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       const receiver = yield* webhookReceiver()
       const cred = yield* createPartner({ scopes: ["broker", "report", "webhook"] })
       const secret = `whsec_${randomBytes(24).toString("base64")}`
-      expect((yield* signed(cred, "PUT", "/api/partner/webhooks", { body: { url: receiver.url, secret } })).status).toBe(200)
+      expect((yield* signed(cred, "PUT", "/api/partner/webhooks", { body: { url: receiver.url, secret } })).status)
+        .toBe(200)
       const created = yield* signed(cred, "POST", BASE, { body: caseBody("walked.com", { budget: 2_000_000 }) })
       expect(created.status, created.text).toBe(201)
       const id = created.json.id
@@ -202,7 +278,10 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       expect(types).toEqual([...Array(6).fill("brokerage.case_updated"), "brokerage.case_completed"])
       for (const d of deliveries) expect(serviceSignatureOk(secret, d)).toBe(true)
       const completed = JSON.parse(deliveries[6].body)
-      expect(completed.data).toMatchObject({ case: { id, domain: "walked.com", status: "closed_won" }, deal_price_cents: 2_000_000 })
+      expect(completed.data).toMatchObject({
+        case: { id, domain: "walked.com", status: "closed_won" },
+        deal_price_cents: 2_000_000
+      })
 
       // One more advance settles the commission now (sandbox skips the hold); then 409.
       const settled = yield* signed(cred, "POST", `/api/partner/v1/sandbox/brokerage/${id}/advance`)
@@ -218,7 +297,9 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       yield* verify
 
       // The progress link: no login, plain words; a tampered token is a 400 page.
-      const page = yield* request(new URL(created.json.progress_url).pathname + new URL(created.json.progress_url).search)
+      const page = yield* request(
+        new URL(created.json.progress_url).pathname + new URL(created.json.progress_url).search
+      )
       expect(page.status).toBe(200)
       expect(page.headers.get("content-type")).toMatch(/text\/html/)
       expect(page.text).toContain("walked.com")
@@ -227,7 +308,9 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       expect(page.text).not.toContain(cred.key_id)
       expect(page.text).not.toContain("buyer@example.org")
       const t = new URL(created.json.progress_url).searchParams.get("t")!
-      const tampered = yield* request(`/brokerage/progress?t=${encodeURIComponent(t.slice(0, -2) + (t.endsWith("AA") ? "BB" : "AA"))}`)
+      const tampered = yield* request(
+        `/brokerage/progress?t=${encodeURIComponent(t.slice(0, -2) + (t.endsWith("AA") ? "BB" : "AA"))}`
+      )
       expect(tampered.status).toBe(400)
       expect(tampered.text).toContain("This link does not work")
       expect((yield* request("/brokerage/progress")).status).toBe(400)

@@ -19,7 +19,9 @@ const action: fc.Arbitrary<CaseAction> = fc.oneof(
   fc.constant({ _tag: "advance" } as const),
   fc.constantFrom(...CLOSE_OUTCOMES).map((outcome) => ({ _tag: "close", outcome }) as const)
 )
-const price = fc.option(fc.oneof(fc.integer({ min: 1, max: 10_000_000_000 }), fc.integer({ min: -1000, max: 0 })), { nil: undefined })
+const price = fc.option(fc.oneof(fc.integer({ min: 1, max: 10_000_000_000 }), fc.integer({ min: -1000, max: 0 })), {
+  nil: undefined
+})
 const agreed = fc.option(fc.integer({ min: 1, max: 10_000_000_000 }), { nil: null })
 
 describe("brokerage case state machine", () => {
@@ -37,7 +39,12 @@ describe("brokerage case state machine", () => {
     const noPrice = transition({ status: s, agreedPriceCents: null }, { _tag: "advance" })
     expect(noPrice.ok === false && noPrice.kind).toBe("invalid")
     const won = transition({ status: s, agreedPriceCents: 500_000 }, { _tag: "advance" })
-    expect(won).toMatchObject({ ok: true, to: "closed_won", priceCents: 500_000, events: ["brokerage.case_updated", "brokerage.case_completed"] })
+    expect(won).toMatchObject({
+      ok: true,
+      to: "closed_won",
+      priceCents: 500_000,
+      events: ["brokerage.case_updated", "brokerage.case_completed"]
+    })
   })
 
   it("lost and cancelled from every open status; nothing from a closed one", () => {
@@ -56,10 +63,13 @@ describe("brokerage case state machine", () => {
       if (!isOpen(s)) return !t.ok && t.kind === "conflict"
       if (!t.ok) return true
       // Allowed targets: the next on the path, or a close.
-      const expected = a._tag === "advance" ? PATH[PATH.indexOf(s) + 1] : { won: "closed_won", lost: "closed_lost", cancelled: "cancelled" }[a.outcome]
+      const expected = a._tag === "advance"
+        ? PATH[PATH.indexOf(s) + 1]
+        : { won: "closed_won", lost: "closed_lost", cancelled: "cancelled" }[a.outcome]
       if (t.to !== expected) return false
       if (t.to === "closed_won") {
-        return s === "deal_agreed" && t.priceCents !== null && t.priceCents > 0 && t.events.includes("brokerage.case_completed")
+        return s === "deal_agreed" && t.priceCents !== null && t.priceCents > 0 &&
+          t.events.includes("brokerage.case_completed")
       }
       return !t.events.includes("brokerage.case_completed") && (p === undefined || p > 0)
     }))
@@ -100,10 +110,18 @@ describe("brokerage case state machine", () => {
   })
 
   it("property: the partner's share never exceeds the fee, which never exceeds the deal", () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 1e13 }), fc.integer({ min: 0, max: 10_000 }), fc.integer({ min: 0, max: 10_000 }), (deal, fee, share) => {
-      const m = dealMoney(deal, fee, share)
-      return Number.isSafeInteger(m.feeCents) && m.feeCents <= deal && m.partnerShareCents <= m.feeCents && m.partnerShareCents >= 0
-    }))
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1e13 }),
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.integer({ min: 0, max: 10_000 }),
+        (deal, fee, share) => {
+          const m = dealMoney(deal, fee, share)
+          return Number.isSafeInteger(m.feeCents) && m.feeCents <= deal && m.partnerShareCents <= m.feeCents &&
+            m.partnerShareCents >= 0
+        }
+      )
+    )
   })
 
   it("has plain words for every status", () => {

@@ -8,10 +8,10 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
+import { hasChromium, launch, warnIfNoChromium } from "../support/Browser.js"
 import { post } from "../support/http.js"
 import { createPartner, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
-import { hasChromium, launch, warnIfNoChromium } from "../support/Browser.js"
 
 warnIfNoChromium("progress-browser")
 
@@ -25,11 +25,23 @@ describe.skipIf(!hasChromium)("brokerage progress page in headless Chromium", ()
         const { baseUrl } = yield* TestServer.TestServer
         const cred = yield* createPartner({ scopes: ["broker"] })
         const created = yield* signed(cred, "POST", "/api/partner/v1/brokerage", {
-          body: { domain: "progress-page.com", tier: "managed", buyer_email: "buyer@example.org", budget: 750_000, notes: "seller is Jane Roe" }
+          body: {
+            domain: "progress-page.com",
+            tier: "managed",
+            buyer_email: "buyer@example.org",
+            budget: 750_000,
+            notes: "seller is Jane Roe"
+          }
         })
         expect(created.status, created.text).toBe(201)
         for (const note of ["looked up the holder", "wrote to Jane Roe"]) {
-          expect((yield* post(`/api/admin/brokerage/${created.json.id}/advance?note=${encodeURIComponent(note)}`, undefined, ADMIN)).status).toBe(200)
+          expect(
+            (yield* post(
+              `/api/admin/brokerage/${created.json.id}/advance?note=${encodeURIComponent(note)}`,
+              undefined,
+              ADMIN
+            )).status
+          ).toBe(200)
         }
         const link = new URL(created.json.progress_url)
         const url = `${baseUrl}${link.pathname}${link.search}`
@@ -40,7 +52,12 @@ describe.skipIf(!hasChromium)("brokerage progress page in headless Chromium", ()
           const desktop = await browser.newPage({ viewport: { width: 1280, height: 900 } })
           const errors: Array<string> = []
           // The browser asks for /favicon.ico by itself; any other failure is the page's.
-          desktop.on("console", (m) => m.type() === "error" && !/favicon|Failed to load resource/.test(m.text() + m.location().url) && errors.push(m.text()))
+          desktop.on(
+            "console",
+            (m) =>
+              m.type() === "error" && !/favicon|Failed to load resource/.test(m.text() + m.location().url) &&
+              errors.push(m.text())
+          )
           const res = await desktop.goto(url)
           const out = {
             status: res?.status(),
@@ -53,7 +70,12 @@ describe.skipIf(!hasChromium)("brokerage progress page in headless Chromium", ()
             errors
           }
           await desktop.screenshot({ path: `${SHOTS}/progress-desktop.png`, fullPage: true })
-          const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true })
+          const phone = await browser.newPage({
+            viewport: { width: 390, height: 844 },
+            deviceScaleFactor: 2,
+            isMobile: true,
+            hasTouch: true
+          })
           await phone.goto(url)
           const overflow = await phone.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)
           await phone.screenshot({ path: `${SHOTS}/progress-phone.png`, fullPage: true })

@@ -37,7 +37,15 @@ layer(TestServer.layer())("GET /api/pricing/tld", (it) => {
 
   it.effect("400 in the legacy shape for a missing tld, an empty tld or a bad op", () =>
     Effect.gen(function*() {
-      for (const path of ["/api/pricing/tld", "/api/pricing/tld?op=register", "/api/pricing/tld?tld=", "/api/pricing/tld?tld=com&op=buy", "/api/pricing/tld?tld=c%24m"]) {
+      for (
+        const path of [
+          "/api/pricing/tld",
+          "/api/pricing/tld?op=register",
+          "/api/pricing/tld?tld=",
+          "/api/pricing/tld?tld=com&op=buy",
+          "/api/pricing/tld?tld=c%24m"
+        ]
+      ) {
         const reply = yield* get(path)
         expect(reply.status, path).toBe(400)
         expect(Object.keys(reply.json), path).toEqual(["error"])

@@ -164,9 +164,15 @@ describe("mapping Realtime Register TLD info onto our metadata, field by field",
     expect(fromRtrPrice({ product: "domain_co.uk", action: "RESTORE", currency: "USD", price: 333 }, 0)).toEqual(
       Option.some({ tld: "co.uk", op: "restore", priceCents: 333 })
     )
-    expect(fromRtrPrice({ product: "domain_nl", action: "CREATE", currency: "EUR", price: 500 }, 20)).toEqual(Option.none())
-    expect(fromRtrPrice({ product: "ssl_basic", action: "CREATE", currency: "USD", price: 1 }, 20)).toEqual(Option.none())
-    expect(fromRtrPrice({ product: "domain_com", action: "UPDATE", currency: "USD", price: 1 }, 20)).toEqual(Option.none())
+    expect(fromRtrPrice({ product: "domain_nl", action: "CREATE", currency: "EUR", price: 500 }, 20)).toEqual(
+      Option.none()
+    )
+    expect(fromRtrPrice({ product: "ssl_basic", action: "CREATE", currency: "USD", price: 1 }, 20)).toEqual(
+      Option.none()
+    )
+    expect(fromRtrPrice({ product: "domain_com", action: "UPDATE", currency: "USD", price: 1 }, 20)).toEqual(
+      Option.none()
+    )
   })
 })
 
@@ -260,10 +266,14 @@ describe("npm run cli -- tlds sync / prices import", () => {
         const server = yield* TestServer.TestServer
         const fs = yield* Effect.promise(() => import("node:fs/promises"))
         const dir = yield* Effect.promise(() => fs.mkdtemp("/tmp/prices-"))
-        yield* Effect.promise(() => fs.writeFile(`${dir}/good.csv`, "tld,op,price_cents\ncom,register,777\nnet,renew,1555\n"))
+        yield* Effect.promise(() =>
+          fs.writeFile(`${dir}/good.csv`, "tld,op,price_cents\ncom,register,777\nnet,renew,1555\n")
+        )
         yield* Effect.promise(() => fs.writeFile(`${dir}/bad.csv`, "tld,op,price_cents\ncom,register,1\nnet,buy,2\n"))
         const env = { ...process.env, ...TestServer.baseEnv, DATABASE_URL: server.databaseUrl!, WORKERS: "false" }
-        const ok = yield* Effect.promise(() => exec("npx", ["tsx", "src/cli.ts", "prices", "import", `${dir}/good.csv`, "--json"], { env }))
+        const ok = yield* Effect.promise(() =>
+          exec("npx", ["tsx", "src/cli.ts", "prices", "import", `${dir}/good.csv`, "--json"], { env })
+        )
         expect(JSON.parse(ok.stdout)).toEqual({ imported: 2 })
         expect((yield* get("/api/pricing/tld?tld=com&op=register")).json.priceCents).toBe(777)
         expect((yield* get("/api/pricing/tld?tld=net&op=renew")).json.priceCents).toBe(1555)
@@ -280,4 +290,3 @@ describe("npm run cli -- tlds sync / prices import", () => {
       }), 60_000)
   })
 })
-

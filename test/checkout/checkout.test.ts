@@ -4,8 +4,8 @@
  * the ledger), declined and confirmation-step cards, two buyers at once, CSRF, bad input, the
  * marketplace's own /buy/ page, and that card numbers never reach the database.
  */
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { CARDS, csrfOf, openSession, ordersOfSession, page, payWith, postForm, ptOf } from "../support/CheckoutKit.js"
 import { createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
@@ -21,10 +21,23 @@ describe("hosted checkout", () => {
         const { baseUrl } = yield* TestServer.TestServer
         const cred = yield* embed()
         yield* seedListings([{ domain: "paid-once.com", bin: 150_000 }])
-        const opened = yield* openSession(cred, { domain: "paid-once.com", return_url: "https://partner.example/done?x=1", reference: "ref-1", buyer_email: "pre@example.org" })
+        const opened = yield* openSession(cred, {
+          domain: "paid-once.com",
+          return_url: "https://partner.example/done?x=1",
+          reference: "ref-1",
+          buyer_email: "pre@example.org"
+        })
         expect(opened.status).toBe(201)
         const s = opened.json
-        expect(s).toMatchObject({ domain: "paid-once.com", price_cents: 150_000, currency: "USD", status: "open", reference: "ref-1", environment: "sandbox", order: null })
+        expect(s).toMatchObject({
+          domain: "paid-once.com",
+          price_cents: 150_000,
+          currency: "USD",
+          status: "open",
+          reference: "ref-1",
+          environment: "sandbox",
+          order: null
+        })
         expect(s.id).toMatch(/^cs_/)
         expect(s.checkout_url).toMatch(/^http:\/\/localhost:\d+\/checkout\?pt=[\w-]+\.[\w-]+$/) // BASE_URL + /checkout?pt=
         const days = (Date.parse(s.expires_at) - Date.now()) / 86_400_000
@@ -41,8 +54,10 @@ describe("hosted checkout", () => {
         expect(shown.text).toContain("paid-once.com")
         expect(shown.text).toContain("$1,500.00")
         expect(shown.text).toContain("Acme Domains sandbox")
-        expect(shown.text).toContain('value="pre@example.org"')
-        for (const field of ["email", "name", "country", "card_number", "card_exp", "card_cvc"]) expect(shown.text).toContain(`name="${field}"`)
+        expect(shown.text).toContain("value=\"pre@example.org\"")
+        for (const field of ["email", "name", "country", "card_number", "card_exp", "card_cvc"]) {
+          expect(shown.text).toContain(`name="${field}"`)
+        }
 
         const paid = yield* payWith(pt, CARDS.ok)
         expect(paid.status).toBe(303)
@@ -54,17 +69,29 @@ describe("hosted checkout", () => {
 
         const orders = yield* ordersOfSession(s.id)
         expect(orders).toHaveLength(1)
-        expect(orders[0]).toMatchObject({ status: "PAID", payment_model: "hosted_checkout", partner_id: cred.partner_id })
+        expect(orders[0]).toMatchObject({
+          status: "PAID",
+          payment_model: "hosted_checkout",
+          partner_id: cred.partner_id
+        })
         expect(Number(orders[0]!.commission_cents)).toBe(15_000)
 
         const status = yield* signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`)
         expect(status.status).toBe(200)
-        expect(status.json).toMatchObject({ id: s.id, status: "paid", order: { public_id: orders[0]!.id, status: "PAID", payment_model: "hosted_checkout" } })
+        expect(status.json).toMatchObject({
+          id: s.id,
+          status: "paid",
+          order: { public_id: orders[0]!.id, status: "PAID", payment_model: "hosted_checkout" }
+        })
 
         const events = yield* signed(cred, "GET", "/api/partner/v1/events")
         const paidEvents = events.json.events.filter((e: any) => e.type === "order.paid")
         expect(paidEvents).toHaveLength(1)
-        expect(paidEvents[0].data.order).toMatchObject({ public_id: orders[0]!.id, status: "PAID", sale_price_cents: 150_000 })
+        expect(paidEvents[0].data.order).toMatchObject({
+          public_id: orders[0]!.id,
+          status: "PAID",
+          sale_price_cents: 150_000
+        })
 
         const tx = yield* signed(cred, "GET", "/api/partner/v1/transactions?payment_model=hosted_checkout")
         expect(tx.status).toBe(200)
@@ -75,11 +102,19 @@ describe("hosted checkout", () => {
         expect(receipt.status).toBe(200)
         expect(receipt.text).toContain("Payment received")
         expect(receipt.text).toContain("visa ending 4242")
-        expect(receipt.text).not.toContain('name="card_number"')
+        expect(receipt.text).not.toContain("name=\"card_number\"")
         // The service sends no e-mail: the receipt must not say it did.
         expect(receipt.text).toContain("buyer@example.org")
         expect(receipt.text).not.toMatch(/sent to|we will e-mail/i)
-        const again = yield* postForm(`/checkout/pay?pt=${encodeURIComponent(pt)}`, { csrf: csrfOf(shown.text), email: "b@example.org", name: "B", country: "NL", card_number: CARDS.ok, card_exp: "12/34", card_cvc: "123" }, baseUrl)
+        const again = yield* postForm(`/checkout/pay?pt=${encodeURIComponent(pt)}`, {
+          csrf: csrfOf(shown.text),
+          email: "b@example.org",
+          name: "B",
+          country: "NL",
+          card_number: CARDS.ok,
+          card_exp: "12/34",
+          card_cvc: "123"
+        }, baseUrl)
         expect(again.text).toContain("Payment received")
         expect(yield* ordersOfSession(s.id)).toHaveLength(1)
 
@@ -105,7 +140,9 @@ describe("hosted checkout", () => {
             union all select row_to_json(e)::text from partner_events e) x
           where t like '%4242424242424242%' or t like '%4242 4242%' or t like '%12/34%'`
         expect(rows[0]!.hit).toBe(0)
-        const [row] = yield* sql<{ card_brand: string; card_last4: string; payment_ref: string }>`select card_brand, card_last4, payment_ref from checkout_sessions where id = ${s.id}`
+        const [row] = yield* sql<
+          { card_brand: string; card_last4: string; payment_ref: string }
+        >`select card_brand, card_last4, payment_ref from checkout_sessions where id = ${s.id}`
         expect(row).toMatchObject({ card_brand: "visa", card_last4: "4242" })
         expect(row!.payment_ref).toMatch(/^pi_sbx_\w+_1_ok$/)
       }))
@@ -119,13 +156,13 @@ describe("hosted checkout", () => {
         const declined = yield* payWith(pt, CARDS.declined)
         expect(declined.status).toBe(402)
         expect(declined.text).toContain("Your card was declined")
-        expect(declined.text).toContain('name="card_number"')
+        expect(declined.text).toContain("name=\"card_number\"")
         // Reloading the page shows the form without the last attempt's message.
         const reloaded = yield* page(`/checkout?pt=${encodeURIComponent(pt)}`)
         expect(reloaded.status).toBe(200)
-        expect(reloaded.text).toContain('name="card_number"')
+        expect(reloaded.text).toContain("name=\"card_number\"")
         expect(reloaded.text).not.toContain("Your card was declined")
-        expect(reloaded.text).not.toContain('id="form-error"')
+        expect(reloaded.text).not.toContain("id=\"form-error\"")
         expect((yield* signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`)).json.status).toBe("open")
         expect(yield* ordersOfSession(s.id)).toHaveLength(0)
         const paid = yield* payWith(pt, CARDS.ok)
@@ -143,8 +180,13 @@ describe("hosted checkout", () => {
         const step = yield* payWith(pt, CARDS.action)
         expect(step.status).toBe(200)
         expect(step.text).toContain("Confirm your payment")
-        expect((yield* signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`)).json.status).toBe("requires_action")
-        const done = yield* postForm(`/checkout/confirm?pt=${encodeURIComponent(pt)}`, { csrf: csrfOf(step.text), action: "confirm" }, baseUrl)
+        expect((yield* signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`)).json.status).toBe(
+          "requires_action"
+        )
+        const done = yield* postForm(`/checkout/confirm?pt=${encodeURIComponent(pt)}`, {
+          csrf: csrfOf(step.text),
+          action: "confirm"
+        }, baseUrl)
         expect(done.status).toBe(303)
         expect(done.headers.get("location")).toBe(`http://127.0.0.1:9/back?session_id=${s.id}&status=paid`)
         expect(yield* ordersOfSession(s.id)).toHaveLength(1)
@@ -158,16 +200,23 @@ describe("hosted checkout", () => {
         yield* seedListings([{ domain: "contested.com" }])
         const s1 = (yield* openSession(a, { domain: "contested.com" })).json
         const s2 = (yield* openSession(b, { domain: "contested.com" })).json
-        const [r1, r2] = yield* Effect.all([payWith(ptOf(s1.checkout_url), CARDS.ok), payWith(ptOf(s2.checkout_url), CARDS.ok)], { concurrency: 2 })
+        const [r1, r2] = yield* Effect.all([
+          payWith(ptOf(s1.checkout_url), CARDS.ok),
+          payWith(ptOf(s2.checkout_url), CARDS.ok)
+        ], { concurrency: 2 })
         const statuses = [r1.status, r2.status].sort()
         expect(statuses).toEqual([303, 409])
         const loser = r1.status === 409 ? r1 : r2
         expect(loser.text).toContain("no longer available")
         expect(loser.text).toContain("not been charged")
-        const [count] = yield* sql<{ n: number }>`select count(*)::int as n from partner_orders where domain = 'contested.com'`
+        const [count] = yield* sql<
+          { n: number }
+        >`select count(*)::int as n from partner_orders where domain = 'contested.com'`
         expect(count!.n).toBe(1)
         const loserId = r1.status === 409 ? s1.id : s2.id
-        const [loserRow] = yield* sql<{ status: string; payment_ref: string | null }>`select status, payment_ref from checkout_sessions where id = ${loserId}`
+        const [loserRow] = yield* sql<
+          { status: string; payment_ref: string | null }
+        >`select status, payment_ref from checkout_sessions where id = ${loserId}`
         expect(loserRow).toEqual({ status: "open", payment_ref: null })
         // Once sold, new sessions are refused.
         expectError(yield* openSession(a, { domain: "contested.com" }), 409, "not_available")
@@ -180,7 +229,9 @@ describe("hosted checkout", () => {
         yield* seedListings([{ domain: "old-link.com" }])
         const s = (yield* openSession(cred, { domain: "old-link.com" })).json
         const pt = ptOf(s.checkout_url)
-        const tampered = yield* page(`/checkout?pt=${encodeURIComponent(pt.slice(0, -2) + (pt.endsWith("A") ? "BB" : "AA"))}`)
+        const tampered = yield* page(
+          `/checkout?pt=${encodeURIComponent(pt.slice(0, -2) + (pt.endsWith("A") ? "BB" : "AA"))}`
+        )
         expect(tampered.status).toBe(400)
         expect(tampered.text).toContain("Invalid checkout link")
         expect(tampered.text).not.toContain("card_number")
@@ -204,9 +255,18 @@ describe("hosted checkout", () => {
         const pt1 = ptOf(s1.checkout_url)
         expect((yield* payWith(pt1, CARDS.ok, { origin: "https://evil.example" })).status).toBe(403)
         const foreign = csrfOf((yield* page(`/checkout?pt=${encodeURIComponent(ptOf(s2.checkout_url))}`)).text)
-        const fields = { email: "b@example.org", name: "B", country: "NL", card_number: CARDS.ok, card_exp: "12/34", card_cvc: "123" }
+        const fields = {
+          email: "b@example.org",
+          name: "B",
+          country: "NL",
+          card_number: CARDS.ok,
+          card_exp: "12/34",
+          card_cvc: "123"
+        }
         expect((yield* postForm(`/checkout/pay?pt=${encodeURIComponent(pt1)}`, fields, baseUrl)).status).toBe(403)
-        expect((yield* postForm(`/checkout/pay?pt=${encodeURIComponent(pt1)}`, { ...fields, csrf: foreign }, baseUrl)).status).toBe(403)
+        expect(
+          (yield* postForm(`/checkout/pay?pt=${encodeURIComponent(pt1)}`, { ...fields, csrf: foreign }, baseUrl)).status
+        ).toBe(403)
         expect(yield* ordersOfSession(s1.id)).toHaveLength(0)
       }))
 
@@ -214,22 +274,50 @@ describe("hosted checkout", () => {
       Effect.gen(function*() {
         const cred = yield* embed()
         const noEmbed = yield* createPartner({ scopes: ["buy"] })
-        yield* seedListings([{ domain: "priced.com" }, { domain: "unpriced.com", bin: null }, { domain: "live-only.com", environment: "live" }, { domain: "held.com", locked: true }])
+        yield* seedListings([{ domain: "priced.com" }, { domain: "unpriced.com", bin: null }, {
+          domain: "live-only.com",
+          environment: "live"
+        }, { domain: "held.com", locked: true }])
         expectError(yield* openSession(cred, { domain: "not-listed-anywhere.com" }), 404, "domain_not_listed")
         expectError(yield* openSession(cred, { domain: "live-only.com" }), 404, "domain_not_listed") // sandbox credentials: sandbox inventory
         expectError(yield* openSession(cred, { domain: "unpriced.com" }), 409, "not_priced")
         // Locked without an order: not available, and the message says why (no order is in progress).
         const locked = expectError(yield* openSession(cred, { domain: "held.com" }), 409, "not_available")
         expect(locked.message).toBe("held.com is not available: the listing is locked")
-        expectError(yield* openSession(cred, { domain: "priced.com", return_url: "javascript:alert(1)" }), 400, "validation_error")
-        expectError(yield* openSession(cred, { domain: "priced.com", cancel_url: "ftp://x.example/" }), 400, "validation_error")
-        expectError(yield* openSession(cred, { domain: "priced.com", return_url: "/relative" }), 400, "validation_error")
-        expectError(yield* openSession(cred, { domain: "priced.com", reference: "r".repeat(201) }), 400, "validation_error")
-        expectError(yield* openSession(cred, { domain: "priced.com", return_url: `https://x.example/${"a".repeat(2100)}` }), 400, "validation_error")
-        expectError(yield* openSession(cred, { domain: "priced.com", buyer_email: "not-an-email" }), 400, "validation_error")
+        expectError(
+          yield* openSession(cred, { domain: "priced.com", return_url: "javascript:alert(1)" }),
+          400,
+          "validation_error"
+        )
+        expectError(
+          yield* openSession(cred, { domain: "priced.com", cancel_url: "ftp://x.example/" }),
+          400,
+          "validation_error"
+        )
+        expectError(
+          yield* openSession(cred, { domain: "priced.com", return_url: "/relative" }),
+          400,
+          "validation_error"
+        )
+        expectError(
+          yield* openSession(cred, { domain: "priced.com", reference: "r".repeat(201) }),
+          400,
+          "validation_error"
+        )
+        expectError(
+          yield* openSession(cred, { domain: "priced.com", return_url: `https://x.example/${"a".repeat(2100)}` }),
+          400,
+          "validation_error"
+        )
+        expectError(
+          yield* openSession(cred, { domain: "priced.com", buyer_email: "not-an-email" }),
+          400,
+          "validation_error"
+        )
         expectError(yield* openSession(cred, { domain: "bad domain!" }), 400, "validation_error")
         expectError(yield* openSession(noEmbed, { domain: "priced.com" }), 403, "forbidden")
-        expect((yield* openSession(cred, { domain: "priced.com", return_url: "http://localhost:8080/ok" })).status).toBe(201) // http outside production
+        expect((yield* openSession(cred, { domain: "priced.com", return_url: "http://localhost:8080/ok" })).status)
+          .toBe(201) // http outside production
 
         const s = (yield* openSession(cred, { domain: "priced.com" })).json
         const pt = ptOf(s.checkout_url)
@@ -274,7 +362,9 @@ describe("hosted checkout", () => {
         expect(receiptPath.startsWith("/checkout?pt=")).toBe(true)
         expect((yield* page(receiptPath, baseUrl)).text).toContain("Payment received")
         const sql = yield* SqlClient.SqlClient
-        const [order] = yield* sql<{ partner_id: string; payment_model: string; status: string; commission_cents: string }>`
+        const [order] = yield* sql<
+          { partner_id: string; payment_model: string; status: string; commission_cents: string }
+        >`
           select partner_id, payment_model, status, commission_cents from partner_orders where domain = 'house-sale.com'`
         expect(order).toMatchObject({ partner_id: "ptn_marketplace", payment_model: "hosted_checkout", status: "PAID" })
         expect(Number(order!.commission_cents)).toBe(0)

@@ -47,11 +47,23 @@ describe("cards", () => {
     const now = new Date("2026-11-24T00:00:00Z")
     const ok = checkCard({ number: "4242 4242 4242 4242", exp: "12/34", cvc: "123" }, now)
     expect(ok).toMatchObject({ ok: true, card: { brand: "visa", last4: "4242", expMonth: 12, expYear: 2034 } })
-    expect(checkCard({ number: "4242424242424242", exp: "10/26", cvc: "123" }, now)).toMatchObject({ ok: false, field: "card_exp" })
+    expect(checkCard({ number: "4242424242424242", exp: "10/26", cvc: "123" }, now)).toMatchObject({
+      ok: false,
+      field: "card_exp"
+    })
     expect(checkCard({ number: "4242424242424242", exp: "11/26", cvc: "123" }, now)).toMatchObject({ ok: true })
-    expect(checkCard({ number: "4242424242424242", exp: "13/30", cvc: "123" }, now)).toMatchObject({ ok: false, field: "card_exp" })
-    expect(checkCard({ number: "4242424242424242", exp: "12/34", cvc: "12" }, now)).toMatchObject({ ok: false, field: "card_cvc" })
-    expect(checkCard({ number: "4242424242424241", exp: "12/34", cvc: "123" }, now)).toMatchObject({ ok: false, field: "card_number" })
+    expect(checkCard({ number: "4242424242424242", exp: "13/30", cvc: "123" }, now)).toMatchObject({
+      ok: false,
+      field: "card_exp"
+    })
+    expect(checkCard({ number: "4242424242424242", exp: "12/34", cvc: "12" }, now)).toMatchObject({
+      ok: false,
+      field: "card_cvc"
+    })
+    expect(checkCard({ number: "4242424242424241", exp: "12/34", cvc: "123" }, now)).toMatchObject({
+      ok: false,
+      field: "card_number"
+    })
   })
 })
 
@@ -60,7 +72,16 @@ describe("return and cancel URLs", () => {
     expect(redirectUrlProblem("https://shop.example/done", true)).toBeUndefined()
     expect(redirectUrlProblem("http://shop.example/done", false)).toBeUndefined()
     expect(redirectUrlProblem("http://shop.example/done", true)).toBeDefined()
-    for (const bad of ["javascript:alert(1)", "JAVASCRIPT:alert(1)", "data:text/html,x", "ftp://x.example/", "/relative", "https://user:pw@x.example/"]) {
+    for (
+      const bad of [
+        "javascript:alert(1)",
+        "JAVASCRIPT:alert(1)",
+        "data:text/html,x",
+        "ftp://x.example/",
+        "/relative",
+        "https://user:pw@x.example/"
+      ]
+    ) {
       expect(redirectUrlProblem(bad, false), bad).toBeDefined()
       expect(redirectUrlProblem(bad, true), bad).toBeDefined()
     }
@@ -77,7 +98,9 @@ describe("return and cancel URLs", () => {
     ))
 
   it("the return address keeps the URL's own query and adds session_id and status", () => {
-    expect(returnAddress("https://shop.example/done?x=1#f", "cs_1", "paid")).toBe("https://shop.example/done?x=1&session_id=cs_1&status=paid#f")
+    expect(returnAddress("https://shop.example/done?x=1#f", "cs_1", "paid")).toBe(
+      "https://shop.example/done?x=1&session_id=cs_1&status=paid#f"
+    )
   })
 })
 
@@ -95,7 +118,7 @@ describe("Stripe-Signature", () => {
     ))
 
   it("accepts any of several v1 signatures (secret rotation) and ignores other schemes", () => {
-    const body = '{"id":"evt_1"}'
+    const body = "{\"id\":\"evt_1\"}"
     const t = 1_700_000_000
     const good = createHmac("sha256", secret).update(`${t}.${body}`).digest("hex")
     expect(verifyStripeSignature(`t=${t},v0=abc,v1=${"0".repeat(64)},v1=${good}`, body, secret, t).ok).toBe(true)

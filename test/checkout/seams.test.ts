@@ -7,8 +7,8 @@
  *   paying it calls `CartFulfilment.paid` (in the payment's transaction), then `committed` (after
  *   it, to wake the cart's job), and creates no order.
  */
-import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { CartCheckout, CartFulfilment } from "../../src/checkout/Cart.js"
 import { CartCheckoutLive, Checkout } from "../../src/checkout/Checkout.js"
@@ -24,7 +24,11 @@ let referrer = ""
 
 const StubReferrals = Layer.succeed(ReferralAttribution, {
   resolve: (cookie) =>
-    Effect.succeed(cookie === "click-1" ? Option.some({ partnerId: referrer, environment: "live" as const, linkId: "lnk_test1", clickId: "clk_1" }) : Option.none()),
+    Effect.succeed(
+      cookie === "click-1"
+        ? Option.some({ partnerId: referrer, environment: "live" as const, linkId: "lnk_test1", clickId: "clk_1" })
+        : Option.none()
+    ),
   checkoutStarted: (a, input) => Effect.sync(() => void started.push({ ...input, linkId: a.linkId }))
 })
 /** What the seam saw after each commit: the session's status as any other connection reads it. */
@@ -32,7 +36,8 @@ const committed: Array<{ cartId: string; status: string | undefined }> = []
 const RecordingFulfilment = Layer.effect(
   CartFulfilment,
   Effect.map(SqlClient.SqlClient, (sql) => ({
-    paid: (input: { readonly cartId: string; readonly sessionId: string }) => Effect.sync(() => void fulfilled.push(input)),
+    paid: (input: { readonly cartId: string; readonly sessionId: string }) =>
+      Effect.sync(() => void fulfilled.push(input)),
     committed: (input: { readonly cartId: string; readonly sessionId: string }) =>
       sql<{ status: string }>`select status from checkout_sessions where id = ${input.sessionId}`.pipe(
         Effect.map((rows) => void committed.push({ cartId: input.cartId, status: rows[0]?.status })),
@@ -55,12 +60,22 @@ layer(TestServer.layer() as Layer.Layer<any>)("checkout seams", (it) => {
       yield* seedListings([{ domain: "referred-sale.com", environment: "live", bin: 200_000 }])
       const checkout = yield* Checkout
       const session = yield* checkout.openForMarketplace("referred-sale.com", "click-1")
-      expect(session).toMatchObject({ kind: "marketplace", referral_partner_id: referrer, referral_link_id: "lnk_test1", referral_click_id: "clk_1" })
+      expect(session).toMatchObject({
+        kind: "marketplace",
+        referral_partner_id: referrer,
+        referral_link_id: "lnk_test1",
+        referral_click_id: "clk_1"
+      })
       expect(started).toContainEqual({ sessionId: session.id, domain: "referred-sale.com", linkId: "lnk_test1" })
       const paid = yield* payWith(ptOf(checkout.checkoutPath(session)), CARDS.ok)
       expect(paid.status).toBe(303)
       const [order] = yield* ordersOfSession(session.id)
-      expect(order).toMatchObject({ status: "PAID", payment_model: "referral", partner_id: referrer, referral_link_id: "lnk_test1" })
+      expect(order).toMatchObject({
+        status: "PAID",
+        payment_model: "referral",
+        partner_id: referrer,
+        referral_link_id: "lnk_test1"
+      })
       expect(Number(order!.commission_cents)).toBe(20_000)
       const sql = yield* SqlClient.SqlClient
       const [accrued] = yield* sql<{ n: string }>`
@@ -81,7 +96,12 @@ layer(TestServer.layer() as Layer.Layer<any>)("checkout seams", (it) => {
         userId: "usr_1",
         buyerEmail: "owner@example.org",
         currency: "USD",
-        items: [{ domain: "mine-one.com", op: "renew" as const, years: 1, priceCents: 1_500 }, { domain: "mine-two.net", op: "restore" as const, years: 1, priceCents: 8_500 }],
+        items: [{ domain: "mine-one.com", op: "renew" as const, years: 1, priceCents: 1_500 }, {
+          domain: "mine-two.net",
+          op: "restore" as const,
+          years: 1,
+          priceCents: 8_500
+        }],
         totalCents: 10_000
       }
       const first = yield* carts.open(cart)
@@ -92,7 +112,14 @@ layer(TestServer.layer() as Layer.Layer<any>)("checkout seams", (it) => {
       expect(shown.status).toBe(200)
       expect(shown.text).toContain("$100.00")
       expect(shown.text).toContain("Renewals and restores")
-      const result = yield* checkout.pay(first.sessionId, { email: "owner@example.org", name: "Owner", country: "DE", cardNumber: CARDS.ok, cardExp: "12/34", cardCvc: "123" })
+      const result = yield* checkout.pay(first.sessionId, {
+        email: "owner@example.org",
+        name: "Owner",
+        country: "DE",
+        cardNumber: CARDS.ok,
+        cardExp: "12/34",
+        cardCvc: "123"
+      })
       expect(result._tag).toBe("Paid")
       expect(fulfilled).toEqual([{ cartId: "cart_test_1", sessionId: first.sessionId }])
       // The cart job's workers are woken once the payment is committed (not at their next poll).
@@ -103,6 +130,7 @@ layer(TestServer.layer() as Layer.Layer<any>)("checkout seams", (it) => {
       yield* checkout.complete(s.id, s.payment_ref!)
       expect(fulfilled).toHaveLength(1)
       expect(committed).toHaveLength(1)
-      expect(yield* Effect.either(carts.open({ ...cart, cartId: "cart_empty", items: [], totalCents: 0 }))).toMatchObject({ _tag: "Left" })
+      expect(yield* Effect.either(carts.open({ ...cart, cartId: "cart_empty", items: [], totalCents: 0 })))
+        .toMatchObject({ _tag: "Left" })
     }).pipe(Effect.provide(CheckoutWithStandIns)))
 })

@@ -20,7 +20,11 @@ export interface DocExample {
 
 /** Self-contained curl commands of a markdown text, each with the answer written under it. */
 export const examplesOf = (file: string, text: string): Array<DocExample> => {
-  const blocks = [...text.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1], body: m[2], end: m.index! + m[0].length }))
+  const blocks = [...text.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({
+    lang: m[1],
+    body: m[2],
+    end: m.index! + m[0].length
+  }))
   const out: Array<DocExample> = []
   blocks.forEach((block, i) => {
     if (block.lang !== "sh" && block.lang !== "bash") return
@@ -36,7 +40,10 @@ export const examplesOf = (file: string, text: string): Array<DocExample> => {
       const rest = lines.slice(j + 1).filter((l) => l.trim() !== "" && !l.trim().startsWith("#"))
       let documented = rest.length > 0 && !rest[0].trim().startsWith("curl") ? rest[0] : ""
       const next = blocks[i + 1]
-      if (documented === "" && next !== undefined && next.lang === "json" && text.slice(block.end, text.indexOf("```", block.end)).trim() === "") {
+      if (
+        documented === "" && next !== undefined && next.lang === "json" &&
+        text.slice(block.end, text.indexOf("```", block.end)).trim() === ""
+      ) {
         documented = next.body
       }
       out.push({ file, command, documented })
@@ -46,7 +53,9 @@ export const examplesOf = (file: string, text: string): Array<DocExample> => {
 }
 
 const docsDir = Path.resolve(import.meta.dirname, "../../docs")
-const examples = Fs.readdirSync(docsDir).filter((f) => f.endsWith(".md")).flatMap((f) => examplesOf(f, Fs.readFileSync(Path.join(docsDir, f), "utf8")))
+const examples = Fs.readdirSync(docsDir).filter((f) => f.endsWith(".md")).flatMap((f) =>
+  examplesOf(f, Fs.readFileSync(Path.join(docsDir, f), "utf8"))
+)
 
 const run = (command: string, baseUrl: string) =>
   Effect.promise(() =>
@@ -66,7 +75,9 @@ const run = (command: string, baseUrl: string) =>
 const agree = (documented: unknown, actual: unknown, path: string, problems: Array<string>) => {
   if (Array.isArray(documented) || documented === undefined) return
   if (documented !== null && typeof documented === "object") {
-    if (actual === null || typeof actual !== "object") return void problems.push(`${path}: documented an object, got ${JSON.stringify(actual)}`)
+    if (actual === null || typeof actual !== "object") {
+      return void problems.push(`${path}: documented an object, got ${JSON.stringify(actual)}`)
+    }
     for (const [k, v] of Object.entries(documented)) {
       // Per request or per installation: ids, times, messages, the DNS resolver configured.
       if (k === "request_id" || k.endsWith("_at") || k === "id" || k === "message" || k === "resolver") continue
@@ -75,46 +86,53 @@ const agree = (documented: unknown, actual: unknown, path: string, problems: Arr
     return
   }
   if (typeof documented === "string" && (documented.includes("…") || /^\d{4}-\d\d-\d\dT/.test(documented))) return
-  if (documented !== actual) problems.push(`${path}: documented ${JSON.stringify(documented)}, got ${JSON.stringify(actual)}`)
+  if (documented !== actual) {
+    problems.push(`${path}: documented ${JSON.stringify(documented)}, got ${JSON.stringify(actual)}`)
+  }
 }
 
-layer(TestServer.layer({ DEMO_LISTINGS: "true", RDAP_MODE: "sandbox" }), { timeout: 300_000 })("docs/*.md examples", (it) => {
-  it("the docs have self-contained examples to run", () => {
-    expect(examples.length).toBeGreaterThan(10)
-    expect(examples.map((e) => e.command)).toContainEqual(expect.stringContaining("/api/tools/appraise"))
-    expect(examples.map((e) => e.command)).toContainEqual(expect.stringContaining("/api/market/listings?q=harbor"))
-  })
+layer(TestServer.layer({ DEMO_LISTINGS: "true", RDAP_MODE: "sandbox" }), { timeout: 300_000 })(
+  "docs/*.md examples",
+  (it) => {
+    it("the docs have self-contained examples to run", () => {
+      expect(examples.length).toBeGreaterThan(10)
+      expect(examples.map((e) => e.command)).toContainEqual(expect.stringContaining("/api/tools/appraise"))
+      expect(examples.map((e) => e.command)).toContainEqual(expect.stringContaining("/api/market/listings?q=harbor"))
+    })
 
-  it.effect("every example answers as documented", () =>
-    Effect.gen(function*() {
-      const server = yield* TestServer.TestServer
-      const problems: Array<string> = []
-      for (const example of examples) {
-        const where = `${example.file}: ${example.command}`
-        const reply = yield* run(example.command, server.baseUrl)
-        if (!(reply.status >= 200 && reply.status < 500)) {
-          problems.push(`${where}: status ${reply.status}`)
-          continue
+    it.effect("every example answers as documented", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer.TestServer
+        const problems: Array<string> = []
+        for (const example of examples) {
+          const where = `${example.file}: ${example.command}`
+          const reply = yield* run(example.command, server.baseUrl)
+          if (!(reply.status >= 200 && reply.status < 500)) {
+            problems.push(`${where}: status ${reply.status}`)
+            continue
+          }
+          let documented: unknown
+          try {
+            documented = JSON.parse(example.documented.trim())
+          } catch {
+            const code = /"code":"([a-z_]+)"/.exec(example.documented)?.[1]
+            if (code !== undefined && !reply.body.includes(`"code":"${code}"`)) {
+              problems.push(`${where}: documented code ${code}, got ${reply.body.slice(0, 200)}`)
+            }
+            continue
+          }
+          let actual: unknown
+          try {
+            actual = JSON.parse(reply.body)
+          } catch {
+            problems.push(`${where}: documented JSON, got ${reply.body.slice(0, 200)}`)
+            continue
+          }
+          const found: Array<string> = []
+          agree(documented, actual, "", found)
+          for (const p of found) problems.push(`${where}: ${p}`)
         }
-        let documented: unknown
-        try {
-          documented = JSON.parse(example.documented.trim())
-        } catch {
-          const code = /"code":"([a-z_]+)"/.exec(example.documented)?.[1]
-          if (code !== undefined && !reply.body.includes(`"code":"${code}"`)) problems.push(`${where}: documented code ${code}, got ${reply.body.slice(0, 200)}`)
-          continue
-        }
-        let actual: unknown
-        try {
-          actual = JSON.parse(reply.body)
-        } catch {
-          problems.push(`${where}: documented JSON, got ${reply.body.slice(0, 200)}`)
-          continue
-        }
-        const found: Array<string> = []
-        agree(documented, actual, "", found)
-        for (const p of found) problems.push(`${where}: ${p}`)
-      }
-      expect(problems).toEqual([])
-    }))
-})
+        expect(problems).toEqual([])
+      }))
+  }
+)

@@ -7,16 +7,28 @@ import { folderNameProblem, isContactHandle, normalizeDomainList, parseHostName 
 const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?$/).filter((l) => !/^..--/.test(l))
 const tld = fc.constantFrom("com", "net", "org", "io", "co.uk", "de")
 const domain = fc.tuple(label, tld).map(([l, t]) => `${l}.${t}`)
-const casing = (s: string) => fc.array(fc.boolean(), { minLength: s.length, maxLength: s.length }).map((flags) => [...s].map((c, i) => (flags[i] ? c.toUpperCase() : c)).join(""))
+const casing = (s: string) =>
+  fc.array(fc.boolean(), { minLength: s.length, maxLength: s.length }).map((flags) =>
+    [...s].map((c, i) => (flags[i] ? c.toUpperCase() : c)).join("")
+  )
 
 describe("normalizeDomainList", () => {
   it("keeps each A-label once, in first-seen order, whatever the casing or trailing dot", () =>
     fc.assert(
-      fc.property(fc.array(domain, { minLength: 1, maxLength: 50 }).chain((ds) => fc.tuple(fc.constant(ds), fc.array(fc.constantFrom(...ds).chain(casing), { maxLength: 50 }))), ([ds, variants]) => {
-        const { domains, invalid } = normalizeDomainList([...ds, ...variants, ...ds.map((d) => `${d}.`)])
-        expect(invalid).toEqual([])
-        expect(domains).toEqual([...new Set(ds)])
-      })
+      fc.property(
+        fc.array(domain, { minLength: 1, maxLength: 50 }).chain((ds) =>
+          fc.tuple(fc.constant(ds), fc.array(fc.constantFrom(...ds).chain(casing), { maxLength: 50 }))
+        ),
+        ([ds, variants]) => {
+          const { domains, invalid } = normalizeDomainList([
+            ...ds,
+            ...variants,
+            ...ds.map((d) => `${d}.`)
+          ])
+          expect(invalid).toEqual([])
+          expect(domains).toEqual([...new Set(ds)])
+        }
+      )
     ))
 
   it("reports every invalid entry with its index; subdomains are not registered names", () => {
@@ -38,7 +50,9 @@ describe("host names, folders, handles", () => {
 
   it("folder names: 1–64 letters, digits, space _ - . starting with a letter or digit", () => {
     for (const ok of ["Clients", "2024 renewals", "Ünïcode-ok_1.x"]) expect(folderNameProblem(ok)).toBeUndefined()
-    for (const bad of ["", " lead", "trail ", "a/b", "x".repeat(65), "-dash"]) expect(folderNameProblem(bad)).toBeDefined()
+    for (const bad of ["", " lead", "trail ", "a/b", "x".repeat(65), "-dash"]) {
+      expect(folderNameProblem(bad)).toBeDefined()
+    }
     fc.assert(fc.property(fc.string({ maxLength: 80 }), (s) => {
       const problem = folderNameProblem(s)
       if (problem === undefined) expect([...s].length).toBeLessThanOrEqual(64)

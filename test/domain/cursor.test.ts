@@ -2,7 +2,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Option } from "effect"
 import fc from "fast-check"
-import { bindingOf, decodeCursor, encodeCursor, LISTING_SORTS, type ListingFilters, type ListingSort, NO_PRICE_ASC, NO_PRICE_DESC, priceKey } from "../../src/domain/Cursor.js"
+import {
+  bindingOf,
+  decodeCursor,
+  encodeCursor,
+  LISTING_SORTS,
+  type ListingFilters,
+  type ListingSort,
+  NO_PRICE_ASC,
+  NO_PRICE_DESC,
+  priceKey
+} from "../../src/domain/Cursor.js"
 import { makeServiceSecret } from "../../src/platform/ServiceSecret.js"
 
 const secret = makeServiceSecret(Buffer.from("cursor-property-test-secret"))
@@ -19,7 +29,10 @@ const sort = fc.constantFrom(...LISTING_SORTS)
 const timeKey = fc.date({ min: new Date("2000-01-01"), max: new Date("2100-01-01"), noInvalidDate: true })
   .map((d) => d.toISOString().replace("Z", "123Z"))
 const positionFor = (s: ListingSort) =>
-  fc.record({ key: s === "newest" ? timeKey : fc.integer({ min: NO_PRICE_DESC, max: NO_PRICE_ASC }), id: fc.string({ minLength: 1, maxLength: 30 }) })
+  fc.record({
+    key: s === "newest" ? timeKey : fc.integer({ min: NO_PRICE_DESC, max: NO_PRICE_ASC }),
+    id: fc.string({ minLength: 1, maxLength: 30 })
+  })
 
 describe("listing cursors", () => {
   it("decode(encode(position)) is the position, for the same filters and sort", () => {
@@ -35,7 +48,10 @@ describe("listing cursors", () => {
     fc.assert(
       fc.property(filters, filters, sort, sort, (f1, f2, s1, s2) => {
         fc.pre(bindingOf(f1, s1) !== bindingOf(f2, s2))
-        const token = encodeCursor(sign, bindingOf(f1, s1), { key: s1 === "newest" ? "2026-01-01T00:00:00.000000Z" : 100, id: "lst_x" })
+        const token = encodeCursor(sign, bindingOf(f1, s1), {
+          key: s1 === "newest" ? "2026-01-01T00:00:00.000000Z" : 100,
+          id: "lst_x"
+        })
         const decoded = decodeCursor(verify, token, f2, s2)
         expect(Either.isLeft(decoded) && decoded.left).toBe("other_query")
       })
@@ -65,7 +81,10 @@ describe("listing cursors", () => {
         const i = at % token.length
         const flipped = token.slice(0, i) + (token[i] === "A" ? "B" : "A") + token.slice(i + 1)
         if (flipped !== token) expect(decodeCursor(verify, flipped, f, "price_asc")).toEqual(Either.left("malformed"))
-        const foreign = encodeCursor((p) => other.sign("listings-cursor", p), bindingOf(f, "price_asc"), { key: 1234, id: "lst_a" })
+        const foreign = encodeCursor((p) => other.sign("listings-cursor", p), bindingOf(f, "price_asc"), {
+          key: 1234,
+          id: "lst_a"
+        })
         expect(decodeCursor(verify, foreign, f, "price_asc")).toEqual(Either.left("malformed"))
         if (garbage !== token) expect(Either.isLeft(decodeCursor(verify, garbage, f, "price_asc"))).toBe(true)
       })
@@ -76,7 +95,10 @@ describe("listing cursors", () => {
     const f: ListingFilters = { environment: "live" }
     const priceCursor = encodeCursor(sign, bindingOf(f, "newest"), { key: 5, id: "lst_a" })
     expect(decodeCursor(verify, priceCursor, f, "newest")).toEqual(Either.left("malformed"))
-    const timeCursor = encodeCursor(sign, bindingOf(f, "price_asc"), { key: "2026-01-01T00:00:00.000000Z", id: "lst_a" })
+    const timeCursor = encodeCursor(sign, bindingOf(f, "price_asc"), {
+      key: "2026-01-01T00:00:00.000000Z",
+      id: "lst_a"
+    })
     expect(decodeCursor(verify, timeCursor, f, "price_asc")).toEqual(Either.left("malformed"))
   })
 

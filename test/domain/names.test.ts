@@ -7,19 +7,58 @@ import { parseDomainName, toUnicode } from "../../src/domain/DomainName.js"
 import { planSearch } from "../../src/search/Search.js"
 
 const PROBLEMS = [
-  "empty", "too_long", "empty_label", "label_too_long", "invalid_character", "hyphen_position",
-  "bidi_rule", "contextual_joiner", "idna_mapping", "ip_address", "single_label", "suffix_only"
+  "empty",
+  "too_long",
+  "empty_label",
+  "label_too_long",
+  "invalid_character",
+  "hyphen_position",
+  "bidi_rule",
+  "contextual_joiner",
+  "idna_mapping",
+  "ip_address",
+  "single_label",
+  "suffix_only"
 ]
 
 /** Letters a user may type: ASCII in both cases, digits, Latin accents, Greek, Cyrillic, CJK, sharp s. */
 const char = fc.constantFrom(
   ..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".split(""),
-  "ü", "Ü", "é", "ñ", "ß", "ø", "α", "Ω", "ж", "Д", "中", "文", "ー"
+  "ü",
+  "Ü",
+  "é",
+  "ñ",
+  "ß",
+  "ø",
+  "α",
+  "Ω",
+  "ж",
+  "Д",
+  "中",
+  "文",
+  "ー"
 )
-const label = fc.array(fc.oneof({ weight: 8, arbitrary: char }, { weight: 1, arbitrary: fc.constant("-") }), { minLength: 1, maxLength: 20 })
+const label = fc.array(fc.oneof({ weight: 8, arbitrary: char }, { weight: 1, arbitrary: fc.constant("-") }), {
+  minLength: 1,
+  maxLength: 20
+})
   .map((cs) => cs.join(""))
-const suffix = fc.constantFrom("com", "net", "io", "co.uk", "de", "CoM", "org.", "xn--p1ai", "рф", "中国", "notarealtld")
-const domainish = fc.tuple(fc.array(label, { minLength: 1, maxLength: 3 }), suffix).map(([labels, s]) => `${labels.join(".")}.${s}`)
+const suffix = fc.constantFrom(
+  "com",
+  "net",
+  "io",
+  "co.uk",
+  "de",
+  "CoM",
+  "org.",
+  "xn--p1ai",
+  "рф",
+  "中国",
+  "notarealtld"
+)
+const domainish = fc.tuple(fc.array(label, { minLength: 1, maxLength: 3 }), suffix).map(([labels, s]) =>
+  `${labels.join(".")}.${s}`
+)
 
 /** The four UTS-46 label separators, with a few letters and spaces around them. */
 const FULL_STOPS = [".", "\u3002", "\uFF0E", "\uFF61"]
@@ -79,16 +118,25 @@ describe("domain names", () => {
 
   it("any input is either a name or a typed problem, never an exception", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }), dotsAndLetters, domainish), (input) => {
-        const parsed = parseDomainName(input)
-        if (Either.isLeft(parsed)) {
-          expect(PROBLEMS).toContain(parsed.left.problem)
-          expect(parsed.left.message.length).toBeGreaterThan(0)
-        } else {
-          expect(parsed.right.ascii.length).toBeLessThanOrEqual(253)
-          expect(parsed.right.labels.every((l) => l.length >= 1 && l.length <= 63)).toBe(true)
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.string({ unit: "grapheme" }),
+          fc.string({ unit: "binary" }),
+          dotsAndLetters,
+          domainish
+        ),
+        (input) => {
+          const parsed = parseDomainName(input)
+          if (Either.isLeft(parsed)) {
+            expect(PROBLEMS).toContain(parsed.left.problem)
+            expect(parsed.left.message.length).toBeGreaterThan(0)
+          } else {
+            expect(parsed.right.ascii.length).toBeLessThanOrEqual(253)
+            expect(parsed.right.labels.every((l) => l.length >= 1 && l.length <= 63)).toBe(true)
+          }
         }
-      }),
+      ),
       { numRuns: 3000 }
     )
   })
@@ -98,7 +146,8 @@ describe("domain names", () => {
       fc.property(domainish, fc.constantFrom(...FULL_STOPS), (input, dot) => {
         const plain = parseDomainName(input)
         const other = parseDomainName(input.replaceAll(".", dot))
-        const outcome = (e: typeof plain) => Either.match(e, { onLeft: (l) => `problem ${l.problem}`, onRight: (n) => n.ascii })
+        const outcome = (e: typeof plain) =>
+          Either.match(e, { onLeft: (l) => `problem ${l.problem}`, onRight: (n) => n.ascii })
         expect(outcome(other)).toBe(outcome(plain))
       }),
       { numRuns: 1000 }
@@ -106,23 +155,45 @@ describe("domain names", () => {
   })
 
   it("a letters-digits-hyphens name (the fast path that skips tr46) gets exactly tr46's answer", () => {
-    const ldh = fc.array(fc.constantFrom(..."aZ09x-n".split("")), { minLength: 1, maxLength: 8 }).map((cs) => cs.join(""))
-    const name = fc.tuple(fc.array(ldh, { minLength: 1, maxLength: 3 }), fc.constantFrom("com", "CO.uk", "xn--p1ai", "io")).map(([ls, s]) =>
-      `${ls.join(".")}.${s}`
+    const ldh = fc.array(fc.constantFrom(..."aZ09x-n".split("")), { minLength: 1, maxLength: 8 }).map((cs) =>
+      cs.join("")
     )
-    const options = { checkHyphens: true, checkBidi: true, checkJoiners: true, useSTD3ASCIIRules: true, transitionalProcessing: false }
+    const name = fc.tuple(
+      fc.array(ldh, { minLength: 1, maxLength: 3 }),
+      fc.constantFrom("com", "CO.uk", "xn--p1ai", "io")
+    ).map(([ls, s]) => `${ls.join(".")}.${s}`)
+    const options = {
+      checkHyphens: true,
+      checkBidi: true,
+      checkJoiners: true,
+      useSTD3ASCIIRules: true,
+      transitionalProcessing: false
+    }
     fc.assert(
-      fc.property(fc.oneof(name, fc.constantFrom("xn--bcher-kva.de", "ab--c.com", "-a.com", "a-.com", "XN--P1AI.com", "a.b-.com")), (input) => {
-        const expected = tr46.toASCII(input, options)
-        const parsed = parseDomainName(input)
-        if (expected === null) {
-          expect(Either.isLeft(parsed)).toBe(true)
-          return
+      fc.property(
+        fc.oneof(
+          name,
+          fc.constantFrom("xn--bcher-kva.de", "ab--c.com", "-a.com", "a-.com", "XN--P1AI.com", "a.b-.com")
+        ),
+        (input) => {
+          const expected = tr46.toASCII(input, options)
+          const parsed = parseDomainName(input)
+          if (expected === null) {
+            expect(Either.isLeft(parsed)).toBe(true)
+            return
+          }
+          if (Either.isLeft(parsed)) return // rejected for a reason after UTS-46 (e.g. suffix only)
+          expect(parsed.right.ascii).toBe(expected)
+          expect(parsed.right.unicode).toBe(
+            tr46.toUnicode(expected, {
+              checkHyphens: false,
+              checkBidi: false,
+              checkJoiners: false,
+              useSTD3ASCIIRules: false
+            }).domain
+          )
         }
-        if (Either.isLeft(parsed)) return // rejected for a reason after UTS-46 (e.g. suffix only)
-        expect(parsed.right.ascii).toBe(expected)
-        expect(parsed.right.unicode).toBe(tr46.toUnicode(expected, { checkHyphens: false, checkBidi: false, checkJoiners: false, useSTD3ASCIIRules: false }).domain)
-      }),
+      ),
       { numRuns: 2000 }
     )
   })

@@ -7,7 +7,17 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { balancesOf, payoutFailed, payoutPaid, payoutStarted, type Posting, recorded, refunded, type SaleFacts, settled } from "../../src/domain/Ledger.js"
+import {
+  balancesOf,
+  payoutFailed,
+  payoutPaid,
+  payoutStarted,
+  type Posting,
+  recorded,
+  refunded,
+  type SaleFacts,
+  settled
+} from "../../src/domain/Ledger.js"
 import { commissionOf } from "../../src/domain/Money.js"
 import {
   attributionOf,
@@ -33,25 +43,33 @@ const clickArb = fc.record({
 
 describe("attribution", () => {
   it("the last click at or before the purchase wins if within the window; else nothing", () => {
-    fc.assert(fc.property(fc.array(clickArb, { maxLength: 20 }), fc.integer({ min: 0, max: 150 * DAY_MS }), (clicks, purchase) => {
-      const got = attributionOf(clicks, purchase, WINDOW)
-      const before = clicks.filter((c) => c.at <= purchase)
-      const latest = Math.max(...before.map((c) => c.at))
-      if (before.length === 0 || purchase - latest > WINDOW) return got === undefined
-      return got !== undefined && got.at === latest && purchase - got.at <= WINDOW
-    }))
+    fc.assert(
+      fc.property(
+        fc.array(clickArb, { maxLength: 20 }),
+        fc.integer({ min: 0, max: 150 * DAY_MS }),
+        (clicks, purchase) => {
+          const got = attributionOf(clicks, purchase, WINDOW)
+          const before = clicks.filter((c) => c.at <= purchase)
+          const latest = Math.max(...before.map((c) => c.at))
+          if (before.length === 0 || purchase - latest > WINDOW) return got === undefined
+          return got !== undefined && got.at === latest && purchase - got.at <= WINDOW
+        }
+      )
+    )
   })
 
   it("the cookie model (each click overwrites it, the purchase checks its age) agrees", () => {
-    fc.assert(fc.property(fc.array(clickArb, { maxLength: 20 }), fc.integer({ min: 0, max: 30 * DAY_MS }), (clicks, after) => {
-      const inOrder = [...clicks].sort((a, b) => a.at - b.at)
-      let cookie: Click | undefined
-      for (const c of inOrder) cookie = c
-      const purchase = (inOrder.at(-1)?.at ?? 0) + after
-      const byCookie = cookie !== undefined && purchase - cookie.at <= WINDOW ? cookie : undefined
-      const byRule = attributionOf(inOrder, purchase, WINDOW)
-      return byCookie?.at === byRule?.at && (byCookie === undefined) === (byRule === undefined)
-    }))
+    fc.assert(
+      fc.property(fc.array(clickArb, { maxLength: 20 }), fc.integer({ min: 0, max: 30 * DAY_MS }), (clicks, after) => {
+        const inOrder = [...clicks].sort((a, b) => a.at - b.at)
+        let cookie: Click | undefined
+        for (const c of inOrder) cookie = c
+        const purchase = (inOrder.at(-1)?.at ?? 0) + after
+        const byCookie = cookie !== undefined && purchase - cookie.at <= WINDOW ? cookie : undefined
+        const byRule = attributionOf(inOrder, purchase, WINDOW)
+        return byCookie?.at === byRule?.at && (byCookie === undefined) === (byRule === undefined)
+      })
+    )
   })
 
   it("a later click on another partner's link takes the sale", () => {
@@ -65,17 +83,36 @@ describe("attribution", () => {
 
 describe("clicks", () => {
   it("bots: crawlers, unfurlers and scripts are bots; browsers are not", () => {
-    for (const ua of ["Googlebot/2.1 (+http://www.google.com/bot.html)", "facebookexternalhit/1.1", "curl/8.5.0", "python-requests/2.31", "", "Slackbot-LinkExpanding 1.0"]) {
+    for (
+      const ua of [
+        "Googlebot/2.1 (+http://www.google.com/bot.html)",
+        "facebookexternalhit/1.1",
+        "curl/8.5.0",
+        "python-requests/2.31",
+        "",
+        "Slackbot-LinkExpanding 1.0"
+      ]
+    ) {
       expect(isBot(ua), ua).toBe(true)
     }
-    for (const ua of ["Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 Version/17.5 Mobile/15E148 Safari/604.1"]) {
+    for (
+      const ua of [
+        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36",
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 Version/17.5 Mobile/15E148 Safari/604.1"
+      ]
+    ) {
       expect(isBot(ua), ua).toBe(false)
     }
   })
 
   it("unique: never a bot; a visitor's click is unique iff their previous one on the link is older than the repeat window", () => {
     const REPEAT = 30 * 60_000
-    const ev = fc.record({ linkId: fc.constantFrom("l1", "l2"), visitor: fc.constantFrom("v1", "v2", "v3"), bot: fc.boolean(), gap: fc.integer({ min: 0, max: 3 * REPEAT }) })
+    const ev = fc.record({
+      linkId: fc.constantFrom("l1", "l2"),
+      visitor: fc.constantFrom("v1", "v2", "v3"),
+      bot: fc.boolean(),
+      gap: fc.integer({ min: 0, max: 3 * REPEAT })
+    })
     fc.assert(fc.property(fc.array(ev, { maxLength: 40 }), (events) => {
       const seen = new Map<string, number>()
       const last = new Map<string, number>()
@@ -115,7 +152,10 @@ describe("report windows", () => {
     expect(w.ok && [w.from, w.to, w.days.length]).toEqual(["2026-02-09", "2026-03-10", 30])
     expect(reportWindow("2026-02-30", undefined, Date.now()).ok).toBe(false)
     expect(reportWindow("yesterday", undefined, Date.now()).ok).toBe(false)
-    expect(reportWindow(undefined, "2026-01-01T23:30:00-02:00", Date.now())).toMatchObject({ ok: true, to: "2026-01-02" })
+    expect(reportWindow(undefined, "2026-01-01T23:30:00-02:00", Date.now())).toMatchObject({
+      ok: true,
+      to: "2026-01-02"
+    })
   })
   it("conversion is sales per unique click, 0 without clicks", () => {
     expect(conversionRate(1, 3)).toBe(0.3333)
@@ -135,8 +175,16 @@ type Op =
   | { readonly op: "payout"; readonly outcome: "paid" | "failed" }
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ op: fc.constant("click" as const), partner: fc.constantFrom("a" as const, "b" as const), gapHours: fc.integer({ min: 0, max: 24 * 40 }) }),
-  fc.record({ op: fc.constant("purchase" as const), cents: fc.integer({ min: 0, max: 5_000_000 }), gapHours: fc.integer({ min: 0, max: 24 * 20 }) }),
+  fc.record({
+    op: fc.constant("click" as const),
+    partner: fc.constantFrom("a" as const, "b" as const),
+    gapHours: fc.integer({ min: 0, max: 24 * 40 })
+  }),
+  fc.record({
+    op: fc.constant("purchase" as const),
+    cents: fc.integer({ min: 0, max: 5_000_000 }),
+    gapHours: fc.integer({ min: 0, max: 24 * 20 })
+  }),
   fc.record({ op: fc.constant("refund" as const), pick: fc.nat() }),
   fc.record({ op: fc.constant("deliver" as const), pick: fc.nat() }),
   fc.record({ op: fc.constant("settle" as const) }),
@@ -173,7 +221,12 @@ describe("commission ledger (model test against the ledger)", () => {
               now += o.gapHours * 3_600_000
               const who = attributionOf(clicks, now, WINDOW)
               if (who?.partnerId !== "a") break
-              const facts: SaleFacts = { orderId: `ord_${orders.length}`, paymentModel: "referral", saleCents: o.cents, commissionBps: 1000 }
+              const facts: SaleFacts = {
+                orderId: `ord_${orders.length}`,
+                paymentModel: "referral",
+                saleCents: o.cents,
+                commissionBps: 1000
+              }
               orders.push({ facts, state: "paid" })
               postings.push(recorded(facts))
               break
@@ -218,7 +271,9 @@ describe("commission ledger (model test against the ledger)", () => {
           const view = commissionLedger(postings.map(movementOf))
           const owed = -(books.commission_accrued + books.commission_payable)
           if ((view.entries.at(-1)?.balance ?? 0) !== owed) return false
-          if (view.balance.accrued !== -books.commission_accrued || view.balance.payable !== -books.commission_payable) return false
+          if (
+            view.balance.accrued !== -books.commission_accrued || view.balance.payable !== -books.commission_payable
+          ) return false
           if (view.balance.paidOut !== -(books.payouts_in_flight + books.payouts_paid)) return false
         }
         const view = commissionLedger(postings.map(movementOf))
@@ -229,12 +284,22 @@ describe("commission ledger (model test against the ledger)", () => {
           previous = e.balance
         }
         const commissionOfOrders = (states: ReadonlyArray<string>) =>
-          orders.filter((x) => states.includes(x.state)).reduce((n, x) => n + commissionOf(x.facts.saleCents, x.facts.commissionBps), 0)
+          orders.filter((x) => states.includes(x.state)).reduce(
+            (n, x) => n + commissionOf(x.facts.saleCents, x.facts.commissionBps),
+            0
+          )
         return (
           view.balance.reversed === commissionOfOrders(["refunded"]) &&
           view.balance.paidOut === expectedPaidOut &&
           previous === commissionOfOrders(["paid", "delivered", "settled"]) - expectedPaidOut &&
-          view.entries.every((e) => (e.kind === "accrued" ? e.amount >= 0 : e.kind === "reversed" || e.kind === "paid_out" ? e.amount <= 0 : true))
+          view.entries.every((
+            e
+          ) => (e.kind === "accrued"
+            ? e.amount >= 0
+            : e.kind === "reversed" || e.kind === "paid_out"
+            ? e.amount <= 0
+            : true)
+          )
         )
       }),
       { numRuns: 300 }

@@ -11,7 +11,9 @@ import { runCli } from "../support/cli.js"
 import { get, type Reply } from "../support/http.js"
 import * as TestServer from "../support/TestServer.js"
 
-const server = Layer.unwrapScoped(Effect.map(TestServer.sharedDatabaseUrl, (url) => TestServer.layer({}, { databaseUrl: url })))
+const server = Layer.unwrapScoped(
+  Effect.map(TestServer.sharedDatabaseUrl, (url) => TestServer.layer({}, { databaseUrl: url }))
+)
 
 const PATH = "/api/v1/domains/available?domain=example.com"
 
@@ -22,8 +24,7 @@ const expectLegacy401 = (reply: Reply, label: string) => {
   expect(reply.headers.get("x-request-id"), label).toMatch(/^req_/)
 }
 
-const cli = (args: ReadonlyArray<string>) =>
-  Effect.flatMap(TestServer.TestServer, (s) => runCli(s.databaseUrl!, args))
+const cli = (args: ReadonlyArray<string>) => Effect.flatMap(TestServer.TestServer, (s) => runCli(s.databaseUrl!, args))
 
 layer(server, { timeout: 120_000 })("API key pairs", (it) => {
   it.effect("apikey create prints {key, secret} once; the pair opens /api/v1/domains/available", () =>
@@ -55,7 +56,10 @@ layer(server, { timeout: 120_000 })("API key pairs", (it) => {
         ["key only", { "x-api-key": pair.key }],
         ["secret only", { "x-api-secret": pair.secret }],
         ["empty secret", { "x-api-key": pair.key, "x-api-secret": "" }],
-        ["wrong secret", { "x-api-key": pair.key, "x-api-secret": pair.secret.slice(0, -1) + (pair.secret.endsWith("A") ? "B" : "A") }],
+        ["wrong secret", {
+          "x-api-key": pair.key,
+          "x-api-secret": pair.secret.slice(0, -1) + (pair.secret.endsWith("A") ? "B" : "A")
+        }],
         ["unknown key", { "x-api-key": "ak_doesnotexist000000000000", "x-api-secret": pair.secret }],
         ["secret of another key", { "x-api-key": pair.key, "x-api-secret": other.secret }]
       ]

@@ -8,9 +8,16 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { authorizeQuery, createTestUser, pkcePair, registerClient, serverAtBaseUrl, tokenRequest } from "../support/identity.js"
-import { TestServer } from "../support/TestServer.js"
 import { hasChromium, launch, warnIfNoChromium } from "../support/Browser.js"
+import {
+  authorizeQuery,
+  createTestUser,
+  pkcePair,
+  registerClient,
+  serverAtBaseUrl,
+  tokenRequest
+} from "../support/identity.js"
+import { TestServer } from "../support/TestServer.js"
 
 warnIfNoChromium("consent-browser")
 
@@ -20,7 +27,9 @@ const callbackServer = Effect.acquireRelease(
     const hits: Array<URL> = []
     const server = createServer((req, res) => {
       hits.push(new URL(req.url!, "http://127.0.0.1"))
-      res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>client</title><p>Back at the client.</p>")
+      res.writeHead(200, { "content-type": "text/html" }).end(
+        "<!doctype html><title>client</title><p>Back at the client.</p>"
+      )
     })
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address() as AddressInfo
@@ -41,7 +50,13 @@ describe.skipIf(!hasChromium)("consent page in headless Chromium", () => {
         const clientId = yield* registerClient([callback.url], "Browser Test App")
         const { challenge, verifier } = pkcePair()
         const authorizeUrl = `${baseUrl}/oauth/authorize?${
-          authorizeQuery({ clientId, challenge, redirectUri: callback.url, state: "browser-state", scopes: ["pricing:read"] })
+          authorizeQuery({
+            clientId,
+            challenge,
+            redirectUri: callback.url,
+            state: "browser-state",
+            scopes: ["pricing:read"]
+          })
         }`
 
         const landed = yield* Effect.promise(async () => {
@@ -55,7 +70,10 @@ describe.skipIf(!hasChromium)("consent page in headless Chromium", () => {
           await page.waitForSelector("button[value=approve]")
           expect(await page.textContent("h1")).toBe("Authorize Browser Test App")
           expect(await page.textContent("main")).toContain("pricing:read")
-          await Promise.all([page.waitForURL((u) => u.href.startsWith(callback.url)), page.click("button[value=approve]")])
+          await Promise.all([
+            page.waitForURL((u) => u.href.startsWith(callback.url)),
+            page.click("button[value=approve]")
+          ])
           expect(await page.textContent("p")).toBe("Back at the client.")
           return new URL(page.url())
         })
@@ -65,9 +83,17 @@ describe.skipIf(!hasChromium)("consent page in headless Chromium", () => {
         expect(landed.searchParams.get("iss")).toBe(baseUrl)
         const code = landed.searchParams.get("code")!
         expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/)
-        expect(callback.hits.filter((h) => h.pathname === "/callback").map((h) => h.searchParams.get("code"))).toEqual([code])
+        expect(callback.hits.filter((h) => h.pathname === "/callback").map((h) => h.searchParams.get("code"))).toEqual([
+          code
+        ])
 
-        const tokens = (yield* tokenRequest({ grant_type: "authorization_code", client_id: clientId, code, redirect_uri: callback.url, code_verifier: verifier })).json
+        const tokens = (yield* tokenRequest({
+          grant_type: "authorization_code",
+          client_id: clientId,
+          code,
+          redirect_uri: callback.url,
+          code_verifier: verifier
+        })).json
         expect(tokens.token_type).toBe("Bearer")
         expect(tokens.scope).toBe("pricing:read")
       }))
@@ -79,7 +105,9 @@ describe.skipIf(!hasChromium)("consent page in headless Chromium", () => {
         const callback = yield* callbackServer
         const browser = yield* launch
         const clientId = yield* registerClient([callback.url], "Denied App")
-        const authorizeUrl = `${baseUrl}/oauth/authorize?${authorizeQuery({ clientId, challenge: pkcePair().challenge, redirectUri: callback.url, state: "d" })}`
+        const authorizeUrl = `${baseUrl}/oauth/authorize?${
+          authorizeQuery({ clientId, challenge: pkcePair().challenge, redirectUri: callback.url, state: "d" })
+        }`
         const landed = yield* Effect.promise(async () => {
           const page = await browser.newPage()
           await page.goto(authorizeUrl)

@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { accessToken } from "../support/identity.js"
 import { post } from "../support/http.js"
+import { accessToken } from "../support/identity.js"
 import * as TestServer from "../support/TestServer.js"
 
 const introspect = (token: string) =>

@@ -46,12 +46,26 @@ const freshCode = (options: { scopes?: ReadonlyArray<string>; resource?: string;
     const clientId = yield* registerClient()
     const cookie = yield* signIn(user)
     const { challenge, verifier } = pkcePair()
-    const redirect = yield* authorize({ clientId, cookie, challenge, scopes: options.scopes, resource: options.resource, state: options.state ?? "s" })
+    const redirect = yield* authorize({
+      clientId,
+      cookie,
+      challenge,
+      scopes: options.scopes,
+      resource: options.resource,
+      state: options.state ?? "s"
+    })
     return { user, clientId, cookie, verifier, challenge, redirect, code: redirect.searchParams.get("code")! }
   })
 
 const exchange = (c: { clientId: string; code: string; verifier: string }, extra: Record<string, string> = {}) =>
-  tokenRequest({ grant_type: "authorization_code", client_id: c.clientId, code: c.code, redirect_uri: REDIRECT_URI, code_verifier: c.verifier, ...extra })
+  tokenRequest({
+    grant_type: "authorization_code",
+    client_id: c.clientId,
+    code: c.code,
+    redirect_uri: REDIRECT_URI,
+    code_verifier: c.verifier,
+    ...extra
+  })
 
 layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it) => {
   describe("discovery", () => {
@@ -93,7 +107,11 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
         })
         const mcp = yield* get("/.well-known/oauth-protected-resource/mcp")
         expect(mcp.status).toBe(200)
-        expect(mcp.json).toMatchObject({ resource: `${baseUrl}/mcp`, authorization_servers: [baseUrl], scopes_supported: ["pricing:read"] })
+        expect(mcp.json).toMatchObject({
+          resource: `${baseUrl}/mcp`,
+          authorization_servers: [baseUrl],
+          scopes_supported: ["pricing:read"]
+        })
       }))
   })
 
@@ -102,8 +120,13 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
       Effect.gen(function*() {
         const doc = (yield* get("/api/openapi.json")).json
         const token = doc.paths["/api/oauth/token"].post
-        expect(Object.keys(token.requestBody.content).sort()).toEqual(["application/json", "application/x-www-form-urlencoded"])
-        expect(token.responses["400"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/OAuthError" })
+        expect(Object.keys(token.requestBody.content).sort()).toEqual([
+          "application/json",
+          "application/x-www-form-urlencoded"
+        ])
+        expect(token.responses["400"].content["application/json"].schema).toEqual({
+          $ref: "#/components/schemas/OAuthError"
+        })
         expect(doc.components.schemas.OAuthError.required.sort()).toEqual(["error", "error_description"])
         expect(doc.paths["/api/oauth/register"].post.responses["400"].content["application/json"].schema).toEqual({
           $ref: "#/components/schemas/ClientRegistrationError"
@@ -113,9 +136,24 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
         expect(Object.keys(authorize.responses["200"].content)).toEqual(["text/html"])
         expect(Object.keys(authorize.responses["400"].content)).toContain("text/html")
         expect(authorize.parameters.map((p: any) => p.name)).toEqual(
-          expect.arrayContaining(["response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method", "state", "scope", "resource"])
+          expect.arrayContaining([
+            "response_type",
+            "client_id",
+            "redirect_uri",
+            "code_challenge",
+            "code_challenge_method",
+            "state",
+            "scope",
+            "resource"
+          ])
         )
-        for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
+        for (
+          const path of [
+            "/.well-known/oauth-authorization-server",
+            "/.well-known/oauth-protected-resource",
+            "/.well-known/oauth-protected-resource/mcp"
+          ]
+        ) {
           expect(doc.paths[path].get.responses["200"], path).toBeDefined()
         }
         expect(doc.paths["/api/oauth/revoke"].post.responses["200"]).toBeDefined()
@@ -126,7 +164,10 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
   describe("registration (RFC 7591)", () => {
     it.effect("201 with a client_id, no secret, token_endpoint_auth_method none", () =>
       Effect.gen(function*() {
-        const reply = yield* post("/api/oauth/register", { redirect_uris: ["https://app.example/cb", "http://127.0.0.1:8123/cb"], client_name: "My agent" })
+        const reply = yield* post("/api/oauth/register", {
+          redirect_uris: ["https://app.example/cb", "http://127.0.0.1:8123/cb"],
+          client_name: "My agent"
+        })
         expect(reply.status).toBe(201)
         expect(reply.headers.get("cache-control")).toBe("no-store")
         expect(reply.json).toEqual({
@@ -143,15 +184,17 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
 
     it.effect("invalid_redirect_uri: not https off loopback, a fragment, relative, missing, empty", () =>
       Effect.gen(function*() {
-        for (const body of [
-          { redirect_uris: ["http://app.example/cb"] },
-          { redirect_uris: ["https://app.example/cb#frag"] },
-          { redirect_uris: ["/relative"] },
-          { redirect_uris: ["javascript:alert(1)"] },
-          { redirect_uris: [] },
-          { client_name: "no uris" },
-          { redirect_uris: "https://app.example/cb" }
-        ]) {
+        for (
+          const body of [
+            { redirect_uris: ["http://app.example/cb"] },
+            { redirect_uris: ["https://app.example/cb#frag"] },
+            { redirect_uris: ["/relative"] },
+            { redirect_uris: ["javascript:alert(1)"] },
+            { redirect_uris: [] },
+            { client_name: "no uris" },
+            { redirect_uris: "https://app.example/cb" }
+          ]
+        ) {
           expectOAuthError(yield* post("/api/oauth/register", body), 400, "invalid_redirect_uri")
         }
       }))
@@ -159,16 +202,22 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
     it.effect("invalid_client_metadata: confidential auth methods, other grant types, a bad body", () =>
       Effect.gen(function*() {
         const uris = ["https://app.example/cb"]
-        for (const body of [
-          { redirect_uris: uris, token_endpoint_auth_method: "client_secret_basic" },
-          { redirect_uris: uris, grant_types: ["client_credentials"] },
-          { redirect_uris: uris, response_types: ["token"] },
-          { redirect_uris: uris, scope: "admin" },
-          { redirect_uris: uris, client_name: 42 }
-        ]) {
+        for (
+          const body of [
+            { redirect_uris: uris, token_endpoint_auth_method: "client_secret_basic" },
+            { redirect_uris: uris, grant_types: ["client_credentials"] },
+            { redirect_uris: uris, response_types: ["token"] },
+            { redirect_uris: uris, scope: "admin" },
+            { redirect_uris: uris, client_name: 42 }
+          ]
+        ) {
           expectOAuthError(yield* post("/api/oauth/register", body), 400, "invalid_client_metadata")
         }
-        expectOAuthError(yield* post("/api/oauth/register", "{not json", { "content-type": "application/json" }), 400, "invalid_client_metadata")
+        expectOAuthError(
+          yield* post("/api/oauth/register", "{not json", { "content-type": "application/json" }),
+          400,
+          "invalid_client_metadata"
+        )
       }))
   })
 
@@ -196,7 +245,11 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
         expect(Object.keys(schemas.ClientRegistrationRequest.properties).sort()).toEqual(Object.keys(sample).sort())
         const reply = yield* post("/api/oauth/register", sample)
         expect(reply.status, reply.text).toBe(201)
-        expect(reply.json).toEqual({ ...sample, client_id: expect.stringMatching(/^client_/), client_id_issued_at: expect.any(Number) })
+        expect(reply.json).toEqual({
+          ...sample,
+          client_id: expect.stringMatching(/^client_/),
+          client_id_issued_at: expect.any(Number)
+        })
         const created = doc.paths["/api/oauth/register"].post.responses["201"].content["application/json"].schema
         const information = created.$ref === undefined ? created : schemas[created.$ref.split("/").pop()]
         const answered = Object.keys(information.properties)
@@ -207,12 +260,24 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
       Effect.gen(function*() {
         const schemas = (yield* get("/api/openapi.json")).json.components.schemas
         const nullable = Object.entries(schemas.ClientRegistrationRequest.properties)
-          .filter(([, p]: [string, any]) => JSON.stringify(p).includes('"type":"null"'))
+          .filter(([, p]: [string, any]) => JSON.stringify(p).includes("\"type\":\"null\""))
           .map(([name]) => name)
         expect(nullable.sort()).toEqual([
-          "client_name", "client_uri", "grant_types", "logo_uri", "policy_uri", "response_types", "software_id", "software_version", "token_endpoint_auth_method", "tos_uri"
+          "client_name",
+          "client_uri",
+          "grant_types",
+          "logo_uri",
+          "policy_uri",
+          "response_types",
+          "software_id",
+          "software_version",
+          "token_endpoint_auth_method",
+          "tos_uri"
         ])
-        const reply = yield* post("/api/oauth/register", { redirect_uris: ["https://app.example/cb"], ...Object.fromEntries(nullable.map((n) => [n, null])) })
+        const reply = yield* post("/api/oauth/register", {
+          redirect_uris: ["https://app.example/cb"],
+          ...Object.fromEntries(nullable.map((n) => [n, null]))
+        })
         expect(reply.status, reply.text).toBe(201)
         expect(reply.json).toEqual({
           client_id: expect.stringMatching(/^client_/),
@@ -233,12 +298,29 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
         const nameLimit = maxLength(props.client_name)
         const uris = (n: number) => Array.from({ length: n }, (_, i) => `https://app.example/cb/${i}`)
         expect((yield* post("/api/oauth/register", { redirect_uris: uris(maxUris) })).status).toBe(201)
-        expectOAuthError(yield* post("/api/oauth/register", { redirect_uris: uris(maxUris + 1) }), 400, "invalid_redirect_uri")
-        expect((yield* post("/api/oauth/register", { redirect_uris: uris(1), client_name: "n".repeat(nameLimit) })).status).toBe(201)
-        expectOAuthError(yield* post("/api/oauth/register", { redirect_uris: uris(1), client_name: "n".repeat(nameLimit + 1) }), 400, "invalid_client_metadata")
+        expectOAuthError(
+          yield* post("/api/oauth/register", { redirect_uris: uris(maxUris + 1) }),
+          400,
+          "invalid_redirect_uri"
+        )
+        expect(
+          (yield* post("/api/oauth/register", { redirect_uris: uris(1), client_name: "n".repeat(nameLimit) })).status
+        ).toBe(201)
+        expectOAuthError(
+          yield* post("/api/oauth/register", { redirect_uris: uris(1), client_name: "n".repeat(nameLimit + 1) }),
+          400,
+          "invalid_client_metadata"
+        )
         const descriptiveLimit = maxLength(props.client_uri)
-        expect((yield* post("/api/oauth/register", { redirect_uris: uris(1), client_uri: "u".repeat(descriptiveLimit) })).status).toBe(201)
-        expectOAuthError(yield* post("/api/oauth/register", { redirect_uris: uris(1), client_uri: "u".repeat(descriptiveLimit + 1) }), 400, "invalid_client_metadata")
+        expect(
+          (yield* post("/api/oauth/register", { redirect_uris: uris(1), client_uri: "u".repeat(descriptiveLimit) }))
+            .status
+        ).toBe(201)
+        expectOAuthError(
+          yield* post("/api/oauth/register", { redirect_uris: uris(1), client_uri: "u".repeat(descriptiveLimit + 1) }),
+          400,
+          "invalid_client_metadata"
+        )
       }))
   })
 
@@ -310,7 +392,7 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
         expect(signInPage.headers.get("cache-control")).toBe("no-store")
         expect(signInPage.headers.get("x-frame-options")).toBe("DENY")
         expect(signInPage.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
-        expect(signInPage.text).toContain('type="password"')
+        expect(signInPage.text).toContain("type=\"password\"")
         expect(signInPage.text).toContain("Price Agent &lt;3") // escaped
         expect(signInPage.text).not.toContain("Price Agent <3")
 
@@ -319,8 +401,8 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
         expect(consent.status).toBe(200)
         expect(consent.text).toContain("Authorize Price Agent &lt;3")
         expect(consent.text).toContain("pricing:read")
-        expect(consent.text).toContain('value="approve"')
-        expect(consent.text).toContain('value="deny"')
+        expect(consent.text).toContain("value=\"approve\"")
+        expect(consent.text).toContain("value=\"deny\"")
         expect(consent.text).toContain("127.0.0.1")
       }))
 
@@ -331,7 +413,8 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
         const clientId = yield* registerClient()
         const { challenge } = pkcePair()
         const path = `/oauth/authorize?${authorizeQuery({ clientId, challenge, state: "s" })}`
-        const form = (password: string) => new URLSearchParams({ action: "login", email: user.email, password }).toString()
+        const form = (password: string) =>
+          new URLSearchParams({ action: "login", email: user.email, password }).toString()
         const headers = { "content-type": "application/x-www-form-urlencoded", origin: baseUrl }
         const wrong = yield* request(path, { method: "POST", headers, body: form("nope-nope") })
         expect(wrong.status).toBe(200)
@@ -343,7 +426,7 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
         const cookie = ok.headers.getSetCookie().find((c) => c.startsWith("mp_session="))!
         expect(cookie).toContain("HttpOnly")
         const consent = yield* get(path, { cookie: cookie.split(";")[0] })
-        expect(consent.text).toContain('value="approve"')
+        expect(consent.text).toContain("value=\"approve\"")
       }))
 
     it.effect("approval redirects with code, the state unchanged, and iss", () =>
@@ -437,7 +520,15 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
         const after = yield* withBearer(first.json.access_token)
         expect(after.status).toBe(401)
         expect((yield* introspect(first.json.access_token)).json).toEqual({ active: false })
-        expectOAuthError(yield* tokenRequest({ grant_type: "refresh_token", client_id: c.clientId, refresh_token: first.json.refresh_token }), 400, "invalid_grant")
+        expectOAuthError(
+          yield* tokenRequest({
+            grant_type: "refresh_token",
+            client_id: c.clientId,
+            refresh_token: first.json.refresh_token
+          }),
+          400,
+          "invalid_grant"
+        )
       }))
 
     it.effect("a wrong code_verifier is invalid_grant (and the code is spent)", () =>
@@ -457,7 +548,12 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
       Effect.gen(function*() {
         const a = yield* freshCode()
         expectOAuthError(
-          yield* tokenRequest({ grant_type: "authorization_code", client_id: a.clientId, code: a.code, redirect_uri: REDIRECT_URI }),
+          yield* tokenRequest({
+            grant_type: "authorization_code",
+            client_id: a.clientId,
+            code: a.code,
+            redirect_uri: REDIRECT_URI
+          }),
           400,
           "invalid_request"
         )
@@ -471,26 +567,77 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
     it.effect("grant types and client identification: unsupported_grant_type, invalid_request, invalid_client", () =>
       Effect.gen(function*() {
         const clientId = yield* registerClient()
-        expectOAuthError(yield* tokenRequest({ grant_type: "client_credentials", client_id: clientId }), 400, "unsupported_grant_type")
-        expectOAuthError(yield* tokenRequest({ grant_type: "password", client_id: clientId }), 400, "unsupported_grant_type")
-        expectOAuthError(yield* tokenRequest({ client_id: clientId }), 400, "invalid_request")
-        expectOAuthError(yield* tokenRequest({ grant_type: "authorization_code", code: "x", redirect_uri: REDIRECT_URI, code_verifier: pkcePair().verifier }), 400, "invalid_request")
         expectOAuthError(
-          yield* tokenRequest({ grant_type: "authorization_code", client_id: "client_nope", code: "x", redirect_uri: REDIRECT_URI, code_verifier: pkcePair().verifier }),
+          yield* tokenRequest({ grant_type: "client_credentials", client_id: clientId }),
+          400,
+          "unsupported_grant_type"
+        )
+        expectOAuthError(
+          yield* tokenRequest({ grant_type: "password", client_id: clientId }),
+          400,
+          "unsupported_grant_type"
+        )
+        expectOAuthError(yield* tokenRequest({ client_id: clientId }), 400, "invalid_request")
+        expectOAuthError(
+          yield* tokenRequest({
+            grant_type: "authorization_code",
+            code: "x",
+            redirect_uri: REDIRECT_URI,
+            code_verifier: pkcePair().verifier
+          }),
+          400,
+          "invalid_request"
+        )
+        expectOAuthError(
+          yield* tokenRequest({
+            grant_type: "authorization_code",
+            client_id: "client_nope",
+            code: "x",
+            redirect_uri: REDIRECT_URI,
+            code_verifier: pkcePair().verifier
+          }),
           401,
           "invalid_client"
         )
-        expectOAuthError(yield* post("/api/oauth/token", "grant_type=authorization_code&grant_type=refresh_token", { "content-type": "application/x-www-form-urlencoded" }), 400, "invalid_request")
-        expectOAuthError(yield* post("/api/oauth/token", "{oops", { "content-type": "application/json" }), 400, "invalid_request")
+        expectOAuthError(
+          yield* post("/api/oauth/token", "grant_type=authorization_code&grant_type=refresh_token", {
+            "content-type": "application/x-www-form-urlencoded"
+          }),
+          400,
+          "invalid_request"
+        )
+        expectOAuthError(
+          yield* post("/api/oauth/token", "{oops", { "content-type": "application/json" }),
+          400,
+          "invalid_request"
+        )
         // A body type the endpoint does not take: 415, in OAuth's error shape.
-        expectOAuthError(yield* post("/api/oauth/token", "grant_type=refresh_token", { "content-type": "text/plain" }), 415, "invalid_request")
-        expectOAuthError(yield* tokenRequest({ grant_type: "authorization_code", client_id: clientId, code: "not-a-code", redirect_uri: REDIRECT_URI, code_verifier: pkcePair().verifier }), 400, "invalid_grant")
+        expectOAuthError(
+          yield* post("/api/oauth/token", "grant_type=refresh_token", { "content-type": "text/plain" }),
+          415,
+          "invalid_request"
+        )
+        expectOAuthError(
+          yield* tokenRequest({
+            grant_type: "authorization_code",
+            client_id: clientId,
+            code: "not-a-code",
+            redirect_uri: REDIRECT_URI,
+            code_verifier: pkcePair().verifier
+          }),
+          400,
+          "invalid_grant"
+        )
       }))
 
     it.effect("refresh rotates: new access and refresh tokens; the old access token keeps working until it expires", () =>
       Effect.gen(function*() {
         const t = yield* obtainTokens()
-        const refreshed = yield* tokenRequest({ grant_type: "refresh_token", client_id: t.clientId, refresh_token: t.refreshToken })
+        const refreshed = yield* tokenRequest({
+          grant_type: "refresh_token",
+          client_id: t.clientId,
+          refresh_token: t.refreshToken
+        })
         expect(refreshed.status, refreshed.text).toBe(200)
         expect(refreshed.headers.get("cache-control")).toBe("no-store")
         expect(refreshed.json.refresh_token).not.toBe(t.refreshToken)
@@ -498,35 +645,76 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
         expect(refreshed.json.scope).toBe("pricing:read")
         expect((yield* withBearer(refreshed.json.access_token)).status).toBe(200)
         expect((yield* withBearer(t.accessToken)).status).toBe(200)
-        const again = yield* tokenRequest({ grant_type: "refresh_token", client_id: t.clientId, refresh_token: refreshed.json.refresh_token })
+        const again = yield* tokenRequest({
+          grant_type: "refresh_token",
+          client_id: t.clientId,
+          refresh_token: refreshed.json.refresh_token
+        })
         expect(again.status).toBe(200)
       }))
 
     it.effect("reuse of a rotated refresh token revokes every token of the grant", () =>
       Effect.gen(function*() {
         const t = yield* obtainTokens()
-        const next = yield* tokenRequest({ grant_type: "refresh_token", client_id: t.clientId, refresh_token: t.refreshToken })
+        const next = yield* tokenRequest({
+          grant_type: "refresh_token",
+          client_id: t.clientId,
+          refresh_token: t.refreshToken
+        })
         expect(next.status).toBe(200)
-        const reuse = yield* tokenRequest({ grant_type: "refresh_token", client_id: t.clientId, refresh_token: t.refreshToken })
+        const reuse = yield* tokenRequest({
+          grant_type: "refresh_token",
+          client_id: t.clientId,
+          refresh_token: t.refreshToken
+        })
         expectOAuthError(reuse, 400, "invalid_grant")
         for (const token of [t.accessToken, next.json.access_token]) expect((yield* withBearer(token)).status).toBe(401)
-        expectOAuthError(yield* tokenRequest({ grant_type: "refresh_token", client_id: t.clientId, refresh_token: next.json.refresh_token }), 400, "invalid_grant")
+        expectOAuthError(
+          yield* tokenRequest({
+            grant_type: "refresh_token",
+            client_id: t.clientId,
+            refresh_token: next.json.refresh_token
+          }),
+          400,
+          "invalid_grant"
+        )
       }))
 
     it.effect("a refresh token presented by another client is refused and stays usable by its own", () =>
       Effect.gen(function*() {
         const t = yield* obtainTokens()
         const other = yield* registerClient()
-        expectOAuthError(yield* tokenRequest({ grant_type: "refresh_token", client_id: other, refresh_token: t.refreshToken }), 400, "invalid_grant")
-        expect((yield* tokenRequest({ grant_type: "refresh_token", client_id: t.clientId, refresh_token: t.refreshToken })).status).toBe(200)
+        expectOAuthError(
+          yield* tokenRequest({ grant_type: "refresh_token", client_id: other, refresh_token: t.refreshToken }),
+          400,
+          "invalid_grant"
+        )
+        expect(
+          (yield* tokenRequest({ grant_type: "refresh_token", client_id: t.clientId, refresh_token: t.refreshToken }))
+            .status
+        ).toBe(200)
       }))
 
     it.effect("refresh may narrow the scope, never widen it", () =>
       Effect.gen(function*() {
         const narrow = yield* obtainTokens([])
-        expectOAuthError(yield* tokenRequest({ grant_type: "refresh_token", client_id: narrow.clientId, refresh_token: narrow.refreshToken, scope: "pricing:read" }), 400, "invalid_scope")
+        expectOAuthError(
+          yield* tokenRequest({
+            grant_type: "refresh_token",
+            client_id: narrow.clientId,
+            refresh_token: narrow.refreshToken,
+            scope: "pricing:read"
+          }),
+          400,
+          "invalid_scope"
+        )
         const wide = yield* obtainTokens()
-        const narrowed = yield* tokenRequest({ grant_type: "refresh_token", client_id: wide.clientId, refresh_token: wide.refreshToken, scope: "" })
+        const narrowed = yield* tokenRequest({
+          grant_type: "refresh_token",
+          client_id: wide.clientId,
+          refresh_token: wide.refreshToken,
+          scope: ""
+        })
         expect(narrowed.status).toBe(200)
         expect(narrowed.json.scope).toBe("")
       }))
@@ -558,32 +746,49 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
     it.effect("revoking an access token ends it; revoking a refresh token ends the grant; unknown tokens are a 200", () =>
       Effect.gen(function*() {
         const revoke = (token: string, clientId?: string) =>
-          post("/api/oauth/revoke", new URLSearchParams({ token, ...(clientId ? { client_id: clientId } : {}) }).toString(), {
-            "content-type": "application/x-www-form-urlencoded"
-          })
+          post(
+            "/api/oauth/revoke",
+            new URLSearchParams({ token, ...(clientId ? { client_id: clientId } : {}) }).toString(),
+            {
+              "content-type": "application/x-www-form-urlencoded"
+            }
+          )
         const a = yield* obtainTokens()
         expect((yield* revoke(a.accessToken, a.clientId)).status).toBe(200)
         expect((yield* withBearer(a.accessToken)).status).toBe(401)
-        expect((yield* tokenRequest({ grant_type: "refresh_token", client_id: a.clientId, refresh_token: a.refreshToken })).status).toBe(200)
+        expect(
+          (yield* tokenRequest({ grant_type: "refresh_token", client_id: a.clientId, refresh_token: a.refreshToken }))
+            .status
+        ).toBe(200)
 
         const b = yield* obtainTokens()
         expect((yield* revoke(b.refreshToken, b.clientId)).status).toBe(200)
         expect((yield* withBearer(b.accessToken)).status).toBe(401)
-        expectOAuthError(yield* tokenRequest({ grant_type: "refresh_token", client_id: b.clientId, refresh_token: b.refreshToken }), 400, "invalid_grant")
+        expectOAuthError(
+          yield* tokenRequest({ grant_type: "refresh_token", client_id: b.clientId, refresh_token: b.refreshToken }),
+          400,
+          "invalid_grant"
+        )
 
         expect((yield* revoke("at_unknown")).status).toBe(200)
         // Another client cannot revoke someone else's token.
         const c = yield* obtainTokens()
         expect((yield* revoke(c.accessToken, yield* registerClient())).status).toBe(200)
         expect((yield* withBearer(c.accessToken)).status).toBe(200)
-        expectOAuthError(yield* post("/api/oauth/revoke", "", { "content-type": "application/x-www-form-urlencoded" }), 400, "invalid_request")
+        expectOAuthError(
+          yield* post("/api/oauth/revoke", "", { "content-type": "application/x-www-form-urlencoded" }),
+          400,
+          "invalid_request"
+        )
       }))
 
     it.effect("introspection needs the admin token and describes live tokens only", () =>
       Effect.gen(function*() {
         const { baseUrl } = yield* TestServer
         const t = yield* obtainTokens()
-        const anonymous = yield* post("/api/oauth/introspect", `token=${t.accessToken}`, { "content-type": "application/x-www-form-urlencoded" })
+        const anonymous = yield* post("/api/oauth/introspect", `token=${t.accessToken}`, {
+          "content-type": "application/x-www-form-urlencoded"
+        })
         expect(anonymous.status).toBe(401)
         expect(anonymous.json.error).toBe("invalid_client")
         const wrong = yield* post("/api/oauth/introspect", `token=${t.accessToken}`, {
@@ -616,7 +821,9 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
           const reply = yield* get(BEARER_PATH, { authorization: header })
           expect(reply.status, header).toBe(401)
           const challenge = reply.headers.get("www-authenticate")!
-          expect(challenge, header).toMatch(/^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="[^"]+"$/)
+          expect(challenge, header).toMatch(
+            /^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="[^"]+"$/
+          )
           expect(challenge).toContain(`resource_metadata="${baseUrl}/.well-known/oauth-protected-resource"`)
           expect(reply.json.error.code).toBe("invalid_token")
         }
@@ -625,7 +832,14 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("OAuth authorization server", (it
 })
 
 describe("lifetimes (configurable for tests)", () => {
-  layer(serverAtBaseUrl({ OAUTH_CODE_TTL: "1 second", OAUTH_ACCESS_TOKEN_TTL: "1 second", OAUTH_REFRESH_TOKEN_TTL: "3 seconds" }), { timeout: 120_000 })(
+  layer(
+    serverAtBaseUrl({
+      OAUTH_CODE_TTL: "1 second",
+      OAUTH_ACCESS_TOKEN_TTL: "1 second",
+      OAUTH_REFRESH_TOKEN_TTL: "3 seconds"
+    }),
+    { timeout: 120_000 }
+  )(
     "short lifetimes",
     (it) => {
       it.effect("a code used after its lifetime is invalid_grant", () =>
@@ -644,13 +858,21 @@ describe("lifetimes (configurable for tests)", () => {
           yield* sleep(1500)
           const expired = yield* withBearer(t.accessToken)
           expect(expired.status).toBe(401)
-          expect(expired.headers.get("www-authenticate")).toContain('error="invalid_token"')
+          expect(expired.headers.get("www-authenticate")).toContain("error=\"invalid_token\"")
           expect((yield* introspect(t.accessToken)).json).toEqual({ active: false })
-          const refreshed = yield* tokenRequest({ grant_type: "refresh_token", client_id: t.clientId, refresh_token: t.refreshToken })
+          const refreshed = yield* tokenRequest({
+            grant_type: "refresh_token",
+            client_id: t.clientId,
+            refresh_token: t.refreshToken
+          })
           expect(refreshed.status).toBe(200)
           expect(refreshed.json.expires_in).toBe(1)
           yield* sleep(3500)
-          const late = yield* tokenRequest({ grant_type: "refresh_token", client_id: t.clientId, refresh_token: refreshed.json.refresh_token })
+          const late = yield* tokenRequest({
+            grant_type: "refresh_token",
+            client_id: t.clientId,
+            refresh_token: refreshed.json.refresh_token
+          })
           expectOAuthError(late, 400, "invalid_grant")
         }))
     }

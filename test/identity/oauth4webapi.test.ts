@@ -50,20 +50,33 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("oauth4webapi end to end", (it) =
       yield* Effect.promise(async () => {
         // 1. Protected resource metadata (RFC 9728) names the authorization server.
         const resource = new URL(baseUrl)
-        const rs = await oauth.processResourceDiscoveryResponse(resource, await oauth.resourceDiscoveryRequest(resource, insecure))
+        const rs = await oauth.processResourceDiscoveryResponse(
+          resource,
+          await oauth.resourceDiscoveryRequest(resource, insecure)
+        )
         expect(rs.authorization_servers).toEqual([baseUrl])
         const mcpResource = new URL(`${baseUrl}/mcp`)
-        const mcp = await oauth.processResourceDiscoveryResponse(mcpResource, await oauth.resourceDiscoveryRequest(mcpResource, insecure))
+        const mcp = await oauth.processResourceDiscoveryResponse(
+          mcpResource,
+          await oauth.resourceDiscoveryRequest(mcpResource, insecure)
+        )
         expect(mcp.authorization_servers).toEqual([baseUrl])
 
         // 2. Authorization server metadata (RFC 8414); the issuer is checked against the URL.
         const issuer = new URL(rs.authorization_servers![0])
-        const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...insecure }))
+        const as = await oauth.processDiscoveryResponse(
+          issuer,
+          await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...insecure })
+        )
         expect(as.code_challenge_methods_supported).toEqual(["S256"])
 
         // 3. Dynamic client registration (RFC 7591).
         const registered = await oauth.processDynamicClientRegistrationResponse(
-          await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT], client_name: "oauth4webapi", token_endpoint_auth_method: "none" }, insecure)
+          await oauth.dynamicClientRegistrationRequest(as, {
+            redirect_uris: [REDIRECT],
+            client_name: "oauth4webapi",
+            token_endpoint_auth_method: "none"
+          }, insecure)
         )
         const client: oauth.Client = { client_id: registered.client_id, token_endpoint_auth_method: "none" }
         expect(registered.client_secret).toBeUndefined()
@@ -101,7 +114,14 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("oauth4webapi end to end", (it) =
         expect(tokens.expires_in).toBe(1800)
 
         // 7. A call with the token.
-        const listings = await oauth.protectedResourceRequest(tokens.access_token, "GET", new URL(`${baseUrl}/api/market/listings?limit=1`), undefined, undefined, insecure)
+        const listings = await oauth.protectedResourceRequest(
+          tokens.access_token,
+          "GET",
+          new URL(`${baseUrl}/api/market/listings?limit=1`),
+          undefined,
+          undefined,
+          insecure
+        )
         expect(listings.status).toBe(200)
 
         // 8. Refresh rotation.
@@ -120,7 +140,14 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("oauth4webapi end to end", (it) =
         expect(reuseError.error).toBe("invalid_grant")
 
         // 10. Revoked tokens: the resource answers a Bearer invalid_token challenge oauth4webapi can parse.
-        const rejected = await oauth.protectedResourceRequest(refreshed.access_token, "GET", new URL(`${baseUrl}/api/market/listings?limit=1`), undefined, undefined, insecure)
+        const rejected = await oauth.protectedResourceRequest(
+          refreshed.access_token,
+          "GET",
+          new URL(`${baseUrl}/api/market/listings?limit=1`),
+          undefined,
+          undefined,
+          insecure
+        )
           .then(() => undefined, (e) => e)
         expect(rejected).toBeInstanceOf(oauth.WWWAuthenticateChallengeError)
         const challenge = (rejected as oauth.WWWAuthenticateChallengeError).cause[0]
@@ -136,9 +163,15 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("oauth4webapi end to end", (it) =
       const user = yield* createTestUser()
       yield* Effect.promise(async () => {
         const issuer = new URL(baseUrl)
-        const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...insecure }))
+        const as = await oauth.processDiscoveryResponse(
+          issuer,
+          await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...insecure })
+        )
         const registered = await oauth.processDynamicClientRegistrationResponse(
-          await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }, insecure)
+          await oauth.dynamicClientRegistrationRequest(as, {
+            redirect_uris: [REDIRECT],
+            token_endpoint_auth_method: "none"
+          }, insecure)
         )
         const client: oauth.Client = { client_id: registered.client_id, token_endpoint_auth_method: "none" }
         const verifier = oauth.generateRandomCodeVerifier()
@@ -158,8 +191,17 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("oauth4webapi end to end", (it) =
           await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, insecure)
         )
         expect(tokens.scope).toBe("pricing:read") // the default scope
-        await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, insecure))
-        const after = await oauth.protectedResourceRequest(tokens.access_token, "GET", new URL(`${baseUrl}/api/market/listings?limit=1`), undefined, undefined, insecure)
+        await oauth.processRevocationResponse(
+          await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, insecure)
+        )
+        const after = await oauth.protectedResourceRequest(
+          tokens.access_token,
+          "GET",
+          new URL(`${baseUrl}/api/market/listings?limit=1`),
+          undefined,
+          undefined,
+          insecure
+        )
           .then((r) => r.status, (e) => e.status)
         expect(after).toBe(401)
       })

@@ -14,7 +14,13 @@ const run = (viewer: Viewer) =>
       HttpServerRequest.HttpServerRequest,
       HttpServerRequest.fromWeb(new Request("http://127.0.0.1/api/market/listings"))
     ),
-    Effect.provide(AppConfigLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["BASE_URL", "https://api.example.test"]])))))),
+    Effect.provide(
+      AppConfigLive.pipe(
+        Layer.provide(
+          Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["BASE_URL", "https://api.example.test"]])))
+        )
+      )
+    ),
     Effect.flip,
     Effect.map((e) => ({ tag: e._tag, code: (e as any).code })),
     Effect.catchAllCause(() => Effect.succeed({ tag: "passed", code: "" }))
@@ -29,11 +35,18 @@ describe("requireScope", () => {
         code: "insufficient_scope"
       })
       const ok = yield* requireScope("pricing:read").pipe(
-        Effect.provideService(CurrentViewer, { _tag: "User", userId: "usr_1", scopes: ["pricing:read"], clientId: "c" }),
-        Effect.provideService(HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(new Request("http://127.0.0.1/x"))),
+        Effect.provideService(CurrentViewer, {
+          _tag: "User",
+          userId: "usr_1",
+          scopes: ["pricing:read"],
+          clientId: "c"
+        }),
+        Effect.provideService(
+          HttpServerRequest.HttpServerRequest,
+          HttpServerRequest.fromWeb(new Request("http://127.0.0.1/x"))
+        ),
         Effect.provide(AppConfigLive)
       )
       expect(ok._tag).toBe("User")
     }))
 })
-

@@ -23,14 +23,19 @@ import { isSameOriginWrite } from "../../src/identity/Session.js"
 const UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".split("")
 const verifierArb = fc.array(fc.constantFrom(...UNRESERVED), { minLength: 43, maxLength: 128 }).map((cs) => cs.join(""))
 const hostArb = fc.domain().filter((d) => d !== "localhost")
-const pathArb = fc.array(fc.stringMatching(/^[a-z0-9_-]{1,8}$/), { maxLength: 3 }).map((ps) => ps.map((p) => `/${p}`).join(""))
+const pathArb = fc.array(fc.stringMatching(/^[a-z0-9_-]{1,8}$/), { maxLength: 3 }).map((ps) =>
+  ps.map((p) => `/${p}`).join("")
+)
 
 describe("redirect URIs", () => {
   it("any https URL without fragment is accepted verbatim", () =>
-    fc.assert(fc.property(hostArb, pathArb, (host, path) => {
-      const uri = `https://${host}${path}?x=1`
-      expect(checkRedirectUri(uri)).toEqual(Either.right(uri))
-    }), { numRuns: 200 }))
+    fc.assert(
+      fc.property(hostArb, pathArb, (host, path) => {
+        const uri = `https://${host}${path}?x=1`
+        expect(checkRedirectUri(uri)).toEqual(Either.right(uri))
+      }),
+      { numRuns: 200 }
+    ))
 
   it("http is refused off loopback", () =>
     fc.assert(fc.property(hostArb, pathArb, (host, path) => {
@@ -54,7 +59,19 @@ describe("redirect URIs", () => {
     })))
 
   it("refuses relative, credentialed, non-http schemes and non-strings", () => {
-    for (const bad of ["/cb", "cb", "https://user:pw@app.example/cb", "javascript:alert(1)", "data:text/html,x", "ftp://app.example/cb", "", 42, null]) {
+    for (
+      const bad of [
+        "/cb",
+        "cb",
+        "https://user:pw@app.example/cb",
+        "javascript:alert(1)",
+        "data:text/html,x",
+        "ftp://app.example/cb",
+        "",
+        42,
+        null
+      ]
+    ) {
       expect(Either.isLeft(checkRedirectUri(bad)), String(bad)).toBe(true)
     }
   })
@@ -71,9 +88,11 @@ describe("scopes", () => {
     })))
 
   it("an unknown scope is reported", () =>
-    fc.assert(fc.property(fc.stringMatching(/^[a-z:_]{1,20}$/).filter((s) => !SUPPORTED_SCOPES.includes(s)), (scope) => {
-      expect(parseScope(`pricing:read ${scope}`)).toEqual(Either.left([scope]))
-    })))
+    fc.assert(
+      fc.property(fc.stringMatching(/^[a-z:_]{1,20}$/).filter((s) => !SUPPORTED_SCOPES.includes(s)), (scope) => {
+        expect(parseScope(`pricing:read ${scope}`)).toEqual(Either.left([scope]))
+      })
+    ))
 })
 
 describe("PKCE (S256 only)", () => {
@@ -109,7 +128,16 @@ describe("resource indicators", () => {
     })))
 
   it("other origins, fragments and garbage are refused", () => {
-    for (const bad of ["https://other.example", "http://market.example", "https://market.example.evil.com/", `${base}/#x`, "not a url", "https://market.examplex/"]) {
+    for (
+      const bad of [
+        "https://other.example",
+        "http://market.example",
+        "https://market.example.evil.com/",
+        `${base}/#x`,
+        "not a url",
+        "https://market.examplex/"
+      ]
+    ) {
       expect(Either.isLeft(checkResource(base, bad)), bad).toBe(true)
     }
   })
@@ -136,12 +164,16 @@ describe("Origin check of cookie-authenticated writes", () => {
     HttpServerRequest.fromWeb(new Request(`http://internal:3000/api/x`, { method, headers }))
 
   it("safe methods always pass", () => {
-    for (const method of ["GET", "HEAD", "OPTIONS"]) expect(isSameOriginWrite(req(method, { origin: "https://evil.example" }), base)).toBe(true)
+    for (const method of ["GET", "HEAD", "OPTIONS"]) {
+      expect(isSameOriginWrite(req(method, { origin: "https://evil.example" }), base)).toBe(true)
+    }
   })
 
   it("writes pass from BASE_URL's origin, or from the host the request was sent to", () => {
     expect(isSameOriginWrite(req("POST", { origin: base }), base)).toBe(true)
-    expect(isSameOriginWrite(req("DELETE", { origin: "http://127.0.0.1:8080", host: "127.0.0.1:8080" }), base)).toBe(true)
+    expect(isSameOriginWrite(req("DELETE", { origin: "http://127.0.0.1:8080", host: "127.0.0.1:8080" }), base)).toBe(
+      true
+    )
   })
 
   it("writes from any other origin are refused", () =>

@@ -17,8 +17,7 @@ const login = (email: string, password: string, headers: Record<string, string> 
 
 const setCookieOf = (reply: Reply) => reply.headers.getSetCookie().find((c) => c.startsWith("mp_session=")) ?? ""
 
-const attributes = (setCookie: string) =>
-  setCookie.split(";").slice(1).map((a) => a.trim().toLowerCase())
+const attributes = (setCookie: string) => setCookie.split(";").slice(1).map((a) => a.trim().toLowerCase())
 
 layer(TestServer.layer())("sign-in and sessions", (it) => {
   it.effect("login answers the user and sets an HttpOnly, SameSite=Lax session cookie (not Secure outside production)", () =>
@@ -27,7 +26,11 @@ layer(TestServer.layer())("sign-in and sessions", (it) => {
       const reply = yield* login(user.email.toUpperCase(), user.password)
       expect(reply.status).toBe(200)
       expect(reply.json).toEqual({
-        user: { id: user.id, email: user.email, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) },
+        user: {
+          id: user.id,
+          email: user.email,
+          created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+        },
         session: { expires_at: expect.stringMatching(/Z$/) }
       })
       const cookie = setCookieOf(reply)
@@ -132,14 +135,20 @@ layer(TestServer.layer())("sign-in and sessions", (it) => {
       expect(setCookieOf(foreignLogin)).toBe("")
 
       // The service's own origin is fine.
-      const own = yield* post("/api/auth/logout", undefined, { cookie, origin: server.baseUrl, "sec-fetch-site": "same-origin" })
+      const own = yield* post("/api/auth/logout", undefined, {
+        cookie,
+        origin: server.baseUrl,
+        "sec-fetch-site": "same-origin"
+      })
       expect(own.status).toBe(204)
     }))
 
   it.effect("the OpenAPI document declares the sign-in endpoints and the session cookie scheme", () =>
     Effect.gen(function*() {
       const doc = (yield* get("/api/openapi.json")).json
-      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/api/auth/login", "/api/auth/logout", "/api/auth/me"]))
+      expect(Object.keys(doc.paths)).toEqual(
+        expect.arrayContaining(["/api/auth/login", "/api/auth/logout", "/api/auth/me"])
+      )
       expect(doc.paths["/api/auth/login"].post.responses["401"]).toBeDefined()
       expect(doc.paths["/api/auth/me"].get.security).toEqual([{ session: [] }])
       expect(doc.components.securitySchemes.session).toMatchObject({ type: "apiKey", in: "cookie", name: "mp_session" })
@@ -147,27 +156,35 @@ layer(TestServer.layer())("sign-in and sessions", (it) => {
 })
 
 describe("login rate limits", () => {
-  layer(TestServer.layer({ RATE_LIMITS: JSON.stringify({ auth_login_account: 3, auth_login: 1000 }) }))("per account", (it) => {
-    it.effect("the 4th attempt on one account in the window is a 429, even with the right password; other accounts are unaffected", () =>
-      Effect.gen(function*() {
-        const victim = yield* createTestUser()
-        const other = yield* createTestUser()
-        const statuses = []
-        for (let i = 0; i < 3; i++) statuses.push((yield* login(victim.email, "wrong-password")).status)
-        expect(statuses).toEqual([401, 401, 401])
-        const limited = yield* login(victim.email.toUpperCase(), victim.password)
-        expect(limited.status).toBe(429)
-        expect(typedError(limited).code).toBe("rate_limited")
-        expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
-        expect(setCookieOf(limited)).toBe("")
-        expect((yield* login(other.email, other.password)).status).toBe(200)
-      }))
-  })
+  layer(TestServer.layer({ RATE_LIMITS: JSON.stringify({ auth_login_account: 3, auth_login: 1000 }) }))(
+    "per account",
+    (it) => {
+      it.effect("the 4th attempt on one account in the window is a 429, even with the right password; other accounts are unaffected", () =>
+        Effect.gen(function*() {
+          const victim = yield* createTestUser()
+          const other = yield* createTestUser()
+          const statuses = []
+          for (let i = 0; i < 3; i++) statuses.push((yield* login(victim.email, "wrong-password")).status)
+          expect(statuses).toEqual([401, 401, 401])
+          const limited = yield* login(victim.email.toUpperCase(), victim.password)
+          expect(limited.status).toBe(429)
+          expect(typedError(limited).code).toBe("rate_limited")
+          expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
+          expect(setCookieOf(limited)).toBe("")
+          expect((yield* login(other.email, other.password)).status).toBe(200)
+        }))
+    }
+  )
 
   layer(TestServer.layer({ RATE_LIMITS: JSON.stringify({ auth_login: 3 }) }))("per IP", (it) => {
     it.effect("the 4th attempt from one IP in the window is a 429 whatever the account", () =>
       Effect.gen(function*() {
-        const users = [yield* createTestUser(), yield* createTestUser(), yield* createTestUser(), yield* createTestUser()]
+        const users = [
+          yield* createTestUser(),
+          yield* createTestUser(),
+          yield* createTestUser(),
+          yield* createTestUser()
+        ]
         const replies = []
         for (const u of users) replies.push(yield* login(u.email, u.password))
         expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 429])
@@ -194,13 +211,20 @@ layer(TestServer.layer())("createUser (the code path of the CLI)", (it) => {
   it.effect("refuses a bad e-mail, a short password, an invalid domain, an e-mail or domain already taken", () =>
     Effect.gen(function*() {
       // Each refusal is its own domain error, carrying its wire code.
-      const fail = (input: Parameters<typeof createUser>[0]) => Effect.flip(createUser(input)).pipe(Effect.map((e) => (e.constructor as unknown as { meta: { code: string } }).meta.code))
+      const fail = (input: Parameters<typeof createUser>[0]) =>
+        Effect.flip(createUser(input)).pipe(
+          Effect.map((e) => (e.constructor as unknown as { meta: { code: string } }).meta.code)
+        )
       expect(yield* fail({ email: "not-an-email", password: "long enough pw" })).toBe("invalid_email")
       expect(yield* fail({ email: "short@example.test", password: "short" })).toBe("weak_password")
-      expect(yield* fail({ email: "d@example.test", password: "long enough pw", domains: ["not a domain"] })).toBe("invalid_domain")
+      expect(yield* fail({ email: "d@example.test", password: "long enough pw", domains: ["not a domain"] })).toBe(
+        "invalid_domain"
+      )
       yield* createUser({ email: "first@example.test", password: "long enough pw", domains: ["mine.com"] })
       expect(yield* fail({ email: "FIRST@example.test", password: "long enough pw" })).toBe("email_taken")
-      expect(yield* fail({ email: "second@example.test", password: "long enough pw", domains: ["MINE.com"] })).toBe("domain_taken")
+      expect(yield* fail({ email: "second@example.test", password: "long enough pw", domains: ["MINE.com"] })).toBe(
+        "domain_taken"
+      )
       // A refused user is not half-created.
       const sql = yield* SqlClient.SqlClient
       expect(yield* sql`select 1 from users where email = 'second@example.test'`).toHaveLength(0)
@@ -208,29 +232,59 @@ layer(TestServer.layer())("createUser (the code path of the CLI)", (it) => {
 })
 
 describe("user create (CLI)", () => {
-  const server = Layer.unwrapScoped(Effect.map(TestServer.sharedDatabaseUrl, (url) => TestServer.layer({}, { databaseUrl: url })))
+  const server = Layer.unwrapScoped(
+    Effect.map(TestServer.sharedDatabaseUrl, (url) => TestServer.layer({}, { databaseUrl: url }))
+  )
   layer(server, { timeout: 120_000 })("against the service's database", (it) => {
-    it.effect("creates a user who can sign in at once and owns the listed domains; duplicates and bad input fail", () =>
-      Effect.gen(function*() {
-        const { databaseUrl } = yield* TestServer.TestServer
-        const created = yield* runCli(databaseUrl!, [
-          "user", "create", "--email", "Owner@Example.test", "--password", "correct horse battery", "--domains", "owned.com, Bücher.de", "--json"
-        ])
-        expect(created.code, created.stderr).toBe(0)
-        const out = JSON.parse(created.stdout)
-        expect(out).toMatchObject({ email: "owner@example.test", domains: ["owned.com", "xn--bcher-kva.de"] })
-        expect(out.id).toMatch(/^usr_/)
+    it.effect(
+      "creates a user who can sign in at once and owns the listed domains; duplicates and bad input fail",
+      () =>
+        Effect.gen(function*() {
+          const { databaseUrl } = yield* TestServer.TestServer
+          const created = yield* runCli(databaseUrl!, [
+            "user",
+            "create",
+            "--email",
+            "Owner@Example.test",
+            "--password",
+            "correct horse battery",
+            "--domains",
+            "owned.com, Bücher.de",
+            "--json"
+          ])
+          expect(created.code, created.stderr).toBe(0)
+          const out = JSON.parse(created.stdout)
+          expect(out).toMatchObject({ email: "owner@example.test", domains: ["owned.com", "xn--bcher-kva.de"] })
+          expect(out.id).toMatch(/^usr_/)
 
-        const cookie = yield* signIn({ email: "owner@example.test", password: "correct horse battery" })
-        const me = yield* request("/api/auth/me", { headers: { cookie } })
-        expect(me.json.domains).toEqual(["owned.com", "xn--bcher-kva.de"])
+          const cookie = yield* signIn({ email: "owner@example.test", password: "correct horse battery" })
+          const me = yield* request("/api/auth/me", { headers: { cookie } })
+          expect(me.json.domains).toEqual(["owned.com", "xn--bcher-kva.de"])
 
-        const duplicate = yield* runCli(databaseUrl!, ["user", "create", "--email", "owner@example.test", "--password", "another password"])
-        expect(duplicate.code).toBe(1)
-        expect(duplicate.stderr).toContain("already exists")
-        const taken = yield* runCli(databaseUrl!, ["user", "create", "--email", "t@example.test", "--password", "long enough pw", "--domains", "owned.com"])
-        expect(taken.code).toBe(1)
-        expect(taken.stderr).toContain("owned.com")
-      }), { timeout: 300_000 }) // four CLI processes: slow on a loaded 2-core machine
+          const duplicate = yield* runCli(databaseUrl!, [
+            "user",
+            "create",
+            "--email",
+            "owner@example.test",
+            "--password",
+            "another password"
+          ])
+          expect(duplicate.code).toBe(1)
+          expect(duplicate.stderr).toContain("already exists")
+          const taken = yield* runCli(databaseUrl!, [
+            "user",
+            "create",
+            "--email",
+            "t@example.test",
+            "--password",
+            "long enough pw",
+            "--domains",
+            "owned.com"
+          ])
+          expect(taken.code).toBe(1)
+          expect(taken.stderr).toContain("owned.com")
+        }),
+      { timeout: 300_000 }
+    ) // four CLI processes: slow on a loaded 2-core machine
   })
 })

@@ -3,8 +3,8 @@
  * settling at the same moment settle each order exactly once into one statement per partner;
  * a run killed with SIGKILL mid-way leaves whole statements only, and the next run completes it.
  */
-import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
 import { runCli } from "../support/cli.js"
@@ -34,60 +34,68 @@ const verifyOverHttp = Effect.gen(function*() {
 })
 
 layer(Layer.empty)("settlement across processes", (it) => {
-  it.scoped("two CLI processes and the admin endpoint at once: each order settled once, one statement per partner; verify passes", () =>
-    Effect.gen(function*() {
-      const databaseUrl = yield* TestServer.sharedDatabaseUrl
-      const server = yield* Layer.build(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }, { databaseUrl }))
-      const run = <A, E>(e: Effect.Effect<A, E, any>) => Effect.provide(e, server) as Effect.Effect<A, E>
-      const ids = yield* run(deliveredOrders("dup", 3, 4))
-      const asOf = new Date(Date.now() + 8 * DAY).toISOString()
-      const [a, b, c] = yield* Effect.all([
-        runCli(databaseUrl, ["settle", "--as-of", asOf, "--json"]),
-        runCli(databaseUrl, ["settle", "--as-of", asOf, "--json"]),
-        run(post(`/api/admin/settlements/run?as_of=${encodeURIComponent(asOf)}`, undefined, ADMIN))
-      ], { concurrency: 3 })
-      expect(a.code, a.stderr).toBe(0)
-      expect(b.code, b.stderr).toBe(0)
-      expect(c.status, c.text).toBe(200)
-      const results = [JSON.parse(a.stdout), JSON.parse(b.stdout), c.json]
-      expect(results.reduce((n, r) => n + r.orders_settled, 0)).toBe(ids.length)
-      expect(results.reduce((n, r) => n + r.statements.length, 0)).toBe(3)
-      yield* run(expectSettledOnce(ids))
-      const verify = yield* runCli(databaseUrl, ["ledger", "verify", "--json"])
-      expect(verify.code, verify.stdout + verify.stderr).toBe(0)
-      expect(JSON.parse(verify.stdout).ok).toBe(true)
-    }), { timeout: 300_000 })
+  it.scoped(
+    "two CLI processes and the admin endpoint at once: each order settled once, one statement per partner; verify passes",
+    () =>
+      Effect.gen(function*() {
+        const databaseUrl = yield* TestServer.sharedDatabaseUrl
+        const server = yield* Layer.build(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }, { databaseUrl }))
+        const run = <A, E>(e: Effect.Effect<A, E, any>) => Effect.provide(e, server) as Effect.Effect<A, E>
+        const ids = yield* run(deliveredOrders("dup", 3, 4))
+        const asOf = new Date(Date.now() + 8 * DAY).toISOString()
+        const [a, b, c] = yield* Effect.all([
+          runCli(databaseUrl, ["settle", "--as-of", asOf, "--json"]),
+          runCli(databaseUrl, ["settle", "--as-of", asOf, "--json"]),
+          run(post(`/api/admin/settlements/run?as_of=${encodeURIComponent(asOf)}`, undefined, ADMIN))
+        ], { concurrency: 3 })
+        expect(a.code, a.stderr).toBe(0)
+        expect(b.code, b.stderr).toBe(0)
+        expect(c.status, c.text).toBe(200)
+        const results = [JSON.parse(a.stdout), JSON.parse(b.stdout), c.json]
+        expect(results.reduce((n, r) => n + r.orders_settled, 0)).toBe(ids.length)
+        expect(results.reduce((n, r) => n + r.statements.length, 0)).toBe(3)
+        yield* run(expectSettledOnce(ids))
+        const verify = yield* runCli(databaseUrl, ["ledger", "verify", "--json"])
+        expect(verify.code, verify.stdout + verify.stderr).toBe(0)
+        expect(JSON.parse(verify.stdout).ok).toBe(true)
+      }),
+    { timeout: 300_000 }
+  )
 
-  it.scoped("kill -9 during a run: statements are whole; the next run settles the rest, nothing twice", () =>
-    Effect.gen(function*() {
-      const databaseUrl = yield* TestServer.sharedDatabaseUrl
-      const server = yield* Layer.build(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }, { databaseUrl }))
-      const run = <A, E>(e: Effect.Effect<A, E, any>) => Effect.provide(e, server) as Effect.Effect<A, E>
-      const ids = yield* run(deliveredOrders("kill", 8, 3))
-      const asOf = new Date(Date.now() + 8 * DAY).toISOString()
-      const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "settle", "--as-of", asOf, "--json"], {
-        env: { ...process.env, ...TestServer.baseEnv, LOG_LEVEL: "warn", DATABASE_URL: databaseUrl },
-        stdio: "ignore"
-      })
-      // Kill it as soon as its run has started (or when it is done, if it was quicker than us).
-      const sql = yield* run(SqlClient.SqlClient)
-      for (let i = 0; i < 600 && child.exitCode === null; i++) {
-        const [r] = yield* run(sql<{ n: number }>`select count(*)::int as n from settlement_runs`)
-        if (r!.n > 0) break
-        yield* Effect.sleep("20 millis")
-      }
-      child.kill("SIGKILL")
-      yield* Effect.async<void>((resume) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
-        child.once("exit", () => resume(Effect.void))
-      })
-      // Whatever was written is whole: every statement equals its lines.
-      yield* run(verifyOverHttp)
-      const again = yield* runCli(databaseUrl, ["settle", "--as-of", asOf, "--json"])
-      expect(again.code, again.stderr).toBe(0)
-      yield* run(expectSettledOnce(ids))
-      const [statements] = yield* run(sql<{ n: number }>`select count(*)::int as n from settlement_statements`)
-      expect(statements!.n).toBe(8)
-      yield* run(verifyOverHttp)
-    }), { timeout: 300_000 })
+  it.scoped(
+    "kill -9 during a run: statements are whole; the next run settles the rest, nothing twice",
+    () =>
+      Effect.gen(function*() {
+        const databaseUrl = yield* TestServer.sharedDatabaseUrl
+        const server = yield* Layer.build(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }, { databaseUrl }))
+        const run = <A, E>(e: Effect.Effect<A, E, any>) => Effect.provide(e, server) as Effect.Effect<A, E>
+        const ids = yield* run(deliveredOrders("kill", 8, 3))
+        const asOf = new Date(Date.now() + 8 * DAY).toISOString()
+        const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "settle", "--as-of", asOf, "--json"], {
+          env: { ...process.env, ...TestServer.baseEnv, LOG_LEVEL: "warn", DATABASE_URL: databaseUrl },
+          stdio: "ignore"
+        })
+        // Kill it as soon as its run has started (or when it is done, if it was quicker than us).
+        const sql = yield* run(SqlClient.SqlClient)
+        for (let i = 0; i < 600 && child.exitCode === null; i++) {
+          const [r] = yield* run(sql<{ n: number }>`select count(*)::int as n from settlement_runs`)
+          if (r!.n > 0) break
+          yield* Effect.sleep("20 millis")
+        }
+        child.kill("SIGKILL")
+        yield* Effect.async<void>((resume) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+          child.once("exit", () => resume(Effect.void))
+        })
+        // Whatever was written is whole: every statement equals its lines.
+        yield* run(verifyOverHttp)
+        const again = yield* runCli(databaseUrl, ["settle", "--as-of", asOf, "--json"])
+        expect(again.code, again.stderr).toBe(0)
+        yield* run(expectSettledOnce(ids))
+        const [statements] = yield* run(sql<{ n: number }>`select count(*)::int as n from settlement_statements`)
+        expect(statements!.n).toBe(8)
+        yield* run(verifyOverHttp)
+      }),
+    { timeout: 300_000 }
+  )
 })

@@ -69,7 +69,16 @@ const sale: fc.Arbitrary<SaleFacts> = fc.record({
 describe("posting rules", () => {
   it("every rule posts a balanced transaction, with a key naming its event", () => {
     fc.assert(fc.property(sale, cents, (s, amount) => {
-      for (const p of [recorded(s), refunded(s), settled(s), payoutStarted("po_1", amount), payoutPaid("po_1", amount), payoutFailed("po_1", amount)]) {
+      for (
+        const p of [
+          recorded(s),
+          refunded(s),
+          settled(s),
+          payoutStarted("po_1", amount),
+          payoutPaid("po_1", amount),
+          payoutFailed("po_1", amount)
+        ]
+      ) {
         expect(isBalanced(p.entries), JSON.stringify(p)).toBe(true)
       }
       expect(recorded(s).key).toBe(`order:${s.orderId}:recorded`)
@@ -85,7 +94,9 @@ describe("posting rules", () => {
 
   it("an unbalanced set of entries is detected", () => {
     expect(isBalanced([{ account: "sales_revenue", amount: -1 }])).toBe(false)
-    expect(isBalanced([{ account: "sales_revenue", amount: 0.5 }, { account: "buyer_payments", amount: -0.5 }])).toBe(false)
+    expect(isBalanced([{ account: "sales_revenue", amount: 0.5 }, { account: "buyer_payments", amount: -0.5 }])).toBe(
+      false
+    )
   })
 })
 
@@ -99,11 +110,22 @@ type Op =
   | { op: "payout"; minimum: number; fail: boolean }
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ op: fc.constant("order" as const), model: fc.constantFrom(...PAYMENT_MODELS), sale: fc.integer({ min: 0, max: 5_000_000 }), bps }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      op: fc.constant("order" as const),
+      model: fc.constantFrom(...PAYMENT_MODELS),
+      sale: fc.integer({ min: 0, max: 5_000_000 }),
+      bps
+    })
+  },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("refund" as const), i: fc.nat(30) }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant("complete" as const), i: fc.nat(30) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("settle" as const) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant("payout" as const), minimum: fc.nat(100_000), fail: fc.boolean() }) }
+  {
+    weight: 1,
+    arbitrary: fc.record({ op: fc.constant("payout" as const), minimum: fc.nat(100_000), fail: fc.boolean() })
+  }
 )
 
 interface ModelOrder {
@@ -113,73 +135,91 @@ interface ModelOrder {
 
 describe("the books over random operation sequences", () => {
   it("every transaction balances, statements equal their lines, owed + commission = gross of partner-collected sales", () => {
-    fc.assert(fc.property(fc.array(opArb, { maxLength: 60 }), (ops) => {
-      const orders: Array<ModelOrder> = []
-      const postings = new Map<string, Posting>()
-      const post = (p: Posting) => {
-        // Idempotent by natural key: a replay changes nothing.
-        if (!postings.has(p.key)) postings.set(p.key, p)
-      }
-      const statements: Array<{ gross: number; retained: number; owed: number; payable: number; lines: Array<{ sale: number; commission: number; owed: number; collects: boolean }> }> = []
-      let payouts = 0
-      for (const o of ops) {
-        if (o.op === "order") {
-          const facts = { orderId: `o${orders.length}`, paymentModel: o.model, saleCents: o.sale, commissionBps: o.bps }
-          orders.push({ facts, status: "paid" })
-          post(recorded(facts))
-          post(recorded(facts))
-        } else if (o.op === "refund" || o.op === "complete") {
-          const order = orders[o.i]
-          if (!order || order.status !== "paid") continue
-          if (o.op === "refund") {
-            order.status = "refunded"
-            post(refunded(order.facts))
-          } else order.status = "completed"
-        } else if (o.op === "settle") {
-          const due = orders.filter((x) => x.status === "completed")
-          if (due.length === 0) continue
-          const lines = due.map((x) => {
-            x.status = "settled"
-            post(settled(x.facts))
-            const c = commissionOf(x.facts.saleCents, x.facts.commissionBps)
-            const collects = serviceCollects(x.facts.paymentModel)
-            return { sale: x.facts.saleCents, commission: c, owed: collects ? 0 : x.facts.saleCents - c, collects }
-          })
-          statements.push({
-            gross: lines.reduce((a, l) => a + l.sale, 0),
-            retained: lines.filter((l) => !l.collects).reduce((a, l) => a + l.commission, 0),
-            owed: lines.reduce((a, l) => a + l.owed, 0),
-            payable: lines.filter((l) => l.collects).reduce((a, l) => a + l.commission, 0),
-            lines
-          })
-        } else {
-          const payable = -balancesOf(postings.values()).commission_payable
-          if (payable <= 0 || payable < o.minimum) continue
-          const id = `po_${payouts++}`
-          post(payoutStarted(id, payable))
-          post(o.fail ? payoutFailed(id, payable) : payoutPaid(id, payable))
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 60 }), (ops) => {
+        const orders: Array<ModelOrder> = []
+        const postings = new Map<string, Posting>()
+        const post = (p: Posting) => {
+          // Idempotent by natural key: a replay changes nothing.
+          if (!postings.has(p.key)) postings.set(p.key, p)
         }
-      }
-      for (const p of postings.values()) expect(isBalanced(p.entries)).toBe(true)
-      for (const s of statements) {
-        expect(s.gross).toBe(s.lines.reduce((a, l) => a + l.sale, 0))
-        expect(s.owed).toBe(s.lines.filter((l) => !l.collects).reduce((a, l) => a + l.sale, 0) - s.retained)
-      }
-      const live = orders.filter((x) => x.status !== "refunded")
-      const pc = live.filter((x) => !serviceCollects(x.facts.paymentModel))
-      const b = balancesOf(postings.values())
-      const gross = pc.reduce((a, x) => a + x.facts.saleCents, 0)
-      const commission = pc.reduce((a, x) => a + commissionOf(x.facts.saleCents, x.facts.commissionBps), 0)
-      // total owed (settled or not) + total commission retained = gross of partner-collected sales
-      expect(b.partner_receivable + b.partner_receivable_settled + commission).toBe(gross)
-      expect(b.partner_receivable_settled).toBe(statements.reduce((a, s) => a + s.owed, 0))
-      // Commission the service owes: accrued + payable + in flight + paid out = Σ commission of live service-collected sales
-      const sc = live.filter((x) => serviceCollects(x.facts.paymentModel))
-      const owedByService = sc.reduce((a, x) => a + commissionOf(x.facts.saleCents, x.facts.commissionBps), 0)
-      expect(0 - (b.commission_accrued + b.commission_payable + b.payouts_in_flight + b.payouts_paid)).toBe(owedByService)
-      expect(b.payouts_in_flight).toBe(0)
-      expect(Object.values(b).reduce((a, v) => a + v, 0)).toBe(0)
-    }), { numRuns: 300 })
+        const statements: Array<
+          {
+            gross: number
+            retained: number
+            owed: number
+            payable: number
+            lines: Array<{ sale: number; commission: number; owed: number; collects: boolean }>
+          }
+        > = []
+        let payouts = 0
+        for (const o of ops) {
+          if (o.op === "order") {
+            const facts = {
+              orderId: `o${orders.length}`,
+              paymentModel: o.model,
+              saleCents: o.sale,
+              commissionBps: o.bps
+            }
+            orders.push({ facts, status: "paid" })
+            post(recorded(facts))
+            post(recorded(facts))
+          } else if (o.op === "refund" || o.op === "complete") {
+            const order = orders[o.i]
+            if (!order || order.status !== "paid") continue
+            if (o.op === "refund") {
+              order.status = "refunded"
+              post(refunded(order.facts))
+            } else order.status = "completed"
+          } else if (o.op === "settle") {
+            const due = orders.filter((x) => x.status === "completed")
+            if (due.length === 0) continue
+            const lines = due.map((x) => {
+              x.status = "settled"
+              post(settled(x.facts))
+              const c = commissionOf(x.facts.saleCents, x.facts.commissionBps)
+              const collects = serviceCollects(x.facts.paymentModel)
+              return { sale: x.facts.saleCents, commission: c, owed: collects ? 0 : x.facts.saleCents - c, collects }
+            })
+            statements.push({
+              gross: lines.reduce((a, l) => a + l.sale, 0),
+              retained: lines.filter((l) => !l.collects).reduce((a, l) => a + l.commission, 0),
+              owed: lines.reduce((a, l) => a + l.owed, 0),
+              payable: lines.filter((l) => l.collects).reduce((a, l) => a + l.commission, 0),
+              lines
+            })
+          } else {
+            const payable = -balancesOf(postings.values()).commission_payable
+            if (payable <= 0 || payable < o.minimum) continue
+            const id = `po_${payouts++}`
+            post(payoutStarted(id, payable))
+            post(o.fail ? payoutFailed(id, payable) : payoutPaid(id, payable))
+          }
+        }
+        for (const p of postings.values()) expect(isBalanced(p.entries)).toBe(true)
+        for (const s of statements) {
+          expect(s.gross).toBe(s.lines.reduce((a, l) => a + l.sale, 0))
+          expect(s.owed).toBe(s.lines.filter((l) => !l.collects).reduce((a, l) => a + l.sale, 0) - s.retained)
+        }
+        const live = orders.filter((x) => x.status !== "refunded")
+        const pc = live.filter((x) => !serviceCollects(x.facts.paymentModel))
+        const b = balancesOf(postings.values())
+        const gross = pc.reduce((a, x) => a + x.facts.saleCents, 0)
+        const commission = pc.reduce((a, x) => a + commissionOf(x.facts.saleCents, x.facts.commissionBps), 0)
+        // total owed (settled or not) + total commission retained = gross of partner-collected sales
+        expect(b.partner_receivable + b.partner_receivable_settled + commission).toBe(gross)
+        expect(b.partner_receivable_settled).toBe(statements.reduce((a, s) => a + s.owed, 0))
+        // Commission the service owes: accrued + payable + in flight + paid out = Σ commission of live service-collected sales
+        const sc = live.filter((x) => serviceCollects(x.facts.paymentModel))
+        const owedByService = sc.reduce((a, x) => a + commissionOf(x.facts.saleCents, x.facts.commissionBps), 0)
+        expect(0 - (b.commission_accrued + b.commission_payable + b.payouts_in_flight + b.payouts_paid)).toBe(
+          owedByService
+        )
+        expect(b.payouts_in_flight).toBe(0)
+        expect(Object.values(b).reduce((a, v) => a + v, 0)).toBe(0)
+      }),
+      { numRuns: 300 }
+    )
   })
 })
 
@@ -187,36 +227,46 @@ describe("statement status", () => {
   it("paid: payouts cover statements oldest first; never undone; never more than was paid out; nothing-payable stays closed", () => {
     const op = fc.oneof(
       fc.record({ op: fc.constant("settle" as const), payable: fc.oneof(fc.constant(0), fc.nat(200_000)) }),
-      fc.record({ op: fc.constant("payout" as const), minimum: fc.integer({ min: 1, max: 100_000 }), fail: fc.boolean() })
+      fc.record({
+        op: fc.constant("payout" as const),
+        minimum: fc.integer({ min: 1, max: 100_000 }),
+        fail: fc.boolean()
+      })
     )
-    fc.assert(fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
-      const statements: Array<{ id: string; payableCents: number }> = []
-      let paidOut = 0
-      let before: ReadonlySet<string> = new Set()
-      for (const o of ops) {
-        if (o.op === "settle") {
-          statements.push({ id: `stl_${String(statements.length).padStart(4, "0")}`, payableCents: o.payable })
-        } else {
-          // A payout takes the whole payable balance; a failed one returns it to payable.
-          const balance = statements.reduce((a, s) => a + s.payableCents, 0) - paidOut
-          if (balance <= 0 || balance < o.minimum) continue
-          if (!o.fail) paidOut += balance
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+        const statements: Array<{ id: string; payableCents: number }> = []
+        let paidOut = 0
+        let before: ReadonlySet<string> = new Set()
+        for (const o of ops) {
+          if (o.op === "settle") {
+            statements.push({ id: `stl_${String(statements.length).padStart(4, "0")}`, payableCents: o.payable })
+          } else {
+            // A payout takes the whole payable balance; a failed one returns it to payable.
+            const balance = statements.reduce((a, s) => a + s.payableCents, 0) - paidOut
+            if (balance <= 0 || balance < o.minimum) continue
+            if (!o.fail) paidOut += balance
+          }
+          const now = paidStatements(statements, paidOut)
+          for (const id of before) expect(now.has(id)).toBe(true)
+          const covered = statements.filter((s) => now.has(s.id))
+          expect(covered.reduce((a, s) => a + s.payableCents, 0)).toBeLessThanOrEqual(paidOut)
+          for (const s of covered) expect(s.payableCents).toBeGreaterThan(0)
+          if (o.op === "payout" && !o.fail) {
+            for (const s of statements) expect(now.has(s.id)).toBe(s.payableCents > 0)
+          }
+          before = now
         }
-        const now = paidStatements(statements, paidOut)
-        for (const id of before) expect(now.has(id)).toBe(true)
-        const covered = statements.filter((s) => now.has(s.id))
-        expect(covered.reduce((a, s) => a + s.payableCents, 0)).toBeLessThanOrEqual(paidOut)
-        for (const s of covered) expect(s.payableCents).toBeGreaterThan(0)
-        if (o.op === "payout" && !o.fail) {
-          for (const s of statements) expect(now.has(s.id)).toBe(s.payableCents > 0)
-        }
-        before = now
-      }
-    }), { numRuns: 300 })
+      }),
+      { numRuns: 300 }
+    )
   })
 
   it("a paid payout of 500 covers statements of 300 and 200, not a third of 100; one of 0 stays closed", () => {
-    const st = [{ id: "stl_1", payableCents: 300 }, { id: "stl_2", payableCents: 0 }, { id: "stl_3", payableCents: 200 }, { id: "stl_4", payableCents: 100 }]
+    const st = [{ id: "stl_1", payableCents: 300 }, { id: "stl_2", payableCents: 0 }, {
+      id: "stl_3",
+      payableCents: 200
+    }, { id: "stl_4", payableCents: 100 }]
     expect([...paidStatements(st, 500)].sort()).toEqual(["stl_1", "stl_3"])
     expect([...paidStatements(st, 299)]).toEqual([])
     expect([...paidStatements(st, 600)].sort()).toEqual(["stl_1", "stl_3", "stl_4"])

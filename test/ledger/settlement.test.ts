@@ -12,7 +12,8 @@ import * as TestServer from "../support/TestServer.js"
 
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 const admin = (id: string, action: string) => post(`/api/admin/orders/${id}/${action}`, undefined, ADMIN)
-const settle = (asOf: Date) => post(`/api/admin/settlements/run?as_of=${encodeURIComponent(asOf.toISOString())}`, undefined, ADMIN)
+const settle = (asOf: Date) =>
+  post(`/api/admin/settlements/run?as_of=${encodeURIComponent(asOf.toISOString())}`, undefined, ADMIN)
 const DAY = 86_400_000
 const deliver = (id: string) =>
   Effect.gen(function*() {
@@ -30,15 +31,22 @@ const verify = Effect.gen(function*() {
 layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settlement", (it) => {
   it.effect("sale, refund, delivery; settle after the hold: one statement, once; statements and transactions to the contract", () =>
     Effect.gen(function*() {
-      yield* seedListings([{ domain: "ledger-a.com", bin: 150_000 }, { domain: "ledger-b.com", bin: 99_999 }, { domain: "ledger-c.com", bin: 1_000 }])
+      yield* seedListings([{ domain: "ledger-a.com", bin: 150_000 }, { domain: "ledger-b.com", bin: 99_999 }, {
+        domain: "ledger-c.com",
+        bin: 1_000
+      }])
       const cred = yield* createPartner({ scopes: ["buy", "report", "webhook"] })
       const a = yield* buy(cred, "ledger-a.com", 150_000)
       const b = yield* buy(cred, "ledger-b.com", 99_999)
       const c = yield* buy(cred, "ledger-c.com", 1_000)
-      expect((yield* signed(cred, "POST", "/api/partner/v1/refunds", { body: { order_id: c, reason: "chargeback" } })).status).toBe(201)
+      expect(
+        (yield* signed(cred, "POST", "/api/partner/v1/refunds", { body: { order_id: c, reason: "chargeback" } })).status
+      ).toBe(201)
       yield* deliver(a)
       yield* deliver(b)
-      const balance = yield* request(`/api/admin/ledger/balance?partner=${cred.partner_id}&env=sandbox`, { headers: ADMIN })
+      const balance = yield* request(`/api/admin/ledger/balance?partner=${cred.partner_id}&env=sandbox`, {
+        headers: ADMIN
+      })
       // 10 % default: 150000 → 15000 kept, 135000 owed; 99999 → 9999 kept, 90000 owed.
       expect(balance.json.owed_by_partner_cents).toBe(135_000 + 90_000)
       yield* verify
@@ -56,7 +64,8 @@ layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settle
       const order = yield* signed(cred, "GET", `/api/partner/v1/orders/${a}`)
       expect(order.json.status).toBe("SETTLED")
       const events = (yield* signed(cred, "GET", "/api/partner/v1/events?limit=100")).json.events
-      expect(events.filter((e: any) => e.type === "order.settled").map((e: any) => e.data.order.public_id).sort()).toEqual([a, b].sort())
+      expect(events.filter((e: any) => e.type === "order.settled").map((e: any) => e.data.order.public_id).sort())
+        .toEqual([a, b].sort())
 
       const list = yield* signed(cred, "GET", "/api/partner/v1/settlements")
       expect(list.status, list.text).toBe(200)
@@ -76,7 +85,11 @@ layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settle
       expect(s.id).toMatch(/^stl_/)
       expect(s.lines).toBeUndefined()
       const one = yield* signed(cred, "GET", `/api/partner/v1/settlements/${s.id}`)
-      expect(one.json.lines.map((l: any) => [l.domain, l.payment_model, l.sale_price_cents, l.commission_cents, l.owed_cents]).sort()).toEqual([
+      expect(
+        one.json.lines.map((
+          l: any
+        ) => [l.domain, l.payment_model, l.sale_price_cents, l.commission_cents, l.owed_cents]).sort()
+      ).toEqual([
         ["ledger-a.com", "partner_collected", 150_000, 15_000, 135_000],
         ["ledger-b.com", "partner_collected", 99_999, 9_999, 90_000]
       ])
@@ -85,28 +98,69 @@ layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settle
       expect(tx.status, tx.text).toBe(200)
       expect(tx.json.transactions).toHaveLength(2)
       expect(tx.json.totals).toEqual({ count: 3, gmv_cents: 250_999, commission_cents: 25_099 })
-      expect(tx.json.transactions[0]).toMatchObject({ order_id: c, status: "REFUNDED", payment_model: "partner_collected", settled_at: null })
+      expect(tx.json.transactions[0]).toMatchObject({
+        order_id: c,
+        status: "REFUNDED",
+        payment_model: "partner_collected",
+        settled_at: null
+      })
       expect(tx.json.transactions[0].id).toMatch(/^ltx_/)
-      const page2 = yield* signed(cred, "GET", `/api/partner/v1/transactions?limit=2&cursor=${encodeURIComponent(tx.json.next_cursor)}`)
+      const page2 = yield* signed(
+        cred,
+        "GET",
+        `/api/partner/v1/transactions?limit=2&cursor=${encodeURIComponent(tx.json.next_cursor)}`
+      )
       expect(page2.json.transactions.map((t: any) => t.order_id)).toEqual([a])
       expect(page2.json.transactions[0].settled_at).toMatch(/Z$/)
       expect(page2.json.next_cursor).toBeNull()
-      const settledOnly = yield* signed(cred, "GET", "/api/partner/v1/transactions?status=SETTLED&payment_model=partner_collected")
+      const settledOnly = yield* signed(
+        cred,
+        "GET",
+        "/api/partner/v1/transactions?status=SETTLED&payment_model=partner_collected"
+      )
       expect(settledOnly.json.totals).toEqual({ count: 2, gmv_cents: 249_999, commission_cents: 24_999 })
 
       // Bad input: typed 400s.
-      expectError(yield* signed(cred, "GET", "/api/partner/v1/transactions?from=2026-02-01&to=2026-01-01"), 400, "validation_error")
-      expectError(yield* signed(cred, "GET", "/api/partner/v1/transactions?payment_model=barter"), 400, "validation_error")
-      expectError(yield* signed(cred, "GET", "/api/partner/v1/transactions?status=SETTLED&cursor=" + encodeURIComponent(tx.json.next_cursor)), 400, "invalid_cursor")
+      expectError(
+        yield* signed(cred, "GET", "/api/partner/v1/transactions?from=2026-02-01&to=2026-01-01"),
+        400,
+        "validation_error"
+      )
+      expectError(
+        yield* signed(cred, "GET", "/api/partner/v1/transactions?payment_model=barter"),
+        400,
+        "validation_error"
+      )
+      expectError(
+        yield* signed(
+          cred,
+          "GET",
+          "/api/partner/v1/transactions?status=SETTLED&cursor=" + encodeURIComponent(tx.json.next_cursor)
+        ),
+        400,
+        "invalid_cursor"
+      )
       expectError(yield* signed(cred, "GET", "/api/partner/v1/settlements?cursor=forged"), 400, "invalid_cursor")
-      expectError(yield* signed(cred, "GET", "/api/partner/v1/settlements?from=2026-02-01&to=2026-01-01"), 400, "validation_error")
+      expectError(
+        yield* signed(cred, "GET", "/api/partner/v1/settlements?from=2026-02-01&to=2026-01-01"),
+        400,
+        "validation_error"
+      )
 
       // Other partners, and the same partner's live credential, see nothing of it.
       const other = yield* createPartner({ scopes: ["buy", "report"] })
       expectError(yield* signed(other, "GET", `/api/partner/v1/settlements/${s.id}`), 404, "not_found")
       expect((yield* signed(other, "GET", "/api/partner/v1/settlements")).json.settlements).toEqual([])
-      expect((yield* signed(other, "GET", "/api/partner/v1/transactions")).json.totals).toEqual({ count: 0, gmv_cents: 0, commission_cents: 0 })
-      expectError(yield* signed(other, "GET", `/api/partner/v1/transactions?cursor=${encodeURIComponent(tx.json.next_cursor)}`), 400, "invalid_cursor")
+      expect((yield* signed(other, "GET", "/api/partner/v1/transactions")).json.totals).toEqual({
+        count: 0,
+        gmv_cents: 0,
+        commission_cents: 0
+      })
+      expectError(
+        yield* signed(other, "GET", `/api/partner/v1/transactions?cursor=${encodeURIComponent(tx.json.next_cursor)}`),
+        400,
+        "invalid_cursor"
+      )
       // Scopes: statements need buy, transactions and payouts need report.
       const buyOnly = yield* createPartner({ scopes: ["buy"] })
       expect((yield* signed(buyOnly, "GET", "/api/partner/v1/transactions")).status).toBe(403)
@@ -131,8 +185,15 @@ layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settle
       expect(settled.json.status, settled.text).toBe("SETTLED")
       const list = (yield* signed(cred, "GET", "/api/partner/v1/settlements")).json.settlements
       expect(list).toHaveLength(1)
-      expect(list[0]).toMatchObject({ orders_count: 1, gross_sold_cents: 5_000, amount_owed_cents: 4_500, commission_retained_cents: 500 })
-      const balance = yield* request(`/api/admin/ledger/balance?partner=${cred.partner_id}&env=sandbox`, { headers: ADMIN })
+      expect(list[0]).toMatchObject({
+        orders_count: 1,
+        gross_sold_cents: 5_000,
+        amount_owed_cents: 4_500,
+        commission_retained_cents: 500
+      })
+      const balance = yield* request(`/api/admin/ledger/balance?partner=${cred.partner_id}&env=sandbox`, {
+        headers: ADMIN
+      })
       expect(balance.json.accounts.partner_receivable).toBe(0)
       expect(balance.json.accounts.partner_receivable_settled).toBe(4_500)
       yield* verify

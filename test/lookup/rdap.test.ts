@@ -2,10 +2,10 @@ import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
 import * as fc from "fast-check"
-import type { LookupSettings } from "../../src/platform/Config.js"
 import { makeLive, sandbox } from "../../src/lookup/Rdap.js"
 import { matchBootstrap, parseBootstrap } from "../../src/lookup/RdapMapping.js"
 import { normalizeDate, normalizeStatus } from "../../src/lookup/Record.js"
+import type { LookupSettings } from "../../src/platform/Config.js"
 import * as RdapServer from "../support/RdapServer.js"
 
 const settings = (bootstrapUrl: string, over: Partial<LookupSettings> = {}): LookupSettings => ({
@@ -101,7 +101,11 @@ describe("RDAP client", () => {
     Effect.gen(function*() {
       const { client, server } = yield* setup()
       server.answer("/registry/domain/private.com", {
-        json: RdapServer.domainObject("private.com", { registrar: "R", registrant: { fn: "" }, redactedRegistrant: true })
+        json: RdapServer.domainObject("private.com", {
+          registrar: "R",
+          registrant: { fn: "" },
+          redactedRegistrant: true
+        })
       })
       const result = yield* client.lookupDomain("private.com")
       expect(result._tag === "Found" && result.record.registrant).toBe("REDACTED FOR PRIVACY")
@@ -111,7 +115,11 @@ describe("RDAP client", () => {
     Effect.gen(function*() {
       const { client, server } = yield* setup()
       const missing = yield* client.lookupDomain("nobody.com")
-      expect(missing).toEqual({ _tag: "NotFound", domain: "nobody.com", url: `${server.url}/registry/domain/nobody.com` })
+      expect(missing).toEqual({
+        _tag: "NotFound",
+        domain: "nobody.com",
+        url: `${server.url}/registry/domain/nobody.com`
+      })
 
       server.answer("/broken/domain/a.dev", { status: 500, json: { errorCode: 500 } })
       const e500 = yield* Effect.flip(client.lookupDomain("a.dev"))
@@ -134,7 +142,11 @@ describe("RDAP client", () => {
       expect(ok._tag).toBe("Found")
       expect(server.requests.filter((r) => r.path === "/limited/domain/short.org")).toHaveLength(2)
 
-      server.answer("/limited/domain/long.org", { status: 429, headers: { "retry-after": "120" }, json: { errorCode: 429 } })
+      server.answer("/limited/domain/long.org", {
+        status: 429,
+        headers: { "retry-after": "120" },
+        json: { errorCode: 429 }
+      })
       const limited = yield* Effect.flip(client.lookupDomain("long.org"))
       expect([limited.reason, limited.status, limited.retryAfter]).toEqual(["rate_limited", 429, 120])
       const before = server.requests.length
@@ -215,7 +227,9 @@ describe("RDAP bootstrap and mapping (pure)", () => {
   })
 
   it("translates EPP status codes to the RDAP vocabulary", () => {
-    expect(normalizeStatus("clientTransferProhibited https://icann.org/epp#clientTransferProhibited")).toBe("client transfer prohibited")
+    expect(normalizeStatus("clientTransferProhibited https://icann.org/epp#clientTransferProhibited")).toBe(
+      "client transfer prohibited"
+    )
     expect(normalizeStatus("ok")).toBe("active")
     expect(normalizeStatus("server hold")).toBe("server hold")
   })

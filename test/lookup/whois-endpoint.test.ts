@@ -182,7 +182,12 @@ describe("quota counting", () => {
         })
         expect(batch.status).toBe(200)
         const [w1, w2] = batch.json.results
-        expect(w1).toMatchObject({ id: "w1", op: "whois_lookup", status: 201, body: { used: 1, cap: 10, remaining: 9 } })
+        expect(w1).toMatchObject({
+          id: "w1",
+          op: "whois_lookup",
+          status: 201,
+          body: { used: 1, cap: 10, remaining: 9 }
+        })
         expect(w1.body.lookup.result.raw_source).toBe("RDAP")
         expect(w2).toMatchObject({ id: "w2", status: 404, body: { error: { code: "whois_not_found" } } })
         const statuses: Array<number> = []
@@ -209,7 +214,7 @@ describe("bearer quota", () => {
         // An invalid token is refused, not downgraded to anonymous.
         const bad = yield* post("/api/tools/whois", { domain: "example.com" }, { authorization: "Bearer not-a-token" })
         expect(bad.status).toBe(401)
-        expect(bad.headers.get("www-authenticate")).toContain('error="invalid_token"')
+        expect(bad.headers.get("www-authenticate")).toContain("error=\"invalid_token\"")
       }))
   })
 })

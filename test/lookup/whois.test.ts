@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
-import type { LookupSettings } from "../../src/platform/Config.js"
 import { bundledServers, makeWhoisClient } from "../../src/lookup/Whois.js"
 import { fields, isNotFound, parseRecord, queryLine, serverFor } from "../../src/lookup/WhoisParse.js"
+import type { LookupSettings } from "../../src/platform/Config.js"
 import * as WhoisServer from "../support/WhoisServer.js"
 
 const settings = (port: number, over: Partial<LookupSettings> = {}): LookupSettings => ({
@@ -62,7 +62,9 @@ describe("WHOIS port-43 client", () => {
   it.scopedLive("a hanging server times out; a referral loop is bounded", () =>
     Effect.gen(function*() {
       const server = yield* WhoisServer.start({
-        "127.0.0.1": (q) => (q.endsWith(".net") ? WhoisServer.ianaReferral("net", "127.0.0.2") : WhoisServer.ianaReferral("org", "127.0.0.3")),
+        "127.0.0.1": (q) => (q.endsWith(".net")
+          ? WhoisServer.ianaReferral("net", "127.0.0.2")
+          : WhoisServer.ianaReferral("org", "127.0.0.3")),
         "127.0.0.2": () => ({ hang: true }),
         "127.0.0.3": () => "refer: 127.0.0.4\n",
         "127.0.0.4": () => "refer: 127.0.0.3\n"

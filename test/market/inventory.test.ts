@@ -8,39 +8,58 @@ import * as TestServer from "../support/TestServer.js"
 class Db extends Context.Tag("test/Db")<Db, string>() {}
 
 const server = Layer.unwrapScoped(
-  Effect.map(TestServer.sharedDatabaseUrl, (databaseUrl) =>
-    TestServer.layer({ DEMO_LISTINGS: "true", RDAP_MODE: "sandbox" }, { databaseUrl }).pipe(Layer.merge(Layer.succeed(Db, databaseUrl))))
+  Effect.map(
+    TestServer.sharedDatabaseUrl,
+    (databaseUrl) =>
+      TestServer.layer({ DEMO_LISTINGS: "true", RDAP_MODE: "sandbox" }, { databaseUrl }).pipe(
+        Layer.merge(Layer.succeed(Db, databaseUrl))
+      )
+  )
 )
 
 layer(server, { timeout: 180_000 })("seeded inventories", (it) => {
-  it.effect("the demo catalogue is listed live and marked demo; DEMO_LISTINGS=false removes it at start-up", () =>
-    Effect.gen(function*() {
-      const page = yield* get("/api/market/listings?limit=200")
-      expect(page.status).toBe(200)
-      expect(page.json.page.total).toBe(48)
-      expect(page.json.items.every((i: any) => i.demo === true)).toBe(true)
-      expect(page.json.items.map((i: any) => i.domain)).toContain("brightharbor.com")
+  it.effect(
+    "the demo catalogue is listed live and marked demo; DEMO_LISTINGS=false removes it at start-up",
+    () =>
+      Effect.gen(function*() {
+        const page = yield* get("/api/market/listings?limit=200")
+        expect(page.status).toBe(200)
+        expect(page.json.page.total).toBe(48)
+        expect(page.json.items.every((i: any) => i.demo === true)).toBe(true)
+        expect(page.json.items.map((i: any) => i.domain)).toContain("brightharbor.com")
 
-      // A second replica configured without the demo catalogue, on the same database.
-      const databaseUrl = yield* Db
-      yield* Effect.scoped(Effect.gen(function*() {
-        const ctx = yield* Layer.build(TestServer.layer({ DEMO_LISTINGS: "false", RDAP_MODE: "sandbox" }, { databaseUrl }))
-        const other = Context.get(ctx, TestServer.TestServer)
-        const after = yield* Effect.promise(() => fetchReply(`${other.baseUrl}/api/market/listings`))
-        expect(after.json.page.total).toBe(0)
-      }))
-    }), 120_000)
+        // A second replica configured without the demo catalogue, on the same database.
+        const databaseUrl = yield* Db
+        yield* Effect.scoped(Effect.gen(function*() {
+          const ctx = yield* Layer.build(
+            TestServer.layer({ DEMO_LISTINGS: "false", RDAP_MODE: "sandbox" }, { databaseUrl })
+          )
+          const other = Context.get(ctx, TestServer.TestServer)
+          const after = yield* Effect.promise(() => fetchReply(`${other.baseUrl}/api/market/listings`))
+          expect(after.json.page.total).toBe(0)
+        }))
+      }),
+    120_000
+  )
 
   it.effect("the sandbox inventory: 144 synthetic test domains with synthetic prices, never on the live surface", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql<{ domain: string; bin_price_cents: number | null; floor_price_cents: number; status: string }>`
-        select domain, bin_price_cents, floor_price_cents, status from listings where environment = 'sandbox'`.pipe(Effect.orDie)
+      const rows = yield* sql<
+        { domain: string; bin_price_cents: number | null; floor_price_cents: number; status: string }
+      >`
+        select domain, bin_price_cents, floor_price_cents, status from listings where environment = 'sandbox'`.pipe(
+        Effect.orDie
+      )
       expect(rows).toHaveLength(144)
       expect(rows.every((r) => /^[a-z]+-sandbox\.(com|net|org|io|co|dev|app|xyz)$/.test(r.domain))).toBe(true)
       const priced = rows.filter((r) => r.bin_price_cents !== null)
       expect(priced.length).toBeGreaterThan(100)
-      expect(priced.every((r) => r.bin_price_cents! >= 25_000 && r.bin_price_cents! <= 2_500_000 && r.bin_price_cents! % 500 === 0)).toBe(true)
+      expect(
+        priced.every((r) =>
+          r.bin_price_cents! >= 25_000 && r.bin_price_cents! <= 2_500_000 && r.bin_price_cents! % 500 === 0
+        )
+      ).toBe(true)
       expect(rows.some((r) => r.status === "pending")).toBe(true)
       const live = yield* get(`/api/market/listings?q=sandbox`)
       expect(live.json.page.total).toBe(0)

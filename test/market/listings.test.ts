@@ -65,26 +65,10 @@ const sqlRun = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =
 const page = (query: string, headers?: Record<string, string>) =>
   Effect.map(get(`/api/market/listings${query}`, headers), (reply) => {
     expect(reply.status, reply.text).toBe(200)
-    return reply.json as { items: Array<any>; page: { limit: number; offset: number; total: number; has_more: boolean; next_cursor: string | null } }
-  })
-
-/** Follows next_cursor from the first page; `between` runs after each page. */
-const walkByCursor = (query: string, between: (pageNo: number) => Effect.Effect<void, never, any> = () => Effect.void) =>
-  Effect.gen(function*() {
-    const seen: Array<any> = []
-    let p = yield* page(query)
-    for (let n = 1;; n++) {
-      seen.push(...p.items)
-      yield* between(n)
-      if (p.page.next_cursor === null) {
-        expect(p.page.has_more).toBe(false)
-        break
-      }
-      expect(p.page.has_more).toBe(true)
-      p = yield* page(`${query}&cursor=${encodeURIComponent(p.page.next_cursor)}`)
-      expect(p.page.offset).toBe(0)
+    return reply.json as {
+      items: Array<any>
+      page: { limit: number; offset: number; total: number; has_more: boolean; next_cursor: string | null }
     }
-    return seen
   })
 
 const ordered = (items: ReadonlyArray<any>, sort: string) => {
@@ -108,7 +92,11 @@ const ordered = (items: ReadonlyArray<any>, sort: string) => {
   }
 }
 
-const env = { LISTINGS_COUNT_CACHE_TTL: "0 millis", RDAP_MODE: "sandbox", RATE_LIMITS: JSON.stringify({ market_listings: 100_000 }) }
+const env = {
+  LISTINGS_COUNT_CACHE_TTL: "0 millis",
+  RDAP_MODE: "sandbox",
+  RATE_LIMITS: JSON.stringify({ market_listings: 100_000 })
+}
 
 layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (it) => {
   it.effect("a page is {items, page} with the documented fields, newest first, prices masked without pricing:read", () =>
@@ -116,9 +104,30 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
       yield* insert(catalogue)
       // Not shown: sandbox inventory, withdrawn and sold listings.
       yield* insert([
-        { id: "lst_other_1", domain: "hidden-sold.com", bin: 1, floor: 1, listedAt: "2027-01-01T00:00:00.000Z", status: "sold" },
-        { id: "lst_other_2", domain: "hidden-withdrawn.com", bin: 1, floor: 1, listedAt: "2027-01-01T00:00:00.000Z", status: "withdrawn" },
-        { id: "lst_other_3", domain: "sandbox-only.com", bin: 1, floor: 1, listedAt: "2027-01-01T00:00:00.000Z", environment: "sandbox" }
+        {
+          id: "lst_other_1",
+          domain: "hidden-sold.com",
+          bin: 1,
+          floor: 1,
+          listedAt: "2027-01-01T00:00:00.000Z",
+          status: "sold"
+        },
+        {
+          id: "lst_other_2",
+          domain: "hidden-withdrawn.com",
+          bin: 1,
+          floor: 1,
+          listedAt: "2027-01-01T00:00:00.000Z",
+          status: "withdrawn"
+        },
+        {
+          id: "lst_other_3",
+          domain: "sandbox-only.com",
+          bin: 1,
+          floor: 1,
+          listedAt: "2027-01-01T00:00:00.000Z",
+          environment: "sandbox"
+        }
       ])
       const reply = yield* get("/api/market/listings")
       expect(reply.status).toBe(200)
@@ -197,10 +206,25 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
               // Mid-walk: new listings at both ends of every order, and two existing ones go away.
               extra++
               yield* insert([
-                { id: `lst_new_${extra}_a`, domain: `fresh${extra}a.com`, bin: 100, floor: 50, listedAt: "2030-01-01T00:00:00.000Z" },
-                { id: `lst_new_${extra}_b`, domain: `fresh${extra}b.com`, bin: 90_000_000, floor: 50, listedAt: "2020-01-01T00:00:00.000Z" }
+                {
+                  id: `lst_new_${extra}_a`,
+                  domain: `fresh${extra}a.com`,
+                  bin: 100,
+                  floor: 50,
+                  listedAt: "2030-01-01T00:00:00.000Z"
+                },
+                {
+                  id: `lst_new_${extra}_b`,
+                  domain: `fresh${extra}b.com`,
+                  bin: 90_000_000,
+                  floor: 50,
+                  listedAt: "2020-01-01T00:00:00.000Z"
+                }
               ])
-              const gone = [`lst_seed_0${String(40 + extra).padStart(2, "0")}`, `lst_seed_0${String(70 + extra).padStart(2, "0")}`]
+              const gone = [
+                `lst_seed_0${String(40 + extra).padStart(2, "0")}`,
+                `lst_seed_0${String(70 + extra).padStart(2, "0")}`
+              ]
               for (const id of gone) {
                 removed.add(id)
                 everRemoved.add(id)
@@ -242,7 +266,9 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
       expect(viaCursor.page.offset).toBe(0)
 
       // A cursor wins over offset.
-      const both = yield* page(`?limit=10&offset=70&sort=price_asc&cursor=${encodeURIComponent(byOffset.page.next_cursor!)}`)
+      const both = yield* page(
+        `?limit=10&offset=70&sort=price_asc&cursor=${encodeURIComponent(byOffset.page.next_cursor!)}`
+      )
       expect(both.items.map((i: any) => i.id)).toEqual(viaCursor.items.map((i: any) => i.id))
 
       // An offset walk while rows are added: it ends, and total follows the catalogue.
@@ -251,7 +277,15 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
       let last = total
       while (offset < last) {
         const p = yield* page(`?limit=25&offset=${offset}`)
-        if (pages === 1) yield* insert([{ id: "lst_offset_walk", domain: "offsetwalk.com", bin: 1_000, floor: 1, listedAt: "2031-01-01T00:00:00.000Z" }])
+        if (pages === 1) {
+          yield* insert([{
+            id: "lst_offset_walk",
+            domain: "offsetwalk.com",
+            bin: 1_000,
+            floor: 1,
+            listedAt: "2031-01-01T00:00:00.000Z"
+          }])
+        }
         last = p.page.total
         offset += 25
         pages++
@@ -287,7 +321,8 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
         expect(reply.json.error.request_id).toBe(reply.headers.get("x-request-id"))
       }
       // A forged payload with a valid shape but no valid signature.
-      const forged = Buffer.from(JSON.stringify({ v: 1, b: "x", k: 0, i: "lst_seed_000" })).toString("base64url") + ".AAAA"
+      const forged = Buffer.from(JSON.stringify({ v: 1, b: "x", k: 0, i: "lst_seed_000" })).toString("base64url") +
+        ".AAAA"
       const reply = yield* get(`/api/market/listings?cursor=${forged}`)
       expect(reply.json.error.code).toBe("invalid_cursor")
     }))
@@ -302,7 +337,9 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
           expect(reply.json.error.code).toBe("insufficient_scope")
           expect(reply.json.error.request_id).toBe(reply.headers.get("x-request-id"))
           expect(JSON.stringify(reply.json)).not.toMatch(/lst_|items/)
-          expect(reply.headers.get("www-authenticate")).toMatch(/^Bearer error="insufficient_scope", scope="pricing:read"/)
+          expect(reply.headers.get("www-authenticate")).toMatch(
+            /^Bearer error="insufficient_scope", scope="pricing:read"/
+          )
         }
       }
       const withScope = yield* accessToken(["pricing:read"])
@@ -313,7 +350,8 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
       const cursor = String(asc.page.next_cursor)
       const decoded = cursor.split(".").map((part) => Buffer.from(part, "base64url").toString("latin1")).join(" ")
       expect(decoded).not.toMatch(/"k"|10000|lst_/)
-      expect((yield* get(`/api/market/listings?sort=price_asc&limit=1&cursor=${encodeURIComponent(cursor)}`)).status).toBe(200)
+      expect((yield* get(`/api/market/listings?sort=price_asc&limit=1&cursor=${encodeURIComponent(cursor)}`)).status)
+        .toBe(200)
       // The OpenAPI document lists the 403 on the operation.
       const doc = (yield* get("/api/openapi.json")).json
       expect(Object.keys(doc.paths["/api/market/listings"].get.responses)).toContain("403")
@@ -323,7 +361,20 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
     Effect.gen(function*() {
       expect((yield* page("?limit=1")).items).toHaveLength(1)
       expect((yield* page("?limit=200")).page.limit).toBe(200)
-      for (const query of ["?limit=0", "?limit=201", "?limit=-1", "?limit=2.5", "?limit=ten", "?offset=-1", "?offset=1.5", "?sort=cheapest", "?max=-5", "?max=abc"]) {
+      for (
+        const query of [
+          "?limit=0",
+          "?limit=201",
+          "?limit=-1",
+          "?limit=2.5",
+          "?limit=ten",
+          "?offset=-1",
+          "?offset=1.5",
+          "?sort=cheapest",
+          "?max=-5",
+          "?max=abc"
+        ]
+      ) {
         const reply = yield* get(`/api/market/listings${query}`)
         expect(reply.status, query).toBe(400)
         expect(reply.json.error.code, query).toBe("validation_error")
@@ -355,7 +406,8 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
       expect(cheap.items.length).toBeGreaterThan(0)
       expect(cheap.items.every((i: any) => i.bin_price !== null && i.bin_price <= 150)).toBe(true)
       const combined = yield* page("?q=brand&tld=com&max=150.5&sort=price_asc&limit=200", auth)
-      expect(combined.items.every((i: any) => i.domain.includes("brand") && i.tld === "com" && i.bin_price <= 150.5)).toBe(true)
+      expect(combined.items.every((i: any) => i.domain.includes("brand") && i.tld === "com" && i.bin_price <= 150.5))
+        .toBe(true)
       ordered(combined.items, "price_asc")
     }))
 
@@ -375,7 +427,9 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
 
 describe("listings import (CLI)", () => {
   layer(
-    Layer.unwrapScoped(Effect.map(TestServer.sharedDatabaseUrl, (databaseUrl) => TestServer.layer(env, { databaseUrl }))),
+    Layer.unwrapScoped(
+      Effect.map(TestServer.sharedDatabaseUrl, (databaseUrl) => TestServer.layer(env, { databaseUrl }))
+    ),
     { timeout: 180_000 }
   )("an operator importing a CSV", (it) => {
     it.effect("imports valid rows (insert or update by domain), refuses a file with bad lines, and the listings appear", () =>
@@ -389,9 +443,13 @@ describe("listings import (CLI)", () => {
           "pending-sale.net,99900,50000,USD,pending,true,,"
         ].join("\n")
         yield* Effect.promise(() => fs.writeFile(`${dir}/good.csv`, good))
-        yield* Effect.promise(() => fs.writeFile(`${dir}/bad.csv`, "domain,bin_price_cents\nok.com,100\n-bad-.com,100\nok2.com,12.5\nok.com,3\n"))
+        yield* Effect.promise(() =>
+          fs.writeFile(`${dir}/bad.csv`, "domain,bin_price_cents\nok.com,100\n-bad-.com,100\nok2.com,12.5\nok.com,3\n")
+        )
         const cliEnv = { ...process.env, ...TestServer.baseEnv, DATABASE_URL: server.databaseUrl!, WORKERS: "false" }
-        const ok = yield* Effect.promise(() => exec("npx", ["tsx", "src/cli.ts", "listings", "import", `${dir}/good.csv`, "--json"], { env: cliEnv }))
+        const ok = yield* Effect.promise(() =>
+          exec("npx", ["tsx", "src/cli.ts", "listings", "import", `${dir}/good.csv`, "--json"], { env: cliEnv })
+        )
         expect(JSON.parse(ok.stdout)).toEqual({ imported: 3, environment: "live" })
 
         const one = yield* get("/api/market/listings/xn--bcher-kva.com")
@@ -410,8 +468,14 @@ describe("listings import (CLI)", () => {
 
         // Re-import updates in place: same id, new price.
         yield* Effect.promise(() => fs.writeFile(`${dir}/update.csv`, "domain,bin_price_cents\nbücher.com,175000\n"))
-        yield* Effect.promise(() => exec("npx", ["tsx", "src/cli.ts", "listings", "import", `${dir}/update.csv`], { env: cliEnv }))
-        const after = yield* sqlRun((sql) => sql<{ id: string; bin_price_cents: number }>`select id, bin_price_cents from listings where domain = 'xn--bcher-kva.com'`)
+        yield* Effect.promise(() =>
+          exec("npx", ["tsx", "src/cli.ts", "listings", "import", `${dir}/update.csv`], { env: cliEnv })
+        )
+        const after = yield* sqlRun((sql) =>
+          sql<
+            { id: string; bin_price_cents: number }
+          >`select id, bin_price_cents from listings where domain = 'xn--bcher-kva.com'`
+        )
         expect(after).toEqual([{ id: one.json.id, bin_price_cents: 175000 }])
 
         const bad = yield* Effect.promise(() =>
@@ -424,7 +488,9 @@ describe("listings import (CLI)", () => {
         expect(bad.stderr).toContain("line 3")
         expect(bad.stderr).toContain("line 4")
         expect(bad.stderr).toContain("line 5: duplicate of line 2")
-        const okCount = yield* sqlRun((sql) => sql<{ n: number }>`select count(*)::int as n from listings where domain = 'ok.com'`)
+        const okCount = yield* sqlRun((sql) =>
+          sql<{ n: number }>`select count(*)::int as n from listings where domain = 'ok.com'`
+        )
         expect(okCount[0].n).toBe(0)
       }))
   })

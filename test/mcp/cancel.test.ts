@@ -30,7 +30,8 @@ const eventually = (condition: () => boolean, ms: number) =>
     return condition()
   })
 
-const lookupsOf = (rdap: DelayedRdap.DelayedRdapShape, label: string) => rdap.lookups().filter((r) => r.domain.startsWith(`${label}.`))
+const lookupsOf = (rdap: DelayedRdap.DelayedRdapShape, label: string) =>
+  rdap.lookups().filter((r) => r.domain.startsWith(`${label}.`))
 
 layer(server, { timeout: 120_000 })("cancelling a tool call", (it) => {
   it.scoped("notifications/cancelled from the SDK client stops the call's upstream lookups", () =>
@@ -38,7 +39,10 @@ layer(server, { timeout: 120_000 })("cancelling a tool call", (it) => {
       const rdap = yield* Rdap
       const client = yield* connect()
       const controller = new AbortController()
-      const call = client.callTool({ name: "search_domain", arguments: { q: "cancelme.com" } }, undefined, { signal: controller.signal, timeout: 90_000 })
+      const call = client.callTool({ name: "search_domain", arguments: { q: "cancelme.com" } }, undefined, {
+        signal: controller.signal,
+        timeout: 90_000
+      })
         .then(() => "answered", (e) => String(e))
       expect(yield* eventually(() => lookupsOf(rdap, "cancelme").length === 3, 15_000)).toBe(true)
       expect(lookupsOf(rdap, "cancelme").every((r) => r.state === "pending")).toBe(true)
@@ -46,7 +50,9 @@ layer(server, { timeout: 120_000 })("cancelling a tool call", (it) => {
       controller.abort("changed my mind")
       expect(yield* Effect.promise(() => call)).toContain("changed my mind")
       // Each RDAP request is abandoned long before its 20 s answer.
-      expect(yield* eventually(() => lookupsOf(rdap, "cancelme").every((r) => r.state === "abandoned"), 10_000)).toBe(true)
+      expect(yield* eventually(() => lookupsOf(rdap, "cancelme").every((r) => r.state === "abandoned"), 10_000)).toBe(
+        true
+      )
       // The session still works.
       const tools = yield* Effect.promise(() => client.listTools())
       expect(tools.tools).toHaveLength(4)
@@ -75,6 +81,8 @@ layer(server, { timeout: 120_000 })("cancelling a tool call", (it) => {
       expect(yield* eventually(() => lookupsOf(rdap, "goingaway").length === 3, 15_000)).toBe(true)
 
       controller.abort()
-      expect(yield* eventually(() => lookupsOf(rdap, "goingaway").every((r) => r.state === "abandoned"), 10_000)).toBe(true)
+      expect(yield* eventually(() => lookupsOf(rdap, "goingaway").every((r) => r.state === "abandoned"), 10_000)).toBe(
+        true
+      )
     }))
 })

@@ -10,8 +10,8 @@ import { execFile } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { get } from "../support/http.js"
-import { connect } from "../support/mcp.js"
 import { serverAtBaseUrl } from "../support/identity.js"
+import { connect } from "../support/mcp.js"
 import * as TestServer from "../support/TestServer.js"
 
 const INSPECTOR = Path.resolve("node_modules/@modelcontextprotocol/inspector/cli/build/cli.js")
@@ -106,8 +106,20 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("agent discovery", (it) => {
   it.effect("the MCP Inspector (--cli) lists the four tools and calls one", () =>
     Effect.gen(function*() {
       const listed = yield* inspector(["--method", "tools/list"])
-      expect(listed.tools.map((t: any) => t.name).sort()).toEqual(["search_domain", "tld_registration_price", "tld_requirements", "whois_lookup"])
-      const called = yield* inspector(["--method", "tools/call", "--tool-name", "tld_registration_price", "--tool-arg", "tld=com"])
+      expect(listed.tools.map((t: any) => t.name).sort()).toEqual([
+        "search_domain",
+        "tld_registration_price",
+        "tld_requirements",
+        "whois_lookup"
+      ])
+      const called = yield* inspector([
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "tld_registration_price",
+        "--tool-arg",
+        "tld=com"
+      ])
       expect(called.isError).toBeFalsy()
       expect(called.structuredContent).toEqual((yield* get("/api/pricing/tld?tld=com&op=register")).json)
     }))

@@ -5,8 +5,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Layer } from "effect"
@@ -14,10 +14,10 @@ import * as DelayedRdap from "../support/DelayedRdap.js"
 import { fetchReply } from "../support/http.js"
 import { get, post } from "../support/http.js"
 import { accessToken, createTestUser, signIn } from "../support/identity.js"
+import { serverAtBaseUrl } from "../support/identity.js"
 import { connect, mcpUrl, textOf } from "../support/mcp.js"
 import { rowsOf, search } from "../support/ndjson.js"
 import * as TestServer from "../support/TestServer.js"
-import { serverAtBaseUrl } from "../support/identity.js"
 
 const WHOIS_CAP = 4
 
@@ -33,10 +33,13 @@ const server = Layer.unwrapScoped(
   )
 )
 
-const listed = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql`insert into listings (id, environment, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents)
+const listed = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) =>
+    sql`insert into listings (id, environment, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents)
       values ('lst_mcp_1', 'live', 'onsale.io', 'onsale.io', 'io', 'onsale', 500000, 300000)
-      on conflict do nothing`).pipe(Effect.orDie)
+      on conflict do nothing`
+).pipe(Effect.orDie)
 
 /** A row without what differs between two checks of the same name (timing, cache). */
 const stable = (row: any) => {
@@ -44,8 +47,12 @@ const stable = (row: any) => {
   return { ...rest, meta: { source: meta.source } }
 }
 
-const call = (client: Client, name: string, args: Record<string, unknown>, options?: Parameters<Client["callTool"]>[2]) =>
-  Effect.promise(() => client.callTool({ name, arguments: args }, undefined, options))
+const call = (
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  options?: Parameters<Client["callTool"]>[2]
+) => Effect.promise(() => client.callTool({ name, arguments: args }, undefined, options))
 
 layer(server, { timeout: 120_000 })("/mcp", (it) => {
   it.scoped("lists the four tools with input/output schemas and read-only annotations", () =>
@@ -53,9 +60,19 @@ layer(server, { timeout: 120_000 })("/mcp", (it) => {
       const client = yield* connect()
       expect(client.getServerVersion()?.name).toBe("domain-marketplace")
       const { tools } = yield* Effect.promise(() => client.listTools())
-      expect(tools.map((t) => t.name).sort()).toEqual(["search_domain", "tld_registration_price", "tld_requirements", "whois_lookup"])
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        "search_domain",
+        "tld_registration_price",
+        "tld_requirements",
+        "whois_lookup"
+      ])
       for (const t of tools) {
-        expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true })
+        expect(t.annotations).toMatchObject({
+          readOnlyHint: true,
+          destructiveHint: false,
+          idempotentHint: true,
+          openWorldHint: true
+        })
         expect(t.inputSchema.type).toBe("object")
         expect(t.outputSchema?.type).toBe("object")
         expect(t.description!.length).toBeGreaterThan(40)
@@ -64,14 +81,19 @@ layer(server, { timeout: 120_000 })("/mcp", (it) => {
       expect(byName.search_domain.inputSchema.required).toEqual(["q"])
       expect(Object.keys(byName.search_domain.inputSchema.properties!)).toEqual(["q", "include_alternates"])
       expect(byName.whois_lookup.inputSchema.required).toEqual(["domain"])
-      expect((byName.tld_registration_price.inputSchema.properties as any).op.enum).toEqual(["register", "renew", "transfer", "restore"])
+      expect((byName.tld_registration_price.inputSchema.properties as any).op.enum).toEqual([
+        "register",
+        "renew",
+        "transfer",
+        "restore"
+      ])
       expect(byName.tld_requirements.inputSchema.required).toEqual(["tld"])
     }))
 
   it.scoped("search_domain: the REST rows, one progress notification per row, include_alternates", () =>
     Effect.gen(function*() {
       const client = yield* connect()
-      const progress: Array<{ progress: number; total?: number; message?: string }> = []
+      const progress: Array<{ progress: number; total?: number | undefined; message?: string | undefined }> = []
       const result = yield* call(client, "search_domain", { q: "taken.com" }, { onprogress: (p) => progress.push(p) })
       expect(result.isError).toBeFalsy()
       const structured = result.structuredContent as any
@@ -138,12 +160,14 @@ layer(server, { timeout: 120_000 })("/mcp", (it) => {
       yield* listed
       const token = yield* accessToken(["pricing:read"])
       const anonymous = yield* connect()
-      const masked = ((yield* call(anonymous, "search_domain", { q: "onsale.io", include_alternates: false })).structuredContent as any).results[0]
+      const masked = ((yield* call(anonymous, "search_domain", { q: "onsale.io", include_alternates: false }))
+        .structuredContent as any).results[0]
       expect(masked.state).toBe("for_sale")
       expect(masked.price).toEqual({ bin: null, floor: null, currency: "USD" })
 
       const withToken = yield* connect({ token })
-      const unmasked = ((yield* call(withToken, "search_domain", { q: "onsale.io", include_alternates: false })).structuredContent as any).results[0]
+      const unmasked = ((yield* call(withToken, "search_domain", { q: "onsale.io", include_alternates: false }))
+        .structuredContent as any).results[0]
       expect(unmasked.price).toEqual({ bin: 5000, floor: 3000, currency: "USD" })
       const rest = rowsOf(yield* search("onsale.io", { authorization: `Bearer ${token}` })).get("onsale.io")
       expect(stable(unmasked)).toEqual(stable(rest))
@@ -156,12 +180,18 @@ layer(server, { timeout: 120_000 })("/mcp", (it) => {
       const reply = yield* Effect.promise(() =>
         fetchReply(url.toString(), {
           method: "POST",
-          headers: { authorization: "Bearer not-a-token", accept: "application/json, text/event-stream", "content-type": "application/json" },
+          headers: {
+            authorization: "Bearer not-a-token",
+            accept: "application/json, text/event-stream",
+            "content-type": "application/json"
+          },
           body: { jsonrpc: "2.0", id: 1, method: "tools/list" }
         })
       )
       expect(reply.status).toBe(401)
-      expect(reply.headers.get("www-authenticate")).toContain(`resource_metadata="${server.baseUrl}/.well-known/oauth-protected-resource/mcp"`)
+      expect(reply.headers.get("www-authenticate")).toContain(
+        `resource_metadata="${server.baseUrl}/.well-known/oauth-protected-resource/mcp"`
+      )
       expect(reply.json.error.code).toBe("invalid_token")
       const metadata = yield* get("/.well-known/oauth-protected-resource/mcp")
       expect(metadata.json.resource).toBe(`${server.baseUrl}/mcp`)
@@ -203,7 +233,12 @@ layer(server, { timeout: 120_000 })("/mcp", (it) => {
       const store: Record<string, any> = { tokens: { access_token: "expired-or-bogus", token_type: "Bearer" } }
       const provider: OAuthClientProvider = {
         redirectUrl: "http://127.0.0.1/callback",
-        clientMetadata: { redirect_uris: ["http://127.0.0.1/callback"], client_name: "MCP test agent", token_endpoint_auth_method: "none", scope: "pricing:read" },
+        clientMetadata: {
+          redirect_uris: ["http://127.0.0.1/callback"],
+          client_name: "MCP test agent",
+          token_endpoint_auth_method: "none",
+          scope: "pricing:read"
+        },
         clientInformation: () => store.client,
         saveClientInformation: (info) => void (store.client = info),
         tokens: () => store.tokens,
@@ -238,7 +273,9 @@ layer(server, { timeout: 120_000 })("/mcp", (it) => {
         Effect.promise(() => client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }))),
         () => Effect.promise(() => client.close())
       )
-      const row = ((yield* call(client, "search_domain", { q: "onsale.io", include_alternates: false })).structuredContent as any).results[0]
+      const row =
+        ((yield* call(client, "search_domain", { q: "onsale.io", include_alternates: false })).structuredContent as any)
+          .results[0]
       expect(row.price).toEqual({ bin: 5000, floor: 3000, currency: "USD" })
     }))
 
@@ -252,7 +289,9 @@ layer(server, { timeout: 120_000 })("/mcp", (it) => {
       expect((overview.contents[0] as any).text).toContain("/mcp")
       const { prompts } = yield* Effect.promise(() => client.listPrompts())
       expect(prompts.map((p) => p.name)).toEqual(["find_domain"])
-      const prompt = yield* Effect.promise(() => client.getPrompt({ name: "find_domain", arguments: { idea: "a bakery in Lyon" } }))
+      const prompt = yield* Effect.promise(() =>
+        client.getPrompt({ name: "find_domain", arguments: { idea: "a bakery in Lyon" } })
+      )
       expect((prompt.messages[0].content as any).text).toContain("a bakery in Lyon")
       expect((prompt.messages[0].content as any).text).toContain("search_domain")
     }))
@@ -274,11 +313,11 @@ layer(server, { timeout: 120_000 })("/mcp", (it) => {
       const bad = yield* call(client, "whois_lookup", { domain: "-bad-" })
       expect(textOf(bad)).toMatch(/^invalid_domain: /)
       expect((yield* post("/api/tools/whois", { domain: "whois-two.com" })).status).toBe(201)
-      expect(((yield* call(client, "whois_lookup", { domain: "whois-two.com" })).structuredContent as any).remaining).toBe(0)
+      expect(((yield* call(client, "whois_lookup", { domain: "whois-two.com" })).structuredContent as any).remaining)
+        .toBe(0)
       const spent = yield* call(client, "whois_lookup", { domain: "whois-two.com" })
       expect(spent.isError).toBe(true)
       expect(textOf(spent)).toMatch(/^rate_limited: Daily WHOIS quota of 4/)
       expect((yield* post("/api/tools/whois", { domain: "whois-two.com" })).status).toBe(429)
     }))
 })
-

@@ -5,7 +5,16 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Option, Schema, SchemaAST } from "effect"
-import { Order, OrderDetail, OrderPage, OrderRequest, Quote, QuoteRequest, Refund, RefundRequest } from "../../src/partner/orders/Api.js"
+import {
+  Order,
+  OrderDetail,
+  OrderPage,
+  OrderRequest,
+  Quote,
+  QuoteRequest,
+  Refund,
+  RefundRequest
+} from "../../src/partner/orders/Api.js"
 
 describe("partner OpenAPI examples", () => {
   it("every example decodes with its schema", () => {

@@ -16,7 +16,11 @@ const path = "/api/partner/v1/availability?domain=signed-example.com"
 layer(TestServer.layer())("partner request signing", (it) => {
   it.effect("a correctly signed request is served; the credential's environment selects the inventory", () =>
     Effect.gen(function*() {
-      yield* seedListings([{ domain: "signed-example.com", bin: 4200 }, { domain: "signed-example.com", bin: 999_900, environment: "live" }])
+      yield* seedListings([{ domain: "signed-example.com", bin: 4200 }, {
+        domain: "signed-example.com",
+        bin: 999_900,
+        environment: "live"
+      }])
       const sandbox = yield* createPartner({ environment: "sandbox" })
       const live = yield* createPartner({ environment: "live" })
       expect(sandbox.key_id).toMatch(/^pk_sandbox_/)
@@ -33,7 +37,10 @@ layer(TestServer.layer())("partner request signing", (it) => {
     Effect.gen(function*() {
       expectError(yield* get(path), 401, "missing_credentials")
       const cred = yield* createPartner()
-      const r = yield* get(path, { "x-service-key-id": cred.key_id, "x-service-timestamp": String(Math.floor(Date.now() / 1000)) })
+      const r = yield* get(path, {
+        "x-service-key-id": cred.key_id,
+        "x-service-timestamp": String(Math.floor(Date.now() / 1000))
+      })
       const e = expectError(r, 401, "missing_signature_headers")
       expect(e.message).toContain("X-Service-Nonce")
       expect(e.message).toContain("X-Service-Signature")
@@ -62,27 +69,52 @@ layer(TestServer.layer())("partner request signing", (it) => {
       const h = signRequest({ keyId: cred.key_id, secret: cred.secret }, { method: "GET", url: path })
       // Query changed after signing.
       expectError(
-        yield* Effect.promise(() => fetchReply(`${base.baseUrl}${path.replace("signed-example", "other")}`, { headers: h })),
+        yield* Effect.promise(() =>
+          fetchReply(`${base.baseUrl}${path.replace("signed-example", "other")}`, { headers: h })
+        ),
         401,
         "invalid_signature"
       )
       // Body changed after signing (re-serialised).
       const body = `{"domain":"signed-example.com"}`
-      const hb = signRequest({ keyId: cred.key_id, secret: cred.secret }, { method: "POST", url: "/api/partner/v1/quotes", body })
+      const hb = signRequest({ keyId: cred.key_id, secret: cred.secret }, {
+        method: "POST",
+        url: "/api/partner/v1/quotes",
+        body
+      })
       expectError(
-        yield* request("/api/partner/v1/quotes", { method: "POST", body: `{ "domain": "signed-example.com" }`, headers: { ...hb, "content-type": "application/json" } }),
+        yield* request("/api/partner/v1/quotes", {
+          method: "POST",
+          body: `{ "domain": "signed-example.com" }`,
+          headers: { ...hb, "content-type": "application/json" }
+        }),
         401,
         "invalid_signature"
       )
       // Signed as PUT, sent as POST.
-      const hm = signRequest({ keyId: cred.key_id, secret: cred.secret }, { method: "PUT", url: "/api/partner/v1/quotes", body })
+      const hm = signRequest({ keyId: cred.key_id, secret: cred.secret }, {
+        method: "PUT",
+        url: "/api/partner/v1/quotes",
+        body
+      })
       expectError(
-        yield* request("/api/partner/v1/quotes", { method: "POST", body, headers: { ...hm, "content-type": "application/json" } }),
+        yield* request("/api/partner/v1/quotes", {
+          method: "POST",
+          body,
+          headers: { ...hm, "content-type": "application/json" }
+        }),
         401,
         "invalid_signature"
       )
       // Malformed signature header.
-      expectError(yield* get(path, { ...signRequest({ keyId: cred.key_id, secret: cred.secret }, { method: "GET", url: path }), "x-service-signature": "v1=zz" }), 401, "invalid_signature")
+      expectError(
+        yield* get(path, {
+          ...signRequest({ keyId: cred.key_id, secret: cred.secret }, { method: "GET", url: path }),
+          "x-service-signature": "v1=zz"
+        }),
+        401,
+        "invalid_signature"
+      )
     }))
 
   it.effect("401 replay_detected when a nonce is reused, even with a fresh timestamp", () =>
@@ -91,7 +123,11 @@ layer(TestServer.layer())("partner request signing", (it) => {
       const nonce = crypto.randomUUID()
       expect((yield* signed(cred, "GET", path, { nonce })).status).toBe(200)
       expectError(yield* signed(cred, "GET", path, { nonce }), 401, "replay_detected")
-      expectError(yield* signed(cred, "GET", path, { nonce, timestamp: Math.floor(Date.now() / 1000) + 5 }), 401, "replay_detected")
+      expectError(
+        yield* signed(cred, "GET", path, { nonce, timestamp: Math.floor(Date.now() / 1000) + 5 }),
+        401,
+        "replay_detected"
+      )
       // Another credential may use the same nonce value.
       const other = yield* createPartner()
       expect((yield* signed(other, "GET", path, { nonce })).status).toBe(200)
@@ -109,9 +145,17 @@ layer(TestServer.layer())("partner request signing", (it) => {
       const webhookOnly = yield* createPartner({ scopes: ["webhook"] })
       const e = expectError(yield* signed(webhookOnly, "GET", path), 403, "forbidden")
       expect(e.message).toContain("search")
-      expectError(yield* signed(webhookOnly, "POST", "/api/partner/v1/quotes", { body: { domain: "signed-example.com" } }), 403, "forbidden")
+      expectError(
+        yield* signed(webhookOnly, "POST", "/api/partner/v1/quotes", { body: { domain: "signed-example.com" } }),
+        403,
+        "forbidden"
+      )
       const searchOnly = yield* createPartner({ scopes: ["search"] })
-      expectError(yield* signed(searchOnly, "POST", "/api/partner/v1/quotes", { body: { domain: "signed-example.com" } }), 403, "forbidden")
+      expectError(
+        yield* signed(searchOnly, "POST", "/api/partner/v1/quotes", { body: { domain: "signed-example.com" } }),
+        403,
+        "forbidden"
+      )
       // GET /orders accepts search or buy.
       expect((yield* signed(searchOnly, "GET", "/api/partner/v1/orders")).status).toBe(200)
       expectError(yield* signed(searchOnly, "GET", "/api/partner/v1/events"), 403, "forbidden")
@@ -120,8 +164,18 @@ layer(TestServer.layer())("partner request signing", (it) => {
   it.effect("400 missing_idempotency_key on POST /orders; 400 validation_error naming the field", () =>
     Effect.gen(function*() {
       const cred = yield* createPartner()
-      const order = { domain: "signed-example.com", expected_price: 4200, currency: "USD", external_payment_ref: "p1", buyer: { email: "b@example.org" } }
-      expectError(yield* signed(cred, "POST", "/api/partner/v1/orders", { body: order }), 400, "missing_idempotency_key")
+      const order = {
+        domain: "signed-example.com",
+        expected_price: 4200,
+        currency: "USD",
+        external_payment_ref: "p1",
+        buyer: { email: "b@example.org" }
+      }
+      expectError(
+        yield* signed(cred, "POST", "/api/partner/v1/orders", { body: order }),
+        400,
+        "missing_idempotency_key"
+      )
       const bad = yield* signed(cred, "POST", "/api/partner/v1/orders", {
         body: { ...order, expected_price: "42.00" },
         headers: { "idempotency-key": crypto.randomUUID() }
@@ -150,10 +204,14 @@ layer(TestServer.layer())("partner request signing", (it) => {
       const cred = yield* createPartner()
       const server = yield* TestServer.TestServer
       const client = yield* makePartnerClient({ baseUrl: server.baseUrl, keyId: cred.key_id, secret: cred.secret })
-      const res = yield* client.execute(HttpClientRequest.get("/api/partner/v1/availability", { urlParams: { domain: "signed-example.com" } }))
+      const res = yield* client.execute(
+        HttpClientRequest.get("/api/partner/v1/availability", { urlParams: { domain: "signed-example.com" } })
+      )
       expect(res.status, yield* res.text).toBe(200)
       expect((yield* res.json) as any).toMatchObject({ domain: "signed-example.com", available: true })
-      const quote = yield* client.execute(HttpClientRequest.post("/api/partner/v1/quotes").pipe(jsonBody({ domain: "signed-example.com" })))
+      const quote = yield* client.execute(
+        HttpClientRequest.post("/api/partner/v1/quotes").pipe(jsonBody({ domain: "signed-example.com" }))
+      )
       expect(quote.status).toBe(201)
       // A second execution of the same request gets a fresh nonce (so retries work).
       const again = yield* client.execute(HttpClientRequest.get("/api/partner/v1/pricing?domain=signed-example.com"))
@@ -164,7 +222,9 @@ layer(TestServer.layer())("partner request signing", (it) => {
 })
 
 describe("production: HTTPS only, per-credential rate limit", () => {
-  layer(TestServer.layer({ NODE_ENV: "production", TRUST_PROXY: "true", RATE_LIMITS: JSON.stringify({ partner_api: 3 }) }))("production", (it) => {
+  layer(
+    TestServer.layer({ NODE_ENV: "production", TRUST_PROXY: "true", RATE_LIMITS: JSON.stringify({ partner_api: 3 }) })
+  )("production", (it) => {
     it.effect("refuses plain HTTP, honours the trusted proxy's X-Forwarded-Proto, limits per credential", () =>
       Effect.gen(function*() {
         yield* seedListings([{ domain: "signed-example.com" }])

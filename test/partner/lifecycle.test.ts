@@ -18,7 +18,8 @@ const allEvents = (cred: IssuedCredential) =>
     const out: Array<any> = []
     let after: string | null = null
     for (let i = 0; i < 100; i++) {
-      const page: any = (yield* signed(cred, "GET", `/api/partner/v1/events?limit=3${after ? `&after_id=${after}` : ""}`)).json
+      const page: any =
+        (yield* signed(cred, "GET", `/api/partner/v1/events?limit=3${after ? `&after_id=${after}` : ""}`)).json
       if (page.events.length === 0) {
         expect(page.next_cursor).toBeNull()
         break
@@ -37,7 +38,11 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "500000" }))("order lifecycle",
       const id = yield* buy(cred, "walk.com", 10_000)
 
       expectError(yield* post(`/api/admin/orders/${id}/start-transfer`), 401, "unauthorized")
-      expectError(yield* post(`/api/admin/orders/${id}/start-transfer`, undefined, { authorization: "Bearer wrong" }), 401, "unauthorized")
+      expectError(
+        yield* post(`/api/admin/orders/${id}/start-transfer`, undefined, { authorization: "Bearer wrong" }),
+        401,
+        "unauthorized"
+      )
       expectError(yield* admin("ord_nope", "start-transfer"), 404, "not_found")
       expectError(yield* admin(id, "fly"), 400, "validation_error")
 
@@ -58,9 +63,13 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "500000" }))("order lifecycle",
       expect(done.json.transfer.completed_at).toMatch(/Z$/)
 
       // No refund or cancellation after delivery.
-      const refund = yield* signed(cred, "POST", "/api/partner/v1/refunds", { body: { order_id: id, reason: "changed mind" } })
+      const refund = yield* signed(cred, "POST", "/api/partner/v1/refunds", {
+        body: { order_id: id, reason: "changed mind" }
+      })
       expect(expectError(refund, 409, "conflict").message).toContain("only before TRANSFER_COMPLETED")
-      expect(expectError(yield* admin(id, "cancel"), 409, "conflict").message).toContain("only before TRANSFER_COMPLETED")
+      expect(expectError(yield* admin(id, "cancel"), 409, "conflict").message).toContain(
+        "only before TRANSFER_COMPLETED"
+      )
 
       const detail = yield* signed(cred, "GET", `/api/partner/v1/orders/${id}`)
       expect(detail.json.timeline.map((t: any) => t.type === "status" ? t.status : `step:${t.step}`)).toEqual([
@@ -80,7 +89,13 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "500000" }))("order lifecycle",
         ["order.transfer_started", "TRANSFER_IN_PROGRESS"],
         ["order.transfer_completed", "TRANSFER_COMPLETED"]
       ])
-      expect(events[0].data.order).toEqual({ public_id: id, domain: "walk.com", status: "EXTERNALLY_PAID", sale_price_cents: 10_000, currency: "USD" })
+      expect(events[0].data.order).toEqual({
+        public_id: id,
+        domain: "walk.com",
+        status: "EXTERNALLY_PAID",
+        sale_price_cents: 10_000,
+        currency: "USD"
+      })
       expect(Object.keys(events[0]).sort()).toEqual(["created_at", "data", "id", "type"])
       // The admin view sees the same order.
       expect((yield* request(`/api/admin/orders/${id}`, { headers: ADMIN })).json.status).toBe("TRANSFER_COMPLETED")
@@ -88,7 +103,11 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "500000" }))("order lifecycle",
 
   it.effect("sandbox advance: MANUAL_REVIEW → … → SETTLED, one event per step, then 409; live credentials get 403", () =>
     Effect.gen(function*() {
-      yield* seedListings([{ domain: "advance.com", bin: 600_000 }, { domain: "advance.com", bin: 600_000, environment: "live" }])
+      yield* seedListings([{ domain: "advance.com", bin: 600_000 }, {
+        domain: "advance.com",
+        bin: 600_000,
+        environment: "live"
+      }])
       const cred = yield* createPartner()
       const id = yield* buy(cred, "advance.com", 600_000)
       const statuses: Array<string> = []
@@ -119,22 +138,37 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "500000" }))("order lifecycle",
       yield* seedListings([{ domain: "refund-me.com", bin: 3_000 }, { domain: "cancel-me.com", bin: 3_000 }])
       const cred = yield* createPartner()
       const id = yield* buy(cred, "refund-me.com", 3_000)
-      expect((yield* signed(cred, "GET", "/api/partner/v1/availability?domain=refund-me.com")).json.available).toBe(false)
+      expect((yield* signed(cred, "GET", "/api/partner/v1/availability?domain=refund-me.com")).json.available).toBe(
+        false
+      )
       expect((yield* admin(id, "start-transfer")).json.status).toBe("TRANSFER_IN_PROGRESS")
-      const r = yield* signed(cred, "POST", "/api/partner/v1/refunds", { body: { order_id: id, reason: "buyer chargeback" } })
+      const r = yield* signed(cred, "POST", "/api/partner/v1/refunds", {
+        body: { order_id: id, reason: "buyer chargeback" }
+      })
       expect(r.status, r.text).toBe(201)
       expect(r.json).toMatchObject({ order_id: id, amount_cents: 3_000, currency: "USD", status: "REFUNDED" })
       expect(r.json.refund_id).toMatch(/^rf_/)
       expect(r.json.order.status).toBe("REFUNDED")
-      expect((yield* signed(cred, "GET", "/api/partner/v1/availability?domain=refund-me.com")).json.available).toBe(true)
-      expect(expectError(yield* signed(cred, "POST", "/api/partner/v1/refunds", { body: { order_id: id } }), 409, "conflict").message).toContain("REFUNDED")
-      expectError(yield* signed(cred, "POST", "/api/partner/v1/refunds", { body: { order_id: "ord_unknown" } }), 404, "not_found")
+      expect((yield* signed(cred, "GET", "/api/partner/v1/availability?domain=refund-me.com")).json.available).toBe(
+        true
+      )
+      expect(
+        expectError(yield* signed(cred, "POST", "/api/partner/v1/refunds", { body: { order_id: id } }), 409, "conflict")
+          .message
+      ).toContain("REFUNDED")
+      expectError(
+        yield* signed(cred, "POST", "/api/partner/v1/refunds", { body: { order_id: "ord_unknown" } }),
+        404,
+        "not_found"
+      )
       expectError(yield* signed(cred, "POST", "/api/partner/v1/refunds", { body: {} }), 400, "validation_error")
 
       const other = yield* buy(cred, "cancel-me.com", 3_000)
       expect((yield* admin(other, "cancel")).json.status).toBe("CANCELLED")
       expectError(yield* admin(other, "start-transfer"), 409, "conflict")
-      const types = (yield* allEvents(cred)).filter((e) => [id, other].includes(e.data.order.public_id)).map((e) => `${e.type}:${e.data.order.status}`)
+      const types = (yield* allEvents(cred)).filter((e) => [id, other].includes(e.data.order.public_id)).map((e) =>
+        `${e.type}:${e.data.order.status}`
+      )
       expect(types).toEqual([
         "order.recorded:EXTERNALLY_PAID",
         "order.transfer_started:TRANSFER_IN_PROGRESS",

@@ -64,19 +64,23 @@ describe("order state machine", () => {
 
   it("property: any action sequence never leaves a terminal status, and refunds never follow delivery", () =>
     fc.assert(
-      fc.property(fc.constantFrom(...ORDER_STATUSES), fc.array(fc.constantFrom(...ORDER_ACTIONS), { maxLength: 30 }), (start, actions) => {
-        let status = start
-        let delivered = start === "TRANSFER_COMPLETED" || start === "SETTLED"
-        for (const a of actions) {
-          const t = transition(status, a)
-          if (TERMINAL_STATUSES.has(status)) expect(t.ok).toBe(false)
-          if (!t.ok) continue
-          expect(t.from).toBe(status)
-          if (delivered) expect(t.to === "REFUNDED" || t.to === "CANCELLED").toBe(false)
-          status = t.to
-          if (status === "TRANSFER_COMPLETED") delivered = true
+      fc.property(
+        fc.constantFrom(...ORDER_STATUSES),
+        fc.array(fc.constantFrom(...ORDER_ACTIONS), { maxLength: 30 }),
+        (start, actions) => {
+          let status = start
+          let delivered = start === "TRANSFER_COMPLETED" || start === "SETTLED"
+          for (const a of actions) {
+            const t = transition(status, a)
+            if (TERMINAL_STATUSES.has(status)) expect(t.ok).toBe(false)
+            if (!t.ok) continue
+            expect(t.from).toBe(status)
+            if (delivered) expect(t.to === "REFUNDED" || t.to === "CANCELLED").toBe(false)
+            status = t.to
+            if (status === "TRANSFER_COMPLETED") delivered = true
+          }
         }
-      })
+      )
     ))
 
   it("property: sandbox advance from any status reaches SETTLED through allowed moves, or stops at a terminal status", () =>
@@ -109,6 +113,8 @@ describe("refusal messages", () => {
       }
     }
     const t = transition("MANUAL_REVIEW", "start_transfer")
-    expect(!t.ok && t.reason).toBe("Cannot start the transfer of an order in status MANUAL_REVIEW (allowed from EXTERNALLY_PAID, PAID)")
+    expect(!t.ok && t.reason).toBe(
+      "Cannot start the transfer of an order in status MANUAL_REVIEW (allowed from EXTERNALLY_PAID, PAID)"
+    )
   })
 })

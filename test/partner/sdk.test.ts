@@ -11,16 +11,16 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { execFile } from "node:child_process"
+import { createHash, createHmac, randomUUID } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as Vm from "node:vm"
-import { createHash, createHmac, randomUUID } from "node:crypto"
-import { fetchReply } from "../support/http.js"
 import { canonicalQuery as sdkCanonicalQuery, signRequest as sdkSign } from "../../packages/partner-sdk/src/index.js"
 import { canonicalQuery, canonicalString, EMPTY_BODY_SHA256, verifySignature } from "../../src/domain/PartnerSigning.js"
+import { fetchReply } from "../support/http.js"
 import { createPartner, seedListings } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 import { webhookReceiver } from "../support/WebhookReceiver.js"
@@ -31,10 +31,17 @@ const project = Fs.mkdtempSync(Path.join(Os.tmpdir(), "sdk-project-"))
 
 const run = (cmd: string, args: ReadonlyArray<string>, cwd: string) =>
   new Promise<string>((resolve, reject) =>
-    execFile(cmd, [...args], { cwd, env: { ...process.env, npm_config_update_notifier: "false" } }, (error, stdout, stderr) =>
-      error ? reject(new Error(`${cmd} ${args.join(" ")} failed:\n${stdout}${stderr}`)) : resolve(stdout)))
+    execFile(
+      cmd,
+      [...args],
+      { cwd, env: { ...process.env, npm_config_update_notifier: "false" } },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(`${cmd} ${args.join(" ")} failed:\n${stdout}${stderr}`)) : resolve(stdout)
+    )
+  )
 
-const PROGRAM = `import { PartnerApiError, PartnerClient, verifyWebhook, type Order } from "@domain-marketplace/partner-sdk"
+const PROGRAM =
+  `import { PartnerApiError, PartnerClient, verifyWebhook, type Order } from "@domain-marketplace/partner-sdk"
 const client = new PartnerClient({ baseUrl: "http://127.0.0.1:1", keyId: "pk_sandbox_x", secret: "sk_x" })
 export const ids = async (): Promise<Array<string>> => {
   const out: Array<string> = []
@@ -49,36 +56,59 @@ export const verify = verifyWebhook
 // npm pack (its prepack compiles the SDK) → a separate project installs the tarball offline.
 type Sdk = typeof import("../../packages/partner-sdk/src/index.js")
 let installed: Promise<Sdk> | undefined
-const installSdk = () =>
-  (installed ??= (async () => {
-    const packed = await run("npm", ["pack", "--json", "--pack-destination", project], sdkDir)
-    const tarball = Path.join(project, JSON.parse(packed)[0].filename)
-    Fs.writeFileSync(Path.join(project, "package.json"), JSON.stringify({ name: "partner-app", private: true, type: "module" }))
-    await run("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], project)
-    Fs.writeFileSync(Path.join(project, "app.ts"), PROGRAM)
-    Fs.writeFileSync(
-      Path.join(project, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2022", "DOM"], noEmit: true, skipLibCheck: false, types: [] }, files: ["app.ts"] })
-    )
-    const entry = Path.join(project, "node_modules/@domain-marketplace/partner-sdk/dist/index.js")
-    return (await import(pathToFileURL(entry).href)) as Sdk
-  })())
+const installSdk = () => (installed ??= (async () => {
+  const packed = await run("npm", ["pack", "--json", "--pack-destination", project], sdkDir)
+  const tarball = Path.join(project, JSON.parse(packed)[0].filename)
+  Fs.writeFileSync(
+    Path.join(project, "package.json"),
+    JSON.stringify({ name: "partner-app", private: true, type: "module" })
+  )
+  await run("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], project)
+  Fs.writeFileSync(Path.join(project, "app.ts"), PROGRAM)
+  Fs.writeFileSync(
+    Path.join(project, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        target: "ES2022",
+        lib: ["ES2022", "DOM"],
+        noEmit: true,
+        skipLibCheck: false,
+        types: []
+      },
+      files: ["app.ts"]
+    })
+  )
+  const entry = Path.join(project, "node_modules/@domain-marketplace/partner-sdk/dist/index.js")
+  return (await import(pathToFileURL(entry).href)) as Sdk
+})())
 
 describe("the partner SDK package", () => {
-  it("installs from its packed tarball with no dependencies, and a partner's TypeScript program type-checks against it", async () => {
-    await installSdk()
-    const manifest = JSON.parse(Fs.readFileSync(Path.join(project, "node_modules/@domain-marketplace/partner-sdk/package.json"), "utf8"))
-    expect(manifest.dependencies ?? {}).toEqual({})
-    expect(Fs.existsSync(Path.join(project, "node_modules/effect"))).toBe(false)
-    await run(process.execPath, [Path.join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], project)
-  }, 300_000)
+  it(
+    "installs from its packed tarball with no dependencies, and a partner's TypeScript program type-checks against it",
+    async () => {
+      await installSdk()
+      const manifest = JSON.parse(
+        Fs.readFileSync(Path.join(project, "node_modules/@domain-marketplace/partner-sdk/package.json"), "utf8")
+      )
+      expect(manifest.dependencies ?? {}).toEqual({})
+      expect(Fs.existsSync(Path.join(project, "node_modules/effect"))).toBe(false)
+      await run(process.execPath, [Path.join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], project)
+    },
+    300_000
+  )
 
   it("its canonical query and signature agree with the server's for any query", () => {
     return fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(fc.string(), fc.string()), { maxLength: 6 }), async (pairs) => {
         const raw = pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")
         expect(sdkCanonicalQuery(raw)).toBe(canonicalQuery(raw))
-        const headers = await sdkSign({ keyId: "pk_x", secret: "sk_secret" }, { method: "GET", url: `/api/partner/v1/orders?${raw}` })
+        const headers = await sdkSign({ keyId: "pk_x", secret: "sk_secret" }, {
+          method: "GET",
+          url: `/api/partner/v1/orders?${raw}`
+        })
         const canonical = canonicalString({
           method: "GET",
           path: "/api/partner/v1/orders",
@@ -100,16 +130,30 @@ describe("the partner SDK package", () => {
       seen.push(req.headers)
       req.resume()
       req.on("end", () => {
-        if (seen.length === 1) return res.writeHead(503, { "retry-after": "1", "content-type": "application/json" }).end(`{"error":{"code":"unavailable","message":"later"}}`)
+        if (seen.length === 1) {
+          return res.writeHead(503, { "retry-after": "1", "content-type": "application/json" }).end(
+            `{"error":{"code":"unavailable","message":"later"}}`
+          )
+        }
         if (seen.length === 2) return res.writeHead(429, { "retry-after": "1" }).end()
         res.writeHead(201, { "content-type": "application/json" }).end(`{"public_id":"ord_1"}`)
       })
     })
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
     try {
-      const client = new sdk.PartnerClient({ baseUrl: `http://127.0.0.1:${(server.address() as any).port}`, keyId: "pk_sandbox_x", secret: "sk_x" })
+      const client = new sdk.PartnerClient({
+        baseUrl: `http://127.0.0.1:${(server.address() as any).port}`,
+        keyId: "pk_sandbox_x",
+        secret: "sk_x"
+      })
       const started = Date.now()
-      const order = await client.createOrder({ domain: "a.com", expected_price: 1, currency: "USD", external_payment_ref: "p", buyer: { email: "a@b.co" } })
+      const order = await client.createOrder({
+        domain: "a.com",
+        expected_price: 1,
+        currency: "USD",
+        external_payment_ref: "p",
+        buyer: { email: "a@b.co" }
+      })
       expect(order).toEqual({ public_id: "ord_1" })
       expect(seen).toHaveLength(3)
       expect(Date.now() - started).toBeGreaterThanOrEqual(1900)
@@ -122,103 +166,149 @@ describe("the partner SDK package", () => {
   }, 60_000)
 })
 
-layer(TestServer.layer({ OUTBOUND_ALLOW_LOOPBACK: "true", WEBHOOK_POLL_INTERVAL: "100 millis" }), { timeout: 300_000 })("the partner SDK against the service", (it) => {
-  it.scoped("search, quote, an order retried with its key recorded once, every page of orders, events, and a verified webhook", () =>
-    Effect.gen(function*() {
-      const { baseUrl } = yield* TestServer.TestServer
-      const sdk = yield* Effect.promise(installSdk)
-      const domains = ["sdkcoffee.com", "sdkcoffee.net", "sdkcoffee.org", "sdkcoffee.io"]
-      yield* seedListings(domains.map((domain) => ({ domain, bin: 2500 })))
-      const cred = yield* createPartner({ scopes: ["search", "buy", "webhook"] })
-      const client = new sdk.PartnerClient({ baseUrl, keyId: cred.key_id, secret: cred.secret })
-      const receiver = yield* webhookReceiver()
-      const endpoint = yield* Effect.promise(() => client.registerWebhook({ url: receiver.url }))
-      expect(endpoint.secret).toMatch(/^whsec_/)
+layer(TestServer.layer({ OUTBOUND_ALLOW_LOOPBACK: "true", WEBHOOK_POLL_INTERVAL: "100 millis" }), { timeout: 300_000 })(
+  "the partner SDK against the service",
+  (it) => {
+    it.scoped("search, quote, an order retried with its key recorded once, every page of orders, events, and a verified webhook", () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestServer.TestServer
+        const sdk = yield* Effect.promise(installSdk)
+        const domains = ["sdkcoffee.com", "sdkcoffee.net", "sdkcoffee.org", "sdkcoffee.io"]
+        yield* seedListings(domains.map((domain) => ({ domain, bin: 2500 })))
+        const cred = yield* createPartner({ scopes: ["search", "buy", "webhook"] })
+        const client = new sdk.PartnerClient({ baseUrl, keyId: cred.key_id, secret: cred.secret })
+        const receiver = yield* webhookReceiver()
+        const endpoint = yield* Effect.promise(() => client.registerWebhook({ url: receiver.url }))
+        expect(endpoint.secret).toMatch(/^whsec_/)
 
-      const found = yield* Effect.promise(() => client.search("sdkcoffee"))
-      expect(found.results.map((r: any) => r.domain)).toContain("sdkcoffee.com")
-      expect((yield* Effect.promise(() => client.availability("sdkcoffee.com"))).price_cents).toBe(2500)
-      const quote = yield* Effect.promise(() => client.createQuote("sdkcoffee.com"))
-      const order = { domain: "sdkcoffee.com", expected_price: 2500, currency: "USD", external_payment_ref: "pay-1", buyer: { email: "b@example.org" }, quote_id: quote.quote_id }
-      const a = yield* Effect.promise(() => client.createOrder(order, { idempotencyKey: "sdk-order-1" }))
-      const b = yield* Effect.promise(() => client.createOrder(order, { idempotencyKey: "sdk-order-1" }))
-      expect(b.public_id).toBe(a.public_id)
-      for (const domain of domains.slice(1)) {
-        yield* Effect.promise(() => client.createOrder({ ...order, domain, quote_id: undefined, external_payment_ref: `pay-${domain}` }))
-      }
-      const listed: Array<string> = []
-      const paged = new sdk.PartnerClient({ baseUrl, keyId: cred.key_id, secret: cred.secret })
-      const original = paged.listOrders.bind(paged)
-      let pages = 0
-      paged.listOrders = (filter: any) => (pages++, original({ ...filter, limit: 2 }))
-      for (const o of yield* Effect.promise(async () => {
-        const out: Array<any> = []
-        for await (const x of paged.orders()) out.push(x)
-        return out
-      })) listed.push(o.domain)
-      expect(listed.sort()).toEqual([...domains].sort())
-      expect(pages).toBeGreaterThanOrEqual(2)
-
-      const error = yield* Effect.promise(() => client.getOrder("ord_doesnotexist").then(() => undefined, (e: unknown) => e))
-      expect(error).toBeInstanceOf(sdk.PartnerApiError)
-      expect((error as any).status).toBe(404)
-      expect((error as any).requestId).toMatch(/^req_/)
-
-      const events: Array<any> = []
-      yield* Effect.promise(async () => {
-        for await (const e of client.events()) events.push(e)
-      })
-      expect(events.filter((e) => e.type === "order.recorded")).toHaveLength(4)
-
-      const [delivery] = yield* receiver.waitFor(1, 30_000)
-      const verified = yield* Effect.promise(() => sdk.verifyWebhook({ secret: endpoint.secret!, body: delivery.body, headers: delivery.headers as any }))
-      expect(verified).toMatchObject({ ok: true, scheme: "standard-webhooks" })
-      const tampered = yield* Effect.promise(() => sdk.verifyWebhook({ secret: endpoint.secret!, body: delivery.body.replace("order", "0rder"), headers: delivery.headers as any }))
-      expect(tampered.ok).toBe(false)
-      const late = yield* Effect.promise(() => sdk.verifyWebhook({ secret: endpoint.secret!, body: delivery.body, headers: delivery.headers as any, now: Date.now() + 600_000 }))
-      expect(late).toMatchObject({ ok: false })
-    }))
-
-  it.scoped("the Postman collection's pre-request script signs requests the service accepts", () =>
-    Effect.gen(function*() {
-      const { baseUrl } = yield* TestServer.TestServer
-      yield* seedListings([{ domain: "postmancoffee.com", bin: 2500 }])
-      const cred = yield* createPartner({ scopes: ["search", "buy"] })
-      const collection = JSON.parse(Fs.readFileSync(Path.join(sdkDir, "postman/partner-api.postman_collection.json"), "utf8"))
-      const script = collection.event.find((e: any) => e.listen === "prerequest").script.exec.join("\n")
-      const vars: Record<string, string> = { baseUrl, keyId: cred.key_id, secret: cred.secret }
-      const replaceIn = (s: string) => s.replace(/\{\{(\$guid|\w+)\}\}/g, (_, k) => (k === "$guid" ? randomUUID() : vars[k]))
-      // Postman's sandbox, as much of it as the script uses: pm.request, pm.variables, CryptoJS.
-      const send = (item: any) => {
-        const req = item.request
-        const headers = new Map<string, string>((req.header ?? []).map((h: any) => [h.key, h.value]))
-        const pm = {
-          request: {
-            method: req.method,
-            url: { path: req.url.path, query: { all: () => req.url.query } },
-            body: req.body,
-            headers: { upsert: (h: any) => headers.set(h.key, h.value), has: (k: string) => headers.has(k) }
-          },
-          variables: { replaceIn },
-          collectionVariables: { get: (k: string) => vars[k] }
+        const found = yield* Effect.promise(() => client.search("sdkcoffee"))
+        expect(found.results.map((r: any) => r.domain)).toContain("sdkcoffee.com")
+        expect((yield* Effect.promise(() => client.availability("sdkcoffee.com"))).price_cents).toBe(2500)
+        const quote = yield* Effect.promise(() => client.createQuote("sdkcoffee.com"))
+        const order = {
+          domain: "sdkcoffee.com",
+          expected_price: 2500,
+          currency: "USD",
+          external_payment_ref: "pay-1",
+          buyer: { email: "b@example.org" },
+          quote_id: quote.quote_id
         }
-        const hex = (b: Buffer) => ({ toString: () => b.toString("hex") })
-        const CryptoJS = {
-          enc: { Hex: "hex" },
-          SHA256: (s: string) => hex(createHash("sha256").update(s, "utf8").digest()),
-          HmacSHA256: (m: string, k: string) => hex(createHmac("sha256", Buffer.from(k, "utf8")).update(m, "utf8").digest())
+        const a = yield* Effect.promise(() => client.createOrder(order, { idempotencyKey: "sdk-order-1" }))
+        const b = yield* Effect.promise(() => client.createOrder(order, { idempotencyKey: "sdk-order-1" }))
+        expect(b.public_id).toBe(a.public_id)
+        const { quote_id: _quote, ...unquoted } = order
+        for (const domain of domains.slice(1)) {
+          yield* Effect.promise(() =>
+            client.createOrder({ ...unquoted, domain, external_payment_ref: `pay-${domain}` })
+          )
         }
-        Vm.runInNewContext(script, { pm, CryptoJS })
-        const query = req.url.query.map((q: any) => `${q.key}=${q.value}`).join("&")
-        const url = `${baseUrl}/${req.url.path.join("/")}${query ? `?${query}` : ""}`
-        return Effect.promise(() =>
-          fetchReply(url, { method: req.method, headers: Object.fromEntries(headers), body: req.body ? replaceIn(req.body.raw) : undefined })
+        const listed: Array<string> = []
+        const paged = new sdk.PartnerClient({ baseUrl, keyId: cred.key_id, secret: cred.secret })
+        const original = paged.listOrders.bind(paged)
+        let pages = 0
+        paged.listOrders = (filter: any) => (pages++, original({ ...filter, limit: 2 }))
+        for (
+          const o of yield* Effect.promise(async () => {
+            const out: Array<any> = []
+            for await (const x of paged.orders()) out.push(x)
+            return out
+          })
+        ) listed.push(o.domain)
+        expect(listed.sort()).toEqual([...domains].sort())
+        expect(pages).toBeGreaterThanOrEqual(2)
+
+        const error = yield* Effect.promise(() =>
+          client.getOrder("ord_doesnotexist").then(() => undefined, (e: unknown) => e)
         )
-      }
-      const item = (name: string) => collection.item.find((i: any) => i.name === name)
-      const search = yield* send(item("Search"))
-      expect(search.status, search.text).toBe(200)
-      const quote = yield* send({ ...item("Create quote"), request: { ...item("Create quote").request, body: { mode: "raw", raw: JSON.stringify({ domain: "postmancoffee.com" }) } } })
-      expect(quote.status, quote.text).toBe(201)
-    }))
-})
+        expect(error).toBeInstanceOf(sdk.PartnerApiError)
+        expect((error as any).status).toBe(404)
+        expect((error as any).requestId).toMatch(/^req_/)
+
+        const events: Array<any> = []
+        yield* Effect.promise(async () => {
+          for await (const e of client.events()) events.push(e)
+        })
+        expect(events.filter((e) => e.type === "order.recorded")).toHaveLength(4)
+
+        const [delivery] = yield* receiver.waitFor(1, 30_000)
+        const verified = yield* Effect.promise(() =>
+          sdk.verifyWebhook({ secret: endpoint.secret!, body: delivery.body, headers: delivery.headers as any })
+        )
+        expect(verified).toMatchObject({ ok: true, scheme: "standard-webhooks" })
+        const tampered = yield* Effect.promise(() =>
+          sdk.verifyWebhook({
+            secret: endpoint.secret!,
+            body: delivery.body.replace("order", "0rder"),
+            headers: delivery.headers as any
+          })
+        )
+        expect(tampered.ok).toBe(false)
+        const late = yield* Effect.promise(() =>
+          sdk.verifyWebhook({
+            secret: endpoint.secret!,
+            body: delivery.body,
+            headers: delivery.headers as any,
+            now: Date.now() + 600_000
+          })
+        )
+        expect(late).toMatchObject({ ok: false })
+      }))
+
+    it.scoped("the Postman collection's pre-request script signs requests the service accepts", () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestServer.TestServer
+        yield* seedListings([{ domain: "postmancoffee.com", bin: 2500 }])
+        const cred = yield* createPartner({ scopes: ["search", "buy"] })
+        const collection = JSON.parse(
+          Fs.readFileSync(Path.join(sdkDir, "postman/partner-api.postman_collection.json"), "utf8")
+        )
+        const script = collection.event.find((e: any) => e.listen === "prerequest").script.exec.join("\n")
+        const vars: Record<string, string> = { baseUrl, keyId: cred.key_id, secret: cred.secret }
+        const replaceIn = (s: string) =>
+          s.replace(/\{\{(\$guid|\w+)\}\}/g, (_, k) => (k === "$guid" ? randomUUID() : vars[k]))
+        // Postman's sandbox, as much of it as the script uses: pm.request, pm.variables, CryptoJS.
+        const send = (item: any) => {
+          const req = item.request
+          const headers = new Map<string, string>((req.header ?? []).map((h: any) => [h.key, h.value]))
+          const pm = {
+            request: {
+              method: req.method,
+              url: { path: req.url.path, query: { all: () => req.url.query } },
+              body: req.body,
+              headers: { upsert: (h: any) => headers.set(h.key, h.value), has: (k: string) => headers.has(k) }
+            },
+            variables: { replaceIn },
+            collectionVariables: { get: (k: string) => vars[k] }
+          }
+          const hex = (b: Buffer) => ({ toString: () => b.toString("hex") })
+          const CryptoJS = {
+            enc: { Hex: "hex" },
+            SHA256: (s: string) => hex(createHash("sha256").update(s, "utf8").digest()),
+            HmacSHA256: (m: string, k: string) =>
+              hex(createHmac("sha256", Buffer.from(k, "utf8")).update(m, "utf8").digest())
+          }
+          Vm.runInNewContext(script, { pm, CryptoJS })
+          const query = req.url.query.map((q: any) => `${q.key}=${q.value}`).join("&")
+          const url = `${baseUrl}/${req.url.path.join("/")}${query ? `?${query}` : ""}`
+          return Effect.promise(() =>
+            fetchReply(url, {
+              method: req.method,
+              headers: Object.fromEntries(headers),
+              body: req.body ? replaceIn(req.body.raw) : undefined
+            })
+          )
+        }
+        const item = (name: string) => collection.item.find((i: any) => i.name === name)
+        const search = yield* send(item("Search"))
+        expect(search.status, search.text).toBe(200)
+        const quote = yield* send({
+          ...item("Create quote"),
+          request: {
+            ...item("Create quote").request,
+            body: { mode: "raw", raw: JSON.stringify({ domain: "postmancoffee.com" }) }
+          }
+        })
+        expect(quote.status, quote.text).toBe(201)
+      }))
+  }
+)

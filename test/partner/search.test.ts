@@ -39,8 +39,12 @@ layer(TestServer.layer({ SANDBOX_INVENTORY: "false", DEMO_LISTINGS: "false" }))(
       const semantic = yield* meanNdcg("semantic")
       const hybrid = yield* meanNdcg("hybrid")
       console.log(
-        `nDCG@5 keyword ${keyword.mean.toFixed(3)}, semantic ${semantic.mean.toFixed(3)}, hybrid ${hybrid.mean.toFixed(3)}\n` +
-          hybrid.scores.map((s, i) => `  ${s.q}: keyword ${keyword.scores[i].ndcg.toFixed(2)} hybrid ${s.ndcg.toFixed(2)} → ${s.got.join(", ")}`).join("\n")
+        `nDCG@5 keyword ${keyword.mean.toFixed(3)}, semantic ${semantic.mean.toFixed(3)}, hybrid ${
+          hybrid.mean.toFixed(3)
+        }\n` +
+          hybrid.scores.map((s, i) =>
+            `  ${s.q}: keyword ${keyword.scores[i].ndcg.toFixed(2)} hybrid ${s.ndcg.toFixed(2)} → ${s.got.join(", ")}`
+          ).join("\n")
       )
       expect(hybrid.mean).toBeGreaterThan(keyword.mean + 0.1)
       expect(hybrid.mean).toBeGreaterThanOrEqual(semantic.mean - 0.02)
@@ -59,7 +63,15 @@ layer(TestServer.layer({ SANDBOX_INVENTORY: "false", DEMO_LISTINGS: "false" }))(
       expect(r.json.count).toBe(r.json.results.length)
       expect(r.json.results.map((x: any) => x.domain)).toContain("fastcars.com")
       for (const x of r.json.results) {
-        expect(Object.keys(x).sort()).toEqual(["available", "bin_price_cents", "currency", "domain", "floor_price_cents", "score", "tld"])
+        expect(Object.keys(x).sort()).toEqual([
+          "available",
+          "bin_price_cents",
+          "currency",
+          "domain",
+          "floor_price_cents",
+          "score",
+          "tld"
+        ])
         expect(x.score).toBeGreaterThan(0)
         expect(x.score).toBeLessThanOrEqual(1)
       }
@@ -70,7 +82,11 @@ layer(TestServer.layer({ SANDBOX_INVENTORY: "false", DEMO_LISTINGS: "false" }))(
       expect(broad.json.results.length).toBeLessThanOrEqual(5)
       // Sandbox credential: the live copy of fastcars.com (price 1) is not visible.
       expect(r.json.results.find((x: any) => x.domain === "fastcars.com").bin_price_cents).toBe(150_000)
-      expect((yield* signed(cred, "GET", "/api/partner/v1/domains/search?q=zzqxj")).json).toEqual({ query: "zzqxj", count: 0, results: [] })
+      expect((yield* signed(cred, "GET", "/api/partner/v1/domains/search?q=zzqxj")).json).toEqual({
+        query: "zzqxj",
+        count: 0,
+        results: []
+      })
       for (const q of ["", "%20%20", "a%3Cscript%3E", "x".repeat(101)]) {
         expectError(yield* signed(cred, "GET", `/api/partner/v1/domains/search?q=${q}`), 400, "validation_error")
       }

@@ -17,9 +17,16 @@ import {
   verifySignature,
   webhookSignature
 } from "../../src/domain/PartnerSigning.js"
-import { signRequest, verifyServiceSignature, verifyServiceWebhook, verifyStandardWebhook, verifyWebhook } from "../../src/partner-client/index.js"
+import {
+  signRequest,
+  verifyServiceSignature,
+  verifyServiceWebhook,
+  verifyStandardWebhook,
+  verifyWebhook
+} from "../../src/partner-client/index.js"
 
-const ORDER_BODY = `{"domain":"example.com","expected_price":150000,"currency":"USD","external_payment_ref":"pay_123","buyer":{"email":"buyer@example.org"}}`
+const ORDER_BODY =
+  `{"domain":"example.com","expected_price":150000,"currency":"USD","external_payment_ref":"pay_123","buyer":{"email":"buyer@example.org"}}`
 
 describe("canonical query", () => {
   it("sorts by key, then by value, keeping repeated keys", () => {
@@ -69,13 +76,20 @@ describe("canonical string and signature (worked examples of docs/partner.md)", 
     expect(canonical).toBe(
       "POST\n/api/partner/v1/orders\n\n1700000000\n7f1d2c1e-6a0b-4b6e-9f59-2f0c3a1d9e11\n82c429cc73b6e3105eec98a9b0ce2c9c77c81b2c13e574e844884e2a6a19be43"
     )
-    expect(signatureHeader("sk_test_secret", canonical)).toBe("v1=e10e34966bc539099bd3b159f02ad3126756bc99d180935e0d9d6c90206fadee")
+    expect(signatureHeader("sk_test_secret", canonical)).toBe(
+      "v1=e10e34966bc539099bd3b159f02ad3126756bc99d180935e0d9d6c90206fadee"
+    )
   })
   it("GET with a query and an empty body", () => {
     expect(sha256Hex("")).toBe(EMPTY_BODY_SHA256)
     const headers = signRequest(
       { keyId: "pk_sandbox_x", secret: "sk_test_secret" },
-      { method: "GET", url: "https://api.example/api/partner/v1/domains/search?q=cheap+flights", timestamp: 1700000000, nonce: "nonce-1" }
+      {
+        method: "GET",
+        url: "https://api.example/api/partner/v1/domains/search?q=cheap+flights",
+        timestamp: 1700000000,
+        nonce: "nonce-1"
+      }
     )
     expect(headers).toEqual({
       "x-service-key-id": "pk_sandbox_x",
@@ -112,7 +126,9 @@ describe("timestamps", () => {
 
 describe("webhook signatures", () => {
   it("X-Service-Signature and Standard Webhooks vectors", () => {
-    expect(webhookSignature("whsecret-0123456789", `{"a":1}`)).toBe("b949d15001f6f07745cfae2499616205841230cc118924f8a0cc76613dc824f4")
+    expect(webhookSignature("whsecret-0123456789", `{"a":1}`)).toBe(
+      "b949d15001f6f07745cfae2499616205841230cc118924f8a0cc76613dc824f4"
+    )
     expect(standardWebhookSignature("whsecret-0123456789", "evt_1", "1700000000", `{"a":1}`)).toBe(
       "v1,sPa62sHZS0cXy+3Ro6Zh7KfkFa7lEt15Jl1S6+NZb8Y="
     )
@@ -128,9 +144,18 @@ describe("webhook signatures", () => {
     const std = standardWebhookSignature(secret, "evt_1", ts, body)
     expect(verifyStandardWebhook(secret, body, { id: "evt_1", timestamp: ts, signature: `v0,xyz ${std}` })).toBe(true)
     expect(verifyStandardWebhook(secret, body, { id: "evt_2", timestamp: ts, signature: std })).toBe(false)
-    expect(verifyStandardWebhook(secret, body, { id: "evt_1", timestamp: "1000", signature: standardWebhookSignature(secret, "evt_1", "1000", body) })).toBe(false)
-    expect(verifyWebhook(secret, body, { "webhook-id": "evt_1", "webhook-timestamp": ts, "webhook-signature": std })).toBe(true)
-    expect(verifyWebhook(secret, body, new Headers({ "x-service-signature": sig, "x-service-timestamp": ts }))).toBe(true)
+    expect(
+      verifyStandardWebhook(secret, body, {
+        id: "evt_1",
+        timestamp: "1000",
+        signature: standardWebhookSignature(secret, "evt_1", "1000", body)
+      })
+    ).toBe(false)
+    expect(verifyWebhook(secret, body, { "webhook-id": "evt_1", "webhook-timestamp": ts, "webhook-signature": std }))
+      .toBe(true)
+    expect(verifyWebhook(secret, body, new Headers({ "x-service-signature": sig, "x-service-timestamp": ts }))).toBe(
+      true
+    )
     expect(verifyWebhook(secret, body, {})).toBe(false)
   })
   it("verifyWebhook has a timestamp tolerance and prefers the timestamped scheme", () => {
@@ -140,10 +165,17 @@ describe("webhook signatures", () => {
     const now = 1_800_000_000
     const old = String(now - 301)
     // X-Service-Signature alone: a correct body HMAC with a stale or missing timestamp is refused.
-    expect(verifyWebhook(secret, body, { "x-service-signature": sig, "x-service-timestamp": String(now - 299) }, { nowSeconds: now })).toBe(true)
-    expect(verifyWebhook(secret, body, { "x-service-signature": sig, "x-service-timestamp": old }, { nowSeconds: now })).toBe(false)
+    expect(
+      verifyWebhook(secret, body, { "x-service-signature": sig, "x-service-timestamp": String(now - 299) }, {
+        nowSeconds: now
+      })
+    ).toBe(true)
+    expect(verifyWebhook(secret, body, { "x-service-signature": sig, "x-service-timestamp": old }, { nowSeconds: now }))
+      .toBe(false)
     expect(verifyWebhook(secret, body, { "x-service-signature": sig }, { nowSeconds: now })).toBe(false)
-    expect(verifyServiceWebhook(secret, body, { signature: sig, timestamp: old }, { nowSeconds: now, toleranceSeconds: 600 })).toBe(true)
+    expect(
+      verifyServiceWebhook(secret, body, { signature: sig, timestamp: old }, { nowSeconds: now, toleranceSeconds: 600 })
+    ).toBe(true)
     // With the Standard Webhooks headers present they decide: a stale delivery whose fresh
     // X-Service-Timestamp was forged (it is not signed) is still refused.
     const stale = {
@@ -154,7 +186,11 @@ describe("webhook signatures", () => {
       "webhook-signature": standardWebhookSignature(secret, "evt_1", old, body)
     }
     expect(verifyWebhook(secret, body, stale, { nowSeconds: now })).toBe(false)
-    const fresh = { ...stale, "webhook-timestamp": String(now), "webhook-signature": standardWebhookSignature(secret, "evt_1", String(now), body) }
+    const fresh = {
+      ...stale,
+      "webhook-timestamp": String(now),
+      "webhook-signature": standardWebhookSignature(secret, "evt_1", String(now), body)
+    }
     expect(verifyWebhook(secret, body, fresh, { nowSeconds: now })).toBe(true)
   })
 })

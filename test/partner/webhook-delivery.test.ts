@@ -16,8 +16,8 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { Webhook } from "standardwebhooks"
-import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import { verifyWebhook } from "../../src/partner-client/index.js"
+import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import { makeOutbound } from "../../src/platform/Outbound.js"
 import { post } from "../support/http.js"
 import { buy, createPartner, deliveryOf, expectError, seedListings, signed, waitUntil } from "../support/PartnerKit.js"
@@ -41,64 +41,87 @@ const orderOf = (d: ReceivedDelivery) => JSON.parse(d.body).data.order as { publ
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
 
 layer(TestServer.layer(ENV))("webhook delivery", (it) => {
-  it.scoped("a hung receiver holds only its own endpoint's slots (at most 4); a healthy partner's delivery stays fast", () =>
-    Effect.gen(function*() {
-      const domains = Array.from({ length: 8 }, (_, i) => `hung${i}.com`)
-      yield* seedListings([...domains, "healthy.com"].map((domain) => ({ domain, bin: 1_000 })))
-      const hung = yield* webhookReceiver({ fallback: "hang" })
-      const healthy = yield* webhookReceiver()
-      const slow = yield* createPartner()
-      const fine = yield* createPartner()
-      expect((yield* register(slow, hung.url, SECRET)).status).toBe(200)
-      expect((yield* register(fine, healthy.url, SECRET)).status).toBe(200)
-      for (const d of domains) yield* buy(slow, d, 1_000)
-      // Four of the eight are in flight (hanging until the 5 s timeout); the others wait their turn.
-      expect(yield* hung.waitFor(4, 10_000)).toHaveLength(4)
-      const started = Date.now()
-      yield* buy(fine, "healthy.com", 1_000)
-      const [got] = yield* healthy.waitFor(1, 10_000)
-      expect(got).toBeDefined()
-      // Before the fix the healthy delivery waited behind the hung round (≥ 5 s).
-      expect(got.at - started).toBeLessThan(3_000)
-      expect(orderOf(got).public_id).toMatch(/^ord_/)
-      // Until the first timeout frees a slot, exactly four of the hung partner's attempts ran.
-      const t0 = hung.received[0].at
-      expect(hung.received.filter((d) => d.at - t0 < 4_500)).toHaveLength(4)
-    }), 60_000)
+  it.scoped(
+    "a hung receiver holds only its own endpoint's slots (at most 4); a healthy partner's delivery stays fast",
+    () =>
+      Effect.gen(function*() {
+        const domains = Array.from({ length: 8 }, (_, i) => `hung${i}.com`)
+        yield* seedListings([...domains, "healthy.com"].map((domain) => ({ domain, bin: 1_000 })))
+        const hung = yield* webhookReceiver({ fallback: "hang" })
+        const healthy = yield* webhookReceiver()
+        const slow = yield* createPartner()
+        const fine = yield* createPartner()
+        expect((yield* register(slow, hung.url, SECRET)).status).toBe(200)
+        expect((yield* register(fine, healthy.url, SECRET)).status).toBe(200)
+        for (const d of domains) yield* buy(slow, d, 1_000)
+        // Four of the eight are in flight (hanging until the 5 s timeout); the others wait their turn.
+        expect(yield* hung.waitFor(4, 10_000)).toHaveLength(4)
+        const started = Date.now()
+        yield* buy(fine, "healthy.com", 1_000)
+        const [got] = yield* healthy.waitFor(1, 10_000)
+        expect(got).toBeDefined()
+        // Before the fix the healthy delivery waited behind the hung round (≥ 5 s).
+        expect(got.at - started).toBeLessThan(3_000)
+        expect(orderOf(got).public_id).toMatch(/^ord_/)
+        // Until the first timeout frees a slot, exactly four of the hung partner's attempts ran.
+        const t0 = hung.received[0].at
+        expect(hung.received.filter((d) => d.at - t0 < 4_500)).toHaveLength(4)
+      }),
+    60_000
+  )
 
-  it.scoped("one order's events arrive in creation order while the first is retried; another order is not held back", () =>
-    Effect.gen(function*() {
-      yield* seedListings([{ domain: "first.com", bin: 1_000 }, { domain: "second.com", bin: 1_000 }])
-      const cred = yield* createPartner()
-      let failures = 0
-      let firstId = ""
-      // The first order's order.recorded fails twice: its retries come after 50 ms, then 3 s.
-      const receiver = yield* webhookReceiver({
-        decide: (d) => orderOf(d).public_id === firstId && typeOf(d) === "order.recorded" && failures++ < 2 ? { status: 503 } : undefined
-      })
-      yield* register(cred, receiver.url, SECRET)
-      firstId = yield* buy(cred, "first.com", 1_000)
-      expect((yield* signed(cred, "POST", `/api/partner/v1/sandbox/orders/${firstId}/advance`)).status).toBe(200)
-      expect((yield* signed(cred, "POST", "/api/partner/v1/refunds", { body: { order_id: firstId, reason: "test" } })).status).toBe(201)
-      const secondId = yield* buy(cred, "second.com", 1_000)
-      const got = yield* receiver.waitFor(6, 30_000)
-      expect(got).toHaveLength(6)
-      const first = got.filter((d) => orderOf(d).public_id === firstId).map(typeOf)
-      expect(first).toEqual(["order.recorded", "order.recorded", "order.recorded", "order.transfer_started", "order.refunded"])
-      // The second order went out while the first order's recorded event was still being retried.
-      const secondAt = got.findIndex((d) => orderOf(d).public_id === secondId)
-      const transferAt = got.findIndex((d) => typeOf(d) === "order.transfer_started")
-      expect(secondAt).toBeLessThan(transferAt)
-      // Ids (creation order) increase along the first order's deliveries.
-      const ids = got.filter((d) => orderOf(d).public_id === firstId).map((d) => JSON.parse(d.body).id as string)
-      expect([...ids].sort()).toEqual(ids)
-    }), 60_000)
+  it.scoped(
+    "one order's events arrive in creation order while the first is retried; another order is not held back",
+    () =>
+      Effect.gen(function*() {
+        yield* seedListings([{ domain: "first.com", bin: 1_000 }, { domain: "second.com", bin: 1_000 }])
+        const cred = yield* createPartner()
+        let failures = 0
+        let firstId = ""
+        // The first order's order.recorded fails twice: its retries come after 50 ms, then 3 s.
+        const receiver = yield* webhookReceiver({
+          decide: (d) =>
+            orderOf(d).public_id === firstId && typeOf(d) === "order.recorded" && failures++ < 2
+              ? { status: 503 }
+              : undefined
+        })
+        yield* register(cred, receiver.url, SECRET)
+        firstId = yield* buy(cred, "first.com", 1_000)
+        expect((yield* signed(cred, "POST", `/api/partner/v1/sandbox/orders/${firstId}/advance`)).status).toBe(200)
+        expect(
+          (yield* signed(cred, "POST", "/api/partner/v1/refunds", { body: { order_id: firstId, reason: "test" } }))
+            .status
+        ).toBe(201)
+        const secondId = yield* buy(cred, "second.com", 1_000)
+        const got = yield* receiver.waitFor(6, 30_000)
+        expect(got).toHaveLength(6)
+        const first = got.filter((d) => orderOf(d).public_id === firstId).map(typeOf)
+        expect(first).toEqual([
+          "order.recorded",
+          "order.recorded",
+          "order.recorded",
+          "order.transfer_started",
+          "order.refunded"
+        ])
+        // The second order went out while the first order's recorded event was still being retried.
+        const secondAt = got.findIndex((d) => orderOf(d).public_id === secondId)
+        const transferAt = got.findIndex((d) => typeOf(d) === "order.transfer_started")
+        expect(secondAt).toBeLessThan(transferAt)
+        // Ids (creation order) increase along the first order's deliveries.
+        const ids = got.filter((d) => orderOf(d).public_id === firstId).map((d) => JSON.parse(d.body).id as string)
+        expect([...ids].sort()).toEqual(ids)
+      }),
+    60_000
+  )
 
   it.scoped("bodies are sent with Content-Length, never chunked: a receiver that requires it accepts the first attempt", () =>
     Effect.gen(function*() {
       yield* seedListings([{ domain: "length.com", bin: 1_000 }])
       const receiver = yield* webhookReceiver({
-        decide: (d) => d.headers["transfer-encoding"] !== undefined || d.headers["content-length"] === undefined ? { status: 411 } : undefined
+        decide: (d) =>
+          d.headers["transfer-encoding"] !== undefined || d.headers["content-length"] === undefined
+            ? { status: 411 }
+            : undefined
       })
       const cred = yield* createPartner()
       yield* register(cred, receiver.url, SECRET)
@@ -107,21 +130,39 @@ layer(TestServer.layer(ENV))("webhook delivery", (it) => {
       expect(d.headers["transfer-encoding"]).toBeUndefined()
       expect(d.headers["content-length"]).toBe(String(Buffer.byteLength(d.body)))
       const eventId = JSON.parse(d.body).id
-      expect(yield* waitUntil(deliveryOf(eventId), (x) => x?.status === "delivered")).toEqual({ status: "delivered", attempts: 1 })
+      expect(yield* waitUntil(deliveryOf(eventId), (x) => x?.status === "delivered")).toEqual({
+        status: "delivered",
+        attempts: 1
+      })
     }))
 
   it.scoped("the shared outbound client gives every known body its Content-Length in bytes: UTF-8 text, bytes, an empty POST", () =>
     Effect.gen(function*() {
       const receiver = yield* webhookReceiver({
-        decide: (d) => d.headers["transfer-encoding"] !== undefined || d.headers["content-length"] === undefined ? { status: 411 } : undefined
+        decide: (d) =>
+          d.headers["transfer-encoding"] !== undefined || d.headers["content-length"] === undefined
+            ? { status: 411 }
+            : undefined
       })
       const outbound = makeOutbound({ allowLoopback: true, allowedPorts: [443] })
-      const sent: Array<string | Uint8Array | undefined> = [`{"name":"café ☕ 𝄞"}`, new Uint8Array([0, 1, 2, 255]), undefined]
+      const sent: Array<string | Uint8Array | undefined> = [
+        `{"name":"café ☕ 𝄞"}`,
+        new Uint8Array([0, 1, 2, 255]),
+        undefined
+      ]
       for (const body of sent) {
-        const r = yield* outbound.fetch(receiver.url, { method: "POST", ...(body !== undefined ? { body } : {}), headers: { "content-type": "application/json" } })
+        const r = yield* outbound.fetch(receiver.url, {
+          method: "POST",
+          ...(body !== undefined ? { body } : {}),
+          headers: { "content-type": "application/json" }
+        })
         expect(r.status).toBe(200)
       }
-      expect(receiver.received.map((d) => d.headers["content-length"])).toEqual([String(Buffer.byteLength(sent[0] as string)), "4", "0"])
+      expect(receiver.received.map((d) => d.headers["content-length"])).toEqual([
+        String(Buffer.byteLength(sent[0] as string)),
+        "4",
+        "0"
+      ])
     }))
 
   it.scoped("events carry the order after the move: recorded at/above the threshold says MANUAL_REVIEW; an admin hold emits order.held", () =>
@@ -168,7 +209,12 @@ layer(TestServer.layer(ENV))("webhook delivery", (it) => {
       expect((new Webhook(issued).verify(d.body, headers) as any).type).toBe("order.recorded")
       expect(() => new Webhook(secret).verify(d.body, headers)).toThrow()
       expect(verifyWebhook(issued, d.body, headers)).toBe(true)
-      expect(verifyWebhook(issued, d.body, { "x-service-signature": headers["x-service-signature"], "x-service-timestamp": headers["x-service-timestamp"] }))
+      expect(
+        verifyWebhook(issued, d.body, {
+          "x-service-signature": headers["x-service-signature"],
+          "x-service-timestamp": headers["x-service-timestamp"]
+        })
+      )
         .toBe(true)
       // A partner-chosen secret: raw format (its UTF-8 bytes).
       const chosen = yield* register(cred, receiver.url, SECRET)
@@ -176,7 +222,9 @@ layer(TestServer.layer(ENV))("webhook delivery", (it) => {
       yield* buy(cred, "raw.com", 1_000)
       const [, d2] = yield* receiver.waitFor(2)
       const headers2 = Object.fromEntries(Object.entries(d2.headers).map(([k, v]) => [k, String(v)]))
-      expect((new Webhook(Buffer.from(SECRET, "utf8"), { format: "raw" }).verify(d2.body, headers2) as any).type).toBe("order.recorded")
+      expect((new Webhook(Buffer.from(SECRET, "utf8"), { format: "raw" }).verify(d2.body, headers2) as any).type).toBe(
+        "order.recorded"
+      )
       expect(verifyWebhook(SECRET, d2.body, headers2)).toBe(true)
       // A whsec_ secret that is not base64 of at least 16 bytes is refused.
       expectError(yield* register(cred, receiver.url, "whsec_not*base64*at*all!"), 400, "validation_error")
@@ -205,7 +253,10 @@ describe("two replicas", () => {
         expect(receiver.received).toHaveLength(24)
         expect(new Set(got.map((d) => JSON.parse(d.body).id)).size).toBe(24)
         for (const id of ids) {
-          expect(got.filter((d) => orderOf(d).public_id === id).map(typeOf)).toEqual(["order.recorded", "order.transfer_started"])
+          expect(got.filter((d) => orderOf(d).public_id === id).map(typeOf)).toEqual([
+            "order.recorded",
+            "order.transfer_started"
+          ])
         }
       }), 120_000)
   })

@@ -19,9 +19,12 @@ const ENV = { OUTBOUND_ALLOW_LOOPBACK: "true", WEBHOOK_RETRY_BASE: "50 millis", 
 
 const newSecret = () => `whsec_${randomBytes(24).toString("base64")}`
 
-const register = (cred: IssuedCredential, url: string, secret: string) => signed(cred, "PUT", "/api/partner/webhooks", { body: { url, secret } })
-const deliveriesOf = (cred: IssuedCredential, query = "") => signed(cred, "GET", `/api/partner/v1/webhook-deliveries${query}`)
-const redeliver = (cred: IssuedCredential, body: unknown) => signed(cred, "POST", "/api/partner/v1/webhook-deliveries/redeliver", { body })
+const register = (cred: IssuedCredential, url: string, secret: string) =>
+  signed(cred, "PUT", "/api/partner/webhooks", { body: { url, secret } })
+const deliveriesOf = (cred: IssuedCredential, query = "") =>
+  signed(cred, "GET", `/api/partner/v1/webhook-deliveries${query}`)
+const redeliver = (cred: IssuedCredential, body: unknown) =>
+  signed(cred, "POST", "/api/partner/v1/webhook-deliveries/redeliver", { body })
 
 /** Polls the delivery log until `ok` holds for the deliveries of `eventId` (generous: the machine is loaded). */
 const waitForLog = (cred: IssuedCredential, eventId: string, ok: (ds: Array<any>) => boolean, timeoutMs = 30_000) =>
@@ -53,7 +56,13 @@ layer(TestServer.layer(ENV))("webhook tooling", (it) => {
 
       const shown = yield* signed(cred, "GET", "/api/partner/webhooks")
       expect(shown.status, shown.text).toBe(200)
-      expect(shown.json).toMatchObject({ url: receiver.url, active: true, state: "active", disabled_reason: null, last_attempt: null })
+      expect(shown.json).toMatchObject({
+        url: receiver.url,
+        active: true,
+        state: "active",
+        disabled_reason: null,
+        last_attempt: null
+      })
       expect(shown.text).not.toContain(secret)
       expect(Object.keys(shown.json)).not.toContain("secret")
 
@@ -71,7 +80,13 @@ layer(TestServer.layer(ENV))("webhook tooling", (it) => {
       expect(verified).toMatchObject({ id: eventId, type: "webhook.test", partner_id: cred.partner_id })
 
       const [delivery] = yield* waitForLog(cred, eventId, (ds) => ds[0]?.status === "delivered")
-      expect(delivery).toMatchObject({ event_id: eventId, event_type: "webhook.test", status: "delivered", attempt_count: 1, next_attempt_at: null })
+      expect(delivery).toMatchObject({
+        event_id: eventId,
+        event_type: "webhook.test",
+        status: "delivered",
+        attempt_count: 1,
+        next_attempt_at: null
+      })
       expect(delivery.attempts).toHaveLength(1)
       expect(delivery.attempts[0]).toMatchObject({ attempt: 1, status: 200, error: null })
       expect(typeof delivery.attempts[0].duration_ms).toBe("number")
@@ -107,13 +122,19 @@ layer(TestServer.layer(ENV))("webhook tooling", (it) => {
       expect(p2.json.next_cursor).toBeNull()
       expect((yield* deliveriesOf(cred, "?status=failed")).json.deliveries).toEqual([])
       expect((yield* deliveriesOf(cred, "?status=delivered")).json.deliveries).toHaveLength(3)
-      expect((yield* deliveriesOf(cred, `?event_id=${ids[1]}`)).json.deliveries.map((d: any) => d.event_id)).toEqual([ids[1]])
+      expect((yield* deliveriesOf(cred, `?event_id=${ids[1]}`)).json.deliveries.map((d: any) => d.event_id)).toEqual([
+        ids[1]
+      ])
 
       for (const q of ["?limit=0", "?limit=101", "?limit=x", "?status=bogus", "?event_id=nope", "?cursor=garbage"]) {
         expectError(yield* deliveriesOf(cred, q), 400, "validation_error")
       }
       // A cursor is bound to the filters it was issued for.
-      expectError(yield* deliveriesOf(cred, `?cursor=${encodeURIComponent(p1.json.next_cursor)}&limit=2&status=failed`), 400, "validation_error")
+      expectError(
+        yield* deliveriesOf(cred, `?cursor=${encodeURIComponent(p1.json.next_cursor)}&limit=2&status=failed`),
+        400,
+        "validation_error"
+      )
     }))
 
   it.scoped("a 410 disables the endpoint (GET shows it); redeliver {since, status: failed} after re-registering, once", () =>
@@ -176,7 +197,9 @@ layer(TestServer.layer(ENV))("webhook tooling", (it) => {
 
       // Re-registered: three concurrent redeliveries of the event queue exactly one.
       yield* register(cred, receiver.url, secret)
-      const replies = yield* Effect.all([1, 2, 3].map(() => redeliver(cred, { event_id: eventId })), { concurrency: "unbounded" })
+      const replies = yield* Effect.all([1, 2, 3].map(() => redeliver(cred, { event_id: eventId })), {
+        concurrency: "unbounded"
+      })
       for (const r of replies) expect(r.status, r.text).toBe(202)
       expect(replies.reduce((n, r) => n + r.json.queued, 0)).toBe(1)
       expect(replies.reduce((n, r) => n + r.json.already_pending, 0)).toBe(2)
@@ -205,7 +228,10 @@ layer(TestServer.layer(ENV))("webhook tooling", (it) => {
       }
       expectError(yield* redeliver(cred, "{not json"), 400, "invalid_body")
       expectError(yield* redeliver(cred, { event_id: "evt_01jc0000000000000000000000" }), 404, "not_found")
-      expect((yield* redeliver(cred, { since: "2026-01-01T00:00:00Z" })).json).toEqual({ queued: 0, already_pending: 0 })
+      expect((yield* redeliver(cred, { since: "2026-01-01T00:00:00Z" })).json).toEqual({
+        queued: 0,
+        already_pending: 0
+      })
       yield* signed(cred, "DELETE", "/api/partner/webhooks")
     }))
 
@@ -225,7 +251,8 @@ layer(TestServer.layer(ENV))("webhook tooling", (it) => {
       const receiver = yield* webhookReceiver()
       const cred = yield* createPartner()
       const client = new PartnerClient({ baseUrl, keyId: cred.key_id, secret: cred.secret })
-      const call = <A>(f: () => Promise<A>) => Effect.promise(() => f().then((a) => ({ ok: a }), (e: unknown) => ({ error: e })))
+      const call = <A>(f: () => Promise<A>) =>
+        Effect.promise(() => f().then((a) => ({ ok: a }), (e: unknown) => ({ error: e })))
       const missing = yield* call(() => client.getWebhook())
       expect("error" in missing && missing.error instanceof PartnerApiError && missing.error.code).toBe("not_found")
       yield* Effect.promise(() => client.registerWebhook({ url: receiver.url }))
@@ -240,7 +267,10 @@ layer(TestServer.layer(ENV))("webhook tooling", (it) => {
         return out
       })
       expect(seen).toEqual([...ids].reverse())
-      expect(yield* Effect.promise(() => client.redeliver({ event_id: ids[0]! }))).toEqual({ queued: 1, already_pending: 0 })
+      expect(yield* Effect.promise(() => client.redeliver({ event_id: ids[0]! }))).toEqual({
+        queued: 1,
+        already_pending: 0
+      })
       yield* Effect.promise(() => client.deleteWebhook())
       const gone = yield* call(() => client.deleteWebhook())
       expect("error" in gone && gone.error instanceof PartnerApiError && gone.error.status).toBe(404)
@@ -249,14 +279,22 @@ layer(TestServer.layer(ENV))("webhook tooling", (it) => {
   it.effect("OpenAPI: every status each tooling operation can answer", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* TestServer.TestServer
-      const doc = yield* Effect.promise(() => fetch(`${baseUrl}/api/openapi.json`).then((r) => r.json() as Promise<any>))
+      const doc = yield* Effect.promise(() =>
+        fetch(`${baseUrl}/api/openapi.json`).then((r) => r.json() as Promise<any>)
+      )
       const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses)
       const auth = ["401", "403", "429", "500"]
       expect(statuses("/api/partner/webhooks", "get")).toEqual(expect.arrayContaining(["200", "404", ...auth]))
       expect(statuses("/api/partner/webhooks", "delete")).toEqual(expect.arrayContaining(["204", "404", ...auth]))
-      expect(statuses("/api/partner/webhooks/test", "post")).toEqual(expect.arrayContaining(["202", "404", "409", ...auth]))
-      expect(statuses("/api/partner/v1/webhook-deliveries", "get")).toEqual(expect.arrayContaining(["200", "400", ...auth]))
-      expect(statuses("/api/partner/v1/webhook-deliveries/redeliver", "post")).toEqual(expect.arrayContaining(["202", "400", "404", "409", ...auth]))
+      expect(statuses("/api/partner/webhooks/test", "post")).toEqual(
+        expect.arrayContaining(["202", "404", "409", ...auth])
+      )
+      expect(statuses("/api/partner/v1/webhook-deliveries", "get")).toEqual(
+        expect.arrayContaining(["200", "400", ...auth])
+      )
+      expect(statuses("/api/partner/v1/webhook-deliveries/redeliver", "post")).toEqual(
+        expect.arrayContaining(["202", "400", "404", "409", ...auth])
+      )
       expect(doc.paths["/api/partner/v1/webhook-deliveries"].get["x-required-scopes"]).toEqual(["webhook"])
     }))
 
@@ -292,15 +330,22 @@ layer(TestServer.layer(ENV))("webhook tooling", (it) => {
     it.effect("refused for live credentials and unknown key ids: no details", () =>
       Effect.gen(function*() {
         const live = yield* createPartner({ environment: "live" })
-        const r = yield* signed(live, "GET", "/api/partner/webhooks", { secret: "not-the-secret-at-all", headers: { "x-service-debug": "signature" } })
+        const r = yield* signed(live, "GET", "/api/partner/webhooks", {
+          secret: "not-the-secret-at-all",
+          headers: { "x-service-debug": "signature" }
+        })
         const error = expectError(r, 401, "invalid_signature") as any
         expect(error.details).toBeUndefined()
         expect(r.text).not.toContain("canonical_string")
         const unknown = { ...live, key_id: `${live.key_id}x` }
-        const u = yield* signed(unknown, "GET", "/api/partner/webhooks", { headers: { "x-service-debug": "signature" } })
+        const u = yield* signed(unknown, "GET", "/api/partner/webhooks", {
+          headers: { "x-service-debug": "signature" }
+        })
         expect((expectError(u, 401, "invalid_signature") as any).details).toBeUndefined()
         // A correct signature is unaffected by the header.
-        const ok = yield* signed(live, "GET", "/api/partner/v1/webhook-deliveries", { headers: { "x-service-debug": "signature" } })
+        const ok = yield* signed(live, "GET", "/api/partner/v1/webhook-deliveries", {
+          headers: { "x-service-debug": "signature" }
+        })
         expect(ok.status, ok.text).toBe(200)
       }))
   })

@@ -25,7 +25,8 @@ const serviceSignatureOk = (secret: string, d: ReceivedDelivery) => {
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
 
-const register = (cred: IssuedCredential, url: string, secret: string) => signed(cred, "PUT", "/api/partner/webhooks", { body: { url, secret } })
+const register = (cred: IssuedCredential, url: string, secret: string) =>
+  signed(cred, "PUT", "/api/partner/webhooks", { body: { url, secret } })
 
 const attemptsOf = (eventId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -46,7 +47,15 @@ layer(TestServer.layer(ENV))("webhooks", (it) => {
       const again = yield* register(cred, "http://127.0.0.1:10/hooks", newSecret())
       expect(again.json.created_at).toBe(r.json.created_at)
       expect(again.json.url).toBe("http://127.0.0.1:10/hooks")
-      for (const url of ["not a url", "ftp://example.com/x", "http://10.0.0.1/hooks", "http://169.254.169.254/latest", "http://user:pw@127.0.0.1:9/"]) {
+      for (
+        const url of [
+          "not a url",
+          "ftp://example.com/x",
+          "http://10.0.0.1/hooks",
+          "http://169.254.169.254/latest",
+          "http://user:pw@127.0.0.1:9/"
+        ]
+      ) {
         expectError(yield* register(cred, url, newSecret()), 400, "validation_error")
       }
       expectError(yield* register(cred, "http://127.0.0.1:9/hooks", "short"), 400, "validation_error")
@@ -78,7 +87,15 @@ layer(TestServer.layer(ENV))("webhooks", (it) => {
       expect(envelope).toMatchObject({
         type: "order.recorded",
         partner_id: cred.partner_id,
-        data: { order: { public_id: id, domain: "hooked.com", status: "EXTERNALLY_PAID", sale_price_cents: 2_500, currency: "USD" } }
+        data: {
+          order: {
+            public_id: id,
+            domain: "hooked.com",
+            status: "EXTERNALLY_PAID",
+            sale_price_cents: 2_500,
+            currency: "USD"
+          }
+        }
       })
       expect(d.headers["content-type"]).toBe("application/json")
       expect(d.headers["x-service-event-id"]).toBe(envelope.id)
@@ -92,26 +109,30 @@ layer(TestServer.layer(ENV))("webhooks", (it) => {
       expect(serviceSignatureOk(secret, all[1])).toBe(true)
     }))
 
-  it.scoped("a receiver that fails twice then succeeds: three attempts, all recorded, delivered", () =>
-    Effect.gen(function*() {
-      yield* seedListings([{ domain: "flaky.com", bin: 2_500 }])
-      const receiver = yield* webhookReceiver({ script: [{ status: 500 }, { status: 503 }] })
-      const cred = yield* createPartner()
-      const secret = newSecret()
-      yield* register(cred, receiver.url, secret)
-      yield* buy(cred, "flaky.com", 2_500)
-      const got = yield* receiver.waitFor(3, 30_000)
-      expect(got).toHaveLength(3)
-      const ids = got.map((d) => JSON.parse(d.body).id)
-      expect(new Set(ids).size).toBe(1)
-      expect(got.every((d) => serviceSignatureOk(secret, d))).toBe(true)
-      // Retry spacing follows the schedule: ≥ 1× then ≥ 60× the base (50 ms).
-      expect(got[1].at - got[0].at).toBeGreaterThanOrEqual(40)
-      expect(got[2].at - got[1].at).toBeGreaterThanOrEqual(2_900)
-      const delivery = yield* waitUntil(deliveryOf(ids[0]), (d) => d?.status === "delivered")
-      expect(delivery).toEqual({ status: "delivered", attempts: 3 })
-      expect((yield* attemptsOf(ids[0])).map((a) => [a.attempt, a.status])).toEqual([[1, 500], [2, 503], [3, 200]])
-    }), 60_000)
+  it.scoped(
+    "a receiver that fails twice then succeeds: three attempts, all recorded, delivered",
+    () =>
+      Effect.gen(function*() {
+        yield* seedListings([{ domain: "flaky.com", bin: 2_500 }])
+        const receiver = yield* webhookReceiver({ script: [{ status: 500 }, { status: 503 }] })
+        const cred = yield* createPartner()
+        const secret = newSecret()
+        yield* register(cred, receiver.url, secret)
+        yield* buy(cred, "flaky.com", 2_500)
+        const got = yield* receiver.waitFor(3, 30_000)
+        expect(got).toHaveLength(3)
+        const ids = got.map((d) => JSON.parse(d.body).id)
+        expect(new Set(ids).size).toBe(1)
+        expect(got.every((d) => serviceSignatureOk(secret, d))).toBe(true)
+        // Retry spacing follows the schedule: ≥ 1× then ≥ 60× the base (50 ms).
+        expect(got[1].at - got[0].at).toBeGreaterThanOrEqual(40)
+        expect(got[2].at - got[1].at).toBeGreaterThanOrEqual(2_900)
+        const delivery = yield* waitUntil(deliveryOf(ids[0]), (d) => d?.status === "delivered")
+        expect(delivery).toEqual({ status: "delivered", attempts: 3 })
+        expect((yield* attemptsOf(ids[0])).map((a) => [a.attempt, a.status])).toEqual([[1, 500], [2, 503], [3, 200]])
+      }),
+    60_000
+  )
 
   it.scoped("a receiver that hangs past 5 s: the attempt times out and is retried", () =>
     Effect.gen(function*() {
@@ -130,29 +151,39 @@ layer(TestServer.layer(ENV))("webhooks", (it) => {
       expect(attempts[1].status).toBe(200)
     }), 60_000)
 
-  it.scoped("410 disables the endpoint: no further deliveries until it is registered again; /events still has everything", () =>
-    Effect.gen(function*() {
-      yield* seedListings([{ domain: "gone1.com", bin: 100 }, { domain: "gone2.com", bin: 100 }, { domain: "gone3.com", bin: 100 }])
-      const receiver = yield* webhookReceiver({ script: [{ status: 410 }] })
-      const cred = yield* createPartner()
-      const secret = newSecret()
-      yield* register(cred, receiver.url, secret)
-      yield* buy(cred, "gone1.com", 100)
-      const [first] = yield* receiver.waitFor(1)
-      const eventId = JSON.parse(first.body).id
-      expect(yield* waitUntil(deliveryOf(eventId), (d) => d?.status === "failed")).toEqual({ status: "failed", attempts: 1 })
-      yield* buy(cred, "gone2.com", 100)
-      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 1_000)))
-      expect(receiver.received).toHaveLength(1)
-      const events = (yield* signed(cred, "GET", "/api/partner/v1/events")).json.events
-      expect(events.map((e: any) => e.data.order.domain)).toEqual(["gone1.com", "gone2.com"])
-      // Registering again re-activates the endpoint.
-      const again = yield* register(cred, receiver.url, secret)
-      expect(again.json.active).toBe(true)
-      yield* buy(cred, "gone3.com", 100)
-      const got = yield* receiver.waitFor(2)
-      expect(JSON.parse(got[1].body).data.order.domain).toBe("gone3.com")
-    }), 60_000)
+  it.scoped(
+    "410 disables the endpoint: no further deliveries until it is registered again; /events still has everything",
+    () =>
+      Effect.gen(function*() {
+        yield* seedListings([{ domain: "gone1.com", bin: 100 }, { domain: "gone2.com", bin: 100 }, {
+          domain: "gone3.com",
+          bin: 100
+        }])
+        const receiver = yield* webhookReceiver({ script: [{ status: 410 }] })
+        const cred = yield* createPartner()
+        const secret = newSecret()
+        yield* register(cred, receiver.url, secret)
+        yield* buy(cred, "gone1.com", 100)
+        const [first] = yield* receiver.waitFor(1)
+        const eventId = JSON.parse(first.body).id
+        expect(yield* waitUntil(deliveryOf(eventId), (d) => d?.status === "failed")).toEqual({
+          status: "failed",
+          attempts: 1
+        })
+        yield* buy(cred, "gone2.com", 100)
+        yield* Effect.promise(() => new Promise((r) => setTimeout(r, 1_000)))
+        expect(receiver.received).toHaveLength(1)
+        const events = (yield* signed(cred, "GET", "/api/partner/v1/events")).json.events
+        expect(events.map((e: any) => e.data.order.domain)).toEqual(["gone1.com", "gone2.com"])
+        // Registering again re-activates the endpoint.
+        const again = yield* register(cred, receiver.url, secret)
+        expect(again.json.active).toBe(true)
+        yield* buy(cred, "gone3.com", 100)
+        const got = yield* receiver.waitFor(2)
+        expect(JSON.parse(got[1].body).data.order.domain).toBe("gone3.com")
+      }),
+    60_000
+  )
 })
 
 describe("restart mid-retry", () => {
@@ -165,7 +196,8 @@ describe("restart mid-retry", () => {
         const eventId = yield* Effect.scoped(
           Effect.gen(function*() {
             const first = yield* Layer.build(TestServer.layer(ENV, { databaseUrl }))
-            const run = <A, E>(e: Effect.Effect<A, E, TestServer.TestServer | SqlClient.SqlClient>) => Effect.provide(e, first)
+            const run = <A, E>(e: Effect.Effect<A, E, TestServer.TestServer | SqlClient.SqlClient>) =>
+              Effect.provide(e, first)
             yield* run(seedListings([{ domain: "restart.com", bin: 100 }]))
             const cred = yield* run(createPartner())
             yield* run(register(cred, receiver.url, secret))
@@ -182,7 +214,9 @@ describe("restart mid-retry", () => {
         expect(got).toHaveLength(3)
         expect(JSON.parse(got[2].body).id).toBe(eventId)
         expect(serviceSignatureOk(secret, got[2])).toBe(true)
-        const delivery = yield* waitUntil(deliveryOf(eventId), (d) => d?.status === "delivered").pipe(Effect.provide(second))
+        const delivery = yield* waitUntil(deliveryOf(eventId), (d) => d?.status === "delivered").pipe(
+          Effect.provide(second)
+        )
         expect(delivery).toEqual({ status: "delivered", attempts: 3 })
         // Exactly three requests: nothing was sent twice.
         yield* Effect.promise(() => new Promise((r) => setTimeout(r, 500)))

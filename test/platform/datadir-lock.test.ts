@@ -17,7 +17,8 @@ import * as TestServer from "../support/TestServer.js"
 
 const embeddedOnly = process.env.DATABASE_URL ? describe.skip : describe
 
-const on = (baseUrl: string) => Layer.succeed(TestServer.TestServer, { baseUrl, port: Number(new URL(baseUrl).port), databaseUrl: undefined })
+const on = (baseUrl: string) =>
+  Layer.succeed(TestServer.TestServer, { baseUrl, port: Number(new URL(baseUrl).port), databaseUrl: undefined })
 
 /** Starts a second service on the DATA_DIR and waits for it to exit. */
 const secondService = (dataDir: string) =>
@@ -39,51 +40,62 @@ const secondService = (dataDir: string) =>
     }))
 
 embeddedOnly("an embedded DATA_DIR", () => {
-  it.live("the CLI beside a running service writes into its database; a second service refuses; stale locks are taken over", () =>
-    Effect.gen(function*() {
-      const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "datadir-lock-"))
-      const env = { DATA_DIR: dataDir, DATABASE_URL: undefined }
-      const create = (name: string) => runCliWith(env, ["partner", "create", "--name", name, "--env", "sandbox", "--scopes", "search,buy", "--json"])
-      const works = (cred: any, baseUrl: string) =>
-        Effect.map(
-          Effect.provide(signed({ ...cred, environment: "sandbox", scopes: ["search", "buy"] }, "GET", "/api/partner/v1/orders"), on(baseUrl)),
-          (r) => r.status
+  it.live(
+    "the CLI beside a running service writes into its database; a second service refuses; stale locks are taken over",
+    () =>
+      Effect.gen(function*() {
+        const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "datadir-lock-"))
+        const env = { DATA_DIR: dataDir, DATABASE_URL: undefined }
+        const create = (name: string) =>
+          runCliWith(env, ["partner", "create", "--name", name, "--env", "sandbox", "--scopes", "search,buy", "--json"])
+        const works = (cred: any, baseUrl: string) =>
+          Effect.map(
+            Effect.provide(
+              signed({ ...cred, environment: "sandbox", scopes: ["search", "buy"] }, "GET", "/api/partner/v1/orders"),
+              on(baseUrl)
+            ),
+            (r) => r.status
+          )
+
+        const cred = yield* Effect.scoped(Effect.gen(function*() {
+          const service = yield* startServiceProcess({ DATA_DIR: dataDir }, undefined, { readyWithinMs: 150_000 })
+          const lock = JSON.parse(Fs.readFileSync(Path.join(dataDir, "embedded.lock"), "utf8"))
+          expect(lock).toMatchObject({ pid: service.child.pid, host: "127.0.0.1", port: expect.any(Number) })
+
+          const created = yield* create("Beside the service")
+          expect(created.code, created.stderr).toBe(0)
+          const cred = JSON.parse(created.stdout)
+          // The running service sees the key at once: same database.
+          expect(yield* works(cred, service.baseUrl)).toBe(200)
+
+          const second = yield* secondService(dataDir)
+          expect(second.code).not.toBe(0)
+          expect(second.output).toContain(`is in use by process ${service.child.pid}`)
+          // The refused second service left the lock to its owner.
+          expect(JSON.parse(Fs.readFileSync(Path.join(dataDir, "embedded.lock"), "utf8")).pid).toBe(service.child.pid)
+          return cred
+        }))
+        // Stopped cleanly: the lock is released.
+        expect(Fs.existsSync(Path.join(dataDir, "embedded.lock"))).toBe(false)
+
+        // A lock left by a dead process (kill -9) is taken over by the next one.
+        const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).stdout.toString()
+        Fs.writeFileSync(
+          Path.join(dataDir, "embedded.lock"),
+          JSON.stringify({ pid: Number(dead), host: "127.0.0.1", port: 1, since: "" })
         )
+        const alone = yield* create("Without a service")
+        expect(alone.code, alone.stderr).toBe(0)
+        const cred2 = JSON.parse(alone.stdout)
 
-      const cred = yield* Effect.scoped(Effect.gen(function*() {
-        const service = yield* startServiceProcess({ DATA_DIR: dataDir }, undefined, { readyWithinMs: 150_000 })
-        const lock = JSON.parse(Fs.readFileSync(Path.join(dataDir, "embedded.lock"), "utf8"))
-        expect(lock).toMatchObject({ pid: service.child.pid, host: "127.0.0.1", port: expect.any(Number) })
-
-        const created = yield* create("Beside the service")
-        expect(created.code, created.stderr).toBe(0)
-        const cred = JSON.parse(created.stdout)
-        // The running service sees the key at once: same database.
-        expect(yield* works(cred, service.baseUrl)).toBe(200)
-
-        const second = yield* secondService(dataDir)
-        expect(second.code).not.toBe(0)
-        expect(second.output).toContain(`is in use by process ${service.child.pid}`)
-        // The refused second service left the lock to its owner.
-        expect(JSON.parse(Fs.readFileSync(Path.join(dataDir, "embedded.lock"), "utf8")).pid).toBe(service.child.pid)
-        return cred
-      }))
-      // Stopped cleanly: the lock is released.
-      expect(Fs.existsSync(Path.join(dataDir, "embedded.lock"))).toBe(false)
-
-      // A lock left by a dead process (kill -9) is taken over by the next one.
-      const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).stdout.toString()
-      Fs.writeFileSync(Path.join(dataDir, "embedded.lock"), JSON.stringify({ pid: Number(dead), host: "127.0.0.1", port: 1, since: "" }))
-      const alone = yield* create("Without a service")
-      expect(alone.code, alone.stderr).toBe(0)
-      const cred2 = JSON.parse(alone.stdout)
-
-      // After a restart, both writes are there.
-      yield* Effect.scoped(Effect.gen(function*() {
-        const service = yield* startServiceProcess({ DATA_DIR: dataDir }, undefined, { readyWithinMs: 150_000 })
-        expect(yield* works(cred, service.baseUrl)).toBe(200)
-        expect(yield* works(cred2, service.baseUrl)).toBe(200)
-      }))
-      Fs.rmSync(dataDir, { recursive: true, force: true })
-    }), 600_000)
+        // After a restart, both writes are there.
+        yield* Effect.scoped(Effect.gen(function*() {
+          const service = yield* startServiceProcess({ DATA_DIR: dataDir }, undefined, { readyWithinMs: 150_000 })
+          expect(yield* works(cred, service.baseUrl)).toBe(200)
+          expect(yield* works(cred2, service.baseUrl)).toBe(200)
+        }))
+        Fs.rmSync(dataDir, { recursive: true, force: true })
+      }),
+    600_000
+  )
 })

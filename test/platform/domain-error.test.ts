@@ -3,7 +3,15 @@
  * the endpoint that declares it with `errorWire` answers its status and the typed envelope with
  * its code and the request id, and a client derived from the Api decodes it back to the class.
  */
-import { HttpApi, HttpApiBuilder, HttpApiClient, HttpApiEndpoint, HttpApiGroup, HttpClient, OpenApi } from "@effect/platform"
+import {
+  HttpApi,
+  HttpApiBuilder,
+  HttpApiClient,
+  HttpApiEndpoint,
+  HttpApiGroup,
+  HttpClient,
+  OpenApi
+} from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
@@ -39,8 +47,11 @@ const useQuote = (which: "expired" | "mismatch" | "ok"): Effect.Effect<{ ok: boo
     ? new PriceMismatch({ message: "expected 1000, listing is 1200", details: { listing_price: 1200 } })
     : Effect.succeed({ ok: true })
 
-const QuotesLive = HttpApiBuilder.group(Api, "quotes", (handlers) =>
-  handlers.handle("use", ({ path }) => useQuote(path.which)))
+const QuotesLive = HttpApiBuilder.group(
+  Api,
+  "quotes",
+  (handlers) => handlers.handle("use", ({ path }) => useQuote(path.which))
+)
 
 // As the service's request-id middleware does, around the whole app (errors are encoded there).
 const ServerLive = HttpApiBuilder.serve((app) => Effect.locally(app, CurrentRequestId, "req_test")).pipe(
@@ -96,7 +107,11 @@ describe("domain errors", () => {
   })
 
   it("carry their wire code and status on the class, for logs and legacy mapping", () => {
-    expect(QuoteExpired.meta).toEqual({ code: "quote_expired", status: 409, description: "The quote is past its validity" })
+    expect(QuoteExpired.meta).toEqual({
+      code: "quote_expired",
+      status: 409,
+      description: "The quote is past its validity"
+    })
     expect(new QuoteExpired({ message: "m" })).toMatchObject({ _tag: "QuoteExpired", message: "m" })
   })
 })

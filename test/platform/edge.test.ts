@@ -57,7 +57,9 @@ const parseRaw = (raw: string) => {
   const head = raw.slice(0, raw.indexOf("\r\n\r\n"))
   const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1])
   const headers = Object.fromEntries(
-    head.split("\r\n").slice(1).map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()])
+    head.split("\r\n").slice(1).map((
+      l
+    ) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()])
   )
   const body = raw.slice(raw.indexOf("\r\n\r\n") + 4)
   return { status, headers, body, json: JSON.parse(body) }
@@ -66,7 +68,11 @@ const parseRaw = (raw: string) => {
 /** Fails the test instead of hanging when the server never answers. */
 const within = (ms: number) => ({ signal: AbortSignal.timeout(ms) })
 
-const expectTyped = (reply: { status: number; text: string; headers: Headers; json: any }, status: number, code: string) => {
+const expectTyped = (
+  reply: { status: number; text: string; headers: Headers; json: any },
+  status: number,
+  code: string
+) => {
   expect(reply.status, reply.text).toBe(status)
   const e = typedError(reply as any)
   expect(e.code).toBe(code)
@@ -97,13 +103,19 @@ layer(server, { timeout: 120_000 })("request edge cases", (it) => {
       const { baseUrl, port } = yield* TestServer.TestServer
       const big = JSON.stringify({ domain: "a".repeat(MAX_BODY) })
       const declared = yield* Effect.promise(() =>
-        fetchReply(`${baseUrl}/api/tools/idn-convert`, { method: "POST", body: big, headers: { "content-type": "application/json" } })
+        fetchReply(`${baseUrl}/api/tools/idn-convert`, {
+          method: "POST",
+          body: big,
+          headers: { "content-type": "application/json" }
+        })
       )
       expectTyped(declared, 413, "payload_too_large")
 
       // Chunked, no Content-Length: refused once the limit is crossed, the answer still arrives.
       const raw = yield* rawExchange(port, (socket) => {
-        socket.write("POST /api/tools/idn-convert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        socket.write(
+          "POST /api/tools/idn-convert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
         let sent = 0
         const chunk = "a".repeat(16 * 1024)
         const pump = () => {
@@ -122,7 +134,17 @@ layer(server, { timeout: 120_000 })("request edge cases", (it) => {
 
       // Just under the limit is still read and validated.
       const under = JSON.stringify({ domain: "b".repeat(MAX_BODY - 100) })
-      expectTyped(yield* Effect.promise(() => fetchReply(`${baseUrl}/api/tools/idn-convert`, { method: "POST", body: under, headers: { "content-type": "application/json" } })), 400, "validation_error")
+      expectTyped(
+        yield* Effect.promise(() =>
+          fetchReply(`${baseUrl}/api/tools/idn-convert`, {
+            method: "POST",
+            body: under,
+            headers: { "content-type": "application/json" }
+          })
+        ),
+        400,
+        "validation_error"
+      )
     }))
 
   it.effect("an error quotes at most ~100 characters of the input (schema errors, batch, OAuth)", () =>
@@ -158,11 +180,20 @@ layer(server, { timeout: 120_000 })("request edge cases", (it) => {
         ["POST", "/api/partner/v1/refunds", { order_id: "ord_x" }],
         ["PUT", "/api/partner/webhooks", { url: "https://example.org/hook" }]
       ]
-      const types = ["application/xml", "multipart/form-data; boundary=x", "*/*", "application/merge-patch+json", "garbage"]
+      const types = [
+        "application/xml",
+        "multipart/form-data; boundary=x",
+        "*/*",
+        "application/merge-patch+json",
+        "garbage"
+      ]
       for (const [method, path, body] of writes) {
         for (const type of types) {
           const started = Date.now()
-          const reply = yield* signed(partner, method, path, { body, headers: { "content-type": type, "idempotency-key": crypto.randomUUID() } })
+          const reply = yield* signed(partner, method, path, {
+            body,
+            headers: { "content-type": type, "idempotency-key": crypto.randomUUID() }
+          })
           expect(reply.status, `${method} ${path} ${type}: ${reply.text}`).toBe(415)
           expect(reply.json.error.code).toBe("unsupported_media_type")
           expect(Date.now() - started).toBeLessThan(5_000)
@@ -171,7 +202,12 @@ layer(server, { timeout: 120_000 })("request edge cases", (it) => {
       const { baseUrl } = yield* TestServer.TestServer
       for (const type of types) {
         const reply = yield* Effect.promise(() =>
-          fetch(`${baseUrl}/api/tools/idn-convert`, { method: "POST", body: "not json at all", headers: { "content-type": type }, ...within(10_000) })
+          fetch(`${baseUrl}/api/tools/idn-convert`, {
+            method: "POST",
+            body: "not json at all",
+            headers: { "content-type": type },
+            ...within(10_000)
+          })
             .then(async (r) => ({ status: r.status, json: await r.json() }))
         )
         expect(reply.status, type).toBe(415)
@@ -182,7 +218,12 @@ layer(server, { timeout: 120_000 })("request edge cases", (it) => {
       for (const path of ["/checkout/confirm?pt=x", "/checkout/pay?pt=x", "/api/tools/idn-convert"]) {
         const started = Date.now()
         const reply = yield* Effect.promise(() =>
-          fetch(`${baseUrl}${path}`, { method: "POST", body: "", headers: { "content-type": "multipart/form-data; boundary=x" }, ...within(10_000) })
+          fetch(`${baseUrl}${path}`, {
+            method: "POST",
+            body: "",
+            headers: { "content-type": "multipart/form-data; boundary=x" },
+            ...within(10_000)
+          })
             .then(async (r) => ({ status: r.status, json: await r.json() }))
         )
         expect(reply.status, path).toBe(415)
@@ -190,9 +231,16 @@ layer(server, { timeout: 120_000 })("request edge cases", (it) => {
         expect(Date.now() - started).toBeLessThan(5_000)
       }
       // The OAuth endpoints answer in their own shape.
-      const oauth = yield* request("/api/oauth/token", { method: "POST", body: "<x/>", headers: { "content-type": "application/xml" } })
+      const oauth = yield* request("/api/oauth/token", {
+        method: "POST",
+        body: "<x/>",
+        headers: { "content-type": "application/xml" }
+      })
       expect(oauth.status).toBe(415)
-      expect(oauth.json).toMatchObject({ error: "invalid_request", error_description: expect.stringContaining("x-www-form-urlencoded") })
+      expect(oauth.json).toMatchObject({
+        error: "invalid_request",
+        error_description: expect.stringContaining("x-www-form-urlencoded")
+      })
       // The right type still works end to end (signature over the body read once).
       const ok = yield* signed(partner, "POST", "/api/partner/v1/quotes", { body: { domain: "not-listed-here.com" } })
       expect(ok.status, ok.text).toBe(404)
@@ -201,25 +249,55 @@ layer(server, { timeout: 120_000 })("request edge cases", (it) => {
   it.effect("400, never 500: JSON nested 3,000 deep, and U+0000 in any string", () =>
     Effect.gen(function*() {
       const deep = "[".repeat(3_000) + "]".repeat(3_000)
-      expectTyped(yield* request("/api/tools/idn-convert", { method: "POST", body: deep, headers: { "content-type": "application/json" } }), 400, "invalid_body")
+      expectTyped(
+        yield* request("/api/tools/idn-convert", {
+          method: "POST",
+          body: deep,
+          headers: { "content-type": "application/json" }
+        }),
+        400,
+        "invalid_body"
+      )
       const deepObject = `{"domain":${"{\"a\":".repeat(40)}1${"}".repeat(40)}}`
-      expectTyped(yield* request("/api/tools/idn-convert", { method: "POST", body: deepObject, headers: { "content-type": "application/json" } }), 400, "invalid_body")
+      expectTyped(
+        yield* request("/api/tools/idn-convert", {
+          method: "POST",
+          body: deepObject,
+          headers: { "content-type": "application/json" }
+        }),
+        400,
+        "invalid_body"
+      )
 
-      expectTyped(yield* request("/api/auth/login", { method: "POST", body: { email: "a\u0000b@example.com", password: "x" } }), 400, "validation_error")
+      expectTyped(
+        yield* request("/api/auth/login", { method: "POST", body: { email: "a\u0000b@example.com", password: "x" } }),
+        400,
+        "validation_error"
+      )
       const token = yield* request("/api/oauth/token", {
         method: "POST",
-        body: "grant_type=authorization_code&client_id=a%00b&code=x&redirect_uri=https%3A%2F%2Fa.example&code_verifier=x",
+        body:
+          "grant_type=authorization_code&client_id=a%00b&code=x&redirect_uri=https%3A%2F%2Fa.example&code_verifier=x",
         headers: { "content-type": "application/x-www-form-urlencoded" }
       })
       expect(token.status, token.text).toBe(400)
       expect(token.json.error).toBe("invalid_request")
-      const tokenJson = yield* request("/api/oauth/token", { method: "POST", body: { grant_type: "refresh_token", client_id: "a\u0000", refresh_token: "x" } })
+      const tokenJson = yield* request("/api/oauth/token", {
+        method: "POST",
+        body: { grant_type: "refresh_token", client_id: "a\u0000", refresh_token: "x" }
+      })
       expect(tokenJson.status, tokenJson.text).toBe(400)
       expect(tokenJson.json.error).toBe("invalid_request")
 
       const partner = yield* createPartner()
       const order = yield* signed(partner, "POST", "/api/partner/v1/orders", {
-        body: { domain: "nul.com", expected_price: 1, currency: "USD", external_payment_ref: "p\u0000", buyer: { email: "b@example.org" } },
+        body: {
+          domain: "nul.com",
+          expected_price: 1,
+          currency: "USD",
+          external_payment_ref: "p\u0000",
+          buyer: { email: "b@example.org" }
+        },
         headers: { "idempotency-key": crypto.randomUUID() }
       })
       expect(order.status, order.text).toBe(400)
@@ -227,24 +305,40 @@ layer(server, { timeout: 120_000 })("request edge cases", (it) => {
       const refund = yield* signed(partner, "POST", "/api/partner/v1/refunds", { body: { order_id: "ord_\u0000" } })
       expect(refund.status, refund.text).toBe(400)
       expect((yield* signed(partner, "GET", "/api/partner/v1/orders/ord%00x")).status).toBe(400)
-      expectTyped(yield* request("/api/admin/orders/ord%00x", { headers: { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` } }), 400, "validation_error")
+      expectTyped(
+        yield* request("/api/admin/orders/ord%00x", {
+          headers: { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
+        }),
+        400,
+        "validation_error"
+      )
       // An escaped backslash before "u0000" is not a NUL: the operation answers as usual.
-      const notNul = yield* request("/api/tools/idn-convert", { method: "POST", body: "{\"domain\":\"a\\\\u0000.com\"}", headers: { "content-type": "application/json" } })
+      const notNul = yield* request("/api/tools/idn-convert", {
+        method: "POST",
+        body: "{\"domain\":\"a\\\\u0000.com\"}",
+        headers: { "content-type": "application/json" }
+      })
       expect(notNul.status, notNul.text).toBe(200)
     }))
 
   it.effect("431 for an over-long request line or headers, in the JSON error shape with X-Request-Id", () =>
     Effect.gen(function*() {
       const { port } = yield* TestServer.TestServer
-      for (const write of [
-        (s: net.Socket) => s.write(`GET /healthz?${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
-        (s: net.Socket) => s.write(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(20_000)}\r\n\r\n`)
-      ]) {
+      for (
+        const write of [
+          (s: net.Socket) => s.write(`GET /healthz?${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
+          (s: net.Socket) => s.write(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(20_000)}\r\n\r\n`)
+        ]
+      ) {
         const reply = parseRaw(yield* rawExchange(port, write))
         expect(reply.status).toBe(431)
         expect(reply.headers["content-type"]).toContain("application/json")
         expect(reply.headers["x-request-id"]).toMatch(/^req_/)
-        expect(reply.json.error).toEqual({ code: "headers_too_large", message: expect.any(String), request_id: reply.headers["x-request-id"] })
+        expect(reply.json.error).toEqual({
+          code: "headers_too_large",
+          message: expect.any(String),
+          request_id: reply.headers["x-request-id"]
+        })
       }
       const garbage = parseRaw(yield* rawExchange(port, (s) => s.write("NOT HTTP AT ALL\r\n\r\n")))
       expect(garbage.status).toBe(400)

@@ -59,7 +59,10 @@ const makeGen = (seed: number): Generator => {
 const resolve = (spec: Json, schema: Json | undefined): Json => {
   let s = schema ?? {}
   for (let i = 0; i < 10 && typeof s.$ref === "string"; i++) {
-    s = { ...spec.components.schemas[s.$ref.split("/").pop()!], ...Object.fromEntries(Object.entries(s).filter(([k]) => k !== "$ref")) }
+    s = {
+      ...spec.components.schemas[s.$ref.split("/").pop()!],
+      ...Object.fromEntries(Object.entries(s).filter(([k]) => k !== "$ref"))
+    }
   }
   return s
 }
@@ -115,8 +118,8 @@ const mutate = (value: unknown, g: Generator, rate: number): unknown => {
 interface FuzzRequest {
   readonly method: string
   readonly url: string
-  readonly contentType?: string
-  readonly body?: string
+  readonly contentType?: string | undefined
+  readonly body?: string | undefined
 }
 
 const VARIANTS = 7
@@ -128,8 +131,13 @@ const fuzzRequests = (spec: Json, path: string, method: string, op: Json, seed: 
   for (let variant = 0; variant < VARIANTS; variant++) {
     const g = makeGen(seed * 31 + variant)
     const hostile = variant >= 2
-    let url = path.replace(/\{([^}]+)\}/g, () =>
-      encodeURIComponent(String(hostile && g.next() < 0.6 ? g.pick(HOSTILE) || "x" : valid(spec, { type: "string" }, g))))
+    let url = path.replace(
+      /\{([^}]+)\}/g,
+      () =>
+        encodeURIComponent(
+          String(hostile && g.next() < 0.6 ? g.pick(HOSTILE) || "x" : valid(spec, { type: "string" }, g))
+        )
+    )
     const query = new URLSearchParams()
     for (const p of params.filter((p) => p.in === "query")) {
       if (!p.required && g.next() < 0.4) continue
@@ -148,19 +156,40 @@ const fuzzRequests = (spec: Json, path: string, method: string, op: Json, seed: 
     const json = (v: unknown) => JSON.stringify(v)
     const form = (v: unknown) =>
       new URLSearchParams(
-        Object.entries(v && typeof v === "object" ? v : { value: v }).map(([k, x]) => [k, typeof x === "string" ? x : JSON.stringify(x)])
+        Object.entries(v && typeof v === "object" ? v : { value: v }).map((
+          [k, x]
+        ) => [k, typeof x === "string" ? x : JSON.stringify(x)])
       ).toString()
     const encode = type.includes("x-www-form-urlencoded") ? form : json
     switch (variant) {
       case 5: {
         // Broken JSON, deep nesting, wrong top-level types.
-        const broken = g.pick(["{", "{\"a\":", "[".repeat(2_000), "{\"a\":".repeat(100) + "1" + "}".repeat(100), "null", "[]", "\"str\"", "1", "\u0000"])
+        const broken = g.pick([
+          "{",
+          "{\"a\":",
+          "[".repeat(2_000),
+          "{\"a\":".repeat(100) + "1" + "}".repeat(100),
+          "null",
+          "[]",
+          "\"str\"",
+          "1",
+          "\u0000"
+        ])
         out.push({ method: method.toUpperCase(), url, contentType: type, body: broken })
         break
       }
       case 6: {
         // The right body with a wrong, bogus or missing content type.
-        const bogus = g.pick(["application/xml", "multipart/form-data", "multipart/form-data; boundary=x", "*/*", "text/plain", "application/merge-patch+json", "garbage", undefined])
+        const bogus = g.pick([
+          "application/xml",
+          "multipart/form-data",
+          "multipart/form-data; boundary=x",
+          "*/*",
+          "text/plain",
+          "application/merge-patch+json",
+          "garbage",
+          undefined
+        ])
         out.push({ method: method.toUpperCase(), url, contentType: bogus, body: encode(value) })
         break
       }
@@ -180,72 +209,96 @@ const shapeProblem = (path: string, op: Json, reply: Reply): string | undefined 
   if (reply.status >= 500) return "5xx"
   if (reply.status < 400) return undefined
   const documented = Object.keys(op.responses ?? {})
-  if (!documented.includes(String(reply.status)) && !GUARD_STATUSES.has(String(reply.status))) return `undocumented status ${reply.status}`
+  if (!documented.includes(String(reply.status)) && !GUARD_STATUSES.has(String(reply.status))) {
+    return `undocumented status ${reply.status}`
+  }
   const body = reply.json
   // Browser pages (the OAuth consent flow) document HTML error pages.
   const content = op.responses?.[String(reply.status)]?.content ?? {}
   if ("text/html" in content && (reply.headers.get("content-type") ?? "").startsWith("text/html")) return undefined
   if (isOAuthPath(path) && typeof body?.error === "string") {
-    return typeof body.error_description === "string" || body.error_description === undefined ? undefined : "bad OAuth error"
+    return typeof body.error_description === "string" || body.error_description === undefined
+      ? undefined
+      : "bad OAuth error"
   }
   if (LEGACY.has(path) && typeof body?.error === "string") return undefined
   const e = body?.error
-  if (!e || typeof e !== "object" || typeof e.code !== "string" || typeof e.message !== "string") return "not the typed error shape"
+  if (!e || typeof e !== "object" || typeof e.code !== "string" || typeof e.message !== "string") {
+    return "not the typed error shape"
+  }
   if (e.request_id !== reply.headers.get("x-request-id")) return "request_id differs from X-Request-Id"
   if (reply.text.length > 4_000) return `error body of ${reply.text.length} characters`
   return undefined
 }
 
-layer(TestServer.layer({
-  // Nothing outside the machine: upstreams are closed loopback ports, answered at once.
-  RDAP_BOOTSTRAP_URL: "http://127.0.0.1:9/dns.json",
-  WHOIS_REFERRAL_SERVER: "127.0.0.1",
-  WHOIS_PORT: "9",
-  DNS_RESOLVER: "127.0.0.1:9",
-  RDAP_TIMEOUT: "2 seconds",
-  WHOIS_TIMEOUT: "2 seconds",
-  AVAILABILITY_UPSTREAM_TIMEOUT: "2 seconds",
-  // Room for a few hundred requests from one address.
-  RATE_LIMITS: JSON.stringify({ whois: 1000 })
-}), { timeout: 180_000 })("fuzz", (it) => {
-  it.effect("every operation of the OpenAPI document: no 5xx, only documented error shapes", () =>
-    Effect.gen(function*() {
-      const { baseUrl } = yield* TestServer.TestServer
-      const spec = (yield* Effect.promise(() => fetchReply(`${baseUrl}/api/openapi.json`))).json as Json
-      const partner = yield* createPartner({ scopes: ["search", "buy", "webhook"] })
-      const cases: Array<{ path: string; op: Json; request: FuzzRequest }> = []
-      let seed = 1
-      for (const [path, item] of Object.entries<Json>(spec.paths)) {
-        for (const [method, op] of Object.entries<Json>(item)) {
-          for (const request of fuzzRequests(spec, path, method, op, seed++)) cases.push({ path, op, request })
-        }
-      }
-      expect(cases.length).toBeGreaterThan(250)
-
-      const send = async ({ path, request }: { path: string; request: FuzzRequest }) => {
-        const headers: Record<string, string> = {}
-        if (request.contentType !== undefined) headers["content-type"] = request.contentType
-        if (path.startsWith("/api/partner/")) {
-          Object.assign(headers, signRequest({ keyId: partner.key_id, secret: partner.secret }, { method: request.method, url: request.url, body: request.body }))
-          headers["idempotency-key"] = crypto.randomUUID()
-        }
-        if (path.startsWith("/api/admin/")) headers.authorization = `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}`
-        return fetchReply(`${baseUrl}${request.url}`, { method: request.method, headers, body: request.body })
-      }
-
-      const failures: Array<string> = []
-      const concurrency = 6
-      for (let i = 0; i < cases.length; i += concurrency) {
-        const batch = cases.slice(i, i + concurrency)
-        const replies = yield* Effect.promise(() => Promise.all(batch.map(send)))
-        batch.forEach((c, j) => {
-          const problem = shapeProblem(c.path, c.op, replies[j]!)
-          if (problem !== undefined) {
-            failures.push(`${problem}: ${c.request.method} ${c.request.url.slice(0, 120)} [${c.request.contentType}] ${(c.request.body ?? "").slice(0, 120)} → ${replies[j]!.status} ${replies[j]!.text.slice(0, 200)}`)
+layer(
+  TestServer.layer({
+    // Nothing outside the machine: upstreams are closed loopback ports, answered at once.
+    RDAP_BOOTSTRAP_URL: "http://127.0.0.1:9/dns.json",
+    WHOIS_REFERRAL_SERVER: "127.0.0.1",
+    WHOIS_PORT: "9",
+    DNS_RESOLVER: "127.0.0.1:9",
+    RDAP_TIMEOUT: "2 seconds",
+    WHOIS_TIMEOUT: "2 seconds",
+    AVAILABILITY_UPSTREAM_TIMEOUT: "2 seconds",
+    // Room for a few hundred requests from one address.
+    RATE_LIMITS: JSON.stringify({ whois: 1000 })
+  }),
+  { timeout: 180_000 }
+)("fuzz", (it) => {
+  it.effect(
+    "every operation of the OpenAPI document: no 5xx, only documented error shapes",
+    () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestServer.TestServer
+        const spec = (yield* Effect.promise(() => fetchReply(`${baseUrl}/api/openapi.json`))).json as Json
+        const partner = yield* createPartner({ scopes: ["search", "buy", "webhook"] })
+        const cases: Array<{ path: string; op: Json; request: FuzzRequest }> = []
+        let seed = 1
+        for (const [path, item] of Object.entries<Json>(spec.paths)) {
+          for (const [method, op] of Object.entries<Json>(item)) {
+            for (const request of fuzzRequests(spec, path, method, op, seed++)) cases.push({ path, op, request })
           }
-        })
-      }
-      if (process.env.FUZZ_REPORT) writeFileSync(process.env.FUZZ_REPORT, failures.join("\n"))
-      expect(failures, failures.join("\n")).toEqual([])
-    }), 300_000) // several hundred requests, each operation's cases in turn; grows with the API
+        }
+        expect(cases.length).toBeGreaterThan(250)
+
+        const send = async ({ path, request }: { path: string; request: FuzzRequest }) => {
+          const headers: Record<string, string> = {}
+          if (request.contentType !== undefined) headers["content-type"] = request.contentType
+          if (path.startsWith("/api/partner/")) {
+            Object.assign(
+              headers,
+              signRequest({ keyId: partner.key_id, secret: partner.secret }, {
+                method: request.method,
+                url: request.url,
+                body: request.body
+              })
+            )
+            headers["idempotency-key"] = crypto.randomUUID()
+          }
+          if (path.startsWith("/api/admin/")) headers.authorization = `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}`
+          return fetchReply(`${baseUrl}${request.url}`, { method: request.method, headers, body: request.body })
+        }
+
+        const failures: Array<string> = []
+        const concurrency = 6
+        for (let i = 0; i < cases.length; i += concurrency) {
+          const batch = cases.slice(i, i + concurrency)
+          const replies = yield* Effect.promise(() => Promise.all(batch.map(send)))
+          batch.forEach((c, j) => {
+            const problem = shapeProblem(c.path, c.op, replies[j]!)
+            if (problem !== undefined) {
+              failures.push(
+                `${problem}: ${c.request.method} ${c.request.url.slice(0, 120)} [${c.request.contentType}] ${
+                  (c.request.body ?? "").slice(0, 120)
+                } → ${replies[j]!.status} ${replies[j]!.text.slice(0, 200)}`
+              )
+            }
+          })
+        }
+        if (process.env.FUZZ_REPORT) writeFileSync(process.env.FUZZ_REPORT, failures.join("\n"))
+        expect(failures, failures.join("\n")).toEqual([])
+      }),
+    300_000
+  ) // several hundred requests, each operation's cases in turn; grows with the API
 })

@@ -31,7 +31,9 @@ const parse = (text: string): Array<Sample> =>
 const find = (samples: Array<Sample>, name: string, labels: Record<string, string>) =>
   samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
 
-layer(TestServer.layer({ METRICS_TOKEN: TOKEN, LOG_LEVEL: "info", RATE_LIMITS: '{"pricing_tld":1}' }), { timeout: 120_000 })("metrics", (it) => {
+layer(TestServer.layer({ METRICS_TOKEN: TOKEN, LOG_LEVEL: "info", RATE_LIMITS: "{\"pricing_tld\":1}" }), {
+  timeout: 120_000
+})("metrics", (it) => {
   it.effect("counts requests by route template and status, with histograms and gauges", () =>
     Effect.gen(function*() {
       expect((yield* get("/healthz")).status).toBe(200)
@@ -39,7 +41,9 @@ layer(TestServer.layer({ METRICS_TOKEN: TOKEN, LOG_LEVEL: "info", RATE_LIMITS: '
       const byId = yield* get("/api/partner/v1/orders/ord_RAWID0123456789")
       yield* get("/api/pricing/tld?tld=com")
       expect((yield* get("/api/pricing/tld?tld=com")).status).toBe(429)
-      const run = yield* post("/api/admin/settlements/run", undefined, { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` })
+      const run = yield* post("/api/admin/settlements/run", undefined, {
+        authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}`
+      })
       expect(run.status).toBe(200)
       expect(byId.status).toBeGreaterThanOrEqual(400)
 
@@ -48,10 +52,15 @@ layer(TestServer.layer({ METRICS_TOKEN: TOKEN, LOG_LEVEL: "info", RATE_LIMITS: '
       expect(reply.headers.get("content-type")).toContain("text/plain; version=0.0.4")
       const samples = parse(reply.text)
 
-      expect(find(samples, "http_requests_total", { method: "GET", route: "/healthz", status: "200" })[0]?.value).toBeGreaterThanOrEqual(1)
-      expect(find(samples, "http_requests_total", { route: "unmatched", status: "404" })[0]?.value).toBeGreaterThanOrEqual(1)
+      expect(find(samples, "http_requests_total", { method: "GET", route: "/healthz", status: "200" })[0]?.value)
+        .toBeGreaterThanOrEqual(1)
+      expect(find(samples, "http_requests_total", { route: "unmatched", status: "404" })[0]?.value)
+        .toBeGreaterThanOrEqual(1)
       expect(
-        find(samples, "http_requests_total", { route: "/api/partner/v1/orders/{public_id}", status: String(byId.status) })[0]?.value
+        find(samples, "http_requests_total", {
+          route: "/api/partner/v1/orders/{public_id}",
+          status: String(byId.status)
+        })[0]?.value
       ).toBeGreaterThanOrEqual(1)
 
       const buckets = find(samples, "http_request_duration_seconds_bucket", { method: "GET", route: "/healthz" })
@@ -72,7 +81,8 @@ layer(TestServer.layer({ METRICS_TOKEN: TOKEN, LOG_LEVEL: "info", RATE_LIMITS: '
       expect(reply.text).toContain("# TYPE http_request_duration_seconds histogram")
       expect(find(samples, "rate_limit_denials_total", { policy: "pricing_tld" })[0]?.value).toBeGreaterThanOrEqual(1)
       expect(find(samples, "settlement_runs_total", { outcome: run.json.status })[0]?.value).toBeGreaterThanOrEqual(1)
-      expect(find(samples, "http_requests_total", { route: "/api/pricing/tld", status: "429" })[0]?.value).toBeGreaterThanOrEqual(1)
+      expect(find(samples, "http_requests_total", { route: "/api/pricing/tld", status: "429" })[0]?.value)
+        .toBeGreaterThanOrEqual(1)
     }))
 
   it.effect("the access log line carries client_ip (TRUST_PROXY off: the socket peer), user_agent and route", () =>
@@ -91,7 +101,9 @@ layer(TestServer.layer({ METRICS_TOKEN: TOKEN, LOG_LEVEL: "info", RATE_LIMITS: '
           traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
         })
         // Lines are flushed once per event-loop turn.
-        for (let i = 0; i < 50 && lines.length === 0; i++) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
+        for (let i = 0; i < 50 && lines.length === 0; i++) {
+          yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
+        }
       } finally {
         process.stdout.write = write
       }
@@ -116,8 +128,12 @@ layer(TestServer.layer({ METRICS_TOKEN: TOKEN, LOG_LEVEL: "info", RATE_LIMITS: '
 
 describe("access log line", () => {
   vit("takes the trace id of a valid traceparent only", () => {
-    expect(traceIdOf("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")).toBe("4bf92f3577b34da6a3ce929d0e0e4736")
-    expect(traceIdOf("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra")).toBe("4bf92f3577b34da6a3ce929d0e0e4736")
+    expect(traceIdOf("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")).toBe(
+      "4bf92f3577b34da6a3ce929d0e0e4736"
+    )
+    expect(traceIdOf("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra")).toBe(
+      "4bf92f3577b34da6a3ce929d0e0e4736"
+    )
     expect(traceIdOf(undefined)).toBeUndefined()
     expect(traceIdOf("00-00000000000000000000000000000000-00f067aa0ba902b7-01")).toBeUndefined()
     expect(traceIdOf("00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01")).toBeUndefined()

@@ -33,4 +33,3 @@ describe("migrations", () => {
       expect(yield* runMigrations().pipe(Effect.provide(replica(url)))).toEqual([])
     }), { timeout: 120_000 })
 })
-

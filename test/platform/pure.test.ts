@@ -2,21 +2,24 @@ import { describe, expect, it } from "@effect/vitest"
 import { Option } from "effect"
 import fc from "fast-check"
 import { parsePriceCsv } from "../../src/catalogue/PriceCsv.js"
-import { idTime, isId, makeId } from "../../src/platform/Ids.js"
 import { fingerprint } from "../../src/platform/Idempotency.js"
+import { idTime, isId, makeId } from "../../src/platform/Ids.js"
 import { makeServiceSecret } from "../../src/platform/ServiceSecret.js"
 import { lockKey } from "../../src/platform/Singleton.js"
 
 describe("ids", () => {
   it("are prefixed, well-formed and sort by creation time, even within one millisecond", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: Date.now(), max: Date.now() + 500 }), { minLength: 2, maxLength: 50 }), (times) => {
-        const sorted = [...times].sort((a, b) => a - b)
-        const ids = sorted.map((t) => makeId("ord", t))
-        for (const id of ids) expect(isId("ord", id)).toBe(true)
-        expect([...ids].sort()).toEqual(ids)
-        expect(new Set(ids).size).toBe(ids.length)
-      })
+      fc.property(
+        fc.array(fc.integer({ min: Date.now(), max: Date.now() + 500 }), { minLength: 2, maxLength: 50 }),
+        (times) => {
+          const sorted = [...times].sort((a, b) => a - b)
+          const ids = sorted.map((t) => makeId("ord", t))
+          for (const id of ids) expect(isId("ord", id)).toBe(true)
+          expect([...ids].sort()).toEqual(ids)
+          expect(new Set(ids).size).toBe(ids.length)
+        }
+      )
     )
     const now = Date.now() + 1000
     const burst = Array.from({ length: 1000 }, () => makeId("evt", now))
@@ -43,11 +46,15 @@ describe("service secret tokens", () => {
   it("reject any single-character tampering", () => {
     const token = secret.sign("cursor", { offset: 10, sort: "newest" })
     fc.assert(
-      fc.property(fc.nat({ max: token.length - 1 }), fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_."), (i, c) => {
-        fc.pre(token[i] !== c)
-        const tampered = token.slice(0, i) + c + token.slice(i + 1)
-        expect(Option.isNone(secret.verify("cursor", tampered))).toBe(true)
-      })
+      fc.property(
+        fc.nat({ max: token.length - 1 }),
+        fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_."),
+        (i, c) => {
+          fc.pre(token[i] !== c)
+          const tampered = token.slice(0, i) + c + token.slice(i + 1)
+          expect(Option.isNone(secret.verify("cursor", tampered))).toBe(true)
+        }
+      )
     )
   })
 
@@ -71,20 +78,27 @@ describe("price list CSV", () => {
 
   it("parses every well-formed file exactly", () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.tuple(tld, op, fc.integer({ min: 0, max: 10_000_000 })), { selector: ([t, o]) => `${t}/${o}` }), (rows) => {
-        const text = ["tld,op,price_cents", ...rows.map(([t, o, p]) => `${t},${o},${p}`)].join("\n")
-        const parsed = parsePriceCsv(text)
-        expect(parsed.errors).toEqual([])
-        expect(parsed.rows).toEqual(rows.map(([t, o, p]) => ({ tld: t, op: o, priceCents: p })))
-      })
+      fc.property(
+        fc.uniqueArray(fc.tuple(tld, op, fc.integer({ min: 0, max: 10_000_000 })), {
+          selector: ([t, o]) => `${t}/${o}`
+        }),
+        (rows) => {
+          const text = ["tld,op,price_cents", ...rows.map(([t, o, p]) => `${t},${o},${p}`)].join("\n")
+          const parsed = parsePriceCsv(text)
+          expect(parsed.errors).toEqual([])
+          expect(parsed.rows).toEqual(rows.map(([t, o, p]) => ({ tld: t, op: o, priceCents: p })))
+        }
+      )
     )
   })
 
   it("reports each bad line with its number and never returns a partial import silently", () => {
-    const parsed = parsePriceCsv("tld,op,price_cents\ncom,register,100\nnet,buy,1\n.org,renew,-5\ncom,register,100\nbad line\n")
+    const parsed = parsePriceCsv(
+      "tld,op,price_cents\ncom,register,100\nnet,buy,1\n.org,renew,-5\ncom,register,100\nbad line\n"
+    )
     expect(parsed.errors).toEqual([
-      'line 3: op must be one of register|renew|transfer|restore, got "buy"',
-      'line 4: price_cents must be a non-negative integer, got "-5"',
+      "line 3: op must be one of register|renew|transfer|restore, got \"buy\"",
+      "line 4: price_cents must be a non-negative integer, got \"-5\"",
       "line 5: duplicate com/register",
       "line 6: expected 3 columns, got 1"
     ])

@@ -17,7 +17,12 @@ describe("graceful shutdown on SIGTERM", () => {
       // No background workers: on the embedded database their polls would queue ahead of the
       // request's statements behind the slow proxy (then a 503 unavailable, rightly, but not what
       // this test is about).
-      const service = yield* startServiceProcess({ DATABASE_URL: viaProxy.toString(), SHUTDOWN_GRACE: "40 seconds", SHUTDOWN_DRAIN_DELAY: "0 millis", WORKERS: "false" })
+      const service = yield* startServiceProcess({
+        DATABASE_URL: viaProxy.toString(),
+        SHUTDOWN_GRACE: "40 seconds",
+        SHUTDOWN_DRAIN_DELAY: "0 millis",
+        WORKERS: "false"
+      })
 
       // Hold the database back so the next request stays in flight.
       proxy.setDelay(1500)
@@ -28,7 +33,9 @@ describe("graceful shutdown on SIGTERM", () => {
       yield* Effect.sleep("300 millis")
 
       // New connections are refused while the in-flight request is still being served.
-      const late = yield* Effect.promise(() => fetch(`${service.baseUrl}/healthz`).then(() => "accepted", () => "refused"))
+      const late = yield* Effect.promise(() =>
+        fetch(`${service.baseUrl}/healthz`).then(() => "accepted", () => "refused")
+      )
       expect(late).toBe("refused")
 
       const reply = yield* Effect.promise(() => inFlight)
@@ -39,40 +46,49 @@ describe("graceful shutdown on SIGTERM", () => {
       expect(code).toBe(0)
     }), { timeout: 120_000 })
 
-  it.scopedLive("/readyz turns 503 shutting_down at SIGTERM while /healthz stays 200 and in-flight requests finish", () =>
-    Effect.gen(function*() {
-      const databaseUrl = new URL(yield* sharedDatabaseUrl)
-      const proxy = yield* startSlowProxy(databaseUrl.hostname, Number(databaseUrl.port || 5432))
-      const viaProxy = new URL(databaseUrl.toString())
-      viaProxy.hostname = "127.0.0.1"
-      viaProxy.port = String(proxy.port)
-      // A long drain so the test can look at readiness while the listener still accepts.
-      const service = yield* startServiceProcess({ DATABASE_URL: viaProxy.toString(), SHUTDOWN_GRACE: "20 seconds", SHUTDOWN_DRAIN_DELAY: "8 seconds", WORKERS: "false" })
-      expect((yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))).status).toBe(200)
+  it.scopedLive(
+    "/readyz turns 503 shutting_down at SIGTERM while /healthz stays 200 and in-flight requests finish",
+    () =>
+      Effect.gen(function*() {
+        const databaseUrl = new URL(yield* sharedDatabaseUrl)
+        const proxy = yield* startSlowProxy(databaseUrl.hostname, Number(databaseUrl.port || 5432))
+        const viaProxy = new URL(databaseUrl.toString())
+        viaProxy.hostname = "127.0.0.1"
+        viaProxy.port = String(proxy.port)
+        // A long drain so the test can look at readiness while the listener still accepts.
+        const service = yield* startServiceProcess({
+          DATABASE_URL: viaProxy.toString(),
+          SHUTDOWN_GRACE: "20 seconds",
+          SHUTDOWN_DRAIN_DELAY: "8 seconds",
+          WORKERS: "false"
+        })
+        expect((yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))).status).toBe(200)
 
-      proxy.setDelay(1500)
-      const inFlight = fetchReply(`${service.baseUrl}/api/pricing/tld?tld=com&op=register`)
-      yield* Effect.sleep("300 millis")
-      proxy.setDelay(0)
-      const exited = new Promise<number | null>((resolve) => service.child.once("exit", (code) => resolve(code)))
-      const signalled = Date.now()
-      service.child.kill("SIGTERM")
+        proxy.setDelay(1500)
+        const inFlight = fetchReply(`${service.baseUrl}/api/pricing/tld?tld=com&op=register`)
+        yield* Effect.sleep("300 millis")
+        proxy.setDelay(0)
+        const exited = new Promise<number | null>((resolve) => service.child.once("exit", (code) => resolve(code)))
+        const signalled = Date.now()
+        service.child.kill("SIGTERM")
 
-      // Not ready from the moment the signal arrives (no database query needed to say so)…
-      let ready = yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))
-      for (let i = 0; ready.status === 200 && i < 50; i++) {
-        yield* Effect.sleep("20 millis")
-        ready = yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))
-      }
-      expect(ready.status).toBe(503)
-      expect(ready.json.error.code).toBe("shutting_down")
-      expect(ready.headers.get("retry-after")).not.toBeNull()
-      expect(Date.now() - signalled).toBeLessThan(5_000)
-      // …while the process is alive and the request in flight completes.
-      expect((yield* Effect.promise(() => fetchReply(`${service.baseUrl}/healthz`))).status).toBe(200)
-      const reply = yield* Effect.promise(() => inFlight)
-      expect(reply.status).toBe(200)
+        // Not ready from the moment the signal arrives (no database query needed to say so)…
+        let ready = yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))
+        for (let i = 0; ready.status === 200 && i < 50; i++) {
+          yield* Effect.sleep("20 millis")
+          ready = yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))
+        }
+        expect(ready.status).toBe(503)
+        expect(ready.json.error.code).toBe("shutting_down")
+        expect(ready.headers.get("retry-after")).not.toBeNull()
+        expect(Date.now() - signalled).toBeLessThan(5_000)
+        // …while the process is alive and the request in flight completes.
+        expect((yield* Effect.promise(() => fetchReply(`${service.baseUrl}/healthz`))).status).toBe(200)
+        const reply = yield* Effect.promise(() => inFlight)
+        expect(reply.status).toBe(200)
 
-      expect(yield* Effect.promise(() => exited)).toBe(0)
-    }), { timeout: 90_000 })
+        expect(yield* Effect.promise(() => exited)).toBe(0)
+      }),
+    { timeout: 90_000 }
+  )
 })

@@ -29,18 +29,31 @@ describe("tracing settings", () => {
   it.effect("the base endpoint gets /v1/traces; the traces endpoint is used as is; defaults", () =>
     Effect.gen(function*() {
       const base = yield* tracingConfig.pipe(
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318/"], ["OTEL_EXPORTER_OTLP_HEADERS", "api-key=abc,x-team=t%201"]])))
+        Effect.withConfigProvider(
+          ConfigProvider.fromMap(
+            new Map([["OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318/"], [
+              "OTEL_EXPORTER_OTLP_HEADERS",
+              "api-key=abc,x-team=t%201"
+            ]])
+          )
+        )
       )
       expect(Option.getOrNull(base.endpoint)).toBe("http://collector:4318/v1/traces")
-      expect(base).toMatchObject({ serviceName: "domain-marketplace", sampler: "parentbased_always_on", samplerRatio: 1 })
+      expect(base).toMatchObject({
+        serviceName: "domain-marketplace",
+        sampler: "parentbased_always_on",
+        samplerRatio: 1
+      })
       expect(Redacted.value(base.headers)).toEqual({ "api-key": "abc", "x-team": "t 1" })
       const traces = yield* tracingConfig.pipe(
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([
-          ["OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"],
-          ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "https://vendor.example/otlp/traces"],
-          ["OTEL_TRACES_SAMPLER", "parentbased_traceidratio"],
-          ["OTEL_TRACES_SAMPLER_ARG", "0.25"]
-        ])))
+        Effect.withConfigProvider(ConfigProvider.fromMap(
+          new Map([
+            ["OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"],
+            ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "https://vendor.example/otlp/traces"],
+            ["OTEL_TRACES_SAMPLER", "parentbased_traceidratio"],
+            ["OTEL_TRACES_SAMPLER_ARG", "0.25"]
+          ])
+        ))
       )
       expect(Option.getOrNull(traces.endpoint)).toBe("https://vendor.example/otlp/traces")
       expect(traces).toMatchObject({ sampler: "parentbased_traceidratio", samplerRatio: 0.25 })

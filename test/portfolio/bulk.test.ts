@@ -9,8 +9,8 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { CARDS, payWith, ptOf } from "../support/CheckoutKit.js"
-import { createTestUser, signIn } from "../support/identity.js"
 import { get, request, typedError } from "../support/http.js"
+import { createTestUser, signIn } from "../support/identity.js"
 import { type RtrServer, startRtrServer } from "../support/RtrServer.js"
 import * as TestServer from "../support/TestServer.js"
 
@@ -64,7 +64,9 @@ const waitDone = (id: string, cookie: string) =>
         expect(now.failed).toBeGreaterThanOrEqual(before.failed)
         now.items.forEach((item: any, k: number) => {
           const was = before.items[k]
-          expect(rank[item.status], `${item.domain}: ${was.status} → ${item.status}`).toBeGreaterThanOrEqual(rank[was.status])
+          expect(rank[item.status], `${item.domain}: ${was.status} → ${item.status}`).toBeGreaterThanOrEqual(
+            rank[was.status]
+          )
           if (rank[was.status] === 2) expect(item).toEqual(was)
         })
       }
@@ -113,9 +115,21 @@ layer(env, { timeout: 240_000 })("portfolio and bulk operations", (it) => {
         ["lock", { domains: [] }, "domains"],
         ["lock", { domains: names("v", 1001) }, "domains"],
         ["lock", { domains: ["not a domain"] }, "domains.0"],
-        ["setNameservers", { domains: ["v-a.com"], payload: { nameservers: ["ns1.example.net"] } }, "payload.nameservers"],
-        ["setNameservers", { domains: ["v-a.com"], payload: { nameservers: ["ns1.example.net", "bad host!"] } }, "payload.nameservers.1"],
-        ["setNameservers", { domains: ["v-a.com"], payload: { nameservers: ["ns1.example.net", "ns1.example.net"] } }, "payload.nameservers"],
+        [
+          "setNameservers",
+          { domains: ["v-a.com"], payload: { nameservers: ["ns1.example.net"] } },
+          "payload.nameservers"
+        ],
+        [
+          "setNameservers",
+          { domains: ["v-a.com"], payload: { nameservers: ["ns1.example.net", "bad host!"] } },
+          "payload.nameservers.1"
+        ],
+        [
+          "setNameservers",
+          { domains: ["v-a.com"], payload: { nameservers: ["ns1.example.net", "ns1.example.net"] } },
+          "payload.nameservers"
+        ],
         ["setFolder", { domains: ["v-a.com"], payload: { folder: " leading space" } }, "payload.folder"],
         ["setFolder", { domains: ["v-a.com"], payload: {} }, "payload.folder"],
         ["setContacts", { domains: ["v-a.com"], payload: { contacts: "nobody-here" } }, "payload.contacts"],
@@ -132,49 +146,56 @@ layer(env, { timeout: 240_000 })("portfolio and bulk operations", (it) => {
       // `number | undefined`; "Expected undefined" beside the real issue would only confuse).
       const wrongType = yield* bulk("renew", { domains: ["v-a.com"], payload: { years: "x" } }, cookie)
       expect(wrongType.status).toBe(400)
-      expect(wrongType.json.error.details).toEqual([{ field: "payload.years", message: "Expected number, actual \"x\"" }])
+      expect(wrongType.json.error.details).toEqual([{
+        field: "payload.years",
+        message: "Expected number, actual \"x\""
+      }])
       expect(wrongType.json.error.message).toBe("payload.years: Expected number, actual \"x\"")
     }))
 
-  it.effect("1,000 domains with some not owned → 403 listing them and nothing runs; skip_on_error runs exactly the owned ones", () =>
-    Effect.gen(function*() {
-      const ownedNames = names("own", 990)
-      const foreign = names("foreign", 10)
-      yield* createTestUser({ domains: foreign })
-      const { cookie } = yield* owner(ownedNames)
-      const rtr = yield* Rtr
-      const sql = yield* SqlClient.SqlClient
-      const domains = [...ownedNames.slice(0, 500), ...foreign, ...ownedNames.slice(500)]
+  it.effect(
+    "1,000 domains with some not owned → 403 listing them and nothing runs; skip_on_error runs exactly the owned ones",
+    () =>
+      Effect.gen(function*() {
+        const ownedNames = names("own", 990)
+        const foreign = names("foreign", 10)
+        yield* createTestUser({ domains: foreign })
+        const { cookie } = yield* owner(ownedNames)
+        const rtr = yield* Rtr
+        const sql = yield* SqlClient.SqlClient
+        const domains = [...ownedNames.slice(0, 500), ...foreign, ...ownedNames.slice(500)]
 
-      const refused = yield* bulk("lock", { domains, options: { skip_on_error: false } }, cookie)
-      expect(refused.status, refused.text).toBe(403)
-      const error = typedError(refused) as any
-      expect(error.code).toBe("forbidden")
-      expect([...error.details.unowned].sort()).toEqual([...foreign].sort())
-      const ops = yield* sql<{ n: string }>`select count(*) as n from bulk_ops`
-      expect(Number(ops[0].n)).toBe(0)
+        const refused = yield* bulk("lock", { domains, options: { skip_on_error: false } }, cookie)
+        expect(refused.status, refused.text).toBe(403)
+        const error = typedError(refused) as any
+        expect(error.code).toBe("forbidden")
+        expect([...error.details.unowned].sort()).toEqual([...foreign].sort())
+        const ops = yield* sql<{ n: string }>`select count(*) as n from bulk_ops`
+        expect(Number(ops[0].n)).toBe(0)
 
-      // Dry run: validated, nothing stored, nothing sent to the registrar.
-      const dry = yield* bulk("lock", { domains, options: { dry_run: true } }, cookie)
-      expect(dry.status, dry.text).toBe(200)
-      expect(dry.json).toMatchObject({ bulkOpId: null, total: 990, op: "lock", dryRun: true })
-      expect(Number((yield* sql<{ n: string }>`select count(*) as n from bulk_ops`)[0].n)).toBe(0)
-      expect(ownedNames.every((d) => rtr.writes(d) === 0)).toBe(true)
+        // Dry run: validated, nothing stored, nothing sent to the registrar.
+        const dry = yield* bulk("lock", { domains, options: { dry_run: true } }, cookie)
+        expect(dry.status, dry.text).toBe(200)
+        expect(dry.json).toMatchObject({ bulkOpId: null, total: 990, op: "lock", dryRun: true })
+        expect(Number((yield* sql<{ n: string }>`select count(*) as n from bulk_ops`)[0].n)).toBe(0)
+        expect(ownedNames.every((d) => rtr.writes(d) === 0)).toBe(true)
 
-      const accepted = yield* bulk("lock", { domains }, cookie)
-      expect(accepted.status, accepted.text).toBe(200)
-      expect(accepted.json).toMatchObject({ total: 990, op: "lock" })
-      expect(accepted.json.bulkOpId).toMatch(/^bulk_/)
-      expect(accepted.json.skipped.map((s: any) => s.domain).sort()).toEqual([...foreign].sort())
-      const final = yield* waitDone(accepted.json.bulkOpId, cookie)
-      expect(final).toMatchObject({ status: "done", total: 990, succeeded: 990, failed: 0 })
-      expect(final.items.length).toBe(990)
-      expect(ownedNames.every((d) => rtr.writes(d) === 1)).toBe(true)
-      expect(foreign.every((d) => rtr.writes(d) === 0)).toBe(true)
-      expect(ownedNames.every((d) => rtr.domains.get(d)?.status.includes("clientTransferProhibited"))).toBe(true)
-      const list = yield* get("/api/domains", { cookie })
-      expect(list.json.domains.every((d: any) => d.locked)).toBe(true)
-    }), 300_000)
+        const accepted = yield* bulk("lock", { domains }, cookie)
+        expect(accepted.status, accepted.text).toBe(200)
+        expect(accepted.json).toMatchObject({ total: 990, op: "lock" })
+        expect(accepted.json.bulkOpId).toMatch(/^bulk_/)
+        expect(accepted.json.skipped.map((s: any) => s.domain).sort()).toEqual([...foreign].sort())
+        const final = yield* waitDone(accepted.json.bulkOpId, cookie)
+        expect(final).toMatchObject({ status: "done", total: 990, succeeded: 990, failed: 0 })
+        expect(final.items.length).toBe(990)
+        expect(ownedNames.every((d) => rtr.writes(d) === 1)).toBe(true)
+        expect(foreign.every((d) => rtr.writes(d) === 0)).toBe(true)
+        expect(ownedNames.every((d) => rtr.domains.get(d)?.status.includes("clientTransferProhibited"))).toBe(true)
+        const list = yield* get("/api/domains", { cookie })
+        expect(list.json.domains.every((d: any) => d.locked)).toBe(true)
+      }),
+    300_000
+  )
 
   it.effect("tracking: another user's bulk op is 404; a registry-locked domain fails its item; processes are polled", () =>
     Effect.gen(function*() {
@@ -197,7 +218,10 @@ layer(env, { timeout: 240_000 })("portfolio and bulk operations", (it) => {
       expect(rtr.domains.get("slow-process.com")?.ns).toEqual(["ns1.example.net", "ns2.example.net"])
       expect(rtr.requests.some((r) => r.path.startsWith("/v2/processes/"))).toBe(true)
       const list = yield* get("/api/domains", { cookie })
-      expect(list.json.domains.find((d: any) => d.domain === "track-c.com").nameservers).toEqual(["ns1.example.net", "ns2.example.net"])
+      expect(list.json.domains.find((d: any) => d.domain === "track-c.com").nameservers).toEqual([
+        "ns1.example.net",
+        "ns2.example.net"
+      ])
     }))
 
   it.effect("skip_on_error false: the job stops at the first refusal, the calls in flight finish, the rest fail as not_run and are never sent", () =>
@@ -205,7 +229,11 @@ layer(env, { timeout: 240_000 })("portfolio and bulk operations", (it) => {
       const domains = ["stop-locked.com", ...names("stop", 199)]
       const { cookie } = yield* owner(domains)
       const nameservers = ["ns1.stop.example.net", "ns2.stop.example.net"]
-      const accepted = yield* bulk("setNameservers", { domains, payload: { nameservers }, options: { skip_on_error: false } }, cookie)
+      const accepted = yield* bulk("setNameservers", {
+        domains,
+        payload: { nameservers },
+        options: { skip_on_error: false }
+      }, cookie)
       expect(accepted.status, accepted.text).toBe(200)
       const final = yield* waitDone(accepted.json.bulkOpId, cookie)
       expect(final.total).toBe(200)
@@ -237,14 +265,25 @@ layer(env, { timeout: 240_000 })("portfolio and bulk operations", (it) => {
   it.effect("setFolder and setContacts run as jobs; setAutoRenew answers at once", () =>
     Effect.gen(function*() {
       const { cookie } = yield* owner(["misc-a.com", "misc-b.com"])
-      const folder = yield* bulk("setFolder", { domains: ["misc-a.com", "MISC-B.com", "misc-b.com."], payload: { folder: "Client work" } }, cookie)
+      const folder = yield* bulk("setFolder", {
+        domains: ["misc-a.com", "MISC-B.com", "misc-b.com."],
+        payload: { folder: "Client work" }
+      }, cookie)
       expect(folder.status, folder.text).toBe(200)
       expect(folder.json.total).toBe(2) // normalised and de-duplicated
       yield* waitDone(folder.json.bulkOpId, cookie)
-      const contacts = yield* bulk("setContacts", { domains: ["misc-a.com"], payload: { contacts: "acme-owner" } }, cookie)
+      const contacts = yield* bulk(
+        "setContacts",
+        { domains: ["misc-a.com"], payload: { contacts: "acme-owner" } },
+        cookie
+      )
       expect(contacts.status, contacts.text).toBe(200)
       yield* waitDone(contacts.json.bulkOpId, cookie)
-      const auto = yield* bulk("setAutoRenew", { domains: ["misc-a.com", "misc-b.com"], payload: { autoRenew: true } }, cookie)
+      const auto = yield* bulk(
+        "setAutoRenew",
+        { domains: ["misc-a.com", "misc-b.com"], payload: { autoRenew: true } },
+        cookie
+      )
       expect(auto.status, auto.text).toBe(200)
       expect(auto.json).toEqual({ updated: true, count: 2 })
       const list = (yield* get("/api/domains", { cookie })).json.domains
@@ -259,21 +298,40 @@ layer(env, { timeout: 240_000 })("portfolio and bulk operations", (it) => {
   it.effect("renew prices each item (premium-aware) into one cart with one hosted checkout", () =>
     Effect.gen(function*() {
       const { cookie, user } = yield* owner(["renew-a.com", "renew-b.com", "premium-name.com"])
-      const dry = yield* bulk("renew", { domains: ["renew-a.com", "renew-b.com", "premium-name.com"], payload: { years: 2 }, options: { dry_run: true } }, cookie)
+      const dry = yield* bulk("renew", {
+        domains: ["renew-a.com", "renew-b.com", "premium-name.com"],
+        payload: { years: 2 },
+        options: { dry_run: true }
+      }, cookie)
       expect(dry.status, dry.text).toBe(200)
       const sql = yield* SqlClient.SqlClient
-      const [price] = yield* sql<{ price_cents: string }>`select price_cents from tld_prices where tld = 'com' and op = 'renew'`
+      const [price] = yield* sql<
+        { price_cents: string }
+      >`select price_cents from tld_prices where tld = 'com' and op = 'renew'`
       const regular = Number(price.price_cents)
-      expect(dry.json).toEqual({ addedToCart: false, cartItemIds: [], totalCents: 2 * (2 * regular + 30_000), checkoutPath: null, dryRun: true })
-      const reply = yield* bulk("renew", { domains: ["renew-a.com", "renew-b.com", "premium-name.com"], payload: { years: 2 } }, cookie)
+      expect(dry.json).toEqual({
+        addedToCart: false,
+        cartItemIds: [],
+        totalCents: 2 * (2 * regular + 30_000),
+        checkoutPath: null,
+        dryRun: true
+      })
+      const reply = yield* bulk("renew", {
+        domains: ["renew-a.com", "renew-b.com", "premium-name.com"],
+        payload: { years: 2 }
+      }, cookie)
       expect(reply.status, reply.text).toBe(200)
       expect(reply.json).toMatchObject({ addedToCart: true, totalCents: 2 * (2 * regular + 30_000) })
       expect(reply.json.cartItemIds).toHaveLength(3)
       expect(reply.json.checkoutPath).toMatch(/^\/checkout\?pt=/)
-      const carts = yield* sql<{ id: string; total_cents: string; status: string }>`select id, total_cents, status from carts where user_id = ${user.id}`
+      const carts = yield* sql<
+        { id: string; total_cents: string; status: string }
+      >`select id, total_cents, status from carts where user_id = ${user.id}`
       expect(carts.length).toBe(1)
       expect(Number(carts[0].total_cents)).toBe(2 * (2 * regular + 30_000))
-      const items = yield* sql<{ domain: string; years: number; price_cents: string }>`select domain, years, price_cents from cart_items where cart_id = ${carts[0].id} order by domain`
+      const items = yield* sql<
+        { domain: string; years: number; price_cents: string }
+      >`select domain, years, price_cents from cart_items where cart_id = ${carts[0].id} order by domain`
       expect(items.map((i) => [i.domain, i.years, Number(i.price_cents)])).toEqual([
         ["premium-name.com", 2, 60_000],
         ["renew-a.com", 2, 2 * regular],

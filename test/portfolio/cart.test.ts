@@ -13,8 +13,8 @@ import { CartCheckout, CartFulfilment } from "../../src/checkout/Cart.js"
 import { Jobs, JobsLive } from "../../src/platform/Jobs.js"
 import { BulkRequest } from "../../src/portfolio/Api.js"
 import { Bulk, CART_JOB } from "../../src/portfolio/Bulk.js"
-import { makeCartFulfilment } from "../../src/portfolio/Fulfilment.js"
 import { PortfolioConfig } from "../../src/portfolio/Config.js"
+import { makeCartFulfilment } from "../../src/portfolio/Fulfilment.js"
 import { makeSandbox, Registrar } from "../../src/portfolio/Registrar.js"
 import { PortfolioRepo } from "../../src/portfolio/Repo.js"
 import { createTestUser } from "../support/identity.js"
@@ -35,33 +35,55 @@ const StandIns = Layer.mergeAll(
         return { sessionId: `cs_${cart.cartId}`, checkoutPath: `/checkout?pt=test-${cart.cartId}` }
       })
   }),
-  Layer.succeed(PortfolioConfig, { registrarConcurrency: 16, sandboxLatency: { min: Duration.zero, max: Duration.zero }, jobConcurrency: 1 })
+  Layer.succeed(PortfolioConfig, {
+    registrarConcurrency: 16,
+    sandboxLatency: { min: Duration.zero, max: Duration.zero },
+    jobConcurrency: 1
+  })
 )
 
 const BulkUnderTest = Layer.effect(CartFulfilment, makeCartFulfilment).pipe(
   Layer.provideMerge(Bulk.Live),
-  Layer.provideMerge(Layer.mergeAll(StandIns, PortfolioRepo.Live, JobsLive({ lease: Duration.seconds(10), retention: Duration.days(1) })))
+  Layer.provideMerge(
+    Layer.mergeAll(StandIns, PortfolioRepo.Live, JobsLive({ lease: Duration.seconds(10), retention: Duration.days(1) }))
+  )
 )
 
 layer(TestServer.layer(), { timeout: 180_000 })("cart seam", (it) => {
   it.effect("renew three into one cart; paid → one job renews each once; restore past its window fails its item", () =>
     Effect.gen(function*() {
-      const user = yield* createTestUser({ domains: ["cart-a.com", "cart-b.net", "premium-cart.org", "expired-cart.com"] })
+      const user = yield* createTestUser({
+        domains: ["cart-a.com", "cart-b.net", "premium-cart.org", "expired-cart.com"]
+      })
       const sql = yield* SqlClient.SqlClient
       yield* Effect.gen(function*() {
         const bulk = yield* Bulk
         const fulfilment = yield* CartFulfilment
         const jobs = yield* Jobs
-        const before = new Map((yield* sql<{ domain: string; expires_at: Date }>`select domain, expires_at from user_domains where user_id = ${user.id}`).map((r) => [r.domain, r.expires_at]))
+        const before = new Map(
+          (yield* sql<
+            { domain: string; expires_at: Date }
+          >`select domain, expires_at from user_domains where user_id = ${user.id}`).map((
+            r
+          ) => [r.domain, r.expires_at])
+        )
 
-        const renew = yield* bulk.bulk({ id: user.id, email: user.email }, "renew", new BulkRequest({ domains: ["cart-a.com", "cart-b.net", "premium-cart.org"], payload: { years: 2 } }))
+        const renew = yield* bulk.bulk(
+          { id: user.id, email: user.email },
+          "renew",
+          new BulkRequest({ domains: ["cart-a.com", "cart-b.net", "premium-cart.org"], payload: { years: 2 } })
+        )
         expect(renew).toMatchObject({ addedToCart: true, totalCents: 2 * 1299 * 2 + 2 * 25_000 })
         expect((renew as any).cartItemIds).toHaveLength(3)
         expect((renew as any).checkoutPath).toMatch(/^\/checkout\?pt=test-cart_/)
         const cartId = opened.at(-1)!.cartId
         expect(opened.at(-1)).toEqual({ cartId, totalCents: 2 * 1299 * 2 + 2 * 25_000, items: 3 })
 
-        const restore = yield* bulk.bulk({ id: user.id, email: user.email }, "restore", new BulkRequest({ domains: ["expired-cart.com"] }))
+        const restore = yield* bulk.bulk(
+          { id: user.id, email: user.email },
+          "restore",
+          new BulkRequest({ domains: ["expired-cart.com"] })
+        )
         const restoreCart = opened.at(-1)!.cartId
         expect(restore).toMatchObject({ addedToCart: true, totalCents: 8000 })
 
@@ -74,12 +96,16 @@ layer(TestServer.layer(), { timeout: 180_000 })("cart seam", (it) => {
         yield* Effect.scoped(Effect.gen(function*() {
           yield* jobs.work(CART_JOB, bulk.runCart, { concurrency: 1, pollInterval: "100 millis" })
           for (let i = 0; i < 200; i++) {
-            const pending = yield* sql<{ n: string }>`select count(*) as n from cart_items where status in ('pending', 'running')`
+            const pending = yield* sql<
+              { n: string }
+            >`select count(*) as n from cart_items where status in ('pending', 'running')`
             if (Number(pending[0].n) === 0) break
             yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
           }
         }))
-        const items = yield* sql<{ domain: string; status: string; error: string | null }>`select domain, status, error from cart_items order by domain`
+        const items = yield* sql<
+          { domain: string; status: string; error: string | null }
+        >`select domain, status, error from cart_items order by domain`
         expect(items.map((i) => [i.domain, i.status])).toEqual([
           ["cart-a.com", "succeeded"],
           ["cart-b.net", "succeeded"],
@@ -87,7 +113,9 @@ layer(TestServer.layer(), { timeout: 180_000 })("cart seam", (it) => {
           ["premium-cart.org", "succeeded"]
         ])
         expect(items.find((i) => i.domain === "expired-cart.com")!.error).toMatch(/past_restore_window/)
-        const after = yield* sql<{ domain: string; expires_at: Date }>`select domain, expires_at from user_domains where user_id = ${user.id}`
+        const after = yield* sql<
+          { domain: string; expires_at: Date }
+        >`select domain, expires_at from user_domains where user_id = ${user.id}`
         for (const row of after) {
           if (row.domain === "expired-cart.com") continue
           const years = (row.expires_at.getTime() - before.get(row.domain)!.getTime()) / (365 * 86_400_000)

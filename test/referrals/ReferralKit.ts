@@ -8,16 +8,19 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { Books } from "../../src/partner/ledger/Books.js"
 import { Orders } from "../../src/partner/orders/Orders.js"
-import { type Attribution, REFERRAL_COOKIE, ReferralAttribution } from "../../src/referrals/Attribution.js"
 import { makeId } from "../../src/platform/Ids.js"
+import { type Attribution, REFERRAL_COOKIE, ReferralAttribution } from "../../src/referrals/Attribution.js"
 import { request } from "../support/http.js"
 
-export const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36"
+export const BROWSER_UA =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36"
 
 /** GET /r/{code}; returns the reply and the cookie value it set (if any). */
 export const follow = (code: string, options: { readonly ua?: string; readonly ip?: string } = {}) =>
   Effect.map(
-    request(`/r/${code}`, { headers: { "user-agent": options.ua ?? BROWSER_UA, ...(options.ip ? { "x-forwarded-for": options.ip } : {}) } }),
+    request(`/r/${code}`, {
+      headers: { "user-agent": options.ua ?? BROWSER_UA, ...(options.ip ? { "x-forwarded-for": options.ip } : {}) }
+    }),
     (reply) => {
       const setCookie = reply.headers.get("set-cookie") ?? ""
       const m = new RegExp(`${REFERRAL_COOKIE}=([^;]*)`).exec(setCookie)
@@ -27,10 +30,15 @@ export const follow = (code: string, options: { readonly ua?: string; readonly i
 
 /** The service's own attribution layer (the one the buy page uses), from the running server. */
 export const resolve = (cookie: string | undefined, now: Date) =>
-  Effect.flatMap(ReferralAttribution, (a) => a.resolve(cookie, now)) as unknown as Effect.Effect<import("effect").Option.Option<Attribution>>
+  Effect.flatMap(ReferralAttribution, (a) => a.resolve(cookie, now)) as unknown as Effect.Effect<
+    import("effect").Option.Option<Attribution>
+  >
 
 export const checkoutStarted = (attribution: Attribution, sessionId: string, domain: string) =>
-  Effect.flatMap(ReferralAttribution, (a) => a.checkoutStarted(attribution, { sessionId, domain })) as unknown as Effect.Effect<void>
+  Effect.flatMap(
+    ReferralAttribution,
+    (a) => a.checkoutStarted(attribution, { sessionId, domain })
+  ) as unknown as Effect.Effect<void>
 
 /** A paid referral sale for the attributed partner (the checkout's write path). Returns the order id. */
 export const paidReferralSale = (attribution: Attribution, domain: string, saleCents: number) =>
@@ -54,5 +62,8 @@ export const paidReferralSale = (attribution: Attribution, domain: string, saleC
 
 /** An order lifecycle move through the project's Orders service (refund, transfer…). */
 export const moveOrder = (orderId: string, action: "refund" | "start_transfer" | "confirm_delivery") =>
-  Effect.flatMap(Orders, (o) =>
-    o.move(orderId, action as any, { actor: "test", ...(action === "refund" ? { refund: { reason: "test" } } : {}) })).pipe(Effect.orDie) as unknown as Effect.Effect<void>
+  Effect.flatMap(
+    Orders,
+    (o) =>
+      o.move(orderId, action as any, { actor: "test", ...(action === "refund" ? { refund: { reason: "test" } } : {}) })
+  ).pipe(Effect.orDie) as unknown as Effect.Effect<void>

@@ -4,8 +4,8 @@
  * payment on the hosted page, then the sale, its commission and the funnel through signed calls.
  * Without the cookie (or with a sandbox link's), the same purchase is the marketplace's own sale.
  */
-import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { CARDS, ordersOfSession, payWith, ptOf } from "../support/CheckoutKit.js"
 import { request } from "../support/http.js"
@@ -29,57 +29,84 @@ const payFor = (domain: string, pt: string) =>
     const paid = yield* payWith(pt, CARDS.ok)
     expect(paid.status, paid.text).toBe(303)
     const sql = yield* SqlClient.SqlClient
-    const [session] = yield* sql<{ id: string; status: string }>`select id, status from checkout_sessions where domain = ${domain}`.pipe(Effect.orDie)
+    const [session] = yield* sql<
+      { id: string; status: string }
+    >`select id, status from checkout_sessions where domain = ${domain}`.pipe(Effect.orDie)
     expect(session?.status).toBe("paid")
     return session!.id
   })
 
-layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis" }), { timeout: 120_000 })("referral through the buy page", (it) => {
-  it.effect("click, buy with the cookie, pay: a referral sale with its commission in the affiliate's reports", () =>
-    Effect.gen(function*() {
-      const aff = yield* createPartner({ environment: "live", scopes: ["refer", "report"], affiliate: true })
-      yield* seedListings([{ domain: "referred-e2e.com", environment: "live", bin: 150_000 }, { domain: "direct-e2e.com", environment: "live", bin: 90_000 }])
-      const link = yield* signed(aff, "POST", "/api/partner/v1/links", { body: { kind: "domain", domain: "referred-e2e.com" } })
-      expect(link.status, link.text).toBe(201)
+layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis" }), { timeout: 120_000 })(
+  "referral through the buy page",
+  (it) => {
+    it.effect("click, buy with the cookie, pay: a referral sale with its commission in the affiliate's reports", () =>
+      Effect.gen(function*() {
+        const aff = yield* createPartner({ environment: "live", scopes: ["refer", "report"], affiliate: true })
+        yield* seedListings([{ domain: "referred-e2e.com", environment: "live", bin: 150_000 }, {
+          domain: "direct-e2e.com",
+          environment: "live",
+          bin: 90_000
+        }])
+        const link = yield* signed(aff, "POST", "/api/partner/v1/links", {
+          body: { kind: "domain", domain: "referred-e2e.com" }
+        })
+        expect(link.status, link.text).toBe(201)
 
-      const click = yield* follow(link.json.code)
-      expect(click.reply.headers.get("location")).toBe("/buy/referred-e2e.com")
-      const sessionId = yield* payFor("referred-e2e.com", yield* buy("referred-e2e.com", click.cookie))
-      const [order] = yield* ordersOfSession(sessionId)
-      expect(order).toMatchObject({ status: "PAID", payment_model: "referral", partner_id: aff.partner_id, referral_link_id: link.json.id })
+        const click = yield* follow(link.json.code)
+        expect(click.reply.headers.get("location")).toBe("/buy/referred-e2e.com")
+        const sessionId = yield* payFor("referred-e2e.com", yield* buy("referred-e2e.com", click.cookie))
+        const [order] = yield* ordersOfSession(sessionId)
+        expect(order).toMatchObject({
+          status: "PAID",
+          payment_model: "referral",
+          partner_id: aff.partner_id,
+          referral_link_id: link.json.id
+        })
 
-      const sales = yield* signed(aff, "GET", "/api/partner/v1/me/sales")
-      expect(sales.status, sales.text).toBe(200)
-      expect(sales.json.sales).toHaveLength(1)
-      expect(sales.json.sales[0]).toMatchObject({ order_id: order!.id, domain: "referred-e2e.com", link_id: link.json.id, sale_price_cents: 150_000 })
-      expect(sales.json.totals).toMatchObject({ count: 1, gmv_cents: 150_000, commission_cents: Number(order!.commission_cents) })
-      expect(Number(order!.commission_cents)).toBeGreaterThan(0)
+        const sales = yield* signed(aff, "GET", "/api/partner/v1/me/sales")
+        expect(sales.status, sales.text).toBe(200)
+        expect(sales.json.sales).toHaveLength(1)
+        expect(sales.json.sales[0]).toMatchObject({
+          order_id: order!.id,
+          domain: "referred-e2e.com",
+          link_id: link.json.id,
+          sale_price_cents: 150_000
+        })
+        expect(sales.json.totals).toMatchObject({
+          count: 1,
+          gmv_cents: 150_000,
+          commission_cents: Number(order!.commission_cents)
+        })
+        expect(Number(order!.commission_cents)).toBeGreaterThan(0)
 
-      const commissions = yield* signed(aff, "GET", "/api/partner/v1/me/commissions")
-      expect(commissions.json.balance.accrued_cents).toBe(Number(order!.commission_cents))
+        const commissions = yield* signed(aff, "GET", "/api/partner/v1/me/commissions")
+        expect(commissions.json.balance.accrued_cents).toBe(Number(order!.commission_cents))
 
-      const funnel = yield* signed(aff, "GET", "/api/partner/v1/analytics")
-      expect(funnel.json).toMatchObject({ clicks: 1, checkouts_started: 1, sales: 1, gmv_cents: 150_000 })
-      const links = yield* signed(aff, "GET", "/api/partner/v1/links")
-      expect(links.json.links[0]).toMatchObject({ id: link.json.id, clicks: 1, sales: 1, gmv_cents: 150_000 })
+        const funnel = yield* signed(aff, "GET", "/api/partner/v1/analytics")
+        expect(funnel.json).toMatchObject({ clicks: 1, checkouts_started: 1, sales: 1, gmv_cents: 150_000 })
+        const links = yield* signed(aff, "GET", "/api/partner/v1/links")
+        expect(links.json.links[0]).toMatchObject({ id: link.json.id, clicks: 1, sales: 1, gmv_cents: 150_000 })
 
-      // No cookie: the marketplace's own sale, nobody's commission.
-      const direct = yield* payFor("direct-e2e.com", yield* buy("direct-e2e.com"))
-      const [own] = yield* ordersOfSession(direct)
-      expect(own).toMatchObject({ status: "PAID", payment_model: "hosted_checkout", referral_link_id: null })
-      expect(own!.partner_id).not.toBe(aff.partner_id)
-      expect((yield* signed(aff, "GET", "/api/partner/v1/me/sales")).json.sales).toHaveLength(1)
-    }))
+        // No cookie: the marketplace's own sale, nobody's commission.
+        const direct = yield* payFor("direct-e2e.com", yield* buy("direct-e2e.com"))
+        const [own] = yield* ordersOfSession(direct)
+        expect(own).toMatchObject({ status: "PAID", payment_model: "hosted_checkout", referral_link_id: null })
+        expect(own!.partner_id).not.toBe(aff.partner_id)
+        expect((yield* signed(aff, "GET", "/api/partner/v1/me/sales")).json.sales).toHaveLength(1)
+      }))
 
-  it.effect("a sandbox link's click never attributes a live purchase", () =>
-    Effect.gen(function*() {
-      const sandbox = yield* createPartner({ environment: "sandbox", scopes: ["refer", "report"], affiliate: true })
-      yield* seedListings([{ domain: "sandbox-click.com", environment: "live", bin: 80_000 }])
-      const link = yield* signed(sandbox, "POST", "/api/partner/v1/links", { body: { kind: "domain", domain: "sandbox-click.com" } })
-      expect(link.status, link.text).toBe(201)
-      const click = yield* follow(link.json.code)
-      const sessionId = yield* payFor("sandbox-click.com", yield* buy("sandbox-click.com", click.cookie))
-      const [order] = yield* ordersOfSession(sessionId)
-      expect(order).toMatchObject({ payment_model: "hosted_checkout", referral_link_id: null })
-    }))
-})
+    it.effect("a sandbox link's click never attributes a live purchase", () =>
+      Effect.gen(function*() {
+        const sandbox = yield* createPartner({ environment: "sandbox", scopes: ["refer", "report"], affiliate: true })
+        yield* seedListings([{ domain: "sandbox-click.com", environment: "live", bin: 80_000 }])
+        const link = yield* signed(sandbox, "POST", "/api/partner/v1/links", {
+          body: { kind: "domain", domain: "sandbox-click.com" }
+        })
+        expect(link.status, link.text).toBe(201)
+        const click = yield* follow(link.json.code)
+        const sessionId = yield* payFor("sandbox-click.com", yield* buy("sandbox-click.com", click.cookie))
+        const [order] = yield* ordersOfSession(sessionId)
+        expect(order).toMatchObject({ payment_model: "hosted_checkout", referral_link_id: null })
+      }))
+  }
+)

@@ -28,8 +28,14 @@ type Op =
   | { readonly op: "payout" }
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { arbitrary: fc.record({ op: fc.constant("click" as const), who: fc.constantFrom(0 as const, 1 as const) }), weight: 2 },
-  { arbitrary: fc.record({ op: fc.constant("purchase" as const), cents: fc.integer({ min: 1, max: 500_000 }) }), weight: 3 },
+  {
+    arbitrary: fc.record({ op: fc.constant("click" as const), who: fc.constantFrom(0 as const, 1 as const) }),
+    weight: 2
+  },
+  {
+    arbitrary: fc.record({ op: fc.constant("purchase" as const), cents: fc.integer({ min: 1, max: 500_000 }) }),
+    weight: 3
+  },
   { arbitrary: fc.record({ op: fc.constant("refund" as const), pick: fc.nat() }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant("deliver" as const), pick: fc.nat() }), weight: 2 },
   { arbitrary: fc.record({ op: fc.constant("settle" as const) }), weight: 1 },
@@ -39,16 +45,23 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 layer(TestServer.layer({ PAYOUT_MINIMUM_CENTS: "1" }), { timeout: 600_000 })("commission ledger model", (it) => {
   it.effect("random clicks, purchases, refunds, settlements and payouts: /me/commissions agrees with the ledger and the orders", () =>
     Effect.gen(function*() {
-      const sequences = fc.sample(fc.array(opArb, { minLength: 6, maxLength: 14 }), { numRuns: 4, seed: Number(process.env.FC_SEED ?? 20261124) })
+      const sequences = fc.sample(fc.array(opArb, { minLength: 6, maxLength: 14 }), {
+        numRuns: 4,
+        seed: Number(process.env.FC_SEED ?? 20261124)
+      })
       for (const ops of sequences) {
         const creds = [
           yield* createPartner({ scopes: ["refer", "report"], affiliate: true }),
           yield* createPartner({ scopes: ["refer", "report"], affiliate: true })
         ]
         const codes: Array<string> = []
-        for (const c of creds) codes.push((yield* signed(c, "POST", "/api/partner/v1/links", { body: { kind: "generic" } })).json.code)
+        for (const c of creds) {
+          codes.push((yield* signed(c, "POST", "/api/partner/v1/links", { body: { kind: "generic" } })).json.code)
+        }
         let cookie: string | undefined
-        const orders: Array<{ id: string; who: number; cents: number; state: "paid" | "delivered" | "settled" | "refunded" }> = []
+        const orders: Array<
+          { id: string; who: number; cents: number; state: "paid" | "delivered" | "settled" | "refunded" }
+        > = []
         const paidOut = [0, 0]
         for (const o of ops) {
           switch (o.op) {
@@ -59,7 +72,12 @@ layer(TestServer.layer({ PAYOUT_MINIMUM_CENTS: "1" }), { timeout: 600_000 })("co
               const a = yield* resolve(cookie, new Date())
               if (Option.isNone(a)) break
               const who = creds.findIndex((c) => c.partner_id === a.value.partnerId)
-              orders.push({ id: yield* paidReferralSale(a.value, `m${orders.length}.com`, o.cents), who, cents: o.cents, state: "paid" })
+              orders.push({
+                id: yield* paidReferralSale(a.value, `m${orders.length}.com`, o.cents),
+                who,
+                cents: o.cents,
+                state: "paid"
+              })
               break
             }
             case "refund": {
@@ -82,7 +100,13 @@ layer(TestServer.layer({ PAYOUT_MINIMUM_CENTS: "1" }), { timeout: 600_000 })("co
               break
             }
             case "settle":
-              expect((yield* post(`/api/admin/settlements/run?as_of=${new Date(Date.now() + 8 * DAY).toISOString()}`, undefined, ADMIN)).status).toBe(200)
+              expect(
+                (yield* post(
+                  `/api/admin/settlements/run?as_of=${new Date(Date.now() + 8 * DAY).toISOString()}`,
+                  undefined,
+                  ADMIN
+                )).status
+              ).toBe(200)
               for (const x of orders) if (x.state === "delivered") x.state = "settled"
               break
             case "payout": {
@@ -101,7 +125,9 @@ layer(TestServer.layer({ PAYOUT_MINIMUM_CENTS: "1" }), { timeout: 600_000 })("co
             mine.filter((x) => states.includes(x.state)).reduce((n, x) => n + commissionOf(x.cents, 1000), 0)
           const page = yield* signed(cred, "GET", "/api/partner/v1/me/commissions?limit=100")
           expect(page.status, page.text).toBe(200)
-          const ledger = (yield* request(`/api/admin/ledger/balance?partner=${cred.partner_id}&env=sandbox`, { headers: ADMIN })).json
+          const ledger =
+            (yield* request(`/api/admin/ledger/balance?partner=${cred.partner_id}&env=sandbox`, { headers: ADMIN }))
+              .json
           expect(page.json.balance, JSON.stringify(ops)).toEqual({
             accrued_cents: ledger.commission_accrued_cents,
             payable_cents: ledger.commission_payable_cents,

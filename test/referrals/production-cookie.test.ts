@@ -1,16 +1,19 @@
 /** In production the attribution cookie is also `Secure` (the other attributes stay). */
-import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import * as TestServer from "../support/TestServer.js"
 import { follow } from "./ReferralKit.js"
 
-layer(TestServer.layer({
-  NODE_ENV: "production",
-  SERVICE_SECRET: randomBytes(32).toString("base64"),
-  ADMIN_TOKEN: randomBytes(32).toString("base64")
-}), { timeout: 120_000 })("referral cookie in production", (it) => {
+layer(
+  TestServer.layer({
+    NODE_ENV: "production",
+    SERVICE_SECRET: randomBytes(32).toString("base64"),
+    ADMIN_TOKEN: randomBytes(32).toString("base64")
+  }),
+  { timeout: 120_000 }
+)("referral cookie in production", (it) => {
   it.effect("Secure, HttpOnly, SameSite=Lax", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient

@@ -4,8 +4,8 @@
  * referral sales written the way the hosted checkout writes them, refunds reversing commission,
  * settlement and payout in the commission ledger, the funnel, windows, paging and isolation.
  */
-import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { post, request } from "../support/http.js"
 import { createPartner, expectError, signed, waitUntil } from "../support/PartnerKit.js"
@@ -16,32 +16,73 @@ const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 const DAY = 86_400_000
 const today = () => new Date().toISOString().slice(0, 10)
 
-layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis", PAYOUT_MINIMUM_CENTS: "100", TRUST_PROXY: "1" }), { timeout: 120_000 })("referrals", (it) => {
+layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis", PAYOUT_MINIMUM_CENTS: "100", TRUST_PROXY: "1" }), {
+  timeout: 120_000
+})("referrals", (it) => {
   it.effect("only affiliates make links; kinds, validation, redirects, cookie, 404 page, paging", () =>
     Effect.gen(function*() {
       const plain = yield* createPartner({ scopes: ["refer", "report"] })
-      const denied = expectError(yield* signed(plain, "POST", "/api/partner/v1/links", { body: { kind: "generic" } }), 403, "forbidden")
+      const denied = expectError(
+        yield* signed(plain, "POST", "/api/partner/v1/links", { body: { kind: "generic" } }),
+        403,
+        "forbidden"
+      )
       expect(denied.message).toMatch(/affiliate/)
       expectError(yield* signed(plain, "GET", "/api/partner/v1/analytics"), 403, "forbidden")
       const noScope = yield* createPartner({ scopes: ["report"], affiliate: true })
-      expectError(yield* signed(noScope, "POST", "/api/partner/v1/links", { body: { kind: "generic" } }), 403, "forbidden")
+      expectError(
+        yield* signed(noScope, "POST", "/api/partner/v1/links", { body: { kind: "generic" } }),
+        403,
+        "forbidden"
+      )
 
       const aff = yield* createPartner({ scopes: ["refer", "report"], affiliate: true })
-      const generic = yield* signed(aff, "POST", "/api/partner/v1/links", { body: { kind: "generic", campaign: "newsletter" } })
+      const generic = yield* signed(aff, "POST", "/api/partner/v1/links", {
+        body: { kind: "generic", campaign: "newsletter" }
+      })
       expect(generic.status, generic.text).toBe(201)
-      expect(Object.keys(generic.json).sort()).toEqual(["campaign", "code", "created_at", "domain", "id", "kind", "product", "url"])
+      expect(Object.keys(generic.json).sort()).toEqual([
+        "campaign",
+        "code",
+        "created_at",
+        "domain",
+        "id",
+        "kind",
+        "product",
+        "url"
+      ])
       expect(generic.json).toMatchObject({ kind: "generic", domain: null, product: null, campaign: "newsletter" })
       expect(generic.json.id).toMatch(/^lnk_/)
       expect(generic.json.code).toMatch(/^[0-9A-Za-z]{10}$/)
       expect(generic.json.url).toMatch(new RegExp(`/r/${generic.json.code}$`))
-      const domain = yield* signed(aff, "POST", "/api/partner/v1/links", { body: { kind: "domain", domain: "Example-Shop.COM" } })
+      const domain = yield* signed(aff, "POST", "/api/partner/v1/links", {
+        body: { kind: "domain", domain: "Example-Shop.COM" }
+      })
       expect(domain.json).toMatchObject({ kind: "domain", domain: "example-shop.com" })
-      const product = yield* signed(aff, "POST", "/api/partner/v1/links", { body: { kind: "product", product: "whois" } })
+      const product = yield* signed(aff, "POST", "/api/partner/v1/links", {
+        body: { kind: "product", product: "whois" }
+      })
       expect(product.json).toMatchObject({ kind: "product", product: "whois" })
-      expectError(yield* signed(aff, "POST", "/api/partner/v1/links", { body: { kind: "domain" } }), 400, "validation_error")
-      expectError(yield* signed(aff, "POST", "/api/partner/v1/links", { body: { kind: "domain", domain: "not a domain" } }), 400, "validation_error")
-      expectError(yield* signed(aff, "POST", "/api/partner/v1/links", { body: { kind: "product" } }), 400, "validation_error")
-      expectError(yield* signed(aff, "POST", "/api/partner/v1/links", { body: { kind: "generic", product: "search" } }), 400, "validation_error")
+      expectError(
+        yield* signed(aff, "POST", "/api/partner/v1/links", { body: { kind: "domain" } }),
+        400,
+        "validation_error"
+      )
+      expectError(
+        yield* signed(aff, "POST", "/api/partner/v1/links", { body: { kind: "domain", domain: "not a domain" } }),
+        400,
+        "validation_error"
+      )
+      expectError(
+        yield* signed(aff, "POST", "/api/partner/v1/links", { body: { kind: "product" } }),
+        400,
+        "validation_error"
+      )
+      expectError(
+        yield* signed(aff, "POST", "/api/partner/v1/links", { body: { kind: "generic", product: "search" } }),
+        400,
+        "validation_error"
+      )
 
       // Redirects and the cookie.
       const g = yield* follow(generic.json.code)
@@ -65,7 +106,11 @@ layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis", PAYOUT_MINIMUM_CE
       const p1 = yield* signed(aff, "GET", "/api/partner/v1/links?limit=2")
       expect(p1.json.links.map((l: any) => l.id)).toEqual([product.json.id, domain.json.id])
       expect(p1.json.next_cursor).toEqual(expect.any(String))
-      const p2 = yield* signed(aff, "GET", `/api/partner/v1/links?limit=2&cursor=${encodeURIComponent(p1.json.next_cursor)}`)
+      const p2 = yield* signed(
+        aff,
+        "GET",
+        `/api/partner/v1/links?limit=2&cursor=${encodeURIComponent(p1.json.next_cursor)}`
+      )
       expect(p2.json.links.map((l: any) => l.id)).toEqual([generic.json.id])
       expect(p2.json.next_cursor).toBeNull()
       expectError(yield* signed(aff, "GET", "/api/partner/v1/links?cursor=forged"), 400, "validation_error")
@@ -85,15 +130,37 @@ layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis", PAYOUT_MINIMUM_CE
       expect(report.json).toMatchObject({ to: today(), clicks: 5, unique_clicks: 2 })
       expect(report.json.by_day).toHaveLength(30)
       expect(report.json.by_day.at(-1)).toEqual({ date: today(), clicks: 5, unique_clicks: 2 })
-      const byLink = yield* signed(aff, "GET", `/api/partner/v1/me/clicks?link_id=${link.id}&from=${today()}&to=${today()}`)
-      expect(byLink.json).toEqual({ from: today(), to: today(), clicks: 5, unique_clicks: 2, by_day: [{ date: today(), clicks: 5, unique_clicks: 2 }] })
+      const byLink = yield* signed(
+        aff,
+        "GET",
+        `/api/partner/v1/me/clicks?link_id=${link.id}&from=${today()}&to=${today()}`
+      )
+      expect(byLink.json).toEqual({
+        from: today(),
+        to: today(),
+        clicks: 5,
+        unique_clicks: 2,
+        by_day: [{ date: today(), clicks: 5, unique_clicks: 2 }]
+      })
       const links = yield* signed(aff, "GET", "/api/partner/v1/links")
-      expect(links.json.links[0]).toMatchObject({ id: link.id, clicks: 5, unique_clicks: 2, sales: 0, gmv_cents: 0, commission_cents: 0 })
+      expect(links.json.links[0]).toMatchObject({
+        id: link.id,
+        clicks: 5,
+        unique_clicks: 2,
+        sales: 0,
+        gmv_cents: 0,
+        commission_cents: 0
+      })
 
       // Stored: hashed IPs (never the address), user agent, bot flag.
       const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql<any>`select ip_hash, user_agent, bot, is_unique from referral_clicks where link_id = ${link.id} order by id`
-      expect(rows.map((r) => [r.bot, r.is_unique])).toEqual([[false, true], [false, false], [false, true], [true, false], [true, false]])
+      const rows = yield* sql<
+        any
+      >`select ip_hash, user_agent, bot, is_unique from referral_clicks where link_id = ${link.id} order by id`
+      expect(rows.map((r) => [r.bot, r.is_unique])).toEqual([[false, true], [false, false], [false, true], [
+        true,
+        false
+      ], [true, false]])
       expect(rows.every((r) => /^[0-9a-f]{32}$/.test(r.ip_hash))).toBe(true)
       expect(rows[0].ip_hash).toBe(rows[1].ip_hash)
       expect(rows[0].ip_hash).not.toBe(rows[2].ip_hash)
@@ -102,8 +169,16 @@ layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis", PAYOUT_MINIMUM_CE
       // Windows: bad, inverted, too long → 400.
       expectError(yield* signed(aff, "GET", "/api/partner/v1/analytics?from=yesterday"), 400, "validation_error")
       expectError(yield* signed(aff, "GET", "/api/partner/v1/analytics?from=2026-02-30"), 400, "validation_error")
-      expectError(yield* signed(aff, "GET", "/api/partner/v1/analytics?from=2026-03-02&to=2026-03-01"), 400, "validation_error")
-      expectError(yield* signed(aff, "GET", "/api/partner/v1/me/sales?from=2024-01-01&to=2026-01-01"), 400, "validation_error")
+      expectError(
+        yield* signed(aff, "GET", "/api/partner/v1/analytics?from=2026-03-02&to=2026-03-01"),
+        400,
+        "validation_error"
+      )
+      expectError(
+        yield* signed(aff, "GET", "/api/partner/v1/me/sales?from=2024-01-01&to=2026-01-01"),
+        400,
+        "validation_error"
+      )
       expectError(yield* signed(aff, "GET", "/api/partner/v1/me/clicks?to=2026-13-01"), 400, "validation_error")
       const ok = yield* signed(aff, "GET", "/api/partner/v1/analytics?from=2026-01-01T10:00:00Z&to=2026-01-03")
       expect(ok.json).toMatchObject({ from: "2026-01-01", to: "2026-01-03", clicks: 0, conversion_rate: 0 })
@@ -114,18 +189,26 @@ layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis", PAYOUT_MINIMUM_CE
     Effect.gen(function*() {
       const a = yield* createPartner({ scopes: ["refer", "report"], affiliate: true })
       const b = yield* createPartner({ scopes: ["refer", "report"], affiliate: true })
-      const linkA = (yield* signed(a, "POST", "/api/partner/v1/links", { body: { kind: "domain", domain: "alpha.com" } })).json
+      const linkA =
+        (yield* signed(a, "POST", "/api/partner/v1/links", { body: { kind: "domain", domain: "alpha.com" } })).json
       const linkB = (yield* signed(b, "POST", "/api/partner/v1/links", { body: { kind: "generic" } })).json
       const clickA = yield* follow(linkA.code)
       const now = Date.now()
       const attrA = yield* resolve(clickA.cookie, new Date(now + 29 * DAY))
-      expect(Option.getOrThrow(attrA)).toMatchObject({ partnerId: a.partner_id, linkId: linkA.id, environment: "sandbox" })
+      expect(Option.getOrThrow(attrA)).toMatchObject({
+        partnerId: a.partner_id,
+        linkId: linkA.id,
+        environment: "sandbox"
+      })
       expect(Option.getOrThrow(attrA).clickId).toMatch(/^clk_/)
       // Outside REFERRAL_WINDOW_DAYS (30): not attributed.
       expect(yield* resolve(clickA.cookie, new Date(now + 31 * DAY))).toEqual(Option.none())
       // The browser keeps the latest cookie: B's link clicked later wins.
       const clickB = yield* follow(linkB.code)
-      expect(Option.getOrThrow(yield* resolve(clickB.cookie, new Date()))).toMatchObject({ partnerId: b.partner_id, linkId: linkB.id })
+      expect(Option.getOrThrow(yield* resolve(clickB.cookie, new Date()))).toMatchObject({
+        partnerId: b.partner_id,
+        linkId: linkB.id
+      })
 
       // A purchase inside A's window: the checkout records a referral sale for A.
       yield* checkoutStarted(Option.getOrThrow(attrA), "cs_test_a1", "alpha.com")
@@ -134,18 +217,45 @@ layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis", PAYOUT_MINIMUM_CE
       const sales = yield* signed(a, "GET", "/api/partner/v1/me/sales")
       expect(sales.status, sales.text).toBe(200)
       expect(sales.json.sales).toHaveLength(1)
-      expect(sales.json.sales[0]).toMatchObject({ order_id: orderId, domain: "alpha.com", link_id: linkA.id, sale_price_cents: 200_000, commission_cents: 20_000, status: "EXTERNALLY_PAID" })
+      expect(sales.json.sales[0]).toMatchObject({
+        order_id: orderId,
+        domain: "alpha.com",
+        link_id: linkA.id,
+        sale_price_cents: 200_000,
+        commission_cents: 20_000,
+        status: "EXTERNALLY_PAID"
+      })
       expect(sales.json.sales[0].id).toMatch(/^ltx_/)
       expect(sales.json.totals).toEqual({ count: 1, gmv_cents: 200_000, commission_cents: 20_000 })
       const analytics = yield* waitUntil(signed(a, "GET", "/api/partner/v1/analytics"), (r) => r.json?.clicks === 1)
-      expect(analytics.json).toMatchObject({ clicks: 1, unique_clicks: 1, checkouts_started: 1, sales: 1, conversion_rate: 1, gmv_cents: 200_000, commission_cents: 20_000 })
-      expect(analytics.json.series.at(-1)).toEqual({ date: today(), clicks: 1, unique_clicks: 1, checkouts_started: 1, sales: 1, gmv_cents: 200_000, commission_cents: 20_000 })
+      expect(analytics.json).toMatchObject({
+        clicks: 1,
+        unique_clicks: 1,
+        checkouts_started: 1,
+        sales: 1,
+        conversion_rate: 1,
+        gmv_cents: 200_000,
+        commission_cents: 20_000
+      })
+      expect(analytics.json.series.at(-1)).toEqual({
+        date: today(),
+        clicks: 1,
+        unique_clicks: 1,
+        checkouts_started: 1,
+        sales: 1,
+        gmv_cents: 200_000,
+        commission_cents: 20_000
+      })
 
       // One affiliate never sees another's links, clicks or sales.
       expect((yield* signed(b, "GET", "/api/partner/v1/links")).json.links.map((l: any) => l.id)).toEqual([linkB.id])
       expectError(yield* signed(b, "GET", `/api/partner/v1/me/clicks?link_id=${linkA.id}`), 404, "not_found")
       expectError(yield* signed(b, "GET", `/api/partner/v1/me/sales?link_id=${linkA.id}`), 404, "not_found")
-      expect((yield* signed(b, "GET", "/api/partner/v1/me/sales")).json).toEqual({ sales: [], totals: { count: 0, gmv_cents: 0, commission_cents: 0 }, next_cursor: null })
+      expect((yield* signed(b, "GET", "/api/partner/v1/me/sales")).json).toEqual({
+        sales: [],
+        totals: { count: 0, gmv_cents: 0, commission_cents: 0 },
+        next_cursor: null
+      })
       expect((yield* signed(b, "GET", "/api/partner/v1/me/commissions")).json.entries).toEqual([])
       const analyticsB = yield* waitUntil(signed(b, "GET", "/api/partner/v1/analytics"), (r) => r.json?.clicks === 1)
       expect(analyticsB.json).toMatchObject({ clicks: 1, checkouts_started: 0, sales: 0, gmv_cents: 0 })
@@ -161,10 +271,17 @@ layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis", PAYOUT_MINIMUM_CE
       yield* moveOrder(refunded, "refund")
       yield* moveOrder(kept, "start_transfer")
       yield* moveOrder(kept, "confirm_delivery")
-      const settled = yield* post(`/api/admin/settlements/run?as_of=${new Date(Date.now() + 8 * DAY).toISOString()}`, undefined, ADMIN)
+      const settled = yield* post(
+        `/api/admin/settlements/run?as_of=${new Date(Date.now() + 8 * DAY).toISOString()}`,
+        undefined,
+        ADMIN
+      )
       expect(settled.status, settled.text).toBe(200)
       const payouts = yield* post("/api/admin/payouts/run", undefined, ADMIN)
-      expect(payouts.json.payouts.filter((p: any) => p.partner_id === a.partner_id)).toMatchObject([{ amount_cents: 30_000, status: "paid" }])
+      expect(payouts.json.payouts.filter((p: any) => p.partner_id === a.partner_id)).toMatchObject([{
+        amount_cents: 30_000,
+        status: "paid"
+      }])
 
       const c = yield* signed(a, "GET", "/api/partner/v1/me/commissions")
       expect(c.status, c.text).toBe(200)
@@ -176,11 +293,20 @@ layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis", PAYOUT_MINIMUM_CE
         ["paid_out", -30_000, 0, null]
       ])
       expect(c.json.entries[4].payout_id).toMatch(/^po_/)
-      expect(c.json.balance).toEqual({ accrued_cents: 0, payable_cents: 0, paid_out_cents: 30_000, reversed_cents: 10_000 })
+      expect(c.json.balance).toEqual({
+        accrued_cents: 0,
+        payable_cents: 0,
+        paid_out_cents: 30_000,
+        reversed_cents: 10_000
+      })
       // Paging keeps the running balance.
       const p1 = yield* signed(a, "GET", "/api/partner/v1/me/commissions?limit=3")
       expect(p1.json.entries).toHaveLength(3)
-      const p2 = yield* signed(a, "GET", `/api/partner/v1/me/commissions?limit=3&cursor=${encodeURIComponent(p1.json.next_cursor)}`)
+      const p2 = yield* signed(
+        a,
+        "GET",
+        `/api/partner/v1/me/commissions?limit=3&cursor=${encodeURIComponent(p1.json.next_cursor)}`
+      )
       expect(p2.json.entries.map((e: any) => e.balance_cents)).toEqual([30_000, 0])
       expect(p2.json.next_cursor).toBeNull()
 

@@ -24,7 +24,14 @@ describe("classifyBatch", () => {
     })
     fc.assert(fc.property(fc.array(ev, { maxLength: 60 }), (events) => {
       let t = 0
-      const clicks = events.map((e, i) => ({ id: `c${String(i).padStart(3, "0")}`, linkId: e.linkId, visitor: e.visitor, bot: e.bot, at: (t += e.gap), cut: e.cut }))
+      const clicks = events.map((e, i) => ({
+        id: `c${String(i).padStart(3, "0")}`,
+        linkId: e.linkId,
+        visitor: e.visitor,
+        bot: e.bot,
+        at: (t += e.gap),
+        cut: e.cut
+      }))
       const seen = new Map<string, number>()
       const expected = clicks.map((c) => classifyClick(seen, c, REPEAT))
 
@@ -38,7 +45,10 @@ describe("classifyBatch", () => {
           const key = `${v.link_id}|${v.visitor}`
           const row = stored.get(key)
           const wins = row === undefined || v.unique_at.getTime() > row.last + REPEAT
-          stored.set(key, { last: Math.max(row?.last ?? 0, v.last_at.getTime()), uniqueId: wins ? v.unique_click_id : row!.uniqueId })
+          stored.set(key, {
+            last: Math.max(row?.last ?? 0, v.last_at.getTime()),
+            uniqueId: wins ? v.unique_click_id : row!.uniqueId
+          })
           if (stored.get(key)!.uniqueId === v.unique_click_id) won.add(v.unique_click_id)
         }
         const contested = new Set(visits.map((v) => v.unique_click_id))

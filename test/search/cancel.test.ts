@@ -88,11 +88,14 @@ describe("slow upstream and circuit breaker", () => {
         expect(second.state).toBe("unknown")
         expect(rdap.lookups().filter((r) => r.tld === "dev")).toHaveLength(2)
         // The two timed-out requests were abandoned, not left hanging.
-        expect(yield* eventually(() => rdap.lookups().every((r) => r.tld !== "dev" || r.state === "abandoned"), 5_000)).toBe(true)
+        expect(yield* eventually(() => rdap.lookups().every((r) => r.tld !== "dev" || r.state === "abandoned"), 5_000))
+          .toBe(true)
 
         const third = rowsOf(yield* search("three.dev")).get("three.dev")
         expect(third.state).toBe("unknown")
-        expect(third.meta.reason).toMatch(/^rdap: RDAP server circuit open after 2 consecutive failures; retrying in \d+ s$/)
+        expect(third.meta.reason).toMatch(
+          /^rdap: RDAP server circuit open after 2 consecutive failures; retrying in \d+ s$/
+        )
         expect(rdap.lookups().filter((r) => r.tld === "dev")).toHaveLength(2)
 
         // Other servers are unaffected.
@@ -113,7 +116,12 @@ describe("slow upstream and circuit breaker", () => {
     it.effect("a suffix without an RDAP service or off the public suffix list is unsupported; special-use names are reserved", () =>
       Effect.gen(function*() {
         const museum = rowsOf(yield* search("art.museum")).get("art.museum")
-        expect(museum).toMatchObject({ state: "unsupported", state_label: "TLD not supported", available: false, price: null })
+        expect(museum).toMatchObject({
+          state: "unsupported",
+          state_label: "TLD not supported",
+          available: false,
+          price: null
+        })
         expect(museum.meta.reason).toContain("no RDAP service")
         const made_up = rowsOf(yield* search("name.notarealtld")).get("name.notarealtld")
         expect(made_up).toMatchObject({ state: "unsupported", available: false })

@@ -8,8 +8,10 @@ import { get } from "../support/http.js"
 import * as TestServer from "../support/TestServer.js"
 
 const server = Layer.unwrapScoped(
-  Effect.map(DelayedRdap.start({ com: { registered: ["taken.com", "listed.com", "locked.com"] }, io: {} }), (rdap) =>
-    TestServer.layer({ RDAP_BOOTSTRAP_URL: rdap.bootstrapUrl }))
+  Effect.map(
+    DelayedRdap.start({ com: { registered: ["taken.com", "listed.com", "locked.com"] }, io: {} }),
+    (rdap) => TestServer.layer({ RDAP_BOOTSTRAP_URL: rdap.bootstrapUrl })
+  )
 )
 
 layer(server, { timeout: 120_000 })("GET /api/v1/domains/available", (it) => {
@@ -18,7 +20,9 @@ layer(server, { timeout: 120_000 })("GET /api/v1/domains/available", (it) => {
       const sql = yield* SqlClient.SqlClient
       yield* sql`insert into listings (id, environment, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents, status, locked) values
         ('lst_k1', 'live', 'listed.com', 'listed.com', 'com', 'listed', 1250050, 800000, 'active', false),
-        ('lst_k2', 'live', 'locked.com', 'locked.com', 'com', 'locked', 99900, null, 'pending', true)`.pipe(Effect.orDie)
+        ('lst_k2', 'live', 'locked.com', 'locked.com', 'com', 'locked', 99900, null, 'pending', true)`.pipe(
+        Effect.orDie
+      )
       const pair = yield* issueApiKey("keyed test").pipe(Effect.orDie)
       const auth = { "x-api-key": pair.key, "x-api-secret": pair.secret }
       const ask = (domain: string) =>
@@ -27,11 +31,41 @@ layer(server, { timeout: 120_000 })("GET /api/v1/domains/available", (it) => {
           expect(Object.keys(r.json).sort()).toEqual(["available", "bin_price", "domain", "floor_price", "locked"])
           return r.json
         })
-      expect(yield* ask("listed.com")).toEqual({ domain: "listed.com", available: true, locked: false, bin_price: 12500.5, floor_price: 8000 })
-      expect(yield* ask("LOCKED.com")).toEqual({ domain: "locked.com", available: false, locked: true, bin_price: 999, floor_price: null })
-      expect(yield* ask("free-name.io")).toEqual({ domain: "free-name.io", available: true, locked: false, bin_price: null, floor_price: null })
-      expect(yield* ask("taken.com")).toEqual({ domain: "taken.com", available: false, locked: false, bin_price: null, floor_price: null })
-      expect(yield* ask("example.com")).toEqual({ domain: "example.com", available: false, locked: false, bin_price: null, floor_price: null })
+      expect(yield* ask("listed.com")).toEqual({
+        domain: "listed.com",
+        available: true,
+        locked: false,
+        bin_price: 12500.5,
+        floor_price: 8000
+      })
+      expect(yield* ask("LOCKED.com")).toEqual({
+        domain: "locked.com",
+        available: false,
+        locked: true,
+        bin_price: 999,
+        floor_price: null
+      })
+      expect(yield* ask("free-name.io")).toEqual({
+        domain: "free-name.io",
+        available: true,
+        locked: false,
+        bin_price: null,
+        floor_price: null
+      })
+      expect(yield* ask("taken.com")).toEqual({
+        domain: "taken.com",
+        available: false,
+        locked: false,
+        bin_price: null,
+        floor_price: null
+      })
+      expect(yield* ask("example.com")).toEqual({
+        domain: "example.com",
+        available: false,
+        locked: false,
+        bin_price: null,
+        floor_price: null
+      })
       expect(yield* ask("bücher.io")).toMatchObject({ domain: "xn--bcher-kva.io", available: true })
     }))
 
@@ -39,7 +73,13 @@ layer(server, { timeout: 120_000 })("GET /api/v1/domains/available", (it) => {
     Effect.gen(function*() {
       const pair = yield* issueApiKey("keyed errors").pipe(Effect.orDie)
       const auth = { "x-api-key": pair.key, "x-api-secret": pair.secret }
-      for (const path of ["/api/v1/domains/available", "/api/v1/domains/available?domain=", "/api/v1/domains/available?domain=exa%20mple.com"]) {
+      for (
+        const path of [
+          "/api/v1/domains/available",
+          "/api/v1/domains/available?domain=",
+          "/api/v1/domains/available?domain=exa%20mple.com"
+        ]
+      ) {
         const reply = yield* get(path, auth)
         expect(reply.status, path).toBe(400)
         expect(Object.keys(reply.json), path).toEqual(["error"])

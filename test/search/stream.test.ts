@@ -56,11 +56,14 @@ const env = Layer.unwrapScoped(
 )
 
 const list = (domain: string, binCents: number | null, floorCents: number | null) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`insert into listings (id, environment, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents)
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql`insert into listings (id, environment, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents)
         values (${`lst_test_${domain}`}, 'live', ${domain}, ${domain}, ${domain.split(".").slice(1).join(".")},
                 ${domain.split(".")[0]}, ${binCents}, ${floorCents})
-        on conflict (environment, domain) do nothing`).pipe(Effect.orDie)
+        on conflict (environment, domain) do nothing`
+  ).pipe(Effect.orDie)
 
 const primaryRow = (q: string, headers?: Record<string, string>) =>
   Effect.map(search(q, headers), (reply) => {
@@ -79,7 +82,14 @@ layer(env, { timeout: 120_000 })("POST /api/domain/search", (it) => {
       const kinds = reply.events.map((e) => e.event.kind === "row" ? `row:${e.event.domain}` : e.event.kind)
       // com answers last (1.5 s) but is the primary: first row, then primary_done; net (0 ms)
       // completed before org (500 ms), so it comes first.
-      expect(kinds).toEqual(["header", "row:brandnew.com", "primary_done", "row:brandnew.net", "row:brandnew.org", "done"])
+      expect(kinds).toEqual([
+        "header",
+        "row:brandnew.com",
+        "primary_done",
+        "row:brandnew.net",
+        "row:brandnew.org",
+        "done"
+      ])
 
       expect(reply.events[0].event).toEqual({
         kind: "header",
@@ -108,7 +118,11 @@ layer(env, { timeout: 120_000 })("POST /api/domain/search", (it) => {
         listing: null,
         whois_summary: null,
         cached: false,
-        meta: { source: "registrar+rdap", checked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), latency_ms: expect.any(Number) }
+        meta: {
+          source: "registrar+rdap",
+          checked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+          latency_ms: expect.any(Number)
+        }
       })
       expect(com.meta.latency_ms).toBeGreaterThanOrEqual(1500)
     }))
@@ -123,7 +137,13 @@ layer(env, { timeout: 120_000 })("POST /api/domain/search", (it) => {
         state_label: "For sale",
         available: false,
         price: { bin: null, floor: null, currency: "USD" },
-        listing: { id: "lst_test_forsale.io", bin_price: null, floor_price: null, currency: "USD", url: expect.stringMatching(/\/api\/market\/listings\/forsale\.io$/) },
+        listing: {
+          id: "lst_test_forsale.io",
+          bin_price: null,
+          floor_price: null,
+          currency: "USD",
+          url: expect.stringMatching(/\/api\/market\/listings\/forsale\.io$/)
+        },
         whois_summary: null,
         cached: false,
         meta: { source: "marketplace" }
@@ -131,17 +151,39 @@ layer(env, { timeout: 120_000 })("POST /api/domain/search", (it) => {
 
       const premium = yield* primaryRow("luxury.ai")
       // Registry premium: 2,500.00 USD cost plus the 20 % markup, never the 79.99 standard price.
-      expect(premium).toMatchObject({ state: "premium", state_label: "Premium", available: true, price: 3000, listing: null })
+      expect(premium).toMatchObject({
+        state: "premium",
+        state_label: "Premium",
+        available: true,
+        price: 3000,
+        listing: null
+      })
 
       const rfc2606 = yield* primaryRow("example.com")
-      expect(rfc2606).toMatchObject({ state: "reserved", available: false, price: null, meta: { source: "reserved_list" } })
+      expect(rfc2606).toMatchObject({
+        state: "reserved",
+        available: false,
+        price: null,
+        meta: { source: "reserved_list" }
+      })
       expect(rfc2606.meta.reason).toContain("RFC 2606")
 
       const registryReserved = yield* primaryRow("nic.io")
-      expect(registryReserved).toMatchObject({ state: "reserved", available: false, price: null, meta: { reason: "Reserved by the registry" } })
+      expect(registryReserved).toMatchObject({
+        state: "reserved",
+        available: false,
+        price: null,
+        meta: { reason: "Reserved by the registry" }
+      })
 
       const fresh = yield* primaryRow("fresh-name.io")
-      expect(fresh).toMatchObject({ state: "available", available: true, price: 44.99, whois_summary: null, cached: false })
+      expect(fresh).toMatchObject({
+        state: "available",
+        available: true,
+        price: 44.99,
+        whois_summary: null,
+        cached: false
+      })
 
       const taken = yield* primaryRow("taken.io")
       expect(taken).toMatchObject({
@@ -159,7 +201,13 @@ layer(env, { timeout: 120_000 })("POST /api/domain/search", (it) => {
       })
 
       const down = yield* primaryRow("down.info")
-      expect(down).toMatchObject({ state: "unknown", state_label: "Unknown: try again", available: null, price: null, cached: false })
+      expect(down).toMatchObject({
+        state: "unknown",
+        state_label: "Unknown: try again",
+        available: null,
+        price: null,
+        cached: false
+      })
       expect(down.meta.reason).toMatch(/registrar: .*500/)
       expect(down.meta.reason).toMatch(/rdap: unreachable/)
     }))

@@ -11,7 +11,9 @@ export const hasChromium = Fs.existsSync(CHROMIUM)
 
 /** Warns once per test file when the browser is absent (the file's tests are then skipped). */
 export const warnIfNoChromium = (file: string) => {
-  if (!hasChromium) console.warn(`[${file}] skipped: ${CHROMIUM} is absent (install it with: apt-get install -y chromium)`)
+  if (!hasChromium) {
+    console.warn(`[${file}] skipped: ${CHROMIUM} is absent (install it with: apt-get install -y chromium)`)
+  }
 }
 
 /** A browser for the scope, closed with it. */
@@ -20,7 +22,14 @@ export const launch = Effect.acquireRelease(
     chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"]
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run"
+      ]
     })
   ),
   (browser) => Effect.promise(() => browser.close())

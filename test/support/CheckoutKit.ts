@@ -18,12 +18,23 @@ export const ptOf = (url: string) => new URL(url, "http://x").searchParams.get("
 export const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? ""
 
 export const page = (path: string, baseUrl?: string) =>
-  Effect.flatMap(baseUrl ? Effect.succeed(baseUrl) : Effect.map(TestServer, (s) => s.baseUrl), (b) => Effect.promise(() => fetchReply(`${b}${path}`)))
+  Effect.flatMap(
+    baseUrl ? Effect.succeed(baseUrl) : Effect.map(TestServer, (s) => s.baseUrl),
+    (b) => Effect.promise(() => fetchReply(`${b}${path}`))
+  )
 
-export const CARDS = { ok: "4242 4242 4242 4242", declined: "4000 0000 0000 0002", action: "4000 0000 0000 3220" } as const
+export const CARDS = {
+  ok: "4242 4242 4242 4242",
+  declined: "4000 0000 0000 0002",
+  action: "4000 0000 0000 3220"
+} as const
 
 /** Posts the payment form of the session `pt` (reading its CSRF token from the page first). */
-export const payWith = (pt: string, card: string, options: { readonly baseUrl?: string; readonly fields?: Record<string, string>; readonly origin?: string } = {}) =>
+export const payWith = (
+  pt: string,
+  card: string,
+  options: { readonly baseUrl?: string; readonly fields?: Record<string, string>; readonly origin?: string } = {}
+) =>
   Effect.gen(function*() {
     const baseUrl = options.baseUrl ?? (yield* TestServer).baseUrl
     const pageReply = yield* Effect.promise(() => fetchReply(`${baseUrl}/checkout?pt=${encodeURIComponent(pt)}`))
@@ -56,6 +67,19 @@ export const postForm = (path: string, fields: Record<string, string>, baseUrl: 
   )
 
 export const ordersOfSession = (sessionId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ id: string; status: string; payment_model: string; partner_id: string; referral_link_id: string | null; sale_price_cents: string; commission_cents: string }>`
-      select id, status, payment_model, partner_id, referral_link_id, sale_price_cents, commission_cents from partner_orders where checkout_session_id = ${sessionId}`).pipe(Effect.orDie)
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<
+        {
+          id: string
+          status: string
+          payment_model: string
+          partner_id: string
+          referral_link_id: string | null
+          sale_price_cents: string
+          commission_cents: string
+        }
+      >`
+      select id, status, payment_model, partner_id, referral_link_id, sale_price_cents, commission_cents from partner_orders where checkout_session_id = ${sessionId}`
+  ).pipe(Effect.orDie)

@@ -108,7 +108,9 @@ export const start = (tlds: Record<string, TldBehaviour>) =>
             res.end(JSON.stringify(registeredObject(domain)))
           } else {
             res.writeHead(404, { "content-type": "application/rdap+json" })
-            res.end(JSON.stringify({ errorCode: 404, title: "Not Found", description: [`${domain} is not registered`] }))
+            res.end(
+              JSON.stringify({ errorCode: 404, title: "Not Found", description: [`${domain} is not registered`] })
+            )
           }
         }
         const delay = b.delayMs ?? 0

@@ -31,7 +31,9 @@ export const start = (zone: Record<string, ReadonlyArray<ZoneRecord>>) =>
         const records = zone[name]
         const answers = (records ?? [])
           .filter((r) => r.type === q.type)
-          .map((r) => ({ name: q.name, type: r.type, class: "IN", ttl: r.ttl ?? 300, data: r.data }) as DnsPacket.Answer)
+          .map((r) =>
+            ({ name: q.name, type: r.type, class: "IN", ttl: r.ttl ?? 300, data: r.data }) as DnsPacket.Answer
+          )
         const response = DnsPacket.encode({
           id: query.id,
           type: "response",

@@ -5,9 +5,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
+import { signRequest } from "../../src/partner-client/index.js"
 import type { PartnerEnvironment, Scope } from "../../src/partner/Auth.js"
 import { Credentials, type IssuedCredential } from "../../src/partner/Credentials.js"
-import { signRequest } from "../../src/partner-client/index.js"
 import { makeServiceSecret, ServiceSecret } from "../../src/platform/ServiceSecret.js"
 import { fetchReply, type Reply } from "./http.js"
 import { baseEnv, TestServer } from "./TestServer.js"
@@ -32,7 +32,8 @@ export const createPartner = (options?: {
       affiliate: options?.affiliate ?? false
     })).pipe(Effect.provide(CredentialsTest), Effect.orDie)
 
-export const revokeKey = (keyId: string) => Effect.flatMap(Credentials, (c) => c.revoke(keyId)).pipe(Effect.provide(CredentialsTest), Effect.orDie)
+export const revokeKey = (keyId: string) =>
+  Effect.flatMap(Credentials, (c) => c.revoke(keyId)).pipe(Effect.provide(CredentialsTest), Effect.orDie)
 
 export interface ListingSeed {
   readonly domain: string
@@ -50,7 +51,9 @@ export const seedListings = (seeds: ReadonlyArray<ListingSeed>) =>
     for (const s of seeds) {
       const dot = s.domain.indexOf(".")
       yield* sql`insert into listings (id, environment, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents, status, locked)
-        values (${`lst_${s.environment ?? "sandbox"}_${s.domain}`}, ${s.environment ?? "sandbox"}, ${s.domain}, ${s.domain},
+        values (${`lst_${s.environment ?? "sandbox"}_${s.domain}`}, ${
+        s.environment ?? "sandbox"
+      }, ${s.domain}, ${s.domain},
                 ${s.domain.slice(dot + 1)}, ${s.domain.slice(0, dot)}, ${s.bin === undefined ? 150_000 : s.bin},
                 ${s.floor === undefined ? 100_000 : s.floor}, ${s.status ?? "active"}, ${s.locked ?? false})
         on conflict (environment, domain) do nothing`
@@ -71,7 +74,11 @@ export interface SignedOptions {
 export const signed = (cred: IssuedCredential, method: string, path: string, options: SignedOptions = {}) =>
   Effect.gen(function*() {
     const baseUrl = options.baseUrl ?? (yield* TestServer).baseUrl
-    const body = options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body)
+    const body = options.body === undefined
+      ? undefined
+      : typeof options.body === "string"
+      ? options.body
+      : JSON.stringify(options.body)
     const headers = signRequest(
       { keyId: cred.key_id, secret: options.secret ?? cred.secret },
       { method, url: path, body, timestamp: options.timestamp, nonce: options.nonce }
@@ -80,7 +87,11 @@ export const signed = (cred: IssuedCredential, method: string, path: string, opt
       fetchReply(`${baseUrl}${path}`, {
         method,
         body,
-        headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers, ...options.headers }
+        headers: {
+          ...(body !== undefined ? { "content-type": "application/json" } : {}),
+          ...headers,
+          ...options.headers
+        }
       })
     )
   })
@@ -88,7 +99,13 @@ export const signed = (cred: IssuedCredential, method: string, path: string, opt
 /** Records a paid order for `domain` at `price` cents (a fresh Idempotency-Key); returns its public id. */
 export const buy = (cred: IssuedCredential, domain: string, price: number) =>
   signed(cred, "POST", "/api/partner/v1/orders", {
-    body: { domain, expected_price: price, currency: "USD", external_payment_ref: `pay-${domain}`, buyer: { email: "b@example.org" } },
+    body: {
+      domain,
+      expected_price: price,
+      currency: "USD",
+      external_payment_ref: `pay-${domain}`,
+      buyer: { email: "b@example.org" }
+    },
     headers: { "idempotency-key": crypto.randomUUID() }
   }).pipe(Effect.map((r) => {
     if (r.status !== 201) throw new Error(r.text)
@@ -104,18 +121,23 @@ export const deliveredOrders = (tag: string, partners: number, each: number, bas
     const admin = { authorization: `Bearer ${baseEnv.ADMIN_TOKEN}` }
     const { baseUrl } = yield* TestServer
     const advance = (id: string, step: string) =>
-      Effect.promise(() => fetchReply(`${baseUrl}/api/admin/orders/${id}/${step}`, { method: "POST", headers: admin })).pipe(
-        Effect.map((r) => {
-          if (r.status !== 200) throw new Error(`${step} ${id}: ${r.status} ${r.text}`)
-        })
-      )
+      Effect.promise(() => fetchReply(`${baseUrl}/api/admin/orders/${id}/${step}`, { method: "POST", headers: admin }))
+        .pipe(
+          Effect.map((r) => {
+            if (r.status !== 200) throw new Error(`${step} ${id}: ${r.status} ${r.text}`)
+          })
+        )
     const ids: Array<string> = []
     for (let p = 0; p < partners; p++) {
       const cred = yield* createPartner({ scopes: ["buy"] })
       const domains = Array.from({ length: each }, (_, i) => `${tag}-${p}-${i}.com`)
       yield* seedListings(domains.map((domain) => ({ domain, bin: basePrice + p })))
       const orderIds = yield* Effect.forEach(domains, (d) => buy(cred, d, basePrice + p), { concurrency: 4 })
-      yield* Effect.forEach(orderIds, (id) => Effect.zipRight(advance(id, "start-transfer"), advance(id, "confirm-delivery")), { concurrency: 4 })
+      yield* Effect.forEach(
+        orderIds,
+        (id) => Effect.zipRight(advance(id, "start-transfer"), advance(id, "confirm-delivery")),
+        { concurrency: 4 }
+      )
       ids.push(...orderIds)
     }
     return ids
@@ -125,14 +147,21 @@ export const expectError = (reply: Reply, status: number, code: string) => {
   if (reply.status !== status || reply.json?.error?.code !== code) {
     throw new Error(`expected ${status} ${code}, got ${reply.status} ${reply.text}`)
   }
-  if (reply.json.error.request_id !== reply.headers.get("x-request-id")) throw new Error("request_id differs from X-Request-Id")
+  if (reply.json.error.request_id !== reply.headers.get("x-request-id")) {
+    throw new Error("request_id differs from X-Request-Id")
+  }
   return reply.json.error as { code: string; message: string; request_id: string }
 }
 
 /** The webhook delivery row of an event (status and attempts so far). */
 export const deliveryOf = (eventId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ status: string; attempts: number }>`select status, attempts from partner_webhook_deliveries where event_id = ${eventId}`).pipe(
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<
+        { status: string; attempts: number }
+      >`select status, attempts from partner_webhook_deliveries where event_id = ${eventId}`
+  ).pipe(
     Effect.map((rows) => rows[0]),
     Effect.orDie
   )

@@ -156,7 +156,12 @@ export const domainObject = (ldhName: string, o: DomainObjectOptions = {}) => ({
     }
     : {}),
   links: [
-    { value: `https://rdap.example/domain/${ldhName}`, rel: "self", href: `https://rdap.example/domain/${ldhName}`, type: "application/rdap+json" },
+    {
+      value: `https://rdap.example/domain/${ldhName}`,
+      rel: "self",
+      href: `https://rdap.example/domain/${ldhName}`,
+      type: "application/rdap+json"
+    },
     ...(o.related ? [{ value: o.related, rel: "related", href: o.related, type: "application/rdap+json" }] : [])
   ]
 })

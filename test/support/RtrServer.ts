@@ -96,7 +96,7 @@ export const startRtrServer = (fixture: RtrFixture) =>
       for (const [name, state] of Object.entries(fixture.domains ?? {})) domains.set(name, fresh(state))
       const domainOf = (name: string) => {
         let d = domains.get(name)
-        if (d === undefined && fixture.anyDomain) domains.set(name, (d = fresh()))
+        if (d === undefined && fixture.anyDomain) domains.set(name, d = fresh())
         return d
       }
       const view = (name: string, d: RtrDomainState) => ({
@@ -108,11 +108,23 @@ export const startRtrServer = (fixture: RtrFixture) =>
         expiryDate: d.expiryDate
       })
       /** 200 with `body`, or 202 with a process (completes on its second poll). */
-      const finishWrite = (res: Http.ServerResponse, name: string, body: unknown, failure?: { type: string; message: string }) => {
+      const finishWrite = (
+        res: Http.ServerResponse,
+        name: string,
+        body: unknown,
+        failure?: { type: string; message: string }
+      ) => {
         const answer = () => {
-          if (fixture.asyncProcesses === true || (Array.isArray(fixture.asyncProcesses) && fixture.asyncProcesses.includes(name))) {
+          if (
+            fixture.asyncProcesses === true ||
+            (Array.isArray(fixture.asyncProcesses) && fixture.asyncProcesses.includes(name))
+          ) {
             const id = nextProcess++
-            processes.set(id, { polls: 0, status: failure ? "FAILED" : "COMPLETED", ...(failure ? { message: failure.message } : {}) })
+            processes.set(id, {
+              polls: 0,
+              status: failure ? "FAILED" : "COMPLETED",
+              ...(failure ? { message: failure.message } : {})
+            })
             return send(res, 202, { process: { id, status: "RUNNING" } })
           }
           return failure ? send(res, 422, failure) : send(res, 200, body)
@@ -120,14 +132,28 @@ export const startRtrServer = (fixture: RtrFixture) =>
         if (fixture.writeDelayMs) setTimeout(answer, fixture.writeDelayMs)
         else answer()
       }
-      const handleDomainWrite = async (req: Http.IncomingMessage, res: Http.ServerResponse, name: string, action: string) => {
+      const handleDomainWrite = async (
+        req: Http.IncomingMessage,
+        res: Http.ServerResponse,
+        name: string,
+        action: string
+      ) => {
         const body = await readBody(req)
         const d = domainOf(name)
-        if (d === undefined) return send(res, 404, { type: "EntityNotFound", message: `Entity not found: domain ${name}` })
-        if (body === undefined) return send(res, 400, { type: "ValidationError", message: "Invalid JSON" })
+        if (d === undefined) {
+          return send(res, 404, { type: "EntityNotFound", message: `Entity not found: domain ${name}` })
+        }
+        if (body === undefined) {
+          return send(res, 400, { type: "ValidationError", message: "Invalid JSON" })
+        }
         writeCounts.set(name, (writeCounts.get(name) ?? 0) + 1)
         if (action === "update") {
-          if (d.registryLocked) return finishWrite(res, name, {}, { type: "ObjectStatusProhibitsOperation", message: "The domain is locked at the registry (serverUpdateProhibited)" })
+          if (d.registryLocked) {
+            return finishWrite(res, name, {}, {
+              type: "ObjectStatusProhibitsOperation",
+              message: "The domain is locked at the registry (serverUpdateProhibited)"
+            })
+          }
           if (Array.isArray(body.status)) d.status = body.status
           if (Array.isArray(body.ns)) d.ns = body.ns
           if (typeof body.registrant === "string") d.registrant = body.registrant
@@ -142,7 +168,12 @@ export const startRtrServer = (fixture: RtrFixture) =>
           return finishWrite(res, name, { domainName: name, expiryDate: d.expiryDate })
         }
         // restore
-        if (d.pastRestore) return finishWrite(res, name, {}, { type: "ObjectStatusProhibitsOperation", message: "The domain is past its redemption period and cannot be restored" })
+        if (d.pastRestore) {
+          return finishWrite(res, name, {}, {
+            type: "ObjectStatusProhibitsOperation",
+            message: "The domain is past its redemption period and cannot be restored"
+          })
+        }
         d.redemption = false
         return finishWrite(res, name, { domainName: name, expiryDate: d.expiryDate })
       }
@@ -154,7 +185,9 @@ export const startRtrServer = (fixture: RtrFixture) =>
         }
         const retryAfter = fixture.rateLimited?.[path]
         if (retryAfter !== undefined) {
-          return send(res, 429, { type: "RateLimitExceeded", message: "Too many requests" }, { "retry-after": String(retryAfter) })
+          return send(res, 429, { type: "RateLimitExceeded", message: "Too many requests" }, {
+            "retry-after": String(retryAfter)
+          })
         }
         if (fixture.broken?.includes(path)) return send(res, 500, { type: "InternalError", message: "Something broke" })
         let m = /^\/v2\/tlds\/([^/]+)\/info$/.exec(path)
@@ -176,14 +209,20 @@ export const startRtrServer = (fixture: RtrFixture) =>
         if (m && req.method === "GET") {
           const name = decodeURIComponent(m[1])
           const d = domainOf(name)
-          return d ? send(res, 200, view(name, d)) : send(res, 404, { type: "EntityNotFound", message: `Entity not found: domain ${name}` })
+          return d
+            ? send(res, 200, view(name, d))
+            : send(res, 404, { type: "EntityNotFound", message: `Entity not found: domain ${name}` })
         }
         m = /^\/v2\/processes\/(\d+)$/.exec(path)
         if (m) {
           const p = processes.get(Number(m[1]))
           if (!p) return send(res, 404, { type: "EntityNotFound", message: "No such process" })
           p.polls++
-          return send(res, 200, { id: Number(m[1]), status: p.polls < 2 ? "RUNNING" : p.status, ...(p.polls >= 2 && p.message ? { message: p.message } : {}) })
+          return send(res, 200, {
+            id: Number(m[1]),
+            status: p.polls < 2 ? "RUNNING" : p.status,
+            ...(p.polls >= 2 && p.message ? { message: p.message } : {})
+          })
         }
         m = /^\/v2\/customers\/([^/]+)\/contacts\/([^/]+)$/.exec(path)
         if (m) {
@@ -203,7 +242,12 @@ export const startRtrServer = (fixture: RtrFixture) =>
         const { port } = server.address() as AddressInfo
         resume(Effect.succeed({
           server,
-          handle: { url: `http://127.0.0.1:${port}`, requests, domains, writes: (domain: string) => writeCounts.get(domain) ?? 0 }
+          handle: {
+            url: `http://127.0.0.1:${port}`,
+            requests,
+            domains,
+            writes: (domain: string) => writeCounts.get(domain) ?? 0
+          }
         }))
       })
     }),

@@ -34,7 +34,14 @@ export const startServiceProcess = (
       let output = ""
       const child = spawn(process.execPath, [...entry], {
         // BASE_URL: vitest puts its own (`/`) into process.env; the service's is its real address.
-        env: { ...process.env, ...baseEnv, LOG_LEVEL: "info", BASE_URL: `http://127.0.0.1:${port}`, ...env, PORT: String(port) },
+        env: {
+          ...process.env,
+          ...baseEnv,
+          LOG_LEVEL: "info",
+          BASE_URL: `http://127.0.0.1:${port}`,
+          ...env,
+          PORT: String(port)
+        },
         stdio: ["ignore", "pipe", "pipe"]
       })
       child.stdout!.on("data", (d) => (output += d))

@@ -75,8 +75,12 @@ const intentJson = (pi: StripeIntent, base: string) => ({
   currency: pi.currency,
   status: pi.status,
   metadata: pi.metadata,
-  next_action: pi.status === "requires_action" ? { type: "redirect_to_url", redirect_to_url: { url: `${base}/3ds/${pi.id}`, return_url: pi.return_url } } : null,
-  last_payment_error: pi.status === "requires_payment_method" && pi.return_url !== null ? { message: "Your card was declined." } : null
+  next_action: pi.status === "requires_action"
+    ? { type: "redirect_to_url", redirect_to_url: { url: `${base}/3ds/${pi.id}`, return_url: pi.return_url } }
+    : null,
+  last_payment_error: pi.status === "requires_payment_method" && pi.return_url !== null
+    ? { message: "Your card was declined." }
+    : null
 })
 
 export const startStripeFake = (apiKey = "sk_test_fake_key") =>
@@ -90,11 +94,21 @@ export const startStripeFake = (apiKey = "sk_test_fake_key") =>
       const confirms: StripeFake["confirms"] = []
       const refunds: Array<string> = []
       const webhooksSent: StripeFake["webhooksSent"] = []
-      const checkout: StripeCheckoutControls = { webhookUrl: null, webhookSecret: "whsec_test_fake", webhookTimes: 1, hangConfirm: false }
+      const checkout: StripeCheckoutControls = {
+        webhookUrl: null,
+        webhookSecret: "whsec_test_fake",
+        webhookTimes: 1,
+        hangConfirm: false
+      }
       /** `payment_intent.succeeded`, signed as Stripe signs, `webhookTimes` times (the same event id). */
       const sendWebhooks = async (pi: StripeIntent, base: string) => {
         if (!checkout.webhookUrl) return
-        const body = JSON.stringify({ id: `evt_${pi.id}`, object: "event", type: "payment_intent.succeeded", data: { object: intentJson(pi, base) } })
+        const body = JSON.stringify({
+          id: `evt_${pi.id}`,
+          object: "event",
+          type: "payment_intent.succeeded",
+          data: { object: intentJson(pi, base) }
+        })
         for (let i = 0; i < checkout.webhookTimes; i++) {
           const t = Math.floor(Date.now() / 1000)
           const sig = createHmac("sha256", checkout.webhookSecret).update(`${t}.${body}`).digest("hex")
@@ -156,14 +170,23 @@ export const startStripeFake = (apiKey = "sk_test_fake_key") =>
             }
             if (req.method === "POST" && req.url === "/v1/refunds") {
               const pi = intents.get(form.get("payment_intent") ?? "")
-              if (!pi) return remember(404, { error: { type: "invalid_request_error", message: "No such payment_intent" } })
+              if (!pi) {
+                return remember(404, { error: { type: "invalid_request_error", message: "No such payment_intent" } })
+              }
               pi.refunded = true
               refunds.push(pi.id)
-              return remember(200, { id: `re_${refunds.length}`, object: "refund", payment_intent: pi.id, status: "succeeded" })
+              return remember(200, {
+                id: `re_${refunds.length}`,
+                object: "refund",
+                payment_intent: pi.id,
+                status: "succeeded"
+              })
             }
             const m = /^\/v1\/payment_intents\/(pi_\w+)(\/confirm)?$/.exec(req.url)
             const pi = m ? intents.get(m[1]!) : undefined
-            if (!m || !pi) return send(404, { error: { type: "invalid_request_error", message: "No such payment_intent" } })
+            if (!m || !pi) {
+              return send(404, { error: { type: "invalid_request_error", message: "No such payment_intent" } })
+            }
             if (req.method === "GET" && !m[2]) return send(200, intentJson(pi, base))
             if (req.method === "POST" && m[2]) {
               const card = form.get("payment_method_data[card][number]") ?? ""
@@ -172,7 +195,12 @@ export const startStripeFake = (apiKey = "sk_test_fake_key") =>
               if (card === "4000000000000002") {
                 pi.status = "requires_payment_method"
                 return remember(402, {
-                  error: { type: "card_error", code: "card_declined", message: "Your card was declined.", payment_intent: intentJson(pi, base) }
+                  error: {
+                    type: "card_error",
+                    code: "card_declined",
+                    message: "Your card was declined.",
+                    payment_intent: intentJson(pi, base)
+                  }
                 })
               }
               if (card === "4000000000003220") {
@@ -186,7 +214,9 @@ export const startStripeFake = (apiKey = "sk_test_fake_key") =>
             }
             return send(405, { error: { message: "method not allowed" } })
           }
-          if (req.method !== "POST" || req.url !== "/v1/transfers") return send(404, { error: { type: "invalid_request_error", message: "Unrecognized request URL" } })
+          if (req.method !== "POST" || req.url !== "/v1/transfers") {
+            return send(404, { error: { type: "invalid_request_error", message: "Unrecognized request URL" } })
+          }
           const form = new URLSearchParams(raw)
           const destination = form.get("destination") ?? ""
           const key = req.headers["idempotency-key"] as string | undefined
@@ -201,18 +231,40 @@ export const startStripeFake = (apiKey = "sk_test_fake_key") =>
           const amount = Number(form.get("amount"))
           let reply: { status: number; body: unknown }
           if (destination.startsWith("acct_fail")) {
-            reply = { status: 400, body: { error: { type: "invalid_request_error", code: "account_invalid", message: `No such destination: '${destination}'` } } }
+            reply = {
+              status: 400,
+              body: {
+                error: {
+                  type: "invalid_request_error",
+                  code: "account_invalid",
+                  message: `No such destination: '${destination}'`
+                }
+              }
+            }
           } else if (!Number.isInteger(amount) || amount <= 0 || !form.get("currency")) {
-            reply = { status: 400, body: { error: { type: "invalid_request_error", message: "Invalid amount or currency" } } }
+            reply = {
+              status: 400,
+              body: { error: { type: "invalid_request_error", message: "Invalid amount or currency" } }
+            }
           } else {
             const metadata: Record<string, string> = {}
             for (const [k, v] of form) {
               const m = /^metadata\[(.+)\]$/.exec(k)
               if (m) metadata[m[1]!] = v
             }
-            const t: StripeTransfer = { id: `tr_${transfers.length + 1}`, amount, currency: form.get("currency")!, destination, idempotencyKey: key, metadata }
+            const t: StripeTransfer = {
+              id: `tr_${transfers.length + 1}`,
+              amount,
+              currency: form.get("currency")!,
+              destination,
+              idempotencyKey: key,
+              metadata
+            }
             transfers.push(t)
-            reply = { status: 200, body: { id: t.id, object: "transfer", amount, currency: t.currency, destination, metadata } }
+            reply = {
+              status: 200,
+              body: { id: t.id, object: "transfer", amount, currency: t.currency, destination, metadata }
+            }
           }
           if (key) replies.set(key, reply)
           send(reply.status, reply.body, destination)
@@ -220,7 +272,22 @@ export const startStripeFake = (apiKey = "sk_test_fake_key") =>
       })
       server.listen(0, "127.0.0.1", (): void => {
         const { port } = server.address() as import("node:net").AddressInfo
-        resume(Effect.succeed({ server, fake: { baseUrl: `http://127.0.0.1:${port}`, apiKey, transfers, requests, intents, confirms, refunds, webhooksSent, checkout } }))
+        resume(
+          Effect.succeed({
+            server,
+            fake: {
+              baseUrl: `http://127.0.0.1:${port}`,
+              apiKey,
+              transfers,
+              requests,
+              intents,
+              confirms,
+              refunds,
+              webhooksSent,
+              checkout
+            }
+          })
+        )
       })
     }),
     ({ server }) =>

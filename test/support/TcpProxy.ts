@@ -81,9 +81,7 @@ export const startTcpProxy = (upstreamHost: string, upstreamPort: number) =>
     })
 
     const port = yield* listen(0)
-    yield* Effect.addFinalizer(() =>
-      Effect.zipRight(Effect.sync(() => [...pairs].forEach(destroy)), closeServer)
-    )
+    yield* Effect.addFinalizer(() => Effect.zipRight(Effect.sync(() => [...pairs].forEach(destroy)), closeServer))
 
     const proxy: TcpProxy = {
       port,

@@ -113,4 +113,3 @@ const make = (env: Record<string, string> = {}, options?: { readonly databaseUrl
 
 export const layer = (env?: Record<string, string>, options?: { readonly databaseUrl?: string }) =>
   make(env, options) as Layer.Layer<TestServer | SqlClient.SqlClient | HttpServer.HttpServer>
-

@@ -20,7 +20,11 @@ export const runCli = (
 ) => runCliWith({ DATABASE_URL: databaseUrl, ...env }, args, entry)
 
 /** The CLI with this environment; a variable set to undefined is removed (e.g. DATABASE_URL, for DATA_DIR). */
-export const runCliWith = (env: Record<string, string | undefined>, args: ReadonlyArray<string>, entry: ReadonlyArray<string> = sourceCli) =>
+export const runCliWith = (
+  env: Record<string, string | undefined>,
+  args: ReadonlyArray<string>,
+  entry: ReadonlyArray<string> = sourceCli
+) =>
   Effect.async<CliResult>((resume) => {
     const full: Record<string, string | undefined> = { ...process.env, ...baseEnv, LOG_LEVEL: "warn", ...env }
     for (const [k, v] of Object.entries(full)) if (v === undefined) delete full[k]

@@ -15,7 +15,7 @@ export interface Reply {
 
 export interface RequestOptions {
   readonly method?: string
-  readonly headers?: Record<string, string>
+  readonly headers?: Record<string, string> | undefined
   /** An object is sent as JSON; a string is sent as is. */
   readonly body?: unknown
   readonly redirect?: RequestRedirect
@@ -32,7 +32,12 @@ export const fetchReply = async (url: string, options: RequestOptions = {}): Pro
       headers["content-type"] ??= "application/json"
     }
   }
-  const res = await fetch(url, { method: options.method ?? (body === undefined ? "GET" : "POST"), headers, body, redirect: options.redirect ?? "manual" })
+  const res = await fetch(url, {
+    method: options.method ?? (body === undefined ? "GET" : "POST"),
+    headers,
+    ...(body === undefined ? {} : { body }),
+    redirect: options.redirect ?? "manual"
+  })
   const text = await res.text()
   let json: any
   try {
@@ -55,7 +60,10 @@ export const post = (path: string, body?: unknown, headers?: Record<string, stri
 /** Asserts the typed error envelope and returns its `error` object. */
 export const typedError = (reply: Reply) => {
   const e = reply.json?.error
-  if (!e || typeof e !== "object" || typeof e.code !== "string" || typeof e.message !== "string" || typeof e.request_id !== "string") {
+  if (
+    !e || typeof e !== "object" || typeof e.code !== "string" || typeof e.message !== "string" ||
+    typeof e.request_id !== "string"
+  ) {
     throw new Error(`expected the typed error shape, got ${reply.status} ${reply.text}`)
   }
   if (e.request_id !== reply.headers.get("x-request-id")) {

@@ -40,7 +40,9 @@ export interface TestUser {
 }
 
 /** A new user with a random e-mail and password (and the given owned domains). */
-export const createTestUser = (options: { readonly email?: string; readonly password?: string; readonly domains?: ReadonlyArray<string> } = {}) =>
+export const createTestUser = (
+  options: { readonly email?: string; readonly password?: string; readonly domains?: ReadonlyArray<string> } = {}
+) =>
   Effect.gen(function*() {
     const email = options.email ?? `user-${randomBytes(6).toString("hex")}@example.test`
     const password = options.password ?? `pw-${randomBytes(12).toString("base64url")}`
@@ -60,17 +62,27 @@ export const sessionCookieOf = (reply: Reply): string | undefined => {
 /** Signs in through POST /api/auth/login; returns the `Cookie` header value. */
 export const signIn = (user: { readonly email: string; readonly password: string }) =>
   Effect.gen(function*() {
-    const reply = yield* call("/api/auth/login", { method: "POST", body: { email: user.email, password: user.password } })
+    const reply = yield* call("/api/auth/login", {
+      method: "POST",
+      body: { email: user.email, password: user.password }
+    })
     const cookie = sessionCookieOf(reply)
-    if (reply.status !== 200 || cookie === undefined) return yield* Effect.dieMessage(`sign-in failed: ${reply.status} ${reply.text}`)
+    if (reply.status !== 200 || cookie === undefined) {
+      return yield* Effect.dieMessage(`sign-in failed: ${reply.status} ${reply.text}`)
+    }
     return cookie
   })
 
 /** Registers a public client (RFC 7591); returns its client_id. */
 export const registerClient = (redirectUris: ReadonlyArray<string> = [REDIRECT_URI], clientName = "Test client") =>
   Effect.gen(function*() {
-    const reply = yield* call("/api/oauth/register", { method: "POST", body: { redirect_uris: redirectUris, client_name: clientName } })
-    if (reply.status !== 201) return yield* Effect.dieMessage(`client registration failed: ${reply.status} ${reply.text}`)
+    const reply = yield* call("/api/oauth/register", {
+      method: "POST",
+      body: { redirect_uris: redirectUris, client_name: clientName }
+    })
+    if (reply.status !== 201) {
+      return yield* Effect.dieMessage(`client registration failed: ${reply.status} ${reply.text}`)
+    }
     return reply.json.client_id as string
   })
 
@@ -81,7 +93,7 @@ export interface AuthorizeOptions {
   readonly scopes?: ReadonlyArray<string> | undefined
   readonly redirectUri?: string
   readonly state?: string
-  readonly resource?: string
+  readonly resource?: string | undefined
   readonly decision?: "approve" | "deny"
 }
 
@@ -110,7 +122,9 @@ export const authorize = (o: AuthorizeOptions) =>
     const path = `/oauth/authorize?${authorizeQuery(o)}`
     const page = yield* call(path, { headers: { cookie: o.cookie } })
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1]
-    if (page.status !== 200 || csrf === undefined) return yield* Effect.dieMessage(`no consent page: ${page.status} ${page.text.slice(0, 300)}`)
+    if (page.status !== 200 || csrf === undefined) {
+      return yield* Effect.dieMessage(`no consent page: ${page.status} ${page.text.slice(0, 300)}`)
+    }
     const form = new URLSearchParams({ csrf, action: o.decision ?? "approve" })
     const decision = yield* call(path, {
       method: "POST",
@@ -118,7 +132,9 @@ export const authorize = (o: AuthorizeOptions) =>
       body: form.toString()
     })
     const location = decision.headers.get("location")
-    if (decision.status !== 303 || location === null) return yield* Effect.dieMessage(`no redirect after consent: ${decision.status} ${decision.text.slice(0, 300)}`)
+    if (decision.status !== 303 || location === null) {
+      return yield* Effect.dieMessage(`no redirect after consent: ${decision.status} ${decision.text.slice(0, 300)}`)
+    }
     return new URL(location)
   })
 
@@ -131,7 +147,10 @@ export const tokenRequest = (params: Record<string, string>) =>
   })
 
 /** Everything `accessToken` does, returning the whole token response and the parties involved. */
-export const obtainTokens = (scopes: ReadonlyArray<string> = ["pricing:read"], options: { readonly resource?: string } = {}) =>
+export const obtainTokens = (
+  scopes: ReadonlyArray<string> = ["pricing:read"],
+  options: { readonly resource?: string } = {}
+) =>
   Effect.gen(function*() {
     const user = yield* createTestUser()
     const clientId = yield* registerClient()
@@ -163,7 +182,9 @@ export const obtainTokens = (scopes: ReadonlyArray<string> = ["pricing:read"], o
  * A real OAuth access token (bearer) for a new user, holding `scopes` (default `pricing:read`).
  * Needs the TestServer layer in scope (which also provides the SqlClient).
  */
-export const accessToken = (scopes: ReadonlyArray<string> = ["pricing:read"]): Effect.Effect<string, never, TestServer.TestServer | SqlClient.SqlClient> =>
+export const accessToken = (
+  scopes: ReadonlyArray<string> = ["pricing:read"]
+): Effect.Effect<string, never, TestServer.TestServer | SqlClient.SqlClient> =>
   Effect.map(obtainTokens(scopes), (t) => t.accessToken)
 
 /** A free TCP port on 127.0.0.1 (for servers whose BASE_URL must equal their real address). */

@@ -3,14 +3,19 @@
  * client (closed with the test's scope), anonymous or with a bearer token.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport, type StreamableHTTPClientTransportOptions } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import {
+  StreamableHTTPClientTransport,
+  type StreamableHTTPClientTransportOptions
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Effect } from "effect"
 import * as TestServer from "./TestServer.js"
 
 export const mcpUrl = Effect.map(TestServer.TestServer, (s) => new URL(`${s.baseUrl}/mcp`))
 
 /** A client connected over Streamable HTTP; closed when the scope closes. */
-export const connect = (options: { readonly token?: string; readonly transport?: StreamableHTTPClientTransportOptions } = {}) =>
+export const connect = (
+  options: { readonly token?: string; readonly transport?: StreamableHTTPClientTransportOptions } = {}
+) =>
   Effect.gen(function*() {
     const url = yield* mcpUrl
     const transport = new StreamableHTTPClientTransport(url, {

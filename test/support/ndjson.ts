@@ -69,8 +69,13 @@ export const readNdjson = async (
 
 /** POST /api/domain/search on the TestServer in scope. */
 export const search = (q: unknown, headers: Record<string, string> = {}, options?: Parameters<typeof readNdjson>[3]) =>
-  Effect.flatMap(TestServer, (server) =>
-    Effect.promise(() => readNdjson(`${server.baseUrl}/api/domain/search`, typeof q === "string" ? { q } : q, headers, options)))
+  Effect.flatMap(
+    TestServer,
+    (server) =>
+      Effect.promise(() =>
+        readNdjson(`${server.baseUrl}/api/domain/search`, typeof q === "string" ? { q } : q, headers, options)
+      )
+  )
 
 /** The row events of a reply, by domain. */
 export const rowsOf = (reply: StreamReply) =>

@@ -24,14 +24,17 @@ const pkg = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8"))
 const app = Fs.mkdtempSync(Path.join(Os.tmpdir(), "build-test-"))
 // Asynchronously: tsc takes a minute on a loaded machine, and a blocked worker loses vitest's RPC.
 let built: Promise<void> | undefined
-const buildOnce = () =>
-  (built ??= new Promise<void>((resolve, reject) =>
-    execFile(process.execPath, [Path.join(root, "scripts/build.mjs"), "--out", Path.join(app, "dist")], { cwd: root }, (error, stdout, stderr) =>
-      error ? reject(new Error(`build failed:\n${stdout}${stderr}`)) : resolve())
-  ).then(() => {
-    Fs.copyFileSync(Path.join(root, "package.json"), Path.join(app, "package.json"))
-    Fs.symlinkSync(Path.join(root, "node_modules"), Path.join(app, "node_modules"))
-  }))
+const buildOnce = () => (built ??= new Promise<void>((resolve, reject) =>
+  execFile(
+    process.execPath,
+    [Path.join(root, "scripts/build.mjs"), "--out", Path.join(app, "dist")],
+    { cwd: root },
+    (error, stdout, stderr) => error ? reject(new Error(`build failed:\n${stdout}${stderr}`)) : resolve()
+  )
+).then(() => {
+  Fs.copyFileSync(Path.join(root, "package.json"), Path.join(app, "package.json"))
+  Fs.symlinkSync(Path.join(root, "node_modules"), Path.join(app, "node_modules"))
+}))
 const build = Effect.promise(buildOnce)
 const dist = (file: string) => [Path.join(app, "dist", file)]
 
@@ -41,7 +44,9 @@ const importedPackages = (dir: string): Set<string> => {
   for (const entry of Fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile() || !entry.name.endsWith(".js")) continue
     const text = Fs.readFileSync(Path.join(entry.parentPath, entry.name), "utf8")
-    const specs = text.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/gm)
+    const specs = text.matchAll(
+      /^\s*(?:import|export)\s[^;]*?\sfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/gm
+    )
     for (const m of specs) {
       const spec = m[1] ?? m[2] ?? m[3]
       if (spec.startsWith("node:") || !/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w./-]*)?$/.test(spec)) continue
@@ -54,7 +59,15 @@ const importedPackages = (dir: string): Set<string> => {
 describe("the production build", () => {
   it("compiles to dist/ with its data files and needs only production dependencies at run time", async () => {
     await buildOnce()
-    for (const file of ["main.js", "cli.js", "src/catalogue/data/tld-snapshot.json", "src/lookup/data/rdap-dns.json", "src/market/data/demo-listings.csv"]) {
+    for (
+      const file of [
+        "main.js",
+        "cli.js",
+        "src/catalogue/data/tld-snapshot.json",
+        "src/lookup/data/rdap-dns.json",
+        "src/market/data/demo-listings.csv"
+      ]
+    ) {
       expect(Fs.existsSync(Path.join(app, "dist", file)), file).toBe(true)
     }
     expect(Fs.readdirSync(Path.join(app, "dist/migrations")).some((f) => f.endsWith(".js"))).toBe(true)
@@ -70,7 +83,7 @@ describe("the production build", () => {
     const stages = dockerfile.split(/^FROM /m).slice(1)
     expect(stages.length).toBeGreaterThanOrEqual(2)
     const runtime = stages[stages.length - 1]
-    expect(runtime).toMatch(/^node:(22|24)[.\-]/)
+    expect(runtime).toMatch(/^node:(22|24)[.-]/)
     expect(runtime).toMatch(/^USER node$/m)
     expect(runtime).toMatch(/^HEALTHCHECK .*\n?.*\/readyz/m)
     expect(runtime).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini", "--"\]$/m)
@@ -79,42 +92,67 @@ describe("the production build", () => {
     expect(runtime).toMatch(/npm (ci|prune) .*--omit=dev|COPY --from=build \/app\/node_modules/)
   })
 
-  it.scopedLive("node dist/main.js serves with the compose development profile; a signed partner call over HTTP succeeds", () =>
-    Effect.gen(function*() {
-      yield* build
-      const compose = parseYaml(Fs.readFileSync(Path.join(root, "docker-compose.yml"), "utf8"))
-      const dev = compose.services.service
-      expect(dev.profiles).toEqual(["dev"])
-      expect(compose.services.postgres.ports, "PostgreSQL is not published by default").toBeUndefined()
-      const env: Record<string, string> = Object.fromEntries(Object.entries(dev.environment).map(([k, v]) => [k, String(v)]))
-      const databaseUrl = yield* sharedDatabaseUrl
-      const service = yield* startServiceProcess({ ...env, DATABASE_URL: databaseUrl }, dist("main.js"))
-      const created = yield* runCli(databaseUrl, ["partner", "create", "--name", "Compose", "--env", "sandbox", "--scopes", "search", "--json"], {
-        SERVICE_SECRET: env.SERVICE_SECRET
-      }, dist("cli.js"))
-      expect(created.code, created.stderr).toBe(0)
-      const cred = JSON.parse(created.stdout)
-      const path = "/api/partner/v1/availability?domain=compose-example.com"
-      const headers = signRequest({ keyId: cred.key_id, secret: cred.secret }, { method: "GET", url: path })
-      const reply = yield* Effect.promise(() => fetchReply(`${service.baseUrl}${path}`, { headers }))
-      expect(reply.status, reply.text).toBe(200)
-    }), 300_000)
+  it.scopedLive(
+    "node dist/main.js serves with the compose development profile; a signed partner call over HTTP succeeds",
+    () =>
+      Effect.gen(function*() {
+        yield* build
+        const compose = parseYaml(Fs.readFileSync(Path.join(root, "docker-compose.yml"), "utf8"))
+        const dev = compose.services.service
+        expect(dev.profiles).toEqual(["dev"])
+        expect(compose.services.postgres.ports, "PostgreSQL is not published by default").toBeUndefined()
+        const env: Record<string, string> = Object.fromEntries(
+          Object.entries(dev.environment).map(([k, v]) => [k, String(v)])
+        )
+        const databaseUrl = yield* sharedDatabaseUrl
+        const service = yield* startServiceProcess({ ...env, DATABASE_URL: databaseUrl }, dist("main.js"))
+        const created = yield* runCli(databaseUrl, [
+          "partner",
+          "create",
+          "--name",
+          "Compose",
+          "--env",
+          "sandbox",
+          "--scopes",
+          "search",
+          "--json"
+        ], {
+          SERVICE_SECRET: env.SERVICE_SECRET
+        }, dist("cli.js"))
+        expect(created.code, created.stderr).toBe(0)
+        const cred = JSON.parse(created.stdout)
+        const path = "/api/partner/v1/availability?domain=compose-example.com"
+        const headers = signRequest({ keyId: cred.key_id, secret: cred.secret }, { method: "GET", url: path })
+        const reply = yield* Effect.promise(() => fetchReply(`${service.baseUrl}${path}`, { headers }))
+        expect(reply.status, reply.text).toBe(200)
+      }),
+    300_000
+  )
 
-  it.scopedLive("production refuses placeholder or short secrets at start-up, naming the variable, never printing it", () =>
-    Effect.gen(function*() {
-      yield* build
-      const databaseUrl = yield* sharedDatabaseUrl
-      for (const [name, value] of [["SERVICE_SECRET", "change-me-to-a-long-random-secret-please"], ["ADMIN_TOKEN", "abc12"]]) {
-        const result = yield* runCli(databaseUrl, [], {
-          NODE_ENV: "production",
-          SERVICE_SECRET: "Zq3v9XbLr2Kp8WmT4yNc6HdJ1sFg5QaE",
-          ADMIN_TOKEN: "Hn7Rt2Wq9Lm4Xc8Vb1Kp6Zs3Df5Gj0Ya",
-          [name]: value
-        }, dist("main.js"))
-        expect(result.code, result.stdout + result.stderr).not.toBe(0)
-        const said = result.stdout + result.stderr
-        expect(said).toContain(name)
-        expect(said).not.toContain(value)
-      }
-    }), 300_000)
+  it.scopedLive(
+    "production refuses placeholder or short secrets at start-up, naming the variable, never printing it",
+    () =>
+      Effect.gen(function*() {
+        yield* build
+        const databaseUrl = yield* sharedDatabaseUrl
+        for (
+          const [name, value] of [["SERVICE_SECRET", "change-me-to-a-long-random-secret-please"], [
+            "ADMIN_TOKEN",
+            "abc12"
+          ]]
+        ) {
+          const result = yield* runCli(databaseUrl, [], {
+            NODE_ENV: "production",
+            SERVICE_SECRET: "Zq3v9XbLr2Kp8WmT4yNc6HdJ1sFg5QaE",
+            ADMIN_TOKEN: "Hn7Rt2Wq9Lm4Xc8Vb1Kp6Zs3Df5Gj0Ya",
+            [name]: value
+          }, dist("main.js"))
+          expect(result.code, result.stdout + result.stderr).not.toBe(0)
+          const said = result.stdout + result.stderr
+          expect(said).toContain(name)
+          expect(said).not.toContain(value)
+        }
+      }),
+    300_000
+  )
 })

@@ -6,14 +6,14 @@
  * Idempotency-Key, error examples by status, servers, the OAuth 2 scheme, open response schemas
  * and the webhooks section.
  */
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { promisify } from "node:util"
-import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
 import ts from "typescript"
 import { signRequest } from "../../src/partner-client/index.js"
 import { forDeployment } from "../../src/platform/OpenApiDeployment.js"
@@ -98,41 +98,49 @@ const typeErrors = (dir: string, file: string): Array<string> => {
 const run = promisify(execFile)
 
 layer(TestServer.layer({}))("OpenAPI for client generators", (it) => {
-  it.scoped("openapi-typescript generates types a search/listings/partner program compiles against, and the program runs", () =>
-    Effect.gen(function*() {
-      const { baseUrl } = yield* TestServer.TestServer
-      const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => mkdtempSync(join(tmpdir(), "openapi-client-"))),
-        (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
-      )
-      const doc = yield* get("/api/openapi.json")
-      expect(doc.status).toBe(200)
-      writeFileSync(join(dir, "openapi.json"), doc.text)
-      const bin = join(process.cwd(), "node_modules", ".bin", "openapi-typescript")
-      yield* Effect.promise(() => run(bin, [join(dir, "openapi.json"), "-o", join(dir, "schema.ts")], { timeout: 120_000 }))
-      writeFileSync(join(dir, "program.ts"), PROGRAM)
-      writeFileSync(join(dir, "wrong.ts"), WRONG)
-      expect(typeErrors(dir, "program.ts")).toEqual([])
-      const wrong = typeErrors(dir, "wrong.ts").join("\n")
-      expect(wrong).toContain("Type 'string' is not assignable to type 'number'")
-      expect(wrong).toContain("Idempotency-Key")
+  it.scoped(
+    "openapi-typescript generates types a search/listings/partner program compiles against, and the program runs",
+    () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestServer.TestServer
+        const dir = yield* Effect.acquireRelease(
+          Effect.sync(() => mkdtempSync(join(tmpdir(), "openapi-client-"))),
+          (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
+        )
+        const doc = yield* get("/api/openapi.json")
+        expect(doc.status).toBe(200)
+        writeFileSync(join(dir, "openapi.json"), doc.text)
+        const bin = join(process.cwd(), "node_modules", ".bin", "openapi-typescript")
+        yield* Effect.promise(() =>
+          run(bin, [join(dir, "openapi.json"), "-o", join(dir, "schema.ts")], { timeout: 120_000 })
+        )
+        writeFileSync(join(dir, "program.ts"), PROGRAM)
+        writeFileSync(join(dir, "wrong.ts"), WRONG)
+        expect(typeErrors(dir, "program.ts")).toEqual([])
+        const wrong = typeErrors(dir, "wrong.ts").join("\n")
+        expect(wrong).toContain("Type 'string' is not assignable to type 'number'")
+        expect(wrong).toContain("Idempotency-Key")
 
-      // The program, compiled, against the server.
-      const js = ts.transpileModule(PROGRAM, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } })
-      writeFileSync(join(dir, "program.mjs"), js.outputText)
-      const client: any = yield* Effect.promise(() => import(pathToFileURL(join(dir, "program.mjs")).href))
-      expect(yield* Effect.promise(() => client.search(baseUrl, "generated-client.com"))).toBeGreaterThanOrEqual(1)
-      expect(Array.isArray(yield* Effect.promise(() => client.listings(baseUrl)))).toBe(true)
-      const cred = yield* createPartner({ scopes: ["search", "buy"] })
-      yield* seedListings([{ domain: "generated-client.com", bin: 900 }])
-      const sign = (method: string, path: string, body: string | undefined) =>
-        signRequest({ keyId: cred.key_id, secret: cred.secret }, { method, url: path, body })
-      const key = crypto.randomUUID()
-      const first: any = yield* Effect.promise(() => client.buy(baseUrl, sign, "generated-client.com", 900, key))
-      expect(first).toMatchObject({ replayed: false })
-      const again = yield* Effect.promise(() => client.buy(baseUrl, sign, "generated-client.com", 900, key))
-      expect(again).toEqual({ ...first, replayed: true })
-    }), { timeout: 180_000 })
+        // The program, compiled, against the server.
+        const js = ts.transpileModule(PROGRAM, {
+          compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 }
+        })
+        writeFileSync(join(dir, "program.mjs"), js.outputText)
+        const client: any = yield* Effect.promise(() => import(pathToFileURL(join(dir, "program.mjs")).href))
+        expect(yield* Effect.promise(() => client.search(baseUrl, "generated-client.com"))).toBeGreaterThanOrEqual(1)
+        expect(Array.isArray(yield* Effect.promise(() => client.listings(baseUrl)))).toBe(true)
+        const cred = yield* createPartner({ scopes: ["search", "buy"] })
+        yield* seedListings([{ domain: "generated-client.com", bin: 900 }])
+        const sign = (method: string, path: string, body: string | undefined) =>
+          signRequest({ keyId: cred.key_id, secret: cred.secret }, { method, url: path, body })
+        const key = crypto.randomUUID()
+        const first: any = yield* Effect.promise(() => client.buy(baseUrl, sign, "generated-client.com", 900, key))
+        expect(first).toMatchObject({ replayed: false })
+        const again = yield* Effect.promise(() => client.buy(baseUrl, sign, "generated-client.com", 900, key))
+        expect(again).toEqual({ ...first, replayed: true })
+      }),
+    { timeout: 180_000 }
+  )
 
   it.effect("the document declares headers, Idempotency-Key, status-true error examples, servers, OAuth 2 with PKCE, open responses and webhooks", () =>
     Effect.gen(function*() {
@@ -145,8 +153,12 @@ layer(TestServer.layer({}))("OpenAPI for client generators", (it) => {
       for (const { id, op } of ops) {
         for (const [status, response] of Object.entries<any>(op.responses)) {
           expect(response.headers?.["X-Request-Id"], `${id} ${status}`).toBeDefined()
-          if (status === "429" || status === "503") expect(response.headers["Retry-After"], `${id} ${status}`).toBeDefined()
-          if (status === "202" && id.includes("/api/tools/")) expect(response.headers.Location, `${id} ${status}`).toBeDefined()
+          if (status === "429" || status === "503") {
+            expect(response.headers["Retry-After"], `${id} ${status}`).toBeDefined()
+          }
+          if (status === "202" && id.includes("/api/tools/")) {
+            expect(response.headers.Location, `${id} ${status}`).toBeDefined()
+          }
           if (op.responses["429"] !== undefined) {
             for (const h of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"]) {
               expect(response.headers[h], `${id} ${status} ${h}`).toBeDefined()
@@ -155,7 +167,9 @@ layer(TestServer.layer({}))("OpenAPI for client generators", (it) => {
         }
       }
       const createOrder = doc.paths["/api/partner/v1/orders"].post
-      expect(createOrder.parameters).toContainEqual(expect.objectContaining({ name: "Idempotency-Key", in: "header", required: true }))
+      expect(createOrder.parameters).toContainEqual(
+        expect.objectContaining({ name: "Idempotency-Key", in: "header", required: true })
+      )
       expect(createOrder.responses["201"].headers["Idempotent-Replayed"]).toBeDefined()
       expect(doc.paths["/api/tools/whois"].post.parameters).toContainEqual(
         expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false })
@@ -169,10 +183,15 @@ layer(TestServer.layer({}))("OpenAPI for client generators", (it) => {
       expect(code(doc.paths["/api/tools/whois"].post, "401")).toBe("unauthorized")
       expect(code(createOrder, "401")).toBe("invalid_signature")
       // 3. Servers and the OAuth 2 scheme (admin keeps its own bearer token).
-      expect(doc.servers).toEqual([expect.objectContaining({ url: TestServer.baseEnv.BASE_URL ?? expect.stringMatching(/^http:\/\/localhost:/) })])
+      expect(doc.servers).toEqual([
+        expect.objectContaining({ url: TestServer.baseEnv.BASE_URL ?? expect.stringMatching(/^http:\/\/localhost:/) })
+      ])
       const bearer = doc.components.securitySchemes.bearer
       expect(bearer.type).toBe("oauth2")
-      expect(bearer.flows.authorizationCode).toMatchObject({ authorizationUrl: "/oauth/authorize", tokenUrl: "/api/oauth/token" })
+      expect(bearer.flows.authorizationCode).toMatchObject({
+        authorizationUrl: "/oauth/authorize",
+        tokenUrl: "/api/oauth/token"
+      })
       expect(Object.keys(bearer.flows.authorizationCode.scopes)).toContain("pricing:read")
       expect(doc.components.securitySchemes.adminToken.type).not.toBe("oauth2")
       // 4. Responses tolerate added fields; request payloads still refuse unknown ones.
@@ -189,9 +208,12 @@ layer(TestServer.layer({}))("OpenAPI for client generators", (it) => {
           if (status.startsWith("2") && json !== undefined) expect(json.example, `${id} ${status}`).toBeDefined()
         }
       }
-      expect(doc.paths["/api/partner/v1/orders"].get.responses["200"].content["application/json"].example.orders).toHaveLength(1)
+      expect(doc.paths["/api/partner/v1/orders"].get.responses["200"].content["application/json"].example.orders)
+        .toHaveLength(1)
       // 5. Webhooks and the NDJSON stream's events.
-      expect(doc.webhooks.partnerEvent.post.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/WebhookEvent")
+      expect(doc.webhooks.partnerEvent.post.requestBody.content["application/json"].schema.$ref).toBe(
+        "#/components/schemas/WebhookEvent"
+      )
       expect(doc.components.schemas.WebhookEvent.properties.type.enum).toContain("order.recorded")
       expect(doc.components.schemas.SearchStreamEvent.oneOf).toHaveLength(4)
 
@@ -199,13 +221,19 @@ layer(TestServer.layer({}))("OpenAPI for client generators", (it) => {
       const deployed = forDeployment(doc, {
         baseUrl: "https://api.example.test",
         deprecations: {
-          "catalogue.getTldPrice": { deprecatedAt: new Date("2026-10-01T00:00:00Z"), sunsetAt: new Date("2027-03-01T00:00:00Z"), link: "https://example.com/m" }
+          "catalogue.getTldPrice": {
+            deprecatedAt: new Date("2026-10-01T00:00:00Z"),
+            sunsetAt: new Date("2027-03-01T00:00:00Z"),
+            link: "https://example.com/m"
+          }
         }
       })
       expect(deployed.servers).toEqual([expect.objectContaining({ url: "https://api.example.test" })])
       const deprecated = ops.filter(({ op }) => op.operationId === "catalogue.getTldPrice")
       expect(deprecated).toHaveLength(1)
-      const marked = Object.values<any>(deployed.paths).flatMap((item) => Object.values<any>(item)).filter((op) => op.deprecated === true)
+      const marked = Object.values<any>(deployed.paths).flatMap((item) => Object.values<any>(item)).filter((op) =>
+        op.deprecated === true
+      )
       expect(marked.map((op) => op.operationId)).toEqual(["catalogue.getTldPrice"])
     }))
 })

@@ -19,7 +19,7 @@ layer(TestServer.layer({ BASE_URL: "https://api.example.test" }))("service endpo
       const reply = yield* get("/api")
       expect(reply.status).toBe(401)
       expect(reply.headers.get("www-authenticate")).toBe(
-        'Bearer resource_metadata="https://api.example.test/.well-known/oauth-protected-resource"'
+        "Bearer resource_metadata=\"https://api.example.test/.well-known/oauth-protected-resource\""
       )
       expect(typedError(reply).code).toBe("unauthorized")
     }))
@@ -67,7 +67,11 @@ layer(TestServer.layer({ BASE_URL: "https://api.example.test" }))("service endpo
     Effect.gen(function*() {
       const doc = (yield* get("/api/openapi.json")).json
       const schemes = doc.components.securitySchemes
-      const header = (scheme: string) => ({ type: schemes[scheme].type, in: schemes[scheme].in, name: schemes[scheme].name })
+      const header = (scheme: string) => ({
+        type: schemes[scheme].type,
+        in: schemes[scheme].in,
+        name: schemes[scheme].name
+      })
       // Keyed availability: both headers of the pair, in one requirement (they go together).
       expect(doc.paths["/api/v1/domains/available"].get.security).toEqual([{ apiKey: [], apiSecret: [] }])
       expect(header("apiKey")).toEqual({ type: "apiKey", in: "header", name: "x-api-key" })
@@ -147,7 +151,9 @@ describe("deprecation headers driven by configuration", () => {
           const reply = yield* get(path)
           expect(reply.headers.get("deprecation"), path).toBe(`@${Date.parse("2026-10-01T00:00:00Z") / 1000}`)
           expect(reply.headers.get("sunset"), path).toBe("Mon, 01 Mar 2027 00:00:00 GMT")
-          expect(reply.headers.get("link"), path).toBe('<https://api.example.test/docs/catalogue.md#migrating>; rel="deprecation"')
+          expect(reply.headers.get("link"), path).toBe(
+            "<https://api.example.test/docs/catalogue.md#migrating>; rel=\"deprecation\""
+          )
         }
       }))
     it.effect("the index marks it deprecated", () =>
@@ -168,7 +174,14 @@ describe("deprecation headers driven by configuration", () => {
 layer(TestServer.layer())("CORS for browser-based clients", (it) => {
   it.effect("preflight requests are answered for any path, with the requested headers allowed", () =>
     Effect.gen(function*() {
-      for (const path of ["/api/oauth/register", "/.well-known/oauth-authorization-server", "/api/domain/search", "/api/pricing/tld"]) {
+      for (
+        const path of [
+          "/api/oauth/register",
+          "/.well-known/oauth-authorization-server",
+          "/api/domain/search",
+          "/api/pricing/tld"
+        ]
+      ) {
         const reply = yield* request(path, {
           method: "OPTIONS",
           headers: {
@@ -191,7 +204,9 @@ layer(TestServer.layer())("CORS for browser-based clients", (it) => {
       expect(reply.status).toBe(200)
       expect(reply.headers.get("access-control-allow-origin")).toBe("*")
       const exposed = reply.headers.get("access-control-expose-headers")!.split(/,\s*/)
-      for (const h of ["x-request-id", "ratelimit-remaining", "retry-after", "www-authenticate"]) expect(exposed).toContain(h)
+      for (const h of ["x-request-id", "ratelimit-remaining", "retry-after", "www-authenticate"]) {
+        expect(exposed).toContain(h)
+      }
       // Same-origin and non-browser callers get no CORS headers at all.
       expect((yield* get("/api/pricing/tld?tld=com")).headers.get("access-control-allow-origin")).toBeNull()
     }))
@@ -201,7 +216,11 @@ layer(TestServer.layer())("malformed request bodies", (it) => {
   it.effect("a body that is not JSON is a typed 400 invalid_body on every JSON endpoint, never a 500", () =>
     Effect.gen(function*() {
       for (const path of ["/api/batch", "/api/domain/search", "/api/tools/whois", "/api/auth/login"]) {
-        const reply = yield* request(path, { method: "POST", body: "{not json", headers: { "content-type": "application/json" } })
+        const reply = yield* request(path, {
+          method: "POST",
+          body: "{not json",
+          headers: { "content-type": "application/json" }
+        })
         expect(reply.status, path).toBe(400)
         expect(typedError(reply).code, path).toBe("invalid_body")
       }

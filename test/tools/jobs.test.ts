@@ -78,8 +78,13 @@ layer(TestServer.layer({ WORKERS: "false" }), { excludeTestServices: true })("du
       const completions: Array<string> = []
       // Replica 1 starts the job, then dies mid-job (its scope closes: fibers stop, nothing is released).
       const scope1 = yield* Scope.make()
-      yield* first.work("test:crash", () =>
-        Deferred.succeed(started, undefined).pipe(Effect.zipRight(Effect.never), Effect.zipRight(Effect.sync(() => completions.push("first"))))
+      yield* first.work(
+        "test:crash",
+        () =>
+          Deferred.succeed(started, undefined).pipe(
+            Effect.zipRight(Effect.never),
+            Effect.zipRight(Effect.sync(() => completions.push("first")))
+          )
       ).pipe(Scope.extend(scope1))
       yield* Deferred.await(started)
       yield* Scope.close(scope1, Exit.void)
@@ -88,9 +93,13 @@ layer(TestServer.layer({ WORKERS: "false" }), { excludeTestServices: true })("du
 
       // Replica 2 picks it up after the lease.
       const second = yield* makeJobs({ lease, retention: Duration.days(1) })
-      yield* second.work("test:crash", (j) => Effect.sync(() => completions.push(`second:${j.attempt}`)).pipe(Effect.as({ ok: true })), {
-        pollInterval: "100 millis"
-      })
+      yield* second.work(
+        "test:crash",
+        (j) => Effect.sync(() => completions.push(`second:${j.attempt}`)).pipe(Effect.as({ ok: true })),
+        {
+          pollInterval: "100 millis"
+        }
+      )
       const done = yield* doneState(second, job.id)
       expect(done.status).toBe("done")
       expect(done.attempts).toBe(2)
@@ -107,7 +116,9 @@ layer(TestServer.layer({ WORKERS: "false" }), { excludeTestServices: true })("du
       yield* jobs.work<{ kind: string }>("test:fail", (j) =>
         j.input.kind === "bad"
           ? Effect.fail(new JobFailure({ message: "input rejected" }))
-          : Effect.suspend(() => (++flakyRuns === 1 ? Effect.fail(new Error("upstream hiccup")) : Effect.succeed("recovered"))), {
+          : Effect.suspend(
+            () => (++flakyRuns === 1 ? Effect.fail(new Error("upstream hiccup")) : Effect.succeed("recovered"))
+          ), {
         pollInterval: "100 millis"
       })
       const badDone = yield* doneState(jobs, bad.id)

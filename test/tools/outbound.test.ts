@@ -10,17 +10,26 @@ import type { ConnectTarget, OutboundConnector, OutboundResolver } from "../../s
 /** A resolver that answers from a table, never from the network. */
 const tableResolver = (table: Record<string, Array<string>>): OutboundResolver => (host) =>
   table[host]
-    ? Effect.succeed(table[host].map((address) => ({ address, family: address.includes(":") ? 6 as const : 4 as const })))
+    ? Effect.succeed(
+      table[host].map((address) => ({ address, family: address.includes(":") ? 6 as const : 4 as const }))
+    )
     : Effect.fail(new OutboundError({ reason: "dns_failure", message: `no such host ${host}`, url: host }))
 
 /** A connector that records what it was asked and never touches the network. */
-const recordingConnector = (answer: (t: ConnectTarget, n: number) => { status: number; headers?: Record<string, string>; body?: string }) => {
+const recordingConnector = (
+  answer: (t: ConnectTarget, n: number) => { status: number; headers?: Record<string, string>; body?: string }
+) => {
   const calls: Array<ConnectTarget> = []
   const connector: OutboundConnector = (t) =>
     Effect.sync(() => {
       calls.push(t)
       const a = answer(t, calls.length)
-      return { status: a.status, headers: a.headers ?? {}, body: new TextEncoder().encode(a.body ?? ""), truncated: false }
+      return {
+        status: a.status,
+        headers: a.headers ?? {},
+        body: new TextEncoder().encode(a.body ?? ""),
+        truncated: false
+      }
     })
   return { calls, connector }
 }
@@ -66,7 +75,12 @@ describe("SSRF guard: address classes", () => {
     it.effect(`refuses ${url} (${cls}) without connecting`, () =>
       Effect.gen(function*() {
         const { calls, connector } = recordingConnector(() => ({ status: 200 }))
-        const outbound = makeOutbound({ allowLoopback: false, allowedPorts: [80, 443], resolver: tableResolver({}), connector })
+        const outbound = makeOutbound({
+          allowLoopback: false,
+          allowedPorts: [80, 443],
+          resolver: tableResolver({}),
+          connector
+        })
         const e = yield* Effect.flip(outbound.fetch(url))
         expect(e.reason).toBe("address_not_allowed")
         expect(e.message).toContain(cls)
@@ -76,7 +90,9 @@ describe("SSRF guard: address classes", () => {
   }
 
   it("public addresses pass", () => {
-    for (const ip of ["93.184.216.34", "8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "2002:808:808::1"]) {
+    for (
+      const ip of ["93.184.216.34", "8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "2002:808:808::1"]
+    ) {
       expect(classifyAddress(ip), ip).toBeUndefined()
     }
   })
@@ -162,7 +178,10 @@ describe("SSRF guard: schemes, ports, DNS and redirects", () => {
       expect(e.reason).toBe("address_not_allowed")
       expect(calls).toHaveLength(1)
 
-      const viaName = recordingConnector((_t, n) => (n === 1 ? { status: 301, headers: { location: "https://internal.test/" } } : { status: 200 }))
+      const viaName = recordingConnector((
+        _t,
+        n
+      ) => (n === 1 ? { status: 301, headers: { location: "https://internal.test/" } } : { status: 200 }))
       const outbound2 = makeOutbound({
         allowLoopback: false,
         allowedPorts: [80, 443],
@@ -176,7 +195,9 @@ describe("SSRF guard: schemes, ports, DNS and redirects", () => {
   it.effect("redirect chains are bounded and credentials are not carried to another origin", () =>
     Effect.gen(function*() {
       const { calls, connector } = recordingConnector((t) =>
-        t.url.hostname === "a.test" ? { status: 302, headers: { location: "http://b.test/next" } } : { status: 302, headers: { location: "/again" } }
+        t.url.hostname === "a.test"
+          ? { status: 302, headers: { location: "http://b.test/next" } }
+          : { status: 302, headers: { location: "/again" } }
       )
       const outbound = makeOutbound({
         allowLoopback: false,
@@ -184,7 +205,9 @@ describe("SSRF guard: schemes, ports, DNS and redirects", () => {
         resolver: tableResolver({ "a.test": ["93.184.216.34"], "b.test": ["93.184.216.35"] }),
         connector
       })
-      const e = yield* Effect.flip(outbound.fetch("http://a.test/", { maxRedirects: 3, headers: { Authorization: "secret" } }))
+      const e = yield* Effect.flip(
+        outbound.fetch("http://a.test/", { maxRedirects: 3, headers: { Authorization: "secret" } })
+      )
       expect(e.reason).toBe("too_many_redirects")
       expect(calls).toHaveLength(4)
       expect(calls[0].headers["authorization"]).toBe("secret")
@@ -224,10 +247,11 @@ describe("Outbound over real loopback connections (test switch on)", () => {
       })
       server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
     }),
-    (server) => Effect.async<void>((resume) => {
-      server.closeAllConnections()
-      server.close(() => resume(Effect.void))
-    })
+    (server) =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
   )
 
   it.scopedLive("follows the status chain to the final URL, caps the body, times out a hang", () =>
@@ -238,7 +262,10 @@ describe("Outbound over real loopback connections (test switch on)", () => {
       const res = yield* outbound.fetch(`${base}/start`)
       expect(res.status).toBe(200)
       expect(res.finalUrl).toBe(`${base}/final`)
-      expect(res.hops.map((h) => [h.status, h.address])).toEqual([[301, "127.0.0.1"], [302, "127.0.0.1"], [200, "127.0.0.1"]])
+      expect(res.hops.map((h) => [h.status, h.address])).toEqual([[301, "127.0.0.1"], [302, "127.0.0.1"], [
+        200,
+        "127.0.0.1"
+      ]])
       expect(new TextDecoder().decode(res.body)).toContain("<title>Final</title>")
 
       const big = yield* outbound.fetch(`${base}/big`, { maxBodyBytes: 100 })

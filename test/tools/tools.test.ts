@@ -21,13 +21,17 @@ const startSite = Effect.acquireRelease(
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
       res.end("<!doctype html><html><head><title>  Hello &amp; welcome </title></head><body>hi</body></html>")
     })
-    server.listen(0, "127.0.0.1", () =>
-      resume(Effect.succeed({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits })))
+    server.listen(
+      0,
+      "127.0.0.1",
+      () => resume(Effect.succeed({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits }))
+    )
   }),
-  ({ server }) => Effect.async<void>((resume) => {
-    server.closeAllConnections()
-    server.close(() => resume(Effect.void))
-  })
+  ({ server }) =>
+    Effect.async<void>((resume) => {
+      server.closeAllConnections()
+      server.close(() => resume(Effect.void))
+    })
 )
 
 const Env = Layer.unwrapScoped(
@@ -40,7 +44,18 @@ const Env = Layer.unwrapScoped(
         { type: "MX", data: { preference: 5, exchange: "mx0.example.com" } },
         { type: "NS", data: "a.iana-servers.net" },
         { type: "TXT", data: ["v=spf1 -all"] },
-        { type: "SOA", data: { mname: "ns.icann.org", rname: "noc.dns.icann.org", serial: 2024081400, refresh: 7200, retry: 3600, expire: 1209600, minimum: 3600 } }
+        {
+          type: "SOA",
+          data: {
+            mname: "ns.icann.org",
+            rname: "noc.dns.icann.org",
+            serial: 2024081400,
+            refresh: 7200,
+            retry: 3600,
+            expire: 1209600,
+            minimum: 3600
+          }
+        }
       ],
       "www.example.com": [{ type: "CNAME", data: "example.com" }]
     })
@@ -80,7 +95,11 @@ const statusPathOf = (reply: Reply) => {
   expect(reply.json).toEqual({
     ok: true,
     cached: false,
-    result: { mode: "async", jobId: location.split("/").pop(), status_url: expect.stringMatching(new RegExp(`${location}$`)) }
+    result: {
+      mode: "async",
+      jobId: location.split("/").pop(),
+      status_url: expect.stringMatching(new RegExp(`${location}$`))
+    }
   })
   return location
 }
@@ -168,8 +187,16 @@ layer(Env, { excludeTestServices: true })("free tools", (it) => {
       const res = yield* post("/api/tools/domain-suggest", { keywords: "Coffee Shop", tlds: ["com", "io"], limit: 5 })
       expect(res.status).toBe(200)
       const suggestions = res.json.result.suggestions
-      expect(suggestions.map((s: any) => s.domain)).toEqual(["coffeeshop.com", "coffeeshop.io", "getcoffeeshop.com", "trycoffeeshop.com", "mycoffeeshop.com"])
-      for (const s of suggestions) expect(Object.keys(s).sort()).toEqual(["available", "domain", "domain_unicode", "price", "state"])
+      expect(suggestions.map((s: any) => s.domain)).toEqual([
+        "coffeeshop.com",
+        "coffeeshop.io",
+        "getcoffeeshop.com",
+        "trycoffeeshop.com",
+        "mycoffeeshop.com"
+      ])
+      for (const s of suggestions) {
+        expect(Object.keys(s).sort()).toEqual(["available", "domain", "domain_unicode", "price", "state"])
+      }
       const empty = yield* post("/api/tools/domain-suggest", { keywords: "!!!" })
       expect(empty.status).toBe(400)
       const refused = yield* post("/api/tools/domain-suggest", { keywords: "tea" })
@@ -183,7 +210,9 @@ layer(Env, { excludeTestServices: true })("free tools", (it) => {
       const unknown = yield* post("/api/tools/teleport", { anything: 1 })
       expect(unknown.status).toBe(404)
       expect(typedError(unknown).code).toBe("unknown_tool")
-      expect(typedError(yield* get("/api/tools/teleport/status/job_01hzzzzzzzzzzzzzzzzzzzzzzz")).code).toBe("unknown_tool")
+      expect(typedError(yield* get("/api/tools/teleport/status/job_01hzzzzzzzzzzzzzzzzzzzzzzz")).code).toBe(
+        "unknown_tool"
+      )
       const malformed = yield* get("/api/tools/site-check/status/not-a-job")
       expect(malformed.status).toBe(400)
       expect(typedError(malformed).code).toBe("invalid_job_id")
@@ -199,14 +228,22 @@ layer(Env, { excludeTestServices: true })("free tools", (it) => {
       const path = statusPathOf(accepted)
       const { reply, seen } = yield* pollUntilFinished(path)
       expect(seen.every((s) => ["queued", "running", "done"].includes(s))).toBe(true)
-      expect(reply.json).toMatchObject({ jobId: path.split("/").pop(), tool: "site-check", status: "done", attempts: 1 })
+      expect(reply.json).toMatchObject({
+        jobId: path.split("/").pop(),
+        tool: "site-check",
+        status: "done",
+        attempts: 1
+      })
       expect(reply.json.error).toBeUndefined()
       expect(reply.json.result).toEqual({
         url: `${site.url}/start`,
         reachable: true,
         final_url: `${site.url}/final`,
         status: 200,
-        chain: [{ url: `${site.url}/start`, status: 301, location: "/final" }, { url: `${site.url}/final`, status: 200 }],
+        chain: [{ url: `${site.url}/start`, status: 301, location: "/final" }, {
+          url: `${site.url}/final`,
+          status: 200
+        }],
         title: "Hello & welcome",
         content_type: "text/html; charset=utf-8",
         tls: null,
@@ -239,9 +276,17 @@ layer(Env, { excludeTestServices: true })("free tools", (it) => {
       const result = reply.json.result
       expect([result.total, result.checked, result.items.length]).toEqual([31, 31, 31])
       // No registrar and RDAP in sandbox mode: the engine cannot tell, and says so.
-      expect(result.items[0]).toEqual({ domain: "name0.com", state: "unknown", available: null, price: null, error: null })
+      expect(result.items[0]).toEqual({
+        domain: "name0.com",
+        state: "unknown",
+        available: null,
+        price: null,
+        error: null
+      })
       expect(result.items[30]).toMatchObject({ domain: "not a domain", state: "invalid", available: null })
-      const tooMany = yield* post("/api/tools/bulk-check", { domains: Array.from({ length: 501 }, (_, i) => `n${i}.com`) })
+      const tooMany = yield* post("/api/tools/bulk-check", {
+        domains: Array.from({ length: 501 }, (_, i) => `n${i}.com`)
+      })
       expect(tooMany.status).toBe(400)
       expect((yield* post("/api/tools/bulk-check", { domains: [] })).status).toBe(400)
     }))
@@ -252,7 +297,9 @@ describe("OpenAPI", () => {
     it.effect("publishes each tool's input schema and the status endpoint", () =>
       Effect.gen(function*() {
         const doc = (yield* get("/api/openapi.json")).json
-        for (const slug of ["idn-convert", "dns-lookup", "domain-suggest", "appraise", "site-check", "bulk-check", "whois"]) {
+        for (
+          const slug of ["idn-convert", "dns-lookup", "domain-suggest", "appraise", "site-check", "bulk-check", "whois"]
+        ) {
           expect(doc.paths[`/api/tools/${slug}`]?.post, slug).toBeDefined()
         }
         expect(doc.paths["/api/tools/{slug}/status/{jobId}"]?.get).toBeDefined()

@@ -338,7 +338,7 @@ export class PartnerClient {
         response = await this.#fetch(`${baseUrl}${path}`, {
           method,
           headers,
-          body: text,
+          ...(text === undefined ? {} : { body: text }),
           signal: AbortSignal.timeout(this.#options.timeoutMs ?? 30_000)
         })
       } catch (error) {

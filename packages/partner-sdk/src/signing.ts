@@ -96,9 +96,9 @@ export interface SignInput {
   /** The exact body that will be sent. */
   readonly body?: string | Uint8Array | undefined
   /** Unix seconds; default now. */
-  readonly timestamp?: number
+  readonly timestamp?: number | undefined
   /** Default: a random UUID. */
-  readonly nonce?: string
+  readonly nonce?: string | undefined
 }
 
 export interface SignedHeaders {

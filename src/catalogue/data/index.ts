@@ -4,8 +4,8 @@
  *   registered TLDs (registry rules as published by the registries);
  * - `default-prices.csv`: retail prices in USD cents per TLD and operation.
  */
-import * as Fs from "node:fs"
 import { Schema } from "effect"
+import * as Fs from "node:fs"
 import { parsePriceCsv, type PriceRow } from "../PriceCsv.js"
 import { RtrTldInfo } from "../RealtimeRegisterSchema.js"
 

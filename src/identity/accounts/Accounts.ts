@@ -11,7 +11,15 @@ import { parseDomainName } from "../../domain/DomainName.js"
 import { AppConfig } from "../../platform/Config.js"
 import { makeId } from "../../platform/Ids.js"
 import { hashPassword, randomSecret, sha256Hex, verifyPassword } from "../Crypto.js"
-import { DomainTaken, EmailTaken, InvalidCredentials, InvalidEmail, InvalidOwnedDomain, UserNotFound, WeakPassword } from "./Errors.js"
+import {
+  DomainTaken,
+  EmailTaken,
+  InvalidCredentials,
+  InvalidEmail,
+  InvalidOwnedDomain,
+  UserNotFound,
+  WeakPassword
+} from "./Errors.js"
 import { AccountsRepo, type UserRow } from "./Repo.js"
 
 export interface User {
@@ -49,13 +57,16 @@ const normalizeDomains = (domains: ReadonlyArray<string>) =>
 
 const toUser = (row: UserRow): User => ({ id: row.id, email: row.email, createdAt: row.created_at })
 
-const domainsTaken = (taken: ReadonlyArray<string>) => new DomainTaken({ message: `Already owned by another user: ${taken.join(", ")}` })
+const domainsTaken = (taken: ReadonlyArray<string>) =>
+  new DomainTaken({ message: `Already owned by another user: ${taken.join(", ")}` })
 
 const createUserWith = (input: CreateUserInput) =>
   Effect.gen(function*() {
     const repo = yield* AccountsRepo
     const email = normalizeEmail(input.email)
-    if (!isPlausibleEmail(email)) return yield* new InvalidEmail({ message: `"${input.email}" is not an e-mail address` })
+    if (!isPlausibleEmail(email)) {
+      return yield* new InvalidEmail({ message: `"${input.email}" is not an e-mail address` })
+    }
     if (input.password.length < MIN_PASSWORD_LENGTH) {
       return yield* new WeakPassword({ message: `The password must have at least ${MIN_PASSWORD_LENGTH} characters` })
     }
@@ -118,14 +129,22 @@ const make = Effect.gen(function*() {
      * Checks the credentials and starts a session; the returned token goes into the cookie and is
      * never stored. Unknown e-mail and wrong password cost the same and fail the same.
      */
-    signIn: (email: string, password: string): Effect.Effect<{ user: User; token: string; expiresAt: Date }, InvalidCredentials> =>
+    signIn: (
+      email: string,
+      password: string
+    ): Effect.Effect<{ user: User; token: string; expiresAt: Date }, InvalidCredentials> =>
       Effect.gen(function*() {
         const row = Option.getOrUndefined(yield* repo.userByEmail(normalizeEmail(email)))
         const ok = yield* verifyPassword(password, row?.password_hash)
         if (!ok || row === undefined) return yield* new InvalidCredentials({ message: "Wrong e-mail or password" })
         const token = randomSecret()
         const expiresAt = new Date((yield* Clock.currentTimeMillis) + sessionTtl)
-        yield* repo.insertSession({ token_hash: sha256Hex(token), id: makeId("ses"), user_id: row.id, expires_at: expiresAt })
+        yield* repo.insertSession({
+          token_hash: sha256Hex(token),
+          id: makeId("ses"),
+          user_id: row.id,
+          expires_at: expiresAt
+        })
         return { user: toUser(row), token, expiresAt }
       }),
 
@@ -134,7 +153,11 @@ const make = Effect.gen(function*() {
         ? Effect.succeed(Option.none())
         : Effect.map(
           Effect.flatMap(now, (at) => repo.sessionByHash(sha256Hex(token), at)),
-          Option.map((row): Session => ({ id: row.id, expiresAt: row.expires_at, user: { id: row.user_id, email: row.email, createdAt: row.user_created_at } }))
+          Option.map((row): Session => ({
+            id: row.id,
+            expiresAt: row.expires_at,
+            user: { id: row.user_id, email: row.email, createdAt: row.user_created_at }
+          }))
         ),
 
     endSession: (token: string) => repo.deleteSession(sha256Hex(token)),

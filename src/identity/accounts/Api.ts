@@ -28,7 +28,9 @@ export const UserView = Schema.Struct({
 }).annotations({ identifier: "User" })
 
 export const SessionView = Schema.Struct({
-  expires_at: Schema.String.annotations({ description: "When the session ends (RFC 3339 UTC); signing in again starts a new one" })
+  expires_at: Schema.String.annotations({
+    description: "When the session ends (RFC 3339 UTC); signing in again starts a new one"
+  })
 }).annotations({ identifier: "Session" })
 
 export class LoginRequest extends Schema.Class<LoginRequest>("LoginRequest")({
@@ -43,7 +45,9 @@ export class SignedIn extends Schema.Class<SignedIn>("SignedIn")({
 
 export class Me extends Schema.Class<Me>("Me")({
   user: UserView,
-  domains: Schema.Array(Schema.String).annotations({ description: "Domains this user owns (A-labels); bulk operations act on these only" }),
+  domains: Schema.Array(Schema.String).annotations({
+    description: "Domains this user owns (A-labels); bulk operations act on these only"
+  }),
   session: SessionView
 }) {}
 

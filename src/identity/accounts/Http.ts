@@ -3,7 +3,14 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../../app/Api.js"
 import { AppConfig } from "../../platform/Config.js"
-import { clearSessionCookie, CurrentUser, isSameOriginWrite, originRefused, sessionTokenOf, setSessionCookie } from "../Session.js"
+import {
+  clearSessionCookie,
+  CurrentUser,
+  isSameOriginWrite,
+  originRefused,
+  sessionTokenOf,
+  setSessionCookie
+} from "../Session.js"
 import { Accounts, type User } from "./Accounts.js"
 import { Me, SignedIn } from "./Api.js"
 import { limitLogin } from "./LoginLimit.js"
@@ -21,7 +28,10 @@ export const AuthHttpLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
           yield* limitLogin(payload.email)
           const signedIn = yield* accounts.signIn(payload.email, payload.password)
           yield* setSessionCookie(signedIn.token, signedIn.expiresAt)
-          return new SignedIn({ user: userView(signedIn.user), session: { expires_at: signedIn.expiresAt.toISOString() } })
+          return new SignedIn({
+            user: userView(signedIn.user),
+            session: { expires_at: signedIn.expiresAt.toISOString() }
+          })
         }))
       .handle("logout", ({ request }) =>
         Effect.gen(function*() {

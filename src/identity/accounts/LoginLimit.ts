@@ -4,9 +4,9 @@
  */
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import { clientIpOf } from "../../platform/ClientIp.js"
 import { AppConfig } from "../../platform/Config.js"
 import { RateLimitedError } from "../../platform/Errors.js"
-import { clientIpOf } from "../../platform/ClientIp.js"
 import { RateLimiter, rateLimitHeaders } from "../../platform/RateLimit.js"
 import { normalizeEmail } from "./Accounts.js"
 import { loginLimits } from "./Api.js"
@@ -24,7 +24,9 @@ export const limitLogin = (email: string) =>
     const byAccount = byIp.allowed ? yield* limiter.consume(loginLimits.account, normalizeEmail(email)) : byIp
     const denied = !byIp.allowed ? byIp : !byAccount.allowed ? byAccount : undefined
     const shown = denied ?? (byAccount.remaining < byIp.remaining ? byAccount : byIp)
-    const headers = denied ? { ...rateLimitHeaders(shown), "retry-after": String(shown.resetSeconds) } : rateLimitHeaders(shown)
+    const headers = denied
+      ? { ...rateLimitHeaders(shown), "retry-after": String(shown.resetSeconds) }
+      : rateLimitHeaders(shown)
     yield* HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeaders(res, headers)))
     if (denied) {
       return yield* new RateLimitedError({

@@ -24,7 +24,12 @@ export const SessionRow = Schema.Struct({
 export type SessionRow = typeof SessionRow.Type
 
 const NewUser = Schema.Struct({ id: Schema.String, email: Schema.String, password_hash: Schema.String })
-const NewSession = Schema.Struct({ token_hash: Schema.String, id: Schema.String, user_id: Schema.String, expires_at: Schema.DateFromSelf })
+const NewSession = Schema.Struct({
+  token_hash: Schema.String,
+  id: Schema.String,
+  user_id: Schema.String,
+  expires_at: Schema.DateFromSelf
+})
 const DomainRow = Schema.Struct({ domain: Schema.String })
 
 const make = Effect.gen(function*() {
@@ -45,12 +50,15 @@ const make = Effect.gen(function*() {
   const domainsOwnedByOthers = SqlSchema.findAll({
     Request: Schema.Struct({ userId: Schema.String, domains: Schema.Array(Schema.String) }),
     Result: DomainRow,
-    execute: ({ domains, userId }) => sql`select domain from user_domains where domain in ${sql.in(domains)} and user_id <> ${userId}`
+    execute: ({ domains, userId }) =>
+      sql`select domain from user_domains where domain in ${sql.in(domains)} and user_id <> ${userId}`
   })
   const addDomains = SqlSchema.void({
     Request: Schema.Struct({ userId: Schema.String, domains: Schema.Array(Schema.String) }),
     execute: ({ domains, userId }) =>
-      sql`insert into user_domains ${sql.insert(domains.map((domain) => ({ domain, user_id: userId })))} on conflict (domain) do nothing`
+      sql`insert into user_domains ${
+        sql.insert(domains.map((domain) => ({ domain, user_id: userId })))
+      } on conflict (domain) do nothing`
   })
   const domainsOf = SqlSchema.findAll({
     Request: Schema.String,
@@ -88,8 +96,11 @@ const make = Effect.gen(function*() {
     insertUser: (row: typeof NewUser.Type) => Effect.orDie(insertUser(row)),
     /** Domains already owned by someone else. */
     domainsOwnedByOthers: (userId: string, domains: ReadonlyArray<string>) =>
-      domains.length === 0 ? Effect.succeed([]) : Effect.orDie(Effect.map(domainsOwnedByOthers({ userId, domains }), domainNames)),
-    addDomains: (userId: string, domains: ReadonlyArray<string>) => domains.length === 0 ? Effect.void : Effect.orDie(addDomains({ userId, domains })),
+      domains.length === 0
+        ? Effect.succeed([])
+        : Effect.orDie(Effect.map(domainsOwnedByOthers({ userId, domains }), domainNames)),
+    addDomains: (userId: string, domains: ReadonlyArray<string>) =>
+      domains.length === 0 ? Effect.void : Effect.orDie(addDomains({ userId, domains })),
     domainsOf: (userId: string) => Effect.orDie(Effect.map(domainsOf(userId), domainNames)),
     insertSession: (row: typeof NewSession.Type) => Effect.orDie(insertSession(row)),
     sessionByHash: (tokenHash: string, now: Date) => Effect.orDie(sessionByHash({ tokenHash, now })),

@@ -15,7 +15,12 @@ export const ApiKeyRow = Schema.Struct({
 })
 export type ApiKeyRow = typeof ApiKeyRow.Type
 
-export const NewApiKey = Schema.Struct({ id: Schema.String, key: Schema.String, name: Schema.String, secret_hash: Schema.String })
+export const NewApiKey = Schema.Struct({
+  id: Schema.String,
+  key: Schema.String,
+  name: Schema.String,
+  secret_hash: Schema.String
+})
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -23,7 +28,8 @@ const make = Effect.gen(function*() {
   const insert = SqlSchema.single({
     Request: NewApiKey,
     Result: ApiKeyRow,
-    execute: (row) => sql`insert into api_keys ${sql.insert(row)} returning id, key, name, secret_hash, created_at, revoked_at`
+    execute: (row) =>
+      sql`insert into api_keys ${sql.insert(row)} returning id, key, name, secret_hash, created_at, revoked_at`
   })
   const byKey = SqlSchema.findOne({
     Request: Schema.String,
@@ -38,7 +44,8 @@ const make = Effect.gen(function*() {
   const revoke = SqlSchema.findOne({
     Request: Schema.String,
     Result: Schema.Struct({ key: Schema.String }),
-    execute: (key) => sql`update api_keys set revoked_at = now() where key = ${key} and revoked_at is null returning key`
+    execute: (key) =>
+      sql`update api_keys set revoked_at = now() where key = ${key} and revoked_at is null returning key`
   })
 
   return {

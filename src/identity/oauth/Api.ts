@@ -26,17 +26,35 @@ export const oauthLimits = {
 
 const oauthErrorBody = (identifier: string, status: number, description: string) =>
   Schema.Struct({
-    error: Schema.String.annotations({ description: "OAuth error code, e.g. invalid_grant, invalid_request, unsupported_grant_type" }),
+    error: Schema.String.annotations({
+      description: "OAuth error code, e.g. invalid_grant, invalid_request, unsupported_grant_type"
+    }),
     error_description: Schema.String.annotations({ description: "Human-readable explanation" })
   }).annotations({ identifier, description, ...HttpApiSchema.annotations({ status }) })
 
 /** RFC 6749 §5.2 error (400). */
-export const OAuthError400 = oauthErrorBody("OAuthError", 400, "OAuth error (RFC 6749 §5.2): invalid_request, invalid_grant, unsupported_grant_type, invalid_scope, invalid_target")
+export const OAuthError400 = oauthErrorBody(
+  "OAuthError",
+  400,
+  "OAuth error (RFC 6749 §5.2): invalid_request, invalid_grant, unsupported_grant_type, invalid_scope, invalid_target"
+)
 /** RFC 6749 §5.2 `invalid_client` (401). */
-export const OAuthError401 = oauthErrorBody("OAuthClientError", 401, "invalid_client: unknown client_id (or, on introspection, a missing/wrong ADMIN_TOKEN)")
+export const OAuthError401 = oauthErrorBody(
+  "OAuthClientError",
+  401,
+  "invalid_client: unknown client_id (or, on introspection, a missing/wrong ADMIN_TOKEN)"
+)
 /** RFC 7591 §3.2.2 error (400). */
-export const RegistrationError = oauthErrorBody("ClientRegistrationError", 400, "invalid_redirect_uri or invalid_client_metadata (RFC 7591 §3.2.2)")
-export const OAuthRateLimited = oauthErrorBody("OAuthRateLimited", 429, "Too many requests (error rate_limited); see Retry-After")
+export const RegistrationError = oauthErrorBody(
+  "ClientRegistrationError",
+  400,
+  "invalid_redirect_uri or invalid_client_metadata (RFC 7591 §3.2.2)"
+)
+export const OAuthRateLimited = oauthErrorBody(
+  "OAuthRateLimited",
+  429,
+  "Too many requests (error rate_limited); see Retry-After"
+)
 
 /**
  * These endpoints read their own bodies (form or JSON; see Body.ts) and never answer the typed 400
@@ -48,7 +66,10 @@ const oauthErrorsOnly = (description: string, statuses: Record<string, unknown> 
       ...op,
       responses: {
         ...op.responses,
-        "400": { description, content: { "application/json": { schema: { $ref: "#/components/schemas/OAuthError" } } } },
+        "400": {
+          description,
+          content: { "application/json": { schema: { $ref: "#/components/schemas/OAuthError" } } }
+        },
         ...statuses
       }
     })
@@ -80,7 +101,9 @@ export const AuthorizationServerMetadata = Schema.Struct({
 }).annotations({ identifier: "AuthorizationServerMetadata", description: "RFC 8414 authorization server metadata" })
 
 export const ProtectedResourceMetadata = Schema.Struct({
-  resource: Schema.String.annotations({ description: "The protected resource's identifier (use it as the RFC 8707 `resource` parameter)" }),
+  resource: Schema.String.annotations({
+    description: "The protected resource's identifier (use it as the RFC 8707 `resource` parameter)"
+  }),
   authorization_servers: Schema.Array(Schema.String),
   scopes_supported: Schema.Array(Schema.String),
   bearer_methods_supported: Schema.Array(Schema.String),
@@ -89,7 +112,9 @@ export const ProtectedResourceMetadata = Schema.Struct({
 }).annotations({ identifier: "ProtectedResourceMetadata", description: "RFC 9728 protected resource metadata" })
 
 const descriptiveField = (description: string) =>
-  Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(2000)))).annotations({ description: `${description}; stored and echoed back` })
+  Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(2000)))).annotations({
+    description: `${description}; stored and echoed back`
+  })
 
 /**
  * What POST /api/oauth/register accepts (RFC 7591 §2), as the service checks it: the endpoint
@@ -99,19 +124,28 @@ const descriptiveField = (description: string) =>
  */
 export const ClientRegistrationRequest = Schema.Struct({
   redirect_uris: Schema.Array(Schema.String).pipe(Schema.minItems(1), Schema.maxItems(20)).annotations({
-    description: "Exact redirect URIs (1 to 20): https, or http on a loopback address (127.0.0.1, [::1], localhost); no fragment. Else `invalid_redirect_uri`"
+    description:
+      "Exact redirect URIs (1 to 20): https, or http on a loopback address (127.0.0.1, [::1], localhost); no fragment. Else `invalid_redirect_uri`"
   }),
-  client_name: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(200)))).annotations({ description: "Shown to the user on the consent screen" }),
+  client_name: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(200)))).annotations({
+    description: "Shown to the user on the consent screen"
+  }),
   token_endpoint_auth_method: Schema.optional(Schema.NullOr(Schema.Literal("none"))).annotations({
     description: "Only public clients register: `none` (the default)"
   }),
-  grant_types: Schema.optional(Schema.NullOr(Schema.Array(Schema.Literal("authorization_code", "refresh_token")).pipe(Schema.minItems(1)))).annotations({
+  grant_types: Schema.optional(
+    Schema.NullOr(Schema.Array(Schema.Literal("authorization_code", "refresh_token")).pipe(Schema.minItems(1)))
+  ).annotations({
     description: "Must include `authorization_code`; may add `refresh_token` (the default is both)"
   }),
-  response_types: Schema.optional(Schema.NullOr(Schema.Array(Schema.Literal("code")).pipe(Schema.minItems(1), Schema.maxItems(1)))).annotations({
+  response_types: Schema.optional(
+    Schema.NullOr(Schema.Array(Schema.Literal("code")).pipe(Schema.minItems(1), Schema.maxItems(1)))
+  ).annotations({
     description: "`[\"code\"]` (the default)"
   }),
-  scope: Schema.optional(Schema.String).annotations({ description: "Space-separated scopes the client may ask for (supported: pricing:read)" }),
+  scope: Schema.optional(Schema.String).annotations({
+    description: "Space-separated scopes the client may ask for (supported: pricing:read)"
+  }),
   client_uri: descriptiveField("The application's home page"),
   logo_uri: descriptiveField("The application's logo"),
   tos_uri: descriptiveField("The application's terms of service"),
@@ -135,17 +169,28 @@ export const ClientInformation = Schema.Struct({
   policy_uri: Schema.optional(Schema.String),
   software_id: Schema.optional(Schema.String),
   software_version: Schema.optional(Schema.String)
-}).annotations({ identifier: "ClientInformation", description: "RFC 7591 client information response (public client: no secret)" })
+}).annotations({
+  identifier: "ClientInformation",
+  description: "RFC 7591 client information response (public client: no secret)"
+})
 
 const AuthorizeParams = Schema.Struct({
   response_type: Schema.optional(Schema.String).annotations({ description: "code" }),
   client_id: Schema.optional(Schema.String),
-  redirect_uri: Schema.optional(Schema.String).annotations({ description: "Exactly one of the client's registered redirect URIs" }),
-  code_challenge: Schema.optional(Schema.String).annotations({ description: "base64url(SHA-256(code_verifier)), 43 characters" }),
-  code_challenge_method: Schema.optional(Schema.String).annotations({ description: "S256 (the only method; plain is refused)" }),
+  redirect_uri: Schema.optional(Schema.String).annotations({
+    description: "Exactly one of the client's registered redirect URIs"
+  }),
+  code_challenge: Schema.optional(Schema.String).annotations({
+    description: "base64url(SHA-256(code_verifier)), 43 characters"
+  }),
+  code_challenge_method: Schema.optional(Schema.String).annotations({
+    description: "S256 (the only method; plain is refused)"
+  }),
   state: Schema.optional(Schema.String).annotations({ description: "Returned unchanged on the redirect" }),
   scope: Schema.optional(Schema.String).annotations({ description: "pricing:read (the default when absent)" }),
-  resource: Schema.optional(Schema.String).annotations({ description: "RFC 8707 resource indicator, e.g. <BASE_URL> or <BASE_URL>/mcp" })
+  resource: Schema.optional(Schema.String).annotations({
+    description: "RFC 8707 resource indicator, e.g. <BASE_URL> or <BASE_URL>/mcp"
+  })
 })
 
 const AuthorizeForm = Schema.Struct({
@@ -166,9 +211,10 @@ const tokenFields = {
   resource: Schema.optional(Schema.String)
 }
 
-export const TokenRequestForm = Schema.Struct(tokenFields).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" })).annotations({
-  identifier: "TokenRequest"
-})
+export const TokenRequestForm = Schema.Struct(tokenFields).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
+  .annotations({
+    identifier: "TokenRequest"
+  })
 export const TokenRequestJson = Schema.Struct(tokenFields).annotations({ identifier: "TokenRequestJson" })
 
 export const TokenResponse = Schema.Struct({
@@ -245,7 +291,12 @@ export class OAuthApi extends HttpApiGroup.make("oauth")
     HttpApiEndpoint.get("authorize", "/oauth/authorize")
       .setUrlParams(AuthorizeParams)
       .addSuccess(Html(200, "Sign-in form or consent screen"))
-      .addSuccess(Schema.Void.annotations({ description: "Redirect (302) to the redirect URI with an OAuth error (and state, iss)", ...HttpApiSchema.annotations({ status: 302 }) }))
+      .addSuccess(
+        Schema.Void.annotations({
+          description: "Redirect (302) to the redirect URI with an OAuth error (and state, iss)",
+          ...HttpApiSchema.annotations({ status: 302 })
+        })
+      )
       .addError(Html(400, "Error page: unknown client, missing or unregistered redirect URI. Never a redirect."))
       .annotateContext(htmlErrors)
       .annotate(OpenApi.Summary, "Authorization endpoint: sign-in and consent page")
@@ -260,7 +311,12 @@ export class OAuthApi extends HttpApiGroup.make("oauth")
       .setUrlParams(AuthorizeParams)
       .setPayload(AuthorizeForm)
       .addSuccess(Html(200, "The sign-in form again (wrong credentials) or the consent screen"))
-      .addSuccess(Schema.Void.annotations({ description: "Redirect (303): after sign-in back to the consent screen; after a decision to the redirect URI", ...HttpApiSchema.annotations({ status: 303 }) }))
+      .addSuccess(
+        Schema.Void.annotations({
+          description: "Redirect (303): after sign-in back to the consent screen; after a decision to the redirect URI",
+          ...HttpApiSchema.annotations({ status: 303 })
+        })
+      )
       .addError(Html(400, "Error page (bad client or redirect URI)"))
       .addError(Html(403, "Cross-site form post refused (Origin) or stale form"))
       .addError(Html(429, "Too many sign-in attempts"))
@@ -275,7 +331,11 @@ export class OAuthApi extends HttpApiGroup.make("oauth")
       .addError(OAuthError400)
       .addError(OAuthError401)
       .addError(OAuthRateLimited)
-      .annotateContext(oauthErrorsOnly("OAuth error (RFC 6749 §5.2): invalid_request, invalid_grant, unsupported_grant_type, invalid_scope, invalid_target"))
+      .annotateContext(
+        oauthErrorsOnly(
+          "OAuth error (RFC 6749 §5.2): invalid_request, invalid_grant, unsupported_grant_type, invalid_scope, invalid_target"
+        )
+      )
       .annotate(OpenApi.Summary, "Token endpoint: authorization_code (PKCE S256) and refresh_token grants")
       .annotate(
         OpenApi.Description,
@@ -289,11 +349,19 @@ export class OAuthApi extends HttpApiGroup.make("oauth")
         Schema.Struct(TokenOnlyFields).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" })),
         Schema.Struct(TokenOnlyFields)
       ))
-      .addSuccess(Schema.Void.annotations({ description: "Always 200 for a well-formed request, known token or not (RFC 7009 §2.2)", ...HttpApiSchema.annotations({ status: 200 }) }))
+      .addSuccess(
+        Schema.Void.annotations({
+          description: "Always 200 for a well-formed request, known token or not (RFC 7009 §2.2)",
+          ...HttpApiSchema.annotations({ status: 200 })
+        })
+      )
       .addError(OAuthError400)
       .annotateContext(oauthErrorsOnly("invalid_request: no token given"))
       .annotate(OpenApi.Summary, "Revoke a token (RFC 7009)")
-      .annotate(OpenApi.Description, "Revoking a refresh token ends the whole authorization (its access tokens too); revoking an access token ends that token.")
+      .annotate(
+        OpenApi.Description,
+        "Revoking a refresh token ends the whole authorization (its access tokens too); revoking an access token ends that token."
+      )
       .pipe(documentedAt("/docs/identity.md#revoke"))
   )
   .add(

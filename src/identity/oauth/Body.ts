@@ -34,7 +34,9 @@ export const readParams = (request: HttpServerRequest.HttpServerRequest) =>
       } catch {
         return yield* invalidRequest("The body is not valid JSON")
       }
-      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return yield* invalidRequest("The JSON body must be an object")
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+        return yield* invalidRequest("The JSON body must be an object")
+      }
       for (const [k, v] of Object.entries(parsed)) {
         if (v === null || v === undefined) continue
         if (typeof v !== "string") return yield* invalidRequest(`Parameter ${clipEcho(k)} must be a string`)
@@ -52,6 +54,9 @@ export const readClientMetadata = (request: HttpServerRequest.HttpServerRequest)
     try {
       return JSON.parse(text) as unknown
     } catch {
-      return yield* new OAuthError({ error: "invalid_client_metadata", description: "The body must be a JSON object of client metadata" })
+      return yield* new OAuthError({
+        error: "invalid_client_metadata",
+        description: "The body must be a JSON object of client metadata"
+      })
     }
   })

@@ -48,7 +48,8 @@ const oauthErrorResponse = (e: OAuthError) => {
   return oauthJson(REGISTRATION_ERRORS.has(e.error) ? RegistrationError : OAuthError400, 400, body)
 }
 
-const rateLimitedResponse = (e: RateLimitedError) => oauthJson(OAuthRateLimited, 429, { error: "rate_limited", error_description: e.message })
+const rateLimitedResponse = (e: RateLimitedError) =>
+  oauthJson(OAuthRateLimited, 429, { error: "rate_limited", error_description: e.message })
 
 /** Adds headers to the response the success schema encodes. */
 const withHeaders = (headers: Record<string, string>) =>
@@ -57,7 +58,8 @@ const withHeaders = (headers: Record<string, string>) =>
 const PAGE_HEADERS = {
   ...NO_STORE,
   "x-frame-options": "DENY",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'",
+  "content-security-policy":
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'",
   // same-origin, not no-referrer: with no-referrer browsers send `Origin: null` on the form posts,
   // which the Origin check must refuse.
   "referrer-policy": "same-origin",
@@ -67,12 +69,24 @@ const PAGE_HEADERS = {
 const html = (status: number, body: string) =>
   HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers: PAGE_HEADERS })
 
-const redirect = (location: string, status: 302 | 303) => HttpServerResponse.redirect(location, { status, headers: NO_STORE })
+const redirect = (location: string, status: 302 | 303) =>
+  HttpServerResponse.redirect(location, { status, headers: NO_STORE })
 
 /** `/oauth/authorize?…` carrying the (validated) request parameters, for the page's forms. */
 const formActionOf = (p: AuthorizeParams) => {
   const q = new URLSearchParams()
-  for (const key of ["response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method", "state", "scope", "resource"] as const) {
+  for (
+    const key of [
+      "response_type",
+      "client_id",
+      "redirect_uri",
+      "code_challenge",
+      "code_challenge_method",
+      "state",
+      "scope",
+      "resource"
+    ] as const
+  ) {
     const v = p[key]
     if (v !== undefined) q.set(key, v)
   }
@@ -139,46 +153,86 @@ export const OAuthHttpLive = HttpApiBuilder.group(Api, "oauth", (handlers) =>
       .handle("authorize", ({ urlParams }) =>
         Effect.gen(function*() {
           const check = yield* oauth.checkAuthorize(urlParams)
-          if (check._tag === "Fatal") return html(400, errorPage(check.title, check.message))
+          if (check._tag === "Fatal") {
+            return html(400, errorPage(check.title, check.message))
+          }
           if (check._tag === "RedirectError") {
-            return redirect(redirectTo(check.redirectUri, base, { error: check.error, error_description: check.description, state: check.state }), 302)
+            return redirect(
+              redirectTo(check.redirectUri, base, {
+                error: check.error,
+                error_description: check.description,
+                state: check.state
+              }),
+              302
+            )
           }
           const ctx = pageContext(check.request, urlParams)
           const session = yield* currentSession
-          if (Option.isNone(session)) return html(200, signInPage(ctx))
-          return html(200, consentPage({ ...ctx, userEmail: session.value.user.email, csrf: csrfFor(session.value.id) }))
+          if (Option.isNone(session)) {
+            return html(200, signInPage(ctx))
+          }
+          return html(
+            200,
+            consentPage({ ...ctx, userEmail: session.value.user.email, csrf: csrfFor(session.value.id) })
+          )
         }))
       .handle("authorizeDecision", ({ payload, request, urlParams }) =>
         Effect.gen(function*() {
           const check = yield* oauth.checkAuthorize(urlParams)
-          if (check._tag === "Fatal") return html(400, errorPage(check.title, check.message))
+          if (check._tag === "Fatal") {
+            return html(400, errorPage(check.title, check.message))
+          }
           if (check._tag === "RedirectError") {
-            return redirect(redirectTo(check.redirectUri, base, { error: check.error, error_description: check.description, state: check.state }), 303)
+            return redirect(
+              redirectTo(check.redirectUri, base, {
+                error: check.error,
+                error_description: check.description,
+                state: check.state
+              }),
+              303
+            )
           }
           if (!isSameOriginWrite(request, base)) {
-            return html(403, errorPage("Request refused", "This form was posted from another site. Start again from the application."))
+            return html(
+              403,
+              errorPage("Request refused", "This form was posted from another site. Start again from the application.")
+            )
           }
           const ctx = pageContext(check.request, urlParams)
           if (payload.action === "login") {
             const email = payload.email ?? ""
             const password = payload.password ?? ""
-            if (email === "" || password === "") return html(200, signInPage({ ...ctx, email, error: "Enter your e-mail and password." }))
+            if (email === "" || password === "") {
+              return html(200, signInPage({ ...ctx, email, error: "Enter your e-mail and password." }))
+            }
             const limited = yield* Effect.either(limitLogin(email))
             if (Either.isLeft(limited)) {
-              return html(429, signInPage({ ...ctx, email, error: `Too many sign-in attempts. ${limited.left.message}` }))
+              return html(
+                429,
+                signInPage({ ...ctx, email, error: `Too many sign-in attempts. ${limited.left.message}` })
+              )
             }
             const signedIn = yield* Effect.either(accounts.signIn(email, password))
-            if (Either.isLeft(signedIn)) return html(200, signInPage({ ...ctx, email, error: "Wrong e-mail or password." }))
+            if (Either.isLeft(signedIn)) {
+              return html(200, signInPage({ ...ctx, email, error: "Wrong e-mail or password." }))
+            }
             yield* setSessionCookie(signedIn.right.token, signedIn.right.expiresAt)
             return redirect(ctx.formAction, 303)
           }
           if (payload.action === "approve" || payload.action === "deny") {
             const session = yield* currentSession
-            if (Option.isNone(session)) return html(200, signInPage({ ...ctx, error: "Your session has ended; sign in again." }))
-            if (payload.csrf === undefined || !safeEqual(payload.csrf, csrfFor(session.value.id))) {
-              return html(403, errorPage("Stale form", "This consent form is out of date. Start again from the application."))
+            if (Option.isNone(session)) {
+              return html(200, signInPage({ ...ctx, error: "Your session has ended; sign in again." }))
             }
-            if (payload.action === "deny") return redirect(oauth.deny(check.request), 303)
+            if (payload.csrf === undefined || !safeEqual(payload.csrf, csrfFor(session.value.id))) {
+              return html(
+                403,
+                errorPage("Stale form", "This consent form is out of date. Start again from the application.")
+              )
+            }
+            if (payload.action === "deny") {
+              return redirect(oauth.deny(check.request), 303)
+            }
             return redirect(yield* oauth.approve(session.value.user.id, check.request), 303)
           }
           return html(400, errorPage("Bad request", "Unknown form action."))
@@ -192,7 +246,9 @@ export const OAuthHttpLive = HttpApiBuilder.group(Api, "oauth", (handlers) =>
       .handleRaw("revoke", ({ request }) =>
         Effect.gen(function*() {
           const params = yield* readParams(request)
-          if (!params.token) return yield* new OAuthError({ error: "invalid_request", description: "token is required" })
+          if (!params.token) {
+            return yield* new OAuthError({ error: "invalid_request", description: "token is required" })
+          }
           yield* oauth.revoke(params.token, params.client_id)
           return HttpServerResponse.empty({ status: 200, headers: { ...NO_STORE, ...CORS } })
         }).pipe(Effect.catchTag("OAuthError", oauthErrorResponse)))
@@ -202,11 +258,13 @@ export const OAuthHttpLive = HttpApiBuilder.group(Api, "oauth", (handlers) =>
           if (Option.isNone(adminToken) || presented === undefined || !safeEqual(presented, adminToken.value)) {
             return yield* HttpServerResponse.schemaJson(OAuthError401)(
               { error: "invalid_client", error_description: "Introspection needs Authorization: Bearer <ADMIN_TOKEN>" },
-              { status: 401, headers: { ...NO_STORE, "www-authenticate": 'Bearer realm="introspection"' } }
+              { status: 401, headers: { ...NO_STORE, "www-authenticate": "Bearer realm=\"introspection\"" } }
             ).pipe(Effect.orDie)
           }
           const params = yield* readParams(request)
-          if (!params.token) return yield* new OAuthError({ error: "invalid_request", description: "token is required" })
+          if (!params.token) {
+            return yield* new OAuthError({ error: "invalid_request", description: "token is required" })
+          }
           return yield* oauthJson(Introspection, 200, yield* oauth.introspect(params.token))
         }).pipe(Effect.catchTag("OAuthError", oauthErrorResponse)))
   }))

@@ -23,8 +23,8 @@ import {
   verifyS256
 } from "../../domain/OAuthRules.js"
 import { AppConfig } from "../../platform/Config.js"
-import { makeId } from "../../platform/Ids.js"
 import { clipEcho } from "../../platform/Errors.js"
+import { makeId } from "../../platform/Ids.js"
 import { randomSecret, sha256Hex } from "../Crypto.js"
 import type { Viewer } from "../Viewer.js"
 import { type ClientRow, OAuthRepo } from "./Repo.js"
@@ -75,7 +75,14 @@ export interface RegisteredClient {
 }
 
 /** The client metadata fields stored and echoed as given (RFC 7591 §2). */
-export const DESCRIPTIVE_METADATA = ["client_uri", "logo_uri", "tos_uri", "policy_uri", "software_id", "software_version"] as const
+export const DESCRIPTIVE_METADATA = [
+  "client_uri",
+  "logo_uri",
+  "tos_uri",
+  "policy_uri",
+  "software_id",
+  "software_version"
+] as const
 
 export interface TokenResponse {
   readonly access_token: string
@@ -111,7 +118,13 @@ export type AuthorizeCheck =
   /** Bad client or redirect URI: show an error page, never redirect. */
   | { readonly _tag: "Fatal"; readonly title: string; readonly message: string }
   /** Client and redirect URI are fine, the rest is not: redirect back with `error`. */
-  | { readonly _tag: "RedirectError"; readonly redirectUri: string; readonly state: string | undefined; readonly error: string; readonly description: string }
+  | {
+    readonly _tag: "RedirectError"
+    readonly redirectUri: string
+    readonly state: string | undefined
+    readonly error: string
+    readonly description: string
+  }
   | { readonly _tag: "Valid"; readonly request: AuthorizeRequest }
 
 /** RFC 9207 + RFC 6749 §4.1.2: the redirect back to the client (success or error). */
@@ -156,7 +169,8 @@ const make = Effect.gen(function*() {
   }
   const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-  const getClient = (clientId: string) => Effect.map(repo.clientById(clientId), (row) => Option.getOrUndefined(Option.map(row, toClient)))
+  const getClient = (clientId: string) =>
+    Effect.map(repo.clientById(clientId), (row) => Option.getOrUndefined(Option.map(row, toClient)))
 
   // -------------------------------------------------------------------------
   // RFC 7591 dynamic client registration
@@ -181,7 +195,9 @@ const make = Effect.gen(function*() {
       const optionalString = (key: string, max = 200) => {
         const v = m[key]
         if (v === undefined || v === null) return Either.right(undefined)
-        if (typeof v !== "string" || v.length > max) return Either.left(`${key} must be a string of at most ${max} characters`)
+        if (typeof v !== "string" || v.length > max) {
+          return Either.left(`${key} must be a string of at most ${max} characters`)
+        }
         return Either.right(v)
       }
       const name = optionalString("client_name")
@@ -194,25 +210,34 @@ const make = Effect.gen(function*() {
       if (authMethod !== "none") {
         return yield* oauthError(
           "invalid_client_metadata",
-          `token_endpoint_auth_method "${clipEcho(String(authMethod))}" is not supported: only public clients ("none") may register`
+          `token_endpoint_auth_method "${
+            clipEcho(String(authMethod))
+          }" is not supported: only public clients ("none") may register`
         )
       }
       const grantTypes = m.grant_types ?? ["authorization_code", "refresh_token"]
       if (
         !Array.isArray(grantTypes) || grantTypes.length === 0 ||
-        grantTypes.some((g) => g !== "authorization_code" && g !== "refresh_token") || !grantTypes.includes("authorization_code")
+        grantTypes.some((g) => g !== "authorization_code" && g !== "refresh_token") ||
+        !grantTypes.includes("authorization_code")
       ) {
-        return yield* oauthError("invalid_client_metadata", 'grant_types must include "authorization_code" and may add "refresh_token"')
+        return yield* oauthError(
+          "invalid_client_metadata",
+          "grant_types must include \"authorization_code\" and may add \"refresh_token\""
+        )
       }
       const responseTypes = m.response_types ?? ["code"]
       if (!Array.isArray(responseTypes) || responseTypes.length !== 1 || responseTypes[0] !== "code") {
-        return yield* oauthError("invalid_client_metadata", 'response_types must be ["code"]')
+        return yield* oauthError("invalid_client_metadata", "response_types must be [\"code\"]")
       }
       let scope: string | undefined
       if (m.scope !== undefined) {
         const parsed = typeof m.scope === "string" ? parseScope(m.scope) : Either.left(["(not a string)"])
         if (Either.isLeft(parsed)) {
-          return yield* oauthError("invalid_client_metadata", `Unsupported scope: ${clipEcho(parsed.left.join(", "))} (supported: ${SUPPORTED_SCOPES.join(" ")})`)
+          return yield* oauthError(
+            "invalid_client_metadata",
+            `Unsupported scope: ${clipEcho(parsed.left.join(", "))} (supported: ${SUPPORTED_SCOPES.join(" ")})`
+          )
         }
         scope = formatScope(parsed.right)
       }
@@ -228,7 +253,12 @@ const make = Effect.gen(function*() {
         ...descriptive,
         ...(scope !== undefined ? { scope } : {})
       }
-      const row = yield* repo.insertClient({ client_id: makeId("client"), client_name: name.right ?? null, redirect_uris: redirectUris, metadata })
+      const row = yield* repo.insertClient({
+        client_id: makeId("client"),
+        client_name: name.right ?? null,
+        redirect_uris: redirectUris,
+        metadata
+      })
       return {
         client_id: row.client_id,
         client_id_issued_at: Math.floor(row.created_at.getTime() / 1000),
@@ -243,19 +273,34 @@ const make = Effect.gen(function*() {
 
   const checkAuthorize = (p: AuthorizeParams): Effect.Effect<AuthorizeCheck> =>
     Effect.gen(function*() {
-      if (!p.client_id) return { _tag: "Fatal", title: "Missing client_id", message: "The authorization request has no client_id." } as const
+      if (!p.client_id) {
+        return {
+          _tag: "Fatal",
+          title: "Missing client_id",
+          message: "The authorization request has no client_id."
+        } as const
+      }
       const client = yield* getClient(p.client_id)
       if (client === undefined) {
-        return { _tag: "Fatal", title: "Unknown application", message: "The application asking for access is not registered with this service." } as const
+        return {
+          _tag: "Fatal",
+          title: "Unknown application",
+          message: "The application asking for access is not registered with this service."
+        } as const
       }
       if (!p.redirect_uri) {
-        return { _tag: "Fatal", title: "Missing redirect_uri", message: "The authorization request has no redirect_uri." } as const
+        return {
+          _tag: "Fatal",
+          title: "Missing redirect_uri",
+          message: "The authorization request has no redirect_uri."
+        } as const
       }
       if (!client.redirectUris.includes(p.redirect_uri)) {
         return {
           _tag: "Fatal",
           title: "Unregistered redirect URI",
-          message: "The redirect URI of this request is not registered for the application, so you will not be sent there."
+          message:
+            "The redirect URI of this request is not registered for the application, so you will not be sent there."
         } as const
       }
       const redirectError = (error: string, description: string): AuthorizeCheck => ({
@@ -268,7 +313,10 @@ const make = Effect.gen(function*() {
       if (p.response_type !== "code") {
         return p.response_type === undefined || p.response_type === ""
           ? redirectError("invalid_request", "response_type is required (code)")
-          : redirectError("unsupported_response_type", `response_type "${clipEcho(String(p.response_type))}" is not supported; use code`)
+          : redirectError(
+            "unsupported_response_type",
+            `response_type "${clipEcho(String(p.response_type))}" is not supported; use code`
+          )
       }
       if (!p.code_challenge) return redirectError("invalid_request", "code_challenge is required (PKCE with S256)")
       if (p.code_challenge_method !== "S256") {
@@ -280,11 +328,17 @@ const make = Effect.gen(function*() {
         )
       }
       if (!isValidS256Challenge(p.code_challenge)) {
-        return redirectError("invalid_request", "code_challenge must be the base64url SHA-256 of the code_verifier (43 characters)")
+        return redirectError(
+          "invalid_request",
+          "code_challenge must be the base64url SHA-256 of the code_verifier (43 characters)"
+        )
       }
       const scopes = parseScope(p.scope)
       if (Either.isLeft(scopes)) {
-        return redirectError("invalid_scope", `Unsupported scope: ${clipEcho(scopes.left.join(", "))} (supported: ${SUPPORTED_SCOPES.join(" ")})`)
+        return redirectError(
+          "invalid_scope",
+          `Unsupported scope: ${clipEcho(scopes.left.join(", "))} (supported: ${SUPPORTED_SCOPES.join(" ")})`
+        )
       }
       let resource: string | null = null
       if (p.resource !== undefined) {
@@ -294,7 +348,14 @@ const make = Effect.gen(function*() {
       }
       return {
         _tag: "Valid",
-        request: { client, redirectUri: p.redirect_uri, scopes: scopes.right, codeChallenge: p.code_challenge, state: p.state, resource }
+        request: {
+          client,
+          redirectUri: p.redirect_uri,
+          scopes: scopes.right,
+          codeChallenge: p.code_challenge,
+          state: p.state,
+          resource
+        }
       } as const
     })
 
@@ -306,7 +367,13 @@ const make = Effect.gen(function*() {
       const expiresAt = new Date((yield* Clock.currentTimeMillis) + ttl.code)
       yield* repo.transaction(
         Effect.zipRight(
-          repo.insertGrant({ id: grantId, client_id: request.client.clientId, user_id: userId, scope: formatScope(request.scopes), resource: request.resource }),
+          repo.insertGrant({
+            id: grantId,
+            client_id: request.client.clientId,
+            user_id: userId,
+            scope: formatScope(request.scopes),
+            resource: request.resource
+          }),
           repo.insertCode({
             code_hash: sha256Hex(code),
             grant_id: grantId,
@@ -321,7 +388,11 @@ const make = Effect.gen(function*() {
     })
 
   const deny = (request: AuthorizeRequest) =>
-    redirectTo(request.redirectUri, issuer, { error: "access_denied", error_description: "The user denied the request", state: request.state })
+    redirectTo(request.redirectUri, issuer, {
+      error: "access_denied",
+      error_description: "The user denied the request",
+      state: request.state
+    })
 
   // -------------------------------------------------------------------------
   // Token endpoint
@@ -332,8 +403,24 @@ const make = Effect.gen(function*() {
       const access = randomSecret("at_")
       const refresh = randomSecret("rt_")
       yield* repo.insertTokens([
-        { token_hash: sha256Hex(access), kind: "access", grant_id: grantId, scope, resource, created_at: at, expires_at: new Date(at.getTime() + ttl.access) },
-        { token_hash: sha256Hex(refresh), kind: "refresh", grant_id: grantId, scope, resource, created_at: at, expires_at: new Date(at.getTime() + ttl.refresh) }
+        {
+          token_hash: sha256Hex(access),
+          kind: "access",
+          grant_id: grantId,
+          scope,
+          resource,
+          created_at: at,
+          expires_at: new Date(at.getTime() + ttl.access)
+        },
+        {
+          token_hash: sha256Hex(refresh),
+          kind: "refresh",
+          grant_id: grantId,
+          scope,
+          resource,
+          created_at: at,
+          expires_at: new Date(at.getTime() + ttl.refresh)
+        }
       ])
       return {
         access_token: access,
@@ -346,19 +433,29 @@ const make = Effect.gen(function*() {
 
   const requireClient = (clientId: string | undefined) =>
     Effect.gen(function*() {
-      if (!clientId) return yield* oauthError("invalid_request", "client_id is required (public clients identify themselves with client_id)")
+      if (!clientId) {
+        return yield* oauthError(
+          "invalid_request",
+          "client_id is required (public clients identify themselves with client_id)"
+        )
+      }
       const client = yield* getClient(clientId)
       if (client === undefined) return yield* oauthError("invalid_client", "Unknown client_id")
       return client
     })
 
   /** Validates an optional `resource` on the token request against the one bound to the grant. */
-  const resolveTokenResource = (requested: string | undefined, bound: string | null): Either.Either<string | null, OAuthError> => {
+  const resolveTokenResource = (
+    requested: string | undefined,
+    bound: string | null
+  ): Either.Either<string | null, OAuthError> => {
     if (requested === undefined) return Either.right(bound)
     const r = checkResource(issuer, requested)
     if (Either.isLeft(r)) return Either.left(oauthError("invalid_target", r.left))
     if (bound !== null && bound !== r.right) {
-      return Either.left(oauthError("invalid_target", `The grant is bound to resource ${bound}, not ${clipEcho(String(r.right))}`))
+      return Either.left(
+        oauthError("invalid_target", `The grant is bound to resource ${bound}, not ${clipEcho(String(r.right))}`)
+      )
     }
     return Either.right(r.right)
   }
@@ -379,14 +476,21 @@ const make = Effect.gen(function*() {
           if (row.used_at !== null) {
             yield* repo.revokeGrant(row.grant_id, "code_reuse", at)
             return no(
-              oauthError("invalid_grant", "The authorization code was already used; every token issued with it has been revoked")
+              oauthError(
+                "invalid_grant",
+                "The authorization code was already used; every token issued with it has been revoked"
+              )
             )
           }
           // Single use: the first redemption attempt consumes the code, whatever its outcome.
           yield* repo.markCodeUsed(codeHash, at)
           if (row.grant_revoked_at !== null) return no(oauthError("invalid_grant", "The authorization was revoked"))
-          if (row.expires_at.getTime() <= at.getTime()) return no(oauthError("invalid_grant", "The authorization code has expired"))
-          if (row.client_id !== client.clientId) return no(oauthError("invalid_grant", "The authorization code was issued to another client"))
+          if (row.expires_at.getTime() <= at.getTime()) {
+            return no(oauthError("invalid_grant", "The authorization code has expired"))
+          }
+          if (row.client_id !== client.clientId) {
+            return no(oauthError("invalid_grant", "The authorization code was issued to another client"))
+          }
           if (row.redirect_uri !== req.redirect_uri) {
             return no(oauthError("invalid_grant", "redirect_uri does not match the one of the authorization request"))
           }
@@ -398,7 +502,9 @@ const make = Effect.gen(function*() {
           }
           const resource = resolveTokenResource(req.resource, row.resource)
           if (Either.isLeft(resource)) return no(resource.left)
-          if (resource.right !== null && row.resource === null) yield* repo.bindGrantResource(row.grant_id, resource.right)
+          if (resource.right !== null && row.resource === null) {
+            yield* repo.bindGrantResource(row.grant_id, resource.right)
+          }
           return yes(yield* issueTokens(row.grant_id, row.scope, resource.right))
         })
       )
@@ -412,7 +518,9 @@ const make = Effect.gen(function*() {
       let requestedScopes: ReadonlyArray<string> | undefined
       if (req.scope !== undefined) {
         const parsed = parseScope(req.scope)
-        if (Either.isLeft(parsed)) return yield* oauthError("invalid_scope", `Unsupported scope: ${clipEcho(parsed.left.join(", "))}`)
+        if (Either.isLeft(parsed)) {
+          return yield* oauthError("invalid_scope", `Unsupported scope: ${clipEcho(parsed.left.join(", "))}`)
+        }
         requestedScopes = parsed.right
       }
       const tokenHash = sha256Hex(req.refresh_token)
@@ -420,18 +528,31 @@ const make = Effect.gen(function*() {
         Effect.gen(function*() {
           const at = yield* now
           const row = Option.getOrUndefined(yield* repo.tokenByHash(tokenHash, true))
-          if (row === undefined || row.kind !== "refresh") return no(oauthError("invalid_grant", "The refresh token is invalid"))
-          if (row.client_id !== client.clientId) return no(oauthError("invalid_grant", "The refresh token was issued to another client"))
+          if (row === undefined || row.kind !== "refresh") {
+            return no(oauthError("invalid_grant", "The refresh token is invalid"))
+          }
+          if (row.client_id !== client.clientId) {
+            return no(oauthError("invalid_grant", "The refresh token was issued to another client"))
+          }
           if (row.used_at !== null) {
             yield* repo.revokeGrant(row.grant_id, "refresh_token_reuse", at)
             return no(
-              oauthError("invalid_grant", "The refresh token was already used; the authorization and all its tokens have been revoked")
+              oauthError(
+                "invalid_grant",
+                "The refresh token was already used; the authorization and all its tokens have been revoked"
+              )
             )
           }
-          if (row.revoked_at !== null || row.grant_revoked_at !== null) return no(oauthError("invalid_grant", "The refresh token was revoked"))
-          if (row.expires_at.getTime() <= at.getTime()) return no(oauthError("invalid_grant", "The refresh token has expired"))
+          if (row.revoked_at !== null || row.grant_revoked_at !== null) {
+            return no(oauthError("invalid_grant", "The refresh token was revoked"))
+          }
+          if (row.expires_at.getTime() <= at.getTime()) {
+            return no(oauthError("invalid_grant", "The refresh token has expired"))
+          }
           const granted = row.scope === "" ? [] : row.scope.split(" ")
-          if (requestedScopes !== undefined && requestedScopes.some((s) => !granted.includes(s))) {
+          if (
+            requestedScopes !== undefined && requestedScopes.some((s) => !granted.includes(s))
+          ) {
             return no(oauthError("invalid_scope", "The requested scope exceeds the scope originally granted"))
           }
           const resource = resolveTokenResource(req.resource, row.resource)
@@ -454,7 +575,12 @@ const make = Effect.gen(function*() {
       case "":
         return Effect.fail(oauthError("invalid_request", "grant_type is required"))
       default:
-        return Effect.fail(oauthError("unsupported_grant_type", `grant_type "${clipEcho(String(req.grant_type))}" is not supported; use authorization_code or refresh_token`))
+        return Effect.fail(
+          oauthError(
+            "unsupported_grant_type",
+            `grant_type "${clipEcho(String(req.grant_type))}" is not supported; use authorization_code or refresh_token`
+          )
+        )
     }
   }
 
@@ -476,7 +602,8 @@ const make = Effect.gen(function*() {
       const at = yield* now
       const row = Option.getOrUndefined(yield* repo.tokenByHash(sha256Hex(tokenValue), false))
       if (
-        row === undefined || row.revoked_at !== null || row.grant_revoked_at !== null || row.expires_at.getTime() <= at.getTime() ||
+        row === undefined || row.revoked_at !== null || row.grant_revoked_at !== null ||
+        row.expires_at.getTime() <= at.getTime() ||
         (row.kind === "refresh" && row.used_at !== null)
       ) {
         return { active: false }
@@ -500,12 +627,29 @@ const make = Effect.gen(function*() {
       if (tokenValue.length > 512) return undefined
       const row = Option.getOrUndefined(yield* repo.activeAccessToken(sha256Hex(tokenValue), yield* now))
       if (row === undefined || !resourceCovers(row.resource, requestUrl)) return undefined
-      return { _tag: "User", userId: row.user_id, scopes: row.scope === "" ? [] : row.scope.split(" "), clientId: row.client_id } as const
+      return {
+        _tag: "User",
+        userId: row.user_id,
+        scopes: row.scope === "" ? [] : row.scope.split(" "),
+        clientId: row.client_id
+      } as const
     })
 
   const deleteExpired = Effect.flatMap(now, (at) => repo.deleteExpired(new Date(at.getTime() - 24 * 3600_000)))
 
-  return { issuer, getClient, registerClient, checkAuthorize, approve, deny, token, revoke, introspect, resolveAccessToken, deleteExpired }
+  return {
+    issuer,
+    getClient,
+    registerClient,
+    checkAuthorize,
+    approve,
+    deny,
+    token,
+    revoke,
+    introspect,
+    resolveAccessToken,
+    deleteExpired
+  }
 })
 
 export class OAuth extends Context.Tag("app/OAuth")<OAuth, Effect.Effect.Success<typeof make>>() {

@@ -20,7 +20,9 @@ const scopeList = (scopes: ReadonlyArray<string>) =>
   scopes.length === 0
     ? `<p class="muted">No additional permissions: the application only learns that you approved it.</p>`
     : `<ul class="scopes">${
-      scopes.map((s) => `<li><strong><code>${escapeHtml(s)}</code></strong>: ${escapeHtml(SCOPE_DESCRIPTIONS[s] ?? s)}</li>`).join("")
+      scopes.map((s) =>
+        `<li><strong><code>${escapeHtml(s)}</code></strong>: ${escapeHtml(SCOPE_DESCRIPTIONS[s] ?? s)}</li>`
+      ).join("")
     }</ul>`
 
 export const signInPage = (ctx: PageContext & { readonly error?: string; readonly email?: string }) =>
@@ -45,7 +47,9 @@ export const consentPage = (ctx: PageContext & { readonly userEmail: string; rea
     `<h1>Authorize ${escapeHtml(ctx.clientName)}</h1>
 <p><strong>${escapeHtml(ctx.clientName)}</strong> asks for permission to:</p>
 ${scopeList(ctx.scopes)}
-<p class="muted">Signed in as ${escapeHtml(ctx.userEmail)}. After you decide, you will be sent back to <code>${escapeHtml(ctx.redirectHost)}</code>.</p>
+<p class="muted">Signed in as ${escapeHtml(ctx.userEmail)}. After you decide, you will be sent back to <code>${
+      escapeHtml(ctx.redirectHost)
+    }</code>.</p>
 <form method="post" action="${escapeHtml(ctx.formAction)}">
   <input type="hidden" name="csrf" value="${escapeHtml(ctx.csrf)}">
   <div class="actions">

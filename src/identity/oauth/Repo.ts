@@ -63,7 +63,13 @@ const NewClient = Schema.Struct({
   redirect_uris: Schema.Array(Schema.String),
   metadata: Schema.Record({ key: Schema.String, value: Schema.Unknown })
 })
-const NewGrant = Schema.Struct({ id: Schema.String, client_id: Schema.String, user_id: Schema.String, scope: Schema.String, resource: Schema.NullOr(Schema.String) })
+const NewGrant = Schema.Struct({
+  id: Schema.String,
+  client_id: Schema.String,
+  user_id: Schema.String,
+  scope: Schema.String,
+  resource: Schema.NullOr(Schema.String)
+})
 const NewCode = Schema.Struct({
   code_hash: Schema.String,
   grant_id: Schema.String,
@@ -73,7 +79,9 @@ const NewCode = Schema.Struct({
   expires_at: Schema.DateFromSelf
 })
 /** A token as issued: the row's own columns, before use, revocation or the grant's join. */
-const NewToken = TokenRow.pipe(Schema.pick("token_hash", "kind", "grant_id", "scope", "resource", "created_at", "expires_at"))
+const NewToken = TokenRow.pipe(
+  Schema.pick("token_hash", "kind", "grant_id", "scope", "resource", "created_at", "expires_at")
+)
 const HashAt = Schema.Struct({ hash: Schema.String, now: Schema.DateFromSelf })
 
 const make = Effect.gen(function*() {
@@ -90,7 +98,9 @@ const make = Effect.gen(function*() {
     execute: (row) =>
       sql`
         insert into oauth_clients (client_id, client_name, redirect_uris, metadata)
-        values (${row.client_id}, ${row.client_name}, ${JSON.stringify(row.redirect_uris)}::jsonb, ${JSON.stringify(row.metadata)}::jsonb)
+        values (${row.client_id}, ${row.client_name}, ${JSON.stringify(row.redirect_uris)}::jsonb, ${
+        JSON.stringify(row.metadata)
+      }::jsonb)
         returning ${clientColumns}`
   })
   const clientById = SqlSchema.findOne({
@@ -98,12 +108,19 @@ const make = Effect.gen(function*() {
     Result: ClientRow,
     execute: (clientId) => sql`select ${clientColumns} from oauth_clients where client_id = ${clientId}`
   })
-  const insertGrant = SqlSchema.void({ Request: NewGrant, execute: (row) => sql`insert into oauth_grants ${sql.insert(row)}` })
+  const insertGrant = SqlSchema.void({
+    Request: NewGrant,
+    execute: (row) => sql`insert into oauth_grants ${sql.insert(row)}`
+  })
   const bindGrantResource = SqlSchema.void({
     Request: Schema.Struct({ grantId: Schema.String, resource: Schema.String }),
-    execute: ({ grantId, resource }) => sql`update oauth_grants set resource = ${resource} where id = ${grantId} and resource is null`
+    execute: ({ grantId, resource }) =>
+      sql`update oauth_grants set resource = ${resource} where id = ${grantId} and resource is null`
   })
-  const insertCode = SqlSchema.void({ Request: NewCode, execute: (row) => sql`insert into oauth_codes ${sql.insert(row)}` })
+  const insertCode = SqlSchema.void({
+    Request: NewCode,
+    execute: (row) => sql`insert into oauth_codes ${sql.insert(row)}`
+  })
   const lockCode = SqlSchema.findOne({
     Request: Schema.String,
     Result: CodeRow,
@@ -149,7 +166,8 @@ const make = Effect.gen(function*() {
   })
   const revokeToken = SqlSchema.void({
     Request: HashAt,
-    execute: ({ hash, now }) => sql`update oauth_tokens set revoked_at = ${now} where token_hash = ${hash} and revoked_at is null`
+    execute: ({ hash, now }) =>
+      sql`update oauth_tokens set revoked_at = ${now} where token_hash = ${hash} and revoked_at is null`
   })
   const revokeGrant = SqlSchema.void({
     Request: Schema.Struct({ grantId: Schema.String, reason: Schema.String, now: Schema.DateFromSelf }),
@@ -181,7 +199,8 @@ const make = Effect.gen(function*() {
     markCodeUsed: (codeHash: string, now: Date) => Effect.orDie(markCodeUsed({ hash: codeHash, now })),
     insertTokens: (rows: ReadonlyArray<typeof NewToken.Type>) => Effect.orDie(insertTokens(rows)),
     /** A token with its grant; `lock` row-locks the token for the rest of the transaction. */
-    tokenByHash: (tokenHash: string, lock: boolean) => Effect.orDie(lock ? lockToken(tokenHash) : tokenByHash(tokenHash)),
+    tokenByHash: (tokenHash: string, lock: boolean) =>
+      Effect.orDie(lock ? lockToken(tokenHash) : tokenByHash(tokenHash)),
     /** The live access token presented on a request (hot path: one index probe + join). */
     activeAccessToken: (tokenHash: string, now: Date) => Effect.orDie(activeAccessToken({ hash: tokenHash, now })),
     markTokenUsed: (tokenHash: string, now: Date) => Effect.orDie(markTokenUsed({ hash: tokenHash, now })),

@@ -17,8 +17,34 @@ export const demoListings: ReadonlyArray<ListingCsvRow> = (() => {
   return parsed.rows
 })()
 
-const ADJECTIVES = ["amber", "bold", "calm", "daring", "eager", "fuzzy", "gentle", "happy", "icy", "jolly", "keen", "lucky"]
-const NOUNS = ["anchor", "badger", "comet", "delta", "falcon", "garden", "harbor", "island", "jigsaw", "kettle", "lemon", "meadow"]
+const ADJECTIVES = [
+  "amber",
+  "bold",
+  "calm",
+  "daring",
+  "eager",
+  "fuzzy",
+  "gentle",
+  "happy",
+  "icy",
+  "jolly",
+  "keen",
+  "lucky"
+]
+const NOUNS = [
+  "anchor",
+  "badger",
+  "comet",
+  "delta",
+  "falcon",
+  "garden",
+  "harbor",
+  "island",
+  "jigsaw",
+  "kettle",
+  "lemon",
+  "meadow"
+]
 const TLDS = ["com", "net", "org", "io", "co", "dev", "app", "xyz"]
 
 /** First 4 bytes of SHA-256 as an integer: a stable pseudo-random number per name. */

@@ -11,7 +11,13 @@ import { documentedAt, htmlErrorPages, HtmlPage } from "../../platform/ApiAnnota
 import { BadRequest, Conflict, errorWire, InternalError, Unauthorized } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { SandboxOnly } from "../sandbox/Errors.js"
-import { BrokerageCaseNotFound, CaseMoveNotAllowed, DomainNotEligible, InvalidBrokerageDomain, InvalidCaseMove } from "./Errors.js"
+import {
+  BrokerageCaseNotFound,
+  CaseMoveNotAllowed,
+  DomainNotEligible,
+  InvalidBrokerageDomain,
+  InvalidCaseMove
+} from "./Errors.js"
 
 export const CaseStatusSchema = Schema.Literal(...CASE_STATUSES).annotations({ title: "BrokerageCaseStatus" })
 
@@ -25,21 +31,29 @@ export const EligibilityReason = Schema.Literal("invalid_domain", "reserved", "a
 export const Eligibility = Schema.Struct({
   domain: Schema.String,
   eligible: Schema.Boolean,
-  reasons: Schema.Array(EligibilityReason).annotations({ description: "Every reason the domain cannot be brokered now; empty when eligible" }),
+  reasons: Schema.Array(EligibilityReason).annotations({
+    description: "Every reason the domain cannot be brokered now; empty when eligible"
+  }),
   details: Schema.Array(Schema.Struct({ reason: EligibilityReason, message: Schema.String })),
   site: Schema.NullOr(Schema.Struct({
     classification: Schema.Literal("live", "parking", "error", "none", "blocked").annotations({
-      description: "live: a real site (ineligible); parking: a parking, for-sale or placeholder page; error: an error answer; none: the name does not resolve; blocked: resolves to an address the service never contacts"
+      description:
+        "live: a real site (ineligible); parking: a parking, for-sale or placeholder page; error: an error answer; none: the name does not resolve; blocked: resolves to an address the service never contacts"
     }),
     url: Schema.String,
     status: Schema.NullOr(Schema.Int)
-  })).annotations({ description: "The live-site check (null when the name is invalid or reserved); reused for up to BROKERAGE_ELIGIBILITY_TTL" }),
+  })).annotations({
+    description:
+      "The live-site check (null when the name is invalid or reserved); reused for up to BROKERAGE_ELIGIBILITY_TTL"
+  }),
   checked_at: Schema.String
 }).annotations({ identifier: "BrokerageEligibility" })
 
 export const CaseRequest = Schema.Struct({
   domain: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(300)),
-  tier: Schema.Literal(...TIERS).annotations({ description: "managed: our brokers negotiate; self_serve: we find and contact the owner, you negotiate" }),
+  tier: Schema.Literal(...TIERS).annotations({
+    description: "managed: our brokers negotiate; self_serve: we find and contact the owner, you negotiate"
+  }),
   buyer_email: Email,
   budget: Schema.Int.pipe(Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER)).annotations({
     description: "The buyer's budget, integer USD cents"
@@ -57,12 +71,20 @@ export const Case = Schema.Struct({
   budget: Schema.Int.annotations({ description: "USD cents" }),
   currency: Schema.String,
   notes: Schema.NullOr(Schema.String),
-  progress_url: Schema.String.annotations({ description: "No-login page for the buyer: status and timeline (signed link; share it with the buyer only)" }),
+  progress_url: Schema.String.annotations({
+    description: "No-login page for the buyer: status and timeline (signed link; share it with the buyer only)"
+  }),
   agreed_price_cents: Schema.NullOr(Schema.Int),
   deal_price_cents: Schema.NullOr(Schema.Int).annotations({ description: "Set when the case closed won" }),
-  brokerage_fee_cents: Schema.NullOr(Schema.Int).annotations({ description: "The service's fee on the deal (BROKERAGE_FEE_BPS of the deal price)" }),
-  partner_commission_cents: Schema.NullOr(Schema.Int).annotations({ description: "Your share of the fee (BROKERAGE_PARTNER_SHARE_BPS), payable at the next settlement" }),
-  order_id: Schema.NullOr(Schema.String).annotations({ description: "The commission's row in /transactions (payment_model brokerage)" }),
+  brokerage_fee_cents: Schema.NullOr(Schema.Int).annotations({
+    description: "The service's fee on the deal (BROKERAGE_FEE_BPS of the deal price)"
+  }),
+  partner_commission_cents: Schema.NullOr(Schema.Int).annotations({
+    description: "Your share of the fee (BROKERAGE_PARTNER_SHARE_BPS), payable at the next settlement"
+  }),
+  order_id: Schema.NullOr(Schema.String).annotations({
+    description: "The commission's row in /transactions (payment_model brokerage)"
+  }),
   created_at: Schema.String,
   updated_at: Schema.String,
   closed_at: Schema.NullOr(Schema.String)
@@ -78,17 +100,25 @@ export const CaseTimelineEntry = Schema.Struct({
   note: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "BrokerageTimelineEntry" })
 
-export const CaseDetail = Schema.Struct({ ...Case.fields, timeline: Schema.Array(CaseTimelineEntry) }).annotations({ identifier: "BrokerageCaseDetail" })
+export const CaseDetail = Schema.Struct({ ...Case.fields, timeline: Schema.Array(CaseTimelineEntry) }).annotations({
+  identifier: "BrokerageCaseDetail"
+})
 
 export const CasePage = Schema.Struct({
   cases: Schema.Array(Case),
-  next_cursor: Schema.NullOr(Schema.String).annotations({ description: "Pass as cursor for the next page; null at the end" })
+  next_cursor: Schema.NullOr(Schema.String).annotations({
+    description: "Pass as cursor for the next page; null at the end"
+  })
 }).annotations({ identifier: "BrokerageCasePage" })
 
 const IsoDate = Schema.String.annotations({ description: "RFC 3339 date-time or YYYY-MM-DD" })
 const CaseId = HttpApiSchema.param("id", Schema.String.annotations({ description: "brk_…" }))
-const Limit = Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))).annotations({ description: "1–100, default 25" })
-const PriceParam = Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.positive(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER)))
+const Limit = Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))).annotations({
+  description: "1–100, default 25"
+})
+const PriceParam = Schema.optional(
+  Schema.NumberFromString.pipe(Schema.int(), Schema.positive(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
+)
 
 export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
   .add(
@@ -102,7 +132,9 @@ export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
     HttpApiEndpoint.post("createCase", "/api/partner/v1/brokerage")
       .setPayload(CaseRequest)
       .setHeaders(Schema.Struct({
-        "idempotency-key": Schema.optional(Schema.String).annotations({ description: "Optional: a retry with the same key and body answers the first 201" })
+        "idempotency-key": Schema.optional(Schema.String).annotations({
+          description: "Optional: a retry with the same key and body answers the first 201"
+        })
       }))
       .addSuccess(Case, { status: 201 })
       .addError(BadRequest)
@@ -110,7 +142,10 @@ export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
       .addError(Conflict)
       .addError(errorWire(DomainNotEligible))
       .annotate(OpenApi.Summary, "Open a brokerage case; returns the buyer's no-login progress link")
-      .annotate(OpenApi.Description, "Ineligible (reserved, already in an open case, a live site): 409 conflict with `details.reasons`. One open case per domain across all partners. Optional Idempotency-Key: a retry with the same key and body answers the first 201 (Idempotent-Replayed: true).")
+      .annotate(
+        OpenApi.Description,
+        "Ineligible (reserved, already in an open case, a live site): 409 conflict with `details.reasons`. One open case per domain across all partners. Optional Idempotency-Key: a retry with the same key and body answers the first 201 (Idempotent-Replayed: true)."
+      )
       .pipe(requiresScope("broker"), documentedAt("/docs/brokerage.md#cases"))
   )
   .add(
@@ -155,8 +190,12 @@ export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
 {}
 
 export const AdminMoveParams = Schema.Struct({
-  price: PriceParam.annotations({ description: "Deal price in USD cents: recorded at deal_agreed, required to close won unless agreed before" }),
-  note: Schema.optional(Schema.String.pipe(Schema.maxLength(500))).annotations({ description: "Recorded in the case's timeline (not shown to the buyer)" })
+  price: PriceParam.annotations({
+    description: "Deal price in USD cents: recorded at deal_agreed, required to close won unless agreed before"
+  }),
+  note: Schema.optional(Schema.String.pipe(Schema.maxLength(500))).annotations({
+    description: "Recorded in the case's timeline (not shown to the buyer)"
+  })
 })
 
 export class AdminBrokerageApi extends HttpApiGroup.make("adminBrokerage")
@@ -189,7 +228,9 @@ export class AdminBrokerageApi extends HttpApiGroup.make("adminBrokerage")
   .add(
     HttpApiEndpoint.post("close")`/api/admin/brokerage/${CaseId}/close`
       .setUrlParams(Schema.Struct({
-        outcome: Schema.Literal(...CLOSE_OUTCOMES).annotations({ description: "won (from deal_agreed, with a price) | lost | cancelled" }),
+        outcome: Schema.Literal(...CLOSE_OUTCOMES).annotations({
+          description: "won (from deal_agreed, with a price) | lost | cancelled"
+        }),
         ...AdminMoveParams.fields
       }))
       .addSuccess(CaseDetail)
@@ -220,7 +261,10 @@ export class BrokeragePagesApi extends HttpApiGroup.make("brokeragePages")
       .addError(Html(400, "Error page: missing or tampered link"))
       .annotateContext(htmlErrors)
       .annotate(OpenApi.Summary, "The buyer's no-login progress page (HTML)")
-      .annotate(OpenApi.Description, "Open the case's `progress_url` in a browser. Nothing about the seller or the partner is shown.")
+      .annotate(
+        OpenApi.Description,
+        "Open the case's `progress_url` in a browser. Nothing about the seller or the partner is shown."
+      )
   )
   .annotate(OpenApi.Title, "Brokerage progress page")
 {}

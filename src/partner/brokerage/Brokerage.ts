@@ -39,8 +39,14 @@ import { Books } from "../ledger/Books.js"
 import { Settlement } from "../ledger/Settlement.js"
 import { OrderRepo } from "../orders/Repo.js"
 import { SandboxOnly } from "../sandbox/Errors.js"
-import { BrokerageCaseNotFound, CaseMoveNotAllowed, DomainNotEligible, InvalidBrokerageDomain, InvalidCaseMove } from "./Errors.js"
-import { type CaseFilters, type CaseRow, BrokerageRepo, type CaseTimelineRow } from "./Repo.js"
+import {
+  BrokerageCaseNotFound,
+  CaseMoveNotAllowed,
+  DomainNotEligible,
+  InvalidBrokerageDomain,
+  InvalidCaseMove
+} from "./Errors.js"
+import { BrokerageRepo, type CaseFilters, type CaseRow, type CaseTimelineRow } from "./Repo.js"
 import { probeOutbound, probeSite, type SiteFinding } from "./SiteProbe.js"
 
 export const ELIGIBILITY_REASONS = ["invalid_domain", "reserved", "already_in_case", "live_site"] as const
@@ -53,7 +59,11 @@ export interface Eligibility {
   readonly eligible: boolean
   readonly reasons: ReadonlyArray<EligibilityReason>
   readonly details: ReadonlyArray<{ readonly reason: EligibilityReason; readonly message: string }>
-  readonly site: { readonly classification: SiteFinding["classification"]; readonly url: string; readonly status: number | null } | null
+  readonly site: {
+    readonly classification: SiteFinding["classification"]
+    readonly url: string
+    readonly status: number | null
+  } | null
   readonly checked_at: string
 }
 
@@ -139,7 +149,8 @@ const make = Effect.gen(function*() {
   const ttlMs = Duration.toMillis(settings.eligibilityTtl)
   const siteCache = new Map<string, { at: number; finding: SiteFinding }>()
 
-  const progressUrl = (caseId: string) => `${config.baseUrl}/brokerage/progress?t=${secrets.sign(PROGRESS_PURPOSE, { c: caseId })}`
+  const progressUrl = (caseId: string) =>
+    `${config.baseUrl}/brokerage/progress?t=${secrets.sign(PROGRESS_PURPOSE, { c: caseId })}`
 
   /** The live-site finding of a domain, reused for BROKERAGE_ELIGIBILITY_TTL (per process). */
   const site = (domain: string) =>
@@ -149,7 +160,9 @@ const make = Effect.gen(function*() {
       if (hit && now - hit.at < ttlMs) return hit.finding
       const finding = yield* probeSite(outbound, domain, settings.siteTimeout)
       if (ttlMs > 0) {
-        if (siteCache.size >= 1000) for (const [k, v] of siteCache) if (now - v.at >= ttlMs || siteCache.size >= 1000) siteCache.delete(k)
+        if (siteCache.size >= 1000) {
+          for (const [k, v] of siteCache) if (now - v.at >= ttlMs || siteCache.size >= 1000) siteCache.delete(k)
+        }
         siteCache.set(domain, { at: now, finding })
       }
       return finding
@@ -157,7 +170,9 @@ const make = Effect.gen(function*() {
 
   const reservedHit = (name: { registrable: string; label: string; suffix: string }, environment: PartnerEnvironment) =>
     Effect.gen(function*() {
-      if (environment === "sandbox" && name.label.includes("reserved")) return Option.some("sandbox: synthetic reserved name")
+      if (environment === "sandbox" && name.label.includes("reserved")) {
+        return Option.some("sandbox: synthetic reserved name")
+      }
       const list = yield* engine.listReserved.pipe(Effect.orDie)
       const patterns = new Set(reservedPatternsFor(name.registrable, name.label, name.suffix))
       const row = list.find((r) => patterns.has(r.pattern))
@@ -180,16 +195,29 @@ const make = Effect.gen(function*() {
         } satisfies Eligibility
       }
       const name = parsed.right
-      if (name.subdomain !== "") details.push({ reason: "invalid_domain", message: `${name.ascii} is not a registrable name (try ${name.registrable})` })
-      else if (!name.knownSuffix) details.push({ reason: "invalid_domain", message: `.${name.suffix} is not a known top-level domain` })
+      if (name.subdomain !== "") {
+        details.push({
+          reason: "invalid_domain",
+          message: `${name.ascii} is not a registrable name (try ${name.registrable})`
+        })
+      } else if (!name.knownSuffix) {
+        details.push({ reason: "invalid_domain", message: `.${name.suffix} is not a known top-level domain` })
+      }
       const reserved = yield* reservedHit(name, environment)
       if (Option.isSome(reserved)) details.push({ reason: "reserved", message: reserved.value })
       const open = yield* repo.openCase(environment, name.ascii)
-      if (Option.isSome(open)) details.push({ reason: "already_in_case", message: `${name.ascii} is already in an open brokerage case` })
+      if (Option.isSome(open)) {
+        details.push({ reason: "already_in_case", message: `${name.ascii} is already in an open brokerage case` })
+      }
       // No probe for names that cannot be brokered anyway.
-      const finding = details.some((d) => d.reason === "invalid_domain" || d.reason === "reserved") ? null : yield* site(name.ascii)
+      const finding = details.some((d) => d.reason === "invalid_domain" || d.reason === "reserved")
+        ? null
+        : yield* site(name.ascii)
       if (finding?.classification === "live") {
-        details.push({ reason: "live_site", message: `${name.ascii} serves an active site (${finding.url}, HTTP ${finding.status})` })
+        details.push({
+          reason: "live_site",
+          message: `${name.ascii} serves an active site (${finding.url}, HTTP ${finding.status})`
+        })
       }
       const reasons = ELIGIBILITY_REASONS.filter((r) => details.some((d) => d.reason === r))
       return {
@@ -234,11 +262,20 @@ const make = Effect.gen(function*() {
           type: "brokerage.case_updated",
           data: { case: eventCase(row.value), previous_status: null }
         })
-        yield* repo.addTimeline({ caseId: row.value.id, status: "open", fromStatus: null, eventId, actor: `partner:${partner.keyId}` })
+        yield* repo.addTimeline({
+          caseId: row.value.id,
+          status: "open",
+          fromStatus: null,
+          eventId,
+          actor: `partner:${partner.keyId}`
+        })
         return row
       })).pipe(Effect.orDie)
       if (Option.isNone(created)) {
-        return yield* refuse(["already_in_case"], [{ reason: "already_in_case", message: `${check.domain} is already in an open brokerage case` }])
+        return yield* refuse(["already_in_case"], [{
+          reason: "already_in_case",
+          message: `${check.domain} is already in an open brokerage case`
+        }])
       }
       return caseJson(created.value, progressUrl(created.value.id))
     })
@@ -246,7 +283,10 @@ const make = Effect.gen(function*() {
   const loadOwned = (id: string, partner: PartnerIdentity | undefined, forUpdate: boolean) =>
     Effect.gen(function*() {
       const row = yield* repo.byId(id, { forUpdate })
-      if (Option.isNone(row) || (partner && (row.value.partner_id !== partner.partnerId || row.value.environment !== partner.environment))) {
+      if (
+        Option.isNone(row) ||
+        (partner && (row.value.partner_id !== partner.partnerId || row.value.environment !== partner.environment))
+      ) {
         return yield* BrokerageCaseNotFound.of(id)
       }
       return row.value
@@ -258,7 +298,9 @@ const make = Effect.gen(function*() {
       const current = yield* loadOwned(id, options.partner, true)
       const t = decide(current)
       if (!t.ok) {
-        return yield* (t.kind === "invalid" ? new InvalidCaseMove({ message: t.reason }) : new CaseMoveNotAllowed({ message: t.reason }))
+        return yield* (t.kind === "invalid"
+          ? new InvalidCaseMove({ message: t.reason })
+          : new CaseMoveNotAllowed({ message: t.reason }))
       }
       let deal: Parameters<typeof repo.update>[1]["deal"] = null
       if (t.to === "closed_won") {
@@ -281,9 +323,17 @@ const make = Effect.gen(function*() {
           kind: "status",
           status: "TRANSFER_COMPLETED",
           actor: options.actor,
-          note: `brokerage fee of case ${current.id} (deal ${m.dealPriceCents} cents at ${m.feeBps} bps; partner share ${m.partnerShareBps} bps)`
+          note:
+            `brokerage fee of case ${current.id} (deal ${m.dealPriceCents} cents at ${m.feeBps} bps; partner share ${m.partnerShareBps} bps)`
         })
-        deal = { priceCents: m.dealPriceCents, feeBps: m.feeBps, feeCents: m.feeCents, shareBps: m.partnerShareBps, shareCents: m.partnerShareCents, orderId: order.id }
+        deal = {
+          priceCents: m.dealPriceCents,
+          feeBps: m.feeBps,
+          feeCents: m.feeCents,
+          shareBps: m.partnerShareBps,
+          shareCents: m.partnerShareCents,
+          orderId: order.id
+        }
       }
       const updated = yield* repo.update(current.id, {
         status: t.to,
@@ -303,7 +353,12 @@ const make = Effect.gen(function*() {
             order_id: updated.order_id
           }
           : { case: eventCase(updated), previous_status: t.from }
-        const eventId = yield* outbox.append({ partnerId: updated.partner_id, environment: updated.environment, type, data })
+        const eventId = yield* outbox.append({
+          partnerId: updated.partner_id,
+          environment: updated.environment,
+          type,
+          data
+        })
         if (type === "brokerage.case_updated") updatedEvent = eventId
       }
       yield* repo.addTimeline({
@@ -319,7 +374,11 @@ const make = Effect.gen(function*() {
     }))
 
   const move = (id: string, action: CaseAction, options: MoveOptions) =>
-    apply(id, (c) => transition({ status: c.status, agreedPriceCents: c.agreed_price_cents }, action, options.priceCents), options)
+    apply(
+      id,
+      (c) => transition({ status: c.status, agreedPriceCents: c.agreed_price_cents }, action, options.priceCents),
+      options
+    )
 
   const detail = (id: string, partner?: PartnerIdentity) =>
     Effect.gen(function*() {
@@ -344,11 +403,14 @@ const make = Effect.gen(function*() {
           yield* settlement.settleOrderById(c.order_id, `sandbox:${partner.keyId}`)
           return yield* detail(id, partner)
         }
-        return yield* new CaseMoveNotAllowed({ message: `Case ${id} is closed_won and its commission is settled: there is no next step` })
+        return yield* new CaseMoveNotAllowed({
+          message: `Case ${id} is closed_won and its commission is settled: there is no next step`
+        })
       }
       yield* apply(
         id,
-        (row) => sandboxStep({ status: row.status, agreedPriceCents: row.agreed_price_cents, budgetCents: row.budget_cents }),
+        (row) =>
+          sandboxStep({ status: row.status, agreedPriceCents: row.agreed_price_cents, budgetCents: row.budget_cents }),
         { actor: `sandbox:${partner.keyId}`, partner }
       )
       return yield* detail(id, partner)

@@ -11,11 +11,14 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { abort, json, print } from "../../cli/Output.js"
-import { CASE_STATUSES, CLOSE_OUTCOMES, type CaseAction } from "../../domain/Brokerage.js"
+import { CASE_STATUSES, type CaseAction, CLOSE_OUTCOMES } from "../../domain/Brokerage.js"
 import { Brokerage } from "./Brokerage.js"
 
 const caseId = Args.text({ name: "CASE_ID" })
-const note = Options.text("note").pipe(Options.optional, Options.withDescription("Recorded in the case's timeline (not shown to the buyer)"))
+const note = Options.text("note").pipe(
+  Options.optional,
+  Options.withDescription("Recorded in the case's timeline (not shown to the buyer)")
+)
 const price = Options.integer("price").pipe(
   Options.optional,
   Options.withDescription("Deal price in USD cents: recorded at deal_agreed; needed to close won unless agreed before")
@@ -23,12 +26,28 @@ const price = Options.integer("price").pipe(
 const limit = Options.integer("limit").pipe(Options.withDefault(50), Options.withDescription("1–500, default 50"))
 
 const show = (asJson: boolean, d: Effect.Effect.Success<ReturnType<Brokerage["Type"]["detail"]>>) => {
-  const timeline = d.timeline.map((t) => `  ${t.at}  ${t.from_status ?? "·"} → ${t.status}  by ${t.actor}${t.price_cents !== null ? `  price ${t.price_cents}` : ""}${t.note ? ` — ${t.note}` : ""}`)
-  const money = d.deal_price_cents === null ? "" : `  deal ${d.deal_price_cents} fee ${d.brokerage_fee_cents} partner ${d.partner_commission_cents} (${d.order_id})`
-  return print(asJson, d, [`${d.id}  ${d.status}  ${d.domain}  ${d.tier}  budget ${d.budget} ${d.currency}  (${d.environment})${money}`, ...timeline].join("\n"))
+  const timeline = d.timeline.map((t) =>
+    `  ${t.at}  ${t.from_status ?? "·"} → ${t.status}  by ${t.actor}${
+      t.price_cents !== null ? `  price ${t.price_cents}` : ""
+    }${t.note ? ` — ${t.note}` : ""}`
+  )
+  const money = d.deal_price_cents === null
+    ? ""
+    : `  deal ${d.deal_price_cents} fee ${d.brokerage_fee_cents} partner ${d.partner_commission_cents} (${d.order_id})`
+  return print(
+    asJson,
+    d,
+    [
+      `${d.id}  ${d.status}  ${d.domain}  ${d.tier}  budget ${d.budget} ${d.currency}  (${d.environment})${money}`,
+      ...timeline
+    ].join("\n")
+  )
 }
 
-const runMove = (o: { json: boolean; caseId: string; price: Option.Option<number>; note: Option.Option<string> }, action: CaseAction) =>
+const runMove = (
+  o: { json: boolean; caseId: string; price: Option.Option<number>; note: Option.Option<string> },
+  action: CaseAction
+) =>
   Effect.gen(function*() {
     const brokerage = yield* Brokerage
     const result = yield* brokerage.move(o.caseId, action, {
@@ -48,7 +67,9 @@ const runMove = (o: { json: boolean; caseId: string; price: Option.Option<number
   })
 
 const advance = Command.make("advance", { json, caseId, price, note }, (o) => runMove(o, { _tag: "advance" })).pipe(
-  Command.withDescription("Move a case to its next status (brokerage.case_updated; deal_agreed → closed_won needs --price unless agreed)")
+  Command.withDescription(
+    "Move a case to its next status (brokerage.case_updated; deal_agreed → closed_won needs --price unless agreed)"
+  )
 )
 
 const close = Command.make("close", {
@@ -56,9 +77,13 @@ const close = Command.make("close", {
   caseId,
   price,
   note,
-  outcome: Options.choice("outcome", CLOSE_OUTCOMES).pipe(Options.withDescription("won (from deal_agreed) | lost | cancelled"))
+  outcome: Options.choice("outcome", CLOSE_OUTCOMES).pipe(
+    Options.withDescription("won (from deal_agreed) | lost | cancelled")
+  )
 }, (o) => runMove(o, { _tag: "close", outcome: o.outcome })).pipe(
-  Command.withDescription("Close a case won (from deal_agreed, with a price; brokerage.case_completed), lost or cancelled")
+  Command.withDescription(
+    "Close a case won (from deal_agreed, with a price; brokerage.case_completed), lost or cancelled"
+  )
 )
 
 const list = Command.make("list", {
@@ -70,12 +95,18 @@ const list = Command.make("list", {
 }, (o) =>
   Effect.gen(function*() {
     if (o.limit < 1 || o.limit > 500) return yield* abort("--limit must be 1..500", "usage")
-    const page = yield* (yield* Brokerage).list({
-      status: Option.getOrUndefined(o.status),
-      partnerId: Option.getOrUndefined(o.partner),
-      environment: Option.getOrUndefined(o.env)
-    }, null, o.limit)
-    const lines = page.cases.map((c) => `${c.id}  ${c.status.padEnd(17)} ${c.domain}  ${c.tier}  budget ${c.budget}  ${c.created_at}`)
+    const page = yield* (yield* Brokerage).list(
+      {
+        status: Option.getOrUndefined(o.status),
+        partnerId: Option.getOrUndefined(o.partner),
+        environment: Option.getOrUndefined(o.env)
+      },
+      null,
+      o.limit
+    )
+    const lines = page.cases.map((c) =>
+      `${c.id}  ${c.status.padEnd(17)} ${c.domain}  ${c.tier}  budget ${c.budget}  ${c.created_at}`
+    )
     yield* print(o.json, { cases: page.cases }, page.cases.length === 0 ? "No cases." : lines.join("\n"))
   })).pipe(Command.withDescription("Brokerage cases of every partner, newest first"))
 
@@ -83,9 +114,12 @@ const showCommand = Command.make("show", { json, caseId }, (o) =>
   Effect.gen(function*() {
     const d = yield* (yield* Brokerage).detail(o.caseId).pipe(
       Effect.map(Option.some),
-      Effect.catchTag("BrokerageCaseNotFound", (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())))
+      Effect.catchTag("BrokerageCaseNotFound", (e) =>
+        Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())))
     )
-    if (Option.isSome(d)) yield* show(o.json, d.value)
+    if (Option.isSome(d)) {
+      yield* show(o.json, d.value)
+    }
   })).pipe(Command.withDescription("One case with its timeline and, when won, the deal and commission"))
 
 export const brokerageCommand = Command.make("brokerage").pipe(

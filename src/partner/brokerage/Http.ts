@@ -3,8 +3,8 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { Api } from "../../app/Api.js"
 import { errorPageHtml, htmlResponse } from "../../platform/Html.js"
-import { addResponseHeaders } from "../../platform/ResponseHeaders.js"
 import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
+import { addResponseHeaders } from "../../platform/ResponseHeaders.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
 import { dateWindow, iso, pageCursor, validationError } from "../Common.js"
@@ -16,47 +16,71 @@ const CURSOR_PURPOSE = "partner-brokerage-cursor"
 const encodeRequest = Schema.encodeSync(CaseRequest)
 const decodeCase = Schema.decodeUnknown(Case)
 
-export const PartnerBrokerageHttpLive = HttpApiBuilder.group(Api, "partnerBrokerage", (handlers) =>
-  Effect.gen(function*() {
-    const brokerage = yield* Brokerage
-    const secrets = yield* ServiceSecret
-    const idempotency = yield* Idempotency
-    return handlers
-      .handle("eligibility", ({ urlParams }) =>
-        Effect.flatMap(CurrentPartner, (partner) => brokerage.eligibility(urlParams.domain, partner.environment)))
-      .handle("createCase", ({ headers, payload }) =>
-        Effect.gen(function*() {
-          const partner = yield* CurrentPartner
-          const key = headers["idempotency-key"]
-          if (key === undefined) return yield* brokerage.create(partner, payload)
-          // Optional here (the SDK sends one on every write): a retried create answers the first 201.
-          if (!isValidKey(key)) return yield* validationError("Idempotency-Key: 1-255 visible ASCII characters")
-          // "The same request" is the same decoded payload (canonical JSON of the request schema).
-          const body = JSON.stringify(encodeRequest(payload))
-          const result = yield* idempotency.run(
-            { scope: `partner-brokerage:${partner.credentialId}`, key, fingerprint: fingerprint("POST", "/api/partner/v1/brokerage", body) },
-            Effect.map(brokerage.create(partner, payload), (c) => ({ status: 201, body: c }))
-          ).pipe(Effect.catchTag("SqlError", Effect.die))
-          yield* addResponseHeaders({ "idempotency-key": key, ...(result.replayed ? { "idempotent-replayed": "true" } : {}) })
-          // A replay answers the stored body, which the success schema encoded the first time.
-          return yield* decodeCase(result.response.body).pipe(Effect.orDie)
-        }))
-      .handle("listCases", ({ urlParams }) =>
-        Effect.gen(function*() {
-          const partner = yield* CurrentPartner
-          const { from, to } = yield* dateWindow(urlParams.from, urlParams.to)
-          const cursor = pageCursor(secrets, CURSOR_PURPOSE, [urlParams.status ?? null, iso(from ?? null), iso(to ?? null)])
-          const before = yield* cursor.read(urlParams.cursor)
-          const page = yield* brokerage.list(
-            { partnerId: partner.partnerId, environment: partner.environment, status: urlParams.status, from, to },
-            before,
-            urlParams.limit ?? 25
-          )
-          return { cases: page.cases, next_cursor: cursor.next(page.cases[page.cases.length - 1], page.hasMore) }
-        }))
-      .handle("getCase", ({ path }) => Effect.flatMap(CurrentPartner, (partner) => brokerage.detail(path.id, partner)))
-      .handle("advanceSandbox", ({ path }) => Effect.flatMap(CurrentPartner, (partner) => brokerage.advanceSandbox(path.id, partner)))
-  }))
+export const PartnerBrokerageHttpLive = HttpApiBuilder.group(
+  Api,
+  "partnerBrokerage",
+  (handlers) =>
+    Effect.gen(function*() {
+      const brokerage = yield* Brokerage
+      const secrets = yield* ServiceSecret
+      const idempotency = yield* Idempotency
+      return handlers
+        .handle(
+          "eligibility",
+          ({ urlParams }) =>
+            Effect.flatMap(CurrentPartner, (partner) => brokerage.eligibility(urlParams.domain, partner.environment))
+        )
+        .handle("createCase", ({ headers, payload }) =>
+          Effect.gen(function*() {
+            const partner = yield* CurrentPartner
+            const key = headers["idempotency-key"]
+            if (key === undefined) return yield* brokerage.create(partner, payload)
+            // Optional here (the SDK sends one on every write): a retried create answers the first 201.
+            if (!isValidKey(key)) return yield* validationError("Idempotency-Key: 1-255 visible ASCII characters")
+            // "The same request" is the same decoded payload (canonical JSON of the request schema).
+            const body = JSON.stringify(encodeRequest(payload))
+            const result = yield* idempotency.run(
+              {
+                scope: `partner-brokerage:${partner.credentialId}`,
+                key,
+                fingerprint: fingerprint("POST", "/api/partner/v1/brokerage", body)
+              },
+              Effect.map(brokerage.create(partner, payload), (c) => ({ status: 201, body: c }))
+            ).pipe(Effect.catchTag("SqlError", Effect.die))
+            yield* addResponseHeaders({
+              "idempotency-key": key,
+              ...(result.replayed ? { "idempotent-replayed": "true" } : {})
+            })
+            // A replay answers the stored body, which the success schema encoded the first time.
+            return yield* decodeCase(result.response.body).pipe(Effect.orDie)
+          }))
+        .handle("listCases", ({ urlParams }) =>
+          Effect.gen(function*() {
+            const partner = yield* CurrentPartner
+            const { from, to } = yield* dateWindow(urlParams.from, urlParams.to)
+            const cursor = pageCursor(secrets, CURSOR_PURPOSE, [
+              urlParams.status ?? null,
+              iso(from ?? null),
+              iso(to ?? null)
+            ])
+            const before = yield* cursor.read(urlParams.cursor)
+            const page = yield* brokerage.list(
+              { partnerId: partner.partnerId, environment: partner.environment, status: urlParams.status, from, to },
+              before,
+              urlParams.limit ?? 25
+            )
+            return { cases: page.cases, next_cursor: cursor.next(page.cases[page.cases.length - 1], page.hasMore) }
+          }))
+        .handle(
+          "getCase",
+          ({ path }) => Effect.flatMap(CurrentPartner, (partner) => brokerage.detail(path.id, partner))
+        )
+        .handle(
+          "advanceSandbox",
+          ({ path }) => Effect.flatMap(CurrentPartner, (partner) => brokerage.advanceSandbox(path.id, partner))
+        )
+    })
+)
 
 export const AdminBrokerageHttpLive = HttpApiBuilder.group(Api, "adminBrokerage", (handlers) =>
   Effect.gen(function*() {
@@ -64,18 +88,30 @@ export const AdminBrokerageHttpLive = HttpApiBuilder.group(Api, "adminBrokerage"
     return handlers
       .handle("listCases", ({ urlParams }) =>
         Effect.map(
-          brokerage.list({ status: urlParams.status, partnerId: urlParams.partner, environment: urlParams.env }, null, urlParams.limit ?? 25),
+          brokerage.list(
+            { status: urlParams.status, partnerId: urlParams.partner, environment: urlParams.env },
+            null,
+            urlParams.limit ?? 25
+          ),
           (page) => ({ cases: page.cases })
         ))
       .handle("getCase", ({ path }) => brokerage.detail(path.id))
       .handle("advance", ({ path, urlParams }) =>
         Effect.zipRight(
-          brokerage.move(path.id, { _tag: "advance" }, { actor: "admin", priceCents: urlParams.price, note: urlParams.note }),
+          brokerage.move(path.id, { _tag: "advance" }, {
+            actor: "admin",
+            priceCents: urlParams.price,
+            note: urlParams.note
+          }),
           brokerage.detail(path.id)
         ))
       .handle("close", ({ path, urlParams }) =>
         Effect.zipRight(
-          brokerage.move(path.id, { _tag: "close", outcome: urlParams.outcome }, { actor: "admin", priceCents: urlParams.price, note: urlParams.note }),
+          brokerage.move(path.id, { _tag: "close", outcome: urlParams.outcome }, {
+            actor: "admin",
+            priceCents: urlParams.price,
+            note: urlParams.note
+          }),
           brokerage.detail(path.id)
         ))
   }))

@@ -29,15 +29,21 @@ export const progressPage = (v: ProgressView): string => {
   const steps = PATH.map((s) => {
     const done = reached.has(s)
     const current = s === v.status
-    return `<li${current ? ` aria-current="step"` : ""}>${done && !current ? "✓ " : ""}${current ? "<strong>" : ""}${escapeHtml(STATUS_WORDS[s].title)}${current ? "</strong>" : ""}</li>`
+    return `<li${current ? ` aria-current="step"` : ""}>${done && !current ? "✓ " : ""}${current ? "<strong>" : ""}${
+      escapeHtml(STATUS_WORDS[s].title)
+    }${current ? "</strong>" : ""}</li>`
   }).join("\n")
   const history = [...v.timeline].reverse().map((t) =>
-    `<li><time datetime="${t.at.toISOString()}">${escapeHtml(when(t.at))}</time> — ${escapeHtml(STATUS_WORDS[t.status].title)}</li>`
+    `<li><time datetime="${t.at.toISOString()}">${escapeHtml(when(t.at))}</time> — ${
+      escapeHtml(STATUS_WORDS[t.status].title)
+    }</li>`
   ).join("\n")
   return page(
     `${v.domain}: ${words.title}`,
     `<h1>Acquiring <span class="domain">${escapeHtml(v.domain)}</span></h1>
-<p class="${v.status === "closed_won" ? "success" : v.status === "closed_lost" || v.status === "cancelled" ? "error" : "muted"}" role="status">
+<p class="${
+      v.status === "closed_won" ? "success" : v.status === "closed_lost" || v.status === "cancelled" ? "error" : "muted"
+    }" role="status">
   <strong>${escapeHtml(words.title)}.</strong> ${escapeHtml(words.text)}
 </p>
 <dl class="facts">

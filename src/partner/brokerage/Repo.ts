@@ -71,14 +71,17 @@ export interface NewCase {
 export interface CaseUpdate {
   readonly status: CaseStatus
   readonly agreedPriceCents?: number | null | undefined
-  readonly deal?: {
-    readonly priceCents: number
-    readonly feeBps: number
-    readonly feeCents: number
-    readonly shareBps: number
-    readonly shareCents: number
-    readonly orderId: string
-  } | null | undefined
+  readonly deal?:
+    | {
+      readonly priceCents: number
+      readonly feeBps: number
+      readonly feeCents: number
+      readonly shareBps: number
+      readonly shareCents: number
+      readonly orderId: string
+    }
+    | null
+    | undefined
   readonly closed: boolean
 }
 
@@ -135,7 +138,9 @@ const make = Effect.gen(function*() {
     execute: (u) =>
       sql`
         update brokerage_cases set status = ${u.status}, updated_at = now(),
-          agreed_price_cents = ${u.agreedPriceCents === undefined ? sql`agreed_price_cents` : sql`${u.agreedPriceCents}`},
+          agreed_price_cents = ${
+        u.agreedPriceCents === undefined ? sql`agreed_price_cents` : sql`${u.agreedPriceCents}`
+      },
           ${
         u.deal
           ? sql`deal_price_cents = ${u.deal.priceCents}, fee_bps = ${u.deal.feeBps}, fee_cents = ${u.deal.feeCents},
@@ -150,7 +155,9 @@ const make = Effect.gen(function*() {
     Request: Passed<NewTimelineEntry>(),
     execute: (t) =>
       sql`insert into brokerage_case_timeline (case_id, status, from_status, price_cents, event_id, actor, note)
-          values (${t.caseId}, ${t.status}, ${t.fromStatus}, ${t.priceCents ?? null}, ${t.eventId}, ${t.actor}, ${t.note ?? null})`
+          values (${t.caseId}, ${t.status}, ${t.fromStatus}, ${t.priceCents ?? null}, ${t.eventId}, ${t.actor}, ${
+        t.note ?? null
+      })`
   })
 
   const timeline = SqlSchema.findAll({
@@ -195,10 +202,13 @@ const make = Effect.gen(function*() {
     timeline: (caseId: string) => timeline(caseId).pipe(Effect.orDie),
 
     /** Newest first; `beforeId` continues a page. */
-    list: (filters: CaseFilters, beforeId: string | null, limit: number) => list({ filters, beforeId, limit }).pipe(Effect.orDie)
+    list: (filters: CaseFilters, beforeId: string | null, limit: number) =>
+      list({ filters, beforeId, limit }).pipe(Effect.orDie)
   }
 })
 
-export class BrokerageRepo extends Context.Tag("app/BrokerageRepo")<BrokerageRepo, Effect.Effect.Success<typeof make>>() {
+export class BrokerageRepo
+  extends Context.Tag("app/BrokerageRepo")<BrokerageRepo, Effect.Effect.Success<typeof make>>()
+{
   static readonly Live = Layer.effect(BrokerageRepo, make)
 }

@@ -26,7 +26,8 @@ export interface SiteFinding {
 }
 
 /** Marketplaces and parking services: a redirect there or a page naming them is a for-sale page. */
-const PARKING_HOSTS = /(^|\.)(sedo\.com|sedoparking\.com|dan\.com|afternic\.com|hugedomains\.com|bodis\.com|parkingcrew\.net|above\.com|undeveloped\.com|atom\.com|squadhelp\.com|domainmarket\.com|buydomains\.com|uniregistry\.com|parklogic\.com|voodoo\.com|namebright\.com|sav\.com)$/i
+const PARKING_HOSTS =
+  /(^|\.)(sedo\.com|sedoparking\.com|dan\.com|afternic\.com|hugedomains\.com|bodis\.com|parkingcrew\.net|above\.com|undeveloped\.com|atom\.com|squadhelp\.com|domainmarket\.com|buydomains\.com|uniregistry\.com|parklogic\.com|voodoo\.com|namebright\.com|sav\.com)$/i
 const PARKING_TEXT = [
   /this domain (name )?(is|may be) for sale/i,
   /buy this domain/i,
@@ -41,10 +42,19 @@ const PARKING_TEXT = [
   /registered at namecheap|godaddy\.com\/(domain-?search|forsale)/i
 ]
 /** Placeholders that are no site yet. */
-const PLACEHOLDER_TEXT = [/welcome to nginx/i, /apache2? .*default page/i, /^\s*it works!?\s*$/i, /coming soon/i, /under construction/i, /future home of/i, /default web site page/i]
+const PLACEHOLDER_TEXT = [
+  /welcome to nginx/i,
+  /apache2? .*default page/i,
+  /^\s*it works!?\s*$/i,
+  /coming soon/i,
+  /under construction/i,
+  /future home of/i,
+  /default web site page/i
+]
 
 const visibleText = (html: string) =>
-  html.replace(/<script[\s\S]*?<\/script>/gi, " ").replace(/<style[\s\S]*?<\/style>/gi, " ").replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim()
+  html.replace(/<script[\s\S]*?<\/script>/gi, " ").replace(/<style[\s\S]*?<\/style>/gi, " ").replace(/<[^>]+>/g, " ")
+    .replace(/\s+/g, " ").trim()
 
 /** Classifies one HTTP answer (pure; tested alone). */
 export const classifyAnswer = (a: {
@@ -52,7 +62,11 @@ export const classifyAnswer = (a: {
   readonly contentType: string | null
   readonly body: string
   readonly finalUrl: string
-}): { readonly classification: "live" | "parking" | "error"; readonly title: string | null; readonly detail: string | null } => {
+}): {
+  readonly classification: "live" | "parking" | "error"
+  readonly title: string | null
+  readonly detail: string | null
+} => {
   const title = extractTitle(a.body)
   if (a.status >= 400) return { classification: "error", title, detail: `HTTP ${a.status}` }
   if (a.status >= 300) return { classification: "error", title, detail: `HTTP ${a.status} without a usable redirect` }
@@ -65,11 +79,15 @@ export const classifyAnswer = (a: {
   if (PARKING_HOSTS.test(host)) return { classification: "parking", title, detail: `redirects to ${host}` }
   const text = visibleText(a.body)
   const haystack = `${title ?? ""} ${text.slice(0, 20_000)}`
-  if (PARKING_TEXT.some((r) => r.test(haystack))) return { classification: "parking", title, detail: "a parking or for-sale page" }
+  if (PARKING_TEXT.some((r) => r.test(haystack))) {
+    return { classification: "parking", title, detail: "a parking or for-sale page" }
+  }
   if (PLACEHOLDER_TEXT.some((r) => r.test(title ?? "") || r.test(text.slice(0, 300)))) {
     return { classification: "parking", title, detail: "a placeholder page (no site yet)" }
   }
-  if (text.length < 20 && !/html/i.test(a.contentType ?? "html")) return { classification: "error", title, detail: "no page content" }
+  if (text.length < 20 && !/html/i.test(a.contentType ?? "html")) {
+    return { classification: "error", title, detail: "no page content" }
+  }
   if (text.length < 20) return { classification: "parking", title, detail: "an empty page" }
   return { classification: "live", title, detail: null }
 }
@@ -77,7 +95,11 @@ export const classifyAnswer = (a: {
 const BLOCKED = new Set(["address_not_allowed", "port_not_allowed", "scheme_not_allowed", "invalid_url"])
 
 /** HTTPS then HTTP, each within `timeout`. */
-export const probeSite = (outbound: OutboundShape, domain: string, timeout: Duration.Duration): Effect.Effect<SiteFinding> => {
+export const probeSite = (
+  outbound: OutboundShape,
+  domain: string,
+  timeout: Duration.Duration
+): Effect.Effect<SiteFinding> => {
   const attempt = (url: string) =>
     outbound.fetch(url, {
       timeoutMs: Duration.toMillis(timeout),
@@ -88,9 +110,17 @@ export const probeSite = (outbound: OutboundShape, domain: string, timeout: Dura
     }).pipe(
       Effect.map((res): SiteFinding => {
         const contentType = res.headers["content-type"] ?? null
-        const body = contentType === null || /html|xml|text/i.test(contentType) ? new TextDecoder().decode(res.body) : ""
+        const body = contentType === null || /html|xml|text/i.test(contentType)
+          ? new TextDecoder().decode(res.body)
+          : ""
         const c = classifyAnswer({ status: res.status, contentType, body, finalUrl: res.finalUrl })
-        return { classification: c.classification, url: res.finalUrl, status: res.status, title: c.title, detail: c.detail }
+        return {
+          classification: c.classification,
+          url: res.finalUrl,
+          status: res.status,
+          title: c.title,
+          detail: c.detail
+        }
       }),
       Effect.catchTag("OutboundError", (e) =>
         Effect.succeed<SiteFinding>({
@@ -118,19 +148,44 @@ export const configuredResolver = (server: Option.Option<string>, timeoutMs: num
       try: async () => {
         const r = new Dns.promises.Resolver({ timeout: timeoutMs, tries: 1 })
         r.setServers([server.value])
-        const [v4, v6] = await Promise.all([r.resolve4(host).catch(() => [] as Array<string>), r.resolve6(host).catch(() => [] as Array<string>)])
-        return [...v4.map((address) => ({ address, family: 4 as const })), ...v6.map((address) => ({ address, family: 6 as const }))]
+        const [v4, v6] = await Promise.all([
+          r.resolve4(host).catch(() => [] as Array<string>),
+          r.resolve6(host).catch(() => [] as Array<string>)
+        ])
+        return [
+          ...v4.map((address) => ({ address, family: 4 as const })),
+          ...v6.map((address) => ({ address, family: 6 as const }))
+        ]
       },
-      catch: (e) => new OutboundError({ reason: "dns_failure", message: `could not resolve ${host}: ${String(e)}`, url: host })
+      catch: (e) =>
+        new OutboundError({ reason: "dns_failure", message: `could not resolve ${host}: ${String(e)}`, url: host })
     })
 }
 
 const makeSystemLookup: OutboundResolver = (host) =>
   Effect.tryPromise({
     try: () => Dns.promises.lookup(host, { all: true, verbatim: true }),
-    catch: (e) => new OutboundError({ reason: "dns_failure", message: `could not resolve ${host}: ${(e as any)?.code ?? e}`, url: host })
-  }).pipe(Effect.map((list) => list.map((a) => ({ address: a.address, family: a.family === 6 ? 6 as const : 4 as const }))))
+    catch: (e) =>
+      new OutboundError({
+        reason: "dns_failure",
+        message: `could not resolve ${host}: ${(e as any)?.code ?? e}`,
+        url: host
+      })
+  }).pipe(
+    Effect.map((list) => list.map((a) => ({ address: a.address, family: a.family === 6 ? 6 as const : 4 as const })))
+  )
 
 /** The Outbound the probe uses: the service's SSRF rules with the configured resolver. */
-export const probeOutbound = (o: { allowLoopback: boolean; allowedPorts: ReadonlyArray<number>; dnsResolver: Option.Option<string>; timeoutMs: number }) =>
-  makeOutbound({ allowLoopback: o.allowLoopback, allowedPorts: o.allowedPorts, resolver: configuredResolver(o.dnsResolver, o.timeoutMs) })
+export const probeOutbound = (
+  o: {
+    allowLoopback: boolean
+    allowedPorts: ReadonlyArray<number>
+    dnsResolver: Option.Option<string>
+    timeoutMs: number
+  }
+) =>
+  makeOutbound({
+    allowLoopback: o.allowLoopback,
+    allowedPorts: o.allowedPorts,
+    resolver: configuredResolver(o.dnsResolver, o.timeoutMs)
+  })

@@ -7,14 +7,21 @@ import { PartnerAuth, requiresScope } from "../Auth.js"
 
 export const PartnerEvent = Schema.Struct({
   id: Schema.String.annotations({ description: "evt_…, sortable: later events have greater ids" }),
-  type: Schema.String.annotations({ description: "order.recorded, order.paid, order.held, order.manual_review_cleared, order.transfer_started, order.transfer_completed, order.settled, order.refunded, … (data.order is the order as it is after the event: an order held by the review rule is recorded as MANUAL_REVIEW)" }),
+  type: Schema.String.annotations({
+    description:
+      "order.recorded, order.paid, order.held, order.manual_review_cleared, order.transfer_started, order.transfer_completed, order.settled, order.refunded, … (data.order is the order as it is after the event: an order held by the review rule is recorded as MANUAL_REVIEW)"
+  }),
   created_at: Schema.String,
-  data: Schema.Unknown.annotations({ description: "For order events: {order: {public_id, domain, status, sale_price_cents, currency}}" })
+  data: Schema.Unknown.annotations({
+    description: "For order events: {order: {public_id, domain, status, sale_price_cents, currency}}"
+  })
 }).annotations({ identifier: "PartnerEvent" })
 
 export const EventPage = Schema.Struct({
   events: Schema.Array(PartnerEvent),
-  next_cursor: Schema.NullOr(Schema.String).annotations({ description: "The last event id returned (pass as after_id); null when the page is empty" })
+  next_cursor: Schema.NullOr(Schema.String).annotations({
+    description: "The last event id returned (pass as after_id); null when the page is empty"
+  })
 }).annotations({ identifier: "PartnerEventPage" })
 
 export class PartnerEventsApi extends HttpApiGroup.make("partnerEvents")

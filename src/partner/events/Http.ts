@@ -18,7 +18,9 @@ export const PartnerEventsHttpLive = HttpApiBuilder.group(Api, "partnerEvents", 
           return yield* validationError("limit: must be an integer from 1 to 100")
         }
         const after = urlParams.after_id ?? null
-        if (after !== null && !isId("evt", after)) return yield* validationError("after_id: must be an event id (evt_…)")
+        if (after !== null && !isId("evt", after)) {
+          return yield* validationError("after_id: must be an event id (evt_…)")
+        }
         const rows = yield* outbox.list(partner.partnerId, partner.environment, after, Number(rawLimit))
         const last = rows[rows.length - 1]
         return {

@@ -55,11 +55,18 @@ const make = Effect.gen(function*() {
     execute: (partnerId) => sql`select max(id) as id from partner_events where partner_id = ${partnerId}`
   })
   const list = SqlSchema.findAll({
-    Request: Schema.Struct({ partnerId: Schema.String, environment: Schema.Literal("live", "sandbox"), afterId: Schema.NullOr(Schema.String), limit: Schema.Number }),
+    Request: Schema.Struct({
+      partnerId: Schema.String,
+      environment: Schema.Literal("live", "sandbox"),
+      afterId: Schema.NullOr(Schema.String),
+      limit: Schema.Number
+    }),
     Result: EventRow,
     execute: ({ afterId, environment, limit, partnerId }) =>
       sql`select id, partner_id, environment, type, data, created_at
-          from partner_events_after(${EVENTS_LOCK_CLASS}, ${lockKey(partnerId)}, ${partnerId}, ${environment}, ${afterId}, ${limit})`
+          from partner_events_after(${EVENTS_LOCK_CLASS}, ${
+        lockKey(partnerId)
+      }, ${partnerId}, ${environment}, ${afterId}, ${limit})`
   })
   return {
     append: (
@@ -102,7 +109,11 @@ const make = Effect.gen(function*() {
      * orders per statement): the lock (shared, as `append`), one insert; ids increase in the order
      * given, above every committed id.
      */
-    appendMany: (partnerId: string, environment: PartnerEnvironment, events: ReadonlyArray<{ type: string; data: unknown }>) =>
+    appendMany: (
+      partnerId: string,
+      environment: PartnerEnvironment,
+      events: ReadonlyArray<{ type: string; data: unknown }>
+    ) =>
       Effect.gen(function*() {
         if (events.length === 0) return [] as Array<string>
         yield* sql`select pg_advisory_xact_lock_shared(${EVENTS_LOCK_CLASS}, ${lockKey(partnerId)})`
@@ -115,12 +126,30 @@ const make = Effect.gen(function*() {
           return id
         })
         // One set-based insert per batch (a settlement statement appends hundreds).
-        yield* bulkInsert(sql, "partner_events", [["id", "text"], ["partner_id", "text"], ["environment", "text"], ["type", "text"], ["data", "jsonb"]],
-          events.map((e, i) => ({ id: ids[i], partner_id: partnerId, environment, type: e.type, data: e.data })))
-        const hooks = yield* sql`select 1 from partner_webhooks where partner_id = ${partnerId} and environment = ${environment} and active`
+        yield* bulkInsert(
+          sql,
+          "partner_events",
+          [["id", "text"], ["partner_id", "text"], ["environment", "text"], ["type", "text"], ["data", "jsonb"]],
+          events.map((e, i) => ({ id: ids[i], partner_id: partnerId, environment, type: e.type, data: e.data }))
+        )
+        const hooks =
+          yield* sql`select 1 from partner_webhooks where partner_id = ${partnerId} and environment = ${environment} and active`
         if (hooks.length > 0) {
-          yield* bulkInsert(sql, "partner_webhook_deliveries", [["id", "text"], ["event_id", "text"], ["partner_id", "text"], ["environment", "text"], ["ordering_key", "text"]],
-            ids.map((id, i) => ({ id: makeId("whd"), event_id: id, partner_id: partnerId, environment, ordering_key: orderingKeyOf(events[i]!.data) })))
+          yield* bulkInsert(
+            sql,
+            "partner_webhook_deliveries",
+            [["id", "text"], ["event_id", "text"], ["partner_id", "text"], ["environment", "text"], [
+              "ordering_key",
+              "text"
+            ]],
+            ids.map((id, i) => ({
+              id: makeId("whd"),
+              event_id: id,
+              partner_id: partnerId,
+              environment,
+              ordering_key: orderingKeyOf(events[i]!.data)
+            }))
+          )
         }
         return ids
       }).pipe(Effect.orDie),

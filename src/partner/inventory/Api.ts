@@ -18,7 +18,9 @@ export class SearchResultItem extends Schema.Class<SearchResultItem>("PartnerSea
   floor_price_cents: Cents,
   currency: Schema.String,
   available: Schema.Boolean.annotations({ description: "Listed, not locked and not reserved or sold to someone else" }),
-  score: Schema.Number.annotations({ description: "Relevance (reciprocal rank fusion of keyword and semantic rankings), 0–1" })
+  score: Schema.Number.annotations({
+    description: "Relevance (reciprocal rank fusion of keyword and semantic rankings), 0–1"
+  })
 }) {}
 
 export class SearchResponse extends Schema.Class<SearchResponse>("PartnerSearchResponse")({
@@ -32,7 +34,9 @@ export class DomainDetail extends Schema.Class<DomainDetail>("PartnerDomainDetai
   domain_unicode: Schema.String,
   tld: Schema.String,
   available: Schema.Boolean,
-  status: Schema.String.annotations({ description: "Listing status: active, pending (order in progress), sold, withdrawn" }),
+  status: Schema.String.annotations({
+    description: "Listing status: active, pending (order in progress), sold, withdrawn"
+  }),
   bin_price_cents: Cents,
   floor_price_cents: Cents,
   currency: Schema.String,
@@ -60,11 +64,16 @@ const DomainQuery = Schema.String.annotations({ description: "A domain name (Uni
 export class PartnerInventoryApi extends HttpApiGroup.make("partnerInventory")
   .add(
     HttpApiEndpoint.get("search", "/api/partner/v1/domains/search")
-      .setUrlParams(Schema.Struct({ q: Schema.String.annotations({ description: "Free text or a domain, 1–100 characters" }) }))
+      .setUrlParams(
+        Schema.Struct({ q: Schema.String.annotations({ description: "Free text or a domain, 1–100 characters" }) })
+      )
       .addSuccess(SearchResponse)
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "Search the inventory (hybrid semantic + keyword)")
-      .annotate(OpenApi.Description, "At most 5 relevant domains of the credential's inventory, best first. No paging: not a bulk export.")
+      .annotate(
+        OpenApi.Description,
+        "At most 5 relevant domains of the credential's inventory, best first. No paging: not a bulk export."
+      )
       .pipe(requiresScope("search"), documentedAt("/docs/partner.md#search"))
   )
   .add(
@@ -95,5 +104,8 @@ export class PartnerInventoryApi extends HttpApiGroup.make("partnerInventory")
   .middleware(PartnerAuth)
   .addError(InternalError)
   .annotate(OpenApi.Title, "Partner: inventory")
-  .annotate(OpenApi.Description, "HMAC-signed (see docs/partner.md). Scope: search. The credential's environment selects the inventory.")
+  .annotate(
+    OpenApi.Description,
+    "HMAC-signed (see docs/partner.md). Scope: search. The credential's environment selects the inventory."
+  )
 {}

@@ -10,14 +10,7 @@
  * See docs/partner.md#search for why this design.
  */
 import { Context, Effect, Layer, Option } from "effect"
-import {
-  expandQuery,
-  fuse,
-  keywordScore,
-  queryTokens,
-  queryWords,
-  semanticScore
-} from "../../domain/SearchRanking.js"
+import { expandQuery, fuse, keywordScore, queryTokens, queryWords, semanticScore } from "../../domain/SearchRanking.js"
 import type { PartnerEnvironment } from "../Auth.js"
 import { DomainNotListed } from "./Errors.js"
 import { InventoryRepo, type ListingRow } from "./Repo.js"
@@ -37,7 +30,8 @@ const DEPTH = 30
 const make = Effect.gen(function*() {
   const repo = yield* InventoryRepo
 
-  const availableFor = (l: ListingRow, reserved: ReadonlySet<string>) => l.status === "active" && !l.locked && !reserved.has(l.domain)
+  const availableFor = (l: ListingRow, reserved: ReadonlySet<string>) =>
+    l.status === "active" && !l.locked && !reserved.has(l.domain)
 
   const keywordRanking = (env: PartnerEnvironment, q: string) =>
     Effect.gen(function*() {
@@ -46,7 +40,10 @@ const make = Effect.gen(function*() {
       const words = queryWords(q, lex)
       const rows = yield* repo.keywordCandidates(env, compact, words, 100)
       return rows
-        .map((r): { row: ListingRow; score: number } => ({ row: r, score: keywordScore({ similarity: r.sim, label: r.label }, q, lex) }))
+        .map((r): { row: ListingRow; score: number } => ({
+          row: r,
+          score: keywordScore({ similarity: r.sim, label: r.label }, q, lex)
+        }))
         .filter((x) => x.score > 0.25)
         .sort((a, b) => b.score - a.score || a.row.domain.localeCompare(b.row.domain))
         .slice(0, DEPTH)
@@ -78,7 +75,10 @@ const make = Effect.gen(function*() {
       for (const r of rankings) for (const x of r) byId.set(x.row.id, x.row)
       const fused = fuse(rankings.map((r) => r.map((x) => x.row.id))).slice(0, MAX_RESULTS)
       const best = rankings.length / 61
-      const rows = fused.map((f) => ({ listing: byId.get(f.key)!, score: Math.round((f.score / best) * 10_000) / 10_000 }))
+      const rows = fused.map((f) => ({
+        listing: byId.get(f.key)!,
+        score: Math.round((f.score / best) * 10_000) / 10_000
+      }))
       const reserved = yield* repo.reservedByOthers(env, rows.map((r) => r.listing.domain), partnerId)
       return rows.map((r): RankedListing => ({ ...r, available: availableFor(r.listing, reserved) }))
     })
@@ -94,17 +94,23 @@ const make = Effect.gen(function*() {
 
   /** A listed domain (any status), or `DomainNotListed`. */
   const detail = (env: PartnerEnvironment, domain: string, partnerId: string) =>
-    Effect.flatMap(lookup(env, domain, partnerId), Option.match({
-      onNone: () => Effect.fail(DomainNotListed.of(domain)),
-      onSome: Effect.succeed
-    }))
+    Effect.flatMap(
+      lookup(env, domain, partnerId),
+      Option.match({
+        onNone: () => Effect.fail(DomainNotListed.of(domain)),
+        onSome: Effect.succeed
+      })
+    )
 
   /** The prices of a domain still offered (not sold or withdrawn), or `DomainNotListed`. */
   const pricing = (env: PartnerEnvironment, domain: string, partnerId: string) =>
-    Effect.flatMap(detail(env, domain, partnerId), (found) =>
-      found.listing.status === "sold" || found.listing.status === "withdrawn"
-        ? Effect.fail(DomainNotListed.of(domain))
-        : Effect.succeed(found.listing))
+    Effect.flatMap(
+      detail(env, domain, partnerId),
+      (found) =>
+        found.listing.status === "sold" || found.listing.status === "withdrawn"
+          ? Effect.fail(DomainNotListed.of(domain))
+          : Effect.succeed(found.listing)
+    )
 
   return { search, lookup, detail, pricing }
 })

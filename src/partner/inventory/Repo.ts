@@ -30,7 +30,8 @@ const ReservedListing = Schema.Struct({ ...ListingRow.fields, reserved_by_others
 export const KeywordCandidate = Schema.Struct({ ...ListingRow.fields, sim: Schema.Number })
 export type KeywordCandidate = typeof KeywordCandidate.Type
 
-const COLUMNS = "id, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents, currency, status, locked, description, listed_at"
+const COLUMNS =
+  "id, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents, currency, status, locked, description, listed_at"
 
 const Wanted = Schema.Struct({ env: Environment, domain: Schema.String, partnerId: Schema.String })
 const FoundListing = Schema.Struct({ i: Schema.Number, ...ReservedListing.fields })
@@ -53,7 +54,9 @@ const make = Effect.gen(function*() {
           select 1 from partner_quotes q
           where q.environment = w.env and q.domain = w.domain and q.partner_id <> w.partner_id
             and q.expires_at > now() and q.used_by_order is null) as reserved_by_others
-        from jsonb_to_recordset(${JSON.stringify(wanted.map((w, i) => ({ i, env: w.env, domain: w.domain, partner_id: w.partnerId })))}::jsonb)
+        from jsonb_to_recordset(${
+        JSON.stringify(wanted.map((w, i) => ({ i, env: w.env, domain: w.domain, partner_id: w.partnerId })))
+      }::jsonb)
                as w(i int, env text, domain text, partner_id text)
         join listings l on l.environment = w.env and l.domain = w.domain`
   })
@@ -62,10 +65,16 @@ const make = Effect.gen(function*() {
       const found = new Array<Option.Option<typeof ReservedListing.Type>>(wanted.length).fill(Option.none())
       for (const { i, ...row } of rows) found[i] = Option.some(row)
       return found
-    }).pipe(Effect.orDie))
+    }).pipe(Effect.orDie)
+  )
 
   const keywordCandidates = SqlSchema.findAll({
-    Request: Schema.Struct({ env: Environment, compact: Schema.String, patterns: Schema.Array(Schema.String), limit: Schema.Number }),
+    Request: Schema.Struct({
+      env: Environment,
+      compact: Schema.String,
+      patterns: Schema.Array(Schema.String),
+      limit: Schema.Number
+    }),
     Result: KeywordCandidate,
     execute: (r) =>
       sql`
@@ -119,10 +128,15 @@ const make = Effect.gen(function*() {
     reservedByOthers: (env: PartnerEnvironment, domains: ReadonlyArray<string>, partnerId: string) =>
       domains.length === 0
         ? Effect.succeed(new Set<string>())
-        : reservedByOthers({ env, domains, partnerId }).pipe(Effect.map((rows) => new Set(rows.map((r) => r.domain))), Effect.orDie)
+        : reservedByOthers({ env, domains, partnerId }).pipe(
+          Effect.map((rows) => new Set(rows.map((r) => r.domain))),
+          Effect.orDie
+        )
   }
 })
 
-export class InventoryRepo extends Context.Tag("app/PartnerInventoryRepo")<InventoryRepo, Effect.Effect.Success<typeof make>>() {
+export class InventoryRepo
+  extends Context.Tag("app/PartnerInventoryRepo")<InventoryRepo, Effect.Effect.Success<typeof make>>()
+{
   static readonly Live = Layer.effect(InventoryRepo, make)
 }

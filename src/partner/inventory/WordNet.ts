@@ -135,7 +135,17 @@ const load = (): WordNetShape => {
 
   const baseForm = (word: string) => {
     if (lemmas.has(word)) return word
-    const rules: Array<[string, string]> = [["ies", "y"], ["es", ""], ["s", ""], ["ing", ""], ["ing", "e"], ["ed", ""], ["ed", "e"], ["er", ""], ["est", ""]]
+    const rules: Array<[string, string]> = [
+      ["ies", "y"],
+      ["es", ""],
+      ["s", ""],
+      ["ing", ""],
+      ["ing", "e"],
+      ["ed", ""],
+      ["ed", "e"],
+      ["er", ""],
+      ["est", ""]
+    ]
     for (const [suffix, repl] of rules) {
       if (word.endsWith(suffix) && word.length > suffix.length + 2) {
         const candidate = word.slice(0, -suffix.length) + repl

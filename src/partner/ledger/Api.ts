@@ -9,13 +9,14 @@ import { ACCOUNTS, PAYMENT_MODELS } from "../../domain/Ledger.js"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, errorWire, InternalError, Unauthorized } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
-import { OrderStatusSchema } from "../orders/Api.js"
 import { Paging } from "../Common.js"
+import { OrderStatusSchema } from "../orders/Api.js"
 import { InvalidCursor, NotAnAffiliate, SettlementNotFound } from "./Errors.js"
 
 const Cents = Schema.Int.annotations({ description: "Integer USD cents" })
 /** A time: a `Date` in the handlers, RFC 3339 UTC with milliseconds (`toISOString`) on the wire. */
-const time = (description = "RFC 3339 UTC with milliseconds") => Schema.Date.annotations({ jsonSchema: { type: "string", format: "date-time", description } })
+const time = (description = "RFC 3339 UTC with milliseconds") =>
+  Schema.Date.annotations({ jsonSchema: { type: "string", format: "date-time", description } })
 const Time = time()
 const IsoDate = Schema.String.annotations({ description: "RFC 3339 date-time or YYYY-MM-DD" })
 export const PaymentModelSchema = Schema.Literal(...PAYMENT_MODELS).annotations({ title: "PaymentModel" })
@@ -36,12 +37,19 @@ export const Statement = Schema.Struct({
   currency: Schema.String,
   orders_count: Schema.Int,
   gross_sold_cents: Cents.annotations({ description: "Σ lines.sale_price_cents" }),
-  commission_retained_cents: Cents.annotations({ description: "Σ commission of partner-collected lines (kept by you)" }),
-  amount_owed_cents: Cents.annotations({ description: "gross of partner-collected lines − their commission (you owe the service)" }),
-  commission_payable_cents: Cents.annotations({ description: "commission on service-collected lines, now payable to you (paid by a payout)" }),
+  commission_retained_cents: Cents.annotations({
+    description: "Σ commission of partner-collected lines (kept by you)"
+  }),
+  amount_owed_cents: Cents.annotations({
+    description: "gross of partner-collected lines − their commission (you owe the service)"
+  }),
+  commission_payable_cents: Cents.annotations({
+    description: "commission on service-collected lines, now payable to you (paid by a payout)"
+  }),
   refunds_cents: Cents.annotations({ description: "refunds recorded during the period" }),
   status: Schema.Literal("closed", "paid").annotations({
-    description: "paid: paid payouts cover its payable commission (statements are covered oldest first); a statement with nothing payable stays closed"
+    description:
+      "paid: paid payouts cover its payable commission (statements are covered oldest first); a statement with nothing payable stays closed"
   }),
   created_at: Time,
   lines: Schema.optional(Schema.Array(StatementLine))
@@ -175,7 +183,9 @@ export const BalanceReport = Schema.Struct({
   partner_id: Schema.String,
   environment: Schema.Literal("live", "sandbox"),
   currency: Schema.String,
-  accounts: Schema.Record({ key: Schema.Literal(...ACCOUNTS), value: Cents }).annotations({ description: "debit-positive balance per account" }),
+  accounts: Schema.Record({ key: Schema.Literal(...ACCOUNTS), value: Cents }).annotations({
+    description: "debit-positive balance per account"
+  }),
   owed_by_partner_cents: Cents,
   commission_accrued_cents: Cents,
   commission_payable_cents: Cents,
@@ -217,7 +227,10 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
   .add(
     HttpApiEndpoint.get("verifyLedger", "/api/admin/ledger/verify")
       .addSuccess(VerifyReport)
-      .annotate(OpenApi.Summary, "Reconciliation: every transaction balances; statements, commissions and payouts match the orders")
+      .annotate(
+        OpenApi.Summary,
+        "Reconciliation: every transaction balances; statements, commissions and payouts match the orders"
+      )
   )
   .add(
     HttpApiEndpoint.get("ledgerBalance", "/api/admin/ledger/balance")

@@ -91,7 +91,14 @@ const make = Effect.gen(function*() {
   const insertTransactions = SqlSchema.findAll({
     Request: Passed<ReadonlyArray<Record<string, unknown>>>(),
     Result: Schema.Struct({ id: Schema.String, natural_key: Schema.String }),
-    execute: (rows) => bulkInsert(sql, "ledger_transactions", TRANSACTION_COLUMNS, rows, "on conflict (natural_key) do nothing returning id, natural_key")
+    execute: (rows) =>
+      bulkInsert(
+        sql,
+        "ledger_transactions",
+        TRANSACTION_COLUMNS,
+        rows,
+        "on conflict (natural_key) do nothing returning id, natural_key"
+      )
   })
   /** One posting's transaction and entries in one statement; how many transactions were new (0 or 1). */
   const insertPosting = SqlSchema.single({
@@ -101,13 +108,17 @@ const make = Effect.gen(function*() {
       sql`
         with t as (
           insert into ledger_transactions (id, natural_key, partner_id, environment, currency, kind, order_id, statement_id, payout_id)
-          values (${makeId("ltx")}, ${posting.key}, ${scope.partnerId}, ${scope.environment}, ${scope.currency}, ${posting.kind},
+          values (${
+        makeId("ltx")
+      }, ${posting.key}, ${scope.partnerId}, ${scope.environment}, ${scope.currency}, ${posting.kind},
                   ${scope.orderId ?? null}, ${scope.statementId ?? null}, ${scope.payoutId ?? null})
           on conflict (natural_key) do nothing returning id
         ), e as (
           insert into ledger_entries (transaction_id, partner_id, environment, account, amount_cents, currency)
           select t.id, ${scope.partnerId}, ${scope.environment}, x.account, x.amount, ${scope.currency}
-          from t cross join unnest(${posting.entries.map((e) => e.account) as any}::text[], ${posting.entries.map((e) => String(e.amount)) as any}::bigint[])
+          from t cross join unnest(${posting.entries.map((e) => e.account) as any}::text[], ${posting.entries.map((e) =>
+        String(e.amount)
+      ) as any}::bigint[])
             with ordinality as x (account, amount, ord)
           order by x.ord
         )
@@ -115,7 +126,11 @@ const make = Effect.gen(function*() {
   })
   const BalanceRow = Schema.Struct({ account: Schema.String, balance: Schema.Number })
   const balanceRows = SqlSchema.findAll({
-    Request: Schema.Struct({ partnerId: Schema.String, environment: Schema.Literal("live", "sandbox"), currency: Schema.String }),
+    Request: Schema.Struct({
+      partnerId: Schema.String,
+      environment: Schema.Literal("live", "sandbox"),
+      currency: Schema.String
+    }),
     Result: BalanceRow,
     execute: (r) =>
       sql`
@@ -174,7 +189,9 @@ const make = Effect.gen(function*() {
       balanceRows({ partnerId, environment, currency }),
       (rows): Balances => {
         const b = emptyBalances()
-        for (const r of rows) if ((ACCOUNTS as ReadonlyArray<string>).includes(r.account)) b[r.account as Account] = r.balance
+        for (const r of rows) {
+          if ((ACCOUNTS as ReadonlyArray<string>).includes(r.account)) b[r.account as Account] = r.balance
+        }
         return b
       }
     ).pipe(Effect.orDie)

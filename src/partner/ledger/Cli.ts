@@ -16,14 +16,19 @@ import { Reconcile } from "./Reconcile.js"
 import { MoneyRepo } from "./Repo.js"
 import { Settlement } from "./Settlement.js"
 
-const asOf = Options.text("as-of").pipe(Options.optional, Options.withDescription("Settle as of this RFC 3339 time (default now)"))
+const asOf = Options.text("as-of").pipe(
+  Options.optional,
+  Options.withDescription("Settle as of this RFC 3339 time (default now)")
+)
 
 export const settleCommand = Command.make("settle", { json, asOf }, (o) =>
   Effect.gen(function*() {
     let date: Date | undefined
     if (Option.isSome(o.asOf)) {
       date = new Date(o.asOf.value)
-      if (!/^\d{4}-\d{2}-\d{2}/.test(o.asOf.value) || Number.isNaN(date.getTime())) return yield* abort("--as-of must be an RFC 3339 date-time")
+      if (!/^\d{4}-\d{2}-\d{2}/.test(o.asOf.value) || Number.isNaN(date.getTime())) {
+        return yield* abort("--as-of must be an RFC 3339 date-time")
+      }
     }
     const settlement = yield* Settlement
     const r = yield* settlement.run({ asOf: date, trigger: "cli" })
@@ -35,7 +40,11 @@ export const settleCommand = Command.make("settle", { json, asOf }, (o) =>
       o.json,
       r,
       [`Run ${r.run_id} as of ${r.as_of.toISOString()} (orders completed by ${r.cutoff.toISOString()}): ${r.orders_settled} orders settled, ${r.statements.length} statements.`]
-        .concat(r.statements.map((s) => `  ${s.id} ${s.partner_id} ${s.environment}: ${s.orders_count} orders, gross ${format(money(s.gross_sold_cents, s.currency))}, owed ${format(money(s.amount_owed_cents, s.currency))}`))
+        .concat(r.statements.map((s) =>
+          `  ${s.id} ${s.partner_id} ${s.environment}: ${s.orders_count} orders, gross ${
+            format(money(s.gross_sold_cents, s.currency))
+          }, owed ${format(money(s.amount_owed_cents, s.currency))}`
+        ))
         .join("\n")
     )
   })).pipe(Command.withDescription("Settle every TRANSFER_COMPLETED order older than SETTLEMENT_HOLD_DAYS"))
@@ -51,7 +60,9 @@ const verify = Command.make("verify", { json }, (o) =>
         : report.problems.map((p) => `${p.check} ${p.subject}: ${p.message}`).join("\n")
     )
     if (!report.ok) return yield* abort(`${report.problems.length} differences`)
-  })).pipe(Command.withDescription("Prove every transaction balances and statements, balances and payouts match the orders"))
+  })).pipe(
+    Command.withDescription("Prove every transaction balances and statements, balances and payouts match the orders")
+  )
 
 const partner = Options.text("partner").pipe(Options.withDescription("Partner id (ptn_…)"))
 const env = Options.choice("env", ["live", "sandbox"]).pipe(Options.withDefault("live" as const))
@@ -81,7 +92,11 @@ const list = Command.make("list", { json, limit }, (o) =>
       { statements: rows },
       rows.length === 0
         ? "No statements."
-        : rows.map((s) => `${s.id} ${s.partner_id} ${s.environment} ${s.orders_count} orders gross ${format(money(s.gross_sold_cents, s.currency))} owed ${format(money(s.amount_owed_cents, s.currency))}`).join("\n")
+        : rows.map((s) =>
+          `${s.id} ${s.partner_id} ${s.environment} ${s.orders_count} orders gross ${
+            format(money(s.gross_sold_cents, s.currency))
+          } owed ${format(money(s.amount_owed_cents, s.currency))}`
+        ).join("\n")
     )
   })).pipe(Command.withDescription("Newest settlement statements of every partner"))
 
@@ -100,7 +115,9 @@ const runPayouts = Command.make("run", { json }, (o) =>
         ? "Another payout run is in progress; nothing done."
         : r.payouts.length === 0
         ? "Nothing to pay."
-        : r.payouts.map((p) => `${p.id} ${p.partner_id} ${p.environment} ${format(money(p.amount_cents, "USD"))} ${p.status}`).join("\n")
+        : r.payouts.map((p) =>
+          `${p.id} ${p.partner_id} ${p.environment} ${format(money(p.amount_cents, "USD"))} ${p.status}`
+        ).join("\n")
     )
   })).pipe(Command.withDescription("Pay every partner's payable commission at or above PAYOUT_MINIMUM_CENTS"))
 

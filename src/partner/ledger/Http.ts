@@ -17,13 +17,24 @@ import { Settlement } from "./Settlement.js"
 /** Cursors are signed and bound to the endpoint, the caller and the filters. */
 const moneyCursor = Effect.map(ServiceSecret, (secrets) => ({
   issue: (purpose: string, owner: string, filters: unknown, lastId: string | undefined, more: boolean) =>
-    more && lastId ? secrets.sign(`money-cursor:${purpose}`, { b: lastId, o: owner, f: JSON.stringify(filters) }) : null,
-  read: (purpose: string, owner: string, filters: unknown, token: string | undefined): Effect.Effect<string | null, InvalidCursor> => {
+    more && lastId
+      ? secrets.sign(`money-cursor:${purpose}`, { b: lastId, o: owner, f: JSON.stringify(filters) })
+      : null,
+  read: (
+    purpose: string,
+    owner: string,
+    filters: unknown,
+    token: string | undefined
+  ): Effect.Effect<string | null, InvalidCursor> => {
     if (token === undefined) return Effect.succeed(null)
     const c = secrets.verify<{ b: string; o: string; f: string }>(`money-cursor:${purpose}`, token)
-    if (Option.isNone(c) || c.value.o !== owner) return Effect.fail(new InvalidCursor({ message: "cursor: not a cursor this endpoint issued to you" }))
+    if (Option.isNone(c) || c.value.o !== owner) {
+      return Effect.fail(new InvalidCursor({ message: "cursor: not a cursor this endpoint issued to you" }))
+    }
     if (c.value.f !== JSON.stringify(filters)) {
-      return Effect.fail(new InvalidCursor({ message: "cursor: was issued for other filters; send the same filters as the first page" }))
+      return Effect.fail(
+        new InvalidCursor({ message: "cursor: was issued for other filters; send the same filters as the first page" })
+      )
     }
     return Effect.succeed(c.value.b)
   }
@@ -48,7 +59,13 @@ export const PartnerMoneyHttpLive = HttpApiBuilder.group(Api, "partnerMoney", (h
         return {
           payouts: page,
           total_paid_cents: yield* repo.totalPaid(owner, sources),
-          next_cursor: cursor.issue(purpose, partner.credentialId, sources, page[page.length - 1]?.id, rows.length > limit)
+          next_cursor: cursor.issue(
+            purpose,
+            partner.credentialId,
+            sources,
+            page[page.length - 1]?.id,
+            rows.length > limit
+          )
         }
       })
 
@@ -60,11 +77,22 @@ export const PartnerMoneyHttpLive = HttpApiBuilder.group(Api, "partnerMoney", (h
           const filters = [iso(r.from ?? null), iso(r.to ?? null)]
           const before = yield* cursor.read("settlements", partner.credentialId, filters, urlParams.cursor)
           const limit = urlParams.limit ?? 25
-          const rows = yield* repo.statements({ partnerId: partner.partnerId, environment: partner.environment }, r, before, limit + 1)
+          const rows = yield* repo.statements(
+            { partnerId: partner.partnerId, environment: partner.environment },
+            r,
+            before,
+            limit + 1
+          )
           const page = rows.slice(0, limit)
           return {
             settlements: page,
-            next_cursor: cursor.issue("settlements", partner.credentialId, filters, page[page.length - 1]?.id, rows.length > limit)
+            next_cursor: cursor.issue(
+              "settlements",
+              partner.credentialId,
+              filters,
+              page[page.length - 1]?.id,
+              rows.length > limit
+            )
           }
         }))
       .handle("getSettlement", ({ path }) =>
@@ -80,17 +108,31 @@ export const PartnerMoneyHttpLive = HttpApiBuilder.group(Api, "partnerMoney", (h
           const owner = { partnerId: partner.partnerId, environment: partner.environment }
           const r = yield* dateWindow(urlParams.from, urlParams.to)
           const filters = { ...r, status: urlParams.status, paymentModel: urlParams.payment_model }
-          const key = [iso(r.from ?? null), iso(r.to ?? null), urlParams.status ?? null, urlParams.payment_model ?? null]
+          const key = [
+            iso(r.from ?? null),
+            iso(r.to ?? null),
+            urlParams.status ?? null,
+            urlParams.payment_model ?? null
+          ]
           const before = yield* cursor.read("transactions", partner.credentialId, key, urlParams.cursor)
           const limit = urlParams.limit ?? 25
-          const [rows, totals] = yield* Effect.all([repo.transactions(owner, filters, before, limit + 1), repo.transactionTotals(owner, filters)], {
+          const [rows, totals] = yield* Effect.all([
+            repo.transactions(owner, filters, before, limit + 1),
+            repo.transactionTotals(owner, filters)
+          ], {
             concurrency: 2
           })
           const page = rows.slice(0, limit)
           return {
             transactions: page,
             totals,
-            next_cursor: cursor.issue("transactions", partner.credentialId, key, page[page.length - 1]?.order_id, rows.length > limit)
+            next_cursor: cursor.issue(
+              "transactions",
+              partner.credentialId,
+              key,
+              page[page.length - 1]?.order_id,
+              rows.length > limit
+            )
           }
         }))
       .handle("listPayouts", ({ urlParams }) => payouts(null, "payouts", urlParams))

@@ -44,7 +44,9 @@ export const stripePayouts = (options: { readonly apiBase: string; readonly apiK
     method: "stripe_transfer",
     pay: (r) =>
       Effect.gen(function*() {
-        if (r.destination === null) return { status: "failed", reason: "the partner has no Stripe account for payouts" } as const
+        if (r.destination === null) {
+          return { status: "failed", reason: "the partner has no Stripe account for payouts" } as const
+        }
         const request = HttpClientRequest.post(`${options.apiBase.replace(/\/+$/, "")}/v1/transfers`).pipe(
           HttpClientRequest.bearerToken(Redacted.value(options.apiKey)),
           HttpClientRequest.setHeader("idempotency-key", r.payoutId),
@@ -59,9 +61,14 @@ export const stripePayouts = (options: { readonly apiBase: string; readonly apiK
         )
         const response = yield* http.execute(request).pipe(Effect.timeout(Duration.seconds(20)))
         const body: any = yield* response.json.pipe(Effect.orElseSucceed(() => ({})))
-        if (response.status >= 200 && response.status < 300 && typeof body?.id === "string") return { status: "paid", ref: body.id } as const
+        if (response.status >= 200 && response.status < 300 && typeof body?.id === "string") {
+          return { status: "paid", ref: body.id } as const
+        }
         if (response.status >= 400 && response.status < 500 && response.status !== 409 && response.status !== 429) {
-          return { status: "failed", reason: `stripe ${response.status}: ${String(body?.error?.message ?? "refused").slice(0, 300)}` } as const
+          return {
+            status: "failed",
+            reason: `stripe ${response.status}: ${String(body?.error?.message ?? "refused").slice(0, 300)}`
+          } as const
         }
         return { status: "pending", reason: `stripe ${response.status}` } as const
       }).pipe(
@@ -75,7 +82,9 @@ export const PayoutProviderLive = Layer.effect(
   Effect.gen(function*() {
     const config = yield* AppConfig
     if (config.ledger.payoutProvider === "sandbox") return SandboxPayouts
-    if (Option.isNone(config.ledger.stripeApiKey)) return yield* Effect.dieMessage("PAYOUT_PROVIDER=stripe needs STRIPE_API_KEY")
+    if (Option.isNone(config.ledger.stripeApiKey)) {
+      return yield* Effect.dieMessage("PAYOUT_PROVIDER=stripe needs STRIPE_API_KEY")
+    }
     return yield* stripePayouts({ apiBase: config.ledger.stripeApiBase, apiKey: config.ledger.stripeApiKey.value })
   })
 )

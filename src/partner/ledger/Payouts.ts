@@ -23,13 +23,21 @@ const PAYOUT_LOCK_CLASS = 6012
 
 const sourceOf = (models: ReadonlyArray<string>): PayoutRow["source"] => {
   const kinds = [...new Set(models.map((m) => (m === "hosted_checkout" ? "checkout" : m)))]
-  return kinds.length === 1 && (kinds[0] === "checkout" || kinds[0] === "referral" || kinds[0] === "brokerage") ? kinds[0] : "mixed"
+  return kinds.length === 1 && (kinds[0] === "checkout" || kinds[0] === "referral" || kinds[0] === "brokerage")
+    ? kinds[0]
+    : "mixed"
 }
 
 export interface PayoutRunResult {
   readonly status: "completed" | "skipped"
   readonly payouts: ReadonlyArray<
-    { id: string; partner_id: string; environment: PartnerEnvironment; amount_cents: number; status: PayoutRow["status"] }
+    {
+      id: string
+      partner_id: string
+      environment: PartnerEnvironment
+      amount_cents: number
+      status: PayoutRow["status"]
+    }
   >
 }
 
@@ -39,7 +47,12 @@ const make = Effect.gen(function*() {
   const provider = yield* PayoutProvider
   const config = yield* AppConfig
 
-  const scopeOf = (p: PayoutRow) => ({ partnerId: p.partner_id, environment: p.environment, currency: p.currency, payoutId: p.id })
+  const scopeOf = (p: PayoutRow) => ({
+    partnerId: p.partner_id,
+    environment: p.environment,
+    currency: p.currency,
+    payoutId: p.id
+  })
 
   /** Sends a pending payout and records the outcome (paid / failed; pending stays for the next run). */
   const send = (p: PayoutRow) =>
@@ -54,7 +67,9 @@ const make = Effect.gen(function*() {
         destination: Option.match(partner, { onNone: () => null, onSome: (r) => r.payout_account })
       })
       if (outcome.status === "pending") {
-        yield* Effect.logWarning("payout not confirmed; retried next run").pipe(Effect.annotateLogs({ payout: p.id, reason: outcome.reason }))
+        yield* Effect.logWarning("payout not confirmed; retried next run").pipe(
+          Effect.annotateLogs({ payout: p.id, reason: outcome.reason })
+        )
         return "pending" as const
       }
       return yield* money.transaction(Effect.gen(function*() {
@@ -93,7 +108,10 @@ const make = Effect.gen(function*() {
         method: g.environment === "sandbox" ? SandboxPayouts.method : provider.method,
         source: sourceOf(models)
       })
-      yield* books.post({ partnerId: g.partner_id, environment: g.environment, currency: g.currency, payoutId: id }, payoutStarted(id, payable))
+      yield* books.post(
+        { partnerId: g.partner_id, environment: g.environment, currency: g.currency, payoutId: id },
+        payoutStarted(id, payable)
+      )
       return Option.some(row)
     }))
 

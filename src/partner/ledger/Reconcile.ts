@@ -34,16 +34,19 @@ const make = Effect.gen(function*() {
     const problems: Array<Problem> = []
     const add = (check: string, subject: string, message: string) => problems.push({ check, subject, message })
 
-    for (const r of yield* rows(Schema.Struct({ id: Schema.String, total: Schema.Number, currencies: Schema.Number }))`
+    for (
+      const r of yield* rows(Schema.Struct({ id: Schema.String, total: Schema.Number, currencies: Schema.Number }))`
       select t.id, coalesce(sum(e.amount_cents), 0) as total, count(distinct e.currency) as currencies,
              count(distinct (e.partner_id, e.environment)) filter (where e.partner_id <> t.partner_id or e.environment <> t.environment) as owners
       from ledger_transactions t left join ledger_entries e on e.transaction_id = t.id
       group by t.id having coalesce(sum(e.amount_cents), 0) <> 0 or count(distinct e.currency) > 1
-        or count(*) filter (where e.partner_id <> t.partner_id or e.environment <> t.environment) > 0`) {
+        or count(*) filter (where e.partner_id <> t.partner_id or e.environment <> t.environment) > 0`
+    ) {
       add("balanced", r.id, `entries sum to ${r.total} across ${r.currencies} currencies`)
     }
 
-    for (const r of yield* rows(IdMessage)`
+    for (
+      const r of yield* rows(IdMessage)`
       select s.id, format('statement %s: orders_count %s/%s gross %s/%s retained %s/%s owed %s/%s payable %s/%s (stored/lines)',
         s.id, s.orders_count, count(l.*), s.gross_sold_cents, coalesce(sum(l.sale_price_cents), 0),
         s.commission_retained_cents, coalesce(sum(l.commission_cents) filter (where l.payment_model = 'partner_collected'), 0),
@@ -55,12 +58,14 @@ const make = Effect.gen(function*() {
         or s.commission_retained_cents <> coalesce(sum(l.commission_cents) filter (where l.payment_model = 'partner_collected'), 0)
         or s.amount_owed_cents <> coalesce(sum(l.owed_cents), 0)
         or s.amount_owed_cents <> coalesce(sum(l.sale_price_cents - l.commission_cents) filter (where l.payment_model = 'partner_collected'), 0)
-        or s.commission_payable_cents <> coalesce(sum(l.commission_cents) filter (where l.payment_model <> 'partner_collected'), 0)`) {
+        or s.commission_payable_cents <> coalesce(sum(l.commission_cents) filter (where l.payment_model <> 'partner_collected'), 0)`
+    ) {
       add("statement", r.id, r.message)
     }
 
     // Statement status: `paid` exactly when paid payouts cover it, oldest statement first (docs/money.md).
-    for (const r of yield* rows(Schema.Struct({ id: Schema.String, status: Schema.String, expected: Schema.String }))`
+    for (
+      const r of yield* rows(Schema.Struct({ id: Schema.String, status: Schema.String, expected: Schema.String }))`
       select s.id, s.status, s.expected from (
         select s.id, s.status, case when s.commission_payable_cents > 0 and s.cumulative <= coalesce(p.paid, 0) then 'paid' else 'closed' end as expected
         from (select *, sum(commission_payable_cents) over (partition by partner_id, environment, currency order by id) as cumulative
@@ -68,11 +73,13 @@ const make = Effect.gen(function*() {
         left join (select partner_id, environment, currency, sum(amount_cents) as paid from partner_payouts where status = 'paid'
                    group by partner_id, environment, currency) p
           on p.partner_id = s.partner_id and p.environment = s.environment and p.currency = s.currency) s
-      where s.status <> s.expected`) {
+      where s.status <> s.expected`
+    ) {
       add("statement_status", r.id, `status is ${r.status}; the paid payouts make it ${r.expected}`)
     }
 
-    for (const r of yield* rows(IdMessage)`
+    for (
+      const r of yield* rows(IdMessage)`
       select o.id, case
         when o.commission_cents <> o.sale_price_cents * o.commission_bps / 10000 then 'commission differs from the frozen rate'
         when not exists (select 1 from ledger_transactions t where t.natural_key = 'order:' || o.id || ':recorded') then 'sale not posted'
@@ -87,12 +94,20 @@ const make = Effect.gen(function*() {
         or (o.status in ('REFUNDED', 'CANCELLED') and not exists (select 1 from ledger_transactions t where t.natural_key = 'order:' || o.id || ':reversed'))
         or (o.status = 'SETTLED' and not exists (select 1 from ledger_transactions t where t.natural_key = 'order:' || o.id || ':settled'))
         or (o.status <> 'SETTLED' and l.order_id is not null)
-        or (l.order_id is not null and (l.sale_price_cents <> o.sale_price_cents or l.commission_cents <> o.commission_cents))`) {
+        or (l.order_id is not null and (l.sale_price_cents <> o.sale_price_cents or l.commission_cents <> o.commission_cents))`
+    ) {
       add("order", r.id, r.message)
     }
 
     // The maintained sales totals (GET /transactions) against the orders they sum.
-    for (const r of yield* rows(Schema.Struct({ subject: Schema.String, stored: Schema.NullOr(Schema.String), actual: Schema.NullOr(Schema.String) }))`
+    for (
+      const r of yield* rows(
+        Schema.Struct({
+          subject: Schema.String,
+          stored: Schema.NullOr(Schema.String),
+          actual: Schema.NullOr(Schema.String)
+        })
+      )`
       select concat_ws('/', partner_id, environment, day, status, payment_model) as subject,
              concat_ws('/', a.count, a.gmv_cents, a.commission_cents) as stored, concat_ws('/', b.count, b.gmv_cents, b.commission_cents) as actual
       from (select * from partner_order_totals where count <> 0 or gmv_cents <> 0 or commission_cents <> 0) a
@@ -100,21 +115,43 @@ const make = Effect.gen(function*() {
                         count(*) as count, sum(sale_price_cents) as gmv_cents, sum(commission_cents) as commission_cents
                  from partner_orders group by 1, 2, 3, 4, 5) b using (partner_id, environment, day, status, payment_model)
       where a.count is distinct from b.count or a.gmv_cents is distinct from b.gmv_cents or a.commission_cents is distinct from b.commission_cents
-      limit 50`) {
-      add("totals", r.subject, `count/gmv/commission is ${r.stored || "absent"}, the orders sum to ${r.actual || "nothing"}`)
+      limit 50`
+    ) {
+      add(
+        "totals",
+        r.subject,
+        `count/gmv/commission is ${r.stored || "absent"}, the orders sum to ${r.actual || "nothing"}`
+      )
     }
 
     // Each partner's balances against what its orders and payouts imply.
-    const owners = yield* rows(Schema.Struct({ partner_id: Schema.String, environment: Schema.Literal("live", "sandbox"), currency: Schema.String }))`
+    const owners = yield* rows(
+      Schema.Struct({
+        partner_id: Schema.String,
+        environment: Schema.Literal("live", "sandbox"),
+        currency: Schema.String
+      })
+    )`
       select distinct partner_id, environment, currency from ledger_transactions
       union select distinct partner_id, environment, currency from partner_orders`
     for (const o of owners) {
       const b = yield* books.balances(o.partner_id, o.environment, o.currency)
-      const x = yield* one(Schema.Struct({ receivable: Schema.Number, receivable_settled: Schema.Number, accrued: Schema.Number, earned: Schema.Number }))`
+      const x = yield* one(
+        Schema.Struct({
+          receivable: Schema.Number,
+          receivable_settled: Schema.Number,
+          accrued: Schema.Number,
+          earned: Schema.Number
+        })
+      )`
         select
-          coalesce(sum(sale_price_cents - commission_cents) filter (where payment_model = 'partner_collected' and status in ${sql.in(OPEN)}), 0) as receivable,
+          coalesce(sum(sale_price_cents - commission_cents) filter (where payment_model = 'partner_collected' and status in ${
+        sql.in(OPEN)
+      }), 0) as receivable,
           coalesce(sum(sale_price_cents - commission_cents) filter (where payment_model = 'partner_collected' and status = 'SETTLED'), 0) as receivable_settled,
-          coalesce(sum(commission_cents) filter (where payment_model <> 'partner_collected' and status in ${sql.in(OPEN)}), 0) as accrued,
+          coalesce(sum(commission_cents) filter (where payment_model <> 'partner_collected' and status in ${
+        sql.in(OPEN)
+      }), 0) as accrued,
           coalesce(sum(commission_cents) filter (where payment_model <> 'partner_collected' and status = 'SETTLED'), 0) as earned
         from partner_orders where partner_id = ${o.partner_id} and environment = ${o.environment} and currency = ${o.currency}`
       const p = yield* one(Schema.Struct({ paid: Schema.Number, pending: Schema.Number }))`
@@ -123,7 +160,9 @@ const make = Effect.gen(function*() {
         from partner_payouts where partner_id = ${o.partner_id} and environment = ${o.environment} and currency = ${o.currency}`
       const subject = `${o.partner_id}/${o.environment}/${o.currency}`
       const expect = (name: string, actual: number, expected: number) => {
-        if (actual !== expected) add("balance", subject, `${name} is ${actual}, the orders and payouts imply ${expected}`)
+        if (actual !== expected) {
+          add("balance", subject, `${name} is ${actual}, the orders and payouts imply ${expected}`)
+        }
       }
       expect("partner_receivable", b.partner_receivable, x.receivable)
       expect("partner_receivable_settled", b.partner_receivable_settled, x.receivable_settled)
@@ -131,10 +170,19 @@ const make = Effect.gen(function*() {
       expect("commission_payable + payouts", b.commission_payable + b.payouts_in_flight + b.payouts_paid, -x.earned)
       expect("payouts_paid", b.payouts_paid, -p.paid)
       expect("payouts_in_flight", b.payouts_in_flight, -p.pending)
-      if (b.commission_payable > 0) add("balance", subject, `commission_payable is overdrawn by ${b.commission_payable}`)
+      if (b.commission_payable > 0) {
+        add("balance", subject, `commission_payable is overdrawn by ${b.commission_payable}`)
+      }
     }
 
-    const counts = yield* one(Schema.Struct({ transactions: Schema.Number, statements: Schema.Number, orders: Schema.Number, payouts: Schema.Number }))`
+    const counts = yield* one(
+      Schema.Struct({
+        transactions: Schema.Number,
+        statements: Schema.Number,
+        orders: Schema.Number,
+        payouts: Schema.Number
+      })
+    )`
       select (select count(*) from ledger_transactions)::int as transactions, (select count(*) from settlement_statements)::int as statements,
              (select count(*) from partner_orders)::int as orders, (select count(*) from partner_payouts)::int as payouts`
     return { ok: problems.length === 0, checked: counts, problems }

@@ -129,9 +129,16 @@ const LINE_COLUMNS = [
   ["owed_cents", "bigint"]
 ] as const
 
-const NewRun = Schema.Struct({ id: Schema.String, trigger: Schema.String, as_of: Schema.DateFromSelf, cutoff: Schema.DateFromSelf })
+const NewRun = Schema.Struct({
+  id: Schema.String,
+  trigger: Schema.String,
+  as_of: Schema.DateFromSelf,
+  cutoff: Schema.DateFromSelf
+})
 
-const NewPayout = Schema.Struct({ ...PayoutRow.pick("id", "partner_id", "environment", "amount_cents", "currency", "method", "source").fields })
+const NewPayout = Schema.Struct({
+  ...PayoutRow.pick("id", "partner_id", "environment", "amount_cents", "currency", "method", "source").fields
+})
 
 const DAY_MS = 86_400_000
 const floorDay = (d: Date) => new Date(Math.floor(d.getTime() / DAY_MS) * DAY_MS)
@@ -141,10 +148,17 @@ const isoDay = (d: Date) => d.toISOString().slice(0, 10)
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const owned = (o: Owner | null) => (o ? sql`and partner_id = ${o.partnerId} and environment = ${o.environment}` : sql``)
+  const owned = (
+    o: Owner | null
+  ) => (o ? sql`and partner_id = ${o.partnerId} and environment = ${o.environment}` : sql``)
 
   const statements = SqlSchema.findAll({
-    Request: Schema.Struct({ owner: Schema.NullOr(Owner), from: Schema.optional(Schema.DateFromSelf), to: Schema.optional(Schema.DateFromSelf), ...Page }),
+    Request: Schema.Struct({
+      owner: Schema.NullOr(Owner),
+      from: Schema.optional(Schema.DateFromSelf),
+      to: Schema.optional(Schema.DateFromSelf),
+      ...Page
+    }),
     Result: StatementRow,
     execute: (r) =>
       sql`
@@ -209,7 +223,9 @@ const make = Effect.gen(function*() {
       const parts = [
         sql`select coalesce(sum(count), 0) as count, coalesce(sum(gmv_cents), 0) as gmv_cents, coalesce(sum(commission_cents), 0) as commission_cents
             from partner_order_totals where partner_id = ${o.partnerId} and environment = ${o.environment}
-            ${fromDay ? sql`and day >= ${isoDay(fromDay)}::date` : sql``} ${toDay ? sql`and day < ${isoDay(toDay)}::date` : sql``} ${rest}`,
+            ${fromDay ? sql`and day >= ${isoDay(fromDay)}::date` : sql``} ${
+          toDay ? sql`and day < ${isoDay(toDay)}::date` : sql``
+        } ${rest}`,
         ...(f.from && fromDay && fromDay.getTime() > f.from.getTime() ? [orders(f.from, fromDay)] : []),
         ...(f.to && toDay && toDay.getTime() < f.to.getTime() ? [orders(toDay, f.to)] : [])
       ]
@@ -255,7 +271,10 @@ const make = Effect.gen(function*() {
       sql`update settlement_runs set finished_at = now(), orders_settled = ${r.ordersSettled}, statements = ${r.statements}
           where id = ${r.id}`
   })
-  const PreviousStatement = Schema.Struct({ end: Schema.NullOr(Schema.DateFromSelf), created: Schema.NullOr(Schema.DateFromSelf) })
+  const PreviousStatement = Schema.Struct({
+    end: Schema.NullOr(Schema.DateFromSelf),
+    created: Schema.NullOr(Schema.DateFromSelf)
+  })
   const previousStatement = SqlSchema.single({
     Request: Group,
     Result: PreviousStatement,
@@ -301,7 +320,8 @@ const make = Effect.gen(function*() {
   })
   const markPayoutPaid = SqlSchema.void({
     Request: Schema.Struct({ id: Schema.String, ref: Schema.String }),
-    execute: (r) => sql`update partner_payouts set status = 'paid', paid_at = now(), provider_ref = ${r.ref} where id = ${r.id}`
+    execute: (r) =>
+      sql`update partner_payouts set status = 'paid', paid_at = now(), provider_ref = ${r.ref} where id = ${r.id}`
   })
   const markPayoutFailed = SqlSchema.void({
     Request: Schema.Struct({ id: Schema.String, reason: Schema.String }),
@@ -364,27 +384,39 @@ const make = Effect.gen(function*() {
     transaction: transactionOf(sql),
 
     /** Newest first, of one partner and environment (null: every partner); `beforeId` continues a page. */
-    statements: (owner: Owner | null, window: { readonly from?: Date | undefined; readonly to?: Date | undefined }, beforeId: string | null, limit: number) =>
-      Effect.orDie(statements({ owner, from: window.from, to: window.to, beforeId, limit })),
+    statements: (
+      owner: Owner | null,
+      window: { readonly from?: Date | undefined; readonly to?: Date | undefined },
+      beforeId: string | null,
+      limit: number
+    ) => Effect.orDie(statements({ owner, from: window.from, to: window.to, beforeId, limit })),
     statement: (id: string, owner: Owner | null) => Effect.orDie(statement({ id, owner })),
     lines: (statementId: string) => Effect.orDie(lines(statementId)),
     transactions: (owner: Owner, filters: TransactionFilters, beforeId: string | null, limit: number) =>
       Effect.orDie(transactions({ owner, filters, beforeId, limit })),
-    transactionTotals: (owner: Owner, filters: TransactionFilters) => Effect.orDie(transactionTotals({ owner, filters })),
-    payouts: (owner: Owner, sources: ReadonlyArray<typeof PayoutSource.Type> | null, beforeId: string | null, limit: number) =>
-      Effect.orDie(payouts({ owner, sources, beforeId, limit })),
+    transactionTotals: (owner: Owner, filters: TransactionFilters) =>
+      Effect.orDie(transactionTotals({ owner, filters })),
+    payouts: (
+      owner: Owner,
+      sources: ReadonlyArray<typeof PayoutSource.Type> | null,
+      beforeId: string | null,
+      limit: number
+    ) => Effect.orDie(payouts({ owner, sources, beforeId, limit })),
     totalPaid: (owner: Owner, sources: ReadonlyArray<typeof PayoutSource.Type> | null) =>
       Effect.orDie(Effect.map(totalPaid({ owner, sources }), (r) => r.total)),
 
     insertRun: (run: typeof NewRun.Type) => Effect.orDie(insertRun(run)),
-    finishRun: (id: string, ordersSettled: number, statements: number) => Effect.orDie(finishRun({ id, ordersSettled, statements })),
+    finishRun: (id: string, ordersSettled: number, statements: number) =>
+      Effect.orDie(finishRun({ id, ordersSettled, statements })),
     /** The end and the writing time of the group's latest statement (null before the first). */
     previousStatement: (g: Group) => Effect.orDie(previousStatement(g)),
     /** Refunds of the group's orders recorded in (after, until]. */
-    refundsBetween: (group: Group, after: Date | null, until: Date) => Effect.orDie(Effect.map(refundsBetween({ group, after, until }), (r) => r.total)),
+    refundsBetween: (group: Group, after: Date | null, until: Date) =>
+      Effect.orDie(Effect.map(refundsBetween({ group, after, until }), (r) => r.total)),
     insertStatement: (s: typeof NewStatement.Type) => Effect.orDie(insertStatement(s)),
     /** A statement's lines, one set-based insert whatever their number (typed by the caller, not re-encoded per row). */
-    insertLines: (lines: ReadonlyArray<LineRow>) => Effect.orDie(Effect.asVoid(bulkInsert(sql, "settlement_lines", LINE_COLUMNS, lines))),
+    insertLines: (lines: ReadonlyArray<LineRow>) =>
+      Effect.orDie(Effect.asVoid(bulkInsert(sql, "settlement_lines", LINE_COLUMNS, lines))),
 
     payoutAccount: (partnerId: string) => Effect.orDie(payoutAccount(partnerId)),
     /** False when there is no such partner. */

@@ -77,7 +77,13 @@ const make = Effect.gen(function*() {
   ) =>
     money.transaction(
       Effect.gen(function*() {
-        const orders = yield* repo.settleDue({ partnerId: g.partner_id, environment: g.environment, currency: g.currency, cutoff, onlyId })
+        const orders = yield* repo.settleDue({
+          partnerId: g.partner_id,
+          environment: g.environment,
+          currency: g.currency,
+          cutoff,
+          onlyId
+        })
         if (orders.length === 0) return Option.none<StatementSummary>()
         const now = new Date(yield* Clock.currentTimeMillis)
         const id = makeId("stl")
@@ -86,7 +92,10 @@ const make = Effect.gen(function*() {
         const gross = lines.reduce((a, l) => a + l.sale_price_cents, 0)
         const retained = pc.reduce((a, l) => a + l.commission_cents, 0)
         const owed = pc.reduce((a, l) => a + l.owed_cents, 0)
-        const payable = lines.filter((l) => l.payment_model !== "partner_collected").reduce((a, l) => a + l.commission_cents, 0)
+        const payable = lines.filter((l) => l.payment_model !== "partner_collected").reduce(
+          (a, l) => a + l.commission_cents,
+          0
+        )
         const firstCreated = orders.reduce((m, o) => Math.min(m, o.created_at.getTime()), now.getTime())
         const prev = yield* money.previousStatement(g)
         // The period runs from the previous statement's end (the first: the oldest sale on it) to the cutoff.
@@ -110,14 +119,22 @@ const make = Effect.gen(function*() {
           refunds_cents: refunds
         })
         yield* money.insertLines(lines.map((l) => ({ ...l, statement_id: id })))
-        yield* books.postMany(orders.map((o) => ({ scope: { ...orderScope(o), statementId: id }, posting: settled(saleFacts(o)) })))
+        yield* books.postMany(
+          orders.map((o) => ({ scope: { ...orderScope(o), statementId: id }, posting: settled(saleFacts(o)) }))
+        )
         const eventIds = yield* outbox.appendMany(
           g.partner_id,
           g.environment,
           orders.map((o) => ({ type: "order.settled", data: { order: eventOrder(o) } }))
         )
         yield* repo.addStatusTimelineMany(
-          orders.map((o, i) => ({ orderId: o.id, status: "SETTLED", fromStatus: "TRANSFER_COMPLETED", eventId: eventIds[i] ?? null, actor }))
+          orders.map((o, i) => ({
+            orderId: o.id,
+            status: "SETTLED",
+            fromStatus: "TRANSFER_COMPLETED",
+            eventId: eventIds[i] ?? null,
+            actor
+          }))
         )
         return Option.some<StatementSummary>({
           id,
@@ -145,11 +162,18 @@ const make = Effect.gen(function*() {
       }
       const settledCount = statements.reduce((a, s) => a + s.orders_count, 0)
       yield* money.finishRun(runId, settledCount, statements.length)
-      return { status: "completed", run_id: runId, as_of: asOf, cutoff, orders_settled: settledCount, statements } satisfies RunResult
+      return {
+        status: "completed",
+        run_id: runId,
+        as_of: asOf,
+        cutoff,
+        orders_settled: settledCount,
+        statements
+      } satisfies RunResult
     })
 
   /** A settlement run as of `asOf` (default now); `skipped` while another run holds the lock. */
-  const run = (options: { readonly asOf?: Date; readonly trigger: string }) =>
+  const run = (options: { readonly asOf?: Date | undefined; readonly trigger: string }) =>
     Effect.gen(function*() {
       const asOf = options.asOf ?? new Date(yield* Clock.currentTimeMillis)
       const result = yield* runExclusive("settlement-run", runUnlocked(asOf, options.trigger))
@@ -178,7 +202,13 @@ const make = Effect.gen(function*() {
       const runId = makeId("str")
       const now = new Date(yield* Clock.currentTimeMillis)
       yield* money.insertRun({ id: runId, trigger: actor, as_of: now, cutoff: now })
-      const s = yield* settleGroup(runId, actor, { partner_id: order.partner_id, environment: order.environment, currency: order.currency }, NO_HOLD, order.id)
+      const s = yield* settleGroup(
+        runId,
+        actor,
+        { partner_id: order.partner_id, environment: order.environment, currency: order.currency },
+        NO_HOLD,
+        order.id
+      )
       yield* money.finishRun(runId, Option.isSome(s) ? 1 : 0, Option.isSome(s) ? 1 : 0)
       return s
     }).pipe(Effect.orDie)
@@ -188,11 +218,19 @@ const make = Effect.gen(function*() {
     settleOrder,
     /** Sandbox advance from TRANSFER_COMPLETED: the same settlement code, for that one order. */
     settleOrderById: (orderId: string, actor: string) =>
-      Effect.flatMap(repo.orderById(orderId).pipe(Effect.orDie), (row) =>
-        Option.match(row, { onNone: () => Effect.succeed(Option.none<StatementSummary>()), onSome: (o) => settleOrder(o, actor) }))
+      Effect.flatMap(
+        repo.orderById(orderId).pipe(Effect.orDie),
+        (row) =>
+          Option.match(row, {
+            onNone: () => Effect.succeed(Option.none<StatementSummary>()),
+            onSome: (o) => settleOrder(o, actor)
+          })
+      )
   }
 })
 
 export class Settlement extends Context.Tag("app/Settlement")<Settlement, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Settlement, make).pipe(Layer.provide(Layer.mergeAll(MoneyRepo.Live, OrderRepo.Live, Outbox.Live, Books.Live)))
+  static readonly Live = Layer.effect(Settlement, make).pipe(
+    Layer.provide(Layer.mergeAll(MoneyRepo.Live, OrderRepo.Live, Outbox.Live, Books.Live))
+  )
 }

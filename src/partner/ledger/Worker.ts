@@ -16,12 +16,18 @@ export const LedgerWorkersLive = Layer.scopedDiscard(
     const payouts = yield* Payouts
     if (Duration.toMillis(config.ledger.settlementInterval) > 0) {
       const job = settlement.run({ trigger: "schedule" }).pipe(
-        Effect.tap((r) => Effect.logInfo("settlement run").pipe(Effect.annotateLogs({ run: r.run_id, settled: r.orders_settled, statements: r.statements.length })))
+        Effect.tap((r) =>
+          Effect.logInfo("settlement run").pipe(
+            Effect.annotateLogs({ run: r.run_id, settled: r.orders_settled, statements: r.statements.length })
+          )
+        )
       )
       yield* Effect.forkScoped(schedule("settlement", config.ledger.settlementInterval, job))
     }
     if (Duration.toMillis(config.ledger.payoutInterval) > 0) {
-      const job = payouts.run.pipe(Effect.tap((r) => Effect.logInfo("payout run").pipe(Effect.annotateLogs({ payouts: r.payouts.length }))))
+      const job = payouts.run.pipe(
+        Effect.tap((r) => Effect.logInfo("payout run").pipe(Effect.annotateLogs({ payouts: r.payouts.length })))
+      )
       yield* Effect.forkScoped(schedule("payouts", config.ledger.payoutInterval, job))
     }
   })

@@ -47,15 +47,25 @@ export const Quote = Schema.Struct({
   domain: Schema.String,
   price_cents: Schema.Int,
   currency: Schema.String,
-  expires_at: Schema.String.annotations({ description: "RFC 3339; 10 minutes after issue. Until then the domain is reserved for you." })
+  expires_at: Schema.String.annotations({
+    description: "RFC 3339; 10 minutes after issue. Until then the domain is reserved for you."
+  })
 }).annotations({
   identifier: "PartnerQuote",
-  examples: [{ quote_id: "qt_eyJxIjoicXRfMDFqZDNrOXcybTd4NHA1cjhzNnQwdjF5MnoifQ.k3Jq9c2VbT0xR7mW", domain: "example.com", price_cents: 250000, currency: "USD", expires_at: "2026-01-01T12:10:00.000Z" }]
+  examples: [{
+    quote_id: "qt_eyJxIjoicXRfMDFqZDNrOXcybTd4NHA1cjhzNnQwdjF5MnoifQ.k3Jq9c2VbT0xR7mW",
+    domain: "example.com",
+    price_cents: 250000,
+    currency: "USD",
+    expires_at: "2026-01-01T12:10:00.000Z"
+  }]
 })
 
 export const OrderRequest = Schema.Struct({
   domain: Schema.String.pipe(Schema.minLength(1)),
-  expected_price: Schema.Int.pipe(Schema.nonNegative()).annotations({ description: "Integer USD cents; must equal the listing (or quoted) price" }),
+  expected_price: Schema.Int.pipe(Schema.nonNegative()).annotations({
+    description: "Integer USD cents; must equal the listing (or quoted) price"
+  }),
   currency: Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be an ISO 4217 code such as USD" })),
   external_payment_ref: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)).annotations({
     description: "Your payment reference for the buyer's charge"
@@ -63,7 +73,9 @@ export const OrderRequest = Schema.Struct({
   buyer: Schema.Struct({
     email: Email,
     name: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
-    country: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Z]{2}$/, { message: () => "must be an ISO 3166-1 alpha-2 code" })))
+    country: Schema.optional(
+      Schema.String.pipe(Schema.pattern(/^[A-Z]{2}$/, { message: () => "must be an ISO 3166-1 alpha-2 code" }))
+    )
   }),
   quote_id: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   return_url: Schema.optional(Url),
@@ -105,7 +117,11 @@ export const Order = Schema.Struct({
   environment: Schema.Literal("live", "sandbox"),
   external_payment_ref: Schema.String,
   quote_id: Schema.NullOr(Schema.String),
-  buyer: Schema.Struct({ email: Schema.String, name: Schema.optional(Schema.String), country: Schema.optional(Schema.String) }),
+  buyer: Schema.Struct({
+    email: Schema.String,
+    name: Schema.optional(Schema.String),
+    country: Schema.optional(Schema.String)
+  }),
   return_url: Schema.NullOr(Schema.String),
   cancel_url: Schema.NullOr(Schema.String),
   created_at: Schema.String,
@@ -136,19 +152,33 @@ export const OrderDetail = Schema.Struct({
   examples: [{
     ...ORDER_EXAMPLE,
     transfer: { status: "not_started", started_at: null, completed_at: null },
-    timeline: [{ at: "2026-01-01T12:00:00.000Z", type: "status", status: "EXTERNALLY_PAID", from_status: null, step: null, event_id: "evt_01jd3k9x0a1b2c3d4e5f6g7h8j", actor: "partner", note: null }]
+    timeline: [{
+      at: "2026-01-01T12:00:00.000Z",
+      type: "status",
+      status: "EXTERNALLY_PAID",
+      from_status: null,
+      step: null,
+      event_id: "evt_01jd3k9x0a1b2c3d4e5f6g7h8j",
+      actor: "partner",
+      note: null
+    }]
   }]
 })
 
 export const OrderPage = Schema.Struct({
   orders: Schema.Array(Order),
-  next_cursor: Schema.NullOr(Schema.String).annotations({ description: "Pass as cursor for the next page; null at the end" })
+  next_cursor: Schema.NullOr(Schema.String).annotations({
+    description: "Pass as cursor for the next page; null at the end"
+  })
 }).annotations({ identifier: "PartnerOrderPage", examples: [{ orders: [ORDER_EXAMPLE], next_cursor: null }] })
 
 export const RefundRequest = Schema.Struct({
   order_id: Schema.String.annotations({ description: "The order's public_id" }),
   reason: Schema.optional(Schema.String.pipe(Schema.maxLength(500)))
-}).annotations({ identifier: "PartnerRefundRequest", examples: [{ order_id: "ord_01jd3k9x0a1b2c3d4e5f6g7h8j", reason: "buyer cancelled" }] })
+}).annotations({
+  identifier: "PartnerRefundRequest",
+  examples: [{ order_id: "ord_01jd3k9x0a1b2c3d4e5f6g7h8j", reason: "buyer cancelled" }]
+})
 
 export const Refund = Schema.Struct({
   refund_id: Schema.String,
@@ -215,7 +245,9 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
         domain: Schema.optional(Schema.String),
         from: Schema.optional(IsoDate),
         to: Schema.optional(IsoDate),
-        limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))).annotations({ description: "1–100, default 25" }),
+        limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))).annotations({
+          description: "1–100, default 25"
+        }),
         cursor: Schema.optional(Schema.String)
       }))
       .addSuccess(OrderPage)

@@ -31,7 +31,9 @@ export class DomainReserved extends DomainError<DomainReserved>()("DomainReserve
   description: "Another partner's quote reserves the domain"
 }) {
   static until(domain: string, expiresAt: Date) {
-    return new DomainReserved({ message: `${domain} is reserved by another partner's quote until ${expiresAt.toISOString()}` })
+    return new DomainReserved({
+      message: `${domain} is reserved by another partner's quote until ${expiresAt.toISOString()}`
+    })
   }
 }
 
@@ -85,7 +87,9 @@ export class PriceMismatch extends DomainError<PriceMismatch>()("PriceMismatch",
 }) {
   static of(expectedPrice: number, priceCents: number, quoted: boolean) {
     return new PriceMismatch({
-      message: `expected_price ${expectedPrice} differs from the ${quoted ? "quoted" : "current listing"} price ${priceCents} (USD cents)`,
+      message: `expected_price ${expectedPrice} differs from the ${
+        quoted ? "quoted" : "current listing"
+      } price ${priceCents} (USD cents)`,
       details: { expected_price: expectedPrice, price_cents: priceCents }
     })
   }

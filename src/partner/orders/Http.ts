@@ -33,7 +33,8 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
           if (key === undefined || key.trim() === "") {
             return yield* new BadRequestError({
               code: "missing_idempotency_key",
-              message: "POST /orders requires an Idempotency-Key header (1-255 visible ASCII characters, e.g. a UUID v4, the same on every retry of this order)"
+              message:
+                "POST /orders requires an Idempotency-Key header (1-255 visible ASCII characters, e.g. a UUID v4, the same on every retry of this order)"
             })
           }
           if (!isValidKey(key)) return yield* validationError("Idempotency-Key: 1-255 visible ASCII characters")
@@ -47,7 +48,10 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
               transactional: true
             },
             // The stored body is what the success schema encodes, so a replay answers the same bytes.
-            Effect.map(orders.createOrder(partner, payload, name.ascii), (order) => ({ status: 201, body: encodeOrder(orderOf(order)) }))
+            Effect.map(
+              orders.createOrder(partner, payload, name.ascii),
+              (order) => ({ status: 201, body: encodeOrder(orderOf(order)) })
+            )
           ).pipe(Effect.catchTag("SqlError", Effect.die))
           return HttpServerResponse.unsafeJson(result.response.body, {
             status: result.response.status,
@@ -59,14 +63,25 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
           const partner = yield* CurrentPartner
           const from = yield* dateParam("from", urlParams.from)
           const to = yield* dateParam("to", urlParams.to)
-          const domain = urlParams.domain === undefined ? undefined : (yield* domainParam("domain", urlParams.domain)).ascii
+          const domain = urlParams.domain === undefined
+            ? undefined
+            : (yield* domainParam("domain", urlParams.domain)).ascii
           const filters = { status: urlParams.status, domain, from, to }
-          const cursor = pageCursor(secrets, CURSOR_PURPOSE, [filters.status ?? null, domain ?? null, iso(from ?? null), iso(to ?? null)])
+          const cursor = pageCursor(secrets, CURSOR_PURPOSE, [
+            filters.status ?? null,
+            domain ?? null,
+            iso(from ?? null),
+            iso(to ?? null)
+          ])
           const before = yield* cursor.read(urlParams.cursor)
           const page = yield* orders.list(partner, filters, before, urlParams.limit ?? 25)
-          return { orders: page.orders.map(orderOf), next_cursor: cursor.next(page.orders[page.orders.length - 1], page.hasMore) }
+          return {
+            orders: page.orders.map(orderOf),
+            next_cursor: cursor.next(page.orders[page.orders.length - 1], page.hasMore)
+          }
         }))
-      .handle("getOrder", ({ path }) => Effect.flatMap(CurrentPartner, (partner) => orders.detail(path.public_id, partner)))
+      .handle("getOrder", ({ path }) =>
+        Effect.flatMap(CurrentPartner, (partner) => orders.detail(path.public_id, partner)))
       .handle("createRefund", ({ payload }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner

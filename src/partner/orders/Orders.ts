@@ -82,9 +82,13 @@ const make = Effect.gen(function*() {
         }
         const l = listing.value
         if (l.status !== "active" || l.locked) {
-          return yield* new DomainNotAvailable({ message: `${domain} is not available: an order is already in progress` })
+          return yield* new DomainNotAvailable({
+            message: `${domain} is not available: an order is already in progress`
+          })
         }
-        if (l.bin_price_cents === null) return yield* new NoBuyNowPrice({ message: `${domain} has no buy-now price and cannot be quoted` })
+        if (l.bin_price_cents === null) {
+          return yield* new NoBuyNowPrice({ message: `${domain} has no buy-now price and cannot be quoted` })
+        }
         const other = yield* repo.otherPartnersLiveQuote(partner.environment, domain, partner.partnerId)
         if (Option.isSome(other)) return yield* DomainReserved.until(domain, other.value.expires_at)
         const now = yield* Clock.currentTimeMillis
@@ -100,7 +104,15 @@ const make = Effect.gen(function*() {
           currency: l.currency,
           expiresAt
         })
-        const token: QuoteToken = { q: id, p: partner.partnerId, e: partner.environment, d: domain, c: l.bin_price_cents, cur: l.currency, x: expiresAt.getTime() }
+        const token: QuoteToken = {
+          q: id,
+          p: partner.partnerId,
+          e: partner.environment,
+          d: domain,
+          c: l.bin_price_cents,
+          cur: l.currency,
+          x: expiresAt.getTime()
+        }
         return {
           quote_id: `qt_${secrets.sign(QUOTE_PURPOSE, token)}`,
           domain,
@@ -133,22 +145,34 @@ const make = Effect.gen(function*() {
       if (quote !== undefined) {
         if (quote.x <= now) {
           return yield* new QuoteExpired({
-            message: `The quote expired at ${new Date(quote.x).toISOString()} (quotes are valid for ${Duration.format(config.partner.quoteTtl)}); request a new quote`
+            message: `The quote expired at ${new Date(quote.x).toISOString()} (quotes are valid for ${
+              Duration.format(config.partner.quoteTtl)
+            }); request a new quote`
           })
         }
         const row = yield* repo.quoteById(quote.q)
         if (Option.isNone(row)) return yield* InvalidQuote.of("unknown quote")
-        if (row.value.used_by_order !== null) return yield* new QuoteAlreadyUsed({ message: "This quote was already used for an order" })
+        if (row.value.used_by_order !== null) {
+          return yield* new QuoteAlreadyUsed({ message: "This quote was already used for an order" })
+        }
       }
       // Read after the listing lock (a statement of its own, so it sees what the lock's previous
       // holder committed): an open order on the listing, another partner's reservation.
       const blockers = yield* repo.orderBlockers(l.id, partner.environment, domain, partner.partnerId)
-      if (blockers.open_order !== null || l.status === "sold") return yield* new DomainNotAvailable({ message: `${domain} already has an order` })
+      if (blockers.open_order !== null || l.status === "sold") {
+        return yield* new DomainNotAvailable({ message: `${domain} already has an order` })
+      }
       if (l.locked) return yield* new DomainNotAvailable({ message: `${domain} is locked and cannot be sold now` })
-      if (quote === undefined && blockers.other_quote_expires !== null) return yield* DomainReserved.until(domain, blockers.other_quote_expires)
+      if (quote === undefined && blockers.other_quote_expires !== null) {
+        return yield* DomainReserved.until(domain, blockers.other_quote_expires)
+      }
       const price = quote?.c ?? l.bin_price_cents
-      if (price === null) return yield* new NoBuyNowPrice({ message: `${domain} has no buy-now price` })
-      if (input.expected_price !== price) return yield* PriceMismatch.of(input.expected_price, price, quote !== undefined)
+      if (price === null) {
+        return yield* new NoBuyNowPrice({ message: `${domain} has no buy-now price` })
+      }
+      if (input.expected_price !== price) {
+        return yield* PriceMismatch.of(input.expected_price, price, quote !== undefined)
+      }
       const status = initialStatus(price, config.partner.reviewThresholdCents)
       const orderId = makeId("ord")
       let order = yield* repo.insertOrderHoldingListing({
@@ -169,11 +193,18 @@ const make = Effect.gen(function*() {
       }, listings.holdFragment(l.id))
       yield* books.recordSale(order)
       // The event carries the order as it is once recorded: MANUAL_REVIEW when the review rule holds it.
-      if (status === "MANUAL_REVIEW") order = yield* repo.updateStatus(orderId, "MANUAL_REVIEW")
+      if (status === "MANUAL_REVIEW") {
+        order = yield* repo.updateStatus(orderId, "MANUAL_REVIEW")
+      }
       // Last: the outbox append holds the partner's event lock until commit. Its timeline row
       // goes in the same round trip.
       yield* outbox.append(
-        { partnerId: partner.partnerId, environment: partner.environment, type: "order.recorded", data: { order: eventOrder(order) } },
+        {
+          partnerId: partner.partnerId,
+          environment: partner.environment,
+          type: "order.recorded",
+          data: { order: eventOrder(order) }
+        },
         repo.timelineAfterEvent({ orderId, status: "EXTERNALLY_PAID", actor: `partner:${partner.keyId}` })
       )
       if (status === "MANUAL_REVIEW") {
@@ -208,7 +239,11 @@ const make = Effect.gen(function*() {
     readonly paymentModel: "hosted_checkout" | "referral"
     readonly checkoutSessionId: string
     readonly referralLinkId: string | null
-    readonly buyer: { readonly email: string; readonly name?: string | undefined; readonly country?: string | undefined }
+    readonly buyer: {
+      readonly email: string
+      readonly name?: string | undefined
+      readonly country?: string | undefined
+    }
     readonly returnUrl: string | null
     readonly cancelUrl: string | null
     readonly actor: string
@@ -248,7 +283,10 @@ const make = Effect.gen(function*() {
   const loadOwned = (publicId: string, partner: PartnerIdentity | undefined, forUpdate: boolean) =>
     Effect.gen(function*() {
       const row = yield* repo.orderById(publicId, { forUpdate })
-      if (Option.isNone(row) || (partner && (row.value.partner_id !== partner.partnerId || row.value.environment !== partner.environment))) {
+      if (
+        Option.isNone(row) ||
+        (partner && (row.value.partner_id !== partner.partnerId || row.value.environment !== partner.environment))
+      ) {
         return yield* OrderNotFound.of(publicId)
       }
       return row.value
@@ -258,7 +296,12 @@ const make = Effect.gen(function*() {
   const move = (
     publicId: string,
     action: OrderAction,
-    options: { readonly actor: string; readonly partner?: PartnerIdentity; readonly note?: string; readonly refund?: { reason: string | null } }
+    options: {
+      readonly actor: string
+      readonly partner?: PartnerIdentity
+      readonly note?: string | undefined
+      readonly refund?: { reason: string | null }
+    }
   ) =>
     transaction(
       Effect.gen(function*() {
@@ -268,8 +311,20 @@ const make = Effect.gen(function*() {
         const updated = yield* repo.updateStatus(order.id, t.to)
         const eventId = t.event === null
           ? null
-          : yield* outbox.append({ partnerId: order.partner_id, environment: order.environment, type: t.event, data: { order: eventOrder(updated) } })
-        if (t.transferStep) yield* repo.addTimeline({ orderId: order.id, kind: "transfer_step", step: t.transferStep, actor: options.actor })
+          : yield* outbox.append({
+            partnerId: order.partner_id,
+            environment: order.environment,
+            type: t.event,
+            data: { order: eventOrder(updated) }
+          })
+        if (t.transferStep) {
+          yield* repo.addTimeline({
+            orderId: order.id,
+            kind: "transfer_step",
+            step: t.transferStep,
+            actor: options.actor
+          })
+        }
         yield* repo.addTimeline({
           orderId: order.id,
           kind: "status",
@@ -315,7 +370,11 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const order = yield* loadOwned(publicId, partner, false)
       const action = nextSandboxAction(order.status)
-      if (action === undefined) return yield* new OrderMoveNotAllowed({ message: `Order ${publicId} is ${order.status}: there is no next step` })
+      if (action === undefined) {
+        return yield* new OrderMoveNotAllowed({
+          message: `Order ${publicId} is ${order.status}: there is no next step`
+        })
+      }
       return yield* move(publicId, action, { actor: `sandbox:${partner.keyId}`, partner })
     })
 
@@ -334,12 +393,20 @@ const make = Effect.gen(function*() {
     list,
     advanceSandbox,
     /** Every partner's orders, newest first (operator CLI). */
-    listAll: (filters: Parameters<typeof repo.listAll>[0], limit: number) => Effect.map(repo.listAll(filters, limit), (rows) => rows.map(orderOf)),
+    listAll: (filters: Parameters<typeof repo.listAll>[0], limit: number) =>
+      Effect.map(repo.listAll(filters, limit), (rows) => rows.map(orderOf)),
     refund: (partner: PartnerIdentity, publicId: string, reason: string | null) =>
-      move(publicId, "refund", { actor: `partner:${partner.keyId}`, partner, refund: { reason }, note: reason ?? undefined })
+      move(publicId, "refund", {
+        actor: `partner:${partner.keyId}`,
+        partner,
+        refund: { reason },
+        note: reason ?? undefined
+      })
   }
 })
 
 export class Orders extends Context.Tag("app/PartnerOrders")<Orders, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Orders, make).pipe(Layer.provide(Layer.mergeAll(OrderRepo.Live, Outbox.Live, Books.Live, Market.Live)))
+  static readonly Live = Layer.effect(Orders, make).pipe(
+    Layer.provide(Layer.mergeAll(OrderRepo.Live, Outbox.Live, Books.Live, Market.Live))
+  )
 }

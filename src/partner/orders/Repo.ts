@@ -7,7 +7,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Context, Effect, Layer, Schema } from "effect"
-import { type PaymentModel, PAYMENT_MODELS } from "../../domain/Ledger.js"
+import { PAYMENT_MODELS, type PaymentModel } from "../../domain/Ledger.js"
 import { ORDER_STATUSES, type OrderStatus } from "../../domain/OrderState.js"
 import { bulkInsert } from "../../platform/BulkInsert.js"
 import type { PartnerEnvironment } from "../Auth.js"
@@ -15,7 +15,11 @@ import type { PartnerEnvironment } from "../Auth.js"
 const Environment = Schema.Literal("live", "sandbox")
 const Status = Schema.Literal(...ORDER_STATUSES)
 
-export const Buyer = Schema.Struct({ email: Schema.String, name: Schema.optional(Schema.String), country: Schema.optional(Schema.String) })
+export const Buyer = Schema.Struct({
+  email: Schema.String,
+  name: Schema.optional(Schema.String),
+  country: Schema.optional(Schema.String)
+})
 
 export const OrderRow = Schema.Struct({
   id: Schema.String,
@@ -209,7 +213,8 @@ const make = Effect.gen(function*() {
   const quoteById = SqlSchema.findOne({
     Request: Schema.String,
     Result: QuoteRow,
-    execute: (id) => sql`select id, partner_id, used_by_order, expires_at from partner_quotes where id = ${id} for update`
+    execute: (id) =>
+      sql`select id, partner_id, used_by_order, expires_at from partner_quotes where id = ${id} for update`
   })
   const openOrderOnListing = SqlSchema.findOne({
     Request: Schema.String,
@@ -248,7 +253,12 @@ const make = Effect.gen(function*() {
                   ${t.eventId ?? null}, ${t.actor}, ${t.note ?? null})`
   })
   const orderBlockers = SqlSchema.single({
-    Request: Schema.Struct({ listingId: Schema.String, environment: Environment, domain: Schema.String, partnerId: Schema.String }),
+    Request: Schema.Struct({
+      listingId: Schema.String,
+      environment: Environment,
+      domain: Schema.String,
+      partnerId: Schema.String
+    }),
     Result: OrderBlockers,
     execute: ({ domain, environment, listingId, partnerId }) =>
       sql`
@@ -320,7 +330,9 @@ const make = Effect.gen(function*() {
         insert into partner_orders (id, partner_id, credential_id, environment, listing_id, domain, status, sale_price_cents,
           currency, external_payment_ref, buyer, payment_model, commission_bps, commission_cents, transfer_completed_at)
         values (${o.id}, ${o.partnerId}, ${o.credentialId}, ${o.environment}, ${o.caseId}, ${o.domain}, 'TRANSFER_COMPLETED',
-          ${o.feeCents}, ${o.currency}, ${o.caseId}, ${JSON.stringify({ email: o.buyerEmail })}::jsonb, 'brokerage', ${o.shareBps},
+          ${o.feeCents}, ${o.currency}, ${o.caseId}, ${
+        JSON.stringify({ email: o.buyerEmail })
+      }::jsonb, 'brokerage', ${o.shareBps},
           ${o.feeCents}::bigint * ${o.shareBps} / 10000, now())
         returning *`
   })
@@ -378,10 +390,13 @@ const make = Effect.gen(function*() {
     addTimeline: (t: typeof NewTimeline.Type) => Effect.orDie(addTimeline(t)),
 
     /** `addTimeline` as a `select` for Outbox.append's `follow` (inserted with the event). */
-    timelineAfterEvent: (t: { orderId: string; status: string; fromStatus?: string | null; actor: string; note?: string | null }) =>
+    timelineAfterEvent:
+      (t: { orderId: string; status: string; fromStatus?: string | null; actor: string; note?: string | null }) =>
       (eventId: string) =>
         sql`insert into partner_order_timeline (order_id, kind, status, from_status, event_id, actor, note)
-            select ${t.orderId}, 'status', ${t.status}, ${t.fromStatus ?? null}, ${eventId}, ${t.actor}, ${t.note ?? null}
+            select ${t.orderId}, 'status', ${t.status}, ${t.fromStatus ?? null}, ${eventId}, ${t.actor}, ${
+          t.note ?? null
+        }
             from appended where last is null`,
 
     /** After the listing lock: an open order on the listing, and another partner's live quote on the domain. */
@@ -402,15 +417,31 @@ const make = Effect.gen(function*() {
     dueGroups: (cutoff: Date) => Effect.orDie(dueGroups(cutoff)),
 
     /** Same status row for many orders at once (settlement). */
-    addStatusTimelineMany: (rows: ReadonlyArray<{ orderId: string; status: string; fromStatus: string; eventId: string | null; actor: string }>) =>
-      rows.length === 0 ? Effect.void : bulkInsert(sql, "partner_order_timeline", [
-        ["order_id", "text"],
-        ["kind", "text"],
-        ["status", "text"],
-        ["from_status", "text"],
-        ["event_id", "text"],
-        ["actor", "text"]
-      ], rows.map((r) => ({ order_id: r.orderId, kind: "status", status: r.status, from_status: r.fromStatus, event_id: r.eventId, actor: r.actor }))).pipe(
+    addStatusTimelineMany: (
+      rows: ReadonlyArray<
+        { orderId: string; status: string; fromStatus: string; eventId: string | null; actor: string }
+      >
+    ) =>
+      rows.length === 0 ? Effect.void : bulkInsert(
+        sql,
+        "partner_order_timeline",
+        [
+          ["order_id", "text"],
+          ["kind", "text"],
+          ["status", "text"],
+          ["from_status", "text"],
+          ["event_id", "text"],
+          ["actor", "text"]
+        ],
+        rows.map((r) => ({
+          order_id: r.orderId,
+          kind: "status",
+          status: r.status,
+          from_status: r.fromStatus,
+          event_id: r.eventId,
+          actor: r.actor
+        }))
+      ).pipe(
         Effect.asVoid,
         Effect.orDie
       ),
@@ -427,8 +458,13 @@ const make = Effect.gen(function*() {
     insertBrokerageOrder: (o: typeof NewBrokerageOrder.Type) => Effect.orDie(insertBrokerageOrder(o)),
 
     /** Every partner's orders, newest first (operator view). */
-    listAll: (f: OrderFilters & { readonly partnerId?: string | undefined; readonly environment?: PartnerEnvironment | undefined }, limit: number) =>
-      Effect.orDie(listAll({ ...f, limit }))
+    listAll: (
+      f: OrderFilters & {
+        readonly partnerId?: string | undefined
+        readonly environment?: PartnerEnvironment | undefined
+      },
+      limit: number
+    ) => Effect.orDie(listAll({ ...f, limit }))
   }
 })
 

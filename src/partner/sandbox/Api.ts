@@ -10,7 +10,9 @@ import { SandboxOnly } from "./Errors.js"
 
 export class PartnerSandboxApi extends HttpApiGroup.make("partnerSandbox")
   .add(
-    HttpApiEndpoint.post("advance")`/api/partner/v1/sandbox/orders/${HttpApiSchema.param("public_id", Schema.String)}/advance`
+    HttpApiEndpoint.post("advance")`/api/partner/v1/sandbox/orders/${
+      HttpApiSchema.param("public_id", Schema.String)
+    }/advance`
       .addSuccess(OrderDetail)
       .addError(errorWire(OrderNotFound))
       .addError(errorWire(OrderMoveNotAllowed))

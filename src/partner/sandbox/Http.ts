@@ -18,8 +18,9 @@ export const PartnerSandboxHttpLive = HttpApiBuilder.group(Api, "partnerSandbox"
           return yield* SandboxOnly.of()
         }
         const current = yield* orders.detail(path.public_id, partner)
-        if (current.status === "TRANSFER_COMPLETED") yield* settlement.settleOrderById(path.public_id, `sandbox:${partner.keyId}`)
-        else yield* orders.advanceSandbox(path.public_id, partner)
+        if (current.status === "TRANSFER_COMPLETED") {
+          yield* settlement.settleOrderById(path.public_id, `sandbox:${partner.keyId}`)
+        } else yield* orders.advanceSandbox(path.public_id, partner)
         return yield* orders.detail(path.public_id, partner)
       }))
   }))

@@ -7,10 +7,18 @@ import { Schema } from "effect"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, errorWire, InternalError } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
-import { InvalidWebhookSecret, InvalidWebhookUrl, WebhookDisabled, WebhookEndpointNotFound, WebhookEventNotFound } from "./Errors.js"
+import {
+  InvalidWebhookSecret,
+  InvalidWebhookUrl,
+  WebhookDisabled,
+  WebhookEndpointNotFound,
+  WebhookEventNotFound
+} from "./Errors.js"
 
 export const WebhookRegistration = Schema.Struct({
-  url: Schema.String.annotations({ description: "HTTPS URL receiving POSTed events (public address; HTTPS required in production)" }),
+  url: Schema.String.annotations({
+    description: "HTTPS URL receiving POSTed events (public address; HTTPS required in production)"
+  }),
   secret: Schema.optional(Schema.String.pipe(Schema.minLength(16), Schema.maxLength(256))).annotations({
     description:
       "Omit it and the service issues a `whsec_<base64>` secret (32 random bytes), returned once in this response; each registration without a secret issues a new one. " +
@@ -31,22 +39,33 @@ export const WebhookEndpoint = Schema.Struct({
 export const WebhookState = Schema.Struct({
   url: Schema.String,
   active: Schema.Boolean,
-  state: Schema.Literal("active", "disabled").annotations({ description: "`disabled` after the receiver answered 410 Gone; register again to re-activate" }),
+  state: Schema.Literal("active", "disabled").annotations({
+    description: "`disabled` after the receiver answered 410 Gone; register again to re-activate"
+  }),
   disabled_reason: Schema.NullOr(Schema.String),
   created_at: Schema.String,
   updated_at: Schema.String,
   pending_deliveries: Schema.Number.annotations({ description: "Deliveries queued or waiting for a retry" }),
-  last_attempt: Schema.NullOr(Schema.Struct({
-    at: Schema.String,
-    delivery_id: Schema.String,
-    status: Schema.NullOr(Schema.Number).annotations({ description: "The receiver's HTTP status; null when no answer came (timeout, refused…)" }),
-    duration_ms: Schema.Number,
-    error: Schema.NullOr(Schema.String)
-  }).annotations({ identifier: "PartnerWebhookAttemptSummary" }))
-}).annotations({ identifier: "PartnerWebhookState", description: "The endpoint of the credential's environment; the secret is never shown again" })
+  last_attempt: Schema.NullOr(
+    Schema.Struct({
+      at: Schema.String,
+      delivery_id: Schema.String,
+      status: Schema.NullOr(Schema.Number).annotations({
+        description: "The receiver's HTTP status; null when no answer came (timeout, refused…)"
+      }),
+      duration_ms: Schema.Number,
+      error: Schema.NullOr(Schema.String)
+    }).annotations({ identifier: "PartnerWebhookAttemptSummary" })
+  )
+}).annotations({
+  identifier: "PartnerWebhookState",
+  description: "The endpoint of the credential's environment; the secret is never shown again"
+})
 
 export const WebhookTestAccepted = Schema.Struct({
-  event_id: Schema.String.annotations({ description: "The `webhook.test` event queued for delivery (also listed in GET /api/partner/v1/events)" })
+  event_id: Schema.String.annotations({
+    description: "The `webhook.test` event queued for delivery (also listed in GET /api/partner/v1/events)"
+  })
 }).annotations({ identifier: "PartnerWebhookTestAccepted" })
 
 export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed", "cancelled")
@@ -54,7 +73,9 @@ export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed", "
 export const WebhookAttempt = Schema.Struct({
   attempt: Schema.Number,
   started_at: Schema.String,
-  status: Schema.NullOr(Schema.Number).annotations({ description: "HTTP status answered; null when none (timeout, connection refused…)" }),
+  status: Schema.NullOr(Schema.Number).annotations({
+    description: "HTTP status answered; null when none (timeout, connection refused…)"
+  }),
   duration_ms: Schema.Number,
   error: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "PartnerWebhookAttempt" })
@@ -65,7 +86,9 @@ export const WebhookDelivery = Schema.Struct({
   event_type: Schema.String,
   status: DeliveryStatus,
   attempt_count: Schema.Number,
-  next_attempt_at: Schema.NullOr(Schema.String).annotations({ description: "When pending: the next attempt's earliest time" }),
+  next_attempt_at: Schema.NullOr(Schema.String).annotations({
+    description: "When pending: the next attempt's earliest time"
+  }),
   last_status: Schema.NullOr(Schema.Number),
   last_error: Schema.NullOr(Schema.String),
   created_at: Schema.String,
@@ -75,18 +98,29 @@ export const WebhookDelivery = Schema.Struct({
 
 export const WebhookDeliveryPage = Schema.Struct({
   deliveries: Schema.Array(WebhookDelivery),
-  next_cursor: Schema.NullOr(Schema.String).annotations({ description: "Pass as cursor for the next page; null at the end" })
+  next_cursor: Schema.NullOr(Schema.String).annotations({
+    description: "Pass as cursor for the next page; null at the end"
+  })
 }).annotations({ identifier: "PartnerWebhookDeliveryPage" })
 
 export const RedeliverRequest = Schema.Struct({
   event_id: Schema.optional(Schema.String).annotations({ description: "Redeliver this one event (any status)" }),
-  since: Schema.optional(Schema.String).annotations({ description: "RFC 3339 time: redeliver every event whose delivery failed at or after it (with status `failed`)" }),
-  status: Schema.optional(Schema.Literal("failed")).annotations({ description: "With `since`: only `failed` (the default)" })
-}).annotations({ identifier: "PartnerWebhookRedeliverRequest", description: "Either `{event_id}` or `{since, status: \"failed\"}`" })
+  since: Schema.optional(Schema.String).annotations({
+    description: "RFC 3339 time: redeliver every event whose delivery failed at or after it (with status `failed`)"
+  }),
+  status: Schema.optional(Schema.Literal("failed")).annotations({
+    description: "With `since`: only `failed` (the default)"
+  })
+}).annotations({
+  identifier: "PartnerWebhookRedeliverRequest",
+  description: "Either `{event_id}` or `{since, status: \"failed\"}`"
+})
 
 export const RedeliverAccepted = Schema.Struct({
   queued: Schema.Number.annotations({ description: "New deliveries queued" }),
-  already_pending: Schema.Number.annotations({ description: "Events left alone because a delivery of theirs is already pending" })
+  already_pending: Schema.Number.annotations({
+    description: "Events left alone because a delivery of theirs is already pending"
+  })
 }).annotations({ identifier: "PartnerWebhookRedeliverAccepted" })
 
 export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
@@ -98,7 +132,10 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
       .addError(errorWire(InvalidWebhookUrl))
       .addError(errorWire(InvalidWebhookSecret))
       .annotate(OpenApi.Summary, "Register or update the webhook url and secret (issued when omitted)")
-      .annotate(OpenApi.Description, "One endpoint per partner and environment. Re-registering re-activates an endpoint disabled by a 410.")
+      .annotate(
+        OpenApi.Description,
+        "One endpoint per partner and environment. Re-registering re-activates an endpoint disabled by a 410."
+      )
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#webhooks"))
   )
   .add(
@@ -121,7 +158,10 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
       .addError(errorWire(WebhookEndpointNotFound))
       .addError(errorWire(WebhookDisabled))
       .annotate(OpenApi.Summary, "Queue a signed `webhook.test` event, delivered like every other event")
-      .annotate(OpenApi.Description, "404 `not_found` without an endpoint; 409 `webhook_disabled` when it was disabled by a 410.")
+      .annotate(
+        OpenApi.Description,
+        "404 `not_found` without an endpoint; 409 `webhook_disabled` when it was disabled by a 410."
+      )
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#webhook-tooling"))
   )
   .add(
@@ -129,7 +169,9 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
       .setUrlParams(Schema.Struct({
         status: Schema.optional(DeliveryStatus),
         event_id: Schema.optional(Schema.String),
-        limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))).annotations({ description: "1–100, default 25" }),
+        limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))).annotations({
+          description: "1–100, default 25"
+        }),
         cursor: Schema.optional(Schema.String)
       }))
       .addSuccess(WebhookDeliveryPage)

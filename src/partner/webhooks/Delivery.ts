@@ -51,9 +51,17 @@ export const makeDelivery = Effect.gen(function*() {
       const event = yield* repo.event(d.event_id)
       if (Option.isNone(event)) return yield* repo.finish(d.id, "cancelled", d.attempts, null, "event missing")
       const secret = secrets.decrypt(SEAL_PURPOSE, endpoint.value.secret_sealed)
-      if (Option.isNone(secret)) return yield* repo.finish(d.id, "failed", d.attempts, null, "endpoint secret unreadable")
+      if (Option.isNone(secret)) {
+        return yield* repo.finish(d.id, "failed", d.attempts, null, "endpoint secret unreadable")
+      }
       const e = event.value
-      const body = JSON.stringify({ id: e.id, type: e.type, created_at: e.created_at.toISOString(), partner_id: e.partner_id, data: e.data })
+      const body = JSON.stringify({
+        id: e.id,
+        type: e.type,
+        created_at: e.created_at.toISOString(),
+        partner_id: e.partner_id,
+        data: e.data
+      })
       const now = yield* Clock.currentTimeMillis
       const timestamp = String(Math.floor(now / 1000))
       const headers = {
@@ -72,7 +80,9 @@ export const makeDelivery = Effect.gen(function*() {
       // The request may be interrupted (shutdown); once an answer is in, its outcome is recorded
       // even during shutdown, so the next process neither repeats nor miscounts the attempt.
       return yield* Effect.uninterruptibleMask((restore) =>
-        restore(outbound.fetch(url, { method: "POST", headers, body, timeoutMs, maxRedirects: 0, maxBodyBytes: 16_384 })).pipe(
+        restore(
+          outbound.fetch(url, { method: "POST", headers, body, timeoutMs, maxRedirects: 0, maxBodyBytes: 16_384 })
+        ).pipe(
           Effect.either,
           Effect.flatMap((result) => settle(d, attemptNo, url, started, Date.now() - now, result))
         )
@@ -96,14 +106,20 @@ export const makeDelivery = Effect.gen(function*() {
         ? `HTTP ${status}`
         : null
       yield* repo.recordAttempt({ deliveryId: d.id, attempt: attemptNo, url, startedAt, durationMs, status, error })
-      if (status !== null && status >= 200 && status <= 299) return yield* repo.finish(d.id, "delivered", attemptNo, status, null)
+      if (status !== null && status >= 200 && status <= 299) {
+        return yield* repo.finish(d.id, "delivered", attemptNo, status, null)
+      }
       if (status === 410) {
         yield* repo.disableEndpoint(d.partner_id, d.environment, "receiver answered 410 Gone")
-        yield* Effect.logWarning("webhook endpoint disabled after 410").pipe(Effect.annotateLogs({ partner_id: d.partner_id }))
+        yield* Effect.logWarning("webhook endpoint disabled after 410").pipe(
+          Effect.annotateLogs({ partner_id: d.partner_id })
+        )
         return yield* repo.finish(d.id, "failed", attemptNo, status, "410 Gone: endpoint disabled")
       }
       const delay = retryDelayMs(attemptNo, baseMs)
-      if (delay === undefined) return yield* repo.finish(d.id, "failed", attemptNo, status, error)
+      if (delay === undefined) {
+        return yield* repo.finish(d.id, "failed", attemptNo, status, error)
+      }
       return yield* repo.retryLater(d.id, attemptNo, delay, status, error)
     })
 
@@ -133,7 +149,11 @@ export const makeDelivery = Effect.gen(function*() {
             Effect.withSpan("webhook.deliver", {
               root: true,
               captureStackTrace: false,
-              attributes: { "webhook.delivery_id": d.id, "webhook.event_id": d.event_id, "webhook.attempt": d.attempts + 1 }
+              attributes: {
+                "webhook.delivery_id": d.id,
+                "webhook.event_id": d.event_id,
+                "webhook.attempt": d.attempts + 1
+              }
             }),
             Effect.catchAllCause((cause) => Effect.logWarning("webhook delivery attempt crashed", cause)),
             Effect.ensuring(done),

@@ -11,53 +11,79 @@ import { Webhooks } from "./Webhooks.js"
 const CURSOR_PURPOSE = "partner-webhook-deliveries-cursor"
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
 
-export const PartnerWebhooksHttpLive = HttpApiBuilder.group(Api, "partnerWebhooks", (handlers) =>
-  Effect.gen(function*() {
-    const webhooks = yield* Webhooks
-    const secrets = yield* ServiceSecret
-    return handlers
-      .handle("registerWebhook", ({ payload }) =>
-        Effect.gen(function*() {
-          const partner = yield* CurrentPartner
-          return yield* webhooks.register(partner, payload.url.trim(), payload.secret)
-        }))
-      .handle("getWebhook", () => Effect.flatMap(CurrentPartner, webhooks.show))
-      .handle("deleteWebhook", () => Effect.flatMap(CurrentPartner, webhooks.remove))
-      .handle("testWebhook", () => Effect.flatMap(CurrentPartner, webhooks.test))
-      .handle("listWebhookDeliveries", ({ urlParams }) =>
-        Effect.gen(function*() {
-          const partner = yield* CurrentPartner
-          if (urlParams.event_id !== undefined && !isId("evt", urlParams.event_id)) {
-            return yield* validationError("event_id: must be an event id (evt_…)", [{ path: ["event_id"], message: "must be an event id (evt_…)" }])
-          }
-          const cursor = pageCursor(secrets, CURSOR_PURPOSE, [urlParams.status ?? null, urlParams.event_id ?? null])
-          const before = yield* cursor.read(urlParams.cursor)
-          const page = yield* webhooks.deliveries(partner, { status: urlParams.status, eventId: urlParams.event_id }, before, urlParams.limit ?? 25)
-          const last = page.deliveries[page.deliveries.length - 1]
-          return {
-            deliveries: page.deliveries,
-            next_cursor: cursor.next(last, page.hasMore)
-          }
-        }))
-      .handle("redeliverWebhooks", ({ payload }) =>
-        Effect.gen(function*() {
-          const partner = yield* CurrentPartner
-          const hasEvent = payload.event_id !== undefined
-          const hasSince = payload.since !== undefined
-          if (hasEvent === hasSince) {
-            return yield* validationError("send either event_id, or since (with status \"failed\")", [{ path: [], message: "exactly one of event_id and since" }])
-          }
-          if (hasEvent) {
-            if (payload.status !== undefined) return yield* validationError("status: only with since", [{ path: ["status"], message: "only with since" }])
-            if (!isId("evt", payload.event_id!)) {
-              return yield* validationError("event_id: must be an event id (evt_…)", [{ path: ["event_id"], message: "must be an event id (evt_…)" }])
+export const PartnerWebhooksHttpLive = HttpApiBuilder.group(
+  Api,
+  "partnerWebhooks",
+  (handlers) =>
+    Effect.gen(function*() {
+      const webhooks = yield* Webhooks
+      const secrets = yield* ServiceSecret
+      return handlers
+        .handle("registerWebhook", ({ payload }) =>
+          Effect.gen(function*() {
+            const partner = yield* CurrentPartner
+            return yield* webhooks.register(partner, payload.url.trim(), payload.secret)
+          }))
+        .handle("getWebhook", () => Effect.flatMap(CurrentPartner, webhooks.show))
+        .handle("deleteWebhook", () => Effect.flatMap(CurrentPartner, webhooks.remove))
+        .handle("testWebhook", () => Effect.flatMap(CurrentPartner, webhooks.test))
+        .handle("listWebhookDeliveries", ({ urlParams }) =>
+          Effect.gen(function*() {
+            const partner = yield* CurrentPartner
+            if (urlParams.event_id !== undefined && !isId("evt", urlParams.event_id)) {
+              return yield* validationError("event_id: must be an event id (evt_…)", [{
+                path: ["event_id"],
+                message: "must be an event id (evt_…)"
+              }])
             }
-            return yield* webhooks.redeliver(partner, { eventId: payload.event_id! })
-          }
-          const since = payload.since!
-          if (!RFC3339.test(since) || Number.isNaN(Date.parse(since))) {
-            return yield* validationError("since: must be an RFC 3339 time such as 2026-01-31T00:00:00Z", [{ path: ["since"], message: "must be an RFC 3339 time" }])
-          }
-          return yield* webhooks.redeliver(partner, { since: new Date(since) })
-        }))
-  }))
+            const cursor = pageCursor(secrets, CURSOR_PURPOSE, [urlParams.status ?? null, urlParams.event_id ?? null])
+            const before = yield* cursor.read(urlParams.cursor)
+            const page = yield* webhooks.deliveries(
+              partner,
+              { status: urlParams.status, eventId: urlParams.event_id },
+              before,
+              urlParams.limit ?? 25
+            )
+            const last = page.deliveries[page.deliveries.length - 1]
+            return {
+              deliveries: page.deliveries,
+              next_cursor: cursor.next(last, page.hasMore)
+            }
+          }))
+        .handle("redeliverWebhooks", ({ payload }) =>
+          Effect.gen(function*() {
+            const partner = yield* CurrentPartner
+            const hasEvent = payload.event_id !== undefined
+            const hasSince = payload.since !== undefined
+            if (hasEvent === hasSince) {
+              return yield* validationError("send either event_id, or since (with status \"failed\")", [{
+                path: [],
+                message: "exactly one of event_id and since"
+              }])
+            }
+            if (hasEvent) {
+              if (payload.status !== undefined) {
+                return yield* validationError("status: only with since", [{
+                  path: ["status"],
+                  message: "only with since"
+                }])
+              }
+              if (!isId("evt", payload.event_id!)) {
+                return yield* validationError("event_id: must be an event id (evt_…)", [{
+                  path: ["event_id"],
+                  message: "must be an event id (evt_…)"
+                }])
+              }
+              return yield* webhooks.redeliver(partner, { eventId: payload.event_id! })
+            }
+            const since = payload.since!
+            if (!RFC3339.test(since) || Number.isNaN(Date.parse(since))) {
+              return yield* validationError("since: must be an RFC 3339 time such as 2026-01-31T00:00:00Z", [{
+                path: ["since"],
+                message: "must be an RFC 3339 time"
+              }])
+            }
+            return yield* webhooks.redeliver(partner, { since: new Date(since) })
+          }))
+    })
+)

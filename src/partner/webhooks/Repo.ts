@@ -275,10 +275,18 @@ const make = Effect.gen(function*() {
           values (${a.deliveryId}, ${a.attempt}, ${a.url}, ${a.startedAt}, ${a.durationMs}, ${a.status}, ${a.error})`
   })
 
-  const Outcome = { attempts: Schema.Number, lastStatus: Schema.NullOr(Schema.Number), error: Schema.NullOr(Schema.String) }
+  const Outcome = {
+    attempts: Schema.Number,
+    lastStatus: Schema.NullOr(Schema.Number),
+    error: Schema.NullOr(Schema.String)
+  }
 
   const finish = SqlSchema.void({
-    Request: Schema.Struct({ id: Schema.String, status: Schema.Literal("delivered", "failed", "cancelled"), ...Outcome }),
+    Request: Schema.Struct({
+      id: Schema.String,
+      status: Schema.Literal("delivered", "failed", "cancelled"),
+      ...Outcome
+    }),
     execute: (r) =>
       sql`update partner_webhook_deliveries
           set status = ${r.status}, attempts = ${r.attempts}, last_status = ${r.lastStatus}, last_error = ${r.error},
@@ -301,7 +309,8 @@ const make = Effect.gen(function*() {
     upsertEndpoint: (e: { partnerId: string; environment: PartnerEnvironment; url: string; secretSealed: string }) =>
       upsertEndpoint(e).pipe(Effect.orDie),
 
-    endpoint: (partnerId: string, environment: PartnerEnvironment) => endpoint(owner(partnerId, environment)).pipe(Effect.orDie),
+    endpoint: (partnerId: string, environment: PartnerEnvironment) =>
+      endpoint(owner(partnerId, environment)).pipe(Effect.orDie),
 
     /** The worker's view of the endpoint: where to send and the sealed secret. */
     deliveryTarget: (partnerId: string, environment: PartnerEnvironment) =>
@@ -322,7 +331,8 @@ const make = Effect.gen(function*() {
       ).pipe(Effect.orDie),
 
     /** The endpoint's most recent attempt (any delivery of this partner and environment). */
-    lastAttempt: (partnerId: string, environment: PartnerEnvironment) => lastAttempt(owner(partnerId, environment)).pipe(Effect.orDie),
+    lastAttempt: (partnerId: string, environment: PartnerEnvironment) =>
+      lastAttempt(owner(partnerId, environment)).pipe(Effect.orDie),
 
     pendingCount: (partnerId: string, environment: PartnerEnvironment) =>
       pendingCount(owner(partnerId, environment)).pipe(Effect.map((r) => r.n), Effect.orDie),
@@ -355,7 +365,10 @@ const make = Effect.gen(function*() {
 
     /** Event ids whose delivery failed at or after `since` and that were neither delivered since nor are pending. */
     failedSince: (partnerId: string, environment: PartnerEnvironment, since: Date) =>
-      failedSince({ partnerId, environment, since }).pipe(Effect.map((rows) => rows.map((r) => r.event_id)), Effect.orDie),
+      failedSince({ partnerId, environment, since }).pipe(
+        Effect.map((rows) => rows.map((r) => r.event_id)),
+        Effect.orDie
+      ),
 
     /**
      * Queues a new delivery of the event to the partner's active endpoint: true when queued,
@@ -395,14 +408,21 @@ const make = Effect.gen(function*() {
       error: string | null
     }) => recordAttempt(a).pipe(Effect.orDie),
 
-    finish: (id: string, status: "delivered" | "failed" | "cancelled", attempts: number, lastStatus: number | null, error: string | null) =>
-      finish({ id, status, attempts, lastStatus, error }).pipe(Effect.orDie),
+    finish: (
+      id: string,
+      status: "delivered" | "failed" | "cancelled",
+      attempts: number,
+      lastStatus: number | null,
+      error: string | null
+    ) => finish({ id, status, attempts, lastStatus, error }).pipe(Effect.orDie),
 
     retryLater: (id: string, attempts: number, delayMs: number, lastStatus: number | null, error: string | null) =>
       retryLater({ id, attempts, delayMs, lastStatus, error }).pipe(Effect.orDie)
   }
 })
 
-export class WebhookRepo extends Context.Tag("app/PartnerWebhookRepo")<WebhookRepo, Effect.Effect.Success<typeof make>>() {
+export class WebhookRepo
+  extends Context.Tag("app/PartnerWebhookRepo")<WebhookRepo, Effect.Effect.Success<typeof make>>()
+{
   static readonly Live = Layer.effect(WebhookRepo, make)
 }

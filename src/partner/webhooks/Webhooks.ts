@@ -14,12 +14,20 @@ import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import type { PartnerIdentity } from "../Auth.js"
 import { Outbox } from "../events/Outbox.js"
 import { makeDelivery } from "./Delivery.js"
-import { InvalidWebhookSecret, InvalidWebhookUrl, WebhookDisabled, WebhookEndpointNotFound, WebhookEventNotFound } from "./Errors.js"
+import {
+  InvalidWebhookSecret,
+  InvalidWebhookUrl,
+  WebhookDisabled,
+  WebhookEndpointNotFound,
+  WebhookEventNotFound
+} from "./Errors.js"
 import { type DeliveryStatus, WebhookRepo } from "./Repo.js"
 import { isStandardSecret, issueSecret, SEAL_PURPOSE } from "./Secret.js"
 
 const noEndpoint = () =>
-  new WebhookEndpointNotFound({ message: "No webhook endpoint is registered for this credential's environment (PUT /api/partner/webhooks)" })
+  new WebhookEndpointNotFound({
+    message: "No webhook endpoint is registered for this credential's environment (PUT /api/partner/webhooks)"
+  })
 
 const make = Effect.gen(function*() {
   const repo = yield* WebhookRepo
@@ -38,7 +46,9 @@ const make = Effect.gen(function*() {
       } catch {
         return yield* InvalidWebhookUrl.of("must be an absolute URL")
       }
-      if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return yield* InvalidWebhookUrl.of("must be an HTTPS URL")
+      if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+        return yield* InvalidWebhookUrl.of("must be an HTTPS URL")
+      }
       if (config.production && parsed.protocol !== "https:") return yield* InvalidWebhookUrl.of("must use HTTPS")
       if (parsed.username || parsed.password) return yield* InvalidWebhookUrl.of("must not carry credentials")
       yield* outbound.check(parsed.toString()).pipe(
@@ -93,7 +103,10 @@ const make = Effect.gen(function*() {
 
   /** Removes the endpoint; its pending deliveries are cancelled. */
   const remove = (partner: PartnerIdentity) =>
-    Effect.flatMap(repo.deleteEndpoint(partner.partnerId, partner.environment), (deleted) => deleted ? Effect.void : noEndpoint())
+    Effect.flatMap(
+      repo.deleteEndpoint(partner.partnerId, partner.environment),
+      (deleted) => deleted ? Effect.void : noEndpoint()
+    )
 
   const activeEndpoint = (partner: PartnerIdentity) =>
     Effect.gen(function*() {
@@ -101,8 +114,9 @@ const make = Effect.gen(function*() {
       if (Option.isNone(endpoint)) return yield* noEndpoint()
       if (!endpoint.value.active) {
         return yield* new WebhookDisabled({
-          message:
-            `The webhook endpoint is disabled (${endpoint.value.disabled_reason ?? "disabled"}); register it again (PUT /api/partner/webhooks) to re-activate it`
+          message: `The webhook endpoint is disabled (${
+            endpoint.value.disabled_reason ?? "disabled"
+          }); register it again (PUT /api/partner/webhooks) to re-activate it`
         })
       }
       return endpoint.value
@@ -120,7 +134,11 @@ const make = Effect.gen(function*() {
         partnerId: partner.partnerId,
         environment: partner.environment,
         type: "webhook.test",
-        data: { test: true, message: "A test event sent on request (POST /api/partner/webhooks/test)", requested_at: now.toISOString() }
+        data: {
+          test: true,
+          message: "A test event sent on request (POST /api/partner/webhooks/test)",
+          requested_at: now.toISOString()
+        }
       }).pipe(sql.withTransaction, Effect.orDie)
       return { event_id: eventId }
     })
@@ -165,7 +183,11 @@ const make = Effect.gen(function*() {
       let eventIds: ReadonlyArray<string>
       if ("eventId" in request) {
         const owned = yield* repo.ownsEvent(partner.partnerId, partner.environment, request.eventId)
-        if (!owned) return yield* new WebhookEventNotFound({ message: "No such event for this credential's partner and environment" })
+        if (!owned) {
+          return yield* new WebhookEventNotFound({
+            message: "No such event for this credential's partner and environment"
+          })
+        }
         eventIds = [request.eventId]
       } else {
         eventIds = yield* repo.failedSince(partner.partnerId, partner.environment, request.since)
