@@ -14,6 +14,8 @@
  *     for step 5 comes from an in-process cache, the row's other fields never change)
  *  8. credential holds one of the endpoint's scopes                                  403 forbidden
  *  9. per-credential rate limit                                                      429 rate_limited
+ *     (with the PostgreSQL counter, counted in 6–7's statement for the requests that pass 6–8:
+ *     the scopes are known before it, from the cached credential)
  *
  * The body hash is over the raw body (`request.text`, cached: the JSON payload still decodes
  * after it). Nonces are remembered for 2 × skew + 60 s, longer than any timestamp stays valid.
@@ -25,7 +27,7 @@ import { isHttps } from "../platform/ClientIp.js"
 import { AppConfig } from "../platform/Config.js"
 import { ForbiddenError, UnauthorizedError } from "../platform/Errors.js"
 import { pathOf, queryOf } from "../platform/HttpPath.js"
-import { enforceWith, policy, RateLimiter } from "../platform/RateLimit.js"
+import { applyDecision, enforceWith, policy, RateLimiter } from "../platform/RateLimit.js"
 import {
   CurrentPartner,
   PartnerAuth,
@@ -155,9 +157,21 @@ export const PartnerAuthLive = Layer.effect(
             : invalid()
         }
         const row = resolved.value.row
+        const route = yield* HttpRouter.RouteContext
+        const needed = scopes.get(`${route.route.method} ${route.route.path}`) ?? []
+        const scoped = needed.some((s) => row.scopes.includes(s))
+        // Counted in the admission statement when the request will reach the limit check (rule 9).
+        const window = limiter.countedElsewhere
+          ? limiter.windowOf(partnerRateLimit, `cred:${row.key_id}`, now)
+          : undefined
         // One statement (shared with concurrent requests): the credential's `active` flag as the
-        // database has it now, and the nonce recorded unless seen before.
-        const admitted = yield* credentials.admit(row.key_id, nonce, nonceTtl).pipe(Effect.orDie)
+        // database has it now, the nonce recorded unless seen before, and the rate-limit count.
+        const admitted = yield* credentials.admit(
+          row.key_id,
+          nonce,
+          nonceTtl,
+          window !== undefined && scoped && !window.knownDenied ? window : undefined
+        ).pipe(Effect.orDie)
         if (!admitted.active) {
           return yield* new ForbiddenError({
             code: "credential_not_active",
@@ -170,9 +184,7 @@ export const PartnerAuthLive = Layer.effect(
             "This nonce was already used; send a fresh X-Service-Nonce with every request, retries included"
           )
         }
-        const route = yield* HttpRouter.RouteContext
-        const needed = scopes.get(`${route.route.method} ${route.route.path}`) ?? []
-        if (!needed.some((s) => row.scopes.includes(s))) {
+        if (!scoped) {
           return yield* new ForbiddenError({
             code: "forbidden",
             message: needed.length === 0
@@ -180,7 +192,9 @@ export const PartnerAuthLive = Layer.effect(
               : `This credential lacks the required scope (${needed.join(" or ")})`
           })
         }
-        yield* enforceWith(limiter, partnerRateLimit, `cred:${row.key_id}`)
+        yield* window !== undefined
+          ? applyDecision(limiter.settle(window, admitted.count))
+          : enforceWith(limiter, partnerRateLimit, `cred:${row.key_id}`)
         const identity: PartnerIdentity = {
           partnerId: row.partner_id,
           credentialId: row.id,

@@ -13,7 +13,7 @@ import { groupCommit } from "../platform/GroupCommit.js"
 import { makeId } from "../platform/Ids.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import type { PartnerEnvironment, Scope } from "./Auth.js"
-import { type CredentialRow, PartnerRepo } from "./Repo.js"
+import { type AdmissionCount, type CredentialRow, PartnerRepo } from "./Repo.js"
 
 const SEAL_PURPOSE = "partner-credential-secret"
 
@@ -59,22 +59,32 @@ const make = Effect.gen(function*() {
 
   /** Whether each signed request's credential is active, and its nonce new (recorded), one statement per batch. */
   const admitBatch = groupCommit(
-    (items: ReadonlyArray<{ readonly keyId: string; readonly nonce: string; readonly ttlSeconds: number }>) => {
+    (
+      items: ReadonlyArray<
+        {
+          readonly keyId: string
+          readonly nonce: string
+          readonly ttlSeconds: number
+          readonly count: AdmissionCount | undefined
+        }
+      >
+    ) => {
       // A pair twice in one batch: the first is answered by the statement, the others are replays.
       const firstOf = new Map<string, number>()
-      const unique: Array<{ keyId: string; nonce: string }> = []
+      const unique: Array<{ keyId: string; nonce: string; count: AdmissionCount | undefined }> = []
       const slot = items.map((x) => {
         const k = `${x.keyId}\u0000${x.nonce}`
         const seen = firstOf.get(k)
         if (seen !== undefined) return -1 - seen
         firstOf.set(k, unique.length)
-        unique.push({ keyId: x.keyId, nonce: x.nonce })
+        unique.push({ keyId: x.keyId, nonce: x.nonce, count: x.count })
         return unique.length - 1
       })
       const ttl = Math.max(...items.map((x) => x.ttlSeconds))
       return Effect.map(
         repo.admitNonces(unique, ttl),
-        (answers) => slot.map((s) => (s >= 0 ? answers[s]! : { active: answers[-1 - s]!.active, fresh: false }))
+        (answers) =>
+          slot.map((s) => (s >= 0 ? answers[s]! : { active: answers[-1 - s]!.active, fresh: false, count: undefined }))
       )
     }
   )
@@ -150,9 +160,11 @@ const make = Effect.gen(function*() {
     /**
      * Admits one signed request whose signature is valid: `active` as the database says now, and
      * `fresh` when the nonce was not used before by this credential (then it is recorded, shared
-     * by every replica). Concurrent requests share one statement.
+     * by every replica). With a rate-limit window, an admitted request is also counted there and
+     * `count` is its ordinal in the window. Concurrent requests share one statement.
      */
-    admit: (keyId: string, nonce: string, ttlSeconds: number) => admitBatch({ keyId, nonce, ttlSeconds }),
+    admit: (keyId: string, nonce: string, ttlSeconds: number, count?: AdmissionCount) =>
+      admitBatch({ keyId, nonce, ttlSeconds, count }),
 
     /** Partners with their credentials, newest first (operator view; no secrets). */
     listPartners: (limit: number) => repo.listPartners(limit),

@@ -59,7 +59,19 @@ const NewCredential = Schema.Struct({
   scopes: Scopes
 })
 
-const Admission = Schema.Struct({ i: Schema.Number, active: Schema.Boolean, fresh: Schema.Boolean })
+const Admission = Schema.Struct({
+  i: Schema.Number,
+  active: Schema.Boolean,
+  fresh: Schema.Boolean,
+  count: Schema.NullOr(Schema.NumberFromString)
+})
+
+/** A rate-limit window to count an admitted request in (platform/RateLimit.ts `windowOf`). */
+export interface AdmissionCount {
+  readonly bucket: string
+  readonly windowStart: number
+  readonly expiresAt: Date
+}
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -109,15 +121,23 @@ const make = Effect.gen(function*() {
     Request: Schema.Struct({
       keyIds: Schema.Array(Schema.String),
       nonces: Schema.Array(Schema.String),
+      buckets: Schema.Array(Schema.NullOr(Schema.String)),
+      windowStarts: Schema.Array(Schema.NullOr(Schema.Number)),
+      expiresMs: Schema.Array(Schema.NullOr(Schema.Number)),
       ttlSeconds: Schema.Number
     }),
     Result: Admission,
+    // `counted`/`bumped`: the admitted requests that carry a rate-limit window are added to the
+    // shared counter in the same statement, each getting its ordinal in its window (as the
+    // limiter's own group commit does); rows are upserted in key order, so two replicas' batches
+    // never wait on each other's counters in opposite orders.
     execute: (r) =>
       sql`
         with req as (
-          select r.key_id, r.nonce, r.i::int as i
-          from unnest(${r.keyIds as any}::text[], ${r.nonces as any}::text[])
-            with ordinality as r (key_id, nonce, i)
+          select r.key_id, r.nonce, r.bucket, r.window_start, r.expires_ms, r.i::int as i
+          from unnest(${r.keyIds as any}::text[], ${r.nonces as any}::text[], ${r.buckets as any}::text[],
+                      ${r.windowStarts as any}::bigint[], ${r.expiresMs as any}::float8[])
+            with ordinality as r (key_id, nonce, bucket, window_start, expires_ms, i)
         ), live as (
           select req.* from req join partner_credentials c on c.key_id = req.key_id and c.active
         ), ins as (
@@ -125,11 +145,26 @@ const make = Effect.gen(function*() {
           select key_id, nonce, now() + ${`${r.ttlSeconds} seconds`}::interval from live
           on conflict do nothing
           returning key_id, nonce
+        ), counted as (
+          select req.i, req.bucket, req.window_start, req.expires_ms,
+                 row_number() over (partition by req.bucket, req.window_start order by req.i) as rn,
+                 count(*) over (partition by req.bucket, req.window_start) as n
+          from req join ins on ins.key_id = req.key_id and ins.nonce = req.nonce
+          where req.bucket is not null
+        ), bumped as (
+          insert into rate_limit_counters (bucket, window_start, count, expires_at)
+          select bucket, window_start, count(*), to_timestamp(max(expires_ms) / 1000.0)
+          from counted group by bucket, window_start order by bucket, window_start
+          on conflict (bucket, window_start) do update set count = rate_limit_counters.count + excluded.count
+          returning bucket, window_start, count
         )
-        select req.i, live.i is not null as active, ins.nonce is not null as fresh
+        select req.i, live.i is not null as active, ins.nonce is not null as fresh,
+               (bumped.count - counted.n + counted.rn)::text as count
         from req
           left join live on live.i = req.i
           left join ins on ins.key_id = req.key_id and ins.nonce = req.nonce
+          left join counted on counted.i = req.i
+          left join bumped on bumped.bucket = counted.bucket and bumped.window_start = counted.window_start
         order by req.i`
   })
 
@@ -172,14 +207,31 @@ const make = Effect.gen(function*() {
     /**
      * Admission of many signed requests in one statement (group commit): for each (key id, nonce),
      * whether the credential is active now and, when it is, whether the nonce was new (recorded
-     * here; a nonce of an inactive credential is not recorded). Answers in the order given; each
-     * (key id, nonce) pair must appear at most once.
+     * here; a nonce of an inactive credential is not recorded). An admitted (active, fresh) item
+     * with a `count` window is also counted in the shared rate-limit counter: `count` is its ordinal
+     * in that window. Answers in the order given; each (key id, nonce) pair must appear at most once.
      */
-    admitNonces: (items: ReadonlyArray<{ readonly keyId: string; readonly nonce: string }>, ttlSeconds: number) =>
-      admitNonces({ keyIds: items.map((x) => x.keyId), nonces: items.map((x) => x.nonce), ttlSeconds }).pipe(
+    admitNonces: (
+      items: ReadonlyArray<
+        { readonly keyId: string; readonly nonce: string; readonly count?: AdmissionCount | undefined }
+      >,
+      ttlSeconds: number
+    ) =>
+      admitNonces({
+        keyIds: items.map((x) => x.keyId),
+        nonces: items.map((x) => x.nonce),
+        buckets: items.map((x) => x.count?.bucket ?? null),
+        windowStarts: items.map((x) => x.count?.windowStart ?? null),
+        expiresMs: items.map((x) => x.count?.expiresAt.getTime() ?? null),
+        ttlSeconds
+      }).pipe(
         Effect.map((rows) => {
-          const out = items.map(() => ({ active: false, fresh: false }))
-          for (const r of rows) out[r.i - 1] = { active: r.active, fresh: r.fresh }
+          const out: Array<{ active: boolean; fresh: boolean; count: number | undefined }> = items.map(() => ({
+            active: false,
+            fresh: false,
+            count: undefined
+          }))
+          for (const r of rows) out[r.i - 1] = { active: r.active, fresh: r.fresh, count: r.count ?? undefined }
           return out
         }),
         Effect.orDie

@@ -19,8 +19,8 @@
  * the shared store as soon as it answers again.
  */
 import { HttpServerRequest } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
-import { Clock, Context, Deferred, Effect, FiberId, Layer, Option, Redacted } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Clock, Context, Deferred, Effect, FiberId, Layer, Option, Redacted, Schema } from "effect"
 import { Redis } from "ioredis"
 import { clientIpOf } from "./ClientIp.js"
 import { AppConfig } from "./Config.js"
@@ -52,11 +52,41 @@ export interface RateLimitDecision {
   readonly windowSeconds: number
 }
 
+/**
+ * One key's current window of a policy, for a caller that adds the request to the shared counter
+ * in a statement of its own (the signed Partner API's admission statement, see `countedElsewhere`):
+ * `insert into rate_limit_counters (bucket, window_start, count, expires_at) … on conflict do
+ * update set count = count + excluded.count returning count`, then `settle` with the request's
+ * ordinal in that window.
+ */
+export interface RateLimitWindow {
+  readonly bucket: string
+  /** Unix seconds, the counter row's `window_start`. */
+  readonly windowStart: number
+  readonly expiresAt: Date
+  /** Already over the limit in this window (known in this process): refuse without counting. */
+  readonly knownDenied: boolean
+  readonly policy: RateLimitPolicy
+  readonly limit: number
+  readonly resetSeconds: number
+  readonly slot: string
+  readonly windowEnd: number
+}
+
 export interface RateLimiterShape {
   /** Count one request of `key` against `policy` (with configured overrides applied). */
   readonly consume: (policy: RateLimitPolicy, key: string) => Effect.Effect<RateLimitDecision>
   /** The effective limit of a policy after configuration overrides. */
   readonly limitOf: (policy: RateLimitPolicy) => number
+  /**
+   * True when the shared counter is PostgreSQL's `rate_limit_counters`, so a caller may count a
+   * request in its own statement (`windowOf` + `settle`) instead of `consume`'s; false with Redis.
+   */
+  readonly countedElsewhere: boolean
+  /** The window a request of `key` falls in at `now` (ms). */
+  readonly windowOf: (policy: RateLimitPolicy, key: string, now: number) => RateLimitWindow
+  /** The decision for the request counted elsewhere as the `count`-th of its window (undefined: known denied, not counted). */
+  readonly settle: (window: RateLimitWindow, count: number | undefined) => RateLimitDecision
 }
 
 export class RateLimiter extends Context.Tag("app/RateLimiter")<RateLimiter, RateLimiterShape>() {}
@@ -69,16 +99,28 @@ interface Pending {
 /** Adds `n` to a bucket's counter for one window and returns the new total. */
 type Increment = (bucket: string, windowStart: number, n: number, expiresAt: Date) => Effect.Effect<number, unknown>
 
-const postgresCounter = Effect.map(
-  SqlClient.SqlClient,
-  (sql): Increment => (bucket, windowStart, n, expiresAt) =>
-    sql<{ count: number }>`
-    insert into rate_limit_counters (bucket, window_start, count, expires_at)
-    values (${bucket}, ${windowStart}, ${n}, ${expiresAt})
-    on conflict (bucket, window_start)
-    do update set count = rate_limit_counters.count + excluded.count
-    returning count`.pipe(Effect.map((rows) => rows[0].count))
-)
+const Count = Schema.Struct({ count: Schema.Number })
+
+const postgresCounter = Effect.map(SqlClient.SqlClient, (sql): Increment => {
+  const add = SqlSchema.single({
+    Request: Schema.Struct({
+      bucket: Schema.String,
+      windowStart: Schema.Number,
+      n: Schema.Number,
+      expiresAt: Schema.DateFromSelf
+    }),
+    Result: Count,
+    execute: (r) =>
+      sql`
+        insert into rate_limit_counters (bucket, window_start, count, expires_at)
+        values (${r.bucket}, ${r.windowStart}, ${r.n}, ${r.expiresAt})
+        on conflict (bucket, window_start)
+        do update set count = rate_limit_counters.count + excluded.count
+        returning count`
+  })
+  return (bucket, windowStart, n, expiresAt) =>
+    Effect.map(add({ bucket, windowStart, n, expiresAt }), (row) => row.count)
+})
 
 /** INCRBY, and set the expiry when this increment created the key, atomically. */
 const INCREMENT_SCRIPT = `local c = redis.call('INCRBY', KEYS[1], ARGV[1])
@@ -139,6 +181,45 @@ export const RateLimiterLive = Layer.scoped(
 
     const limitOf = (p: RateLimitPolicy) => config.rateLimits[p.id] ?? p.limit
 
+    const windowOf = (p: RateLimitPolicy, key: string, now: number): RateLimitWindow => {
+      const windowMs = p.windowSeconds * 1000
+      const windowStart = Math.floor(now / windowMs) * windowMs
+      const windowEnd = windowStart + windowMs
+      const bucket = `${p.id}|${key}`
+      const slot = `${bucket}|${windowStart}`
+      return {
+        bucket,
+        windowStart: windowStart / 1000,
+        expiresAt: new Date(windowEnd + 60_000),
+        knownDenied: denied.has(slot),
+        policy: p,
+        limit: limitOf(p),
+        resetSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
+        slot,
+        windowEnd
+      }
+    }
+
+    const settle = (w: RateLimitWindow, count: number | undefined): RateLimitDecision => {
+      const windowSeconds = w.policy.windowSeconds
+      if (count !== undefined && count <= w.limit) {
+        return {
+          allowed: true,
+          limit: w.limit,
+          remaining: w.limit - count,
+          resetSeconds: w.resetSeconds,
+          windowSeconds
+        }
+      }
+      if (count !== undefined) {
+        const now = Date.now()
+        if (denied.size > 10_000) { for (const [k, end] of denied) if (end <= now) denied.delete(k) }
+        denied.set(w.slot, w.windowEnd)
+      }
+      recordRateLimitDenial(w.policy.id)
+      return { allowed: false, limit: w.limit, remaining: 0, resetSeconds: w.resetSeconds, windowSeconds }
+    }
+
     const flush = (slot: string, bucket: string, windowStart: number, expiresAt: Date): Effect.Effect<void> =>
       Effect.gen(function*() {
         const entry = pending.get(slot)!
@@ -180,51 +261,22 @@ export const RateLimiterLive = Layer.scoped(
     // Hot path: plain callbacks instead of a generator, one Deferred per request.
     const consume = (p: RateLimitPolicy, key: string): Effect.Effect<RateLimitDecision> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const limit = limitOf(p)
-        const windowMs = p.windowSeconds * 1000
-        const windowStart = Math.floor(now / windowMs) * windowMs
-        const windowEnd = windowStart + windowMs
-        const resetSeconds = Math.max(1, Math.ceil((windowEnd - now) / 1000))
-        const bucket = `${p.id}|${key}`
-        const slot = `${bucket}|${windowStart}`
-        const refused: RateLimitDecision = {
-          allowed: false,
-          limit,
-          remaining: 0,
-          resetSeconds,
-          windowSeconds: p.windowSeconds
-        }
-        if (denied.has(slot)) {
-          recordRateLimitDenial(p.id)
-          return Effect.succeed(refused)
-        }
-
+        const w = windowOf(p, key, now)
+        if (w.knownDenied) return Effect.succeed(settle(w, undefined))
         const waiter = Deferred.unsafeMake<number>(FiberId.none)
-        let entry = pending.get(slot)
+        let entry = pending.get(w.slot)
         if (!entry) {
           entry = { waiters: [], running: false }
-          pending.set(slot, entry)
+          pending.set(w.slot, entry)
         }
         entry.waiters.push(waiter)
         const started = entry.running
           ? Effect.void
-          : ((entry.running = true),
-            Effect.forkDaemon(flush(slot, bucket, windowStart / 1000, new Date(windowEnd + 60_000))))
-        return Effect.zipRight(
-          started,
-          Effect.map(Deferred.await(waiter), (count): RateLimitDecision => {
-            if (count <= limit) {
-              return { allowed: true, limit, remaining: limit - count, resetSeconds, windowSeconds: p.windowSeconds }
-            }
-            if (denied.size > 10_000) { for (const [k, end] of denied) if (end <= now) denied.delete(k) }
-            denied.set(slot, windowEnd)
-            recordRateLimitDenial(p.id)
-            return refused
-          })
-        )
+          : ((entry.running = true), Effect.forkDaemon(flush(w.slot, w.bucket, w.windowStart, w.expiresAt)))
+        return Effect.zipRight(started, Effect.map(Deferred.await(waiter), (count) => settle(w, count)))
       })
 
-    return { consume, limitOf }
+    return { consume, limitOf, countedElsewhere: Option.isNone(config.redisUrl), windowOf, settle }
   })
 )
 
@@ -261,19 +313,21 @@ export const enforceWith = (
   limiter: RateLimiterShape,
   p: RateLimitPolicy,
   key: string
-): Effect.Effect<RateLimitDecision, RateLimitedError> =>
-  Effect.flatMap(limiter.consume(p, key), (decision) => {
-    if (decision.allowed) return Effect.as(addResponseHeaders(rateLimitHeaders(decision)), decision)
-    return Effect.zipRight(
-      addResponseHeaders({ ...rateLimitHeaders(decision), "retry-after": String(decision.resetSeconds) }),
-      new RateLimitedError({
-        code: "rate_limited",
-        message:
-          `Rate limit of ${decision.limit} requests per ${decision.windowSeconds}s exceeded; retry in ${decision.resetSeconds}s`,
-        details: { limit: decision.limit, window_seconds: decision.windowSeconds, retry_after: decision.resetSeconds }
-      })
-    )
-  })
+): Effect.Effect<RateLimitDecision, RateLimitedError> => Effect.flatMap(limiter.consume(p, key), applyDecision)
+
+/** The RateLimit headers on the response to come and, when refused, the 429 `rate_limited`. */
+export const applyDecision = (decision: RateLimitDecision): Effect.Effect<RateLimitDecision, RateLimitedError> => {
+  if (decision.allowed) return Effect.as(addResponseHeaders(rateLimitHeaders(decision)), decision)
+  return Effect.zipRight(
+    addResponseHeaders({ ...rateLimitHeaders(decision), "retry-after": String(decision.resetSeconds) }),
+    new RateLimitedError({
+      code: "rate_limited",
+      message:
+        `Rate limit of ${decision.limit} requests per ${decision.windowSeconds}s exceeded; retry in ${decision.resetSeconds}s`,
+      details: { limit: decision.limit, window_seconds: decision.windowSeconds, retry_after: decision.resetSeconds }
+    })
+  )
+}
 
 /** Deletes expired counter rows; any replica may run it. */
 export const RateLimitJanitorLive = janitorOf(
@@ -291,19 +345,23 @@ export const RateLimitJanitorLive = janitorOf(
 export const makePeek = Effect.gen(function*() {
   const limiter = yield* RateLimiter
   const sql = yield* SqlClient.SqlClient
+  const countOf = SqlSchema.findOne({
+    Request: Schema.Struct({ bucket: Schema.String, windowStart: Schema.Number }),
+    Result: Count,
+    execute: (r) =>
+      sql`select count from rate_limit_counters where bucket = ${r.bucket} and window_start = ${r.windowStart}`
+  })
   return (p: RateLimitPolicy, key: string): Effect.Effect<RateLimitDecision> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const windowMs = p.windowSeconds * 1000
       const windowStart = Math.floor(now / windowMs) * windowMs
-      const rows = yield* sql<{ readonly count: number }>`
-        select count from rate_limit_counters
-        where bucket = ${`${p.id}|${key}`} and window_start = ${windowStart / 1000}`.pipe(Effect.orDie)
+      const row = yield* countOf({ bucket: `${p.id}|${key}`, windowStart: windowStart / 1000 }).pipe(Effect.orDie)
       const limit = limiter.limitOf(p)
       return {
         allowed: true,
         limit,
-        remaining: Math.max(0, limit - (rows[0]?.count ?? 0)),
+        remaining: Math.max(0, limit - Option.match(row, { onNone: () => 0, onSome: (r) => r.count })),
         resetSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)),
         windowSeconds: p.windowSeconds
       }

@@ -263,5 +263,42 @@ describe("nonces are shared by replicas", () => {
         expectError(replay, 401, "replay_detected")
         expect((yield* signed(cred, "GET", path).pipe(Effect.provide(b))).status).toBe(200)
       }), 120_000)
+
+    it.scoped(
+      "the per-credential limit is exact across replicas and concurrent requests; refused requests spend none",
+      () =>
+        Effect.gen(function*() {
+          const databaseUrl = yield* TestServer.sharedDatabaseUrl
+          const env = { RATE_LIMITS: JSON.stringify({ partner_api: 6 }) }
+          const a = yield* Layer.build(TestServer.layer(env, { databaseUrl }))
+          const b = yield* Layer.build(TestServer.layer(env, { databaseUrl }))
+          yield* seedListings([{ domain: "signed-example.com" }]).pipe(Effect.provide(a))
+          const cred = yield* createPartner().pipe(Effect.provide(a))
+          // A replay and a wrong signature are refused before the limit and spend nothing.
+          const nonce = crypto.randomUUID()
+          expect((yield* signed(cred, "GET", path, { nonce }).pipe(Effect.provide(a))).status).toBe(200)
+          expectError(yield* signed(cred, "GET", path, { nonce }).pipe(Effect.provide(b)), 401, "replay_detected")
+          expectError(
+            yield* signed(cred, "GET", path, { secret: "sk_wrong" }).pipe(Effect.provide(b)),
+            401,
+            "invalid_signature"
+          )
+          // 5 left in this window: 12 concurrent requests spread over both replicas get exactly 5.
+          const replies = yield* Effect.all(
+            Array.from({ length: 12 }, (_, i) => signed(cred, "GET", path).pipe(Effect.provide(i % 2 === 0 ? a : b))),
+            { concurrency: "unbounded" }
+          )
+          const resets = replies.map((r) => Number(r.headers.get("ratelimit-reset")))
+          // Unless the 60 s window turned over during the burst (then resets jump from ~0 to ~60),
+          // exactly the 5 left are served, each with its own remaining count.
+          if (Math.max(...resets) - Math.min(...resets) <= 5) {
+            const served = replies.filter((r) => r.status === 200)
+            expect(served.map((r) => Number(r.headers.get("ratelimit-remaining"))).sort()).toEqual([0, 1, 2, 3, 4])
+            expect(replies.filter((r) => r.status === 429).length).toBe(7)
+          }
+          for (const r of replies.filter((r) => r.status === 429)) expectError(r, 429, "rate_limited")
+        }),
+      120_000
+    )
   })
 })
