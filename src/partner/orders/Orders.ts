@@ -4,10 +4,11 @@
  * - A quote fixes the listing's buy-now price for 10 minutes and reserves the domain for the
  *   partner: another partner's quote or order on it fails with `DomainReserved` (Errors.ts). `quote_id` is a token
  *   signed with SERVICE_SECRET, bound to partner, environment, domain and price.
- * - Recording an order locks the listing row (market's, through `Market.sales`), checks
- *   price/quote/reservation, inserts the order, its timeline, the `order.recorded` event (outbox)
- *   and marks the listing `pending`, all in the caller's transaction (the Idempotency-Key store
- *   runs it transactionally).
+ * - Recording an order locks the listing row and reads what its checks need in one round trip
+ *   (`OrderRepo.lockListingForOrder`), checks price/quote/reservation, inserts the order, its
+ *   timeline, the `order.recorded` event (outbox) and marks the listing `pending` (market's
+ *   statement, `Market.sales.holdFragment`), all in the caller's transaction (the
+ *   Idempotency-Key store runs it transactionally).
  * - Every lifecycle move (admin, sandbox advance, refund, settlement) runs through `transition`:
  *   one transaction holding the order row lock writes the status, the timeline, the event and
  *   the listing's status. A refused move fails with `OrderMoveNotAllowed` and the reason.
@@ -138,7 +139,7 @@ const make = Effect.gen(function*() {
         }
         if (quote.d !== domain) return yield* InvalidQuote.of(`this quote is for ${quote.d}, not ${domain}`)
       }
-      const listing = yield* listings.lockForSale(partner.environment, domain)
+      const listing = yield* repo.lockListingForOrder(partner.environment, domain, partner.partnerId, quote?.q ?? null)
       if (Option.isNone(listing) || listing.value.status === "withdrawn") return yield* DomainNotListed.of(domain)
       const l = listing.value
       if (input.currency !== l.currency) return yield* CurrencyMismatch.of(l.currency)
@@ -150,21 +151,19 @@ const make = Effect.gen(function*() {
             }); request a new quote`
           })
         }
-        const row = yield* repo.quoteById(quote.q)
-        if (Option.isNone(row)) return yield* InvalidQuote.of("unknown quote")
-        if (row.value.used_by_order !== null) {
+        if (!l.quote_found) return yield* InvalidQuote.of("unknown quote")
+        if (l.quote_used_by_order !== null) {
           return yield* new QuoteAlreadyUsed({ message: "This quote was already used for an order" })
         }
       }
-      // Read after the listing lock (a statement of its own, so it sees what the lock's previous
-      // holder committed): an open order on the listing, another partner's reservation.
-      const blockers = yield* repo.orderBlockers(l.id, partner.environment, domain, partner.partnerId)
-      if (blockers.open_order !== null || l.status === "sold") {
+      // Read after the listing lock, so they see what its previous holder committed: an open
+      // order on the listing, another partner's reservation.
+      if (l.open_order !== null || l.status === "sold") {
         return yield* new DomainNotAvailable({ message: `${domain} already has an order` })
       }
       if (l.locked) return yield* new DomainNotAvailable({ message: `${domain} is locked and cannot be sold now` })
-      if (quote === undefined && blockers.other_quote_expires !== null) {
-        return yield* DomainReserved.until(domain, blockers.other_quote_expires)
+      if (quote === undefined && l.other_quote_expires !== null) {
+        return yield* DomainReserved.until(domain, l.other_quote_expires)
       }
       const price = quote?.c ?? l.bin_price_cents
       if (price === null) {

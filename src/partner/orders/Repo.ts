@@ -69,10 +69,20 @@ const QuoteRow = Schema.Struct({
   expires_at: Schema.DateFromSelf
 })
 
-const OrderBlockers = Schema.Struct({
+/** The listing an order is about, read under its row lock, with what the order's checks need. */
+const ListingForOrder = Schema.Struct({
+  id: Schema.String,
+  domain: Schema.String,
+  bin_price_cents: Schema.NullOr(Schema.Number),
+  currency: Schema.String,
+  status: Schema.Literal("active", "pending", "sold", "withdrawn"),
+  locked: Schema.Boolean,
   open_order: Schema.NullOr(Schema.String),
-  other_quote_expires: Schema.NullOr(Schema.DateFromSelf)
+  other_quote_expires: Schema.NullOr(Schema.DateFromSelf),
+  quote_found: Schema.Boolean,
+  quote_used_by_order: Schema.NullOr(Schema.String)
 })
+export type ListingForOrder = typeof ListingForOrder.Type
 
 const DueGroup = Schema.Struct({ partner_id: Schema.String, environment: Environment, currency: Schema.String })
 
@@ -210,12 +220,6 @@ const make = Effect.gen(function*() {
       sql`insert into partner_quotes (id, partner_id, environment, listing_id, domain, price_cents, currency, expires_at)
           values (${q.id}, ${q.partnerId}, ${q.environment}, ${q.listingId}, ${q.domain}, ${q.priceCents}, ${q.currency}, ${q.expiresAt})`
   })
-  const quoteById = SqlSchema.findOne({
-    Request: Schema.String,
-    Result: QuoteRow,
-    execute: (id) =>
-      sql`select id, partner_id, used_by_order, expires_at from partner_quotes where id = ${id} for update`
-  })
   const openOrderOnListing = SqlSchema.findOne({
     Request: Schema.String,
     Result: Schema.Struct({ id: Schema.String, partner_id: Schema.String }),
@@ -252,23 +256,16 @@ const make = Effect.gen(function*() {
           values (${t.orderId}, ${t.kind}, ${t.status ?? null}, ${t.fromStatus ?? null}, ${t.step ?? null},
                   ${t.eventId ?? null}, ${t.actor}, ${t.note ?? null})`
   })
-  const orderBlockers = SqlSchema.single({
+  const lockListingForOrder = SqlSchema.findOne({
     Request: Schema.Struct({
-      listingId: Schema.String,
       environment: Environment,
       domain: Schema.String,
-      partnerId: Schema.String
+      partnerId: Schema.String,
+      quoteId: Schema.NullOr(Schema.String)
     }),
-    Result: OrderBlockers,
-    execute: ({ domain, environment, listingId, partnerId }) =>
-      sql`
-        select
-          (select id from partner_orders
-            where listing_id = ${listingId} and status not in ('REFUNDED', 'CANCELLED') limit 1) as open_order,
-          (select expires_at from partner_quotes
-            where environment = ${environment} and domain = ${domain} and partner_id <> ${partnerId}
-              and expires_at > now() and used_by_order is null
-            limit 1) as other_quote_expires`
+    Result: ListingForOrder,
+    execute: ({ domain, environment, partnerId, quoteId }) =>
+      sql`select * from partner_order_lock_listing(${environment}, ${domain}, ${partnerId}, ${quoteId})`
   })
   const timeline = SqlSchema.findAll({
     Request: Schema.String,
@@ -358,9 +355,6 @@ const make = Effect.gen(function*() {
 
     insertQuote: (q: typeof NewQuote.Type) => Effect.orDie(insertQuote(q)),
 
-    /** The quote row, locked for the caller's transaction. */
-    quoteById: (id: string) => Effect.orDie(quoteById(id)),
-
     /**
      * The new order, the listing held (`hold`: market's `pending` update, src/market) and the
      * quote (if any) marked used, in one statement (data-modifying CTEs all run, in the caller's
@@ -400,8 +394,15 @@ const make = Effect.gen(function*() {
             from appended where last is null`,
 
     /** After the listing lock: an open order on the listing, and another partner's live quote on the domain. */
-    orderBlockers: (listingId: string, env: PartnerEnvironment, domain: string, partnerId: string) =>
-      Effect.orDie(orderBlockers({ listingId, environment: env, domain, partnerId })),
+    /**
+     * The listing of a new order locked (`for update`) and, read after the lock so they see what
+     * its previous holder committed: an open order on it, another partner's live quote on the
+     * domain, and the order's own quote (locked) when it names one. One round trip (the function
+     * of migration 0190; the listing row is market's, only locked here: bench/partner.ts orders).
+     * None when the domain is not listed in the environment.
+     */
+    lockListingForOrder: (env: PartnerEnvironment, domain: string, partnerId: string, quoteId: string | null) =>
+      Effect.orDie(lockListingForOrder({ environment: env, domain, partnerId, quoteId })),
 
     timeline: (orderId: string) => Effect.orDie(timeline(orderId)),
 
