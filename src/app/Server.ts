@@ -52,6 +52,7 @@ import { PortfolioHttpLive, PortfolioServicesLive } from "../portfolio/Services.
 import { ReferralServicesLive } from "../referrals/AttributionLive.js"
 import { ReferralHandlersLive } from "../referrals/Http.js"
 import { marketSeed, SearchHandlersLive, SearchServicesLive } from "../search/Services.js"
+import { FaviconRouteLive } from "../system/Favicon.js"
 import { SystemHttpLive } from "../system/Http.js"
 import { ToolsHttpLive } from "../tools/Http.js"
 import { ToolsServicesLive } from "../tools/Tools.js"
@@ -147,6 +148,7 @@ const HttpLive = Layer.unwrapEffect(
       .pipe(
         Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
         Layer.provide(MetricsRouteLive),
+        Layer.provide(FaviconRouteLive),
         Layer.provide(McpHttpLive),
         Layer.provide(OpenApiDocumentLive({ baseUrl: config.baseUrl, deprecations: config.deprecations })),
         Layer.provide(ApiErrorsLive),

@@ -12,6 +12,12 @@
  */
 import { commissionOf } from "./Money.js"
 
+/**
+ * The largest buyer's budget a case accepts, in USD cents: $100,000,000.00, above any domain
+ * sale on record, so a larger number is a typo (or dollars sent as cents twice over), not a budget.
+ */
+export const MAX_BUDGET_CENTS = 10_000_000_000
+
 export const CASE_STATUSES = [
   "open",
   "researching",

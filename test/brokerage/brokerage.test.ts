@@ -67,7 +67,7 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       expectError(yield* signed(other, "GET", `${BASE}/eligibility?domain=brokered-one.com`), 403, "forbidden")
     }))
 
-  it.effect("bad input is a typed 400: unknown tier, negative budget, bad e-mail, fractional budget, invalid domain; a retried create with its key is answered once", () =>
+  it.effect("bad input is a typed 400: unknown tier, negative, zero, fractional or too large budget, bad e-mail, invalid domain; a retried create with its key is answered once", () =>
     Effect.gen(function*() {
       const cred = yield* createPartner({ scopes: ["broker"] })
       for (
@@ -84,6 +84,16 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
         expect(r.status, JSON.stringify(body)).toBe(400)
         expect(["validation_error", "invalid_request"]).toContain(r.json.error.code)
       }
+      // The budget is 1 to 10 000 000 000 cents ($100M): zero or beyond is the documented 400, the bound itself is taken.
+      for (const budget of [0, 10_000_000_001, Number.MAX_SAFE_INTEGER]) {
+        const r = yield* signed(cred, "POST", BASE, { body: caseBody("bad-input.com", { budget }) })
+        expect(expectError(r, 400, "validation_error").message, String(budget)).toContain("budget")
+      }
+      const largest = yield* signed(cred, "POST", BASE, {
+        body: caseBody("largest-budget.com", { budget: 10_000_000_000 })
+      })
+      expect(largest.status, largest.text).toBe(201)
+      expect(largest.json.budget).toBe(10_000_000_000)
       // A retried create with its Idempotency-Key answers the first 201, not a 409.
       const key = crypto.randomUUID()
       const first = yield* signed(cred, "POST", BASE, {

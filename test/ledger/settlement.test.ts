@@ -198,4 +198,15 @@ layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settle
       expect(balance.json.accounts.partner_receivable_settled).toBe(4_500)
       yield* verify
     }))
+
+  it.effect("the balance of a partner id that no partner has is 404 not_found, not a page of zeros", () =>
+    Effect.gen(function*() {
+      const reply = yield* request("/api/admin/ledger/balance?partner=ptn_nobody&env=live", { headers: ADMIN })
+      const error = expectError(reply, 404, "not_found")
+      expect(error.message).toContain("ptn_nobody")
+      const cred = yield* createPartner({ scopes: ["report"] })
+      const known = yield* request(`/api/admin/ledger/balance?partner=${cred.partner_id}&env=live`, { headers: ADMIN })
+      expect(known.status, known.text).toBe(200)
+      expect(known.json.owed_by_partner_cents).toBe(0)
+    }))
 })

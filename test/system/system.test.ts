@@ -127,6 +127,17 @@ layer(TestServer.layer({ BASE_URL: "https://api.example.test" }))("service endpo
       expect(typedError(reply).code).toBe("not_found")
     }))
 
+  it.effect("GET /favicon.ico is 204 No Content, cacheable, with no credentials and no rate limit", () =>
+    Effect.gen(function*() {
+      const replies = yield* Effect.forEach(Array.from({ length: 40 }), () => get("/favicon.ico"), { concurrency: 8 })
+      for (const reply of replies) {
+        expect(reply.status, reply.text).toBe(204)
+        expect(reply.text).toBe("")
+        expect(reply.headers.get("cache-control")).toContain("max-age=86400")
+        expect(reply.headers.get("ratelimit-limit") ?? reply.headers.get("x-ratelimit-limit")).toBeNull()
+      }
+    }))
+
   it.effect("operations that are not deprecated carry no deprecation headers", () =>
     Effect.gen(function*() {
       const reply = yield* get("/api/pricing/tld?tld=com")

@@ -6,7 +6,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AdminAuth } from "../../admin/Auth.js"
-import { CASE_STATUSES, CLOSE_OUTCOMES, TIERS } from "../../domain/Brokerage.js"
+import { CASE_STATUSES, CLOSE_OUTCOMES, MAX_BUDGET_CENTS, TIERS } from "../../domain/Brokerage.js"
 import { documentedAt, htmlErrorPages, HtmlPage } from "../../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError, Unauthorized } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
@@ -55,8 +55,8 @@ export const CaseRequest = Schema.Struct({
     description: "managed: our brokers negotiate; self_serve: we find and contact the owner, you negotiate"
   }),
   buyer_email: Email,
-  budget: Schema.Int.pipe(Schema.nonNegative(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER)).annotations({
-    description: "The buyer's budget, integer USD cents"
+  budget: Schema.Int.pipe(Schema.positive(), Schema.lessThanOrEqualTo(MAX_BUDGET_CENTS)).annotations({
+    description: `The buyer's budget, integer USD cents, 1 to ${MAX_BUDGET_CENTS} ($100,000,000.00)`
   }),
   notes: Schema.optional(Schema.String.pipe(Schema.maxLength(2000)))
 }).annotations({ identifier: "BrokerageCaseRequest" })

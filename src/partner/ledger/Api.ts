@@ -11,7 +11,7 @@ import { BadRequest, errorWire, InternalError, Unauthorized } from "../../platfo
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { Paging } from "../Common.js"
 import { OrderStatusSchema } from "../orders/Api.js"
-import { InvalidCursor, NotAnAffiliate, SettlementNotFound } from "./Errors.js"
+import { InvalidCursor, NotAnAffiliate, PartnerNotFound, SettlementNotFound } from "./Errors.js"
 
 const Cents = Schema.Int.annotations({ description: "Integer USD cents" })
 /** A time: a `Date` in the handlers, RFC 3339 UTC with milliseconds (`toISOString`) on the wire. */
@@ -237,7 +237,8 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
       .setUrlParams(Schema.Struct({ partner: Schema.String, env: Schema.optional(Schema.Literal("live", "sandbox")) }))
       .addSuccess(BalanceReport)
       .addError(BadRequest)
-      .annotate(OpenApi.Summary, "A partner's account balances (env default live)")
+      .addError(errorWire(PartnerNotFound))
+      .annotate(OpenApi.Summary, "A partner's account balances (env default live); an unknown partner is 404")
   )
   .middleware(AdminAuth)
   .addError(Unauthorized)

@@ -69,7 +69,9 @@ const env = Options.choice("env", ["live", "sandbox"]).pipe(Options.withDefault(
 
 const balance = Command.make("balance", { json, partner, env }, (o) =>
   Effect.gen(function*() {
-    const b = yield* (yield* Reconcile).balance(o.partner, o.env)
+    const b = yield* (yield* Reconcile).balance(o.partner, o.env).pipe(
+      Effect.catchTag("PartnerNotFound", (e) => abort(e.message, "not_found"))
+    )
     yield* print(
       o.json,
       b,

@@ -14,6 +14,17 @@ export class SettlementNotFound extends DomainError<SettlementNotFound>()("Settl
   }
 }
 
+/** The operator asked for the balances of a partner id that no partner has. */
+export class PartnerNotFound extends DomainError<PartnerNotFound>()("PartnerNotFound", {
+  code: "not_found",
+  status: 404,
+  description: "No partner has this id"
+}) {
+  static of(id: string) {
+    return new PartnerNotFound({ message: `Partner ${id} not found` })
+  }
+}
+
 /** A money cursor that this endpoint did not issue to this caller, or issued for other filters. */
 export class InvalidCursor extends DomainError<InvalidCursor>()("InvalidCursor", {
   code: "invalid_cursor",

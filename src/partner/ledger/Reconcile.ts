@@ -7,8 +7,10 @@
  * decoded by their schemas and a database error is a defect (`verify` is one `orDie`).
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Credentials } from "../Credentials.js"
 import { Books } from "./Books.js"
+import { PartnerNotFound } from "./Errors.js"
 
 export interface Problem {
   readonly check: string
@@ -21,6 +23,7 @@ const OPEN = ["EXTERNALLY_PAID", "PAID", "MANUAL_REVIEW", "TRANSFER_IN_PROGRESS"
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const books = yield* Books
+  const credentials = yield* Credentials
 
   /** A check's rows, decoded by `Row`: ``rows(Row)`select …` `` (the statement takes no request). */
   const rows = <A, I>(Row: Schema.Schema<A, I>) => (strings: TemplateStringsArray, ...args: Array<any>) =>
@@ -188,21 +191,26 @@ const make = Effect.gen(function*() {
     return { ok: problems.length === 0, checked: counts, problems }
   }).pipe(Effect.orDie)
 
+  /** A partner's balances; an id that no partner has is `PartnerNotFound` (not a page of zeros). */
   const balance = (partnerId: string, environment: "live" | "sandbox", currency = "USD") =>
-    Effect.map(books.balances(partnerId, environment, currency), (b) => ({
-      partner_id: partnerId,
-      environment,
-      currency,
-      accounts: b,
-      owed_by_partner_cents: b.partner_receivable + b.partner_receivable_settled,
-      commission_accrued_cents: -b.commission_accrued,
-      commission_payable_cents: -b.commission_payable,
-      paid_out_cents: -b.payouts_paid
-    })).pipe(Effect.orDie)
+    Effect.gen(function*() {
+      if (Option.isNone(yield* credentials.showPartner(partnerId))) return yield* PartnerNotFound.of(partnerId)
+      const b = yield* books.balances(partnerId, environment, currency)
+      return {
+        partner_id: partnerId,
+        environment,
+        currency,
+        accounts: b,
+        owed_by_partner_cents: b.partner_receivable + b.partner_receivable_settled,
+        commission_accrued_cents: -b.commission_accrued,
+        commission_payable_cents: -b.commission_payable,
+        paid_out_cents: -b.payouts_paid
+      }
+    })
 
   return { verify, balance }
 })
 
 export class Reconcile extends Context.Tag("app/LedgerReconcile")<Reconcile, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Reconcile, make).pipe(Layer.provide(Books.Live))
+  static readonly Live = Layer.effect(Reconcile, make).pipe(Layer.provide([Books.Live, Credentials.Live]))
 }
