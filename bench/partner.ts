@@ -15,7 +15,6 @@
  *   npm run bench -- partner        (BENCH_DURATION seconds per run, default 10)
  */
 import autocannon from "autocannon"
-import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -26,10 +25,12 @@ import {
   compile,
   countingPgProxy,
   outDir,
+  partnerRequests,
   pgbenchInsertCommits,
   privateDatabase,
   processCpuMs,
   profileMarkdown,
+  seedPartner,
   serviceEnv,
   start,
   summariseProfile,
@@ -112,71 +113,8 @@ const proxy = await countingPgProxy(databaseUrl)
 const counted = await start(mainFile, { ...env, DATABASE_URL: proxy.url, WORKERS: "false" })
 const N = 200_000
 try {
-  const created = JSON.parse(
-    execFileSync(process.execPath, [
-      cliFile,
-      "partner",
-      "create",
-      "--name",
-      "Bench",
-      "--env",
-      "sandbox",
-      "--scopes",
-      "search,buy",
-      "--json"
-    ], {
-      cwd: Path.dirname(cliFile),
-      env: { ...process.env, ...env }
-    }).toString()
-  )
-  const cred = { keyId: created.key_id, secret: created.secret }
-  const db = new pg.Client({ connectionString: databaseUrl })
-  await db.connect()
-  await db.query(
-    `insert into listings (id, environment, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents)
-    select 'lst_b' || g, 'sandbox', 'bench' || g || '.com', 'bench' || g || '.com', 'com', 'bench' || g, 1000, 500
-    from generate_series(0, ${N}) g`
-  )
-  await db.end()
-
-  const pricingPath = "/api/pricing/tld?tld=com&op=register"
-  const availabilityPath = "/api/partner/v1/availability?domain=bench1.com"
-  let next = 2
-  const requests = {
-    pricing: [{ method: "GET", path: pricingPath, headers: { "x-forwarded-proto": "https" } }],
-    availability: [{
-      method: "GET",
-      path: availabilityPath,
-      setupRequest: (req: any) => ({
-        ...req,
-        headers: { "x-forwarded-proto": "https", ...signRequest(cred, { method: "GET", url: availabilityPath }) }
-      })
-    }],
-    orders: [{
-      method: "POST",
-      path: "/api/partner/v1/orders",
-      setupRequest: (req: any) => {
-        const domain = `bench${next++ % N}.com`
-        const body = JSON.stringify({
-          domain,
-          expected_price: 1000,
-          currency: "USD",
-          external_payment_ref: `p-${domain}`,
-          buyer: { email: "b@example.org" }
-        })
-        return {
-          ...req,
-          body,
-          headers: {
-            "content-type": "application/json",
-            "x-forwarded-proto": "https",
-            "idempotency-key": crypto.randomUUID(),
-            ...signRequest(cred, { method: "POST", url: "/api/partner/v1/orders", body })
-          }
-        }
-      }
-    }]
-  } as const
+  const cred = await seedPartner(cliFile, env, N)
+  const requests = partnerRequests(signRequest, cred, N)
 
   // --- load-independent: round trips, transactions and CPU per request, one at a time ----------
   const perRequest = async (name: keyof typeof requests) => {

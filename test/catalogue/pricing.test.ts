@@ -1,20 +1,26 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { RateLimitedError } from "../../src/platform/Errors.js"
+import { apiClient } from "../support/ApiClient.js"
 import { get } from "../support/http.js"
 import * as TestServer from "../support/TestServer.js"
 
 layer(TestServer.layer())("GET /api/pricing/tld", (it) => {
   it.effect("answers the price in cents for each operation", () =>
     Effect.gen(function*() {
-      const register = yield* get("/api/pricing/tld?tld=com&op=register")
-      expect(register.status).toBe(200)
-      expect(register.headers.get("content-type")).toContain("application/json")
-      expect(register.json).toEqual({ tld: "com", op: "register", priceCents: 1099 })
+      const client = yield* apiClient()
+      const [register, response] = yield* client.catalogue.getTldPrice({
+        urlParams: { tld: "com", op: "register" },
+        withResponse: true
+      })
+      expect(response.status).toBe(200)
+      expect(response.headers["content-type"]).toContain("application/json")
+      expect(register).toEqual({ tld: "com", op: "register", priceCents: 1099 })
 
-      const renew = yield* get("/api/pricing/tld?tld=com&op=renew")
-      expect(renew.json).toEqual({ tld: "com", op: "renew", priceCents: 1299 })
-      const restore = yield* get("/api/pricing/tld?tld=com&op=restore")
-      expect(restore.json.priceCents).toBeTypeOf("number")
+      const renew = yield* client.catalogue.getTldPrice({ urlParams: { tld: "com", op: "renew" } })
+      expect(renew).toEqual({ tld: "com", op: "renew", priceCents: 1299 })
+      const restore = yield* client.catalogue.getTldPrice({ urlParams: { tld: "com", op: "restore" } })
+      expect(restore.priceCents).toBeTypeOf("number")
     }))
 
   it.effect("defaults op to transfer and normalises the tld", () =>
@@ -26,13 +32,12 @@ layer(TestServer.layer())("GET /api/pricing/tld", (it) => {
 
   it.effect("answers priceCents null for an unsupported TLD or operation", () =>
     Effect.gen(function*() {
-      const unknownTld = yield* get("/api/pricing/tld?tld=doesnotexist&op=register")
-      expect(unknownTld.status).toBe(200)
-      expect(unknownTld.json).toEqual({ tld: "doesnotexist", op: "register", priceCents: null })
+      const client = yield* apiClient()
+      const unknownTld = yield* client.catalogue.getTldPrice({ urlParams: { tld: "doesnotexist", op: "register" } })
+      expect(unknownTld).toEqual({ tld: "doesnotexist", op: "register", priceCents: null })
       // .uk has no restore in the registry rules, so no restore price.
-      const noRestore = yield* get("/api/pricing/tld?tld=uk&op=restore")
-      expect(noRestore.status).toBe(200)
-      expect(noRestore.json).toEqual({ tld: "uk", op: "restore", priceCents: null })
+      const noRestore = yield* client.catalogue.getTldPrice({ urlParams: { tld: "uk", op: "restore" } })
+      expect(noRestore).toEqual({ tld: "uk", op: "restore", priceCents: null })
     }))
 
   it.effect("400 in the legacy shape for a missing tld, an empty tld or a bad op", () =>
@@ -92,6 +97,11 @@ describe("rate limit exhaustion", () => {
         expect(retryAfter).toBeLessThanOrEqual(60)
         expect(refused.headers.get("ratelimit-remaining")).toBe("0")
         expect(refused.headers.get("ratelimit-limit")).toBe("3")
+        // Through the typed client, the refusal is the RateLimited error.
+        const client = yield* apiClient()
+        const typed = yield* Effect.flip(client.catalogue.getTldPrice({ urlParams: { tld: "org", op: "transfer" } }))
+        expect(typed).toBeInstanceOf(RateLimitedError)
+        expect(typed).toMatchObject({ code: "rate_limited" })
       }))
   })
 })

@@ -10,6 +10,11 @@ import { execFile } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import { promisify } from "node:util"
+import { LISTING_SORTS } from "../../src/domain/Cursor.js"
+import { ListingsParams, type MarketListing } from "../../src/market/Api.js"
+import { ListingNotFound } from "../../src/market/Errors.js"
+import { DEFAULT_PAGE_LIMIT } from "../../src/market/Market.js"
+import { apiClient } from "../support/ApiClient.js"
 import { get } from "../support/http.js"
 import { accessToken } from "../support/identity.js"
 import * as TestServer from "../support/TestServer.js"
@@ -62,17 +67,18 @@ const insert = (rows: ReadonlyArray<Seed>) =>
 const sqlRun = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => f(sql)).pipe(Effect.orDie)
 
-const page = (query: string, headers?: Record<string, string>) =>
-  Effect.map(get(`/api/market/listings${query}`, headers), (reply) => {
-    expect(reply.status, reply.text).toBe(200)
-    return reply.json as {
-      items: Array<any>
-      page: { limit: number; offset: number; total: number; has_more: boolean; next_cursor: string | null }
-    }
-  })
+type ListingsQuery = Partial<typeof ListingsParams.Type>
 
-const ordered = (items: ReadonlyArray<any>, sort: string) => {
-  const key = (it: any) => sort === "newest" ? it.listed_at : it.bin_price
+/** A page through the typed client (the endpoint's defaults filled in: limit 24, offset 0, newest). */
+const page = (query: ListingsQuery = {}, bearer?: string) =>
+  Effect.flatMap(
+    apiClient(bearer === undefined ? {} : { bearer }),
+    (client) =>
+      client.market.listListings({ urlParams: { limit: DEFAULT_PAGE_LIMIT, offset: 0, sort: "newest", ...query } })
+  ).pipe(Effect.orDie)
+
+const ordered = (items: ReadonlyArray<MarketListing>, sort: string) => {
+  const key = (it: MarketListing) => sort === "newest" ? it.listed_at : it.bin_price
   for (let i = 1; i < items.length; i++) {
     const a = items[i - 1]
     const b = items[i]
@@ -84,7 +90,7 @@ const ordered = (items: ReadonlyArray<any>, sort: string) => {
       // Offer-only listings (null buy-now price) come last in both directions.
       if (key(a) === null) expect(key(b), `${a.id} before ${b.id}`).toBe(null)
       else if (key(b) !== null) {
-        expect(asc ? key(a) <= key(b) : key(a) >= key(b), `${a.id} before ${b.id}`).toBe(true)
+        expect(asc ? key(a)! <= key(b)! : key(a)! >= key(b)!, `${a.id} before ${b.id}`).toBe(true)
         if (key(a) === key(b)) expect(asc ? a.id < b.id : a.id > b.id).toBe(true)
       }
       if (key(a) === null && key(b) === null) expect(asc ? a.id < b.id : a.id > b.id).toBe(true)
@@ -160,16 +166,16 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
     Effect.gen(function*() {
       const withScope = yield* accessToken(["pricing:read"])
       const withoutScope = yield* accessToken([])
-      const unmasked = yield* page("?sort=price_desc&limit=200", { authorization: `Bearer ${withScope}` })
+      const unmasked = yield* page({ sort: "price_desc", limit: 200 }, withScope)
       const top = unmasked.items[0]
       expect(top.bin_price).toBe(400)
       expect(top.floor_price).toBe(60)
-      const offerOnly = unmasked.items.find((i: any) => i.id === "lst_seed_004")
+      const offerOnly = unmasked.items.find((i) => i.id === "lst_seed_004")
       expect(offerOnly).toMatchObject({ bin_price: null, floor_price: 50 })
-      const noScope = yield* page("?sort=price_desc&limit=200", { authorization: `Bearer ${withoutScope}` })
-      expect(noScope.items.every((i: any) => i.bin_price === null && i.floor_price === null)).toBe(true)
+      const noScope = yield* page({ sort: "price_desc", limit: 200 }, withoutScope)
+      expect(noScope.items.every((i) => i.bin_price === null && i.floor_price === null)).toBe(true)
       // Masking never changes which rows or which order.
-      expect(noScope.items.map((i: any) => i.id)).toEqual(unmasked.items.map((i: any) => i.id))
+      expect(noScope.items.map((i) => i.id)).toEqual(unmasked.items.map((i) => i.id))
       const bad = yield* get("/api/market/listings", { authorization: "Bearer nope" })
       expect(bad.status).toBe(401)
       expect(bad.json.error.code).toBe("invalid_token")
@@ -178,28 +184,26 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
   it.effect("each sort orders every row with the id as tie-breaker; offer-only listings last", () =>
     Effect.gen(function*() {
       const token = yield* accessToken(["pricing:read"])
-      for (const sort of ["newest", "price_asc", "price_desc"]) {
-        const all = yield* page(`?sort=${sort}&limit=200`, { authorization: `Bearer ${token}` })
+      for (const sort of LISTING_SORTS) {
+        const all = yield* page({ sort, limit: 200 }, token)
         expect(all.items).toHaveLength(90)
         expect(all.page).toMatchObject({ total: 90, has_more: false, next_cursor: null })
         ordered(all.items, sort)
       }
-      const asc = yield* page("?sort=price_asc&limit=3", { authorization: `Bearer ${token}` })
-      expect(asc.items.map((i: any) => i.bin_price)).toEqual([100, 100, 100])
+      const asc = yield* page({ sort: "price_asc", limit: 3 }, token)
+      expect(asc.items.map((i) => i.bin_price)).toEqual([100, 100, 100])
     }))
 
   it.effect("walking by cursor visits every row once, at any page size, while the catalogue changes", () =>
     Effect.gen(function*() {
       const token = yield* accessToken(["pricing:read"])
-      const auth = { authorization: `Bearer ${token}` }
       let extra = 0
       const everRemoved = new Set<string>()
-      for (const sort of ["newest", "price_asc", "price_desc"]) {
+      for (const sort of LISTING_SORTS) {
         for (const limit of [7, 24]) {
           const removed = new Set<string>()
-          const query = `?sort=${sort}&limit=${limit}`
-          const seen: Array<any> = []
-          let p = yield* page(query, auth)
+          const seen: Array<MarketListing> = []
+          let p = yield* page({ sort, limit }, token)
           for (let n = 1;; n++) {
             seen.push(...p.items)
             if (n === 2) {
@@ -232,7 +236,7 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
               yield* sqlRun((sql) => sql`update listings set status = 'sold' where id in ${sql.in(gone)}`)
             }
             if (p.page.next_cursor === null) break
-            p = yield* page(`${query}&cursor=${encodeURIComponent(p.page.next_cursor)}`, auth)
+            p = yield* page({ sort, limit, cursor: p.page.next_cursor }, token)
           }
           const ids = seen.map((i) => i.id)
           expect(new Set(ids).size, `${sort}/${limit}: no duplicates`).toBe(ids.length)
@@ -246,37 +250,35 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
 
   it.effect("walking by offset reaches offset >= total; an offset page's next_cursor continues right after it", () =>
     Effect.gen(function*() {
-      const first = yield* page("?limit=10")
+      const first = yield* page({ limit: 10 })
       const total = first.page.total
       const seen: Array<string> = []
       for (let offset = 0; offset < total; offset += 10) {
-        const p = yield* page(`?limit=10&offset=${offset}`)
+        const p = yield* page({ limit: 10, offset })
         expect(p.page).toMatchObject({ limit: 10, offset, total })
         expect(p.page.has_more).toBe(offset + 10 < total)
         expect(p.page.next_cursor === null).toBe(offset + 10 >= total)
-        seen.push(...p.items.map((i: any) => i.id))
+        seen.push(...p.items.map((i) => i.id))
       }
       expect(new Set(seen).size).toBe(total)
 
       // Switch from offset to cursor mid-walk: the cursor page starts right after the offset page.
-      const byOffset = yield* page("?limit=10&offset=20&sort=price_asc")
-      const viaCursor = yield* page(`?limit=10&sort=price_asc&cursor=${encodeURIComponent(byOffset.page.next_cursor!)}`)
-      const reference = yield* page("?limit=10&offset=30&sort=price_asc")
-      expect(viaCursor.items.map((i: any) => i.id)).toEqual(reference.items.map((i: any) => i.id))
+      const byOffset = yield* page({ limit: 10, offset: 20, sort: "price_asc" })
+      const viaCursor = yield* page({ limit: 10, sort: "price_asc", cursor: byOffset.page.next_cursor! })
+      const reference = yield* page({ limit: 10, offset: 30, sort: "price_asc" })
+      expect(viaCursor.items.map((i) => i.id)).toEqual(reference.items.map((i) => i.id))
       expect(viaCursor.page.offset).toBe(0)
 
       // A cursor wins over offset.
-      const both = yield* page(
-        `?limit=10&offset=70&sort=price_asc&cursor=${encodeURIComponent(byOffset.page.next_cursor!)}`
-      )
-      expect(both.items.map((i: any) => i.id)).toEqual(viaCursor.items.map((i: any) => i.id))
+      const both = yield* page({ limit: 10, offset: 70, sort: "price_asc", cursor: byOffset.page.next_cursor! })
+      expect(both.items.map((i) => i.id)).toEqual(viaCursor.items.map((i) => i.id))
 
       // An offset walk while rows are added: it ends, and total follows the catalogue.
       let offset = 0
       let pages = 0
       let last = total
       while (offset < last) {
-        const p = yield* page(`?limit=25&offset=${offset}`)
+        const p = yield* page({ limit: 25, offset })
         if (pages === 1) {
           yield* insert([{
             id: "lst_offset_walk",
@@ -296,7 +298,7 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
 
   it.effect("a cursor used with other filters, another sort, or altered is 400 invalid_cursor", () =>
     Effect.gen(function*() {
-      const p = yield* page("?limit=5&q=shop&sort=price_asc")
+      const p = yield* page({ limit: 5, q: "shop", sort: "price_asc" })
       const cursor = encodeURIComponent(p.page.next_cursor!)
       expect((yield* get(`/api/market/listings?limit=5&q=shop&sort=price_asc&cursor=${cursor}`)).status).toBe(200)
       // The page size may change along a walk.
@@ -345,7 +347,7 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
       const withScope = yield* accessToken(["pricing:read"])
       expect((yield* get("/api/market/listings?max=150", { authorization: `Bearer ${withScope}` })).status).toBe(200)
       // Price sorts: allowed anonymously, amounts masked, and the cursor does not carry the price in clear.
-      const asc = yield* page("?sort=price_asc&limit=1")
+      const asc = yield* page({ sort: "price_asc", limit: 1 })
       expect(asc.items[0].bin_price).toBe(null)
       const cursor = String(asc.page.next_cursor)
       const decoded = cursor.split(".").map((part) => Buffer.from(part, "base64url").toString("latin1")).join(" ")
@@ -359,8 +361,8 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
 
   it.effect("limit is 1 to 200 (default 24); offset is >= 0; bad parameters are a typed 400", () =>
     Effect.gen(function*() {
-      expect((yield* page("?limit=1")).items).toHaveLength(1)
-      expect((yield* page("?limit=200")).page.limit).toBe(200)
+      expect((yield* page({ limit: 1 })).items).toHaveLength(1)
+      expect((yield* page({ limit: 200 })).page.limit).toBe(200)
       for (
         const query of [
           "?limit=0",
@@ -379,46 +381,53 @@ layer(TestServer.layer(env), { timeout: 120_000 })("GET /api/market/listings", (
         expect(reply.status, query).toBe(400)
         expect(reply.json.error.code, query).toBe("validation_error")
       }
-      const beyond = yield* page("?offset=100000")
+      const beyond = yield* page({ offset: 100000 })
       expect(beyond).toMatchObject({ items: [], page: { has_more: false, next_cursor: null, offset: 100000 } })
     }))
 
   it.effect("filters: q is a literal substring, tld an exact suffix, max a buy-now ceiling in USD", () =>
     Effect.gen(function*() {
       const token = yield* accessToken(["pricing:read"])
-      const auth = { authorization: `Bearer ${token}` }
-      const shop = yield* page("?q=SHOP&limit=200")
+      const shop = yield* page({ q: "SHOP", limit: 200 })
       expect(shop.items.length).toBeGreaterThan(0)
-      expect(shop.items.every((i: any) => i.domain.includes("shop"))).toBe(true)
+      expect(shop.items.every((i) => i.domain.includes("shop"))).toBe(true)
       expect(shop.page.total).toBe(shop.items.length)
       // LIKE wildcards are literal.
-      expect((yield* page("?q=%25")).page.total).toBe(0)
-      expect((yield* page("?q=_")).page.total).toBe(0)
+      expect((yield* page({ q: "%" })).page.total).toBe(0)
+      expect((yield* page({ q: "_" })).page.total).toBe(0)
 
-      const uk = yield* page("?tld=.CO.UK&limit=200")
+      const uk = yield* page({ tld: ".CO.UK", limit: 200 })
       expect(uk.items.length).toBeGreaterThan(0)
-      expect(uk.items.every((i: any) => i.tld === "co.uk")).toBe(true)
+      expect(uk.items.every((i) => i.tld === "co.uk")).toBe(true)
       const badTld = yield* get("/api/market/listings?tld=c%20m")
       expect(badTld.status).toBe(400)
       expect(badTld.json.error.code).toBe("invalid_tld")
 
-      const cheap = yield* page("?max=150&limit=200", auth)
+      const cheap = yield* page({ max: 150, limit: 200 }, token)
       expect(cheap.items.length).toBeGreaterThan(0)
-      expect(cheap.items.every((i: any) => i.bin_price !== null && i.bin_price <= 150)).toBe(true)
-      const combined = yield* page("?q=brand&tld=com&max=150.5&sort=price_asc&limit=200", auth)
-      expect(combined.items.every((i: any) => i.domain.includes("brand") && i.tld === "com" && i.bin_price <= 150.5))
+      expect(cheap.items.every((i) => i.bin_price !== null && i.bin_price <= 150)).toBe(true)
+      const combined = yield* page({ q: "brand", tld: "com", max: 150.5, sort: "price_asc", limit: 200 }, token)
+      expect(
+        combined.items.every((i) =>
+          i.domain.includes("brand") && i.tld === "com" && i.bin_price !== null && i.bin_price <= 150.5
+        )
+      )
         .toBe(true)
       ordered(combined.items, "price_asc")
     }))
 
   it.effect("GET /api/market/listings/{domain} answers one listing, 404 when not for sale", () =>
     Effect.gen(function*() {
-      const one = yield* get("/api/market/listings/SHOP000.com")
-      expect(one.status).toBe(200)
-      expect(one.json).toMatchObject({ id: "lst_seed_000", domain: "shop000.com", bin_price: null })
-      const sold = yield* get("/api/market/listings/hidden-sold.com")
-      expect(sold.status).toBe(404)
-      expect(sold.json.error.code).toBe("listing_not_found")
+      const client = yield* apiClient()
+      const one = yield* client.market.getListing({ path: { domain: "SHOP000.com" } })
+      expect(one).toMatchObject({ id: "lst_seed_000", domain: "shop000.com", bin_price: null })
+      const sold = yield* Effect.flip(client.market.getListing({ path: { domain: "hidden-sold.com" } }))
+      expect(sold).toBeInstanceOf(ListingNotFound)
+      expect(sold).toMatchObject({ message: "hidden-sold.com is not listed for sale" })
+      // The wire: 404 and the typed envelope with its code.
+      const soldReply = yield* get("/api/market/listings/hidden-sold.com")
+      expect(soldReply.status).toBe(404)
+      expect(soldReply.json.error.code).toBe("listing_not_found")
       const invalid = yield* get("/api/market/listings/-x-.com")
       expect(invalid.status).toBe(400)
       expect(invalid.json.error.code).toBe("invalid_domain")
@@ -463,8 +472,8 @@ describe("listings import (CLI)", () => {
           locked: false
         })
         expect((yield* get("/api/market/listings/pending-sale.net")).json.locked).toBe(true)
-        const unicodeQuery = yield* page(`?q=${encodeURIComponent("bücher")}`)
-        expect(unicodeQuery.items.map((i: any) => i.domain)).toEqual(["xn--bcher-kva.com"])
+        const unicodeQuery = yield* page({ q: "bücher" })
+        expect(unicodeQuery.items.map((i) => i.domain)).toEqual(["xn--bcher-kva.com"])
 
         // Re-import updates in place: same id, new price.
         yield* Effect.promise(() => fs.writeFile(`${dir}/update.csv`, "domain,bin_price_cents\nbücher.com,175000\n"))
