@@ -11,7 +11,8 @@ import { Paging } from "../partner/Common.js"
 import { OrderStatusSchema } from "../partner/orders/Api.js"
 import { documentedAt } from "../platform/ApiAnnotations.js"
 import { errorWire, InternalError } from "../platform/Errors.js"
-import { InvalidLinkRequest, InvalidReportQuery, NotAnAffiliate, ReferralLinkNotFound } from "./Errors.js"
+import { NotAnAffiliate } from "../partner/Errors.js"
+import { InvalidLinkRequest, InvalidReportQuery, ReferralLinkNotFound } from "./Errors.js"
 
 const Cents = Schema.Int.annotations({ description: "Integer USD cents" })
 const Time = Schema.String.annotations({ description: "RFC 3339 UTC with milliseconds" })

@@ -11,7 +11,9 @@ import { BadRequest, errorWire, InternalError, Unauthorized } from "../../platfo
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { Paging } from "../Common.js"
 import { OrderStatusSchema } from "../orders/Api.js"
-import { InvalidCursor, NotAnAffiliate, SettlementNotFound } from "./Errors.js"
+import { InvalidCursor } from "../../market/Errors.js"
+import { NotAnAffiliate } from "../Errors.js"
+import { SettlementNotFound } from "./Errors.js"
 
 const Cents = Schema.Int.annotations({ description: "Integer USD cents" })
 /** A time: a `Date` in the handlers, RFC 3339 UTC with milliseconds (`toISOString`) on the wire. */

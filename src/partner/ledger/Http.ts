@@ -8,7 +8,9 @@ import { Api } from "../../app/Api.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
 import { dateParam, dateWindow, iso } from "../Common.js"
-import { InvalidCursor, NotAnAffiliate, SettlementNotFound } from "./Errors.js"
+import { InvalidCursor } from "../../market/Errors.js"
+import { NotAnAffiliate } from "../Errors.js"
+import { SettlementNotFound } from "./Errors.js"
 import { Payouts } from "./Payouts.js"
 import { Reconcile } from "./Reconcile.js"
 import { MoneyRepo, type PayoutSource } from "./Repo.js"
@@ -139,7 +141,7 @@ export const PartnerMoneyHttpLive = HttpApiBuilder.group(Api, "partnerMoney", (h
       .handle("listMyPayouts", ({ urlParams }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
-          if (!partner.affiliate) return yield* NotAnAffiliate.of()
+          if (!partner.affiliate) return yield* new NotAnAffiliate({ message: "This credential is not linked to an affiliate account" })
           return yield* payouts(["referral"], "me-payouts", urlParams)
         }))
   }))

@@ -10,7 +10,6 @@ import { PartnerAuth, requiresScope } from "../Auth.js"
 import {
   CurrencyMismatch,
   DomainNotAvailable,
-  DomainNotListed,
   DomainReserved,
   InvalidQuote,
   NoBuyNowPrice,
@@ -20,6 +19,7 @@ import {
   QuoteAlreadyUsed,
   QuoteExpired
 } from "./Errors.js"
+import { DomainNotListed } from "../inventory/Errors.js"
 
 export const OrderStatusSchema = Schema.Literal(...ORDER_STATUSES).annotations({ title: "OrderStatus" })
 

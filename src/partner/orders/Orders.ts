@@ -26,7 +26,6 @@ import { Books } from "../ledger/Books.js"
 import {
   CurrencyMismatch,
   DomainNotAvailable,
-  DomainNotListed,
   DomainReserved,
   InvalidQuote,
   NoBuyNowPrice,
@@ -36,6 +35,7 @@ import {
   QuoteAlreadyUsed,
   QuoteExpired
 } from "./Errors.js"
+import { DomainNotListed } from "../inventory/Errors.js"
 import { type OrderFilters, OrderRepo } from "./Repo.js"
 import { eventOrder, orderDetailOf, orderOf } from "./View.js"
 
