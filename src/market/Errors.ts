@@ -12,7 +12,8 @@ import { DomainError } from "../platform/Errors.js"
 export class InvalidCursor extends DomainError<InvalidCursor>()("InvalidCursor", {
   code: "invalid_cursor",
   status: 400,
-  description: "The cursor is malformed, was not issued by this endpoint (to this caller), or was issued for other filters or another sort"
+  description:
+    "The cursor is malformed, was not issued by this endpoint (to this caller), or was issued for other filters or another sort"
 }) {
   static of(problem: CursorProblem, message: string) {
     return new InvalidCursor({ message, details: { field: "cursor", problem } })

@@ -23,12 +23,12 @@ import {
 } from "../domain/Referral.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../partner/Auth.js"
 import { domainParam, iso, pageCursor } from "../partner/Common.js"
+import { NotAnAffiliate } from "../partner/Errors.js"
 import { AppConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import type { Attribution } from "./Attribution.js"
 import { ClickWriter } from "./ClickWriter.js"
-import { NotAnAffiliate } from "../partner/Errors.js"
 import { InvalidLinkRequest, InvalidReportQuery, ReferralLinkNotFound } from "./Errors.js"
 import { type LinkRow, type Owner, ReferralRepo } from "./Repo.js"
 

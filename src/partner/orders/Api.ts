@@ -7,6 +7,7 @@ import { ORDER_STATUSES } from "../../domain/OrderState.js"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
+import { DomainNotListed } from "../inventory/Errors.js"
 import {
   CurrencyMismatch,
   DomainNotAvailable,
@@ -19,7 +20,6 @@ import {
   QuoteAlreadyUsed,
   QuoteExpired
 } from "./Errors.js"
-import { DomainNotListed } from "../inventory/Errors.js"
 
 export const OrderStatusSchema = Schema.Literal(...ORDER_STATUSES).annotations({ title: "OrderStatus" })
 

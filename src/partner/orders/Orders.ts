@@ -22,6 +22,7 @@ import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { transactionOf } from "../../platform/SqlTransaction.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../Auth.js"
 import { Outbox } from "../events/Outbox.js"
+import { DomainNotListed } from "../inventory/Errors.js"
 import { Books } from "../ledger/Books.js"
 import {
   CurrencyMismatch,
@@ -35,7 +36,6 @@ import {
   QuoteAlreadyUsed,
   QuoteExpired
 } from "./Errors.js"
-import { DomainNotListed } from "../inventory/Errors.js"
 import { type OrderFilters, OrderRepo } from "./Repo.js"
 import { eventOrder, orderDetailOf, orderOf } from "./View.js"
 
