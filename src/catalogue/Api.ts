@@ -7,8 +7,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
-import { BadRequest, LegacyBadRequest, NotFound, RateLimited } from "../platform/Errors.js"
+import { BadRequest, errorWire, LegacyBadRequest, RateLimited } from "../platform/Errors.js"
 import { policy } from "../platform/RateLimit.js"
+import { InvalidTld, TldNotFound } from "./Errors.js"
 import { PRICE_OPS } from "./PriceCsv.js"
 import { TldMetadata } from "./TldMetadata.js"
 
@@ -57,7 +58,8 @@ export class CatalogueApi extends HttpApiGroup.make("catalogue")
   .add(
     HttpApiEndpoint.get("getTldMetadata")`/api/tlds/${TldParam}/metadata`
       .addSuccess(TldMetadata)
-      .addError(NotFound)
+      .addError(errorWire(TldNotFound))
+      .addError(errorWire(InvalidTld))
       .addError(BadRequest)
       .addError(RateLimited)
       .annotate(OpenApi.Summary, "Registration requirements of a TLD")

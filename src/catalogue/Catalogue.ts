@@ -10,7 +10,8 @@
 import { Clock, Context, Deferred, Duration, Effect, FiberId, Layer, Option } from "effect"
 import { AppConfig } from "../platform/Config.js"
 import { defaultPriceList, snapshot, SNAPSHOT_TAKEN_AT } from "./data/index.js"
-import { normalizeTld, PRICE_OPS, type PriceOp, type PriceRow } from "./PriceCsv.js"
+import { InvalidTld, TldNotFound } from "./Errors.js"
+import { isTld, normalizeTld, PRICE_OPS, type PriceOp, type PriceRow } from "./PriceCsv.js"
 import { RealtimeRegister, type RtrError, type RtrPrice, type RtrTldInfo } from "./RealtimeRegister.js"
 import { CatalogueRepo } from "./Repo.js"
 import { type TldMetadata, toTldMetadata } from "./TldMetadata.js"
@@ -96,6 +97,16 @@ const make = Effect.gen(function*() {
       return Option.some(toTldMetadata(key, row.info, row.lastSyncedAt, new Date(now), staleAfterMs))
     })
 
+  /** The metadata of a TLD as asked (normalised here), or why there is none. */
+  const metadataOf = (input: string): Effect.Effect<TldMetadata, InvalidTld | TldNotFound> =>
+    Effect.gen(function*() {
+      const tld = normalizeTld(input)
+      if (!isTld(tld)) return yield* InvalidTld.of(input)
+      const metadata = yield* getMetadata(tld)
+      if (Option.isNone(metadata)) return yield* TldNotFound.of(tld)
+      return metadata.value
+    })
+
   const seedDefaults = Effect.gen(function*() {
     yield* repo.seedTlds(snapshot, SNAPSHOT_TAKEN_AT)
     yield* repo.seedPrices(defaultPriceList)
@@ -154,7 +165,17 @@ const make = Effect.gen(function*() {
       return rows.length
     })
 
-  return { getPrice, getMetadata, seedDefaults, syncTlds, syncPrices, importPrices, ops: PRICE_OPS, mode: rtr.mode }
+  return {
+    getPrice,
+    getMetadata,
+    metadataOf,
+    seedDefaults,
+    syncTlds,
+    syncPrices,
+    importPrices,
+    ops: PRICE_OPS,
+    mode: rtr.mode
+  }
 })
 
 const describe = (e: RtrError) => `${e.reason}: ${e.message}`

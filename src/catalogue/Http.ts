@@ -2,7 +2,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { Api } from "../app/Api.js"
-import { BadRequestError, LegacyBadRequestError, NotFoundError } from "../platform/Errors.js"
+import { LegacyBadRequestError } from "../platform/Errors.js"
 import { enforce } from "../platform/RateLimit.js"
 import { limits } from "./Api.js"
 import { Catalogue } from "./Catalogue.js"
@@ -31,14 +31,6 @@ export const CatalogueHttpLive = HttpApiBuilder.group(Api, "catalogue", (handler
       .handle("getTldMetadata", ({ path }) =>
         Effect.gen(function*() {
           yield* enforce(limits.metadata)
-          const tld = normalizeTld(path.tld)
-          if (!isTld(tld)) {
-            return yield* new BadRequestError({ code: "invalid_tld", message: `"${path.tld}" is not a valid TLD` })
-          }
-          const metadata = yield* catalogue.getMetadata(tld)
-          if (Option.isNone(metadata)) {
-            return yield* new NotFoundError({ code: "tld_not_found", message: `No registry metadata for .${tld}` })
-          }
-          return metadata.value
+          return yield* catalogue.metadataOf(path.tld)
         }))
   }))

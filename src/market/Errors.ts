@@ -5,11 +5,15 @@
 import type { CursorProblem } from "../domain/Cursor.js"
 import { DomainError } from "../platform/Errors.js"
 
-/** A cursor this endpoint did not issue, or issued for other filters or another sort (`details: {field, problem}`). */
+/**
+ * A cursor this endpoint did not issue (to this caller), or issued for other filters or another
+ * sort. The market's carry `details: {field, problem}`; the partner money pages use it too.
+ */
 export class InvalidCursor extends DomainError<InvalidCursor>()("InvalidCursor", {
   code: "invalid_cursor",
   status: 400,
-  description: "The cursor is malformed, or was issued for other filters or another sort"
+  description:
+    "The cursor is malformed, was not issued by this endpoint (to this caller), or was issued for other filters or another sort"
 }) {
   static of(problem: CursorProblem, message: string) {
     return new InvalidCursor({ message, details: { field: "cursor", problem } })

@@ -8,10 +8,11 @@ import { Schema } from "effect"
 import { LINK_KINDS, PRODUCTS } from "../domain/Referral.js"
 import { PartnerAuth, requiresScope } from "../partner/Auth.js"
 import { Paging } from "../partner/Common.js"
+import { NotAnAffiliate } from "../partner/Errors.js"
 import { OrderStatusSchema } from "../partner/orders/Api.js"
 import { documentedAt } from "../platform/ApiAnnotations.js"
 import { errorWire, InternalError } from "../platform/Errors.js"
-import { InvalidLinkRequest, InvalidReportQuery, NotAnAffiliate, ReferralLinkNotFound } from "./Errors.js"
+import { InvalidLinkRequest, InvalidReportQuery, ReferralLinkNotFound } from "./Errors.js"
 
 const Cents = Schema.Int.annotations({ description: "Integer USD cents" })
 const Time = Schema.String.annotations({ description: "RFC 3339 UTC with milliseconds" })

@@ -1,16 +1,9 @@
 /**
  * What can go wrong with referral links and reports, as domain errors (platform/Errors.ts): each
- * carries its wire code and status; the endpoints declare them with `errorWire`.
+ * carries its wire code and status; the endpoints declare them with `errorWire`. `NotAnAffiliate`
+ * is partner-wide (partner/Errors.ts).
  */
 import { DomainError } from "../platform/Errors.js"
-
-/** The credential's partner is not an affiliate account. */
-export class NotAnAffiliate extends DomainError<NotAnAffiliate>()("NotAnAffiliate", {
-  code: "forbidden",
-  status: 403,
-  description:
-    "The credential's partner is not an affiliate account (the operator creates one with `partner create --affiliate`)"
-}) {}
 
 /** A link's fields do not fit its kind (`details: [{path, message}]`). */
 export class InvalidLinkRequest extends DomainError<InvalidLinkRequest>()("InvalidLinkRequest", {

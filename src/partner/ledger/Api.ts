@@ -6,12 +6,14 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { AdminAuth } from "../../admin/Auth.js"
 import { ACCOUNTS, PAYMENT_MODELS } from "../../domain/Ledger.js"
+import { InvalidCursor } from "../../market/Errors.js"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, errorWire, InternalError, Unauthorized } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { Paging } from "../Common.js"
+import { NotAnAffiliate } from "../Errors.js"
 import { OrderStatusSchema } from "../orders/Api.js"
-import { InvalidCursor, NotAnAffiliate, PartnerNotFound, SettlementNotFound } from "./Errors.js"
+import { PartnerNotFound, SettlementNotFound } from "./Errors.js"
 
 const Cents = Schema.Int.annotations({ description: "Integer USD cents" })
 /** A time: a `Date` in the handlers, RFC 3339 UTC with milliseconds (`toISOString`) on the wire. */

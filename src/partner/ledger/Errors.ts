@@ -1,6 +1,8 @@
 /**
  * What can go wrong reading the partner money endpoints, as domain errors (platform/Errors.ts):
- * each carries its wire code and status; the endpoints declare them with `errorWire`.
+ * each carries its wire code and status; the endpoints declare them with `errorWire`. A bad cursor
+ * is the market's `InvalidCursor` and a partner that is not an affiliate is `NotAnAffiliate`
+ * (partner/Errors.ts): one tag, one class in the whole Api.
  */
 import { DomainError } from "../../platform/Errors.js"
 
@@ -22,23 +24,5 @@ export class PartnerNotFound extends DomainError<PartnerNotFound>()("PartnerNotF
 }) {
   static of(id: string) {
     return new PartnerNotFound({ message: `Partner ${id} not found` })
-  }
-}
-
-/** A money cursor that this endpoint did not issue to this caller, or issued for other filters. */
-export class InvalidCursor extends DomainError<InvalidCursor>()("InvalidCursor", {
-  code: "invalid_cursor",
-  status: 400,
-  description: "The cursor was not issued by this endpoint to this credential, or for other filters"
-}) {}
-
-/** The affiliate payouts were asked for with a credential of a partner that is not an affiliate. */
-export class NotAnAffiliate extends DomainError<NotAnAffiliate>()("NotAnAffiliate", {
-  code: "forbidden",
-  status: 403,
-  description: "The credential is not linked to an affiliate account"
-}) {
-  static of() {
-    return new NotAnAffiliate({ message: "This credential is not linked to an affiliate account" })
   }
 }

@@ -5,10 +5,12 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { Api } from "../../app/Api.js"
+import { InvalidCursor } from "../../market/Errors.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
 import { dateParam, dateWindow, iso } from "../Common.js"
-import { InvalidCursor, NotAnAffiliate, SettlementNotFound } from "./Errors.js"
+import { NotAnAffiliate } from "../Errors.js"
+import { SettlementNotFound } from "./Errors.js"
 import { Payouts } from "./Payouts.js"
 import { Reconcile } from "./Reconcile.js"
 import { MoneyRepo, type PayoutSource } from "./Repo.js"
@@ -139,7 +141,9 @@ export const PartnerMoneyHttpLive = HttpApiBuilder.group(Api, "partnerMoney", (h
       .handle("listMyPayouts", ({ urlParams }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
-          if (!partner.affiliate) return yield* NotAnAffiliate.of()
+          if (!partner.affiliate) {
+            return yield* new NotAnAffiliate({ message: "This credential is not linked to an affiliate account" })
+          }
           return yield* payouts(["referral"], "me-payouts", urlParams)
         }))
   }))

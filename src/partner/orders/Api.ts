@@ -7,10 +7,10 @@ import { ORDER_STATUSES } from "../../domain/OrderState.js"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
+import { DomainNotListed } from "../inventory/Errors.js"
 import {
   CurrencyMismatch,
   DomainNotAvailable,
-  DomainNotListed,
   DomainReserved,
   InvalidQuote,
   NoBuyNowPrice,

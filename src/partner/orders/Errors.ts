@@ -2,20 +2,10 @@
  * What can go wrong quoting, ordering and moving a partner order, as domain errors
  * (platform/Errors.ts): each carries its wire code and status; the endpoints declare them with
  * `errorWire`. The codes are the Partner API's (docs/partner.md): several problems share
- * `conflict` or `validation_error`, the class says which one it is.
+ * `conflict` or `validation_error`, the class says which one it is. `DomainNotListed` is the
+ * inventory's (partner/inventory/Errors.ts): one tag, one class in the whole Api.
  */
 import { DomainError } from "../../platform/Errors.js"
-
-/** The domain has no listing of the credential's environment (or it was withdrawn, or sold before a quote). */
-export class DomainNotListed extends DomainError<DomainNotListed>()("DomainNotListed", {
-  code: "not_found",
-  status: 404,
-  description: "The domain is not listed in the credential's inventory"
-}) {
-  static of(domain: string) {
-    return new DomainNotListed({ message: `${domain} is not listed` })
-  }
-}
 
 /** The listing cannot be sold now: an order is open on it, it was sold, or it is locked. */
 export class DomainNotAvailable extends DomainError<DomainNotAvailable>()("DomainNotAvailable", {

@@ -23,11 +23,11 @@ import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { transactionOf } from "../../platform/SqlTransaction.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../Auth.js"
 import { Outbox } from "../events/Outbox.js"
+import { DomainNotListed } from "../inventory/Errors.js"
 import { Books } from "../ledger/Books.js"
 import {
   CurrencyMismatch,
   DomainNotAvailable,
-  DomainNotListed,
   DomainReserved,
   InvalidQuote,
   NoBuyNowPrice,
