@@ -8,6 +8,7 @@
 import { JSONSchema, Schema } from "effect"
 import { PriceOpParam, TldPrice } from "../catalogue/Api.js"
 import { TldMetadata } from "../catalogue/TldMetadata.js"
+import { AVAILABILITY_STATES } from "../domain/Availability.js"
 import { WhoisRequest, WhoisResponse } from "../lookup/Api.js"
 import { SearchBody } from "../search/Api.js"
 
@@ -42,16 +43,7 @@ export const SearchRow = Schema.Struct({
   kind: Schema.Literal("row"),
   domain: Schema.String.annotations({ description: "A-label form" }),
   domain_unicode: Schema.String,
-  state: Schema.Literal(
-    "available",
-    "premium",
-    "registered",
-    "for_sale",
-    "reserved",
-    "unsupported",
-    "invalid",
-    "unknown"
-  ),
+  state: Schema.Literal(...AVAILABILITY_STATES),
   state_label: Schema.String,
   available: Schema.NullOr(Schema.Boolean).annotations({ description: "null when unknown" }),
   price: Schema.Union(
