@@ -9,8 +9,9 @@
  *   202s — webhook test, redelivery — are queued deliveries with nothing to poll);
  * - `Idempotency-Key` (request) and `Idempotent-Replayed` (response) on the operations listed in
  *   `IDEMPOTENT_OPERATIONS`;
- * - error examples whose `code` matches the status (400 `validation_error`, 401 `unauthorized`,
- *   429 `rate_limited`, …);
+ * - error examples with the codes each response really sends: a domain error's own code
+ *   (`tld_not_found`), else the status's usual code (400 `validation_error`, 401 `unauthorized`,
+ *   429 `rate_limited`, …); several errors at one status give one named example per code;
  * - `servers` relative to the document (it is served by the service itself, so `/` is BASE_URL);
  * - the bearer scheme as OAuth 2 authorization code with PKCE, so Swagger UI can obtain a token;
  * - response schemas without `additionalProperties: false` (fields are only ever added; request
@@ -73,6 +74,27 @@ const errorExample = (code: string): Json => ({
 const isTypedError = (schema: Json | undefined) =>
   schema?.properties?.error?.properties?.code !== undefined &&
   schema?.properties?.error?.properties?.request_id !== undefined
+
+const resolve = (schema: Json | undefined, schemas: Json): Json | undefined =>
+  typeof schema?.$ref === "string" ? schemas[schema.$ref.replace("#/components/schemas/", "")] : schema
+
+/**
+ * The codes an error response really sends, in the order its schemas are listed: a domain error
+ * (`errorWire`) declares its code as a literal; the generic envelope of a status sends that
+ * status's usual code (`fallback`). Several errors at one status are an `anyOf`.
+ */
+const errorCodesOf = (schema: Json | undefined, schemas: Json, fallback: string | undefined): Array<string> => {
+  const resolved = resolve(schema, schemas)
+  const alternatives: Array<Json> | undefined = resolved?.anyOf ?? resolved?.oneOf
+  if (Array.isArray(alternatives)) {
+    return [...new Set(alternatives.flatMap((alternative) => errorCodesOf(alternative, schemas, fallback)))]
+  }
+  if (!isTypedError(resolved)) return []
+  const code = resolve(resolved!.properties.error, schemas)?.properties?.code
+  if (typeof code?.const === "string") return [code.const]
+  if (Array.isArray(code?.enum) && code.enum.length > 0) return code.enum
+  return fallback === undefined ? [] : [fallback]
+}
 
 /**
  * An example value for a schema, built from its own `examples`/`example`/`enum`/`const` where it
@@ -154,12 +176,18 @@ const withResponseExtras = (path: string, method: string, op: Json, schemas: Jso
         }
       }
     }
-    const code = status === "401" && path.startsWith("/api/partner/") ? PARTNER_401 : ERROR_CODE_BY_STATUS[status]
     const json = content?.["application/json"]
-    const ref: string | undefined = json?.schema?.$ref
-    if (code !== undefined && json !== undefined && ref !== undefined && json.example === undefined) {
-      const schema = schemas[ref.replace("#/components/schemas/", "")]
-      if (isTypedError(schema)) content = { ...content, "application/json": { ...json, example: errorExample(code) } }
+    if (
+      !status.startsWith("2") && json?.schema !== undefined && json.example === undefined && json.examples === undefined
+    ) {
+      const fallback = status === "401" && path.startsWith("/api/partner/") ? PARTNER_401 : ERROR_CODE_BY_STATUS[status]
+      const codes = errorCodesOf(json.schema, schemas, fallback)
+      if (codes.length === 1) {
+        content = { ...content, "application/json": { ...json, example: errorExample(codes[0]!) } }
+      } else if (codes.length > 1) {
+        const examples = Object.fromEntries(codes.map((code) => [code, { value: errorExample(code) }]))
+        content = { ...content, "application/json": { ...json, examples } }
+      }
     }
     responses[status] = { ...response, headers, ...(content !== undefined ? { content } : {}) }
   }

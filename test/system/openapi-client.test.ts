@@ -174,14 +174,44 @@ layer(TestServer.layer({}))("OpenAPI for client generators", (it) => {
       expect(doc.paths["/api/tools/whois"].post.parameters).toContainEqual(
         expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false })
       )
-      // 2. Error examples say the code of their status.
-      const code = (op: any, status: string) => op.responses[status].content["application/json"].example?.error?.code
+      // 2. Error examples say the codes the response really sends: a domain error's own code,
+      // else the status's usual one; several errors at one status, one named example each.
+      const codes = (op: any, status: string) => {
+        const json = op.responses[status].content["application/json"]
+        return json.example !== undefined
+          ? [json.example.error.code]
+          : Object.entries<any>(json.examples ?? {}).map(([name, e]) => {
+            expect(e.value.error.code).toBe(name)
+            return name
+          })
+      }
       const metadata = doc.paths["/api/tlds/{tld}/metadata"].get
-      expect(code(metadata, "400")).toBe("validation_error")
-      expect(code(metadata, "404")).toBe("not_found")
-      expect(code(metadata, "429")).toBe("rate_limited")
-      expect(code(doc.paths["/api/tools/whois"].post, "401")).toBe("unauthorized")
-      expect(code(createOrder, "401")).toBe("invalid_signature")
+      expect(codes(metadata, "400").sort()).toEqual(["invalid_tld", "validation_error"])
+      expect(codes(metadata, "404")).toEqual(["tld_not_found"])
+      expect(codes(metadata, "429")).toEqual(["rate_limited"])
+      expect(codes(doc.paths["/api/tools/whois"].post, "401")).toEqual(["unauthorized"])
+      expect(codes(createOrder, "401")).toEqual(["invalid_signature"])
+      // No typed error response goes without an example (the legacy and OAuth shapes have none).
+      const resolve = (schema: any): any =>
+        schema?.$ref !== undefined ? doc.components.schemas[schema.$ref.split("/").pop()] : schema
+      const typed = (schema: any): boolean => {
+        const resolved = resolve(schema)
+        const alternatives = resolved?.anyOf ?? resolved?.oneOf
+        if (Array.isArray(alternatives)) return alternatives.some(typed)
+        return resolved?.properties?.error?.properties?.request_id !== undefined
+      }
+      let checked = 0
+      for (const [path, item] of Object.entries<any>(doc.paths)) {
+        for (const [method, op] of Object.entries<any>(item)) {
+          for (const [status, response] of Object.entries<any>(op.responses ?? {})) {
+            const json = response.content?.["application/json"]
+            if (status.startsWith("2") || json === undefined || !typed(json.schema)) continue
+            expect(json.example ?? json.examples, `${method} ${path} ${status}`).toBeDefined()
+            checked++
+          }
+        }
+      }
+      expect(checked).toBeGreaterThan(100)
       // 3. Servers and the OAuth 2 scheme (admin keeps its own bearer token).
       expect(doc.servers).toEqual([
         expect.objectContaining({ url: TestServer.baseEnv.BASE_URL ?? expect.stringMatching(/^http:\/\/localhost:/) })
