@@ -41,45 +41,59 @@ const env = {
 const mainFile = await compile("src/main.ts")
 const cliFile = await compile("src/cli.ts")
 
-let figures: {
-  idle: { rssMb: number; heapMb: number }
-  loaded: { rssMb: number; heapMb: number }
-  settled: { rssMb: number; heapMb: number }
+type Sample = { rssMb: number; heapMb: number }
+interface Run {
+  idle: Sample
+  loaded: Sample
+  settled: Sample
 }
+/** RSS moves by tens of MB between runs of one build (V8 heap growth); report the median run. */
+const RUNS = Number(process.env.BENCH_MEMORY_RUNS ?? 3)
+const runs: Array<Run> = []
 try {
-  // The first start applies the migrations, which the CLI needs; the measured process is fresh.
+  // The first start applies the migrations, which the CLI needs; each measured process is fresh.
   const migrate = await start(mainFile, env)
   const cred = await seedPartner(cliFile, env, LISTINGS)
   await migrate.stop()
 
-  const inspectPort = await freePort()
-  const one = await start(mainFile, env, undefined, [`--inspect=127.0.0.1:${inspectPort}`])
-  try {
-    const reqs = partnerRequests(signRequest, cred, LISTINGS, 2)
-    await autocannon({ url: one.url, connections: 1, amount: 30, requests: reqs.pricing as any })
-    await new Promise((r) => setTimeout(r, 2000))
-    const idle = { rssMb: processRssMb(one.child.pid), heapMb: 0 }
-    idle.heapMb = await liveHeapMb(inspectPort)
-    await autocannon({
-      url: one.url,
-      connections,
-      amount: MIXED,
-      requests: [...reqs.pricing, ...reqs.availability, ...reqs.pricing, ...reqs.orders] as any
-    })
-    const loaded = { rssMb: processRssMb(one.child.pid), heapMb: 0 }
-    loaded.heapMb = await liveHeapMb(inspectPort)
-    // A minute later: what V8's memory reducer and the allocator have handed back.
-    await new Promise((r) => setTimeout(r, 60_000))
-    const settled = { rssMb: processRssMb(one.child.pid), heapMb: await liveHeapMb(inspectPort) }
-    figures = { idle, loaded, settled }
-  } finally {
-    await one.stop()
+  for (let run = 0; run < RUNS; run++) {
+    const inspectPort = await freePort()
+    const one = await start(mainFile, env, undefined, [`--inspect=127.0.0.1:${inspectPort}`])
+    try {
+      // Each run orders other listings (an order takes its listing).
+      const reqs = partnerRequests(signRequest, cred, LISTINGS, 2 + run * Math.ceil(MIXED / 4))
+      await autocannon({ url: one.url, connections: 1, amount: 30, requests: reqs.pricing as any })
+      await new Promise((r) => setTimeout(r, 2000))
+      const idle = { rssMb: processRssMb(one.child.pid), heapMb: 0 }
+      idle.heapMb = await liveHeapMb(inspectPort)
+      await autocannon({
+        url: one.url,
+        connections,
+        amount: MIXED,
+        requests: [...reqs.pricing, ...reqs.availability, ...reqs.pricing, ...reqs.orders] as any
+      })
+      const loaded = { rssMb: processRssMb(one.child.pid), heapMb: 0 }
+      loaded.heapMb = await liveHeapMb(inspectPort)
+      // A minute later: what V8's memory reducer and the allocator have handed back.
+      await new Promise((r) => setTimeout(r, 60_000))
+      const settled = { rssMb: processRssMb(one.child.pid), heapMb: await liveHeapMb(inspectPort) }
+      runs.push({ idle, loaded, settled })
+      console.log(`memory run ${run + 1}/${RUNS}:`, JSON.stringify(runs[run]))
+    } finally {
+      await one.stop()
+    }
   }
 } finally {
   await database.drop().catch(() => undefined)
 }
 
-writeFigures("memory", { ...figures, requests: MIXED })
+const median = (pick: (r: Run) => Sample): Sample => {
+  const sorted = [...runs].map(pick).sort((a, b) => a.rssMb - b.rssMb)
+  return sorted[Math.floor((sorted.length - 1) / 2)]!
+}
+const figures: Run = { idle: median((r) => r.idle), loaded: median((r) => r.loaded), settled: median((r) => r.settled) }
+
+writeFigures("memory", { ...figures, requests: MIXED, runs })
 const met = (ok: boolean) => (ok ? "met" : "**missed**")
 writeResult(
   "memory",
@@ -92,6 +106,11 @@ ${
     MIXED.toLocaleString("en-US")
   } mixed requests (pricing read, signed availability, pricing read, signed order) at ${connections} connections ·
 load average at the end ${Os.loadavg().map((l) => l.toFixed(1)).join(" / ")} on ${Os.cpus().length} cores.
+
+Median of ${runs.length} runs, each a fresh process on the same database (each column's median on its own);
+every run: ${
+    runs.map((r) => `${r.idle.rssMb} / ${r.loaded.rssMb} / ${r.settled.rssMb}`).join(" · ")
+  } MB (idle / loaded / settled).
 
 | when | RSS MB | live heap after a full GC, MB | target (RSS) |
 |---|---:|---:|---|
