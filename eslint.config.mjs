@@ -52,6 +52,18 @@ export default defineConfig(
     }
   },
   {
+    // The service imports modules, not package barrels: `import { HttpApiBuilder } from
+    // "@effect/platform"` loads every module of the package, among them the Scalar and Swagger UI
+    // bundles as strings (14 MB of live heap at idle; bench/results/NOTES.md, memory). Type-only
+    // imports are erased and stay allowed.
+    files: ["src/**/*.ts"],
+    rules: {
+      "@effect/no-import-from-barrel-package": ["error", {
+        packageNames: ["@effect/platform", "@effect/platform-node", "@effect/sql", "@effect/sql-pg", "@effect/cli"]
+      }]
+    }
+  },
+  {
     // Type-aware rules for promises only (Effect values are checked by @effect/language-service):
     // a promise nobody awaits is a test that asserts nothing or an error nobody sees.
     files: ["**/*.ts"],

@@ -6,7 +6,8 @@
  *
  * Each capability contributes its commands from its own `Cli.ts`.
  */
-import { Command, ValidationError } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Context, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"

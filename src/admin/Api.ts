@@ -1,5 +1,8 @@
 /** Admin actions on partner orders (bearer ADMIN_TOKEN): the operator side of the lifecycle. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { OrderDetail } from "../partner/orders/Api.js"
 import { OrderMoveNotAllowed, OrderNotFound } from "../partner/orders/Errors.js"

@@ -2,7 +2,8 @@
  * Operator endpoints under /api/admin: `Authorization: Bearer <ADMIN_TOKEN>`, compared in
  * constant time. Without ADMIN_TOKEN configured every admin call is refused.
  */
-import { HttpApiMiddleware, HttpServerRequest } from "@effect/platform"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { AppConfig } from "../platform/Config.js"

@@ -1,5 +1,5 @@
 /** Handlers of the admin order actions. */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../app/Api.js"
 import { Orders } from "../partner/orders/Orders.js"

@@ -5,7 +5,8 @@
  * To add a capability: define its group in `src/<capability>/Api.ts`, add it here, and add its
  * handlers layer in `src/app/Server.ts`.
  */
-import { HttpApi, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { AdminOrdersApi } from "../admin/Api.js"
 import { BatchApi } from "../batch/Api.js"
 import { CatalogueApi } from "../catalogue/Api.js"

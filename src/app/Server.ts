@@ -6,7 +6,10 @@
  * accepting connections, lets in-flight requests finish (up to SHUTDOWN_GRACE), stops the
  * workers, then closes the database pool and the embedded database.
  */
-import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServer from "@effect/platform/HttpServer"
 // Deep imports: the package index would also load its cluster modules (@effect/cluster, @effect/rpc,
 // ~50 files), which the service never uses (bench/results/memory.md).
 import * as NodeContext from "@effect/platform-node/NodeContext"

@@ -9,7 +9,9 @@
  * (`*.test`); Unicode is accepted and stored in A-label form. Running services see changes within
  * CATALOGUE_CACHE_TTL (default 5 s).
  */
-import { Args, Command, Options } from "@effect/cli"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { Effect, Either } from "effect"
 import { abort, json, print } from "../cli/Output.js"
 import { parseDomainName } from "../domain/DomainName.js"

@@ -2,7 +2,8 @@
  * SQL of the availability engine: the shared answer cache and the reserved/blocked list. Rows are
  * decoded by their schema; a database failure is a defect here, once.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Schema } from "effect"
 import type { UpstreamOutcome } from "../domain/Availability.js"
 

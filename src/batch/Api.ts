@@ -4,7 +4,9 @@
  *   GET  /api/batch   → catalogue: operations, their params and endpoints, the cap, an example body
  *   POST /api/batch   → {results: [{id, op, status, body}], count, failed}
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
 import { BadRequest, RateLimited } from "../platform/Errors.js"

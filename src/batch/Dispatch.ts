@@ -8,15 +8,11 @@
  * call could not. Pre-response handlers (RateLimit headers…) of the operation stay with the
  * operation's response, and FiberRef changes never leak into the enveloping request.
  */
-import {
-  type HttpApi,
-  HttpApiBuilder,
-  HttpApp,
-  type HttpRouter,
-  HttpServer,
-  HttpServerRequest,
-  type HttpServerResponse
-} from "@effect/platform"
+import type { HttpApi, HttpRouter, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Chunk, Context, Effect, Exit, Fiber, FiberRef, Layer, Option, type Scope, Stream } from "effect"
 import { CurrentResponseHeaders } from "../platform/ResponseHeaders.js"
 

@@ -4,7 +4,8 @@
  * the service's own HttpApp (src/batch/Dispatch.ts). An operation's failure is its result, never
  * the batch's.
  */
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Either, FiberRef } from "effect"
 import { Api } from "../app/Api.js"
 import { clientIpOf } from "../platform/ClientIp.js"

@@ -9,7 +9,7 @@
  * Params are turned into strings first (`scalars`); a param that is not a scalar fails only its
  * operation with 400 `invalid_params`. Every other params problem gets the single call's answer.
  */
-import { HttpApiError } from "@effect/platform"
+import * as HttpApiError from "@effect/platform/HttpApiError"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { limits as catalogueLimits } from "../catalogue/Api.js"
 import { limits as lookupLimits } from "../lookup/Api.js"

@@ -4,7 +4,10 @@
  *   GET /api/pricing/tld?tld=com&op=register   → {tld, op, priceCents}   (legacy error shape)
  *   GET /api/tlds/{tld}/metadata               → TldMetadata            (typed errors)
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
 import { BadRequest, errorWire, LegacyBadRequest, RateLimited } from "../platform/Errors.js"

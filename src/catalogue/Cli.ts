@@ -1,5 +1,7 @@
 /** Operator commands of the catalogue: `tlds sync`, `prices import FILE`. */
-import { Args, Command, Options } from "@effect/cli"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import { abort, json, print } from "../cli/Output.js"

@@ -1,5 +1,5 @@
 /** Handlers of the catalogue endpoints: HTTP in, service calls, HTTP out. */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Option } from "effect"
 import { Api } from "../app/Api.js"
 import { LegacyBadRequestError } from "../platform/Errors.js"

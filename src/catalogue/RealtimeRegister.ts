@@ -17,7 +17,9 @@
  * set; otherwise the sandbox implementation answers from the bundled snapshot and price list, so
  * the service works on a bare machine without credentials.
  */
-import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Context, Data, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { AppConfig } from "../platform/Config.js"
 import { describeHttpFailure } from "../platform/UpstreamFault.js"

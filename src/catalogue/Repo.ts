@@ -2,7 +2,8 @@
  * SQL for the catalogue: TLD rules and the price list. Rows are decoded by their schema; a
  * database failure is a defect here, once, so the service sees only data.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Schema } from "effect"
 import { PRICE_OPS, type PriceRow } from "./PriceCsv.js"
 import { RtrTldInfo } from "./RealtimeRegisterSchema.js"

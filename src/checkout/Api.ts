@@ -10,7 +10,10 @@
  *   GET  /buy/{domain}                           the marketplace's own sale: opens a session, 303 to /checkout
  *   POST /api/checkout/stripe/webhook            Stripe events (payment_intent.succeeded), Stripe-Signature verified
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { SESSION_STATUSES } from "../domain/Checkout.js"
 import { PartnerAuth, requiresScope } from "../partner/Auth.js"

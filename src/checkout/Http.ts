@@ -5,7 +5,8 @@
  * Form posts are CSRF-safe twice over: the Origin (or Fetch Metadata) must be this service, and
  * the form carries an HMAC of the session id (SERVICE_SECRET) that no other session's page has.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Option, Redacted } from "effect"
 import { createHmac, randomBytes } from "node:crypto"
 import { Api } from "../app/Api.js"

@@ -14,7 +14,8 @@
  * stores it. `unknown` means "no answer": the session stays `processing` and reconciliation
  * (src/checkout/Worker.ts) asks `retrieve` later.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { type Card, DECLINE_MESSAGE, sandboxOutcome } from "../domain/Checkout.js"
 import { AppConfig } from "../platform/Config.js"

@@ -4,7 +4,8 @@
  * data. Every status change keeps its guard in the statement (`where … status in (…)`): two
  * callers racing on one session change it once.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SESSION_STATUSES } from "../domain/Checkout.js"
 import { transactionOf } from "../platform/SqlTransaction.js"

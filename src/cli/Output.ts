@@ -5,7 +5,7 @@
  *
  *   0 success · 1 failure · 2 usage (bad arguments) · 3 not found · 4 conflict · 5 unavailable
  */
-import { Options } from "@effect/cli"
+import * as Options from "@effect/cli/Options"
 import { Console, Effect } from "effect"
 
 export const json = Options.boolean("json").pipe(Options.withDescription("Print the result as JSON"))

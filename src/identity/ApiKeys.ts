@@ -3,7 +3,7 @@
  * Endpoints add `.middleware(ApiKeyAuth)` and read `yield* CurrentApiKey`. Missing or wrong
  * credentials → 401 in the legacy error shape (`{"error":"…"}`).
  */
-import { HttpApiMiddleware } from "@effect/platform"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import { Context } from "effect"
 import { LegacyUnauthorized } from "../platform/Errors.js"
 import { type DocumentedSecurity, headerScheme } from "../platform/OpenApiDoc.js"

@@ -3,7 +3,7 @@
  * (src/identity/apikeys). Missing or wrong → 401 in the legacy error shape. The message does not
  * say which half was wrong.
  */
-import { HttpServerRequest } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Layer } from "effect"
 import { LegacyUnauthorizedError } from "../platform/Errors.js"
 import { ApiKeyAuth } from "./ApiKeys.js"

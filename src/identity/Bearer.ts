@@ -7,7 +7,9 @@
  * token for `<BASE_URL>/mcp` on `/mcp` but not on `/api/...`; an unbound token, or one bound to
  * `<BASE_URL>`, is valid on the whole service.
  */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../platform/Config.js"
 import { ForbiddenError, UnauthorizedError } from "../platform/Errors.js"

@@ -7,7 +7,9 @@
  *   apikey list [--json]
  *   apikey revoke KEY [--json]
  */
-import { Args, Command, Options } from "@effect/cli"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { Effect } from "effect"
 import { abort, json, print } from "../cli/Output.js"
 import { Accounts } from "./accounts/Accounts.js"

@@ -13,14 +13,12 @@
  * The cookie: `mp_session=<random 256-bit token>; Path=/; HttpOnly; SameSite=Lax; Max-Age=…`
  * (+ `Secure` when NODE_ENV=production). Only the token's SHA-256 is stored server-side.
  */
-import {
-  HttpApiMiddleware,
-  HttpApiSecurity,
-  HttpApp,
-  HttpServerRequest,
-  HttpServerResponse,
-  OpenApi
-} from "@effect/platform"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import type { AppConfigShape } from "../platform/Config.js"
 import { AppConfig } from "../platform/Config.js"

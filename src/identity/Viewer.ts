@@ -11,7 +11,8 @@
  * - invalid or expired bearer token    → 401, `WWW-Authenticate: Bearer error="invalid_token",
  *                                         resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource"`
  */
-import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import { Context } from "effect"
 import { Unauthorized } from "../platform/Errors.js"
 

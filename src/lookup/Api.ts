@@ -7,7 +7,9 @@
  * (default 100) per user with a bearer token. `Idempotency-Key` replays the stored 201 with
  * `Idempotent-Replayed: true` and spends no quota.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { OptionalBearer } from "../identity/Viewer.js"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"

@@ -1,5 +1,7 @@
 /** Handler of POST /api/tools/whois: validation, quota, idempotency, then `Lookups.lookup`. */
-import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either } from "effect"
 import { Api } from "../app/Api.js"
 import { parseDomainName } from "../domain/DomainName.js"

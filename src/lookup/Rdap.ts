@@ -40,7 +40,9 @@
  * `unavailable` (the WHOIS tool then falls back to port 43, the availability engine says
  * "unknown").
  */
-import { HttpClient, type HttpClientError, HttpClientRequest } from "@effect/platform"
+import type { HttpClientError } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Context, Data, Duration, Effect, FiberRef, Layer, Option, type Tracer } from "effect"
 import * as Fs from "node:fs"
 import * as Http from "node:http"

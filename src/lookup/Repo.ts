@@ -2,7 +2,8 @@
  * SQL of the lookup capability: stored lookups. A database failure is a defect here, once.
  * (The WHOIS quota's counters belong to the rate limiter: platform/RateLimit.ts `peek`.)
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Schema } from "effect"
 import { LookupRecordSchema } from "./Record.js"
 

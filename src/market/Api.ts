@@ -6,7 +6,10 @@
  *
  * Buy-now and floor prices are null unless the caller sends a bearer token with `pricing:read`.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { LISTING_SORTS } from "../domain/Cursor.js"
 import { OptionalBearer } from "../identity/Viewer.js"

@@ -1,5 +1,5 @@
 /** Handlers of the marketplace endpoints: HTTP in, Market calls, masked listings out. */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Either } from "effect"
 import { Api } from "../app/Api.js"
 import type { ListingFilters } from "../domain/Cursor.js"

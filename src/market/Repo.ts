@@ -3,7 +3,8 @@
  * capabilities read and move listings through the Market service. Rows are decoded by the schemas
  * below; a database error is a defect here (`Effect.orDie`), once.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import type { Fragment } from "@effect/sql/Statement"
 import { Context, Effect, Layer, Schema } from "effect"
 import {

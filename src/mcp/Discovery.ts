@@ -3,14 +3,12 @@
  * `/llms.txt` and `/llms-full.txt` (llmstxt.org, built from the OpenAPI document and docs/),
  * and each docs page as Markdown at `/docs/<page>.md`. All built once at start-up, offline.
  */
-import {
-  HttpApiBuilder,
-  HttpRouter,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse,
-  OpenApi
-} from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Effect, Layer } from "effect"
 import { Api, API_VERSION } from "../app/Api.js"
 import { AppConfig } from "../platform/Config.js"

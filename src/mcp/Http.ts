@@ -10,7 +10,10 @@
  *   cancels. A call is also cancelled when its client goes away.
  * - GET (server-initiated stream) and DELETE (session end) are 405: there is no server state.
  */
-import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, FiberRef, Option, Redacted, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { API_VERSION } from "../app/Api.js"

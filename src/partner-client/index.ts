@@ -18,7 +18,10 @@
  * (hex HMAC of the raw body) with X-Service-Timestamp inside the same tolerance (300 s by default).
  * Every comparison is constant-time.
  */
-import { HttpBody, HttpClient, HttpClientRequest, UrlParams } from "@effect/platform"
+import * as HttpBody from "@effect/platform/HttpBody"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as UrlParams from "@effect/platform/UrlParams"
 import { Effect, Either } from "effect"
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto"
 import {

@@ -5,7 +5,9 @@
  * it needs with `requiresScope("buy")`; the middleware (src/partner/AuthLive.ts) verifies the
  * HMAC signature, timestamp and nonce, then the scope, and provides `CurrentPartner`.
  */
-import { HttpApiEndpoint, HttpApiMiddleware, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Schema } from "effect"
 import { Forbidden, RateLimited, Unauthorized } from "../platform/Errors.js"
 import { type DocumentedSecurity, headerScheme } from "../platform/OpenApiDoc.js"

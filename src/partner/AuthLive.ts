@@ -20,7 +20,9 @@
  * The body hash is over the raw body (`request.text`, cached: the JSON payload still decodes
  * after it). Nonces are remembered for 2 × skew + 60 s, longer than any timestamp stays valid.
  */
-import { HttpApiGroup, HttpRouter, HttpServerRequest } from "@effect/platform"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { canonicalString, checkTimestamp, sha256Hex, verifySignature } from "../domain/PartnerSigning.js"
 import { isHttps } from "../platform/ClientIp.js"

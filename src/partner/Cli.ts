@@ -6,7 +6,9 @@
  *   order list [--status S] [--partner ID] [--env E] [--domain D] [--limit N] | order show PUBLIC_ID
  *   order hold|clear-review|start-transfer|confirm-delivery|cancel PUBLIC_ID [--note TEXT]
  */
-import { Args, Command, Options } from "@effect/cli"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
 import { abort, json, print } from "../cli/Output.js"
 import { ORDER_STATUSES } from "../domain/OrderState.js"

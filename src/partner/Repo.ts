@@ -3,7 +3,8 @@
  * (one row, or one per request of a group-committed batch, on the signed path); a database error
  * is a defect here, once.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SCOPES } from "./Auth.js"
 

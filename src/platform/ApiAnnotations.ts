@@ -3,7 +3,9 @@
  * the rate-limit policy an endpoint enforces, and its documentation page; and the shapes of the
  * server-rendered HTML pages (OAuth, checkout, brokerage progress).
  */
-import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Context } from "effect"
 import type { RateLimitPolicy } from "./RateLimit.js"
 

@@ -2,7 +2,11 @@
  * Errors that no endpoint declares, answered in the documented envelope: request input that fails
  * its schema (400), an unknown route (404), the database out of reach (503), a defect (500).
  */
-import { HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Effect, FiberId, FiberRef, HashSet, Option } from "effect"
 import { causeIsDatabaseOutage, OUTAGE_RETRY_AFTER_SECONDS } from "./DatabaseOutage.js"
 import { clipIssueMessage, describeDecodeError, meaningfulIssues } from "./DecodeErrors.js"

@@ -9,7 +9,8 @@
  * header record the server middleware sets per request, instead of a further middleware layer
  * on every request (bench/pricing.ts, pricing ÷ minimal HttpApi).
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 
 const EXPOSED_HEADERS = [

@@ -9,7 +9,7 @@
  * Type decisions (made once, here): `int8` and `numeric` decode to JavaScript numbers (money is
  * integer cents in `bigint` columns; 2^53 cents is far beyond any sale), `timestamptz` to `Date`.
  */
-import { PgClient } from "@effect/sql-pg"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { SqlError as SqlErrorClass } from "@effect/sql/SqlError"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"

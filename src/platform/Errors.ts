@@ -11,7 +11,7 @@
  * honest; the `code` field says which problem it is. The wire schema of each class is a
  * transformation to the envelope, which picks up the request id of the fiber serving the request.
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Effect, FiberRef, ParseResult, Schema } from "effect"
 
 /** How much of a caller's input an error message may quote back. */

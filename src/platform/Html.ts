@@ -6,7 +6,7 @@
  * JavaScript and stay within `PAGE_CSP`. A page that needs a script sets `script` and the layout
  * adds it inline with the nonce given (the CSP then allows that nonce only).
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 
 export const escapeHtml = (s: string) =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")

@@ -13,7 +13,9 @@
  *
  * Errors no endpoint declares are answered by ApiErrors.ts, inside the API.
  */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Context, Effect, FiberRef, Option, type Tracer } from "effect"
 import { makeAccessLog, MAX_USER_AGENT } from "./AccessLog.js"
 import { clientIpOf } from "./ClientIp.js"

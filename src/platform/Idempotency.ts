@@ -14,7 +14,7 @@
  *
  * Keys are scoped (e.g. per partner credential) and expire after `ttl`.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Duration, Effect, Fiber, Layer, Option } from "effect"
 import { createHash } from "node:crypto"

@@ -25,7 +25,7 @@
  *   process. An enqueue inside a transaction wakes them before its commit, when they cannot see
  *   the job yet: call `wake(kind)` after the commit.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Context, Data, Duration, Effect, Fiber, Layer, Option, Queue, type Scope } from "effect"
 import { randomBytes } from "node:crypto"

@@ -7,7 +7,7 @@
  * `SHUTDOWN_DRAIN_DELAY` (default 1 s: time for the balancer to notice), then closes; idle
  * keep-alive connections are closed, busy ones once their response is sent (SHUTDOWN_GRACE caps it).
  */
-import { HttpServer } from "@effect/platform"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { Context, Effect, Layer } from "effect"
 import { AppConfig } from "./Config.js"
 

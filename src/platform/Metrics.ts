@@ -9,8 +9,10 @@
  * (`/api/partner/v1/orders/{public_id}`), never the raw path; a path no route knows is
  * `route="unmatched"`. See docs/operations.md, "Metrics and logs".
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Metric, MetricBoundaries, MetricLabel, MetricState, Option, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type pg from "pg"

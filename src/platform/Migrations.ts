@@ -8,7 +8,7 @@
  * Unlike a "latest id" migrator, every migration not yet recorded is applied, so migrations
  * added by parallel branches with lower numbers are never skipped.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Schedule } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"

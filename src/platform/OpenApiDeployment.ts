@@ -4,7 +4,10 @@
  * sunset and link in the description and `x-sunset`). `OpenApiDocumentLive` serves the document
  * at /api/openapi.json with them applied; it replaces `HttpApiBuilder.middlewareOpenApi`.
  */
-import { HttpApi, HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Effect } from "effect"
 import type { DeprecationEntry } from "./Config.js"
 

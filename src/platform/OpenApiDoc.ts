@@ -15,7 +15,7 @@
  *   Idempotency-Key request header, error examples by status, `servers`, the OAuth 2 scheme,
  *   open response schemas and the `webhooks` section.
  */
-import { HttpApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
 import { SUPPORTED_SCOPES } from "../domain/OAuthRules.js"
 import { LEGACY_ERROR_PATHS } from "./ApiErrors.js"
 import { generatorGrade } from "./OpenApiHeaders.js"

@@ -18,8 +18,9 @@
  * outage (per process, so with N replicas a caller may get up to N × the limit), and goes back to
  * the shared store as soon as it answers again.
  */
-import { HttpServerRequest } from "@effect/platform"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Clock, Context, Deferred, Effect, FiberId, Layer, Option, Redacted, Schema } from "effect"
 import { Redis } from "ioredis"
 import { clientIpOf } from "./ClientIp.js"

@@ -15,15 +15,13 @@
  * Errors use the shape of the path: OAuth's `{error, error_description}` on the OAuth endpoints,
  * the legacy `{error}` on the two legacy paths, the typed envelope elsewhere.
  */
-import {
-  type HttpApi,
-  HttpApiBuilder,
-  HttpApp,
-  HttpIncomingMessage,
-  HttpServerRequest,
-  HttpServerResponse,
-  OpenApi
-} from "@effect/platform"
+import type { HttpApi } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Duration, Effect, Fiber, FiberRef, Option } from "effect"
 import type { IncomingMessage } from "node:http"
 import type { AppConfigShape } from "./Config.js"

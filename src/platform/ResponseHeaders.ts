@@ -3,7 +3,8 @@
  * being served, collected in one mutable record that the server middleware applies to whatever
  * response is sent (success, typed error or defect).
  */
-import { HttpApp, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, FiberRef } from "effect"
 
 /**

@@ -4,7 +4,7 @@
  * replica holds the lock; `schedule` runs an effect at most once per interval across all
  * replicas, recording each run in the `schedules` table.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Clock, Duration, Effect, Option, Schedule } from "effect"
 
 /** A stable 31-bit lock key for a name (FNV-1a). */

@@ -21,7 +21,8 @@
  * - A SQL statement outside any request or job (a queue poll, a lock attempt) is not exported:
  *   polls every few hundred milliseconds would otherwise bury the traces that matter.
  */
-import { Headers, HttpClient } from "@effect/platform"
+import * as Headers from "@effect/platform/Headers"
+import * as HttpClient from "@effect/platform/HttpClient"
 import type { Sampler } from "@opentelemetry/sdk-trace-base"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "./Config.js"

@@ -7,7 +7,9 @@
  *
  * Writes check Origin (SessionAuth): a cross-site page cannot act with the owner's cookie.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { BULK_OPS, MAX_BULK_DOMAINS } from "../domain/BulkRules.js"
 import { SessionAuth } from "../identity/Session.js"

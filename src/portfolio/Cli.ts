@@ -6,7 +6,9 @@
  * `--follow` prints one progress line per second until the operation is done
  * (`bulk_… lock running 340/1000 succeeded 338 failed 2`), then its failures.
  */
-import { Args, Command, Options } from "@effect/cli"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { Console, Duration, Effect } from "effect"
 import { abort, json, print } from "../cli/Output.js"
 import type { BulkStatus } from "./Api.js"

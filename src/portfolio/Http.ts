@@ -1,5 +1,5 @@
 /** Handlers of the portfolio endpoints: decode → one service call → encode. */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../app/Api.js"
 import { CurrentUser } from "../identity/Session.js"

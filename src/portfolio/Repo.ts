@@ -3,7 +3,8 @@
  * accounts create), bulk operations and their items, carts and their items. Rows are decoded by
  * their schema; a database failure is a defect here, once (`transaction` too).
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { transactionOf } from "../platform/SqlTransaction.js"
 

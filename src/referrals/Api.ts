@@ -3,7 +3,10 @@
  * affiliates' tracking links and their reports (HMAC-signed, credential linked to an affiliate
  * account, else 403 `forbidden`), and the public click redirect `GET /r/{code}`.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { LINK_KINDS, PRODUCTS } from "../domain/Referral.js"
 import { PartnerAuth, requiresScope } from "../partner/Auth.js"

@@ -1,5 +1,7 @@
 /** Handlers of the referral endpoints: decode → one Referrals call → encode. */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Layer, Option } from "effect"
 import { Api } from "../app/Api.js"
 import { CurrentPartner } from "../partner/Auth.js"

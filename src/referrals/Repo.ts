@@ -3,7 +3,8 @@
  * read-only queries of referral orders (`partner_orders`) and the partner's commission ledger
  * entries. Every partner read is keyed by partner AND environment.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { ORDER_STATUSES } from "../domain/OrderState.js"
 import { LINK_KINDS, PRODUCTS } from "../domain/Referral.js"

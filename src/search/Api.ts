@@ -4,7 +4,10 @@
  *   POST /api/domain/search           → application/x-ndjson stream (header, row…, primary_done, done)
  *   GET  /api/v1/domains/available    → {domain, available, locked, bin_price, floor_price} (x-api-key + x-api-secret; legacy errors)
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { ApiKeyAuth } from "../identity/ApiKeys.js"
 import { OptionalBearer } from "../identity/Viewer.js"

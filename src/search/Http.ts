@@ -1,5 +1,6 @@
 /** Handlers of the search stream and keyed availability: HTTP in, Search/engine calls, HTTP out. */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Either, FiberRef } from "effect"
 import { Api } from "../app/Api.js"
 import { AvailabilityEngine } from "../availability/Availability.js"

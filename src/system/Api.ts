@@ -6,7 +6,9 @@
  *   GET /api      → 401 with `WWW-Authenticate: Bearer resource_metadata="…"` (RFC 9728 discovery)
  *   GET /api/v1   → machine-readable index of the public operations
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { Unauthorized, Unavailable } from "../platform/Errors.js"
 

@@ -4,7 +4,8 @@
  * is 204 No Content, cacheable for a day, instead of a 404 logged per page view. No auth and no
  * rate limit: the route is no HttpApi operation, so neither middleware sees it; it reads nothing.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 
 const noIcon = HttpServerResponse.empty({

@@ -1,6 +1,10 @@
 /** Handlers of the service-level endpoints (health, discovery). */
-import { HttpApi, HttpApiBuilder, HttpApp, HttpServerResponse, OpenApi } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Duration, Effect } from "effect"
 import { Api, API_VERSION } from "../app/Api.js"
 import { DocsAnnotation, RateLimitAnnotation } from "../platform/ApiAnnotations.js"

@@ -8,7 +8,10 @@
  * Each tool has its own endpoint (so its input schema is published); any other slug is 404
  * `unknown_tool`. Per-IP quotas per tool (RATE_LIMIT_TOOL_<SLUG>).
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
 import { BadRequest, NotFound, RateLimited } from "../platform/Errors.js"

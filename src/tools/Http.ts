@@ -1,5 +1,5 @@
 /** Handlers of the free tools: quota, then the Tools service; async tools answer 202 + Location. */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Option } from "effect"
 import { Api } from "../app/Api.js"
 import { AppConfig } from "../platform/Config.js"

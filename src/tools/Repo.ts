@@ -2,7 +2,8 @@
  * SQL of the tools: comparable marketplace listings for appraise (read-only). Rows are decoded by
  * their schema; a database failure is a defect here, once.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Schema } from "effect"
 
 const Comparable = Schema.Struct({ domain: Schema.String, bin_price_cents: Schema.Number })

@@ -6,7 +6,10 @@
  *   POST /api/auth/logout  → 204, ends the session and expires the cookie
  *   GET  /api/auth/me      → 200 {user, domains, session} (signed in), else 401
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { documentedAt, rateLimited } from "../../platform/ApiAnnotations.js"
 import { BadRequest, errorWire, Forbidden, RateLimited } from "../../platform/Errors.js"

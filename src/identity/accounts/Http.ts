@@ -1,5 +1,5 @@
 /** Handlers of the sign-in endpoints: Origin check, rate limit, one service call, the cookie. */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../../app/Api.js"
 import { AppConfig } from "../../platform/Config.js"

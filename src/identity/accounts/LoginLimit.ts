@@ -2,7 +2,9 @@
  * The sign-in rate limits, shared by POST /api/auth/login and the sign-in form of the OAuth
  * authorization page: per client IP, then per account (e-mail), whichever IPs it comes from.
  */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { clientIpOf } from "../../platform/ClientIp.js"
 import { AppConfig } from "../../platform/Config.js"

@@ -2,7 +2,8 @@
  * SQL for API key pairs (the secret only as its SHA-256). Rows are decoded by their schema; a
  * database failure is a defect here, once, so callers see only what the data says.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 
 export const ApiKeyRow = Schema.Struct({

@@ -14,7 +14,10 @@
  * (RFC 6749 §5.2 / RFC 7591 §3.2.2), not the service's typed envelope, and the authorize
  * endpoint answers HTML pages and redirects.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../../platform/ApiAnnotations.js"
 import { policy } from "../../platform/RateLimit.js"

@@ -3,7 +3,9 @@
  * in OAuth's own wire formats. Every JSON answer is encoded by the schema its endpoint declares
  * (Api.ts), errors included, so OpenAPI says what the wire carries.
  */
-import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Schema } from "effect"
 import { Effect, Either, Option, Redacted } from "effect"
 import { createHmac } from "node:crypto"

@@ -2,7 +2,8 @@
  * SQL for the OAuth authorization server: clients, grants, codes, tokens (hashes only). Rows are
  * decoded by their schema; a database failure is a defect here, once (`transaction` too).
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Schema } from "effect"
 import { transactionOf } from "../../platform/SqlTransaction.js"
 

@@ -3,7 +3,10 @@
  * scope `broker`; the list: scope `report`), the operator moves (admin, bearer ADMIN_TOKEN) and
  * the buyer's no-login progress page.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { AdminAuth } from "../../admin/Auth.js"
 import { CASE_STATUSES, CLOSE_OUTCOMES, MAX_BUDGET_CENTS, TIERS } from "../../domain/Brokerage.js"

@@ -13,7 +13,7 @@
  *   (`brokerage.case_updated`, and `brokerage.case_completed` on closed_won) and, when won, the
  *   commission row in partner_orders with its ledger posting (src/partner/ledger/Books.ts).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Clock, Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { AvailabilityEngine } from "../../availability/Availability.js"
 import { reservedPatternsFor } from "../../domain/Availability.js"

@@ -8,7 +8,9 @@
  *
  * Exit codes per src/cli/Output.ts: 3 unknown case, 4 move not allowed now, 2 bad price.
  */
-import { Args, Command, Options } from "@effect/cli"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
 import { abort, json, print } from "../../cli/Output.js"
 import { CASE_STATUSES, type CaseAction, CLOSE_OUTCOMES } from "../../domain/Brokerage.js"

@@ -1,5 +1,5 @@
 /** Handlers of the brokerage endpoints: partner, admin and the progress page. */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Option, Schema } from "effect"
 import { Api } from "../../app/Api.js"
 import { errorPageHtml, htmlResponse } from "../../platform/Html.js"

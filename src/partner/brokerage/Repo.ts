@@ -3,7 +3,8 @@
  * the schemas below (money columns are `bigint`, numbers through the driver's int8 parser on both
  * databases); a database error is a defect here (`Effect.orDie`).
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Schema } from "effect"
 import { CASE_STATUSES, type CaseStatus, type Tier, TIERS } from "../../domain/Brokerage.js"
 import type { PartnerEnvironment } from "../Auth.js"

@@ -1,5 +1,7 @@
 /** Event history (scope `webhook`): every event of the credential's partner and environment. */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, InternalError } from "../../platform/Errors.js"

@@ -1,5 +1,5 @@
 /** Handler of GET /events. */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../../app/Api.js"
 import { isId } from "../../platform/Ids.js"

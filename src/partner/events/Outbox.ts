@@ -14,7 +14,9 @@
  *
  * Rows are decoded by their schemas; a database error is a defect here, once.
  */
-import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import type { Statement } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Schema } from "effect"
 import { bulkInsert } from "../../platform/BulkInsert.js"
 import { idTime, makeId } from "../../platform/Ids.js"

@@ -2,7 +2,10 @@
  * Partner inventory (scope `search`): search, domain detail, availability and pricing over the
  * inventory of the credential's environment (live or sandbox).
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, errorWire, InternalError } from "../../platform/Errors.js"

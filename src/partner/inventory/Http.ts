@@ -1,5 +1,5 @@
 /** Handlers of the partner inventory endpoints. */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Option } from "effect"
 import { Api } from "../../app/Api.js"
 import { CurrentPartner } from "../Auth.js"

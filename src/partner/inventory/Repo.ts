@@ -2,7 +2,8 @@
  * SQL over the shared `listings` table (read-only here) for the partner inventory. Rows are
  * decoded by the schemas below; a database error is a defect here (`Effect.orDie`).
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { groupCommit } from "../../platform/GroupCommit.js"
 import type { PartnerEnvironment } from "../Auth.js"

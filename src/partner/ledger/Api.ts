@@ -2,7 +2,10 @@
  * Money endpoints: partner statements, sales history and payouts (HMAC-signed), and the operator
  * side (bearer ADMIN_TOKEN): the settlement run, the reconciliation check, balances, statements.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { AdminAuth } from "../../admin/Auth.js"
 import { ACCOUNTS, PAYMENT_MODELS } from "../../domain/Ledger.js"

@@ -6,7 +6,8 @@
  * refuses an unbalanced posting as a defect. Rows are never updated or deleted (a trigger refuses
  * it); corrections are new, reversing postings. A database error is a defect here.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Schema } from "effect"
 import {
   type Account,

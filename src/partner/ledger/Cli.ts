@@ -7,7 +7,8 @@
  *   payouts run [--json]                             pay payable commission at or above PAYOUT_MINIMUM_CENTS
  *   payouts set-account --partner P --account acct_… the partner's Stripe connected account
  */
-import { Command, Options } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
 import { abort, json, print } from "../../cli/Output.js"
 import { format, money } from "../../domain/Money.js"

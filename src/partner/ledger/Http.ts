@@ -2,7 +2,7 @@
  * Handlers of the partner money endpoints and the operator (admin) money endpoints. Rows are
  * answered as they are read: the success schemas (Api.ts) pick their fields and write the times.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Option } from "effect"
 import { Api } from "../../app/Api.js"
 import { InvalidCursor } from "../../market/Errors.js"

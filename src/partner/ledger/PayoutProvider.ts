@@ -9,7 +9,8 @@
  * Contract: `pay` answers `paid` (with the provider's reference), `failed` (the provider refused:
  * the amount goes back to payable) or `pending` (no answer: retried with the same key next run).
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../../platform/Config.js"
 

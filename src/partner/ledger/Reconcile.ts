@@ -6,7 +6,8 @@
  * Its queries are the checks themselves, so they live here rather than in Repo.ts; rows are
  * decoded by their schemas and a database error is a defect (`verify` is one `orDie`).
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Credentials } from "../Credentials.js"
 import { Books } from "./Books.js"

@@ -8,7 +8,8 @@
  * int8 parser on both databases: platform/Database.ts); a database error is a defect here, once.
  * The callers keep their transactions (`transaction` runs one; the statements below join it).
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { PAYMENT_MODELS } from "../../domain/Ledger.js"
 import { ORDER_STATUSES } from "../../domain/OrderState.js"

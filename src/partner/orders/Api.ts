@@ -1,7 +1,10 @@
 /**
  * Partner quotes, orders and refunds (scope `buy`; listing and reading orders: `search` or `buy`).
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { ORDER_STATUSES } from "../../domain/OrderState.js"
 import { documentedAt } from "../../platform/ApiAnnotations.js"

@@ -1,5 +1,6 @@
 /** Handlers of quotes, orders and refunds. */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Schema } from "effect"
 import { Api } from "../../app/Api.js"
 import { BadRequestError } from "../../platform/Errors.js"

@@ -13,7 +13,7 @@
  *   one transaction holding the order row lock writes the status, the timeline, the event and
  *   the listing's status. A refused move fails with `OrderMoveNotAllowed` and the reason.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { initialStatus, nextSandboxAction, type OrderAction, transition } from "../../domain/OrderState.js"
 import { Market } from "../../market/Market.js"

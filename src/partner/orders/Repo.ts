@@ -4,7 +4,8 @@
  * the driver's int8 parser on both databases); a database error is a defect here (`Effect.orDie`),
  * once, so the service sees only data.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import type { Fragment } from "@effect/sql/Statement"
 import { Context, Effect, Layer, Schema } from "effect"
 import { PAYMENT_MODELS, type PaymentModel } from "../../domain/Ledger.js"

@@ -1,5 +1,8 @@
 /** Sandbox helpers: move a sandbox order to its next status, firing the real webhooks. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { errorWire, InternalError } from "../../platform/Errors.js"

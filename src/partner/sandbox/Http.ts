@@ -1,5 +1,5 @@
 /** Handler of the sandbox advance endpoint. From TRANSFER_COMPLETED it runs the settlement code for that one order. */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../../app/Api.js"
 import { CurrentPartner } from "../Auth.js"

@@ -2,7 +2,10 @@
  * Webhook endpoint registration and tooling (scope `webhook`): register, read, delete, test-fire
  * (unversioned paths of the description), the delivery log and redelivery (under /v1).
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, errorWire, InternalError } from "../../platform/Errors.js"

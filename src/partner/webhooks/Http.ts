@@ -1,5 +1,5 @@
 /** Handlers of the webhook endpoint (PUT/GET/DELETE, test) and of the delivery log and redelivery. */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../../app/Api.js"
 import { isId } from "../../platform/Ids.js"

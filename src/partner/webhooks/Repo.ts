@@ -2,7 +2,8 @@
  * SQL for webhook endpoints, deliveries and attempts. Rows are decoded by the schemas below;
  * a database error is a defect here (`Effect.orDie`), never a service's concern.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Schema } from "effect"
 import { makeId } from "../../platform/Ids.js"
 import type { PartnerEnvironment } from "../Auth.js"

@@ -6,7 +6,7 @@
  * addresses only (Outbound.check: no loopback, private, link-local… addresses). Failures are the
  * domain errors of Errors.ts; this service knows nothing of HTTP.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../../platform/Config.js"
 import { Outbound } from "../../platform/Outbound.js"
