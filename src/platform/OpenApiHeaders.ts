@@ -75,6 +75,7 @@ const isTypedError = (schema: Json | undefined) =>
   schema?.properties?.error?.properties?.code !== undefined &&
   schema?.properties?.error?.properties?.request_id !== undefined
 
+/** A schema with its `$ref` (to `#/components/schemas/…`) followed, one level. */
 const resolve = (schema: Json | undefined, schemas: Json): Json | undefined =>
   typeof schema?.$ref === "string" ? schemas[schema.$ref.replace("#/components/schemas/", "")] : schema
 
@@ -102,9 +103,7 @@ const errorCodesOf = (schema: Json | undefined, schemas: Json, fallback: string 
  */
 const exampleOf = (schema: Json | undefined, schemas: Json, depth: number): unknown => {
   if (schema === undefined || depth > 8) return undefined
-  if (typeof schema.$ref === "string") {
-    return exampleOf(schemas[schema.$ref.replace("#/components/schemas/", "")], schemas, depth + 1)
-  }
+  if (typeof schema.$ref === "string") return exampleOf(resolve(schema, schemas), schemas, depth + 1)
   if (schema.example !== undefined) return schema.example
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0]
   if (schema.const !== undefined) return schema.const
