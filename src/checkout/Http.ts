@@ -22,6 +22,7 @@ import { errorPageHtml, htmlResponse } from "../platform/Html.js"
 import { fingerprint, Idempotency, isValidKey } from "../platform/Idempotency.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { REFERRAL_COOKIE } from "../referrals/Attribution.js"
+import { CheckoutSession } from "./Api.js"
 import { Checkout, MARKETPLACE_NAME, type PayResult } from "./Checkout.js"
 import { InvalidRedirectUrl } from "./Errors.js"
 import { checkoutPage, confirmPage, messagePage, receiptPage } from "./Pages.js"
@@ -61,7 +62,7 @@ export const CheckoutSessionsHttpLive = HttpApiBuilder.group(
       const checkout = yield* Checkout
       const orders = yield* Orders
       const config = yield* AppConfig
-      const idempotency = yield* Idempotency
+      const createSessions = (yield* Idempotency).endpoint({ success: CheckoutSession, status: 201 })
 
       const sessionJson = (s: SessionRow) =>
         Effect.gen(function*() {
@@ -123,22 +124,16 @@ export const CheckoutSessionsHttpLive = HttpApiBuilder.group(
               })
             }
             const body = yield* request.text.pipe(Effect.orDie)
-            // The idempotency store's own database failures (platform/Idempotency.ts) are defects.
-            const result = yield* idempotency.run(
+            const result = yield* createSessions.run(
               {
                 scope: `checkout-sessions:${partner.credentialId}`,
                 key,
                 fingerprint: fingerprint("POST", "/api/partner/v1/checkout-session", body),
                 transactional: true
               },
-              Effect.map(open, (s) => ({ status: 201, body: s }))
-            ).pipe(Effect.catchTag("SqlError", Effect.die))
-            // The first answer and its replays both answer the stored response (to be unified with
-            // the other idempotent endpoints, platform/Idempotency.ts).
-            return HttpServerResponse.unsafeJson(result.response.body, {
-              status: result.response.status,
-              headers: { "idempotency-key": key, ...(result.replayed ? { "idempotent-replayed": "true" } : {}) }
-            })
+              open
+            )
+            return result.value
           }))
         .handle("getCheckoutSession", ({ path }) =>
           Effect.gen(function*() {

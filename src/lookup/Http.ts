@@ -11,7 +11,8 @@ import { AppConfig } from "../platform/Config.js"
 import { BadRequestError, NotFoundError, RateLimitedError } from "../platform/Errors.js"
 import { fingerprint, Idempotency, isValidKey } from "../platform/Idempotency.js"
 import { makePeek, type RateLimitDecision, RateLimiter, rateLimitHeaders } from "../platform/RateLimit.js"
-import { limits } from "./Api.js"
+import { addResponseHeaders } from "../platform/ResponseHeaders.js"
+import { limits, WhoisResponse } from "./Api.js"
 import { Lookups } from "./Lookups.js"
 
 const headersOf = (d: RateLimitDecision): Record<string, string> =>
@@ -20,7 +21,7 @@ const headersOf = (d: RateLimitDecision): Record<string, string> =>
 export const LookupHttpLive = HttpApiBuilder.group(Api, "lookup", (handlers) =>
   Effect.gen(function*() {
     const lookups = yield* Lookups
-    const idempotency = yield* Idempotency
+    const whoisKeys = (yield* Idempotency).endpoint({ success: WhoisResponse, status: 201 })
     const limiter = yield* RateLimiter
     const config = yield* AppConfig
     const peek = yield* makePeek
@@ -84,28 +85,18 @@ export const LookupHttpLive = HttpApiBuilder.group(Api, "lookup", (handlers) =>
                 }
             )
           }
-          return {
-            status: 201,
-            body: { lookup: outcome.lookup, used: d.limit - d.remaining, cap: d.limit, remaining: d.remaining }
-          }
+          return { lookup: outcome.lookup, used: d.limit - d.remaining, cap: d.limit, remaining: d.remaining }
         })
 
-        if (key === undefined) {
-          const response = yield* work
-          return HttpServerResponse.unsafeJson(response.body, { status: 201 })
-        }
-        const result = yield* idempotency.run({
+        if (key === undefined) return yield* work
+        const result = yield* whoisKeys.run({
           scope: `whois:${quota.key}`,
           key,
           fingerprint: fingerprint("whois", domain)
-        }, work).pipe(
-          // The idempotency store (platform/Idempotency.ts) still fails with SqlError: a defect.
-          Effect.catchTag("SqlError", Effect.die)
-        )
+        }, work)
         if (result.replayed) decision = yield* peek(quota.policy, quota.key)
-        return HttpServerResponse.unsafeJson(result.response.body, {
-          status: result.response.status,
-          headers: { "idempotent-replayed": result.replayed ? "true" : "false" }
-        })
+        // This endpoint also says when an answer is not a replay (docs/lookup.md).
+        else yield* addResponseHeaders({ "idempotent-replayed": "false" })
+        return result.value
       }))
   }))

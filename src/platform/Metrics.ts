@@ -13,7 +13,8 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Metric, MetricBoundaries, MetricLabel, MetricState, Option, Redacted } from "effect"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import { Effect, Metric, MetricBoundaries, MetricLabel, MetricState, Option, Redacted, Schema } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type pg from "pg"
 import { AppConfig } from "./Config.js"
@@ -183,28 +184,35 @@ const poolGauges = (): Array<Gauge> => {
   ]
 }
 
-/** Webhook deliveries waiting (pending) and the age of the oldest one that is due. */
+/** Webhook deliveries waiting (pending) and the age of the oldest one that is due (null when none is). */
+const WebhookBacklog = Schema.Struct({ pending: Schema.Number, due: Schema.Number, lag: Schema.NullOr(Schema.Number) })
+
 const webhookGauges = (sql: SqlClient.SqlClient) =>
-  sql<{ pending: number; due: number; lag: number | null }>`
-    select count(*)::int as pending,
-           count(*) filter (where next_attempt_at <= now())::int as due,
-           extract(epoch from now() - min(next_attempt_at) filter (where next_attempt_at <= now()))::float8 as lag
-    from partner_webhook_deliveries where status = 'pending'`.pipe(
-    Effect.map(([row]): Array<Gauge> => [
+  SqlSchema.single({
+    Request: Schema.Void,
+    Result: WebhookBacklog,
+    execute: () =>
+      sql`
+        select count(*)::int as pending,
+               count(*) filter (where next_attempt_at <= now())::int as due,
+               extract(epoch from now() - min(next_attempt_at) filter (where next_attempt_at <= now()))::float8 as lag
+        from partner_webhook_deliveries where status = 'pending'`
+  })(undefined).pipe(
+    Effect.map((row): Array<Gauge> => [
       {
         name: "webhook_deliveries_pending",
         help: "Webhook deliveries not yet delivered, failed or cancelled.",
-        samples: [[[], row?.pending ?? 0]]
+        samples: [[[], row.pending]]
       },
       {
         name: "webhook_deliveries_due",
         help: "Pending webhook deliveries whose next attempt time has come.",
-        samples: [[[], row?.due ?? 0]]
+        samples: [[[], row.due]]
       },
       {
         name: "webhook_delivery_lag_seconds",
         help: "Age of the oldest due webhook delivery (0 when none is due).",
-        samples: [[[], Math.max(0, row?.lag ?? 0)]]
+        samples: [[[], Math.max(0, row.lag ?? 0)]]
       }
     ]),
     Effect.timeout("2 seconds"),
@@ -219,7 +227,7 @@ const sha = (s: string) => createHash("sha256").update(s).digest()
 export const MetricsRouteLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const sql = yield* SqlClient.SqlClient
+    const webhooks = webhookGauges(yield* SqlClient.SqlClient)
     const expected = Option.map(config.metricsToken, (t) => sha(`Bearer ${Redacted.value(t)}`))
     yield* router.get(
       "/metrics",
@@ -234,14 +242,14 @@ export const MetricsRouteLive = HttpApiBuilder.Router.use((router) =>
             )
           }
         }
-        const webhooks = yield* webhookGauges(sql)
+        const backlog = yield* webhooks
         const body = renderMetrics([
           ...poolGauges(),
-          ...Option.getOrElse(webhooks, () => []),
+          ...Option.getOrElse(backlog, () => []),
           {
             name: "metrics_scrape_database_ok",
             help: "1 when the scrape could read the database-backed gauges.",
-            samples: [[[], Option.isSome(webhooks) ? 1 : 0]]
+            samples: [[[], Option.isSome(backlog) ? 1 : 0]]
           }
         ])
         return HttpServerResponse.text(body, {

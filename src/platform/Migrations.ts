@@ -9,7 +9,8 @@
  * added by parallel branches with lower numbers are never skipped.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Schedule } from "effect"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import { Effect, Schedule, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -41,12 +42,22 @@ export const runMigrations = (dir: string = migrationsDir) =>
       if (ids.has(f.id)) return yield* Effect.dieMessage(`duplicate migration id ${f.id}`)
       ids.add(f.id)
     }
+    const tryLock = SqlSchema.single({
+      Request: Schema.Void,
+      Result: Schema.Struct({ locked: Schema.Boolean }),
+      execute: () => sql`select pg_try_advisory_xact_lock(${MIGRATIONS_LOCK}) as locked`
+    })
+    const appliedIds = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: Schema.Struct({ migration_id: Schema.Number }),
+      execute: () => sql`select migration_id from schema_migrations`
+    })
     return yield* sql.withTransaction(
       Effect.gen(function*() {
         // Poll rather than block: a replica waiting on another's migrations must not sit in one
         // statement that the statement time limit (DB_STATEMENT_TIMEOUT) would cancel.
-        yield* sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${MIGRATIONS_LOCK}) as locked`.pipe(
-          Effect.flatMap((rows) => rows[0]?.locked ? Effect.void : Effect.fail("busy" as const)),
+        yield* tryLock(undefined).pipe(
+          Effect.flatMap((row) => row.locked ? Effect.void : Effect.fail("busy" as const)),
           Effect.retry({ while: (e) => e === "busy", schedule: Schedule.spaced("200 millis") })
         )
         yield* sql`create table if not exists schema_migrations (
@@ -54,9 +65,7 @@ export const runMigrations = (dir: string = migrationsDir) =>
           name text not null,
           applied_at timestamptz not null default now()
         )`
-        const done = new Set(
-          (yield* sql<{ migration_id: number }>`select migration_id from schema_migrations`).map((r) => r.migration_id)
-        )
+        const done = new Set((yield* appliedIds(undefined)).map((r) => r.migration_id))
         const applied: Array<string> = []
         for (const m of files) {
           if (done.has(m.id)) continue

@@ -5,7 +5,8 @@
  * replicas, recording each run in the `schedules` table.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Clock, Duration, Effect, Option, Schedule } from "effect"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import { Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
 
 /** A stable 31-bit lock key for a name (FNV-1a). */
 export const lockKey = (name: string): number => {
@@ -50,12 +51,17 @@ export const schedule = <A, E, R>(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const intervalMs = Duration.toMillis(interval)
+    const lastRun = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ last_run_at: Schema.NullOr(Schema.DateFromSelf) }),
+      execute: (job) => sql`select last_run_at from schedules where name = ${job}`
+    })
     const attempt = runExclusive(
       `schedule:${name}`,
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        const [last] = yield* sql<{ last_run_at: Date | null }>`select last_run_at from schedules where name = ${name}`
-        if (last?.last_run_at && now - last.last_run_at.getTime() < intervalMs) return
+        const last = Option.flatMap(yield* lastRun(name), (row) => Option.fromNullable(row.last_run_at))
+        if (Option.isSome(last) && now - last.value.getTime() < intervalMs) return
         const started = Date.now()
         const exit = yield* Effect.exit(
           effect.pipe(Effect.withSpan(`schedule ${name}`, { root: true, captureStackTrace: false }))

@@ -4,7 +4,6 @@ import { Effect, Option, Schema } from "effect"
 import { Api } from "../../app/Api.js"
 import { errorPageHtml, htmlResponse } from "../../platform/Html.js"
 import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
-import { addResponseHeaders } from "../../platform/ResponseHeaders.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
 import { dateWindow, iso, pageCursor, validationError } from "../Common.js"
@@ -14,7 +13,6 @@ import { progressPage } from "./Pages.js"
 
 const CURSOR_PURPOSE = "partner-brokerage-cursor"
 const encodeRequest = Schema.encodeSync(CaseRequest)
-const decodeCase = Schema.decodeUnknown(Case)
 
 export const PartnerBrokerageHttpLive = HttpApiBuilder.group(
   Api,
@@ -23,7 +21,7 @@ export const PartnerBrokerageHttpLive = HttpApiBuilder.group(
     Effect.gen(function*() {
       const brokerage = yield* Brokerage
       const secrets = yield* ServiceSecret
-      const idempotency = yield* Idempotency
+      const createCases = (yield* Idempotency).endpoint({ success: Case, status: 201 })
       return handlers
         .handle(
           "eligibility",
@@ -39,20 +37,15 @@ export const PartnerBrokerageHttpLive = HttpApiBuilder.group(
             if (!isValidKey(key)) return yield* validationError("Idempotency-Key: 1-255 visible ASCII characters")
             // "The same request" is the same decoded payload (canonical JSON of the request schema).
             const body = JSON.stringify(encodeRequest(payload))
-            const result = yield* idempotency.run(
+            const result = yield* createCases.run(
               {
                 scope: `partner-brokerage:${partner.credentialId}`,
                 key,
                 fingerprint: fingerprint("POST", "/api/partner/v1/brokerage", body)
               },
-              Effect.map(brokerage.create(partner, payload), (c) => ({ status: 201, body: c }))
-            ).pipe(Effect.catchTag("SqlError", Effect.die))
-            yield* addResponseHeaders({
-              "idempotency-key": key,
-              ...(result.replayed ? { "idempotent-replayed": "true" } : {})
-            })
-            // A replay answers the stored body, which the success schema encoded the first time.
-            return yield* decodeCase(result.response.body).pipe(Effect.orDie)
+              brokerage.create(partner, payload)
+            )
+            return result.value
           }))
         .handle("listCases", ({ urlParams }) =>
           Effect.gen(function*() {

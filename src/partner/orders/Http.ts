@@ -1,7 +1,7 @@
 /** Handlers of quotes, orders and refunds. */
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect, Schema } from "effect"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import { Effect } from "effect"
 import { Api } from "../../app/Api.js"
 import { BadRequestError } from "../../platform/Errors.js"
 import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
@@ -13,12 +13,11 @@ import { Orders } from "./Orders.js"
 import { orderOf } from "./View.js"
 
 const CURSOR_PURPOSE = "partner-orders-cursor"
-const encodeOrder = Schema.encodeSync(Order)
 
 export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", (handlers) =>
   Effect.gen(function*() {
     const orders = yield* Orders
-    const idempotency = yield* Idempotency
+    const createOrders = (yield* Idempotency).endpoint({ success: Order, status: 201 })
     const secrets = yield* ServiceSecret
     return handlers
       .handle("createQuote", ({ payload }) =>
@@ -41,23 +40,16 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
           if (!isValidKey(key)) return yield* validationError("Idempotency-Key: 1-255 visible ASCII characters")
           const name = yield* domainParam("domain", payload.domain)
           const body = yield* request.text.pipe(Effect.orDie)
-          const result = yield* idempotency.run(
+          const result = yield* createOrders.run(
             {
               scope: `partner-orders:${partner.credentialId}`,
               key,
               fingerprint: fingerprint("POST", "/api/partner/v1/orders", body),
               transactional: true
             },
-            // The stored body is what the success schema encodes, so a replay answers the same bytes.
-            Effect.map(
-              orders.createOrder(partner, payload, name.ascii),
-              (order) => ({ status: 201, body: encodeOrder(orderOf(order)) })
-            )
-          ).pipe(Effect.catchTag("SqlError", Effect.die))
-          return HttpServerResponse.unsafeJson(result.response.body, {
-            status: result.response.status,
-            headers: { "idempotency-key": key, ...(result.replayed ? { "idempotent-replayed": "true" } : {}) }
-          })
+            Effect.map(orders.createOrder(partner, payload, name.ascii), orderOf)
+          )
+          return result.value
         }))
       .handle("listOrders", ({ urlParams }) =>
         Effect.gen(function*() {
