@@ -106,7 +106,11 @@ const InFlightRow = Schema.Struct({
  * A finished request: `response_body` is what the endpoint's success schema encoded (decoded by
  * it only once the fingerprint matched: another request's key is a 409 whatever it stored).
  */
-const DoneRow = Schema.Struct({ state: Schema.Literal("done"), fingerprint: Schema.String, response_body: Schema.Unknown })
+const DoneRow = Schema.Struct({
+  state: Schema.Literal("done"),
+  fingerprint: Schema.String,
+  response_body: Schema.Unknown
+})
 
 const KeyRow = Schema.Union(InFlightRow, DoneRow)
 
@@ -143,7 +147,8 @@ const make = Effect.gen(function*() {
 
   const release = SqlSchema.void({
     Request: KeyOf,
-    execute: (k) => sql`delete from idempotency_keys where scope = ${k.scope} and key = ${k.key} and state = 'in_flight'`
+    execute: (k) =>
+      sql`delete from idempotency_keys where scope = ${k.scope} and key = ${k.key} and state = 'in_flight'`
   })
 
   const existing = SqlSchema.findOne({
@@ -176,11 +181,13 @@ const make = Effect.gen(function*() {
         for (let attempt = 0; attempt < 3; attempt++) {
           if (Option.isSome(yield* Effect.orDie(claim(c)))) {
             // Forked before any transaction starts, so the renewals commit on their own.
-            const renewal = yield* Effect.forkDaemon(renewOnce(c).pipe(
-              Effect.ignore,
-              Effect.delay(Duration.millis(Math.max(100, Math.floor(leaseMs / 3)))),
-              Effect.forever
-            ))
+            const renewal = yield* Effect.forkDaemon(
+              renewOnce(c).pipe(
+                Effect.ignore,
+                Effect.delay(Duration.millis(Math.max(100, Math.floor(leaseMs / 3)))),
+                Effect.forever
+              )
+            )
             const done = Effect.tap(
               work,
               (value) => Effect.orDie(complete({ scope: o.scope, key: o.key, status, body: value }))

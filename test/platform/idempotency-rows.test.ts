@@ -21,7 +21,9 @@ const StoreLive = Layer.unwrapScoped(Effect.gen(function*() {
   const url = yield* sharedDatabaseUrl
   const db = pgLayer({ url: Redacted.make(url) }, 2)
   const config = AppConfigLive.pipe(
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ ...baseEnv, DATABASE_URL: url })))))
+    Layer.provide(
+      Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ ...baseEnv, DATABASE_URL: url }))))
+    )
   )
   const migrated = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(db))
   return Idempotency.Live.pipe(Layer.provideMerge(migrated), Layer.provideMerge(config))
