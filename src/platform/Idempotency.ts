@@ -23,7 +23,6 @@
  * `response_headers = {}`, which this code never reads but replicas of the previous release
  * replay from (`response_status ?? 200`). Keep writing them until no such replica can run.
  */
-import type { SqlError } from "@effect/sql/SqlError"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Duration, Effect, Fiber, Layer, Option, Schema } from "effect"

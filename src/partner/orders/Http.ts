@@ -1,5 +1,4 @@
 /** Handlers of quotes, orders and refunds. */
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../../app/Api.js"
