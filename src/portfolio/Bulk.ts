@@ -254,7 +254,7 @@ const make = Effect.gen(function*() {
         const stored: JobPayload = { ...payload, skipOnError }
         yield* repo.transaction(Effect.gen(function*() {
           yield* repo.createOp({ id, user_id: user.id, op, payload: stored, skipped }, domains)
-          const job = yield* Effect.orDie(jobs.enqueue(BULK_JOB, { bulkOpId: id }, { maxAttempts: 10 }))
+          const job = yield* jobs.enqueue(BULK_JOB, { bulkOpId: id }, { maxAttempts: 10 })
           yield* repo.setJob(id, job.id)
         }))
         // The enqueue's own wake-up came before the commit, when no worker could see the job.

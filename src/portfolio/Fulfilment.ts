@@ -22,7 +22,7 @@ export const makeCartFulfilment = Effect.gen(function*() {
       Effect.gen(function*() {
         const first = yield* repo.markCartPaid(input.cartId, input.sessionId)
         if (!first) return // a replayed notification: the cart's job exists already
-        const job = yield* Effect.orDie(jobs.enqueue(CART_JOB, { cartId: input.cartId }, { maxAttempts: 10 }))
+        const job = yield* jobs.enqueue(CART_JOB, { cartId: input.cartId }, { maxAttempts: 10 })
         yield* repo.setCartJob(input.cartId, job.id)
       }),
     // The enqueue's own wake-up came before the payment's commit, when no worker could see the job.

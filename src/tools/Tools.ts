@@ -130,7 +130,7 @@ const make = Effect.gen(function*() {
       )
     })
 
-  /** A job for an async tool; the queue's database failures are defects here (platform/Jobs.ts still fails with SqlError). */
+  /** A job for an async tool. */
   const enqueue = (slug: AsyncTool, input: unknown): Effect.Effect<JobState, BadRequestError> =>
     Effect.gen(function*() {
       if (slug === "site-check") {
@@ -138,14 +138,14 @@ const make = Effect.gen(function*() {
         if (url === undefined) {
           return yield* new BadRequestError({ code: "invalid_url", message: "url: an http or https URL is required" })
         }
-        return yield* Effect.orDie(jobs.enqueue(jobKind(slug), { url }, { maxAttempts: 3 }))
+        return yield* jobs.enqueue(jobKind(slug), { url }, { maxAttempts: 3 })
       }
       const domains = (input as { domains: ReadonlyArray<string> }).domains
-      return yield* Effect.orDie(jobs.enqueue(jobKind(slug), { domains }, { maxAttempts: 3 }))
+      return yield* jobs.enqueue(jobKind(slug), { domains }, { maxAttempts: 3 })
     })
 
   const status = (slug: AsyncTool, jobId: string) =>
-    Effect.orDie(Effect.map(jobs.get(jobId), (job) => Option.filter(job, (j) => j.kind === jobKind(slug))))
+    Effect.map(jobs.get(jobId), (job) => Option.filter(job, (j) => j.kind === jobKind(slug)))
 
   /** Job handlers, run by the workers. */
   const runSiteCheck = (job: RunningJob<{ url: string }>) => siteCheck(outbound, job.input.url)

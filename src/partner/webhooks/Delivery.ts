@@ -1,10 +1,14 @@
 /**
- * The webhook delivery loop of one replica (`run`, started by Worker.ts).
+ * The webhook deliveries of one replica (`run`, started by Worker.ts), on the durable-queue engine
+ * of platform/DurableQueue.ts (the jobs' engine: one claim loop, lease, retry and back-off). This
+ * file is what is particular to a delivery: the claim (Repo.claimDue: a cap per endpoint, endpoints
+ * served in turn, one order's events in the order they were created), the attempt, and what its
+ * outcome writes.
  *
  * Due deliveries are claimed with `FOR UPDATE SKIP LOCKED` plus a lease, so two replicas never
- * send the same attempt; claiming goes on while slow attempts run (a bounded pool, a cap per
- * endpoint, endpoints served in turn), and one order's events go out in the order they were
- * created (a later one waits while an earlier is pending). Each attempt POSTs the event envelope
+ * send the same attempt; claiming goes on while slow attempts run (WEBHOOK_CONCURRENCY slots).
+ * The lease outlasts any attempt (three times WEBHOOK_TIMEOUT plus 15 s), so it is not renewed;
+ * an attempt interrupted by a shutdown or crash is sent again once it lapses, uncounted. Each attempt POSTs the event envelope
  * through Outbound (SSRF-safe, pinned address, no redirects, WEBHOOK_TIMEOUT) with:
  *   X-Service-Signature   hex HMAC-SHA256(secret, raw body)
  *   X-Service-Event-Id, X-Service-Event-Type, X-Service-Timestamp
@@ -13,10 +17,11 @@
  * 30 min, 2 h, 5 h, 10 h, 10 h (scaled by WEBHOOK_RETRY_BASE / 5 s), then marked failed. Every
  * attempt is recorded; the event itself always stays in GET /events.
  */
-import { Clock, Duration, Effect, type Either, Option, Queue, Ref } from "effect"
+import { Clock, Data, Duration, Effect, Option, type Scope } from "effect"
 import { standardWebhookSignature, webhookSignature } from "../../domain/PartnerSigning.js"
 import { AppConfig } from "../../platform/Config.js"
-import { Outbound, type OutboundError, type OutboundResponse } from "../../platform/Outbound.js"
+import { Backoff, type Outcome, runWorkers } from "../../platform/DurableQueue.js"
+import { Outbound } from "../../platform/Outbound.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { type ClaimedDelivery, WebhookRepo } from "./Repo.js"
 import { SEAL_PURPOSE } from "./Secret.js"
@@ -24,36 +29,55 @@ import { SEAL_PURPOSE } from "./Secret.js"
 /** Retry delays in units of the base (5 s): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const RETRY_MULTIPLES = [1, 60, 360, 1440, 3600, 7200, 7200] as const
 
-/** Delay before retry number `n` (1-based: after the n-th failed attempt). */
-export const retryDelayMs = (failedAttempts: number, baseMs: number): number | undefined => {
-  const m = RETRY_MULTIPLES[failedAttempts - 1]
-  return m === undefined ? undefined : m * baseMs
+/** One request sent (or tried): a row of the attempt log. */
+interface Sent {
+  readonly attempt: number
+  readonly url: string
+  readonly startedAt: Date
+  readonly durationMs: number
+  readonly status: number | null
+  readonly error: string | null
 }
+
+/** An attempt that did not deliver: retried, unless `final` says how it ended. */
+class AttemptFailed extends Data.TaggedError("AttemptFailed")<{
+  /** Attempts counted so far (a cancelled or unsendable delivery counts none). */
+  readonly attempts: number
+  readonly sent: Sent | undefined
+  readonly lastStatus: number | null
+  readonly error: string
+  readonly final?: "failed" | "cancelled"
+  /** The endpoint is disabled, for this reason (410 Gone). */
+  readonly disable?: string
+}> {}
 
 export const makeDelivery = Effect.gen(function*() {
   const repo = yield* WebhookRepo
   const outbound = yield* Outbound
   const secrets = yield* ServiceSecret
   const config = yield* AppConfig
-  const baseMs = Duration.toMillis(config.partner.webhookRetryBase)
+  const retryDelay = Backoff.steps(RETRY_MULTIPLES, config.partner.webhookRetryBase)
   const timeoutMs = Duration.toMillis(config.partner.webhookTimeout)
-  const poll = config.partner.webhookPollInterval
-  const concurrency = config.partner.webhookConcurrency
-  const partnerConcurrency = config.partner.webhookPartnerConcurrency
+  const leaseSeconds = Math.ceil(timeoutMs / 1000) * 3 + 15
 
-  const attempt = (d: ClaimedDelivery) =>
+  /**
+   * One attempt: delivered (its answer), or why not. Only the POST may be interrupted (shutdown):
+   * the attempt is then sent again after the lease, uncounted; once an answer is in, its outcome
+   * is settled even during shutdown, so the next process neither repeats nor miscounts it.
+   */
+  const attempt = (d: ClaimedDelivery): Effect.Effect<Sent, AttemptFailed> =>
     Effect.gen(function*() {
       const attemptNo = d.attempts + 1
+      const notSent = (final: "failed" | "cancelled", error: string) =>
+        new AttemptFailed({ attempts: d.attempts, sent: undefined, lastStatus: null, error, final })
       const endpoint = yield* repo.deliveryTarget(d.partner_id, d.environment)
       if (Option.isNone(endpoint) || !endpoint.value.active) {
-        return yield* repo.finish(d.id, "cancelled", d.attempts, null, "webhook endpoint disabled or removed")
+        return yield* notSent("cancelled", "webhook endpoint disabled or removed")
       }
       const event = yield* repo.event(d.event_id)
-      if (Option.isNone(event)) return yield* repo.finish(d.id, "cancelled", d.attempts, null, "event missing")
+      if (Option.isNone(event)) return yield* notSent("cancelled", "event missing")
       const secret = secrets.decrypt(SEAL_PURPOSE, endpoint.value.secret_sealed)
-      if (Option.isNone(secret)) {
-        return yield* repo.finish(d.id, "failed", d.attempts, null, "endpoint secret unreadable")
-      }
+      if (Option.isNone(secret)) return yield* notSent("failed", "endpoint secret unreadable")
       const e = event.value
       const body = JSON.stringify({
         id: e.id,
@@ -76,94 +100,75 @@ export const makeDelivery = Effect.gen(function*() {
         "webhook-signature": standardWebhookSignature(secret.value, e.id, timestamp, body)
       }
       const url = endpoint.value.url
-      const started = new Date(now)
-      // The request may be interrupted (shutdown); once an answer is in, its outcome is recorded
-      // even during shutdown, so the next process neither repeats nor miscounts the attempt.
-      return yield* Effect.uninterruptibleMask((restore) =>
-        restore(
-          outbound.fetch(url, { method: "POST", headers, body, timeoutMs, maxRedirects: 0, maxBodyBytes: 16_384 })
-        ).pipe(
-          Effect.either,
-          Effect.flatMap((result) => settle(d, attemptNo, url, started, Date.now() - now, result))
-        )
-      )
-    })
-
-  /** Records an attempt's outcome: delivered, endpoint disabled (410), retry later, or failed for good. */
-  const settle = (
-    d: ClaimedDelivery,
-    attemptNo: number,
-    url: string,
-    startedAt: Date,
-    durationMs: number,
-    result: Either.Either<OutboundResponse, OutboundError>
-  ) =>
-    Effect.gen(function*() {
+      const result = yield* Effect.either(Effect.interruptible(
+        outbound.fetch(url, { method: "POST", headers, body, timeoutMs, maxRedirects: 0, maxBodyBytes: 16_384 })
+      ))
       const status = result._tag === "Right" ? result.right.status : null
       const error = result._tag === "Left"
         ? `${result.left.reason}: ${result.left.message}`
         : status !== null && (status < 200 || status > 299)
         ? `HTTP ${status}`
         : null
-      yield* repo.recordAttempt({ deliveryId: d.id, attempt: attemptNo, url, startedAt, durationMs, status, error })
-      if (status !== null && status >= 200 && status <= 299) {
-        return yield* repo.finish(d.id, "delivered", attemptNo, status, null)
+      const sent: Sent = { attempt: attemptNo, url, startedAt: new Date(now), durationMs: Date.now() - now, status, error }
+      if (status !== null && status >= 200 && status <= 299) return sent
+      return yield* status === 410
+        ? new AttemptFailed({
+          attempts: attemptNo,
+          sent,
+          lastStatus: status,
+          error: "410 Gone: endpoint disabled",
+          final: "failed",
+          disable: "receiver answered 410 Gone"
+        })
+        : new AttemptFailed({ attempts: attemptNo, sent, lastStatus: status, error: error ?? "unexpected answer" })
+    })
+
+  /** Records an attempt's outcome: delivered, endpoint disabled (410), retry later, or failed for good. */
+  const settle = (d: ClaimedDelivery, outcome: Outcome<Sent, AttemptFailed>) =>
+    Effect.gen(function*() {
+      if (outcome._tag === "Done") {
+        const sent = outcome.value
+        yield* repo.recordAttempt({ deliveryId: d.id, ...sent })
+        return yield* repo.finish(d.id, "delivered", sent.attempt, sent.status, null)
       }
-      if (status === 410) {
-        yield* repo.disableEndpoint(d.partner_id, d.environment, "receiver answered 410 Gone")
+      const f = outcome.failure
+      if (f.sent !== undefined) yield* repo.recordAttempt({ deliveryId: d.id, ...f.sent })
+      if (outcome._tag === "Retry") {
+        return yield* repo.retryLater(d.id, f.attempts, Duration.toMillis(outcome.delay), f.lastStatus, f.error)
+      }
+      if (f.disable !== undefined) {
+        yield* repo.disableEndpoint(d.partner_id, d.environment, f.disable)
         yield* Effect.logWarning("webhook endpoint disabled after 410").pipe(
           Effect.annotateLogs({ partner_id: d.partner_id })
         )
-        return yield* repo.finish(d.id, "failed", attemptNo, status, "410 Gone: endpoint disabled")
       }
-      const delay = retryDelayMs(attemptNo, baseMs)
-      if (delay === undefined) {
-        return yield* repo.finish(d.id, "failed", attemptNo, status, error)
-      }
-      return yield* repo.retryLater(d.id, attemptNo, delay, status, error)
+      return yield* repo.finish(d.id, f.final ?? "failed", f.attempts, f.lastStatus, f.error)
     })
 
   /**
-   * The delivery loop of this replica (runs until its scope closes). It claims while attempts
-   * run: whenever a slot of the pool (WEBHOOK_CONCURRENCY) is free it claims what is due, each
-   * endpoint capped at WEBHOOK_PARTNER_CONCURRENCY and served in turn (Repo.claimDue), and
-   * forks one fiber per attempt. It waits for an attempt to finish (which may free a slot or
-   * unblock the next event of an order) or for the poll interval, whichever comes first. So a
-   * hung receiver holds at most its own endpoint's slots, never the others' deliveries.
+   * Starts this replica's delivery workers in the current scope: WEBHOOK_CONCURRENCY attempts at
+   * once, each endpoint capped at WEBHOOK_PARTNER_CONCURRENCY and served in turn (Repo.claimDue).
+   * So a hung receiver holds at most its own endpoint's slots, never the others' deliveries.
    */
-  const run = Effect.gen(function*() {
-    const scope = yield* Effect.scope
-    const leaseSeconds = Math.ceil(timeoutMs / 1000) * 3 + 15
-    const inFlight = yield* Ref.make(0)
-    const wake = yield* Queue.sliding<void>(1)
-    const done = Ref.update(inFlight, (n) => n - 1).pipe(Effect.zipRight(Queue.offer(wake, undefined)))
-    for (;;) {
-      const free = concurrency - (yield* Ref.get(inFlight))
-      if (free > 0) {
-        const claimed = yield* repo.claimDue(free, partnerConcurrency, leaseSeconds).pipe(
-          Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("webhook delivery claim failed", cause), []))
-        )
-        yield* Ref.update(inFlight, (n) => n + claimed.length)
-        for (const d of claimed) {
-          yield* attempt(d).pipe(
-            Effect.withSpan("webhook.deliver", {
-              root: true,
-              captureStackTrace: false,
-              attributes: {
-                "webhook.delivery_id": d.id,
-                "webhook.event_id": d.event_id,
-                "webhook.attempt": d.attempts + 1
-              }
-            }),
-            Effect.catchAllCause((cause) => Effect.logWarning("webhook delivery attempt crashed", cause)),
-            Effect.ensuring(done),
-            Effect.forkIn(scope)
-          )
-        }
-      }
-      yield* Queue.take(wake).pipe(Effect.timeout(poll), Effect.ignore)
-    }
-  })
+  const run: Effect.Effect<void, never, Scope.Scope> = Effect.asVoid(runWorkers<ClaimedDelivery, Sent, AttemptFailed>({
+    name: "webhook delivery",
+    store: {
+      claim: (limit) => repo.claimDue(limit, config.partner.webhookPartnerConcurrency, leaseSeconds),
+      settle
+    },
+    handle: attempt,
+    retryAfter: (_, f) => f.final === undefined ? retryDelay(f.attempts) : Option.none(),
+    // A crashed attempt (a database defect…) is left to its lease and sent again, uncounted.
+    onDefect: () => Option.none(),
+    lease: Duration.seconds(leaseSeconds),
+    concurrency: config.partner.webhookConcurrency,
+    pollInterval: config.partner.webhookPollInterval,
+    id: (d) => d.id,
+    span: (d) => ({
+      name: "webhook.deliver",
+      attributes: { "webhook.delivery_id": d.id, "webhook.event_id": d.event_id, "webhook.attempt": d.attempts + 1 }
+    })
+  }))
 
   return { run }
 })
