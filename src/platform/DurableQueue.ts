@@ -62,9 +62,10 @@ export const Backoff = {
   exponential: (base: Duration.DurationInput, factor: number) => (failedRuns: number): Duration.Duration =>
     Duration.times(Duration.decode(base), factor ** (failedRuns - 1)),
   /** `base × multiples[n - 1]`, then None: given up. */
-  steps: (multiples: ReadonlyArray<number>, base: Duration.DurationInput) =>
-  (failedRuns: number): Option.Option<Duration.Duration> =>
-    Option.map(Option.fromNullable(multiples[failedRuns - 1]), (m) => Duration.times(Duration.decode(base), m))
+  steps:
+    (multiples: ReadonlyArray<number>, base: Duration.DurationInput) =>
+    (failedRuns: number): Option.Option<Duration.Duration> =>
+      Option.map(Option.fromNullable(multiples[failedRuns - 1]), (m) => Duration.times(Duration.decode(base), m))
 }
 
 /** Starts the workers of one queue in the current scope; `wake` makes them claim at once. */

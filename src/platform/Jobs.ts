@@ -115,7 +115,9 @@ export const makeJobs = (
         sql`
           insert into jobs (id, kind, status, input, max_attempts, retention_seconds, expires_at)
           values (${r.id}, ${r.kind}, 'queued', ${r.input}, ${r.maxAttempts},
-                  ${Math.ceil(Duration.toSeconds(r.retention))}, now() + ${ms(r.retention)}::interval + interval '1 day')
+                  ${Math.ceil(Duration.toSeconds(r.retention))}, now() + ${
+          ms(r.retention)
+        }::interval + interval '1 day')
           returning *`
     })
 
@@ -241,7 +243,8 @@ export const makeJobs = (
               id: job.id,
               input: job.input as I,
               attempt: job.attempts,
-              progress: (value) => saveProgress({ id: job.id, progress: JSON.stringify(value ?? null) }).pipe(Effect.ignore)
+              progress: (value) =>
+                saveProgress({ id: job.id, progress: JSON.stringify(value ?? null) }).pipe(Effect.ignore)
             })),
           retryAfter: (job, failure) =>
             failure instanceof JobFailure || job.attempts >= job.maxAttempts

@@ -109,7 +109,14 @@ export const makeDelivery = Effect.gen(function*() {
         : status !== null && (status < 200 || status > 299)
         ? `HTTP ${status}`
         : null
-      const sent: Sent = { attempt: attemptNo, url, startedAt: new Date(now), durationMs: Date.now() - now, status, error }
+      const sent: Sent = {
+        attempt: attemptNo,
+        url,
+        startedAt: new Date(now),
+        durationMs: Date.now() - now,
+        status,
+        error
+      }
       if (status !== null && status >= 200 && status <= 299) return sent
       return yield* status === 410
         ? new AttemptFailed({
