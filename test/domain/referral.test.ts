@@ -7,17 +7,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import {
-  balancesOf,
-  payoutFailed,
-  payoutPaid,
-  payoutStarted,
-  type Posting,
-  recorded,
-  refunded,
-  type SaleFacts,
-  settled
-} from "../../src/domain/Ledger.js"
+import { balancesOf, type Posting, recorded, refunded, type SaleFacts, settled } from "../../src/domain/Ledger.js"
 import { commissionOf } from "../../src/domain/Money.js"
 import {
   attributionOf,
@@ -33,6 +23,7 @@ import {
   reportWindow,
   utcDay
 } from "../../src/domain/Referral.js"
+import { payableOf, payoutPostings, saleFacts } from "../support/LedgerModel.js"
 
 const WINDOW = 30 * DAY_MS
 const clickArb = fc.record({
@@ -221,12 +212,7 @@ describe("commission ledger (model test against the ledger)", () => {
               now += o.gapHours * 3_600_000
               const who = attributionOf(clicks, now, WINDOW)
               if (who?.partnerId !== "a") break
-              const facts: SaleFacts = {
-                orderId: `ord_${orders.length}`,
-                paymentModel: "referral",
-                saleCents: o.cents,
-                commissionBps: 1000
-              }
+              const facts = saleFacts(`ord_${orders.length}`, o.cents)
               orders.push({ facts, state: "paid" })
               postings.push(recorded(facts))
               break
@@ -253,16 +239,10 @@ describe("commission ledger (model test against the ledger)", () => {
               }
               break
             case "payout": {
-              const payable = -balancesOf(postings).commission_payable
+              const payable = payableOf(postings)
               if (payable < minimum) break
-              const id = `po_${payoutN++}`
-              postings.push(payoutStarted(id, payable))
-              if (o.outcome === "paid") {
-                postings.push(payoutPaid(id, payable))
-                expectedPaidOut += payable
-              } else {
-                postings.push(payoutFailed(id, payable))
-              }
+              postings.push(...payoutPostings(`po_${payoutN++}`, payable, o.outcome))
+              if (o.outcome === "paid") expectedPaidOut += payable
               break
             }
           }

@@ -22,9 +22,7 @@ import {
   settled
 } from "../../src/domain/Ledger.js"
 import { add, commissionOf, money, negate, owedOf, subtract } from "../../src/domain/Money.js"
-
-const cents = fc.integer({ min: 0, max: 10_000_000_000 })
-const bps = fc.integer({ min: 0, max: 10_000 })
+import { anySale, bps, cents, payableOf, payoutPostings, saleFacts } from "../support/LedgerModel.js"
 
 describe("Money", () => {
   it("commission is ⌊sale × bps / 10 000⌋, never more than the sale, and owed + commission = sale", () => {
@@ -59,16 +57,9 @@ describe("Money", () => {
   })
 })
 
-const sale: fc.Arbitrary<SaleFacts> = fc.record({
-  orderId: fc.string({ minLength: 1, maxLength: 8 }),
-  paymentModel: fc.constantFrom(...PAYMENT_MODELS),
-  saleCents: cents,
-  commissionBps: bps
-})
-
 describe("posting rules", () => {
   it("every rule posts a balanced transaction, with a key naming its event", () => {
-    fc.assert(fc.property(sale, cents, (s, amount) => {
+    fc.assert(fc.property(anySale, cents, (s, amount) => {
       for (
         const p of [
           recorded(s),
@@ -86,7 +77,7 @@ describe("posting rules", () => {
   })
 
   it("a refund leaves every account as before the sale", () => {
-    fc.assert(fc.property(sale, (s) => {
+    fc.assert(fc.property(anySale, (s) => {
       const b = balancesOf([recorded(s), refunded(s)])
       expect(Object.values(b).every((v) => v === 0)).toBe(true)
     }))
@@ -155,12 +146,7 @@ describe("the books over random operation sequences", () => {
         let payouts = 0
         for (const o of ops) {
           if (o.op === "order") {
-            const facts = {
-              orderId: `o${orders.length}`,
-              paymentModel: o.model,
-              saleCents: o.sale,
-              commissionBps: o.bps
-            }
+            const facts = saleFacts(`o${orders.length}`, o.sale, { paymentModel: o.model, commissionBps: o.bps })
             orders.push({ facts, status: "paid" })
             post(recorded(facts))
             post(recorded(facts))
@@ -189,11 +175,9 @@ describe("the books over random operation sequences", () => {
               lines
             })
           } else {
-            const payable = -balancesOf(postings.values()).commission_payable
+            const payable = payableOf(postings.values())
             if (payable <= 0 || payable < o.minimum) continue
-            const id = `po_${payouts++}`
-            post(payoutStarted(id, payable))
-            post(o.fail ? payoutFailed(id, payable) : payoutPaid(id, payable))
+            for (const p of payoutPostings(`po_${payouts++}`, payable, o.fail ? "failed" : "paid")) post(p)
           }
         }
         for (const p of postings.values()) expect(isBalanced(p.entries)).toBe(true)

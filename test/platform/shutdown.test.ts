@@ -5,30 +5,39 @@ import { startServiceProcess } from "../support/ServiceProcess.js"
 import { startSlowProxy } from "../support/SlowProxy.js"
 import { sharedDatabaseUrl } from "../support/TestServer.js"
 
+/**
+ * The service as a child process whose database traffic passes a slow proxy (to hold a request
+ * in flight), without background workers: on the embedded database their polls would queue ahead
+ * of the request's statements behind the slow proxy (then a 503 unavailable, rightly, but not
+ * what these tests are about). `exited` resolves with the exit code.
+ */
+const serviceBehindSlowProxy = (settings: { readonly grace: string; readonly drainDelay: string }) =>
+  Effect.gen(function*() {
+    const databaseUrl = new URL(yield* sharedDatabaseUrl)
+    const proxy = yield* startSlowProxy(databaseUrl.hostname, Number(databaseUrl.port || 5432))
+    const viaProxy = new URL(databaseUrl.toString())
+    viaProxy.hostname = "127.0.0.1"
+    viaProxy.port = String(proxy.port)
+    const service = yield* startServiceProcess({
+      DATABASE_URL: viaProxy.toString(),
+      SHUTDOWN_GRACE: settings.grace,
+      SHUTDOWN_DRAIN_DELAY: settings.drainDelay,
+      WORKERS: "false"
+    })
+    const exited = new Promise<number | null>((resolve) => service.child.once("exit", (code) => resolve(code)))
+    return { proxy, service, exited }
+  })
+
 describe("graceful shutdown on SIGTERM", () => {
   it.scopedLive("stops accepting, finishes the request in flight, then exits 0", () =>
     Effect.gen(function*() {
-      const databaseUrl = new URL(yield* sharedDatabaseUrl)
-      const proxy = yield* startSlowProxy(databaseUrl.hostname, Number(databaseUrl.port || 5432))
-      const viaProxy = new URL(databaseUrl.toString())
-      viaProxy.hostname = "127.0.0.1"
-      viaProxy.port = String(proxy.port)
       // Every statement of the in-flight request waits 1.5 s at the proxy: give it a grace well beyond that.
-      // No background workers: on the embedded database their polls would queue ahead of the
-      // request's statements behind the slow proxy (then a 503 unavailable, rightly, but not what
-      // this test is about).
-      const service = yield* startServiceProcess({
-        DATABASE_URL: viaProxy.toString(),
-        SHUTDOWN_GRACE: "40 seconds",
-        SHUTDOWN_DRAIN_DELAY: "0 millis",
-        WORKERS: "false"
-      })
+      const { exited, proxy, service } = yield* serviceBehindSlowProxy({ grace: "40 seconds", drainDelay: "0 millis" })
 
       // Hold the database back so the next request stays in flight.
       proxy.setDelay(1500)
       const inFlight = fetchReply(`${service.baseUrl}/api/pricing/tld?tld=com&op=register`)
       yield* Effect.sleep("300 millis")
-      const exited = new Promise<number | null>((resolve) => service.child.once("exit", (code) => resolve(code)))
       service.child.kill("SIGTERM")
       yield* Effect.sleep("300 millis")
 
@@ -50,17 +59,10 @@ describe("graceful shutdown on SIGTERM", () => {
     "/readyz turns 503 shutting_down at SIGTERM while /healthz stays 200 and in-flight requests finish",
     () =>
       Effect.gen(function*() {
-        const databaseUrl = new URL(yield* sharedDatabaseUrl)
-        const proxy = yield* startSlowProxy(databaseUrl.hostname, Number(databaseUrl.port || 5432))
-        const viaProxy = new URL(databaseUrl.toString())
-        viaProxy.hostname = "127.0.0.1"
-        viaProxy.port = String(proxy.port)
         // A long drain so the test can look at readiness while the listener still accepts.
-        const service = yield* startServiceProcess({
-          DATABASE_URL: viaProxy.toString(),
-          SHUTDOWN_GRACE: "20 seconds",
-          SHUTDOWN_DRAIN_DELAY: "8 seconds",
-          WORKERS: "false"
+        const { exited, proxy, service } = yield* serviceBehindSlowProxy({
+          grace: "20 seconds",
+          drainDelay: "8 seconds"
         })
         expect((yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))).status).toBe(200)
 
@@ -68,7 +70,6 @@ describe("graceful shutdown on SIGTERM", () => {
         const inFlight = fetchReply(`${service.baseUrl}/api/pricing/tld?tld=com&op=register`)
         yield* Effect.sleep("300 millis")
         proxy.setDelay(0)
-        const exited = new Promise<number | null>((resolve) => service.child.once("exit", (code) => resolve(code)))
         const signalled = Date.now()
         service.child.kill("SIGTERM")
 
