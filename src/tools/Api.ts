@@ -14,9 +14,10 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
-import { BadRequest, NotFound, RateLimited } from "../platform/Errors.js"
+import { BadRequest, errorWire, NotFound, RateLimited } from "../platform/Errors.js"
 import { policy } from "../platform/RateLimit.js"
 import { RECORD_TYPES } from "./DnsLookup.js"
+import { InvalidSiteUrl, NotADomainName, UnusableKeywords } from "./Errors.js"
 
 export const limits = {
   "idn-convert": policy("tool_idn_convert", 120, 60),
@@ -154,7 +155,7 @@ export class ToolsApi extends HttpApiGroup.make("tools")
       DnsLookupInput,
       "DNS records of a name",
       "A, AAAA, MX, NS, TXT, CNAME and SOA through the configured resolver (DNS_RESOLVER)."
-    )
+    ).addError(errorWire(NotADomainName))
   )
   .add(
     inline(
@@ -163,7 +164,7 @@ export class ToolsApi extends HttpApiGroup.make("tools")
       DomainSuggestInput,
       "Domain names from keywords, with availability",
       "Names built from the keywords, each checked by the availability engine."
-    )
+    ).addError(errorWire(UnusableKeywords))
   )
   .add(
     inline(
@@ -172,7 +173,7 @@ export class ToolsApi extends HttpApiGroup.make("tools")
       AppraiseInput,
       "Estimated value of a domain",
       "A transparent estimate from TLD, length, composition, words and comparable listings; every factor is returned."
-    )
+    ).addError(errorWire(NotADomainName))
   )
   .add(
     async(
@@ -181,7 +182,7 @@ export class ToolsApi extends HttpApiGroup.make("tools")
       SiteCheckInput,
       "Check a website (async)",
       "Redirect chain, final URL and status, title, TLS validity and response time, fetched through the SSRF guard. Answers 202 with a job to poll."
-    )
+    ).addError(errorWire(InvalidSiteUrl))
   )
   .add(
     async(

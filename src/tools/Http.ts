@@ -21,10 +21,10 @@ export const ToolsHttpLive = HttpApiBuilder.group(Api, "tools", (handlers) =>
     const inline = <E, R>(work: Effect.Effect<{ cached: boolean; result: unknown }, E, R>) =>
       Effect.map(work, ({ cached, result }) => ({ ok: true, cached, result: result as Record<string, unknown> }))
 
-    const accepted = (slug: AsyncTool, input: unknown) =>
+    const accepted = <E>(slug: AsyncTool, enqueue: Effect.Effect<JobState, E>) =>
       Effect.gen(function*() {
         yield* enforce(limits[slug])
-        const job = yield* tools.enqueue(slug, input)
+        const job = yield* enqueue
         const path = `/api/tools/${slug}/status/${job.id}`
         yield* addResponseHeaders({ location: path })
         return {
@@ -45,8 +45,8 @@ export const ToolsHttpLive = HttpApiBuilder.group(Api, "tools", (handlers) =>
         ({ payload }) => Effect.zipRight(enforce(limits["domain-suggest"]), inline(tools.suggest(payload)))
       )
       .handle("appraise", ({ payload }) => Effect.zipRight(enforce(limits.appraise), inline(tools.appraise(payload))))
-      .handle("siteCheck", ({ payload }) => accepted("site-check", payload))
-      .handle("bulkCheck", ({ payload }) => accepted("bulk-check", payload))
+      .handle("siteCheck", ({ payload }) => accepted("site-check", tools.enqueueSiteCheck(payload)))
+      .handle("bulkCheck", ({ payload }) => accepted("bulk-check", tools.enqueueBulkCheck(payload)))
       .handle(
         "unknownTool",
         ({ path }) =>

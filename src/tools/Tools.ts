@@ -10,13 +10,13 @@ import { Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { AvailabilityEngine } from "../availability/Availability.js"
 import { type DomainName, parseDomainName } from "../domain/DomainName.js"
 import { AppConfig } from "../platform/Config.js"
-import { BadRequestError } from "../platform/Errors.js"
 import { Jobs, JobsJanitorLive, JobsLive, type JobState, type RunningJob } from "../platform/Jobs.js"
 import { Outbound, OutboundLive } from "../platform/Outbound.js"
 import { SearchServicesLive } from "../search/Services.js"
 import { appraise } from "./Appraise.js"
 import { dnsLookup, RECORD_TYPES, type RecordType } from "./DnsLookup.js"
 import { DEFAULT_SUGGEST_TLDS, suggestNames } from "./DomainSuggest.js"
+import { InvalidSiteUrl, NotADomainName, UnusableKeywords } from "./Errors.js"
 import { idnConvert } from "./IdnConvert.js"
 import { ToolsRepo } from "./Repo.js"
 import { normalizeUrl, siteCheck } from "./SiteCheck.js"
@@ -29,16 +29,10 @@ export const isTool = (slug: string) => isAsyncTool(slug) || (INLINE_TOOLS as Re
 
 export const jobKind = (slug: AsyncTool) => `tool:${slug}`
 
-const domainOrFail = (field: string, input: string): Effect.Effect<DomainName, BadRequestError> => {
+const domainOrFail = (field: string, input: string): Effect.Effect<DomainName, NotADomainName> => {
   const parsed = parseDomainName(input)
   return Either.isLeft(parsed)
-    ? Effect.fail(
-      new BadRequestError({
-        code: "invalid_domain",
-        message: `${field}: "${input.slice(0, 300)}" is not a valid domain name: ${parsed.left.message}`,
-        details: { field, problem: parsed.left.problem }
-      })
-    )
+    ? Effect.fail(NotADomainName.of(field, input, parsed.left))
     : Effect.succeed(parsed.right)
 }
 
@@ -93,10 +87,7 @@ const make = Effect.gen(function*() {
       const limit = input.limit ?? 10
       const names = suggestNames(input.keywords, tlds, limit)
       if (names.length === 0) {
-        return yield* new BadRequestError({
-          code: "invalid_keywords",
-          message: "keywords: no letters or digits to build names from"
-        })
+        return yield* new UnusableKeywords({ message: "keywords: no letters or digits to build names from" })
       }
       return yield* cached(
         `domain-suggest|${names.join(",")}`,
@@ -130,19 +121,16 @@ const make = Effect.gen(function*() {
       )
     })
 
-  /** A job for an async tool. */
-  const enqueue = (slug: AsyncTool, input: unknown): Effect.Effect<JobState, BadRequestError> =>
+  /** Jobs of the async tools. */
+  const enqueueSiteCheck = (input: { readonly url: string }): Effect.Effect<JobState, InvalidSiteUrl> =>
     Effect.gen(function*() {
-      if (slug === "site-check") {
-        const url = normalizeUrl((input as { url: string }).url)
-        if (url === undefined) {
-          return yield* new BadRequestError({ code: "invalid_url", message: "url: an http or https URL is required" })
-        }
-        return yield* jobs.enqueue(jobKind(slug), { url }, { maxAttempts: 3 })
-      }
-      const domains = (input as { domains: ReadonlyArray<string> }).domains
-      return yield* jobs.enqueue(jobKind(slug), { domains }, { maxAttempts: 3 })
+      const url = normalizeUrl(input.url)
+      if (url === undefined) return yield* new InvalidSiteUrl({ message: "url: an http or https URL is required" })
+      return yield* jobs.enqueue(jobKind("site-check"), { url }, { maxAttempts: 3 })
     })
+
+  const enqueueBulkCheck = (input: { readonly domains: ReadonlyArray<string> }): Effect.Effect<JobState> =>
+    jobs.enqueue(jobKind("bulk-check"), { domains: input.domains }, { maxAttempts: 3 })
 
   const status = (slug: AsyncTool, jobId: string) =>
     Effect.map(jobs.get(jobId), (job) => Option.filter(job, (j) => j.kind === jobKind(slug)))
@@ -187,7 +175,17 @@ const make = Effect.gen(function*() {
       return { total, checked: items.length, available: count("available"), registered: count("registered"), items }
     })
 
-  return { idn, dns, suggest, appraise: appraiseTool, enqueue, status, runSiteCheck, runBulkCheck }
+  return {
+    idn,
+    dns,
+    suggest,
+    appraise: appraiseTool,
+    enqueueSiteCheck,
+    enqueueBulkCheck,
+    status,
+    runSiteCheck,
+    runBulkCheck
+  }
 })
 
 export class Tools extends Context.Tag("app/Tools")<Tools, Effect.Effect.Success<typeof make>>() {
