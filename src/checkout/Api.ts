@@ -17,6 +17,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { SESSION_STATUSES } from "../domain/Checkout.js"
 import { PartnerAuth, requiresScope } from "../partner/Auth.js"
+import { MalformedDomain } from "../partner/Errors.js"
 import { documentedAt, htmlErrorPages, HtmlPage } from "../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError } from "../platform/Errors.js"
 import {
@@ -86,6 +87,7 @@ export class CheckoutSessionsApi extends HttpApiGroup.make("checkoutSessions")
         })
       }))
       .addSuccess(CheckoutSession, { status: 201 })
+      .addError(errorWire(MalformedDomain))
       .addError(BadRequest)
       .addError(errorWire(InvalidRedirectUrl))
       .addError(errorWire(DomainNotForSale))

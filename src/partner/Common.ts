@@ -1,40 +1,40 @@
-/** Small helpers shared by the partner handlers. */
+/**
+ * Small helpers shared by the partner handlers and services. They fail with the partner-wide
+ * domain errors (./Errors.ts), never an HTTP error, so a service may use them.
+ */
 import { Effect, Either, Option, Schema } from "effect"
 import { parseDomainName } from "../domain/DomainName.js"
-import { BadRequestError } from "../platform/Errors.js"
 import type { ServiceSecretShape } from "../platform/ServiceSecret.js"
-
-export const validationError = (message: string, details?: unknown) =>
-  new BadRequestError(
-    details === undefined ? { code: "validation_error", message } : { code: "validation_error", message, details }
-  )
+import { InvalidDateWindow, InvalidPageCursor, MalformedDomain } from "./Errors.js"
 
 /**
  * A `from`/`to` query window of a partner list: each an RFC 3339 date-time or YYYY-MM-DD, `from`
- * not after `to`; otherwise a 400 `validation_error` naming the field. One rule for every list.
+ * not after `to`; otherwise `InvalidDateWindow` naming the field. One rule for every list.
  */
 export const dateWindow = (from: string | undefined, to: string | undefined) =>
   Effect.gen(function*() {
     const f = yield* dateParam("from", from)
     const t = yield* dateParam("to", to)
-    if (f && t && f.getTime() > t.getTime()) return yield* validationError("from: must not be after to")
+    if (f && t && f.getTime() > t.getTime()) {
+      return yield* new InvalidDateWindow({ message: "from: must not be after to" })
+    }
     return { from: f, to: t }
   })
 
-/** One date query parameter (RFC 3339 date-time or YYYY-MM-DD), or a 400 naming the field. */
+/** One date query parameter (RFC 3339 date-time or YYYY-MM-DD), or `InvalidDateWindow` naming the field. */
 export const dateParam = (field: string, s: string | undefined) => {
   if (s === undefined) return Effect.succeed(undefined)
   const ok = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/.test(s)
   const d = new Date(s)
   return ok && !Number.isNaN(d.getTime())
     ? Effect.succeed(d)
-    : Effect.fail(validationError(`${field}: must be an RFC 3339 date-time or YYYY-MM-DD`))
+    : Effect.fail(new InvalidDateWindow({ message: `${field}: must be an RFC 3339 date-time or YYYY-MM-DD` }))
 }
 
-/** A domain from user input in A-label form, or a 400 `validation_error` naming the field. */
+/** A domain from user input in A-label form, or `MalformedDomain` naming the field. */
 export const domainParam = (field: string, input: string) =>
   Either.match(parseDomainName(input.trim()), {
-    onLeft: (e) => Effect.fail(validationError(`${field}: ${e.message}`, [{ path: [field], message: e.message }])),
+    onLeft: (e) => Effect.fail(MalformedDomain.of(field, e.message)),
     onRight: (d) => Effect.succeed(d)
   })
 
@@ -44,18 +44,22 @@ export const iso = (d: Date | string | null): string | null => (d === null ? nul
 /**
  * Keyset cursors of the partner lists (newest first): a signed `{b: last id, f: filters}`, valid
  * only with the filters it was issued for. `read` gives the id to continue before (null on the
- * first page) or a 400 `validation_error`; `next` the cursor after a page (null at the end).
+ * first page) or `InvalidPageCursor`; `next` the cursor after a page (null at the end).
  */
 export const pageCursor = (secrets: ServiceSecretShape, purpose: string, filters: ReadonlyArray<unknown>) => {
   const f = JSON.stringify(filters)
   return {
-    read: (cursor: string | undefined): Effect.Effect<string | null, BadRequestError> => {
+    read: (cursor: string | undefined): Effect.Effect<string | null, InvalidPageCursor> => {
       if (cursor === undefined) return Effect.succeed(null)
       const c = secrets.verify<{ b: string; f: string }>(purpose, cursor)
-      if (Option.isNone(c)) return Effect.fail(validationError("cursor: not a cursor issued by this endpoint"))
+      if (Option.isNone(c)) {
+        return Effect.fail(new InvalidPageCursor({ message: "cursor: not a cursor issued by this endpoint" }))
+      }
       if (c.value.f !== f) {
         return Effect.fail(
-          validationError("cursor: was issued for other filters; send the same filters as the first page")
+          new InvalidPageCursor({
+            message: "cursor: was issued for other filters; send the same filters as the first page"
+          })
         )
       }
       return Effect.succeed(c.value.b)

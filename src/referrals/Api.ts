@@ -11,7 +11,7 @@ import { Schema } from "effect"
 import { LINK_KINDS, PRODUCTS } from "../domain/Referral.js"
 import { PartnerAuth, requiresScope } from "../partner/Auth.js"
 import { Paging } from "../partner/Common.js"
-import { NotAnAffiliate } from "../partner/Errors.js"
+import { InvalidPageCursor, MalformedDomain, NotAnAffiliate } from "../partner/Errors.js"
 import { OrderStatusSchema } from "../partner/orders/Api.js"
 import { documentedAt } from "../platform/ApiAnnotations.js"
 import { errorWire, InternalError } from "../platform/Errors.js"
@@ -148,6 +148,7 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
       .setPayload(LinkInput)
       .addSuccess(Link, { status: 201 })
       .addError(errorWire(InvalidLinkRequest))
+      .addError(errorWire(MalformedDomain))
       .addError(errorWire(NotAnAffiliate))
       .annotate(OpenApi.Summary, "Create a tracking link (generic, domain or product)")
       .pipe(requiresScope("refer"), documentedAt("/docs/referrals.md#links"))
@@ -156,7 +157,7 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
     HttpApiEndpoint.get("listLinks", "/api/partner/v1/links")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(LinkPage)
-      .addError(errorWire(InvalidReportQuery))
+      .addError(errorWire(InvalidPageCursor))
       .addError(errorWire(NotAnAffiliate))
       .annotate(OpenApi.Summary, "Your links, newest first, with clicks, unique clicks, sales, GMV and commission")
       .pipe(requiresScope("refer"), documentedAt("/docs/referrals.md#links"))
@@ -176,6 +177,7 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
       .setUrlParams(Schema.Struct({ ...Window, link_id: Schema.optional(Schema.String), ...Paging }))
       .addSuccess(SalePage)
       .addError(errorWire(InvalidReportQuery))
+      .addError(errorWire(InvalidPageCursor))
       .addError(errorWire(NotAnAffiliate))
       .addError(errorWire(ReferralLinkNotFound))
       .annotate(OpenApi.Summary, "Referral sales attributed to your links, newest first, with totals over the window")
@@ -185,7 +187,7 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
     HttpApiEndpoint.get("myCommissions", "/api/partner/v1/me/commissions")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(CommissionPage)
-      .addError(errorWire(InvalidReportQuery))
+      .addError(errorWire(InvalidPageCursor))
       .addError(errorWire(NotAnAffiliate))
       .annotate(OpenApi.Summary, "Your commission ledger, oldest first, with the running balance")
       .pipe(requiresScope("report"), documentedAt("/docs/referrals.md#commissions"))

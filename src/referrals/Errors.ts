@@ -1,7 +1,7 @@
 /**
  * What can go wrong with referral links and reports, as domain errors (platform/Errors.ts): each
- * carries its wire code and status; the endpoints declare them with `errorWire`. `NotAnAffiliate`
- * is partner-wide (partner/Errors.ts).
+ * carries its wire code and status; the endpoints declare them with `errorWire`. `NotAnAffiliate`,
+ * `MalformedDomain` and `InvalidPageCursor` are partner-wide (partner/Errors.ts).
  */
 import { DomainError } from "../platform/Errors.js"
 
@@ -9,19 +9,18 @@ import { DomainError } from "../platform/Errors.js"
 export class InvalidLinkRequest extends DomainError<InvalidLinkRequest>()("InvalidLinkRequest", {
   code: "validation_error",
   status: 400,
-  description:
-    "domain is required for (and only for) kind domain, product for kind product; the domain must be a domain name"
+  description: "domain is required for (and only for) kind domain, product for kind product"
 }) {
   static of(field: string, message: string) {
     return new InvalidLinkRequest({ message: `${field}: ${message}`, details: [{ path: [field], message }] })
   }
 }
 
-/** A report's window or cursor is not acceptable. */
+/** A report's window is not acceptable (`details: [{path: [field], message}]`). */
 export class InvalidReportQuery extends DomainError<InvalidReportQuery>()("InvalidReportQuery", {
   code: "validation_error",
   status: 400,
-  description: "from/to are not a window of at most 366 days, or the cursor was not issued for this report and filters"
+  description: "from/to are not dates of a window of at most 366 days"
 }) {}
 
 export class ReferralLinkNotFound extends DomainError<ReferralLinkNotFound>()("ReferralLinkNotFound", {

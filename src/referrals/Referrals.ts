@@ -66,10 +66,6 @@ const notAffiliate = () =>
       "This credential's partner is not an affiliate account: referral links and reports need one (the operator creates it with `partner create --affiliate`)"
   })
 
-/** A cursor not issued by this report for these filters (partner/Common.ts `pageCursor`). */
-const invalidCursor = (e: { readonly message: string; readonly details?: unknown }) =>
-  new InvalidReportQuery(e.details === undefined ? { message: e.message } : { message: e.message, details: e.details })
-
 const ownerOf = (p: PartnerIdentity): Owner => ({ partnerId: p.partnerId, environment: p.environment })
 
 const make = Effect.gen(function*() {
@@ -129,8 +125,7 @@ const make = Effect.gen(function*() {
       let product: Product | null = null
       if (input.kind === "domain") {
         if (input.domain === undefined) return yield* InvalidLinkRequest.of("domain", "required for kind domain")
-        domain = (yield* Effect.mapError(domainParam("domain", input.domain), (e) =>
-          new InvalidLinkRequest({ message: e.message, details: e.details }))).ascii
+        domain = (yield* domainParam("domain", input.domain)).ascii
       } else if (input.domain !== undefined) {
         return yield* InvalidLinkRequest.of("domain", "only for kind domain")
       }
@@ -159,7 +154,7 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       yield* affiliate(partner)
       const pages = pageCursor(secrets, "referral-links", [partner.partnerId, partner.environment])
-      const before = yield* pages.read(cursor).pipe(Effect.mapError(invalidCursor))
+      const before = yield* pages.read(cursor)
       const rows = yield* repo.listLinks(ownerOf(partner), before, limit + 1)
       const page = rows.slice(0, limit)
       return {
@@ -263,7 +258,7 @@ const make = Effect.gen(function*() {
         w.to,
         q.link_id ?? null
       ])
-      const before = yield* pages.read(q.cursor).pipe(Effect.mapError(invalidCursor))
+      const before = yield* pages.read(q.cursor)
       const limit = q.limit ?? 25
       const filter = {
         from: new Date(`${w.from}T00:00:00Z`),
@@ -293,7 +288,7 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       yield* affiliate(partner)
       const pages = pageCursor(secrets, "referral-commissions", [partner.partnerId, partner.environment])
-      const after = yield* pages.read(q.cursor).pipe(Effect.mapError(invalidCursor))
+      const after = yield* pages.read(q.cursor)
       const limit = q.limit ?? 25
       const ledger = commissionLedger(yield* repo.commissionMovements(ownerOf(partner)))
       const afterSeq = after === null ? -1 : Number(after)

@@ -13,6 +13,7 @@ import { CASE_STATUSES, CLOSE_OUTCOMES, MAX_BUDGET_CENTS, TIERS } from "../../do
 import { documentedAt, htmlErrorPages, HtmlPage } from "../../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError, Unauthorized } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
+import { InvalidDateWindow, InvalidPageCursor, MalformedParameter } from "../Errors.js"
 import { SandboxOnly } from "../sandbox/Errors.js"
 import {
   BrokerageCaseNotFound,
@@ -140,6 +141,7 @@ export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
         })
       }))
       .addSuccess(Case, { status: 201 })
+      .addError(errorWire(MalformedParameter))
       .addError(BadRequest)
       .addError(errorWire(InvalidBrokerageDomain))
       .addError(Conflict)
@@ -161,6 +163,8 @@ export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
         cursor: Schema.optional(Schema.String)
       }))
       .addSuccess(CasePage)
+      .addError(errorWire(InvalidDateWindow))
+      .addError(errorWire(InvalidPageCursor))
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "Your brokerage cases and outcomes, newest first, cursor paging")
       .pipe(requiresScope("report"), documentedAt("/docs/brokerage.md#cases"))

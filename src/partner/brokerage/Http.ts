@@ -6,7 +6,8 @@ import { errorPageHtml, htmlResponse } from "../../platform/Html.js"
 import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
-import { dateWindow, iso, pageCursor, validationError } from "../Common.js"
+import { dateWindow, iso, pageCursor } from "../Common.js"
+import { MalformedParameter } from "../Errors.js"
 import { Case, CaseRequest } from "./Api.js"
 import { Brokerage } from "./Brokerage.js"
 import { progressPage } from "./Pages.js"
@@ -34,7 +35,7 @@ export const PartnerBrokerageHttpLive = HttpApiBuilder.group(
             const key = headers["idempotency-key"]
             if (key === undefined) return yield* brokerage.create(partner, payload)
             // Optional here (the SDK sends one on every write): a retried create answers the first 201.
-            if (!isValidKey(key)) return yield* validationError("Idempotency-Key: 1-255 visible ASCII characters")
+            if (!isValidKey(key)) return yield* MalformedParameter.of("Idempotency-Key: 1-255 visible ASCII characters")
             // "The same request" is the same decoded payload (canonical JSON of the request schema).
             const body = JSON.stringify(encodeRequest(payload))
             const result = yield* createCases.run(

@@ -4,8 +4,9 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
-import { BadRequest, InternalError } from "../../platform/Errors.js"
+import { BadRequest, errorWire, InternalError } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
+import { MalformedParameter } from "../Errors.js"
 
 export const PartnerEvent = Schema.Struct({
   id: Schema.String.annotations({ description: "evt_…, sortable: later events have greater ids" }),
@@ -34,6 +35,7 @@ export class PartnerEventsApi extends HttpApiGroup.make("partnerEvents")
         limit: Schema.optional(Schema.String).annotations({ description: "1–100, default 50" })
       }))
       .addSuccess(EventPage)
+      .addError(errorWire(MalformedParameter))
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "Event history, oldest first, for catching up after downtime")
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#events"))

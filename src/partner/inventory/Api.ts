@@ -10,6 +10,7 @@ import { Schema } from "effect"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, errorWire, InternalError } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
+import { MalformedDomain, MalformedParameter } from "../Errors.js"
 import { DomainNotListed } from "./Errors.js"
 
 const Cents = Schema.NullOr(Schema.Int).annotations({ description: "USD cents; null when not offered" })
@@ -71,6 +72,7 @@ export class PartnerInventoryApi extends HttpApiGroup.make("partnerInventory")
         Schema.Struct({ q: Schema.String.annotations({ description: "Free text or a domain, 1–100 characters" }) })
       )
       .addSuccess(SearchResponse)
+      .addError(errorWire(MalformedParameter))
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "Search the inventory (hybrid semantic + keyword)")
       .annotate(
@@ -82,6 +84,7 @@ export class PartnerInventoryApi extends HttpApiGroup.make("partnerInventory")
   .add(
     HttpApiEndpoint.get("domain")`/api/partner/v1/domains/${HttpApiSchema.param("name", Schema.String)}`
       .addSuccess(DomainDetail)
+      .addError(errorWire(MalformedDomain))
       .addError(BadRequest)
       .addError(errorWire(DomainNotListed))
       .annotate(OpenApi.Summary, "Single-domain detail: price, availability, metadata")
@@ -91,6 +94,7 @@ export class PartnerInventoryApi extends HttpApiGroup.make("partnerInventory")
     HttpApiEndpoint.get("availability", "/api/partner/v1/availability")
       .setUrlParams(Schema.Struct({ domain: DomainQuery }))
       .addSuccess(Availability)
+      .addError(errorWire(MalformedDomain))
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "Yes/no plus price; unlisted domains answer 200 with available false")
       .pipe(requiresScope("search"), documentedAt("/docs/partner.md#availability"))
@@ -99,6 +103,7 @@ export class PartnerInventoryApi extends HttpApiGroup.make("partnerInventory")
     HttpApiEndpoint.get("pricing", "/api/partner/v1/pricing")
       .setUrlParams(Schema.Struct({ domain: DomainQuery }))
       .addSuccess(Pricing)
+      .addError(errorWire(MalformedDomain))
       .addError(BadRequest)
       .addError(errorWire(DomainNotListed))
       .annotate(OpenApi.Summary, "Buy-now and floor price of one listed domain; 404 when unlisted")

@@ -3,7 +3,8 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Option } from "effect"
 import { Api } from "../../app/Api.js"
 import { CurrentPartner } from "../Auth.js"
-import { domainParam, validationError } from "../Common.js"
+import { domainParam } from "../Common.js"
+import { MalformedParameter } from "../Errors.js"
 import { Availability, DomainDetail, Pricing, SearchResponse, SearchResultItem } from "./Api.js"
 import { Inventory } from "./Inventory.js"
 
@@ -20,12 +21,12 @@ export const PartnerInventoryHttpLive = HttpApiBuilder.group(
           Effect.gen(function*() {
             const partner = yield* CurrentPartner
             const q = urlParams.q.trim()
-            if (q.length === 0) return yield* validationError("q: must not be empty")
-            if (q.length > 100) return yield* validationError("q: at most 100 characters")
+            if (q.length === 0) return yield* MalformedParameter.of("q: must not be empty")
+            if (q.length > 100) return yield* MalformedParameter.of("q: at most 100 characters")
             if (!Q_RE.test(q)) {
-              return yield* validationError("q: only letters, digits, spaces, dots and hyphens are allowed")
+              return yield* MalformedParameter.of("q: only letters, digits, spaces, dots and hyphens are allowed")
             }
-            if (!/[\p{L}\p{N}]/u.test(q)) return yield* validationError("q: must contain a letter or digit")
+            if (!/[\p{L}\p{N}]/u.test(q)) return yield* MalformedParameter.of("q: must contain a letter or digit")
             const ranked = yield* inventory.search(
               partner.environment,
               q.normalize("NFC").toLowerCase(),

@@ -14,7 +14,7 @@ import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, errorWire, InternalError, Unauthorized } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { Paging } from "../Common.js"
-import { NotAnAffiliate } from "../Errors.js"
+import { InvalidDateWindow, NotAnAffiliate } from "../Errors.js"
 import { OrderStatusSchema } from "../orders/Api.js"
 import { PartnerNotFound, SettlementNotFound } from "./Errors.js"
 
@@ -108,6 +108,7 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
     HttpApiEndpoint.get("listSettlements", "/api/partner/v1/settlements")
       .setUrlParams(Schema.Struct({ from: Schema.optional(IsoDate), to: Schema.optional(IsoDate), ...Paging }))
       .addSuccess(StatementPage)
+      .addError(errorWire(InvalidDateWindow))
       .addError(BadRequest)
       .addError(errorWire(InvalidCursor))
       .annotate(OpenApi.Summary, "Settlement statements, newest first (filters on period_end)")
@@ -130,6 +131,7 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
         ...Paging
       }))
       .addSuccess(TransactionPage)
+      .addError(errorWire(InvalidDateWindow))
       .addError(BadRequest)
       .addError(errorWire(InvalidCursor))
       .annotate(OpenApi.Summary, "Sales history with totals (GMV, commission) over the whole filter")
@@ -213,6 +215,7 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
     HttpApiEndpoint.post("runSettlement", "/api/admin/settlements/run")
       .setUrlParams(Schema.Struct({ as_of: Schema.optional(IsoDate) }))
       .addSuccess(RunResult)
+      .addError(errorWire(InvalidDateWindow))
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "Run the settlement now (as of now, or as_of)")
   )

@@ -10,6 +10,7 @@ import { ORDER_STATUSES } from "../../domain/OrderState.js"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
+import { InvalidDateWindow, InvalidPageCursor, MalformedDomain, MalformedParameter } from "../Errors.js"
 import { DomainNotListed } from "../inventory/Errors.js"
 import {
   CurrencyMismatch,
@@ -211,6 +212,7 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
     HttpApiEndpoint.post("createQuote", "/api/partner/v1/quotes")
       .setPayload(QuoteRequest)
       .addSuccess(Quote, { status: 201 })
+      .addError(errorWire(MalformedDomain))
       .addError(BadRequest)
       .addError(errorWire(DomainNotListed))
       .addError(errorWire(DomainNotAvailable))
@@ -223,6 +225,8 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
     HttpApiEndpoint.post("createOrder", "/api/partner/v1/orders")
       .setPayload(OrderRequest)
       .addSuccess(Order, { status: 201 })
+      .addError(errorWire(MalformedParameter))
+      .addError(errorWire(MalformedDomain))
       .addError(BadRequest)
       .addError(errorWire(InvalidQuote))
       .addError(errorWire(CurrencyMismatch))
@@ -254,6 +258,9 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
         cursor: Schema.optional(Schema.String)
       }))
       .addSuccess(OrderPage)
+      .addError(errorWire(InvalidDateWindow))
+      .addError(errorWire(MalformedDomain))
+      .addError(errorWire(InvalidPageCursor))
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "List orders (newest first) with filters and cursor pagination")
       .pipe(requiresScope("search", "buy"), documentedAt("/docs/partner.md#list-orders"))

@@ -6,7 +6,8 @@ import { BadRequestError } from "../../platform/Errors.js"
 import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
-import { dateParam, domainParam, iso, pageCursor, validationError } from "../Common.js"
+import { dateParam, domainParam, iso, pageCursor } from "../Common.js"
+import { MalformedParameter } from "../Errors.js"
 import { Order } from "./Api.js"
 import { Orders } from "./Orders.js"
 import { orderOf } from "./View.js"
@@ -36,7 +37,7 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
                 "POST /orders requires an Idempotency-Key header (1-255 visible ASCII characters, e.g. a UUID v4, the same on every retry of this order)"
             })
           }
-          if (!isValidKey(key)) return yield* validationError("Idempotency-Key: 1-255 visible ASCII characters")
+          if (!isValidKey(key)) return yield* MalformedParameter.of("Idempotency-Key: 1-255 visible ASCII characters")
           const name = yield* domainParam("domain", payload.domain)
           const body = yield* request.text.pipe(Effect.orDie)
           const result = yield* createOrders.run(

@@ -10,6 +10,7 @@ import { Schema } from "effect"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, errorWire, InternalError } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
+import { InvalidPageCursor, MalformedParameter } from "../Errors.js"
 import {
   InvalidWebhookSecret,
   InvalidWebhookUrl,
@@ -178,6 +179,8 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
         cursor: Schema.optional(Schema.String)
       }))
       .addSuccess(WebhookDeliveryPage)
+      .addError(errorWire(MalformedParameter))
+      .addError(errorWire(InvalidPageCursor))
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "Delivery log, newest first, each delivery with its attempts")
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#delivery-log"))
@@ -186,6 +189,7 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
     HttpApiEndpoint.post("redeliverWebhooks", "/api/partner/v1/webhook-deliveries/redeliver")
       .setPayload(RedeliverRequest)
       .addSuccess(RedeliverAccepted, { status: 202 })
+      .addError(errorWire(MalformedParameter))
       .addError(BadRequest)
       .addError(errorWire(WebhookEndpointNotFound))
       .addError(errorWire(WebhookEventNotFound))

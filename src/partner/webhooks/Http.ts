@@ -5,7 +5,8 @@ import { Api } from "../../app/Api.js"
 import { isId } from "../../platform/Ids.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
-import { pageCursor, validationError } from "../Common.js"
+import { pageCursor } from "../Common.js"
+import { MalformedParameter } from "../Errors.js"
 import { Webhooks } from "./Webhooks.js"
 
 const CURSOR_PURPOSE = "partner-webhook-deliveries-cursor"
@@ -31,7 +32,7 @@ export const PartnerWebhooksHttpLive = HttpApiBuilder.group(
           Effect.gen(function*() {
             const partner = yield* CurrentPartner
             if (urlParams.event_id !== undefined && !isId("evt", urlParams.event_id)) {
-              return yield* validationError("event_id: must be an event id (evt_…)", [{
+              return yield* MalformedParameter.of("event_id: must be an event id (evt_…)", [{
                 path: ["event_id"],
                 message: "must be an event id (evt_…)"
               }])
@@ -56,20 +57,20 @@ export const PartnerWebhooksHttpLive = HttpApiBuilder.group(
             const hasEvent = payload.event_id !== undefined
             const hasSince = payload.since !== undefined
             if (hasEvent === hasSince) {
-              return yield* validationError("send either event_id, or since (with status \"failed\")", [{
+              return yield* MalformedParameter.of("send either event_id, or since (with status \"failed\")", [{
                 path: [],
                 message: "exactly one of event_id and since"
               }])
             }
             if (hasEvent) {
               if (payload.status !== undefined) {
-                return yield* validationError("status: only with since", [{
+                return yield* MalformedParameter.of("status: only with since", [{
                   path: ["status"],
                   message: "only with since"
                 }])
               }
               if (!isId("evt", payload.event_id!)) {
-                return yield* validationError("event_id: must be an event id (evt_…)", [{
+                return yield* MalformedParameter.of("event_id: must be an event id (evt_…)", [{
                   path: ["event_id"],
                   message: "must be an event id (evt_…)"
                 }])
@@ -78,7 +79,7 @@ export const PartnerWebhooksHttpLive = HttpApiBuilder.group(
             }
             const since = payload.since!
             if (!RFC3339.test(since) || Number.isNaN(Date.parse(since))) {
-              return yield* validationError("since: must be an RFC 3339 time such as 2026-01-31T00:00:00Z", [{
+              return yield* MalformedParameter.of("since: must be an RFC 3339 time such as 2026-01-31T00:00:00Z", [{
                 path: ["since"],
                 message: "must be an RFC 3339 time"
               }])
