@@ -28,7 +28,6 @@
  *   process. An enqueue inside a transaction wakes them before its commit, when they cannot see
  *   the job yet: call `wake(kind)` after the commit.
  */
-import type { SqlError } from "@effect/sql/SqlError"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Data, Duration, Effect, Layer, Option, Schema, type Scope } from "effect"
