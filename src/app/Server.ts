@@ -17,7 +17,6 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Duration, Effect, Layer, Logger, LogLevel } from "effect"
 import { createServer } from "node:http"
-import { SelfApp, serveWithSelfDispatch } from "../batch/Dispatch.js"
 import { BatchHttpLive } from "../batch/Http.js"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { CatalogueHttpLive } from "../catalogue/Http.js"
@@ -93,7 +92,6 @@ export const ServicesLive = Layer.provideMerge(
       OutboundLive,
       PartnerServicesLive,
       SearchServicesLive,
-      SelfApp.Live,
       ReferralServicesLive.pipe(Layer.provide(ServiceSecretLive))
     ).pipe(
       Layer.provideMerge(RealtimeRegisterLive),
@@ -147,7 +145,7 @@ const HttpLive = Layer.unwrapEffect(
         callback?.(err)
       })
     }) as typeof server.close
-    return serveWithSelfDispatch(serverMiddleware(config, routes.operationId, (m, p) => routes.match(m, p)?.template))
+    return HttpApiBuilder.serve(serverMiddleware(config, routes.operationId, (m, p) => routes.match(m, p)?.template))
       .pipe(
         Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
         Layer.provide(MetricsRouteLive),

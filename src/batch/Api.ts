@@ -103,7 +103,7 @@ export class BatchApi extends HttpApiGroup.make("batch")
       .annotate(OpenApi.Summary, "Run up to 20 public reads in one request")
       .annotate(
         OpenApi.Description,
-        "Each operation is dispatched to the same handler as its single call, anonymously, and counts against that call's per-IP limit; " +
+        "Each operation runs the checks and the service of its single call, anonymously, and counts against that call's per-IP limit; " +
           "each result carries its own status and body. A failed operation never fails the envelope; a malformed envelope is 400."
       )
       .pipe(rateLimited(limits.batch), documentedAt("/docs/batch.md#run-a-batch"))

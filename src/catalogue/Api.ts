@@ -10,9 +10,9 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
-import { BadRequest, errorWire, LegacyBadRequest, RateLimited } from "../platform/Errors.js"
+import { BadRequest, errorWire, LegacyBadRequest, legacyErrorWire, RateLimited } from "../platform/Errors.js"
 import { policy } from "../platform/RateLimit.js"
-import { InvalidTld, TldNotFound } from "./Errors.js"
+import { InvalidPriceTld, InvalidTld, TldNotFound } from "./Errors.js"
 import { PRICE_OPS } from "./PriceCsv.js"
 import { TldMetadata } from "./TldMetadata.js"
 
@@ -36,6 +36,12 @@ export const TldPrice = Schema.Struct({
 }).annotations({ identifier: "TldPrice", description: "Price of one lifecycle operation of a TLD" })
 export type TldPrice = typeof TldPrice.Type
 
+/** The query of GET /api/pricing/tld (batch's `tld_registration_price` decodes its params with it too). */
+export const TldPriceParams = Schema.Struct({
+  tld: Schema.String.annotations({ description: "The TLD, e.g. com (a leading dot is ignored)" }),
+  op: Schema.optionalWith(PriceOpParam, { default: () => "transfer" as const })
+})
+
 export const TldParam = HttpApiSchema.param(
   "tld",
   Schema.String.annotations({ description: "The TLD without a leading dot, e.g. com or co.uk" })
@@ -44,12 +50,10 @@ export const TldParam = HttpApiSchema.param(
 export class CatalogueApi extends HttpApiGroup.make("catalogue")
   .add(
     HttpApiEndpoint.get("getTldPrice", "/api/pricing/tld")
-      .setUrlParams(Schema.Struct({
-        tld: Schema.String.annotations({ description: "The TLD, e.g. com (a leading dot is ignored)" }),
-        op: Schema.optionalWith(PriceOpParam, { default: () => "transfer" as const })
-      }))
+      .setUrlParams(TldPriceParams)
       .addSuccess(TldPrice)
       .addError(LegacyBadRequest)
+      .addError(legacyErrorWire(InvalidPriceTld))
       .addError(RateLimited)
       .annotate(OpenApi.Summary, "Price of a TLD for a lifecycle operation")
       .annotate(

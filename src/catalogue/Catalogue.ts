@@ -10,10 +10,11 @@
 import { Clock, Context, Deferred, Duration, Effect, FiberId, Layer, Option } from "effect"
 import { AppConfig } from "../platform/Config.js"
 import { defaultPriceList, snapshot, SNAPSHOT_TAKEN_AT } from "./data/index.js"
-import { InvalidTld, TldNotFound } from "./Errors.js"
+import { InvalidPriceTld, InvalidTld, TldNotFound } from "./Errors.js"
 import { isTld, normalizeTld, PRICE_OPS, type PriceOp, type PriceRow } from "./PriceCsv.js"
 import { RealtimeRegister, type RtrError, type RtrPrice, type RtrTldInfo } from "./RealtimeRegister.js"
 import { CatalogueRepo } from "./Repo.js"
+import type { TldPrice } from "./Api.js"
 import { type TldMetadata, toTldMetadata } from "./TldMetadata.js"
 
 export interface SyncReport {
@@ -97,6 +98,17 @@ const make = Effect.gen(function*() {
       return Option.some(toTldMetadata(key, row.info, row.lastSyncedAt, new Date(now), staleAfterMs))
     })
 
+  /**
+   * The price of a TLD as asked (normalised here) for `op`, as GET /api/pricing/tld answers it
+   * (`priceCents` null when the TLD/op combination is unsupported), or why the TLD cannot be priced.
+   */
+  const tldPrice = (input: string, op: PriceOp): Effect.Effect<TldPrice, InvalidPriceTld> => {
+    const tld = normalizeTld(input)
+    if (tld === "") return Effect.fail(InvalidPriceTld.missing())
+    if (!isTld(tld)) return Effect.fail(InvalidPriceTld.of(input))
+    return Effect.map(getPrice(tld, op), (price) => ({ tld, op, priceCents: Option.getOrNull(price) }))
+  }
+
   /** The metadata of a TLD as asked (normalised here), or why there is none. */
   const metadataOf = (input: string): Effect.Effect<TldMetadata, InvalidTld | TldNotFound> =>
     Effect.gen(function*() {
@@ -167,6 +179,7 @@ const make = Effect.gen(function*() {
 
   return {
     getPrice,
+    tldPrice,
     getMetadata,
     metadataOf,
     seedDefaults,

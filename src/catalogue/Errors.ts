@@ -25,3 +25,20 @@ export class TldNotFound extends DomainError<TldNotFound>()("TldNotFound", {
     return new TldNotFound({ message: `No registry metadata for .${tld}` })
   }
 }
+
+/**
+ * GET /api/pricing/tld's `tld` is empty or not a syntactically valid TLD. That endpoint answers in
+ * the legacy shape (`legacyErrorWire`): only the message shows, worded as it was first published.
+ */
+export class InvalidPriceTld extends DomainError<InvalidPriceTld>()("InvalidPriceTld", {
+  code: "validation_error",
+  status: 400,
+  description: "tld is missing or not a valid TLD"
+}) {
+  static missing() {
+    return new InvalidPriceTld({ message: "tld is required" })
+  }
+  static of(input: string) {
+    return new InvalidPriceTld({ message: `tld "${input}" is not a valid TLD` })
+  }
+}

@@ -13,8 +13,10 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { OptionalBearer } from "../identity/Viewer.js"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
-import { BadRequest, Conflict, NotFound, RateLimited } from "../platform/Errors.js"
+import { InvalidDomain } from "../platform/DomainInput.js"
+import { BadRequest, Conflict, errorWire, RateLimited } from "../platform/Errors.js"
 import { policy } from "../platform/RateLimit.js"
+import { WhoisNotFound, WhoisQuotaSpent, WhoisUnavailable } from "./Errors.js"
 import { LookupRecordSchema } from "./Record.js"
 
 export const limits = {
@@ -53,9 +55,12 @@ export class LookupApi extends HttpApiGroup.make("lookup")
       .setPayload(WhoisRequest)
       .addSuccess(WhoisResponse, { status: 201 })
       .addError(BadRequest)
-      .addError(NotFound)
+      .addError(errorWire(InvalidDomain))
+      .addError(errorWire(WhoisNotFound))
+      .addError(errorWire(WhoisUnavailable))
       .addError(Conflict)
       .addError(RateLimited)
+      .addError(errorWire(WhoisQuotaSpent))
       .middleware(OptionalBearer)
       .annotate(OpenApi.Summary, "WHOIS/RDAP lookup of a domain")
       .annotate(

@@ -8,9 +8,18 @@
  * - Neither has data → `NoData`, with `registered: false` when a source said "no such domain"
  *   and none found it (the HTTP layer answers 404 either way).
  * - The lookup is stored (`lkp_…`); if storing fails the answer still goes out with `id: null`.
+ *
+ *   Lookups.whois(domain, quota) → the answer of POST /api/tools/whois, for every entry point
+ *   (HTTP, batch, MCP): one lookup of the caller's daily quota spent, then `lookup`; failing with
+ *   `WhoisQuotaSpent`, `WhoisNotFound` or `WhoisUnavailable` (lookup/Errors.ts).
  */
 import { Context, Effect, Layer } from "effect"
+import type { Viewer } from "../identity/Viewer.js"
+import { AppConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
+import { type RateLimitDecision, RateLimiter, RateLimiterLive, type RateLimitPolicy } from "../platform/RateLimit.js"
+import { limits } from "./Api.js"
+import { WhoisNotFound, WhoisQuotaSpent, WhoisUnavailable } from "./Errors.js"
 import { RdapClient, RdapClientLive } from "./Rdap.js"
 import type { LookupRecord } from "./Record.js"
 import { LookupRepo } from "./Repo.js"
@@ -33,10 +42,26 @@ export type LookupOutcome =
     readonly whois: string
   }
 
+/** The daily WHOIS quota a caller spends from: per user with a bearer token, else per IP. */
+export interface WhoisQuota {
+  readonly policy: RateLimitPolicy
+  readonly key: string
+}
+
+/** The body of a WHOIS answer (201): the stored lookup and where the caller's quota stands. */
+export interface WhoisAnswer {
+  readonly lookup: StoredLookup
+  readonly used: number
+  readonly cap: number
+  readonly remaining: number
+}
+
 const make = Effect.gen(function*() {
   const rdap = yield* RdapClient
   const whois = yield* WhoisClient
   const repo = yield* LookupRepo
+  const limiter = yield* RateLimiter
+  const config = yield* AppConfig
 
   const store = (domain: string, result: LookupRecord) =>
     Effect.gen(function*() {
@@ -79,11 +104,40 @@ const make = Effect.gen(function*() {
       } as const
     }).pipe(Effect.withSpan("lookups.lookup", { attributes: { domain: asciiDomain } }))
 
-  return { lookup }
+  const quotaOf = (viewer: Viewer, ip: string): WhoisQuota =>
+    viewer._tag === "User"
+      ? { policy: { ...limits.whoisBearer, limit: config.lookup.bearerWhoisCap }, key: `user:${viewer.userId}` }
+      : { policy: limits.whois, key: ip }
+
+  /**
+   * One WHOIS lookup of an A-label name: spends one lookup of `quota`, then looks the name up.
+   * `spent` is told the quota's decision before anything can fail (the HTTP answer shows it in
+   * its RateLimit headers, errors included).
+   */
+  const whoisLookup = (
+    asciiDomain: string,
+    quota: WhoisQuota,
+    spent: (decision: RateLimitDecision) => Effect.Effect<void> = () => Effect.void
+  ): Effect.Effect<WhoisAnswer, WhoisQuotaSpent | WhoisNotFound | WhoisUnavailable> =>
+    Effect.gen(function*() {
+      const d = yield* limiter.consume(quota.policy, quota.key)
+      yield* spent(d)
+      if (!d.allowed) return yield* WhoisQuotaSpent.of(d)
+      const outcome = yield* lookup(asciiDomain)
+      if (outcome._tag === "NoData") {
+        return yield* outcome.notRegistered
+          ? WhoisNotFound.of(asciiDomain)
+          : WhoisUnavailable.of(asciiDomain, outcome.rdap, outcome.whois)
+      }
+      return { lookup: outcome.lookup, used: d.limit - d.remaining, cap: d.limit, remaining: d.remaining }
+    })
+
+  return { lookup, quotaOf, whois: whoisLookup }
 })
 
 export class Lookups extends Context.Tag("app/Lookups")<Lookups, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Lookups, make).pipe(Layer.provide(LookupRepo.Live))
+  // RateLimiterLive is the memoised layer the root builds: one limiter per process.
+  static readonly Live = Layer.effect(Lookups, make).pipe(Layer.provide([LookupRepo.Live, RateLimiterLive]))
 }
 
 /** RDAP client, WHOIS client and the lookup service, for ServicesLive. */

@@ -14,6 +14,7 @@ import { Schema } from "effect"
 import { LISTING_SORTS } from "../domain/Cursor.js"
 import { OptionalBearer } from "../identity/Viewer.js"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
+import { InvalidDomain } from "../platform/DomainInput.js"
 import { BadRequest, errorWire, Forbidden, RateLimited } from "../platform/Errors.js"
 import { policy } from "../platform/RateLimit.js"
 import { InvalidCursor, ListingNotFound } from "./Errors.js"
@@ -118,6 +119,7 @@ export class MarketApi extends HttpApiGroup.make("market")
     HttpApiEndpoint.get("getListing")`/api/market/listings/${DomainParam}`
       .addSuccess(MarketListing)
       .addError(BadRequest)
+      .addError(errorWire(InvalidDomain))
       .addError(errorWire(ListingNotFound))
       .addError(RateLimited)
       .middleware(OptionalBearer)

@@ -7,6 +7,7 @@ import { parseDomainName } from "../domain/DomainName.js"
 import { requireScopeForParameters } from "../identity/Bearer.js"
 import { canSeeMarketPrices, CurrentViewer, PRICING_READ } from "../identity/Viewer.js"
 import { AppConfig } from "../platform/Config.js"
+import { domainInput } from "../platform/DomainInput.js"
 import { BadRequestError } from "../platform/Errors.js"
 import { enforce } from "../platform/RateLimit.js"
 import { limits, ListingPage, MarketListing, Page } from "./Api.js"
@@ -64,15 +65,8 @@ export const MarketHttpLive = HttpApiBuilder.group(Api, "market", (handlers) =>
         Effect.gen(function*() {
           yield* enforce(limits.listings)
           const canSee = canSeeMarketPrices(yield* CurrentViewer)
-          const parsed = parseDomainName(path.domain)
-          if (Either.isLeft(parsed)) {
-            return yield* new BadRequestError({
-              code: "invalid_domain",
-              message: `"${path.domain}" is not a valid domain name: ${parsed.left.message}`,
-              details: { field: "domain", problem: parsed.left.problem }
-            })
-          }
-          const row = yield* market.listedListing("live", parsed.right.ascii)
+          const name = yield* domainInput("domain", path.domain, "whole-input")
+          const row = yield* market.listedListing("live", name.ascii)
           return new MarketListing(toListingItem(row, canSee, config.baseUrl))
         }))
   }))

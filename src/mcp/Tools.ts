@@ -6,15 +6,16 @@
  * Contract: a tool never re-enters the service through HTTP, and a tool failure (bad input,
  * quota, no data) is a `ToolFailure` with the REST error's code and message, never a defect.
  */
-import { Effect, Either, Option, ParseResult, Schema, Stream } from "effect"
+import { Effect, Option, ParseResult, Schema, Stream } from "effect"
 import { limits as catalogueLimits } from "../catalogue/Api.js"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { isTld, normalizeTld } from "../catalogue/PriceCsv.js"
-import { parseDomainName } from "../domain/DomainName.js"
 import { canSeeMarketPrices, type Viewer } from "../identity/Viewer.js"
-import { limits as lookupLimits } from "../lookup/Api.js"
+import { WhoisNotFound, WhoisQuotaSpent, WhoisUnavailable } from "../lookup/Errors.js"
 import { Lookups } from "../lookup/Lookups.js"
 import { AppConfig } from "../platform/Config.js"
+import { domainInput, InvalidDomain } from "../platform/DomainInput.js"
+import type { DomainErrorMeta } from "../platform/Errors.js"
 import { RateLimiter, type RateLimitPolicy } from "../platform/RateLimit.js"
 import { limits as searchLimits } from "../search/Api.js"
 import type { RowEvent } from "../search/Rows.js"
@@ -109,6 +110,15 @@ const tool = <I, IE, O, OE>(spec: {
   }
 }
 
+/** A service's domain error as a tool failure: its wire code, message and details. */
+const toolFailure = (cls: { readonly meta: DomainErrorMeta }) =>
+(e: { readonly message: string; readonly details?: unknown }) =>
+  new ToolFailure(
+    e.details === undefined
+      ? { code: cls.meta.code, message: e.message }
+      : { code: cls.meta.code, message: e.message, details: e.details }
+  )
+
 /** Counts one call against a REST policy, per caller: the token's user, else the IP. */
 const admit = (p: RateLimitPolicy, caller: Caller) =>
   Effect.gen(function*() {
@@ -148,15 +158,8 @@ const searchDomain = tool({
   run: (input, caller) =>
     Effect.gen(function*() {
       const search = yield* Search
-      const planned = search.plan(input.q)
-      if (Either.isLeft(planned)) {
-        return yield* new ToolFailure({
-          code: "invalid_domain",
-          message: `q is not a valid domain name: ${planned.left.message}`,
-          details: { field: "q", problem: planned.left.problem }
-        })
-      }
-      const plan = input.include_alternates ? planned.right : { ...planned.right, names: [planned.right.primary] }
+      const planned = yield* Effect.mapError(search.parse(input.q), toolFailure(InvalidDomain))
+      const plan = input.include_alternates ? planned : { ...planned, names: [planned.primary] }
       yield* admit(searchLimits.search, caller)
       const startedAt = Date.now()
       const started = yield* search.start(plan, {
@@ -191,53 +194,25 @@ const whoisLookup = tool({
   output: WhoisLookupOutput,
   run: (input, caller) =>
     Effect.gen(function*() {
-      const parsed = parseDomainName(input.domain)
-      if (Either.isLeft(parsed)) {
-        return yield* new ToolFailure({
-          code: "invalid_domain",
-          message: `"${input.domain.slice(0, 300)}" is not a valid domain name: ${parsed.left.message}`,
-          details: { field: "domain", problem: parsed.left.problem }
-        })
-      }
-      const domain = parsed.right.ascii
-      const config = yield* AppConfig
-      const limiter = yield* RateLimiter
-      const viewer = caller.viewer
-      const quota = viewer._tag === "User"
-        ? { policy: { ...lookupLimits.whoisBearer, limit: config.lookup.bearerWhoisCap }, key: `user:${viewer.userId}` }
-        : { policy: lookupLimits.whois, key: caller.ip }
-      const d = yield* limiter.consume(quota.policy, quota.key)
-      if (!d.allowed) {
-        return yield* new ToolFailure({
-          code: "rate_limited",
-          message: `Daily WHOIS quota of ${d.limit} lookups spent; retry in ${d.resetSeconds}s`,
-          details: { limit: d.limit, window_seconds: d.windowSeconds, retry_after: d.resetSeconds }
-        })
-      }
-      const outcome = yield* (yield* Lookups).lookup(domain)
-      if (outcome._tag === "NoData") {
-        return yield* new ToolFailure(
-          outcome.notRegistered
-            ? {
-              code: "whois_not_found",
-              message: `No registration data for ${domain}: the registry has no such domain`
-            }
-            : {
-              code: "whois_unavailable",
-              message:
-                `WHOIS data for ${domain} is unavailable right now (RDAP ${outcome.rdap}; WHOIS ${outcome.whois})`
-            }
-        )
-      }
-      const record = outcome.lookup.result
+      const domain = (yield* domainInput("domain", input.domain)).ascii
+      const lookups = yield* Lookups
+      const answer = yield* lookups.whois(domain, lookups.quotaOf(caller.viewer, caller.ip))
+      const record = answer.lookup.result
       return {
-        value: { lookup: outcome.lookup, used: d.limit - d.remaining, cap: d.limit, remaining: d.remaining },
+        value: answer,
         summary: `${domain}: registered with ${record.registrar || "an unknown registrar"}` +
           (record.creation_date ? `, created ${record.creation_date}` : "") +
           (record.expiration_date ? `, expires ${record.expiration_date}` : "") +
-          `. WHOIS lookups left today: ${d.remaining} of ${d.limit}.`
+          `. WHOIS lookups left today: ${answer.remaining} of ${answer.cap}.`
       }
-    })
+    }).pipe(
+      Effect.catchTags({
+        InvalidDomain: toolFailure(InvalidDomain),
+        WhoisQuotaSpent: toolFailure(WhoisQuotaSpent),
+        WhoisNotFound: toolFailure(WhoisNotFound),
+        WhoisUnavailable: toolFailure(WhoisUnavailable)
+      })
+    )
 })
 
 const validTld = (raw: string, field: string) => {

@@ -9,7 +9,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Effect, FiberId, FiberRef, HashSet, Option } from "effect"
 import { causeIsDatabaseOutage, OUTAGE_RETRY_AFTER_SECONDS } from "./DatabaseOutage.js"
-import { clipIssueMessage, describeDecodeError, meaningfulIssues } from "./DecodeErrors.js"
+import { validationFailure } from "./DecodeErrors.js"
 import { BadRequestError, clipEcho, CurrentRequestId, LegacyBadRequestError } from "./Errors.js"
 import { pathOf } from "./HttpPath.js"
 
@@ -19,20 +19,29 @@ export const LEGACY_ERROR_PATHS: ReadonlySet<string> = new Set(["/api/pricing/tl
 const errorJson = (status: number, code: string, message: string, requestId: string) =>
   HttpServerResponse.unsafeJson({ error: { code, message, request_id: requestId } }, { status })
 
+const UNAVAILABLE_MESSAGE = "The service cannot reach its database right now; retry shortly"
+const INTERNAL_MESSAGE = "Unexpected error; retry with exponential back-off"
+
+/** The body of the 503 `unavailable` answer (legacy shape on the legacy paths). */
+export const unavailableBody = (legacy: boolean, requestId: string) =>
+  legacy
+    ? { error: UNAVAILABLE_MESSAGE }
+    : { error: { code: "unavailable", message: UNAVAILABLE_MESSAGE, request_id: requestId } }
+
+/** The body of the 500 `internal_error` answer. */
+export const internalErrorBody = (requestId: string) => ({
+  error: { code: "internal_error", message: INTERNAL_MESSAGE, request_id: requestId }
+})
+
 /**
  * The answer to any request that needed the database while it could not be reached: 503
  * `unavailable` with `Retry-After` (legacy shape on the legacy paths).
  */
-export const unavailableResponse = (request: HttpServerRequest.HttpServerRequest, requestId: string) => {
-  const message = "The service cannot reach its database right now; retry shortly"
-  const headers = { "retry-after": String(OUTAGE_RETRY_AFTER_SECONDS) }
-  return LEGACY_ERROR_PATHS.has(pathOf(request.url))
-    ? HttpServerResponse.unsafeJson({ error: message }, { status: 503, headers })
-    : HttpServerResponse.unsafeJson({ error: { code: "unavailable", message, request_id: requestId } }, {
-      status: 503,
-      headers
-    })
-}
+export const unavailableResponse = (request: HttpServerRequest.HttpServerRequest, requestId: string) =>
+  HttpServerResponse.unsafeJson(unavailableBody(LEGACY_ERROR_PATHS.has(pathOf(request.url)), requestId), {
+    status: 503,
+    headers: { "retry-after": String(OUTAGE_RETRY_AFTER_SECONDS) }
+  })
 
 /** A 400 in the shape of the request's path: legacy on the legacy paths, typed elsewhere. */
 const badRequestFor = (
@@ -84,15 +93,8 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
         if (Option.isSome(failure)) {
           const e = failure.value
           if (e instanceof HttpApiError.HttpApiDecodeError) {
-            return yield* badRequestFor(
-              request,
-              "validation_error",
-              describeDecodeError(e),
-              meaningfulIssues(e.issues).slice(0, 20).map((i) => ({
-                path: i.path.map((p) => (typeof p === "string" ? clipEcho(p) : p)),
-                message: clipIssueMessage(i.message)
-              }))
-            )
+            const { details, message } = validationFailure(e)
+            return yield* badRequestFor(request, "validation_error", message, details)
           }
           if (e instanceof HttpServerError.RequestError) {
             // The body could not be read or parsed (e.g. `{not json`): the caller's mistake.
@@ -112,7 +114,7 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
           return yield* Effect.failCause(cause)
         }
         yield* Effect.logError("unhandled defect", cause)
-        return errorJson(500, "internal_error", "Unexpected error; retry with exponential back-off", requestId)
+        return HttpServerResponse.unsafeJson(internalErrorBody(requestId), { status: 500 })
       })
   ) as any
 )

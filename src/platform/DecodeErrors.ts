@@ -58,3 +58,15 @@ export const describeDecodeError = (e: HttpApiError.HttpApiDecodeError) => {
   }
   return clauses.length > 0 ? clauses.join("; ") : e.message
 }
+
+/**
+ * The message and per-field details of the 400 `validation_error` a decode failure answers
+ * (ApiErrors.ts; batch operations decoding their params with an endpoint's schema).
+ */
+export const validationFailure = (e: HttpApiError.HttpApiDecodeError) => ({
+  message: describeDecodeError(e),
+  details: meaningfulIssues(e.issues).slice(0, 20).map((i) => ({
+    path: i.path.map((p) => (typeof p === "string" ? clipEcho(p) : p)),
+    message: clipIssueMessage(i.message)
+  }))
+})

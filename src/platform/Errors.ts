@@ -173,6 +173,27 @@ export const errorWire = <A extends { readonly _tag: string; readonly message: s
   return wire
 }
 
+const legacyWires = new WeakMap<object, Schema.Schema<any, typeof LegacyErrorEnvelope.Encoded>>()
+
+/**
+ * The legacy wire schema of a domain error, for the two legacy endpoints (`{"error":"message"}`
+ * at the class's status): the same error a service raises, in the shape that edge publishes.
+ */
+export const legacyErrorWire = <A extends { readonly _tag: string; readonly message: string; readonly details?: unknown }>(
+  cls: DomainErrorClass<A>
+): Schema.Schema<A, typeof LegacyErrorEnvelope.Encoded> => {
+  const known = legacyWires.get(cls)
+  if (known !== undefined) return known as Schema.Schema<A, typeof LegacyErrorEnvelope.Encoded>
+  const { code, description, status } = cls.meta
+  const wire = Schema.transform(LegacyErrorEnvelope, Schema.typeSchema(cls), {
+    strict: true,
+    decode: ({ error }) => new cls({ message: error }),
+    encode: (e) => ({ error: e.message })
+  }).annotations({ ...HttpApiSchema.annotations({ status }), description: `${description} (\`${code}\`, legacy shape)` })
+  legacyWires.set(cls, wire)
+  return wire
+}
+
 // ---------------------------------------------------------------------------
 // Typed errors, one class per status. `code` defaults per class; override it per problem.
 

@@ -112,8 +112,8 @@ export const serverMiddleware = (
           ? setHeaders
           : (req, response) => Effect.flatMap(previous.value(req, response), (r) => setHeaders(req, r))
         // Set, not `Effect.locally` twice + `appendPreResponseHandler`: this fiber serves this one
-        // request and ends with it (the server forks one per request; batch dispatch does not pass
-        // here), so there is nothing to restore.
+        // request and ends with it (the server forks one per request), so there is nothing to
+        // restore.
         const setRefs = Effect.zipRight(
           FiberRef.set(CurrentRequestId, requestId),
           Effect.zipRight(

@@ -268,9 +268,8 @@ const inheritResponseHandlers = (child: Fiber.RuntimeFiber<unknown, unknown>): E
 
 /**
  * The guard, as an HttpApp middleware around the API's router: its answers go out like any
- * handler's (with `X-Request-Id` and the other response headers), and batch operations dispatched
- * in-process pass through it too. It also answers CORS preflight requests (before routing: no
- * endpoint declares OPTIONS).
+ * handler's (with `X-Request-Id` and the other response headers). It also answers CORS preflight
+ * requests (before routing: no endpoint declares OPTIONS).
  *
  * Hot path (every request): no generator, the route matched once (RouteTable memoises it per
  * request for the access log), the handler forked once.

@@ -9,8 +9,8 @@ import { Effect, FiberRef } from "effect"
 
 /**
  * Headers to add to the response of the current request (set by `serverMiddleware`). Undefined
- * outside a served request (e.g. a batch operation dispatched in-process, whose headers belong
- * to its own result): callers then fall back to `HttpApp.appendPreResponseHandler`.
+ * outside a served request: callers then fall back to `HttpApp.appendPreResponseHandler`. (A batch
+ * operation sets a scratch record instead: its headers belong to no response.)
  */
 export const CurrentResponseHeaders = FiberRef.unsafeMake<Record<string, string> | undefined>(undefined)
 

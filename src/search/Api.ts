@@ -12,9 +12,9 @@ import { Schema } from "effect"
 import { ApiKeyAuth } from "../identity/ApiKeys.js"
 import { OptionalBearer } from "../identity/Viewer.js"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
-import { BadRequest, errorWire, LegacyBadRequest, RateLimited } from "../platform/Errors.js"
+import { InvalidDomain } from "../platform/DomainInput.js"
+import { BadRequest, errorWire, LegacyBadRequest, legacyErrorWire, RateLimited } from "../platform/Errors.js"
 import { policy } from "../platform/RateLimit.js"
-import { InvalidSearchQuery } from "./Errors.js"
 
 export const limits = {
   search: policy("domain_search", 60, 60)
@@ -56,7 +56,7 @@ export class SearchApi extends HttpApiGroup.make("search")
         HttpApiSchema.Text({ contentType: "application/x-ndjson" }).annotations({ description: NDJSON_DESCRIPTION })
       )
       .addError(BadRequest)
-      .addError(errorWire(InvalidSearchQuery))
+      .addError(errorWire(InvalidDomain))
       .addError(RateLimited)
       .middleware(OptionalBearer)
       .annotate(OpenApi.Summary, "Check a domain and its alternate TLDs (NDJSON stream)")
@@ -93,6 +93,7 @@ export class KeyedAvailabilityApi extends HttpApiGroup.make("developer")
       }))
       .addSuccess(KeyedAvailability)
       .addError(LegacyBadRequest)
+      .addError(legacyErrorWire(InvalidDomain))
       .middleware(ApiKeyAuth)
       .annotate(OpenApi.Summary, "Keyed availability of one domain")
       .annotate(

@@ -6,18 +6,18 @@ import { Api } from "../app/Api.js"
 import { AvailabilityEngine } from "../availability/Availability.js"
 import { canSeeMarketPrices, CurrentViewer } from "../identity/Viewer.js"
 import { centsToUsd } from "../market/View.js"
-import { BadRequestError, CurrentRequestId, LegacyBadRequestError } from "../platform/Errors.js"
+import { InvalidDomain } from "../platform/DomainInput.js"
+import { BadRequestError, CurrentRequestId } from "../platform/Errors.js"
 import { isValidKey } from "../platform/Idempotency.js"
 import { enforce } from "../platform/RateLimit.js"
 import { KeyedAvailability, limits } from "./Api.js"
-import type { InvalidSearchQuery } from "./Errors.js"
 import { Search, type SearchPlan } from "./Search.js"
 
 /** The search's plan, or the 400 its input earns (reported only after the rate-limit check). */
 const validate = (
   key: string | undefined,
-  plan: Either.Either<SearchPlan, InvalidSearchQuery>
-): Either.Either<SearchPlan, BadRequestError | InvalidSearchQuery> =>
+  plan: Either.Either<SearchPlan, InvalidDomain>
+): Either.Either<SearchPlan, BadRequestError | InvalidDomain> =>
   key !== undefined && !isValidKey(key)
     ? Either.left(
       new BadRequestError({
@@ -67,11 +67,7 @@ export const KeyedAvailabilityHttpLive = HttpApiBuilder.group(Api, "developer", 
     return handlers.handle("domainAvailable", ({ urlParams }) =>
       Effect.gen(function*() {
         const result = yield* engine.checkText(urlParams.domain).pipe(
-          Effect.catchTag("InvalidDomainName", (e) =>
-            new LegacyBadRequestError({
-              code: "invalid_domain",
-              message: `"${urlParams.domain}" is not a valid domain name: ${e.message}`
-            }))
+          Effect.mapError((e) => InvalidDomain.of("domain", e, "whole-input"))
         )
         const listing = result.listing
         const locked = listing !== null && (listing.locked || listing.status === "pending")

@@ -18,7 +18,7 @@ import { type Availability, AvailabilityEngine } from "../availability/Availabil
 import { type DomainName, type InvalidDomainName, parseDomainName } from "../domain/DomainName.js"
 import type { Environment } from "../market/Market.js"
 import { AppConfig } from "../platform/Config.js"
-import { InvalidSearchQuery } from "./Errors.js"
+import { InvalidDomain } from "../platform/DomainInput.js"
 import { line, type RowEvent, type SearchEvent, toRow } from "./Rows.js"
 
 export interface SearchPlan {
@@ -76,8 +76,8 @@ const make = Effect.gen(function*() {
 
   const plan = (q: string) => planSearch(q, config.availability.alternateTlds)
   /** The plan of a query, or the domain error its `q` earns. */
-  const parse = (q: string): Either.Either<SearchPlan, InvalidSearchQuery> =>
-    Either.mapLeft(plan(q), InvalidSearchQuery.of)
+  const parse = (q: string): Either.Either<SearchPlan, InvalidDomain> =>
+    Either.mapLeft(plan(q), (e) => InvalidDomain.of("q", e, "field"))
 
   /** The events of one search, in stream order, given its local lookups (`engine.prepare`). */
   const events = (

@@ -14,10 +14,11 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
+import { InvalidDomain } from "../platform/DomainInput.js"
 import { BadRequest, errorWire, NotFound, RateLimited } from "../platform/Errors.js"
 import { policy } from "../platform/RateLimit.js"
 import { RECORD_TYPES } from "./DnsLookup.js"
-import { InvalidSiteUrl, NotADomainName, UnusableKeywords } from "./Errors.js"
+import { InvalidJobId, InvalidKeywords, InvalidUrl, ToolJobNotFound, UnknownTool } from "./Errors.js"
 
 export const limits = {
   "idn-convert": policy("tool_idn_convert", 120, 60),
@@ -155,7 +156,7 @@ export class ToolsApi extends HttpApiGroup.make("tools")
       DnsLookupInput,
       "DNS records of a name",
       "A, AAAA, MX, NS, TXT, CNAME and SOA through the configured resolver (DNS_RESOLVER)."
-    ).addError(errorWire(NotADomainName))
+    ).addError(errorWire(InvalidDomain))
   )
   .add(
     inline(
@@ -164,7 +165,7 @@ export class ToolsApi extends HttpApiGroup.make("tools")
       DomainSuggestInput,
       "Domain names from keywords, with availability",
       "Names built from the keywords, each checked by the availability engine."
-    ).addError(errorWire(UnusableKeywords))
+    ).addError(errorWire(InvalidKeywords))
   )
   .add(
     inline(
@@ -173,7 +174,7 @@ export class ToolsApi extends HttpApiGroup.make("tools")
       AppraiseInput,
       "Estimated value of a domain",
       "A transparent estimate from TLD, length, composition, words and comparable listings; every factor is returned."
-    ).addError(errorWire(NotADomainName))
+    ).addError(errorWire(InvalidDomain))
   )
   .add(
     async(
@@ -182,7 +183,7 @@ export class ToolsApi extends HttpApiGroup.make("tools")
       SiteCheckInput,
       "Check a website (async)",
       "Redirect chain, final URL and status, title, TLS validity and response time, fetched through the SSRF guard. Answers 202 with a job to poll."
-    ).addError(errorWire(InvalidSiteUrl))
+    ).addError(errorWire(InvalidUrl))
   )
   .add(
     async(
@@ -197,6 +198,7 @@ export class ToolsApi extends HttpApiGroup.make("tools")
     HttpApiEndpoint.post("unknownTool")`/api/tools/${HttpApiSchema.param("slug", Schema.String)}`
       .addSuccess(InlineResponse)
       .addError(NotFound)
+      .addError(errorWire(UnknownTool))
       .annotate(OpenApi.Summary, "Any other tool slug")
       .annotate(
         OpenApi.Description,
@@ -209,7 +211,10 @@ export class ToolsApi extends HttpApiGroup.make("tools")
     }`
       .addSuccess(JobStatusResponse)
       .addError(BadRequest)
+      .addError(errorWire(InvalidJobId))
       .addError(NotFound)
+      .addError(errorWire(UnknownTool))
+      .addError(errorWire(ToolJobNotFound))
       .addError(RateLimited)
       .annotate(OpenApi.Summary, "Status of an async tool job")
       .annotate(

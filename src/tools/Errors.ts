@@ -1,34 +1,64 @@
 /**
- * What can go wrong with a free tool's input, as domain errors (platform/Errors.ts): each carries
- * its wire code and status; the endpoints declare them with `errorWire`.
+ * What can go wrong with a free tool, as domain errors (platform/Errors.ts): each carries its wire
+ * code and status; the tool endpoints declare them with `errorWire`. A name that is not a domain
+ * name is the shared `InvalidDomain` (platform/DomainInput.ts).
  */
-import type { InvalidDomainName } from "../domain/DomainName.js"
 import { DomainError } from "../platform/Errors.js"
 
-/** A tool's domain field is not a domain name (`details: {field, problem}`). */
-export class NotADomainName extends DomainError<NotADomainName>()("NotADomainName", {
-  code: "invalid_domain",
-  status: 400,
-  description: "The domain field is not a valid domain name"
-}) {
-  static of(field: string, input: string, e: InvalidDomainName) {
-    return new NotADomainName({
-      message: `${field}: "${input.slice(0, 300)}" is not a valid domain name: ${e.message}`,
-      details: { field, problem: e.problem }
-    })
-  }
-}
-
-/** The keywords hold no letter or digit to build a name from. */
-export class UnusableKeywords extends DomainError<UnusableKeywords>()("UnusableKeywords", {
+/** domain-suggest: the keywords hold no letter or digit to build a name from. */
+export class InvalidKeywords extends DomainError<InvalidKeywords>()("InvalidKeywords", {
   code: "invalid_keywords",
   status: 400,
   description: "The keywords hold no letters or digits to build names from"
-}) {}
+}) {
+  static of() {
+    return new InvalidKeywords({ message: "keywords: no letters or digits to build names from" })
+  }
+}
 
-/** The site-check url is not an http or https URL. */
-export class InvalidSiteUrl extends DomainError<InvalidSiteUrl>()("InvalidSiteUrl", {
+/** site-check: the url is not an http(s) URL. */
+export class InvalidUrl extends DomainError<InvalidUrl>()("InvalidUrl", {
   code: "invalid_url",
   status: 400,
-  description: "url is not an http or https URL"
-}) {}
+  description: "Not an http or https URL"
+}) {
+  static of() {
+    return new InvalidUrl({ message: "url: an http or https URL is required" })
+  }
+}
+
+/** No tool has that slug. */
+export class UnknownTool extends DomainError<UnknownTool>()("UnknownTool", {
+  code: "unknown_tool",
+  status: 404,
+  description: "No tool of that name"
+}) {
+  static of(slug: string) {
+    return new UnknownTool({ message: `No tool named "${slug.slice(0, 100)}"` })
+  }
+}
+
+/** The job id is not a `job_…` id. */
+export class InvalidJobId extends DomainError<InvalidJobId>()("InvalidJobId", {
+  code: "invalid_job_id",
+  status: 400,
+  description: "Not a job id (job_ followed by 26 base32 characters)"
+}) {
+  static of() {
+    return new InvalidJobId({ message: "jobId: expected job_ followed by 26 base32 characters" })
+  }
+}
+
+/** No such job of that tool (expired, another tool's, or an inline tool, which has none). */
+export class ToolJobNotFound extends DomainError<ToolJobNotFound>()("ToolJobNotFound", {
+  code: "job_not_found",
+  status: 404,
+  description: "No such job of that tool (it may have expired)"
+}) {
+  static of(slug: string, jobId: string) {
+    return new ToolJobNotFound({ message: `No ${slug} job ${jobId} (it may have expired)` })
+  }
+  static inline(slug: string) {
+    return new ToolJobNotFound({ message: `${slug} answers inline; it has no jobs` })
+  }
+}

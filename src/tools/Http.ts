@@ -1,15 +1,14 @@
 /** Handlers of the free tools: quota, then the Tools service; async tools answer 202 + Location. */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { Api } from "../app/Api.js"
 import { AppConfig } from "../platform/Config.js"
-import { BadRequestError, NotFoundError } from "../platform/Errors.js"
-import { isId } from "../platform/Ids.js"
 import type { JobState } from "../platform/Jobs.js"
 import { enforce } from "../platform/RateLimit.js"
 import { addResponseHeaders } from "../platform/ResponseHeaders.js"
 import { limits } from "./Api.js"
-import { type AsyncTool, isAsyncTool, isTool, Tools } from "./Tools.js"
+import { UnknownTool } from "./Errors.js"
+import { type AsyncTool, Tools } from "./Tools.js"
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString())
 
@@ -47,42 +46,12 @@ export const ToolsHttpLive = HttpApiBuilder.group(Api, "tools", (handlers) =>
       .handle("appraise", ({ payload }) => Effect.zipRight(enforce(limits.appraise), inline(tools.appraise(payload))))
       .handle("siteCheck", ({ payload }) => accepted("site-check", tools.enqueueSiteCheck(payload)))
       .handle("bulkCheck", ({ payload }) => accepted("bulk-check", tools.enqueueBulkCheck(payload)))
-      .handle(
-        "unknownTool",
-        ({ path }) =>
-          Effect.fail(
-            new NotFoundError({ code: "unknown_tool", message: `No tool named "${path.slug.slice(0, 100)}"` })
-          )
-      )
+      .handle("unknownTool", ({ path }) => Effect.fail(UnknownTool.of(path.slug)))
       .handle("toolJobStatus", ({ path }) =>
         Effect.gen(function*() {
           yield* enforce(limits.status)
-          if (!isTool(path.slug)) {
-            return yield* new NotFoundError({
-              code: "unknown_tool",
-              message: `No tool named "${path.slug.slice(0, 100)}"`
-            })
-          }
-          if (!isAsyncTool(path.slug)) {
-            return yield* new NotFoundError({
-              code: "job_not_found",
-              message: `${path.slug} answers inline; it has no jobs`
-            })
-          }
-          if (!isId("job", path.jobId)) {
-            return yield* new BadRequestError({
-              code: "invalid_job_id",
-              message: "jobId: expected job_ followed by 26 base32 characters"
-            })
-          }
           const job = yield* tools.status(path.slug, path.jobId)
-          if (Option.isNone(job)) {
-            return yield* new NotFoundError({
-              code: "job_not_found",
-              message: `No ${path.slug} job ${path.jobId} (it may have expired)`
-            })
-          }
-          return statusBody(path.slug, job.value)
+          return statusBody(path.slug, job)
         }))
   }))
 

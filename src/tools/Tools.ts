@@ -10,13 +10,15 @@ import { Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { AvailabilityEngine } from "../availability/Availability.js"
 import { type DomainName, parseDomainName } from "../domain/DomainName.js"
 import { AppConfig } from "../platform/Config.js"
+import { domainInput } from "../platform/DomainInput.js"
+import { isId } from "../platform/Ids.js"
 import { Jobs, JobsJanitorLive, JobsLive, type JobState, type RunningJob } from "../platform/Jobs.js"
 import { Outbound, OutboundLive } from "../platform/Outbound.js"
 import { SearchServicesLive } from "../search/Services.js"
 import { appraise } from "./Appraise.js"
 import { dnsLookup, RECORD_TYPES, type RecordType } from "./DnsLookup.js"
 import { DEFAULT_SUGGEST_TLDS, suggestNames } from "./DomainSuggest.js"
-import { InvalidSiteUrl, NotADomainName, UnusableKeywords } from "./Errors.js"
+import { InvalidJobId, InvalidKeywords, InvalidUrl, ToolJobNotFound, UnknownTool } from "./Errors.js"
 import { idnConvert } from "./IdnConvert.js"
 import { ToolsRepo } from "./Repo.js"
 import { normalizeUrl, siteCheck } from "./SiteCheck.js"
@@ -28,13 +30,6 @@ export const isAsyncTool = (slug: string): slug is AsyncTool => (ASYNC_TOOLS as 
 export const isTool = (slug: string) => isAsyncTool(slug) || (INLINE_TOOLS as ReadonlyArray<string>).includes(slug)
 
 export const jobKind = (slug: AsyncTool) => `tool:${slug}`
-
-const domainOrFail = (field: string, input: string): Effect.Effect<DomainName, NotADomainName> => {
-  const parsed = parseDomainName(input)
-  return Either.isLeft(parsed)
-    ? Effect.fail(NotADomainName.of(field, input, parsed.left))
-    : Effect.succeed(parsed.right)
-}
 
 const usd = (cents: number | null) => (cents === null ? null : cents / 100)
 
@@ -71,7 +66,7 @@ const make = Effect.gen(function*() {
 
   const dns = (input: { domain: string; types?: ReadonlyArray<RecordType> | undefined }) =>
     Effect.gen(function*() {
-      const name = yield* domainOrFail("domain", input.domain)
+      const name = yield* domainInput("domain", input.domain, "field-input")
       const types = input.types && input.types.length > 0 ? [...new Set(input.types)] : [...RECORD_TYPES]
       return yield* cached(
         `dns-lookup|${name.ascii}|${types.join(",")}`,
@@ -87,7 +82,7 @@ const make = Effect.gen(function*() {
       const limit = input.limit ?? 10
       const names = suggestNames(input.keywords, tlds, limit)
       if (names.length === 0) {
-        return yield* new UnusableKeywords({ message: "keywords: no letters or digits to build names from" })
+        return yield* InvalidKeywords.of()
       }
       return yield* cached(
         `domain-suggest|${names.join(",")}`,
@@ -110,7 +105,7 @@ const make = Effect.gen(function*() {
 
   const appraiseTool = (input: { domain: string }) =>
     Effect.gen(function*() {
-      const name = yield* domainOrFail("domain", input.domain)
+      const name = yield* domainInput("domain", input.domain, "field-input")
       return yield* cached(
         `appraise|${name.ascii}`,
         Effect.map(repo.comparables(name.suffix, name.label.length, name.registrable), (comparables) =>
@@ -121,19 +116,30 @@ const make = Effect.gen(function*() {
       )
     })
 
-  /** Jobs of the async tools. */
-  const enqueueSiteCheck = (input: { readonly url: string }): Effect.Effect<JobState, InvalidSiteUrl> =>
-    Effect.gen(function*() {
-      const url = normalizeUrl(input.url)
-      if (url === undefined) return yield* new InvalidSiteUrl({ message: "url: an http or https URL is required" })
-      return yield* jobs.enqueue(jobKind("site-check"), { url }, { maxAttempts: 3 })
-    })
+  /** A job for an async tool. */
+  const enqueueSiteCheck = (input: { readonly url: string }): Effect.Effect<JobState, InvalidUrl> => {
+    const url = normalizeUrl(input.url)
+    return url === undefined
+      ? Effect.fail(InvalidUrl.of())
+      : jobs.enqueue(jobKind("site-check"), { url }, { maxAttempts: 3 })
+  }
 
   const enqueueBulkCheck = (input: { readonly domains: ReadonlyArray<string> }): Effect.Effect<JobState> =>
     jobs.enqueue(jobKind("bulk-check"), { domains: input.domains }, { maxAttempts: 3 })
 
-  const status = (slug: AsyncTool, jobId: string) =>
-    Effect.map(jobs.get(jobId), (job) => Option.filter(job, (j) => j.kind === jobKind(slug)))
+  /** A job of an async tool, by the slug and id of its status URL. */
+  const status = (
+    slug: string,
+    jobId: string
+  ): Effect.Effect<JobState, UnknownTool | ToolJobNotFound | InvalidJobId> =>
+    Effect.gen(function*() {
+      if (!isTool(slug)) return yield* UnknownTool.of(slug)
+      if (!isAsyncTool(slug)) return yield* ToolJobNotFound.inline(slug)
+      if (!isId("job", jobId)) return yield* InvalidJobId.of()
+      const job = yield* jobs.get(jobId)
+      if (Option.isNone(job) || job.value.kind !== jobKind(slug)) return yield* ToolJobNotFound.of(slug, jobId)
+      return job.value
+    })
 
   /** Job handlers, run by the workers. */
   const runSiteCheck = (job: RunningJob<{ url: string }>) => siteCheck(outbound, job.input.url)
@@ -175,17 +181,7 @@ const make = Effect.gen(function*() {
       return { total, checked: items.length, available: count("available"), registered: count("registered"), items }
     })
 
-  return {
-    idn,
-    dns,
-    suggest,
-    appraise: appraiseTool,
-    enqueueSiteCheck,
-    enqueueBulkCheck,
-    status,
-    runSiteCheck,
-    runBulkCheck
-  }
+  return { idn, dns, suggest, appraise: appraiseTool, enqueueSiteCheck, enqueueBulkCheck, status, runSiteCheck, runBulkCheck }
 })
 
 export class Tools extends Context.Tag("app/Tools")<Tools, Effect.Effect.Success<typeof make>>() {
