@@ -13,7 +13,14 @@ import { CurrentRequestId, errorWire } from "../platform/Errors.js"
 import { enforce } from "../platform/RateLimit.js"
 import { BatchCatalogue, BatchResponse, BatchResult, limits, MAX_OPERATIONS } from "./Api.js"
 import { InvalidParams, UnknownOperation } from "./Errors.js"
-import { type BatchCaller, type BatchOperation, failed, type OperationResult, OPERATIONS, scalars } from "./Operations.js"
+import {
+  type BatchCaller,
+  type BatchOperation,
+  failed,
+  type OperationResult,
+  OPERATIONS,
+  scalars
+} from "./Operations.js"
 
 /** Operations of one batch run at most this many at a time. */
 const CONCURRENCY = 5

@@ -9,7 +9,7 @@
  */
 import * as HttpApiError from "@effect/platform/HttpApiError"
 import { Cause, Effect, Either, FiberRef, type ParseResult, Schema } from "effect"
-import { limits as catalogueLimits, TldPriceParams, TldPrice } from "../catalogue/Api.js"
+import { limits as catalogueLimits, TldPrice, TldPriceParams } from "../catalogue/Api.js"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { InvalidPriceTld, InvalidTld, TldNotFound } from "../catalogue/Errors.js"
 import { TldMetadata } from "../catalogue/TldMetadata.js"
@@ -253,8 +253,7 @@ const tldRequirements: BatchOperation = {
 
 /** whois_lookup: POST /api/tools/whois, anonymous (the per-IP daily quota), without an Idempotency-Key. */
 const whoisLookup: BatchOperation = {
-  summary:
-    "WHOIS/RDAP registration data of a domain (POST /api/tools/whois; counts against the daily WHOIS quota)",
+  summary: "WHOIS/RDAP registration data of a domain (POST /api/tools/whois; counts against the daily WHOIS quota)",
   endpoint: "POST /api/tools/whois",
   params: { domain: required("The domain to look up") },
   rateLimit: lookupLimits.whois,

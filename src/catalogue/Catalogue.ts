@@ -9,12 +9,12 @@
  */
 import { Clock, Context, Deferred, Duration, Effect, FiberId, Layer, Option } from "effect"
 import { AppConfig } from "../platform/Config.js"
+import type { TldPrice } from "./Api.js"
 import { defaultPriceList, snapshot, SNAPSHOT_TAKEN_AT } from "./data/index.js"
 import { InvalidPriceTld, InvalidTld, TldNotFound } from "./Errors.js"
 import { isTld, normalizeTld, PRICE_OPS, type PriceOp, type PriceRow } from "./PriceCsv.js"
 import { RealtimeRegister, type RtrError, type RtrPrice, type RtrTldInfo } from "./RealtimeRegister.js"
 import { CatalogueRepo } from "./Repo.js"
-import type { TldPrice } from "./Api.js"
 import { type TldMetadata, toTldMetadata } from "./TldMetadata.js"
 
 export interface SyncReport {

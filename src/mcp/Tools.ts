@@ -111,13 +111,13 @@ const tool = <I, IE, O, OE>(spec: {
 }
 
 /** A service's domain error as a tool failure: its wire code, message and details. */
-const toolFailure = (cls: { readonly meta: DomainErrorMeta }) =>
-(e: { readonly message: string; readonly details?: unknown }) =>
-  new ToolFailure(
-    e.details === undefined
-      ? { code: cls.meta.code, message: e.message }
-      : { code: cls.meta.code, message: e.message, details: e.details }
-  )
+const toolFailure =
+  (cls: { readonly meta: DomainErrorMeta }) => (e: { readonly message: string; readonly details?: unknown }) =>
+    new ToolFailure(
+      e.details === undefined
+        ? { code: cls.meta.code, message: e.message }
+        : { code: cls.meta.code, message: e.message, details: e.details }
+    )
 
 /** Counts one call against a REST policy, per caller: the token's user, else the IP. */
 const admit = (p: RateLimitPolicy, caller: Caller) =>

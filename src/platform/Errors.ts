@@ -179,7 +179,9 @@ const legacyWires = new WeakMap<object, Schema.Schema<any, typeof LegacyErrorEnv
  * The legacy wire schema of a domain error, for the two legacy endpoints (`{"error":"message"}`
  * at the class's status): the same error a service raises, in the shape that edge publishes.
  */
-export const legacyErrorWire = <A extends { readonly _tag: string; readonly message: string; readonly details?: unknown }>(
+export const legacyErrorWire = <
+  A extends { readonly _tag: string; readonly message: string; readonly details?: unknown }
+>(
   cls: DomainErrorClass<A>
 ): Schema.Schema<A, typeof LegacyErrorEnvelope.Encoded> => {
   const known = legacyWires.get(cls)
@@ -189,7 +191,10 @@ export const legacyErrorWire = <A extends { readonly _tag: string; readonly mess
     strict: true,
     decode: ({ error }) => new cls({ message: error }),
     encode: (e) => ({ error: e.message })
-  }).annotations({ ...HttpApiSchema.annotations({ status }), description: `${description} (\`${code}\`, legacy shape)` })
+  }).annotations({
+    ...HttpApiSchema.annotations({ status }),
+    description: `${description} (\`${code}\`, legacy shape)`
+  })
   legacyWires.set(cls, wire)
   return wire
 }

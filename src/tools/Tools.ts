@@ -181,7 +181,17 @@ const make = Effect.gen(function*() {
       return { total, checked: items.length, available: count("available"), registered: count("registered"), items }
     })
 
-  return { idn, dns, suggest, appraise: appraiseTool, enqueueSiteCheck, enqueueBulkCheck, status, runSiteCheck, runBulkCheck }
+  return {
+    idn,
+    dns,
+    suggest,
+    appraise: appraiseTool,
+    enqueueSiteCheck,
+    enqueueBulkCheck,
+    status,
+    runSiteCheck,
+    runBulkCheck
+  }
 })
 
 export class Tools extends Context.Tag("app/Tools")<Tools, Effect.Effect.Success<typeof make>>() {
