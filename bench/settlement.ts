@@ -11,7 +11,8 @@ import { Effect, Layer, Logger, LogLevel } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Os from "node:os"
 import pg from "pg"
-import { DatabaseReadyLive, ServicesLive } from "../src/app/Server.js"
+import { CapabilitiesLive } from "../src/app/Layers.js"
+import { DatabaseReadyLive } from "../src/app/Server.js"
 import { MoneyRepo } from "../src/partner/ledger/Repo.js"
 import { Settlement } from "../src/partner/ledger/Settlement.js"
 import { AppConfigLive } from "../src/platform/Config.js"
@@ -31,7 +32,7 @@ Object.assign(process.env, {
   SANDBOX_INVENTORY: "false"
 })
 
-const Env = ServicesLive.pipe(
+const Env = CapabilitiesLive.pipe(
   Layer.provideMerge(DatabaseReadyLive),
   Layer.provideMerge(AppConfigLive),
   Layer.provideMerge(Logger.minimumLogLevel(LogLevel.Warning))

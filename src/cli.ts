@@ -11,7 +11,8 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Context, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
-import { CliDatabaseReadyLive, ServicesLive } from "./app/Server.js"
+import { CapabilitiesLive, SettingsLive } from "./app/Layers.js"
+import { CliDatabaseReadyLive } from "./app/Server.js"
 import { reservedCommand } from "./availability/Cli.js"
 import { pricesCommand, tldsCommand } from "./catalogue/Cli.js"
 import { CliFailure, errorText, EXIT_CODES, json, print } from "./cli/Output.js"
@@ -54,8 +55,10 @@ const root = Command.make("marketplace").pipe(
 
 const cli = Command.run(root, { name: "marketplace", version: "1.3.0" })
 
-const Env = ServicesLive.pipe(
+/** The server's capabilities (src/app/Layers.ts), without the HTTP listener, the workers and the seeding. */
+const Env = CapabilitiesLive.pipe(
   Layer.provideMerge(CliDatabaseReadyLive),
+  Layer.provideMerge(SettingsLive),
   Layer.provideMerge(AppConfigLive),
   Layer.provideMerge(Logger.minimumLogLevel(LogLevel.Warning)),
   Layer.provideMerge(NodeContext.layer)

@@ -3,11 +3,10 @@
  * (`info.version` 1.3.0) served at /api/openapi.json and browsable at /docs.
  *
  * To add a capability: define its group in `src/<capability>/Api.ts`, add it here, and add its
- * handlers layer in `src/app/Server.ts`.
+ * capability layer (`src/<capability>/Layer.ts`) in `src/app/Layers.ts`.
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { AdminOrdersApi } from "../admin/Api.js"
 import { BatchApi } from "../batch/Api.js"
 import { CatalogueApi } from "../catalogue/Api.js"
 import { CheckoutPagesApi, CheckoutSessionsApi } from "../checkout/Api.js"
@@ -19,6 +18,7 @@ import { AdminBrokerageApi, BrokeragePagesApi, PartnerBrokerageApi } from "../pa
 import { PartnerEventsApi } from "../partner/events/Api.js"
 import { PartnerInventoryApi } from "../partner/inventory/Api.js"
 import { AdminMoneyApi, PartnerMoneyApi } from "../partner/ledger/Api.js"
+import { AdminOrdersApi } from "../partner/orders/AdminApi.js"
 import { PartnerOrdersApi } from "../partner/orders/Api.js"
 import { PartnerSandboxApi } from "../partner/sandbox/Api.js"
 import { PartnerWebhooksApi } from "../partner/webhooks/Api.js"

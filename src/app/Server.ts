@@ -1,8 +1,9 @@
 /**
- * Composition root: configuration → database (+ migrations, seed data) → services → HTTP.
+ * Composition root: configuration → database (+ migrations, seed data) → capabilities
+ * (./Layers.ts) → HTTP.
  *
- * `AppLive(options)` is the whole service as one layer; `main.ts` launches it, tests build it on
- * port 0 with their own configuration. Shutdown (SIGTERM/SIGINT, or the scope closing) stops
+ * `AppLive(configProvider?)` is the whole service as one layer; `main.ts` launches it, tests build
+ * it on port 0 with their own ConfigProvider (read by the platform's and every capability's settings). Shutdown (SIGTERM/SIGINT, or the scope closing) stops
  * accepting connections, lets in-flight requests finish (up to SHUTDOWN_GRACE), stops the
  * workers, then closes the database pool and the embedded database.
  */
@@ -13,52 +14,26 @@ import * as HttpServer from "@effect/platform/HttpServer"
 // Deep imports: the package index would also load its cluster modules (@effect/cluster, @effect/rpc,
 // ~50 files), which the service never uses (bench/results/memory.md).
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Duration, Effect, Layer, Logger, LogLevel } from "effect"
+import { type ConfigProvider, Duration, Effect, Layer, Logger, LogLevel } from "effect"
 import { createServer } from "node:http"
-import { BatchHttpLive } from "../batch/Http.js"
 import { Catalogue } from "../catalogue/Catalogue.js"
-import { CatalogueHttpLive } from "../catalogue/Http.js"
-import { RealtimeRegisterLive } from "../catalogue/RealtimeRegister.js"
-import { CheckoutHandlersLive, CheckoutServicesLive } from "../checkout/Services.js"
-import { Accounts } from "../identity/accounts/Accounts.js"
-import { AuthHttpLive } from "../identity/accounts/Http.js"
-import { ApiKeyStore } from "../identity/apikeys/ApiKeyStore.js"
-import { ApiKeyAuthLive } from "../identity/ApiKeysLive.js"
-import { OptionalBearerLive } from "../identity/Bearer.js"
-import { OAuthHttpLive } from "../identity/oauth/Http.js"
-import { OAuth } from "../identity/oauth/OAuth.js"
-import { SessionAuthLive } from "../identity/Session.js"
-import { LookupHttpLive } from "../lookup/Http.js"
-import { LookupServicesLive } from "../lookup/Lookups.js"
+import { Market } from "../market/Market.js"
 import { McpHttpLive } from "../mcp/Discovery.js"
-import { PartnerHandlersLive, PartnerMiddlewareLive, PartnerServicesLive } from "../partner/Services.js"
 import { ApiErrorsLive } from "../platform/ApiErrors.js"
 import { answerClientErrors } from "../platform/ClientError.js"
 import { AppConfig, AppConfigLive } from "../platform/Config.js"
 import { databaseLayer, DatabaseLive } from "../platform/Database.js"
 import { serverMiddleware } from "../platform/HttpMiddleware.js"
-import { Idempotency } from "../platform/Idempotency.js"
-import { DrainLive, Lifecycle } from "../platform/Lifecycle.js"
+import { DrainLive } from "../platform/Lifecycle.js"
 import { MetricsRouteLive } from "../platform/Metrics.js"
 import { runMigrations } from "../platform/Migrations.js"
 import { OpenApiDocumentLive } from "../platform/OpenApiDeployment.js"
-import { OutboundLive } from "../platform/Outbound.js"
-import { RateLimiterLive } from "../platform/RateLimit.js"
 import { guardSettings, makeRouteTable, RequestGuardLive } from "../platform/RequestGuard.js"
-import { ServiceSecretLive } from "../platform/ServiceSecret.js"
 import { TracingLive } from "../platform/Tracing.js"
-import { CartFulfilmentLive } from "../portfolio/Fulfilment.js"
-import { PortfolioHttpLive, PortfolioServicesLive } from "../portfolio/Services.js"
-import { ReferralServicesLive } from "../referrals/AttributionLive.js"
-import { ReferralHandlersLive } from "../referrals/Http.js"
-import { marketSeed, SearchHandlersLive, SearchServicesLive } from "../search/Services.js"
 import { FaviconRouteLive } from "../system/Favicon.js"
-import { SystemHttpLive } from "../system/Http.js"
-import { ToolsHttpLive } from "../tools/Http.js"
-import { ToolsServicesLive } from "../tools/Tools.js"
 import { Api } from "./Api.js"
+import { CapabilitiesLive, SettingsLive } from "./Layers.js"
 import { WorkersLive } from "./Workers.js"
 
 /** Database, migrations and seed data: what every process of the service (server, CLI) needs. */
@@ -72,55 +47,12 @@ export const CliDatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(
   Layer.provideMerge(databaseLayer({ join: true }))
 )
 
-/** Domain services over the database. */
-export const ServicesLive = Layer.provideMerge(
-  PortfolioServicesLive,
-  Layer.provideMerge(
-    CheckoutServicesLive,
-    Layer.mergeAll(
-      CartFulfilmentLive,
-      Lifecycle.Live,
-      Catalogue.Live,
-      Accounts.Live,
-      OAuth.Live,
-      ApiKeyStore.Live,
-      RateLimiterLive,
-      ServiceSecretLive,
-      Idempotency.Live,
-      LookupServicesLive,
-      ToolsServicesLive,
-      OutboundLive,
-      PartnerServicesLive,
-      SearchServicesLive,
-      ReferralServicesLive.pipe(Layer.provide(ServiceSecretLive))
-    ).pipe(
-      Layer.provideMerge(RealtimeRegisterLive),
-      Layer.provideMerge(NodeHttpClient.layerUndici)
-    )
-  )
+const SeedLive = Layer.effectDiscard(
+  Effect.zipRight(Effect.flatMap(Catalogue, (c) => c.seedDefaults), Effect.flatMap(Market, (m) => m.seed))
 )
 
-const SeedLive = Layer.effectDiscard(Effect.flatMap(Catalogue, (c) => c.seedDefaults).pipe(Effect.zipRight(marketSeed)))
-
-const HandlersLive = Layer.mergeAll(
-  SystemHttpLive,
-  CatalogueHttpLive,
-  LookupHttpLive,
-  ToolsHttpLive,
-  AuthHttpLive,
-  OAuthHttpLive,
-  PartnerHandlersLive,
-  SearchHandlersLive,
-  BatchHttpLive,
-  ReferralHandlersLive,
-  CheckoutHandlersLive,
-  PortfolioHttpLive
-)
-
-const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide(HandlersLive),
-  Layer.provide([OptionalBearerLive, ApiKeyAuthLive, SessionAuthLive, PartnerMiddlewareLive])
-)
+/** The root HttpApi over the handler groups and middleware the capability layers provide. */
+const ApiLive = HttpApiBuilder.api(Api)
 
 const HttpLive = Layer.unwrapEffect(
   Effect.gen(function*() {
@@ -175,19 +107,22 @@ export const LoggerLive = Layer.unwrapEffect(
   })
 )
 
-/** The whole service. `config` defaults to the environment. */
-export const AppLive = (config: Layer.Layer<AppConfig, unknown> = AppConfigLive) =>
-  DrainLive.pipe(
+/** The whole service. Configuration comes from `configProvider`, else the environment. */
+export const AppLive = (configProvider?: ConfigProvider.ConfigProvider) => {
+  const app = DrainLive.pipe(
     Layer.provideMerge(HttpLive),
     Layer.provideMerge(WorkersLive),
     Layer.provideMerge(SeedLive),
-    Layer.provideMerge(ServicesLive),
+    Layer.provideMerge(CapabilitiesLive),
     Layer.provideMerge(DatabaseReadyLive),
+    Layer.provideMerge(SettingsLive),
     Layer.provideMerge(NodeContext.layer),
     Layer.provideMerge(LoggerLive),
-    Layer.provideMerge(config),
+    Layer.provideMerge(AppConfigLive),
     // Traces only when an OTLP endpoint is configured. Otherwise the tracer is disabled: spans (one
     // per request, SQL statement and upstream call) would cost CPU for nothing (≈ 1 ms of a
     // search's ≈ 21 ms, measured A/B). Either way no `traceparent` goes to third parties.
-    Layer.provide(TracingLive.pipe(Layer.provide(config)))
+    Layer.provide(TracingLive.pipe(Layer.provide(AppConfigLive)))
   )
+  return configProvider === undefined ? app : app.pipe(Layer.provide(Layer.setConfigProvider(configProvider)))
+}

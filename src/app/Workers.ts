@@ -8,23 +8,24 @@
  *   only when a registrar is configured)
  */
 import { Duration, Effect, Layer } from "effect"
+import { AvailabilityWorkersLive } from "../availability/Layer.js"
 import { Catalogue } from "../catalogue/Catalogue.js"
-import { CheckoutWorkersLive } from "../checkout/Services.js"
+import { CatalogueConfig } from "../catalogue/Settings.js"
+import { CheckoutWorkersLive } from "../checkout/Layer.js"
 import { IdentityJanitorLive } from "../identity/Janitor.js"
-import { PartnerWorkersLive } from "../partner/Services.js"
+import { PartnerWorkersLive } from "../partner/Layer.js"
 import { AppConfig } from "../platform/Config.js"
 import { IdempotencyJanitorLive } from "../platform/Idempotency.js"
 import { RateLimitJanitorLive } from "../platform/RateLimit.js"
 import { schedule } from "../platform/Singleton.js"
-import { BulkWorkersLive } from "../portfolio/Services.js"
-import { AvailabilityJanitorLive } from "../search/Services.js"
-import { ToolWorkersLive } from "../tools/Tools.js"
+import { BulkWorkersLive } from "../portfolio/Layer.js"
+import { ToolWorkersLive } from "../tools/Layer.js"
 
 const TldSyncLive = Layer.scopedDiscard(
   Effect.gen(function*() {
-    const config = yield* AppConfig
+    const catalogueSettings = yield* CatalogueConfig
     const catalogue = yield* Catalogue
-    if (catalogue.mode === "sandbox" || Duration.toMillis(config.tldSyncInterval) === 0) return
+    if (catalogue.mode === "sandbox" || Duration.toMillis(catalogueSettings.tldSyncInterval) === 0) return
     const job = Effect.gen(function*() {
       const report = yield* catalogue.syncTlds()
       const prices = yield* catalogue.syncPrices
@@ -32,7 +33,7 @@ const TldSyncLive = Layer.scopedDiscard(
         Effect.annotateLogs({ tlds: report.synced.length, failed: report.failed.length, prices: prices.updated })
       )
     })
-    yield* Effect.forkScoped(schedule("tld-sync", config.tldSyncInterval, job))
+    yield* Effect.forkScoped(schedule("tld-sync", catalogueSettings.tldSyncInterval, job))
   })
 )
 
@@ -45,7 +46,7 @@ export const WorkersLive = Layer.unwrapEffect(
         IdempotencyJanitorLive,
         IdentityJanitorLive,
         TldSyncLive,
-        AvailabilityJanitorLive,
+        AvailabilityWorkersLive,
         PartnerWorkersLive,
         ToolWorkersLive,
         CheckoutWorkersLive,

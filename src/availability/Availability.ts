@@ -25,6 +25,7 @@ import { Clock, Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { createHash } from "node:crypto"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { RealtimeRegister, type RtrDomainCheck, type RtrError } from "../catalogue/RealtimeRegister.js"
+import { CatalogueConfig } from "../catalogue/Settings.js"
 import {
   type AvailabilityState,
   availableOf,
@@ -37,13 +38,14 @@ import {
   type WhoisSummary
 } from "../domain/Availability.js"
 import { type DomainName, type InvalidDomainName, parseDomainName } from "../domain/DomainName.js"
+import { dnsLookup } from "../lookup/DnsLookup.js"
 import { RdapClient, type RdapError, type RdapLookup } from "../lookup/Rdap.js"
+import { LookupConfig } from "../lookup/Settings.js"
 import { WhoisClient, type WhoisError } from "../lookup/Whois.js"
 import { type Environment, type ListingRow, Market } from "../market/Market.js"
-import { AppConfig } from "../platform/Config.js"
-import { dnsLookup } from "../tools/DnsLookup.js"
 import { isRejected, makeGuard, type Rejected } from "./Guard.js"
 import { AvailabilityRepo, DEFAULT_RESERVED, type ReservedRow } from "./Repo.js"
+import { AvailabilityConfig } from "./Settings.js"
 
 export type AvailabilitySource = UpstreamSource | "reserved_list" | "marketplace" | "sandbox"
 
@@ -134,14 +136,16 @@ export const sandboxOutcome = (name: DomainName, standardPriceCents: number | nu
 }
 
 const make = Effect.gen(function*() {
-  const config = yield* AppConfig
+  const availabilitySettings = yield* AvailabilityConfig
+  const lookupSettings = yield* LookupConfig
+  const catalogueSettings = yield* CatalogueConfig
   const repo = yield* AvailabilityRepo
   const market = yield* Market
   const catalogue = yield* Catalogue
   const rtr = yield* RealtimeRegister
   const rdap = yield* RdapClient
   const whois = yield* WhoisClient
-  const settings = config.availability
+  const settings = availabilitySettings
   const guardOptions = {
     timeout: settings.upstreamTimeout,
     concurrency: settings.upstreamConcurrency,
@@ -150,7 +154,7 @@ const make = Effect.gen(function*() {
   }
   const registrarGuard = yield* makeGuard({ name: "registrar", ...guardOptions })
   const rdapGuard = yield* makeGuard({ name: "RDAP server", ...guardOptions })
-  const whoisGuard = yield* makeGuard({ name: "WHOIS server", ...guardOptions, timeout: config.lookup.whoisTimeout })
+  const whoisGuard = yield* makeGuard({ name: "WHOIS server", ...guardOptions, timeout: lookupSettings.whoisTimeout })
   const dnsGuard = yield* makeGuard({ name: "DNS resolver", ...guardOptions })
   const ttlMs: Record<UpstreamOutcome["state"], number> = {
     available: Duration.toMillis(settings.ttl.available),
@@ -166,7 +170,7 @@ const make = Effect.gen(function*() {
   // Other processes' changes (the CLI, other replicas) are seen within CATALOGUE_CACHE_TTL.
   const [reservedList, invalidateReserved] = yield* Effect.cachedInvalidateWithTTL(
     loadReserved,
-    config.catalogueCacheTtl
+    catalogueSettings.catalogueCacheTtl
   )
 
   const standardPrice = (name: DomainName) =>
@@ -180,7 +184,7 @@ const make = Effect.gen(function*() {
     return registrarGuard.run("registrar", rtr.checkDomain(name.registrable), (e) => e.reason !== "not_found").pipe(
       Effect.map((c: RtrDomainCheck): RegistrarEvidence => {
         const usd = c.currency === undefined || c.currency.toUpperCase() === "USD"
-        const markup = 1 + config.rtr.markupPercent / 100
+        const markup = 1 + catalogueSettings.rtr.markupPercent / 100
         return {
           _tag: "Answered",
           available: c.available,
@@ -221,7 +225,7 @@ const make = Effect.gen(function*() {
       const fromDns = yield* Effect.either(
         dnsGuard.run(
           "dns",
-          dnsLookup(config.lookup.dnsResolver, name.registrable, ["NS"], Duration.toMillis(settings.upstreamTimeout))
+          dnsLookup(lookupSettings.dnsResolver, name.registrable, ["NS"], Duration.toMillis(settings.upstreamTimeout))
             .pipe(
               Effect.flatMap((r) => r.errors.NS !== undefined ? Effect.fail(`DNS ${r.errors.NS}`) : Effect.succeed(r))
             )

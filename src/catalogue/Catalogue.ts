@@ -8,13 +8,13 @@
  * made by another process are visible within `CATALOGUE_CACHE_TTL`.
  */
 import { Clock, Context, Deferred, Duration, Effect, FiberId, Layer, Option } from "effect"
-import { AppConfig } from "../platform/Config.js"
 import type { TldPrice } from "./Api.js"
 import { defaultPriceList, snapshot, SNAPSHOT_TAKEN_AT } from "./data/index.js"
 import { InvalidPriceTld, InvalidTld, TldNotFound } from "./Errors.js"
 import { isTld, normalizeTld, PRICE_OPS, type PriceOp, type PriceRow } from "./PriceCsv.js"
 import { RealtimeRegister, type RtrError, type RtrPrice, type RtrTldInfo } from "./RealtimeRegister.js"
 import { CatalogueRepo } from "./Repo.js"
+import { CatalogueConfig } from "./Settings.js"
 import { type TldMetadata, toTldMetadata } from "./TldMetadata.js"
 
 export interface SyncReport {
@@ -47,8 +47,8 @@ interface Snapshot {
 const make = Effect.gen(function*() {
   const repo = yield* CatalogueRepo
   const rtr = yield* RealtimeRegister
-  const config = yield* AppConfig
-  const staleAfterMs = Duration.toMillis(config.tldStaleAfter)
+  const catalogueSettings = yield* CatalogueConfig
+  const staleAfterMs = Duration.toMillis(catalogueSettings.tldStaleAfter)
 
   const load = Effect.gen(function*() {
     const [prices, tlds] = yield* Effect.all([repo.allPrices, repo.allTlds], { concurrency: 2 })
@@ -59,7 +59,7 @@ const make = Effect.gen(function*() {
   })
   // The whole (small) tables, kept for CATALOGUE_CACHE_TTL. Hand-rolled rather than
   // Effect.cachedInvalidateWithTTL: a hit is one clock read, on the hottest endpoint.
-  const ttlMs = Duration.toMillis(config.catalogueCacheTtl)
+  const ttlMs = Duration.toMillis(catalogueSettings.catalogueCacheTtl)
   let current: { readonly snapshot: Snapshot; readonly loadedAt: number } | undefined
   let loading: Deferred.Deferred<Snapshot> | undefined
   /** Bumped by every write made here: a load that started before a write is not kept. */
@@ -160,7 +160,7 @@ const make = Effect.gen(function*() {
     const rows: Array<PriceRow> = []
     const skipped: Array<string> = []
     for (const p of list) {
-      Option.match(fromRtrPrice(p, config.rtr.markupPercent), {
+      Option.match(fromRtrPrice(p, catalogueSettings.rtr.markupPercent), {
         onNone: () => skipped.push(`${p.product}/${p.action}/${p.currency}`),
         onSome: (row) => rows.push(row)
       })

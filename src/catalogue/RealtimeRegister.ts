@@ -21,7 +21,6 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Context, Data, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { AppConfig } from "../platform/Config.js"
 import { describeHttpFailure } from "../platform/UpstreamFault.js"
 import { defaultPriceList, snapshot } from "./data/index.js"
 import {
@@ -34,6 +33,7 @@ import {
   RtrProcess,
   RtrTldInfo
 } from "./RealtimeRegisterSchema.js"
+import { CatalogueConfig } from "./Settings.js"
 
 export * from "./RealtimeRegisterSchema.js"
 
@@ -292,14 +292,14 @@ export const sandbox: RealtimeRegisterShape = {
 export const RealtimeRegisterLive = Layer.effect(
   RealtimeRegister,
   Effect.gen(function*() {
-    const config = yield* AppConfig
-    const { apiKey, apiUrl } = config.rtr
+    const catalogueSettings = yield* CatalogueConfig
+    const { apiKey, apiUrl } = catalogueSettings.rtr
     if (Option.isNone(apiUrl)) return sandbox
     return yield* makeLive({
       baseUrl: apiUrl.value,
       apiKey: Option.getOrElse(apiKey, () => Redacted.make("")),
-      customer: config.rtr.customer,
-      timeout: config.rtr.timeout
+      customer: catalogueSettings.rtr.customer,
+      timeout: catalogueSettings.rtr.timeout
     })
   })
 )

@@ -25,6 +25,7 @@ import { CartCheckout, CartCheckoutUnavailable, CartFulfilment, type CartInput }
 import { CheckoutSessionNotFound, DomainNotForSale, DomainNotPriced, ListingUnavailable } from "./Errors.js"
 import { type PaymentOutcome, PaymentProviders, type PaymentStart } from "./PaymentProvider.js"
 import { CheckoutRepo, type SessionRow } from "./Repo.js"
+import { CheckoutConfig } from "./Settings.js"
 
 const PT_PURPOSE = "checkout-pt"
 /** A confirmation step (3-D Secure) not completed within this long frees the domain again. */
@@ -68,11 +69,12 @@ const make = Effect.gen(function*() {
   const orders = yield* Orders
   const secrets = yield* ServiceSecret
   const config = yield* AppConfig
+  const checkoutSettings = yield* CheckoutConfig
   const providers = yield* PaymentProviders
   const referrals = yield* ReferralAttribution
   const fulfilment = yield* CartFulfilment
 
-  const ttl = config.checkout.sessionTtl
+  const ttl = checkoutSettings.sessionTtl
   const tokenOf = (s: { readonly id: string; readonly expires_at: Date }) =>
     secrets.sign(PT_PURPOSE, { s: s.id, x: s.expires_at.getTime() })
   const checkoutPath = (s: { readonly id: string; readonly expires_at: Date }) => `/checkout?pt=${tokenOf(s)}`
@@ -400,7 +402,7 @@ const make = Effect.gen(function*() {
   /** Sessions stuck in `processing`: ask the provider and finish them (boot and every interval). */
   const reconcile = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
-    const stuck = yield* repo.stuck(new Date(now - Duration.toMillis(config.checkout.reconcileAfter)))
+    const stuck = yield* repo.stuck(new Date(now - Duration.toMillis(checkoutSettings.reconcileAfter)))
     let completed = 0
     for (const { id } of stuck) {
       const found = yield* repo.byId(id)

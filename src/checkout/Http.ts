@@ -27,6 +27,7 @@ import { Checkout, MARKETPLACE_NAME, type PayResult } from "./Checkout.js"
 import { InvalidRedirectUrl } from "./Errors.js"
 import { checkoutPage, confirmPage, messagePage, receiptPage } from "./Pages.js"
 import type { SessionRow } from "./Repo.js"
+import { CheckoutConfig } from "./Settings.js"
 
 const NO_STORE = { "cache-control": "no-store" }
 const redirect = (location: string) => HttpServerResponse.redirect(location, { status: 303, headers: NO_STORE })
@@ -148,6 +149,7 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
   Effect.gen(function*() {
     const checkout = yield* Checkout
     const config = yield* AppConfig
+    const checkoutSettings = yield* CheckoutConfig
     const secrets = yield* ServiceSecret
     const csrfKey = secrets.key("checkout-csrf")
     const csrfFor = (sessionId: string) => createHmac("sha256", csrfKey).update(sessionId).digest("base64url")
@@ -359,7 +361,7 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
       .handleRaw("stripeWebhook", ({ request }) =>
         Effect.gen(function*() {
           const body = yield* request.text.pipe(Effect.orDie)
-          const secret = config.checkout.stripeWebhookSecret
+          const secret = checkoutSettings.stripeWebhookSecret
           if (Option.isNone(secret)) {
             return yield* new BadRequestError({
               code: "webhook_not_configured",

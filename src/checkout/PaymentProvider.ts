@@ -18,7 +18,8 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { type Card, DECLINE_MESSAGE, sandboxOutcome } from "../domain/Checkout.js"
-import { AppConfig } from "../platform/Config.js"
+import { LedgerConfig } from "../partner/ledger/Settings.js"
+import { CheckoutConfig } from "./Settings.js"
 
 export type PaymentOutcome =
   | { readonly status: "succeeded" }
@@ -197,13 +198,14 @@ export const stripePayments = (options: { readonly apiBase: string; readonly api
 export const PaymentProvidersLive = Layer.effect(
   PaymentProviders,
   Effect.gen(function*() {
-    const config = yield* AppConfig
+    const checkoutSettings = yield* CheckoutConfig
+    const ledgerSettings = yield* LedgerConfig
     let live = SandboxPayments
-    if (config.checkout.paymentProvider === "stripe") {
-      if (Option.isNone(config.ledger.stripeApiKey)) {
+    if (checkoutSettings.paymentProvider === "stripe") {
+      if (Option.isNone(ledgerSettings.stripeApiKey)) {
         return yield* Effect.dieMessage("PAYMENT_PROVIDER=stripe needs STRIPE_API_KEY")
       }
-      live = yield* stripePayments({ apiBase: config.ledger.stripeApiBase, apiKey: config.ledger.stripeApiKey.value })
+      live = yield* stripePayments({ apiBase: ledgerSettings.stripeApiBase, apiKey: ledgerSettings.stripeApiKey.value })
     }
     return {
       sandbox: SandboxPayments,

@@ -1,5 +1,5 @@
 /**
- * Hosted checkout settings (read by src/platform/Config.ts as `config.checkout`).
+ * Hosted checkout settings, read with `Config` by this capability.
  *
  * | variable | default | meaning |
  * |---|---|---|
@@ -10,7 +10,7 @@
  * | CHECKOUT_RECONCILE_INTERVAL | 1 minute | how often payments stuck in `processing` are asked of the provider (0 disables; one run at boot regardless) |
  * | CHECKOUT_RECONCILE_AFTER | 30 seconds | a payment is "stuck" once `processing` this long |
  */
-import { Config, Duration, Option, type Redacted } from "effect"
+import { Config, Context, Duration, Layer, Option, type Redacted } from "effect"
 
 export interface CheckoutSettings {
   readonly paymentProvider: "sandbox" | "stripe"
@@ -27,3 +27,7 @@ export const checkoutConfig: Config.Config<CheckoutSettings> = Config.all({
   reconcileInterval: Config.duration("CHECKOUT_RECONCILE_INTERVAL").pipe(Config.withDefault(Duration.minutes(1))),
   reconcileAfter: Config.duration("CHECKOUT_RECONCILE_AFTER").pipe(Config.withDefault(Duration.seconds(30)))
 })
+
+export class CheckoutConfig extends Context.Tag("checkout/CheckoutConfig")<CheckoutConfig, CheckoutSettings>() {
+  static readonly Live = Layer.effect(CheckoutConfig, checkoutConfig)
+}

@@ -6,13 +6,13 @@
  * buyer's own request still creates one order.
  */
 import { Duration, Effect, Layer, Schedule } from "effect"
-import { AppConfig } from "../platform/Config.js"
 import { runExclusive } from "../platform/Singleton.js"
 import { Checkout } from "./Checkout.js"
+import { CheckoutConfig } from "./Settings.js"
 
 export const CheckoutWorkersLive = Layer.scopedDiscard(
   Effect.gen(function*() {
-    const config = yield* AppConfig
+    const checkoutSettings = yield* CheckoutConfig
     const checkout = yield* Checkout
     const once = runExclusive("checkout-reconcile", checkout.reconcile).pipe(
       Effect.tap((r) =>
@@ -24,7 +24,7 @@ export const CheckoutWorkersLive = Layer.scopedDiscard(
       ),
       Effect.catchAllCause((cause) => Effect.logWarning("checkout reconciliation failed", cause))
     )
-    const interval = config.checkout.reconcileInterval
+    const interval = checkoutSettings.reconcileInterval
     yield* Effect.forkScoped(
       Duration.toMillis(interval) > 0
         ? Effect.asVoid(once.pipe(Effect.repeat(Schedule.spaced(interval))))

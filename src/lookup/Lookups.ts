@@ -15,15 +15,15 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { Viewer } from "../identity/Viewer.js"
-import { AppConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
-import { type RateLimitDecision, RateLimiter, RateLimiterLive, type RateLimitPolicy } from "../platform/RateLimit.js"
+import { type RateLimitDecision, RateLimiter, type RateLimitPolicy } from "../platform/RateLimit.js"
 import { limits } from "./Api.js"
 import { WhoisNotFound, WhoisQuotaSpent, WhoisUnavailable } from "./Errors.js"
-import { RdapClient, RdapClientLive } from "./Rdap.js"
+import { RdapClient } from "./Rdap.js"
 import type { LookupRecord } from "./Record.js"
 import { LookupRepo } from "./Repo.js"
-import { WhoisClient, WhoisClientLive } from "./Whois.js"
+import { LookupConfig } from "./Settings.js"
+import { WhoisClient } from "./Whois.js"
 
 export interface StoredLookup {
   readonly id: string | null
@@ -61,7 +61,7 @@ const make = Effect.gen(function*() {
   const whois = yield* WhoisClient
   const repo = yield* LookupRepo
   const limiter = yield* RateLimiter
-  const config = yield* AppConfig
+  const lookupSettings = yield* LookupConfig
 
   const store = (domain: string, result: LookupRecord) =>
     Effect.gen(function*() {
@@ -106,7 +106,7 @@ const make = Effect.gen(function*() {
 
   const quotaOf = (viewer: Viewer, ip: string): WhoisQuota =>
     viewer._tag === "User"
-      ? { policy: { ...limits.whoisBearer, limit: config.lookup.bearerWhoisCap }, key: `user:${viewer.userId}` }
+      ? { policy: { ...limits.whoisBearer, limit: lookupSettings.bearerWhoisCap }, key: `user:${viewer.userId}` }
       : { policy: limits.whois, key: ip }
 
   /**
@@ -136,12 +136,5 @@ const make = Effect.gen(function*() {
 })
 
 export class Lookups extends Context.Tag("app/Lookups")<Lookups, Effect.Effect.Success<typeof make>>() {
-  // RateLimiterLive is the memoised layer the root builds: one limiter per process.
-  static readonly Live = Layer.effect(Lookups, make).pipe(Layer.provide([LookupRepo.Live, RateLimiterLive]))
+  static readonly Live = Layer.effect(Lookups, make).pipe(Layer.provide(LookupRepo.Live))
 }
-
-/** RDAP client, WHOIS client and the lookup service, for ServicesLive. */
-export const LookupServicesLive = Lookups.Live.pipe(
-  Layer.provideMerge(WhoisClientLive),
-  Layer.provideMerge(RdapClientLive)
-)

@@ -47,7 +47,6 @@ import { Context, Data, Duration, Effect, FiberRef, Layer, Option, type Tracer }
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Https from "node:https"
-import { AppConfig, type LookupSettings } from "../platform/Config.js"
 import { describeHttpFailure, systemCodeOf } from "../platform/UpstreamFault.js"
 import {
   type Bootstrap,
@@ -59,6 +58,7 @@ import {
   relatedLink
 } from "./RdapMapping.js"
 import { isThin, type LookupRecord, mergeRecords } from "./Record.js"
+import { LookupConfig, type LookupSettings } from "./Settings.js"
 
 export class RdapError extends Data.TaggedError("RdapError")<{
   readonly reason:
@@ -553,7 +553,7 @@ export const sandbox: RdapClientShape = {
 export const RdapClientLive = Layer.scoped(
   RdapClient,
   Effect.gen(function*() {
-    const config = yield* AppConfig
-    return config.lookup.rdapMode === "sandbox" ? sandbox : yield* makeLive(config.lookup)
+    const settings = yield* LookupConfig
+    return settings.rdapMode === "sandbox" ? sandbox : yield* makeLive(settings)
   })
 )

@@ -19,8 +19,8 @@ import { Context, Data, Duration, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import { toUnicode } from "../domain/DomainName.js"
-import { AppConfig, type LookupSettings } from "../platform/Config.js"
 import { isThin, type LookupRecord, mergeRecords } from "./Record.js"
+import { LookupConfig, type LookupSettings } from "./Settings.js"
 import {
   isNotFound,
   isRateLimited,
@@ -230,5 +230,5 @@ export const makeWhoisClient = (settings: LookupSettings, table = bundledServers
 
 export const WhoisClientLive = Layer.effect(
   WhoisClient,
-  Effect.map(AppConfig, (config) => makeWhoisClient(config.lookup))
+  Effect.map(LookupConfig, (settings) => makeWhoisClient(settings))
 )

@@ -32,6 +32,7 @@ import {
   type NewListing,
   type SaleStatus
 } from "./Repo.js"
+import { MarketConfig } from "./Settings.js"
 
 export type { Environment, ListingForSale, ListingRow } from "./Repo.js"
 
@@ -93,7 +94,8 @@ const make = Effect.gen(function*() {
   const repo = yield* MarketRepo
   const secret = yield* ServiceSecret
   const config = yield* AppConfig
-  const countTtlMs = Duration.toMillis(config.market.countCacheTtl)
+  const marketSettings = yield* MarketConfig
+  const countTtlMs = Duration.toMillis(marketSettings.countCacheTtl)
   const counts = new Map<string, { readonly total: number; readonly at: number }>()
 
   // Encrypted (AES-GCM: also authenticated), not just signed: a price-sort cursor holds the last
@@ -188,9 +190,9 @@ const make = Effect.gen(function*() {
       return imported
     })
 
-  const demoEnabled = config.market.demoListings === "auto"
+  const demoEnabled = marketSettings.demoListings === "auto"
     ? Option.isNone(config.databaseUrl)
-    : config.market.demoListings === "true"
+    : marketSettings.demoListings === "true"
 
   /** Start-up seeding: demo catalogue (or its removal) and the sandbox inventory. Idempotent. */
   const seed = Effect.gen(function*() {
@@ -202,7 +204,7 @@ const make = Effect.gen(function*() {
     } else if (yield* repo.hasDemo) {
       yield* repo.removeDemo
     }
-    if (config.market.sandboxInventory) {
+    if (marketSettings.sandboxInventory) {
       yield* repo.insertMissing(sandboxListings.map((r, i) => toNew(r, "sandbox", false, now, i)))
     }
     counts.clear()

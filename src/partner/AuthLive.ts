@@ -39,7 +39,7 @@ import {
   SIGNING_HEADERS
 } from "./Auth.js"
 import { Credentials } from "./Credentials.js"
-import { PartnerGroups } from "./Groups.js"
+import { PartnerConfig } from "./Settings.js"
 
 /** Per credential; `RATE_LIMIT_PARTNER_API` overrides. */
 export const partnerRateLimit = policy("partner_api", 1200, 60)
@@ -47,9 +47,9 @@ export const partnerRateLimit = policy("partner_api", 1200, 60)
 const NONCE_RE = /^[\x21-\x7e]{1,128}$/
 
 /** `METHOD path-template` → scopes, from the endpoints' `requiresScope` annotations. */
-const scopeTable = (): ReadonlyMap<string, ReadonlyArray<Scope>> => {
+const scopeTable = (groups: ReadonlyArray<unknown>): ReadonlyMap<string, ReadonlyArray<Scope>> => {
   const table = new Map<string, ReadonlyArray<Scope>>()
-  for (const group of PartnerGroups) {
+  for (const group of groups) {
     for (const endpoint of Object.values((group as unknown as HttpApiGroup.HttpApiGroup.AnyWithProps).endpoints)) {
       const scopes = Context.getOption(endpoint.annotations, RequiredScopes)
       if (Option.isSome(scopes)) table.set(`${endpoint.method} ${endpoint.path}`, scopes.value)
@@ -87,128 +87,137 @@ const debugInvalid = (canonical: string) =>
     }
   })
 
-export const PartnerAuthLive = Layer.effect(
-  PartnerAuth,
-  Effect.gen(function*() {
-    const config = yield* AppConfig
-    const credentials = yield* Credentials
-    const limiter = yield* RateLimiter
-    const scopes = scopeTable()
-    const skew = config.partner.skewSeconds
-    const nonceTtl = skew * 2 + 60
+/**
+ * The signing middleware over the signed endpoint groups (`groups`: every HMAC-signed group,
+ * whichever capability owns it; the composition root passes the list).
+ */
+export const makePartnerAuthLive = (groups: ReadonlyArray<unknown>) =>
+  Layer.effect(
+    PartnerAuth,
+    Effect.gen(function*() {
+      const config = yield* AppConfig
+      const partnerSettings = yield* PartnerConfig
+      const credentials = yield* Credentials
+      const limiter = yield* RateLimiter
+      const scopes = scopeTable(groups)
+      const skew = partnerSettings.skewSeconds
+      const nonceTtl = skew * 2 + 60
 
-    return PartnerAuth.of(
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        if (config.production && !isHttps(request, config.trustProxy)) {
-          return yield* new ForbiddenError({ code: "forbidden", message: "The Partner API is served over HTTPS only" })
-        }
-        const h = request.headers
-        const keyId = h[SIGNING_HEADERS.keyId]
-        if (keyId === undefined || keyId.trim() === "") {
-          return yield* unauthorized(
-            "missing_credentials",
-            "X-Service-Key-Id is required: sign every request with your key id and secret"
-          )
-        }
-        const missing = [
-          ["X-Service-Timestamp", h[SIGNING_HEADERS.timestamp]],
-          ["X-Service-Nonce", h[SIGNING_HEADERS.nonce]],
-          ["X-Service-Signature", h[SIGNING_HEADERS.signature]]
-        ].filter(([, v]) => v === undefined || v.trim() === "").map(([name]) => name)
-        if (missing.length > 0) {
-          return yield* unauthorized("missing_signature_headers", `Missing signing header(s): ${missing.join(", ")}`)
-        }
-        const timestamp = h[SIGNING_HEADERS.timestamp]!.trim()
-        const nonce = h[SIGNING_HEADERS.nonce]!.trim()
-        const signature = h[SIGNING_HEADERS.signature]!
-        const now = yield* Clock.currentTimeMillis
-        const ts = checkTimestamp(timestamp, now, skew)
-        if (!ts.ok) return yield* unauthorized("invalid_timestamp", ts.reason)
-        if (!NONCE_RE.test(nonce)) {
-          return yield* unauthorized(
-            "invalid_signature",
-            "X-Service-Nonce must be 1-128 visible ASCII characters (a UUID v4 is recommended)"
-          )
-        }
+      return PartnerAuth.of(
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          if (config.production && !isHttps(request, config.trustProxy)) {
+            return yield* new ForbiddenError({
+              code: "forbidden",
+              message: "The Partner API is served over HTTPS only"
+            })
+          }
+          const h = request.headers
+          const keyId = h[SIGNING_HEADERS.keyId]
+          if (keyId === undefined || keyId.trim() === "") {
+            return yield* unauthorized(
+              "missing_credentials",
+              "X-Service-Key-Id is required: sign every request with your key id and secret"
+            )
+          }
+          const missing = [
+            ["X-Service-Timestamp", h[SIGNING_HEADERS.timestamp]],
+            ["X-Service-Nonce", h[SIGNING_HEADERS.nonce]],
+            ["X-Service-Signature", h[SIGNING_HEADERS.signature]]
+          ].filter(([, v]) => v === undefined || v.trim() === "").map(([name]) => name)
+          if (missing.length > 0) {
+            return yield* unauthorized("missing_signature_headers", `Missing signing header(s): ${missing.join(", ")}`)
+          }
+          const timestamp = h[SIGNING_HEADERS.timestamp]!.trim()
+          const nonce = h[SIGNING_HEADERS.nonce]!.trim()
+          const signature = h[SIGNING_HEADERS.signature]!
+          const now = yield* Clock.currentTimeMillis
+          const ts = checkTimestamp(timestamp, now, skew)
+          if (!ts.ok) return yield* unauthorized("invalid_timestamp", ts.reason)
+          if (!NONCE_RE.test(nonce)) {
+            return yield* unauthorized(
+              "invalid_signature",
+              "X-Service-Nonce must be 1-128 visible ASCII characters (a UUID v4 is recommended)"
+            )
+          }
 
-        const resolved = yield* credentials.resolve(keyId.trim()).pipe(Effect.orDie)
-        // A request without Content-Length or Transfer-Encoding has no body (RFC 9112 §6.3): its
-        // hash is that of "" without reading the stream (an event-loop turn on every signed GET).
-        const body = hasBody(h) ? yield* request.text.pipe(Effect.orElseSucceed(() => undefined)) : ""
-        // Built only when refused: an error captures a stack trace when constructed.
-        const invalid = () =>
-          unauthorized(
-            "invalid_signature",
-            "The request signature does not match; check the canonical string and the secret"
-          )
-        if (body === undefined) return yield* invalid()
-        // Compute the canonical string even for an unknown key id so both paths cost the same.
-        const canonical = canonicalString({
-          method: request.method,
-          path: pathOf(request.url),
-          query: queryOf(request.url),
-          timestamp,
-          nonce,
-          bodySha256: sha256Hex(body)
+          const resolved = yield* credentials.resolve(keyId.trim()).pipe(Effect.orDie)
+          // A request without Content-Length or Transfer-Encoding has no body (RFC 9112 §6.3): its
+          // hash is that of "" without reading the stream (an event-loop turn on every signed GET).
+          const body = hasBody(h) ? yield* request.text.pipe(Effect.orElseSucceed(() => undefined)) : ""
+          // Built only when refused: an error captures a stack trace when constructed.
+          const invalid = () =>
+            unauthorized(
+              "invalid_signature",
+              "The request signature does not match; check the canonical string and the secret"
+            )
+          if (body === undefined) return yield* invalid()
+          // Compute the canonical string even for an unknown key id so both paths cost the same.
+          const canonical = canonicalString({
+            method: request.method,
+            path: pathOf(request.url),
+            query: queryOf(request.url),
+            timestamp,
+            nonce,
+            bodySha256: sha256Hex(body)
+          })
+          const secret = Option.match(resolved, { onNone: () => "\u0000unknown-key", onSome: (r) => r.secret })
+          if (!verifySignature(secret, canonical, signature) || Option.isNone(resolved)) {
+            return yield* Option.isSome(resolved) && wantsSignatureDebug(h, resolved.value.row.environment)
+              ? debugInvalid(canonical)
+              : invalid()
+          }
+          const row = resolved.value.row
+          const route = yield* HttpRouter.RouteContext
+          const needed = scopes.get(`${route.route.method} ${route.route.path}`) ?? []
+          const scoped = needed.some((s) => row.scopes.includes(s))
+          // Counted in the admission statement when the request will reach the limit check (rule 9).
+          const window = limiter.countedElsewhere
+            ? limiter.windowOf(partnerRateLimit, `cred:${row.key_id}`, now)
+            : undefined
+          // One statement (shared with concurrent requests): the credential's `active` flag as the
+          // database has it now, the nonce recorded unless seen before, and the rate-limit count.
+          const admitted = yield* credentials.admit(
+            row.key_id,
+            nonce,
+            nonceTtl,
+            window !== undefined && scoped && !window.knownDenied ? window : undefined
+          ).pipe(Effect.orDie)
+          if (!admitted.active) {
+            return yield* new ForbiddenError({
+              code: "credential_not_active",
+              message: "This credential has been revoked or deactivated"
+            })
+          }
+          if (!admitted.fresh) {
+            return yield* unauthorized(
+              "replay_detected",
+              "This nonce was already used; send a fresh X-Service-Nonce with every request, retries included"
+            )
+          }
+          if (!scoped) {
+            return yield* new ForbiddenError({
+              code: "forbidden",
+              message: needed.length === 0
+                ? "This endpoint is not available to partner credentials"
+                : `This credential lacks the required scope (${needed.join(" or ")})`
+            })
+          }
+          yield* window !== undefined
+            ? applyDecision(limiter.settle(window, admitted.count))
+            : enforceWith(limiter, partnerRateLimit, `cred:${row.key_id}`)
+          const identity: PartnerIdentity = {
+            partnerId: row.partner_id,
+            credentialId: row.id,
+            keyId: row.key_id,
+            environment: row.environment,
+            scopes: row.scopes,
+            affiliate: row.affiliate
+          }
+          return identity
         })
-        const secret = Option.match(resolved, { onNone: () => "\u0000unknown-key", onSome: (r) => r.secret })
-        if (!verifySignature(secret, canonical, signature) || Option.isNone(resolved)) {
-          return yield* Option.isSome(resolved) && wantsSignatureDebug(h, resolved.value.row.environment)
-            ? debugInvalid(canonical)
-            : invalid()
-        }
-        const row = resolved.value.row
-        const route = yield* HttpRouter.RouteContext
-        const needed = scopes.get(`${route.route.method} ${route.route.path}`) ?? []
-        const scoped = needed.some((s) => row.scopes.includes(s))
-        // Counted in the admission statement when the request will reach the limit check (rule 9).
-        const window = limiter.countedElsewhere
-          ? limiter.windowOf(partnerRateLimit, `cred:${row.key_id}`, now)
-          : undefined
-        // One statement (shared with concurrent requests): the credential's `active` flag as the
-        // database has it now, the nonce recorded unless seen before, and the rate-limit count.
-        const admitted = yield* credentials.admit(
-          row.key_id,
-          nonce,
-          nonceTtl,
-          window !== undefined && scoped && !window.knownDenied ? window : undefined
-        ).pipe(Effect.orDie)
-        if (!admitted.active) {
-          return yield* new ForbiddenError({
-            code: "credential_not_active",
-            message: "This credential has been revoked or deactivated"
-          })
-        }
-        if (!admitted.fresh) {
-          return yield* unauthorized(
-            "replay_detected",
-            "This nonce was already used; send a fresh X-Service-Nonce with every request, retries included"
-          )
-        }
-        if (!scoped) {
-          return yield* new ForbiddenError({
-            code: "forbidden",
-            message: needed.length === 0
-              ? "This endpoint is not available to partner credentials"
-              : `This credential lacks the required scope (${needed.join(" or ")})`
-          })
-        }
-        yield* window !== undefined
-          ? applyDecision(limiter.settle(window, admitted.count))
-          : enforceWith(limiter, partnerRateLimit, `cred:${row.key_id}`)
-        const identity: PartnerIdentity = {
-          partnerId: row.partner_id,
-          credentialId: row.id,
-          keyId: row.key_id,
-          environment: row.environment,
-          scopes: row.scopes,
-          affiliate: row.affiliate
-        }
-        return identity
-      })
-    )
-  })
-)
+      )
+    })
+  )
 
 export { CurrentPartner }

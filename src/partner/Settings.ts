@@ -1,5 +1,5 @@
 /**
- * Partner API settings (read by src/platform/Config.ts as `config.partner`).
+ * Partner API settings, read with `Config` by this capability.
  *
  * | variable | default | meaning |
  * |---|---|---|
@@ -12,7 +12,7 @@
  * | WEBHOOK_PARTNER_CONCURRENCY | 4 | attempts in flight per partner endpoint, all replicas together |
  * | PARTNER_QUOTE_TTL | 10 minutes | quote validity and reservation (the description fixes 10 minutes; tests shorten it) |
  */
-import { Config, Duration } from "effect"
+import { Config, Context, Duration, Layer } from "effect"
 
 export interface PartnerSettings {
   readonly reviewThresholdCents: number
@@ -41,3 +41,7 @@ export const partnerConfig: Config.Config<PartnerSettings> = Config.all({
   ),
   quoteTtl: Config.duration("PARTNER_QUOTE_TTL").pipe(Config.withDefault(Duration.minutes(10)))
 })
+
+export class PartnerConfig extends Context.Tag("partner/PartnerConfig")<PartnerConfig, PartnerSettings>() {
+  static readonly Live = Layer.effect(PartnerConfig, partnerConfig)
+}

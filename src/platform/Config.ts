@@ -1,33 +1,11 @@
 /**
- * The service's configuration, read once from the environment (or from whatever
- * `ConfigProvider` a test installs). Every setting in README.md's table lives here.
+ * The platform's configuration (listener, database, secrets, logging, tracing, rate limits,
+ * outbound policy), read once from the environment (or from whatever `ConfigProvider` a test
+ * installs). Each capability reads its own settings with `Config` in its own `Settings.ts`
+ * (src/<capability>/Settings.ts); this file imports no capability.
  */
-import { Config, ConfigError, Context, Duration, Either, Layer, Option, Redacted } from "effect"
-import { checkoutConfig, type CheckoutSettings } from "../checkout/Settings.js"
-import { brokerageConfig, type BrokerageSettings } from "../partner/brokerage/Settings.js"
-import { ledgerConfig, type LedgerSettings } from "../partner/ledger/Settings.js"
-import { partnerConfig, type PartnerSettings } from "../partner/Settings.js"
-import { referralConfig, type ReferralSettings } from "../referrals/Settings.js"
+import { Config, ConfigError, Context, Duration, Effect, Either, HashSet, Layer, Option, Redacted } from "effect"
 import { tracingConfig, type TracingSettings } from "./TracingSettings.js"
-
-/** Accounts, sessions and the OAuth 2.1 authorization server (docs/identity.md). */
-export interface IdentitySettings {
-  /** Lifetime of a sign-in session (SESSION_TTL, default 14 days). */
-  readonly sessionTtl: Duration.Duration
-  /** Authorization codes (OAUTH_CODE_TTL, default 60 s; single use). */
-  readonly codeTtl: Duration.Duration
-  /** Access tokens (OAUTH_ACCESS_TOKEN_TTL, default 30 min). */
-  readonly accessTokenTtl: Duration.Duration
-  /** Refresh tokens (OAUTH_REFRESH_TOKEN_TTL, default 30 days; rotated on every use). */
-  readonly refreshTokenTtl: Duration.Duration
-}
-
-const identityConfig: Config.Config<IdentitySettings> = Config.all({
-  sessionTtl: Config.duration("SESSION_TTL").pipe(Config.withDefault(Duration.days(14))),
-  codeTtl: Config.duration("OAUTH_CODE_TTL").pipe(Config.withDefault(Duration.seconds(60))),
-  accessTokenTtl: Config.duration("OAUTH_ACCESS_TOKEN_TTL").pipe(Config.withDefault(Duration.minutes(30))),
-  refreshTokenTtl: Config.duration("OAUTH_REFRESH_TOKEN_TTL").pipe(Config.withDefault(Duration.days(30)))
-})
 
 export interface DeprecationEntry {
   /** When the operation was (or will be) deprecated. */
@@ -50,8 +28,6 @@ export interface AppConfigShape {
   readonly adminToken: Option.Option<Redacted.Redacted>
   /** When set, `GET /metrics` needs it as a bearer token. */
   readonly metricsToken: Option.Option<Redacted.Redacted>
-  /** Accounts, sessions, OAuth lifetimes. */
-  readonly identity: IdentitySettings
   /** Number of proxies in front of the service whose `X-Forwarded-For` entries are trusted (0 = none). */
   readonly trustProxy: number
   readonly redisUrl: Option.Option<Redacted.Redacted>
@@ -61,19 +37,6 @@ export interface AppConfigShape {
   readonly deprecations: Readonly<Record<string, DeprecationEntry>>
   readonly logLevel: string
   readonly logFormat: "json" | "pretty"
-  /** Registrar back-end (Realtime Register). Unset URL → no registrar calls. */
-  readonly rtr: {
-    readonly apiUrl: Option.Option<string>
-    readonly apiKey: Option.Option<Redacted.Redacted>
-    readonly customer: Option.Option<string>
-    readonly timeout: Duration.Duration
-    /** Markup added to registrar cost prices, in percent. */
-    readonly markupPercent: number
-  }
-  /** TLD metadata older than this is reported `stale`. */
-  readonly tldStaleAfter: Duration.Duration
-  /** How often the scheduled fiber re-syncs TLD data and prices (0 disables). */
-  readonly tldSyncInterval: Duration.Duration
   /** Run background workers (schedules, queues) in this process. */
   readonly workers: boolean
   readonly outboundAllowLoopback: boolean
@@ -84,29 +47,11 @@ export interface AppConfigShape {
   readonly database: DatabaseSettings
   /** How long an in-flight Idempotency-Key claim holds without renewal (IDEMPOTENCY_LEASE, default 5 s). */
   readonly idempotencyLease: Duration.Duration
-  /** How long a process may serve catalogue (TLD/price) data written by another process. */
-  readonly catalogueCacheTtl: Duration.Duration
-  /** Availability engine, search stream, alternates (docs/search.md). */
-  readonly availability: AvailabilitySettings
-  /** Marketplace inventory: demo catalogue, sandbox inventory, listing pages (docs/market.md). */
-  readonly market: MarketSettings
-  /** WHOIS/RDAP lookups, the free tools and their jobs (docs/lookup.md, docs/tools.md). */
-  readonly lookup: LookupSettings
   /** Ports outbound HTTP to user-influenced URLs may use (OUTBOUND_ALLOWED_PORTS, default 80,443). */
   readonly outboundAllowedPorts: ReadonlyArray<number>
-  /** Partner API: review threshold, signing skew, webhook delivery (src/partner/Settings.ts). */
-  readonly partner: PartnerSettings
   readonly http: HttpSettings
-  /** Ledger, settlement and payouts (src/partner/ledger/Settings.ts). */
-  readonly ledger: LedgerSettings
-  /** Brokerage fee, partner share, live-site probe (src/partner/brokerage/Settings.ts). */
-  readonly brokerage: BrokerageSettings
   /** OpenTelemetry trace export (OTEL_* variables; src/platform/TracingSettings.ts). */
   readonly tracing: TracingSettings
-  /** Referral links, clicks and attribution (src/referrals/Settings.ts). */
-  readonly referrals: ReferralSettings
-  /** Hosted checkout: payment provider, session lifetime, reconciliation (src/checkout/Settings.ts). */
-  readonly checkout: CheckoutSettings
 }
 
 export interface DatabaseSettings {
@@ -152,38 +97,6 @@ const parseDeprecations = (u: unknown): Record<string, DeprecationEntry> => {
   return out
 }
 
-export interface LookupSettings {
-  /** IANA-format `dns.json`; empty string: bundled snapshot only. */
-  readonly rdapBootstrapUrl: string
-  /** Age after which a process re-fetches the bootstrap file. */
-  readonly rdapBootstrapRefresh: Duration.Duration
-  /** `live` talks to RDAP servers; `sandbox` answers every lookup at once with an error (no network). */
-  readonly rdapMode: "live" | "sandbox"
-  /** Per RDAP request (each redirect hop included). */
-  readonly rdapTimeout: Duration.Duration
-  readonly rdapMaxRedirects: number
-  /** A 429 whose Retry-After is within this is waited out once; longer ones fail at once. */
-  readonly rdapRetryAfterCap: Duration.Duration
-  readonly whoisReferralServer: string
-  /** Port of every WHOIS connection. */
-  readonly whoisPort: number
-  readonly whoisTimeout: Duration.Duration
-  readonly whoisMaxReferrals: number
-  readonly whoisMaxBytes: number
-  /** Daily WHOIS lookups for a bearer-token caller (anonymous: 10, RATE_LIMIT_WHOIS). */
-  readonly bearerWhoisCap: number
-  /** `host:port` of the DNS resolver the dns-lookup tool asks; None: the system's resolvers. */
-  readonly dnsResolver: Option.Option<string>
-  /** How long finished tool jobs are kept. */
-  readonly jobRetention: Duration.Duration
-  /** A running job whose worker has not renewed its lease for this long is claimed again. */
-  readonly jobLease: Duration.Duration
-  /** Tool-job worker fibers per process. */
-  readonly jobConcurrency: number
-  /** Identical inline tool calls within this are answered from cache (`cached: true`). */
-  readonly toolCacheTtl: Duration.Duration
-}
-
 const portList = (name: string, fallback: ReadonlyArray<number>): Config.Config<ReadonlyArray<number>> =>
   Config.string(name).pipe(
     Config.mapOrFail((s) => {
@@ -195,89 +108,37 @@ const portList = (name: string, fallback: ReadonlyArray<number>): Config.Config<
     Config.withDefault(fallback)
   )
 
-const lookupConfig: Config.Config<LookupSettings> = Config.all({
-  rdapBootstrapUrl: Config.string("RDAP_BOOTSTRAP_URL").pipe(Config.withDefault("https://data.iana.org/rdap/dns.json")),
-  rdapBootstrapRefresh: Config.duration("RDAP_BOOTSTRAP_REFRESH").pipe(Config.withDefault(Duration.hours(24))),
-  rdapMode: Config.literal("live", "sandbox")("RDAP_MODE").pipe(Config.withDefault("live" as const)),
-  rdapTimeout: Config.duration("RDAP_TIMEOUT").pipe(Config.withDefault(Duration.seconds(8))),
-  rdapMaxRedirects: Config.integer("RDAP_MAX_REDIRECTS").pipe(Config.withDefault(3)),
-  rdapRetryAfterCap: Config.duration("RDAP_RETRY_AFTER_CAP").pipe(Config.withDefault(Duration.seconds(5))),
-  whoisReferralServer: Config.string("WHOIS_REFERRAL_SERVER").pipe(Config.withDefault("whois.iana.org")),
-  whoisPort: Config.integer("WHOIS_PORT").pipe(Config.withDefault(43)),
-  whoisTimeout: Config.duration("WHOIS_TIMEOUT").pipe(Config.withDefault(Duration.seconds(8))),
-  whoisMaxReferrals: Config.integer("WHOIS_MAX_REFERRALS").pipe(Config.withDefault(2)),
-  whoisMaxBytes: Config.integer("WHOIS_MAX_BYTES").pipe(Config.withDefault(256 * 1024)),
-  bearerWhoisCap: Config.integer("BEARER_WHOIS_CAP").pipe(Config.withDefault(100)),
-  dnsResolver: Config.option(Config.string("DNS_RESOLVER")),
-  jobRetention: Config.duration("JOB_RETENTION").pipe(Config.withDefault(Duration.days(7))),
-  jobLease: Config.duration("JOB_LEASE").pipe(Config.withDefault(Duration.seconds(30))),
-  jobConcurrency: Config.integer("JOB_CONCURRENCY").pipe(Config.withDefault(2)),
-  toolCacheTtl: Config.duration("TOOL_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(60)))
+const RATE_LIMIT_PREFIX = "RATE_LIMIT_"
+
+/**
+ * RATE_LIMIT_<OP>=n, e.g. RATE_LIMIT_PRICING_TLD=500: every such name the current
+ * `ConfigProvider` knows (the environment, or the map a test installs). The names are found by
+ * walking the provider's keys: the environment provider splits them on `_`, a map provider does not.
+ */
+const rateLimitOverrides: Effect.Effect<Record<string, number>> = Effect.configProviderWith((provider) => {
+  const names = (path: ReadonlyArray<string>): Effect.Effect<Array<string>> =>
+    provider.flattened.enumerateChildren(path).pipe(
+      Effect.orElseSucceed(() => HashSet.empty<string>()),
+      Effect.flatMap((children) =>
+        Effect.forEach(HashSet.toValues(children), (child): Effect.Effect<Array<string>> => {
+          const next = [...path, child]
+          const name = next.join("_")
+          if (name.startsWith(RATE_LIMIT_PREFIX)) return Effect.map(names(next), (more) => [name, ...more])
+          return RATE_LIMIT_PREFIX.startsWith(`${name}_`) ? names(next) : Effect.succeed([])
+        })
+      ),
+      Effect.map((found) => found.flat())
+    )
+  const valueOf = (name: string): Effect.Effect<Array<[string, number]>> =>
+    Effect.map(Effect.either(provider.load(Config.string(name))), (value) => {
+      const m = /^RATE_LIMIT_([A-Z0-9_]+)$/.exec(name)
+      return m && Either.isRight(value) && /^\d+$/.test(value.right) ? [[m[1].toLowerCase(), Number(value.right)]] : []
+    })
+  return names([]).pipe(
+    Effect.flatMap((found) => Effect.forEach(new Set(found), valueOf)),
+    Effect.map((entries) => Object.fromEntries(entries.flat()))
+  )
 })
-
-export interface AvailabilitySettings {
-  /** TLDs tried for the label of a plain `label.tld` search (ALTERNATE_TLDS, comma list). */
-  readonly alternateTlds: ReadonlyArray<string>
-  /** Time limit of one upstream call (registrar check, RDAP) inside a check (AVAILABILITY_UPSTREAM_TIMEOUT). */
-  readonly upstreamTimeout: Duration.Duration
-  /** Calls in flight per upstream server (registrar, each RDAP server) per process (AVAILABILITY_UPSTREAM_CONCURRENCY). */
-  readonly upstreamConcurrency: number
-  /** Consecutive failures that open an upstream's circuit (AVAILABILITY_BREAKER_FAILURES). */
-  readonly breakerFailures: number
-  /** How long an open circuit fails fast before a trial call (AVAILABILITY_BREAKER_COOLDOWN). */
-  readonly breakerCooldown: Duration.Duration
-  /** Cache lifetime of an upstream answer per state (AVAILABILITY_TTL_<STATE>; 0 = not cached). */
-  readonly ttl: {
-    readonly available: Duration.Duration
-    readonly premium: Duration.Duration
-    readonly registered: Duration.Duration
-    readonly unknown: Duration.Duration
-  }
-}
-
-const DEFAULT_ALTERNATE_TLDS = ["com", "net", "org", "io", "co", "ai", "app", "dev", "xyz"]
-
-const availabilityConfig: Config.Config<AvailabilitySettings> = Config.all({
-  alternateTlds: Config.string("ALTERNATE_TLDS").pipe(
-    Config.map((s) => s.split(",").map((t) => t.trim().toLowerCase().replace(/^\.+/, "")).filter((t) => t !== "")),
-    Config.withDefault(DEFAULT_ALTERNATE_TLDS)
-  ),
-  upstreamTimeout: Config.duration("AVAILABILITY_UPSTREAM_TIMEOUT").pipe(Config.withDefault(Duration.seconds(3))),
-  upstreamConcurrency: Config.integer("AVAILABILITY_UPSTREAM_CONCURRENCY").pipe(Config.withDefault(32)),
-  breakerFailures: Config.integer("AVAILABILITY_BREAKER_FAILURES").pipe(Config.withDefault(5)),
-  breakerCooldown: Config.duration("AVAILABILITY_BREAKER_COOLDOWN").pipe(Config.withDefault(Duration.seconds(30))),
-  ttl: Config.all({
-    available: Config.duration("AVAILABILITY_TTL_AVAILABLE").pipe(Config.withDefault(Duration.seconds(60))),
-    premium: Config.duration("AVAILABILITY_TTL_PREMIUM").pipe(Config.withDefault(Duration.minutes(10))),
-    registered: Config.duration("AVAILABILITY_TTL_REGISTERED").pipe(Config.withDefault(Duration.hours(6))),
-    unknown: Config.duration("AVAILABILITY_TTL_UNKNOWN").pipe(Config.withDefault(Duration.zero))
-  })
-})
-
-export interface MarketSettings {
-  /** DEMO_LISTINGS: `auto` (default) seeds the demo catalogue only on the embedded database; `true`/`false` force it. */
-  readonly demoListings: "auto" | "true" | "false"
-  /** Seed the synthetic sandbox inventory (SANDBOX_INVENTORY, default true). */
-  readonly sandboxInventory: boolean
-  /** How long a listing page may reuse a `total` counted for the same filters (LISTINGS_COUNT_CACHE_TTL). */
-  readonly countCacheTtl: Duration.Duration
-}
-
-const marketConfig: Config.Config<MarketSettings> = Config.all({
-  demoListings: Config.literal("auto", "true", "false")("DEMO_LISTINGS").pipe(Config.withDefault("auto" as const)),
-  sandboxInventory: Config.boolean("SANDBOX_INVENTORY").pipe(Config.withDefault(true)),
-  countCacheTtl: Config.duration("LISTINGS_COUNT_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(5)))
-})
-
-/** RATE_LIMIT_<OP>=n, e.g. RATE_LIMIT_PRICING_TLD=500. Read from the raw environment map. */
-const rateLimitsFromEnv = (env: NodeJS.ProcessEnv): Record<string, number> => {
-  const out: Record<string, number> = {}
-  for (const [k, v] of Object.entries(env)) {
-    const m = /^RATE_LIMIT_([A-Z0-9_]+)$/.exec(k)
-    if (m && v !== undefined && /^\d+$/.test(v)) out[m[1].toLowerCase()] = Number(v)
-  }
-  return out
-}
 
 /** Limits every request is held to (src/platform/RequestGuard.ts). */
 export interface HttpSettings {
@@ -302,38 +163,21 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   serviceSecret: Config.option(Config.redacted("SERVICE_SECRET")),
   adminToken: Config.option(Config.redacted("ADMIN_TOKEN")),
   metricsToken: Config.option(Config.redacted("METRICS_TOKEN")),
-  identity: identityConfig,
   trustProxy: Config.string("TRUST_PROXY").pipe(Config.withDefault("false")),
   redisUrl: Config.option(Config.redacted("REDIS_URL")),
   rateLimitsJson: jsonRecord("RATE_LIMITS", (u) => (u ?? {}) as Record<string, number>),
   deprecations: jsonRecord("DEPRECATIONS", parseDeprecations),
   logLevel: Config.string("LOG_LEVEL").pipe(Config.withDefault("info")),
   logFormat: Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.withDefault("json" as const)),
-  rtrApiUrl: Config.option(Config.string("RTR_API_URL")),
-  rtrApiKey: Config.option(Config.redacted("RTR_API_KEY")),
-  rtrCustomer: Config.option(Config.string("RTR_CUSTOMER")),
-  rtrTimeout: Config.duration("RTR_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10))),
-  markupPercent: Config.number("PRICE_MARKUP_PERCENT").pipe(Config.withDefault(20)),
-  tldStaleAfter: Config.duration("TLD_STALE_AFTER").pipe(Config.withDefault(Duration.days(7))),
-  tldSyncInterval: Config.duration("TLD_SYNC_INTERVAL").pipe(Config.withDefault(Duration.hours(24))),
   workers: Config.boolean("WORKERS").pipe(Config.withDefault(true)),
   outboundAllowLoopback: Config.boolean("OUTBOUND_ALLOW_LOOPBACK").pipe(Config.withDefault(false)),
   shutdownGrace: Config.duration("SHUTDOWN_GRACE").pipe(Config.withDefault(Duration.seconds(10))),
   shutdownDrainDelay: Config.duration("SHUTDOWN_DRAIN_DELAY").pipe(Config.withDefault(Duration.seconds(1))),
   database: databaseConfig,
   idempotencyLease: Config.duration("IDEMPOTENCY_LEASE").pipe(Config.withDefault(Duration.seconds(5))),
-  catalogueCacheTtl: Config.duration("CATALOGUE_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(5))),
-  availability: availabilityConfig,
-  market: marketConfig,
-  lookup: lookupConfig,
   outboundAllowedPorts: portList("OUTBOUND_ALLOWED_PORTS", [80, 443]),
-  partner: partnerConfig,
   http: httpConfig,
-  ledger: ledgerConfig,
-  brokerage: brokerageConfig,
-  tracing: tracingConfig,
-  referrals: referralConfig,
-  checkout: checkoutConfig
+  tracing: tracingConfig
 }).pipe(
   Config.mapOrFail((c) => {
     const production = c.nodeEnv === "production"
@@ -363,40 +207,21 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
       serviceSecret: c.serviceSecret,
       adminToken: c.adminToken,
       metricsToken: c.metricsToken,
-      identity: c.identity,
       trustProxy,
       redisUrl: c.redisUrl,
-      rateLimits: { ...c.rateLimitsJson, ...rateLimitsFromEnv(process.env) },
+      rateLimits: c.rateLimitsJson,
       deprecations: c.deprecations,
       logLevel: c.logLevel,
       logFormat: c.logFormat,
-      rtr: {
-        apiUrl: c.rtrApiUrl,
-        apiKey: c.rtrApiKey,
-        customer: c.rtrCustomer,
-        timeout: c.rtrTimeout,
-        markupPercent: c.markupPercent
-      },
-      tldStaleAfter: c.tldStaleAfter,
-      tldSyncInterval: c.tldSyncInterval,
       workers: c.workers,
       outboundAllowLoopback: c.outboundAllowLoopback,
       shutdownGrace: c.shutdownGrace,
       shutdownDrainDelay: c.shutdownDrainDelay,
       database: c.database,
       idempotencyLease: c.idempotencyLease,
-      catalogueCacheTtl: c.catalogueCacheTtl,
-      availability: c.availability,
-      market: c.market,
-      lookup: c.lookup,
       outboundAllowedPorts: c.outboundAllowedPorts,
-      partner: c.partner,
       http: c.http,
-      ledger: c.ledger,
-      brokerage: c.brokerage,
-      tracing: c.tracing,
-      referrals: c.referrals,
-      checkout: c.checkout
+      tracing: c.tracing
     })
   })
 )
@@ -420,5 +245,14 @@ function missing(message: string) {
   return ConfigError.InvalidData([], message)
 }
 
-/** Fails start-up with the configuration error (printed by the launcher), never a half-configured service. */
-export const AppConfigLive: Layer.Layer<AppConfig, ConfigError.ConfigError> = Layer.effect(AppConfig, appConfig)
+/**
+ * Fails start-up with the configuration error (printed by the launcher), never a half-configured
+ * service. `RATE_LIMIT_<OP>` variables override `RATE_LIMITS` (JSON).
+ */
+export const AppConfigLive: Layer.Layer<AppConfig, ConfigError.ConfigError> = Layer.effect(
+  AppConfig,
+  Effect.zipWith(appConfig, rateLimitOverrides, (c, overrides) => ({
+    ...c,
+    rateLimits: { ...c.rateLimits, ...overrides }
+  }))
+)

@@ -9,7 +9,6 @@
 import { Effect, Layer } from "effect"
 import { CartFulfilment } from "../checkout/Cart.js"
 import { Jobs } from "../platform/Jobs.js"
-import { ToolJobsLive } from "../tools/Tools.js"
 import { PortfolioRepo } from "./Repo.js"
 
 export const CART_JOB = "portfolio:cart"
@@ -30,7 +29,7 @@ export const makeCartFulfilment = Effect.gen(function*() {
   })
 })
 
-/** Needs the SqlClient. */
+/** Needs the SqlClient and the job queue. */
 export const CartFulfilmentLive = Layer.effect(CartFulfilment, makeCartFulfilment).pipe(
-  Layer.provide(Layer.mergeAll(PortfolioRepo.Live, ToolJobsLive))
+  Layer.provide(PortfolioRepo.Live)
 )

@@ -21,8 +21,8 @@ import { Context, Duration, Effect, Fiber, Layer, Queue, Schedule } from "effect
 import { createHash, randomBytes } from "node:crypto"
 import { isBot, utcDay } from "../domain/Referral.js"
 import type { PartnerEnvironment } from "../partner/Auth.js"
-import { AppConfig } from "../platform/Config.js"
 import { type ClickRow, ReferralRepo } from "./Repo.js"
+import { ReferralConfig } from "./Settings.js"
 import { classifyBatch } from "./Visitors.js"
 
 export interface PendingClick {
@@ -43,7 +43,7 @@ const clip = (s: string | null, max: number) => (s === null ? null : s.length > 
 
 const make = Effect.gen(function*() {
   const repo = yield* ReferralRepo
-  const settings = (yield* AppConfig).referrals
+  const settings = yield* ReferralConfig
   const repeatMs = Duration.toMillis(settings.repeatWindow)
   const queue = yield* Queue.unbounded<PendingClick>()
   const salts = new Map<string, string>()

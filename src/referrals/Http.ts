@@ -10,6 +10,7 @@ import { AppConfig } from "../platform/Config.js"
 import { errorPageHtml, htmlResponse } from "../platform/Html.js"
 import { REFERRAL_COOKIE } from "./Attribution.js"
 import { Referrals } from "./Referrals.js"
+import { ReferralConfig } from "./Settings.js"
 
 export const PartnerReferralsHttpLive = HttpApiBuilder.group(
   Api,
@@ -49,10 +50,11 @@ export const ReferralRedirectHttpLive = HttpApiBuilder.group(
     Effect.gen(function*() {
       const referrals = yield* Referrals
       const config = yield* AppConfig
+      const referralsSettings = yield* ReferralConfig
       // The cookie's attributes never change, so the header is one string concatenation rather than
       // a Cookie built and serialised per click (bench/referrals.ts: the redirect must keep up with
       // the pricing read). The value is base64url and ".", nothing to escape.
-      const attributes = `; Max-Age=${config.referrals.windowDays * 86_400}; Path=/; HttpOnly${
+      const attributes = `; Max-Age=${referralsSettings.windowDays * 86_400}; Path=/; HttpOnly${
         config.production ? "; Secure" : ""
       }; SameSite=Lax`
       return handlers.handle("click", ({ path, request }) =>

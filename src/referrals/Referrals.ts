@@ -31,6 +31,7 @@ import type { Attribution } from "./Attribution.js"
 import { ClickWriter } from "./ClickWriter.js"
 import { InvalidLinkRequest, InvalidReportQuery, ReferralLinkNotFound } from "./Errors.js"
 import { type LinkRow, type Owner, ReferralRepo } from "./Repo.js"
+import { ReferralConfig } from "./Settings.js"
 
 const COOKIE_PURPOSE = "referral-cookie"
 const CODE_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -73,7 +74,8 @@ const make = Effect.gen(function*() {
   const writer = yield* ClickWriter
   const secrets = yield* ServiceSecret
   const config = yield* AppConfig
-  const windowMs = config.referrals.windowDays * DAY_MS
+  const referralsSettings = yield* ReferralConfig
+  const windowMs = referralsSettings.windowDays * DAY_MS
   const byCode = new Map<string, LinkRow>()
 
   const linkJson = (l: LinkRow) => ({

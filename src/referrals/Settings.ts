@@ -1,5 +1,5 @@
 /**
- * Referral settings (read by src/platform/Config.ts as `config.referrals`).
+ * Referral settings, read with `Config` by this capability.
  *
  * | variable | default | meaning |
  * |---|---|---|
@@ -8,7 +8,7 @@
  * | REFERRAL_FLUSH_INTERVAL | 100 millis | the click writer's batch period |
  * | REFERRAL_FLUSH_BATCH | 500 | a batch is written as soon as this many clicks wait |
  */
-import { Config, Duration } from "effect"
+import { Config, Context, Duration, Layer } from "effect"
 
 export interface ReferralSettings {
   readonly windowDays: number
@@ -36,3 +36,7 @@ export const referralConfig: Config.Config<ReferralSettings> = Config.all({
     Config.withDefault(500)
   )
 })
+
+export class ReferralConfig extends Context.Tag("referrals/ReferralConfig")<ReferralConfig, ReferralSettings>() {
+  static readonly Live = Layer.effect(ReferralConfig, referralConfig)
+}

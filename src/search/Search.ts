@@ -15,6 +15,7 @@
  */
 import { Chunk, Clock, Context, Duration, Effect, Either, Fiber, Layer, Option, Queue, Stream } from "effect"
 import { type Availability, AvailabilityEngine } from "../availability/Availability.js"
+import { AvailabilityConfig } from "../availability/Settings.js"
 import { type DomainName, type InvalidDomainName, parseDomainName } from "../domain/DomainName.js"
 import type { Environment } from "../market/Market.js"
 import { AppConfig } from "../platform/Config.js"
@@ -73,8 +74,9 @@ export interface StreamOptions {
 const make = Effect.gen(function*() {
   const engine = yield* AvailabilityEngine
   const config = yield* AppConfig
+  const availabilitySettings = yield* AvailabilityConfig
 
-  const plan = (q: string) => planSearch(q, config.availability.alternateTlds)
+  const plan = (q: string) => planSearch(q, availabilitySettings.alternateTlds)
   /** The plan of a query, or the domain error its `q` earns. */
   const parse = (q: string): Either.Either<SearchPlan, InvalidDomain> =>
     Either.mapLeft(plan(q), (e) => InvalidDomain.of("q", e, "field"))

@@ -13,11 +13,11 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
+import { RECORD_TYPES } from "../lookup/DnsLookup.js"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
 import { InvalidDomain } from "../platform/DomainInput.js"
 import { BadRequest, errorWire, NotFound, RateLimited } from "../platform/Errors.js"
 import { policy } from "../platform/RateLimit.js"
-import { RECORD_TYPES } from "./DnsLookup.js"
 import { InvalidJobId, InvalidKeywords, InvalidUrl, ToolJobNotFound, UnknownTool } from "./Errors.js"
 
 export const limits = {

@@ -9,14 +9,13 @@
 import { Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { AvailabilityEngine } from "../availability/Availability.js"
 import { type DomainName, parseDomainName } from "../domain/DomainName.js"
-import { AppConfig } from "../platform/Config.js"
+import { dnsLookup, RECORD_TYPES, type RecordType } from "../lookup/DnsLookup.js"
+import { LookupConfig } from "../lookup/Settings.js"
 import { domainInput } from "../platform/DomainInput.js"
 import { isId } from "../platform/Ids.js"
-import { Jobs, JobsJanitorLive, JobsLive, type JobState, type RunningJob } from "../platform/Jobs.js"
-import { Outbound, OutboundLive } from "../platform/Outbound.js"
-import { SearchServicesLive } from "../search/Services.js"
+import { Jobs, JobsJanitorLive, type JobState, type RunningJob } from "../platform/Jobs.js"
+import { Outbound } from "../platform/Outbound.js"
 import { appraise } from "./Appraise.js"
-import { dnsLookup, RECORD_TYPES, type RecordType } from "./DnsLookup.js"
 import { DEFAULT_SUGGEST_TLDS, suggestNames } from "./DomainSuggest.js"
 import { InvalidJobId, InvalidKeywords, InvalidUrl, ToolJobNotFound, UnknownTool } from "./Errors.js"
 import { idnConvert } from "./IdnConvert.js"
@@ -34,12 +33,12 @@ export const jobKind = (slug: AsyncTool) => `tool:${slug}`
 const usd = (cents: number | null) => (cents === null ? null : cents / 100)
 
 const make = Effect.gen(function*() {
-  const config = yield* AppConfig
+  const lookupSettings = yield* LookupConfig
   const jobs = yield* Jobs
   const engine = yield* AvailabilityEngine
   const outbound = yield* Outbound
   const repo = yield* ToolsRepo
-  const cacheTtlMs = Duration.toMillis(config.lookup.toolCacheTtl)
+  const cacheTtlMs = Duration.toMillis(lookupSettings.toolCacheTtl)
   const cache = new Map<string, { at: number; value: unknown }>()
 
   /** Identical inline calls within TOOL_CACHE_TTL share one answer (per process). */
@@ -70,7 +69,7 @@ const make = Effect.gen(function*() {
       const types = input.types && input.types.length > 0 ? [...new Set(input.types)] : [...RECORD_TYPES]
       return yield* cached(
         `dns-lookup|${name.ascii}|${types.join(",")}`,
-        dnsLookup(config.lookup.dnsResolver, name.ascii, types)
+        dnsLookup(lookupSettings.dnsResolver, name.ascii, types)
       )
     })
 
@@ -198,25 +197,14 @@ export class Tools extends Context.Tag("app/Tools")<Tools, Effect.Effect.Success
   static readonly Live = Layer.effect(Tools, make).pipe(Layer.provide(ToolsRepo.Live))
 }
 
-/** The durable job queue with the configured lease and retention. */
-export const ToolJobsLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => JobsLive({ lease: config.lookup.jobLease, retention: config.lookup.jobRetention }))
-)
-
 /** Worker fibers of the async tools (JOB_CONCURRENCY each), and the finished-job janitor. */
 export const ToolWorkersLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     const tools = yield* Tools
     const jobs = yield* Jobs
-    const config = yield* AppConfig
-    const concurrency = config.lookup.jobConcurrency
+    const lookupSettings = yield* LookupConfig
+    const concurrency = lookupSettings.jobConcurrency
     yield* jobs.work(jobKind("site-check"), tools.runSiteCheck, { concurrency })
     yield* jobs.work(jobKind("bulk-check"), tools.runBulkCheck, { concurrency })
   })
 ).pipe(Layer.merge(JobsJanitorLive))
-
-/** Tools and the job queue, for ServicesLive (the availability engine comes from the search services). */
-export const ToolsServicesLive = Tools.Live.pipe(
-  Layer.provideMerge(ToolJobsLive),
-  Layer.provide([SearchServicesLive, OutboundLive])
-)

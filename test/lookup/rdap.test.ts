@@ -5,7 +5,7 @@ import * as fc from "fast-check"
 import { makeLive, sandbox } from "../../src/lookup/Rdap.js"
 import { matchBootstrap, parseBootstrap } from "../../src/lookup/RdapMapping.js"
 import { normalizeDate, normalizeStatus } from "../../src/lookup/Record.js"
-import type { LookupSettings } from "../../src/platform/Config.js"
+import type { LookupSettings } from "../../src/lookup/Settings.js"
 import * as RdapServer from "../support/RdapServer.js"
 
 const settings = (bootstrapUrl: string, over: Partial<LookupSettings> = {}): LookupSettings => ({

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
+import type { LookupSettings } from "../../src/lookup/Settings.js"
 import { bundledServers, makeWhoisClient } from "../../src/lookup/Whois.js"
 import { fields, isNotFound, parseRecord, queryLine, serverFor } from "../../src/lookup/WhoisParse.js"
-import type { LookupSettings } from "../../src/platform/Config.js"
 import * as WhoisServer from "../support/WhoisServer.js"
 
 const settings = (port: number, over: Partial<LookupSettings> = {}): LookupSettings => ({

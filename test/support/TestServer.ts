@@ -20,7 +20,6 @@ import { Clock, ConfigProvider, Context, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { AppLive } from "../../src/app/Server.js"
-import { AppConfigLive } from "../../src/platform/Config.js"
 import { startEmbedded } from "../../src/platform/Database.js"
 
 export interface TestServerShape {
@@ -96,8 +95,7 @@ const make = (env: Record<string, string> = {}, options?: { readonly databaseUrl
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: ":memory:" }),
         ...env
       }))
-      const config = AppConfigLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(map))))
-      const app = AppLive(config)
+      const app = AppLive(ConfigProvider.fromMap(map))
       const server = Layer.effect(
         TestServer,
         Effect.map(HttpServer.HttpServer, (s) => {

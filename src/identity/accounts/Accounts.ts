@@ -8,9 +8,9 @@
 import type { SqlClient } from "@effect/sql"
 import { Clock, Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { parseDomainName } from "../../domain/DomainName.js"
-import { AppConfig } from "../../platform/Config.js"
 import { makeId } from "../../platform/Ids.js"
 import { hashPassword, randomSecret, sha256Hex, verifyPassword } from "../Crypto.js"
+import { IdentityConfig } from "../Settings.js"
 import {
   DomainTaken,
   EmailTaken,
@@ -114,8 +114,8 @@ export const createUser = (input: CreateUserInput): Effect.Effect<
 
 const make = Effect.gen(function*() {
   const repo = yield* AccountsRepo
-  const config = yield* AppConfig
-  const sessionTtl = Duration.toMillis(config.identity.sessionTtl)
+  const identitySettings = yield* IdentityConfig
+  const sessionTtl = Duration.toMillis(identitySettings.sessionTtl)
   const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
   return {

@@ -26,6 +26,7 @@ import { AppConfig } from "../../platform/Config.js"
 import { clipEcho } from "../../platform/Errors.js"
 import { makeId } from "../../platform/Ids.js"
 import { randomSecret, sha256Hex } from "../Crypto.js"
+import { IdentityConfig } from "../Settings.js"
 import type { Viewer } from "../Viewer.js"
 import { type ClientRow, OAuthRepo } from "./Repo.js"
 
@@ -161,11 +162,12 @@ export interface Introspection {
 const make = Effect.gen(function*() {
   const repo = yield* OAuthRepo
   const config = yield* AppConfig
+  const identitySettings = yield* IdentityConfig
   const issuer = config.baseUrl
   const ttl = {
-    code: Duration.toMillis(config.identity.codeTtl),
-    access: Duration.toMillis(config.identity.accessTokenTtl),
-    refresh: Duration.toMillis(config.identity.refreshTokenTtl)
+    code: Duration.toMillis(identitySettings.codeTtl),
+    access: Duration.toMillis(identitySettings.accessTokenTtl),
+    refresh: Duration.toMillis(identitySettings.refreshTokenTtl)
   }
   const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 

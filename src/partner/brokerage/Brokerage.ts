@@ -28,6 +28,7 @@ import {
   transition
 } from "../../domain/Brokerage.js"
 import { parseDomainName } from "../../domain/DomainName.js"
+import { LookupConfig } from "../../lookup/Settings.js"
 import { AppConfig } from "../../platform/Config.js"
 import { makeId } from "../../platform/Ids.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
@@ -47,6 +48,7 @@ import {
   InvalidCaseMove
 } from "./Errors.js"
 import { BrokerageRepo, type CaseFilters, type CaseRow, type CaseTimelineRow } from "./Repo.js"
+import { BrokerageConfig } from "./Settings.js"
 import { probeOutbound, probeSite, type SiteFinding } from "./SiteProbe.js"
 
 export const ELIGIBILITY_REASONS = ["invalid_domain", "reserved", "already_in_case", "live_site"] as const
@@ -139,11 +141,13 @@ const make = Effect.gen(function*() {
   const secrets = yield* ServiceSecret
   const engine = yield* AvailabilityEngine
   const config = yield* AppConfig
-  const settings = config.brokerage
+  const brokerageSettings = yield* BrokerageConfig
+  const lookupSettings = yield* LookupConfig
+  const settings = brokerageSettings
   const outbound = probeOutbound({
     allowLoopback: config.outboundAllowLoopback,
     allowedPorts: config.outboundAllowedPorts,
-    dnsResolver: config.lookup.dnsResolver,
+    dnsResolver: lookupSettings.dnsResolver,
     timeoutMs: Duration.toMillis(settings.siteTimeout)
   })
   const ttlMs = Duration.toMillis(settings.eligibilityTtl)

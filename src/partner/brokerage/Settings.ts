@@ -1,5 +1,5 @@
 /**
- * Brokerage settings (read by src/platform/Config.ts as `config.brokerage`; docs/brokerage.md).
+ * Brokerage settings, read with `Config` by this capability (docs/brokerage.md).
  *
  * | variable | default | meaning |
  * |---|---|---|
@@ -8,7 +8,7 @@
  * | BROKERAGE_SITE_TIMEOUT | 4 seconds | time limit of each live-site fetch (HTTPS, then HTTP) |
  * | BROKERAGE_ELIGIBILITY_TTL | 60 seconds | how long a live-site finding per domain is reused (0: never) |
  */
-import { Config, Duration } from "effect"
+import { Config, Context, Duration, Layer } from "effect"
 
 export interface BrokerageSettings {
   readonly feeBps: number
@@ -29,3 +29,7 @@ export const brokerageConfig: Config.Config<BrokerageSettings> = Config.all({
   siteTimeout: Config.duration("BROKERAGE_SITE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(4))),
   eligibilityTtl: Config.duration("BROKERAGE_ELIGIBILITY_TTL").pipe(Config.withDefault(Duration.seconds(60)))
 })
+
+export class BrokerageConfig extends Context.Tag("partner/BrokerageConfig")<BrokerageConfig, BrokerageSettings>() {
+  static readonly Live = Layer.effect(BrokerageConfig, brokerageConfig)
+}

@@ -12,7 +12,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
-import { AppConfig } from "../../platform/Config.js"
+import { LedgerConfig } from "./Settings.js"
 
 export interface PayoutRequest {
   readonly payoutId: string
@@ -81,11 +81,11 @@ export const stripePayouts = (options: { readonly apiBase: string; readonly apiK
 export const PayoutProviderLive = Layer.effect(
   PayoutProvider,
   Effect.gen(function*() {
-    const config = yield* AppConfig
-    if (config.ledger.payoutProvider === "sandbox") return SandboxPayouts
-    if (Option.isNone(config.ledger.stripeApiKey)) {
+    const ledgerSettings = yield* LedgerConfig
+    if (ledgerSettings.payoutProvider === "sandbox") return SandboxPayouts
+    if (Option.isNone(ledgerSettings.stripeApiKey)) {
       return yield* Effect.dieMessage("PAYOUT_PROVIDER=stripe needs STRIPE_API_KEY")
     }
-    return yield* stripePayouts({ apiBase: config.ledger.stripeApiBase, apiKey: config.ledger.stripeApiKey.value })
+    return yield* stripePayouts({ apiBase: ledgerSettings.stripeApiBase, apiKey: ledgerSettings.stripeApiKey.value })
   })
 )

@@ -11,13 +11,13 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { payoutFailed, payoutPaid, payoutStarted } from "../../domain/Ledger.js"
-import { AppConfig } from "../../platform/Config.js"
 import { makeId } from "../../platform/Ids.js"
 import { lockKey, runExclusive } from "../../platform/Singleton.js"
 import type { PartnerEnvironment } from "../Auth.js"
 import { Books } from "./Books.js"
 import { type PayoutOutcome, PayoutProvider, SandboxPayouts } from "./PayoutProvider.js"
 import { type Group, MoneyRepo, type PayoutRow } from "./Repo.js"
+import { LedgerConfig } from "./Settings.js"
 
 const PAYOUT_LOCK_CLASS = 6012
 
@@ -45,7 +45,7 @@ const make = Effect.gen(function*() {
   const money = yield* MoneyRepo
   const books = yield* Books
   const provider = yield* PayoutProvider
-  const config = yield* AppConfig
+  const ledgerSettings = yield* LedgerConfig
 
   const scopeOf = (p: PayoutRow) => ({
     partnerId: p.partner_id,
@@ -95,7 +95,7 @@ const make = Effect.gen(function*() {
       yield* money.lockPartnerPayouts(PAYOUT_LOCK_CLASS, lockKey(`${g.partner_id}:${g.environment}`))
       const balances = yield* books.balances(g.partner_id, g.environment, g.currency)
       const payable = -balances.commission_payable
-      if (payable < config.ledger.payoutMinimumCents) return Option.none<PayoutRow>()
+      if (payable < ledgerSettings.payoutMinimumCents) return Option.none<PayoutRow>()
       const last = yield* money.lastPayoutAt(g)
       const models = yield* money.paymentModelsSettledAfter(g, last)
       const id = makeId("po")
@@ -121,7 +121,7 @@ const make = Effect.gen(function*() {
       out.push({ id: p.id, partner_id: p.partner_id, environment: p.environment, amount_cents: p.amount_cents, status })
     // First, payouts an earlier run left unconfirmed: the same idempotency key again.
     for (const p of yield* money.pendingPayouts) report(p, yield* send(p))
-    const groups = yield* money.payableGroups(config.ledger.payoutMinimumCents)
+    const groups = yield* money.payableGroups(ledgerSettings.payoutMinimumCents)
     for (const g of groups) {
       const p = yield* start(g)
       if (Option.isSome(p)) report(p.value, yield* send(p.value))

@@ -1,5 +1,5 @@
 /**
- * Ledger, settlement and payout settings (read by src/platform/Config.ts as `config.ledger`).
+ * Ledger, settlement and payout settings, read with `Config` by this capability.
  *
  * | variable | default | meaning |
  * |---|---|---|
@@ -11,7 +11,7 @@
  * | STRIPE_API_KEY | — | secret key of the platform account (required for `stripe`) |
  * | STRIPE_API_BASE | https://api.stripe.com | the Stripe REST origin (tests point it at a loopback fake) |
  */
-import { Config, Duration, Option, type Redacted } from "effect"
+import { Config, Context, Duration, Layer, Option, type Redacted } from "effect"
 
 export interface LedgerSettings {
   readonly settlementInterval: Duration.Duration
@@ -38,3 +38,7 @@ export const ledgerConfig: Config.Config<LedgerSettings> = Config.all({
   stripeApiKey: Config.option(Config.redacted("STRIPE_API_KEY")),
   stripeApiBase: Config.string("STRIPE_API_BASE").pipe(Config.withDefault("https://api.stripe.com"))
 })
+
+export class LedgerConfig extends Context.Tag("partner/LedgerConfig")<LedgerConfig, LedgerSettings>() {
+  static readonly Live = Layer.effect(LedgerConfig, ledgerConfig)
+}

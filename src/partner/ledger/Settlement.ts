@@ -12,7 +12,6 @@
 import { Cause, Clock, Context, Effect, Layer, Option } from "effect"
 import { settled } from "../../domain/Ledger.js"
 import { commissionOf } from "../../domain/Money.js"
-import { AppConfig } from "../../platform/Config.js"
 import { makeId } from "../../platform/Ids.js"
 import { recordSettlementRun } from "../../platform/Metrics.js"
 import { runExclusive } from "../../platform/Singleton.js"
@@ -22,6 +21,7 @@ import { eventOrder } from "../orders/Orders.js"
 import { OrderRepo, type OrderRow } from "../orders/Repo.js"
 import { Books, orderScope, saleFacts } from "./Books.js"
 import { type Group, MoneyRepo } from "./Repo.js"
+import { LedgerConfig } from "./Settings.js"
 
 const DAY_MS = 86_400_000
 /** Far enough in the future to settle an order regardless of the hold (sandbox advance). */
@@ -52,7 +52,7 @@ const make = Effect.gen(function*() {
   const repo = yield* OrderRepo
   const outbox = yield* Outbox
   const books = yield* Books
-  const config = yield* AppConfig
+  const ledgerSettings = yield* LedgerConfig
 
   const lineOf = (o: OrderRow) => {
     const commission = commissionOf(o.sale_price_cents, o.commission_bps)
@@ -151,7 +151,7 @@ const make = Effect.gen(function*() {
 
   const runUnlocked = (asOf: Date, trigger: string) =>
     Effect.gen(function*() {
-      const cutoff = new Date(asOf.getTime() - config.ledger.settlementHoldDays * DAY_MS)
+      const cutoff = new Date(asOf.getTime() - ledgerSettings.settlementHoldDays * DAY_MS)
       const runId = makeId("str")
       yield* money.insertRun({ id: runId, trigger, as_of: asOf, cutoff })
       const groups = yield* repo.dueGroups(cutoff)
@@ -181,7 +181,7 @@ const make = Effect.gen(function*() {
         status: "skipped",
         run_id: null,
         as_of: asOf,
-        cutoff: new Date(asOf.getTime() - config.ledger.settlementHoldDays * DAY_MS),
+        cutoff: new Date(asOf.getTime() - ledgerSettings.settlementHoldDays * DAY_MS),
         orders_settled: 0,
         statements: []
       }))

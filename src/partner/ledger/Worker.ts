@@ -4,17 +4,17 @@
  * PAYOUT_INTERVAL (0 disables either).
  */
 import { Duration, Effect, Layer } from "effect"
-import { AppConfig } from "../../platform/Config.js"
 import { schedule } from "../../platform/Singleton.js"
 import { Payouts } from "./Payouts.js"
+import { LedgerConfig } from "./Settings.js"
 import { Settlement } from "./Settlement.js"
 
 export const LedgerWorkersLive = Layer.scopedDiscard(
   Effect.gen(function*() {
-    const config = yield* AppConfig
+    const ledgerSettings = yield* LedgerConfig
     const settlement = yield* Settlement
     const payouts = yield* Payouts
-    if (Duration.toMillis(config.ledger.settlementInterval) > 0) {
+    if (Duration.toMillis(ledgerSettings.settlementInterval) > 0) {
       const job = settlement.run({ trigger: "schedule" }).pipe(
         Effect.tap((r) =>
           Effect.logInfo("settlement run").pipe(
@@ -22,13 +22,13 @@ export const LedgerWorkersLive = Layer.scopedDiscard(
           )
         )
       )
-      yield* Effect.forkScoped(schedule("settlement", config.ledger.settlementInterval, job))
+      yield* Effect.forkScoped(schedule("settlement", ledgerSettings.settlementInterval, job))
     }
-    if (Duration.toMillis(config.ledger.payoutInterval) > 0) {
+    if (Duration.toMillis(ledgerSettings.payoutInterval) > 0) {
       const job = payouts.run.pipe(
         Effect.tap((r) => Effect.logInfo("payout run").pipe(Effect.annotateLogs({ payouts: r.payouts.length })))
       )
-      yield* Effect.forkScoped(schedule("payouts", config.ledger.payoutInterval, job))
+      yield* Effect.forkScoped(schedule("payouts", ledgerSettings.payoutInterval, job))
     }
   })
 )

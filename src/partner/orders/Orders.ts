@@ -17,7 +17,6 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { initialStatus, nextSandboxAction, type OrderAction, transition } from "../../domain/OrderState.js"
 import { Market } from "../../market/Market.js"
-import { AppConfig } from "../../platform/Config.js"
 import { makeId } from "../../platform/Ids.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { transactionOf } from "../../platform/SqlTransaction.js"
@@ -25,6 +24,7 @@ import type { PartnerEnvironment, PartnerIdentity } from "../Auth.js"
 import { Outbox } from "../events/Outbox.js"
 import { DomainNotListed } from "../inventory/Errors.js"
 import { Books } from "../ledger/Books.js"
+import { PartnerConfig } from "../Settings.js"
 import {
   CurrencyMismatch,
   DomainNotAvailable,
@@ -71,7 +71,7 @@ const make = Effect.gen(function*() {
   const listings = (yield* Market).sales
   const outbox = yield* Outbox
   const secrets = yield* ServiceSecret
-  const config = yield* AppConfig
+  const partnerSettings = yield* PartnerConfig
   const books = yield* Books
 
   const createQuote = (partner: PartnerIdentity, domain: string) =>
@@ -94,7 +94,7 @@ const make = Effect.gen(function*() {
         if (Option.isSome(other)) return yield* DomainReserved.until(domain, other.value.expires_at)
         const now = yield* Clock.currentTimeMillis
         const id = makeId("qt")
-        const expiresAt = new Date(now + Duration.toMillis(config.partner.quoteTtl))
+        const expiresAt = new Date(now + Duration.toMillis(partnerSettings.quoteTtl))
         yield* repo.insertQuote({
           id,
           partnerId: partner.partnerId,
@@ -147,7 +147,7 @@ const make = Effect.gen(function*() {
         if (quote.x <= now) {
           return yield* new QuoteExpired({
             message: `The quote expired at ${new Date(quote.x).toISOString()} (quotes are valid for ${
-              Duration.format(config.partner.quoteTtl)
+              Duration.format(partnerSettings.quoteTtl)
             }); request a new quote`
           })
         }
@@ -172,7 +172,7 @@ const make = Effect.gen(function*() {
       if (input.expected_price !== price) {
         return yield* PriceMismatch.of(input.expected_price, price, quote !== undefined)
       }
-      const status = initialStatus(price, config.partner.reviewThresholdCents)
+      const status = initialStatus(price, partnerSettings.reviewThresholdCents)
       const orderId = makeId("ord")
       let order = yield* repo.insertOrderHoldingListing({
         id: orderId,
@@ -213,7 +213,7 @@ const make = Effect.gen(function*() {
           status: "MANUAL_REVIEW",
           fromStatus: "EXTERNALLY_PAID",
           actor: "system",
-          note: `held for manual review: amount at or above ${config.partner.reviewThresholdCents} cents`
+          note: `held for manual review: amount at or above ${partnerSettings.reviewThresholdCents} cents`
         })
       }
       return order
@@ -406,6 +406,6 @@ const make = Effect.gen(function*() {
 
 export class Orders extends Context.Tag("app/PartnerOrders")<Orders, Effect.Effect.Success<typeof make>>() {
   static readonly Live = Layer.effect(Orders, make).pipe(
-    Layer.provide(Layer.mergeAll(OrderRepo.Live, Outbox.Live, Books.Live, Market.Live))
+    Layer.provide(Layer.mergeAll(OrderRepo.Live, Outbox.Live, Books.Live))
   )
 }

@@ -19,10 +19,10 @@
  */
 import { Clock, Data, Duration, Effect, Option, type Scope } from "effect"
 import { standardWebhookSignature, webhookSignature } from "../../domain/PartnerSigning.js"
-import { AppConfig } from "../../platform/Config.js"
 import { Backoff, type Outcome, runWorkers } from "../../platform/DurableQueue.js"
 import { Outbound } from "../../platform/Outbound.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
+import { PartnerConfig } from "../Settings.js"
 import { type ClaimedDelivery, WebhookRepo } from "./Repo.js"
 import { SEAL_PURPOSE } from "./Secret.js"
 
@@ -55,9 +55,9 @@ export const makeDelivery = Effect.gen(function*() {
   const repo = yield* WebhookRepo
   const outbound = yield* Outbound
   const secrets = yield* ServiceSecret
-  const config = yield* AppConfig
-  const retryDelay = Backoff.steps(RETRY_MULTIPLES, config.partner.webhookRetryBase)
-  const timeoutMs = Duration.toMillis(config.partner.webhookTimeout)
+  const partnerSettings = yield* PartnerConfig
+  const retryDelay = Backoff.steps(RETRY_MULTIPLES, partnerSettings.webhookRetryBase)
+  const timeoutMs = Duration.toMillis(partnerSettings.webhookTimeout)
   const leaseSeconds = Math.ceil(timeoutMs / 1000) * 3 + 15
 
   /**
@@ -160,7 +160,7 @@ export const makeDelivery = Effect.gen(function*() {
   const run: Effect.Effect<void, never, Scope.Scope> = Effect.asVoid(runWorkers<ClaimedDelivery, Sent, AttemptFailed>({
     name: "webhook delivery",
     store: {
-      claim: (limit) => repo.claimDue(limit, config.partner.webhookPartnerConcurrency, leaseSeconds),
+      claim: (limit) => repo.claimDue(limit, partnerSettings.webhookPartnerConcurrency, leaseSeconds),
       settle
     },
     handle: attempt,
@@ -168,8 +168,8 @@ export const makeDelivery = Effect.gen(function*() {
     // A crashed attempt (a database defect…) is left to its lease and sent again, uncounted.
     onDefect: () => Option.none(),
     lease: Duration.seconds(leaseSeconds),
-    concurrency: config.partner.webhookConcurrency,
-    pollInterval: config.partner.webhookPollInterval,
+    concurrency: partnerSettings.webhookConcurrency,
+    pollInterval: partnerSettings.webhookPollInterval,
     id: (d) => d.id,
     span: (d) => ({
       name: "webhook.deliver",

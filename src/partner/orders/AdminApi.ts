@@ -4,10 +4,10 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
-import { OrderDetail } from "../partner/orders/Api.js"
-import { OrderMoveNotAllowed, OrderNotFound } from "../partner/orders/Errors.js"
-import { BadRequest, errorWire, InternalError, Unauthorized } from "../platform/Errors.js"
-import { AdminAuth } from "./Auth.js"
+import { AdminAuth } from "../../admin/Auth.js"
+import { BadRequest, errorWire, InternalError, Unauthorized } from "../../platform/Errors.js"
+import { OrderDetail } from "./Api.js"
+import { OrderMoveNotAllowed, OrderNotFound } from "./Errors.js"
 
 export const ADMIN_ORDER_ACTIONS = ["hold", "clear-review", "start-transfer", "confirm-delivery", "cancel"] as const
 

@@ -1,11 +1,11 @@
-/** Every Partner API service and handler layer, for the composition root (src/app/Server.ts). */
+/**
+ * The Partner API as one layer: its services, its handlers (admin order actions included), and the
+ * signing middleware over `signedGroups` (every HMAC-signed group, whichever capability owns it;
+ * src/app/Layers.ts passes the list). Market, availability, the outbound client and the service
+ * secret come from src/app/Layers.ts.
+ */
 import { Layer } from "effect"
-import { AdminAuthLive } from "../admin/Auth.js"
-import { AdminOrdersHttpLive } from "../admin/Http.js"
-import { OutboundLive } from "../platform/Outbound.js"
-import { ServiceSecretLive } from "../platform/ServiceSecret.js"
-import { SearchServicesLive } from "../search/Services.js"
-import { PartnerAuthLive } from "./AuthLive.js"
+import { makePartnerAuthLive } from "./AuthLive.js"
 import { Brokerage } from "./brokerage/Brokerage.js"
 import { AdminBrokerageHttpLive, BrokeragePagesHttpLive, PartnerBrokerageHttpLive } from "./brokerage/Http.js"
 import { Credentials } from "./Credentials.js"
@@ -20,6 +20,7 @@ import { Reconcile } from "./ledger/Reconcile.js"
 import { MoneyRepo } from "./ledger/Repo.js"
 import { Settlement } from "./ledger/Settlement.js"
 import { LedgerWorkersLive } from "./ledger/Worker.js"
+import { AdminOrdersHttpLive } from "./orders/AdminHttp.js"
 import { PartnerOrdersHttpLive } from "./orders/Http.js"
 import { Orders } from "./orders/Orders.js"
 import { PartnerSandboxHttpLive } from "./sandbox/Http.js"
@@ -27,7 +28,7 @@ import { PartnerWebhooksHttpLive } from "./webhooks/Http.js"
 import { Webhooks } from "./webhooks/Webhooks.js"
 import { PartnerWorkersLive as WebhookWorkersLive } from "./webhooks/Worker.js"
 
-export const PartnerServicesLive = Layer.mergeAll(
+const ServicesLive = Layer.mergeAll(
   Credentials.Live,
   Inventory.Live,
   Orders.Live,
@@ -36,11 +37,11 @@ export const PartnerServicesLive = Layer.mergeAll(
   Reconcile.Live,
   MoneyRepo.Live,
   Outbox.Live,
-  Webhooks.Live.pipe(Layer.provide(OutboundLive)),
-  Brokerage.Live.pipe(Layer.provide(SearchServicesLive))
-).pipe(Layer.provide(ServiceSecretLive))
+  Webhooks.Live,
+  Brokerage.Live
+)
 
-export const PartnerHandlersLive = Layer.mergeAll(
+const HandlersLive = Layer.mergeAll(
   PartnerInventoryHttpLive,
   PartnerOrdersHttpLive,
   PartnerSandboxHttpLive,
@@ -54,8 +55,11 @@ export const PartnerHandlersLive = Layer.mergeAll(
   BrokeragePagesHttpLive
 )
 
-/** HttpApi middleware of the partner and admin groups. */
-export const PartnerMiddlewareLive = Layer.mergeAll(PartnerAuthLive, AdminAuthLive)
+export const PartnerLive = (signedGroups: ReadonlyArray<unknown>) =>
+  HandlersLive.pipe(
+    Layer.provideMerge(makePartnerAuthLive(signedGroups)),
+    Layer.provideMerge(ServicesLive)
+  )
 
 /** Background work of the Partner API: webhook delivery, nonce janitor, the settlement and payout schedules. */
 export const PartnerWorkersLive = Layer.mergeAll(WebhookWorkersLive, LedgerWorkersLive)

@@ -1,9 +1,9 @@
 /** Handlers of the admin order actions. */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
-import { Api } from "../app/Api.js"
-import { Orders } from "../partner/orders/Orders.js"
-import { actionOf } from "./Api.js"
+import { Api } from "../../app/Api.js"
+import { actionOf } from "./AdminApi.js"
+import { Orders } from "./Orders.js"
 
 export const AdminOrdersHttpLive = HttpApiBuilder.group(Api, "adminOrders", (handlers) =>
   Effect.gen(function*() {
