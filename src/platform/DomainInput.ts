@@ -25,6 +25,21 @@ export class InvalidDomain extends DomainError<InvalidDomain>()("InvalidDomain",
 }
 
 /**
+ * `InvalidDomain` on the legacy surfaces (`{"error":"message"}`, `legacyErrorWire`). A separate
+ * class, because an API encodes each error class one way: were `InvalidDomain` declared with both
+ * wires, the first would answer on every endpoint.
+ */
+export class LegacyInvalidDomain extends DomainError<LegacyInvalidDomain>()("LegacyInvalidDomain", {
+  code: "invalid_domain",
+  status: 400,
+  description: "Not a valid domain name"
+}) {
+  static of(field: string, e: InvalidDomainName, wording: Wording = "input") {
+    return new LegacyInvalidDomain({ message: InvalidDomain.of(field, e, wording).message })
+  }
+}
+
+/**
  * How a surface names the bad input in its message:
  * - `input`: the input quoted, cut to 300 characters (`"x y" is not…`): WHOIS, MCP whois_lookup;
  * - `whole-input`: the input quoted, uncut (a path parameter, bounded by the URL): market listing,

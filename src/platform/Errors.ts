@@ -150,6 +150,7 @@ export const errorWire = <A extends { readonly _tag: string; readonly message: s
 ): Schema.Schema<A, ErrorEnvelope> => {
   const known = wires.get(cls)
   if (known !== undefined) return known as Schema.Schema<A, ErrorEnvelope>
+  if (legacyWires.has(cls)) throw new Error(oneWire(cls.identifier))
   const { code, description, status } = cls.meta
   const Envelope = Schema.Struct({
     error: Schema.Struct({ ...ErrorInner.fields, code: Schema.Literal(code) })
@@ -173,6 +174,10 @@ export const errorWire = <A extends { readonly _tag: string; readonly message: s
   return wire
 }
 
+/** An API encodes an error class one way (the first declaration wins everywhere), so each has one wire. */
+const oneWire = (name: string) =>
+  `${name} is declared with both errorWire and legacyErrorWire: give the legacy surface its own class`
+
 const legacyWires = new WeakMap<object, Schema.Schema<any, typeof LegacyErrorEnvelope.Encoded>>()
 
 /**
@@ -186,6 +191,7 @@ export const legacyErrorWire = <
 ): Schema.Schema<A, typeof LegacyErrorEnvelope.Encoded> => {
   const known = legacyWires.get(cls)
   if (known !== undefined) return known as Schema.Schema<A, typeof LegacyErrorEnvelope.Encoded>
+  if (wires.has(cls)) throw new Error(oneWire(cls.identifier))
   const { code, description, status } = cls.meta
   const wire = Schema.transform(LegacyErrorEnvelope, Schema.typeSchema(cls), {
     strict: true,

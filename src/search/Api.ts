@@ -12,7 +12,7 @@ import { Schema } from "effect"
 import { ApiKeyAuth } from "../identity/ApiKeys.js"
 import { OptionalBearer } from "../identity/Viewer.js"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
-import { InvalidDomain } from "../platform/DomainInput.js"
+import { InvalidDomain, LegacyInvalidDomain } from "../platform/DomainInput.js"
 import { BadRequest, errorWire, LegacyBadRequest, legacyErrorWire, RateLimited } from "../platform/Errors.js"
 import { policy } from "../platform/RateLimit.js"
 
@@ -93,7 +93,7 @@ export class KeyedAvailabilityApi extends HttpApiGroup.make("developer")
       }))
       .addSuccess(KeyedAvailability)
       .addError(LegacyBadRequest)
-      .addError(legacyErrorWire(InvalidDomain))
+      .addError(legacyErrorWire(LegacyInvalidDomain))
       .middleware(ApiKeyAuth)
       .annotate(OpenApi.Summary, "Keyed availability of one domain")
       .annotate(

@@ -6,7 +6,7 @@ import { Api } from "../app/Api.js"
 import { AvailabilityEngine } from "../availability/Availability.js"
 import { canSeeMarketPrices, CurrentViewer } from "../identity/Viewer.js"
 import { centsToUsd } from "../market/View.js"
-import { InvalidDomain } from "../platform/DomainInput.js"
+import { InvalidDomain, LegacyInvalidDomain } from "../platform/DomainInput.js"
 import { BadRequestError, CurrentRequestId } from "../platform/Errors.js"
 import { isValidKey } from "../platform/Idempotency.js"
 import { enforce } from "../platform/RateLimit.js"
@@ -67,7 +67,7 @@ export const KeyedAvailabilityHttpLive = HttpApiBuilder.group(Api, "developer", 
     return handlers.handle("domainAvailable", ({ urlParams }) =>
       Effect.gen(function*() {
         const result = yield* engine.checkText(urlParams.domain).pipe(
-          Effect.mapError((e) => InvalidDomain.of("domain", e, "whole-input"))
+          Effect.mapError((e) => LegacyInvalidDomain.of("domain", e, "whole-input"))
         )
         const listing = result.listing
         const locked = listing !== null && (listing.locked || listing.status === "pending")

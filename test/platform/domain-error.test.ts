@@ -15,7 +15,7 @@ import {
 import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
-import { CurrentRequestId, DomainError, errorWire } from "../../src/platform/Errors.js"
+import { CurrentRequestId, DomainError, errorWire, legacyErrorWire } from "../../src/platform/Errors.js"
 
 class QuoteExpired extends DomainError<QuoteExpired>()("QuoteExpired", {
   code: "quote_expired",
@@ -113,5 +113,14 @@ describe("domain errors", () => {
       description: "The quote is past its validity"
     })
     expect(new QuoteExpired({ message: "m" })).toMatchObject({ _tag: "QuoteExpired", message: "m" })
+  })
+
+  it("have one wire each: a class declared typed and legacy is refused where it is declared", () => {
+    class Both extends DomainError<Both>()("Both", { code: "both", status: 400, description: "d" }) {}
+    class LegacyFirst extends DomainError<LegacyFirst>()("LegacyFirst", { code: "l", status: 400, description: "d" }) {}
+    expect(errorWire(Both)).toBe(errorWire(Both))
+    expect(() => legacyErrorWire(Both)).toThrow(/both errorWire and legacyErrorWire/)
+    legacyErrorWire(LegacyFirst)
+    expect(() => errorWire(LegacyFirst)).toThrow(/both errorWire and legacyErrorWire/)
   })
 })
