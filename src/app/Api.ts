@@ -25,7 +25,7 @@ import { PartnerWebhooksApi } from "../partner/webhooks/Api.js"
 import { finishOpenApi } from "../platform/OpenApiDoc.js"
 import { PortfolioApi } from "../portfolio/Api.js"
 import { PartnerReferralsApi, ReferralRedirectApi } from "../referrals/Api.js"
-import { KeyedAvailabilityApi, SearchApi } from "../search/Api.js"
+import { KeyedAvailabilityApi, SearchApi, searchStreamSchemas } from "../search/Api.js"
 import { SystemApi } from "../system/Api.js"
 import { ToolsApi } from "../tools/Api.js"
 
@@ -69,5 +69,9 @@ export class Api extends Groups
       "Agents: an MCP server (Streamable HTTP) at `/mcp` with the tools search_domain, whois_lookup, tld_registration_price and tld_requirements " +
       "(server card at `/.well-known/mcp/server-card.json`; guide at `/docs/agents.md`), and `/llms.txt`, `/llms-full.txt`, `/docs/{page}.md` for reading."
   )
-  .annotate(OpenApi.Transform, (spec) => finishOpenApi(spec, Groups) as typeof spec)
+  .annotate(OpenApi.Transform, (spec) => {
+    const finished = finishOpenApi(spec, Groups)
+    Object.assign(finished.components.schemas, searchStreamSchemas())
+    return finished as typeof spec
+  })
 {}

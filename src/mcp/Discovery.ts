@@ -9,9 +9,10 @@ import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { Api, API_VERSION } from "../app/Api.js"
 import { AppConfig } from "../platform/Config.js"
+import { schemaResponse } from "../platform/SchemaResponse.js"
 import {
   INSTRUCTIONS,
   PROMPT,
@@ -47,7 +48,53 @@ const operationsOf = (spec: OpenApi.OpenAPISpec): ReadonlyArray<Operation> => {
   return out
 }
 
-export const serverCard = (baseUrl: string) => ({
+const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** The SEP-1649 server card, as this server fills it in. */
+export const ServerCard = Schema.Struct({
+  $schema: Schema.String,
+  version: Schema.String,
+  protocolVersion: Schema.String,
+  serverInfo: Schema.Struct({ name: Schema.String, title: Schema.String, version: Schema.String }),
+  description: Schema.String,
+  documentationUrl: Schema.String,
+  transport: Schema.Struct({ type: Schema.Literal("streamable-http"), endpoint: Schema.String }),
+  capabilities: Schema.Struct({
+    tools: Schema.Struct({ listChanged: Schema.Boolean }),
+    resources: Schema.Struct({}),
+    prompts: Schema.Struct({})
+  }),
+  authentication: Schema.Struct({
+    required: Schema.Boolean,
+    schemes: Schema.Array(Schema.String),
+    protectedResourceMetadata: Schema.String,
+    scopes: Schema.Array(Schema.String)
+  }),
+  tools: Schema.Array(Schema.Struct({
+    name: Schema.String,
+    title: Schema.String,
+    description: Schema.String,
+    inputSchema: JsonObject,
+    outputSchema: JsonObject,
+    annotations: JsonObject
+  })),
+  resources: Schema.Array(Schema.Struct({
+    uri: Schema.String,
+    name: Schema.String,
+    title: Schema.String,
+    mimeType: Schema.String
+  })),
+  prompts: Schema.Array(Schema.Struct({
+    name: Schema.String,
+    title: Schema.String,
+    description: Schema.String,
+    arguments: Schema.Array(
+      Schema.Struct({ name: Schema.String, description: Schema.String, required: Schema.Boolean })
+    )
+  }))
+})
+
+export const serverCard = (baseUrl: string): typeof ServerCard.Type => ({
   $schema: "https://static.modelcontextprotocol.io/schemas/mcp-server-card/v1.json",
   version: "1.0",
   protocolVersion: PROTOCOL_VERSION,
@@ -125,7 +172,7 @@ export const DiscoveryRoutesLive = HttpApiBuilder.Router.use((router) =>
     const operations = operationsOf(OpenApi.fromApi(Api))
     const cache = { "cache-control": "public, max-age=300" }
     const text = (body: string, contentType: string) => HttpServerResponse.text(body, { contentType, headers: cache })
-    const card = HttpServerResponse.unsafeJson(serverCard(config.baseUrl), { headers: cache })
+    const card = schemaResponse(ServerCard)(serverCard(config.baseUrl), { headers: cache })
     const llms = text(llmsTxt(config.baseUrl, docs, operations), "text/plain; charset=utf-8")
     const llmsFull = text(llmsFullTxt(config.baseUrl, docs, operations), "text/plain; charset=utf-8")
     const pages = new Map(docs.map((d) => [d.name, text(d.markdown, "text/markdown; charset=utf-8")]))

@@ -14,7 +14,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect, FiberRef, Option, Redacted, Stream } from "effect"
+import { Effect, FiberRef, Option, Redacted, Schema, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { API_VERSION } from "../app/Api.js"
 import { makeOptionalBearer } from "../identity/Bearer.js"
@@ -22,6 +22,7 @@ import { OAuth } from "../identity/oauth/OAuth.js"
 import { clientIpOf } from "../platform/ClientIp.js"
 import { AppConfig } from "../platform/Config.js"
 import { CurrentRequestId, Unauthorized } from "../platform/Errors.js"
+import { schemaResponse } from "../platform/SchemaResponse.js"
 import { loadDocs } from "./Docs.js"
 import type { ToolServices } from "./Tools.js"
 
@@ -30,6 +31,13 @@ const SESSION_HEADER = "mcp-session-id"
 const VALID_SESSION = /^mcp_[0-9a-f-]{36}$/
 /** Tool arguments are a domain or a TLD: 1 MiB is plenty. */
 const MAX_BODY_BYTES = 1_048_576
+
+/** A JSON-RPC 2.0 error response to a request whose id is unknown (the transport's own refusals). */
+const JsonRpcError = Schema.Struct({
+  jsonrpc: Schema.Literal("2.0"),
+  error: Schema.Struct({ code: Schema.Number, message: Schema.String }),
+  id: Schema.Null
+})
 const SSE_OPEN = new TextEncoder().encode(": open\n\n")
 /** What the transport reads of a request (never credentials). */
 const FORWARDED = new Set(["accept", "content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id"])
@@ -77,7 +85,7 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
     )
     const notAllowed = HttpServerResponse.empty({ status: 405, headers: { allow: "POST" } })
     // A JSON-RPC error object, as the transport answers its own refusals.
-    const tooLarge = HttpServerResponse.unsafeJson(
+    const tooLarge = schemaResponse(JsonRpcError)(
       {
         jsonrpc: "2.0",
         error: { code: -32600, message: `The request body exceeds ${MAX_BODY_BYTES} bytes` },

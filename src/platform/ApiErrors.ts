@@ -10,26 +10,37 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Effect, FiberId, FiberRef, HashSet, Option } from "effect"
 import { causeIsDatabaseOutage, OUTAGE_RETRY_AFTER_SECONDS } from "./DatabaseOutage.js"
 import { validationFailure } from "./DecodeErrors.js"
-import { BadRequestError, clipEcho, CurrentRequestId, LegacyBadRequestError } from "./Errors.js"
+import {
+  BadRequestError,
+  clipEcho,
+  CurrentRequestId,
+  ErrorEnvelope,
+  LegacyBadRequestError,
+  LegacyErrorEnvelope
+} from "./Errors.js"
 import { pathOf } from "./HttpPath.js"
+import { schemaResponse } from "./SchemaResponse.js"
 
 /** Paths answering with the legacy error shape (`{"error":"message"}`). */
 export const LEGACY_ERROR_PATHS: ReadonlySet<string> = new Set(["/api/pricing/tld", "/api/v1/domains/available"])
 
+const typedResponse = schemaResponse(ErrorEnvelope)
+const legacyResponse = schemaResponse(LegacyErrorEnvelope)
+
 const errorJson = (status: number, code: string, message: string, requestId: string) =>
-  HttpServerResponse.unsafeJson({ error: { code, message, request_id: requestId } }, { status })
+  typedResponse({ error: { code, message, request_id: requestId } }, { status })
 
 const UNAVAILABLE_MESSAGE = "The service cannot reach its database right now; retry shortly"
 const INTERNAL_MESSAGE = "Unexpected error; retry with exponential back-off"
 
 /** The body of the 503 `unavailable` answer (legacy shape on the legacy paths). */
-export const unavailableBody = (legacy: boolean, requestId: string) =>
+export const unavailableBody = (legacy: boolean, requestId: string): ErrorEnvelope | LegacyErrorEnvelope =>
   legacy
     ? { error: UNAVAILABLE_MESSAGE }
     : { error: { code: "unavailable", message: UNAVAILABLE_MESSAGE, request_id: requestId } }
 
 /** The body of the 500 `internal_error` answer. */
-export const internalErrorBody = (requestId: string) => ({
+export const internalErrorBody = (requestId: string): ErrorEnvelope => ({
   error: { code: "internal_error", message: INTERNAL_MESSAGE, request_id: requestId }
 })
 
@@ -37,11 +48,12 @@ export const internalErrorBody = (requestId: string) => ({
  * The answer to any request that needed the database while it could not be reached: 503
  * `unavailable` with `Retry-After` (legacy shape on the legacy paths).
  */
-export const unavailableResponse = (request: HttpServerRequest.HttpServerRequest, requestId: string) =>
-  HttpServerResponse.unsafeJson(unavailableBody(LEGACY_ERROR_PATHS.has(pathOf(request.url)), requestId), {
-    status: 503,
-    headers: { "retry-after": String(OUTAGE_RETRY_AFTER_SECONDS) }
-  })
+export const unavailableResponse = (request: HttpServerRequest.HttpServerRequest, requestId: string) => {
+  const options = { status: 503, headers: { "retry-after": String(OUTAGE_RETRY_AFTER_SECONDS) } }
+  return LEGACY_ERROR_PATHS.has(pathOf(request.url))
+    ? legacyResponse({ error: UNAVAILABLE_MESSAGE }, options)
+    : typedResponse({ error: { code: "unavailable", message: UNAVAILABLE_MESSAGE, request_id: requestId } }, options)
+}
 
 /** A 400 in the shape of the request's path: legacy on the legacy paths, typed elsewhere. */
 const badRequestFor = (
@@ -114,7 +126,7 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
           return yield* Effect.failCause(cause)
         }
         yield* Effect.logError("unhandled defect", cause)
-        return HttpServerResponse.unsafeJson(internalErrorBody(requestId), { status: 500 })
+        return typedResponse(internalErrorBody(requestId), { status: 500 })
       })
   ) as any
 )

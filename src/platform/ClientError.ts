@@ -3,8 +3,10 @@
  * malformed request, a client too slow to send its headers) get the typed JSON error shape and an
  * `X-Request-Id`, like every other answer, instead of Node's bare status line.
  */
+import { Schema } from "effect"
 import type { Server } from "node:http"
 import type { Duplex } from "node:stream"
+import { ErrorEnvelope } from "./Errors.js"
 import { makeId } from "./Ids.js"
 
 const REASONS: Record<number, string> = {
@@ -24,6 +26,8 @@ export const classifyClientError = (code: string | undefined): { status: number;
   return { status: 400, code: "bad_request", message: "The request is not valid HTTP" }
 }
 
+const encodeEnvelope = Schema.encodeSync(ErrorEnvelope)
+
 export const answerClientErrors = (server: Server) => {
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (err.code === "ECONNRESET" || !socket.writable) {
@@ -32,7 +36,7 @@ export const answerClientErrors = (server: Server) => {
     }
     const c = classifyClientError(err.code)
     const requestId = makeId("req")
-    const body = JSON.stringify({ error: { code: c.code, message: c.message, request_id: requestId } })
+    const body = JSON.stringify(encodeEnvelope({ error: { code: c.code, message: c.message, request_id: requestId } }))
     socket.end(
       `HTTP/1.1 ${c.status} ${REASONS[c.status]}\r\n` +
         "Content-Type: application/json\r\n" +

@@ -43,6 +43,7 @@ export type ErrorEnvelope = typeof ErrorEnvelope.Type
 export const LegacyErrorEnvelope = Schema.Struct({
   error: Schema.String.annotations({ description: "Human-readable message" })
 }).annotations({ identifier: "LegacyError", description: "Legacy error shape of the older keyed/pricing endpoints." })
+export type LegacyErrorEnvelope = typeof LegacyErrorEnvelope.Type
 
 const ErrorFields = {
   code: Schema.String,

@@ -14,10 +14,12 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Effect, Metric, MetricBoundaries, MetricLabel, MetricState, Option, Redacted, Schema } from "effect"
+import { Effect, FiberRef, Metric, MetricBoundaries, MetricLabel, MetricState, Option, Redacted, Schema } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type pg from "pg"
 import { AppConfig } from "./Config.js"
+import { CurrentRequestId, ErrorEnvelope } from "./Errors.js"
+import { schemaResponse } from "./SchemaResponse.js"
 
 // ---------------------------------------------------------------------------
 // Instruments
@@ -223,6 +225,8 @@ const webhookGauges = (sql: SqlClient.SqlClient) =>
 
 const sha = (s: string) => createHash("sha256").update(s).digest()
 
+const unauthorized = schemaResponse(ErrorEnvelope)
+
 /** `GET /metrics`, beside the HttpApi (not in the public OpenAPI document). */
 export const MetricsRouteLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -236,10 +240,13 @@ export const MetricsRouteLive = HttpApiBuilder.Router.use((router) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           const given = sha(request.headers.authorization ?? "")
           if (!timingSafeEqual(given, expected.value)) {
-            return HttpServerResponse.unsafeJson(
-              { error: { code: "unauthorized", message: "GET /metrics needs the METRICS_TOKEN as a bearer token" } },
-              { status: 401, headers: { "www-authenticate": "Bearer" } }
-            )
+            return unauthorized({
+              error: {
+                code: "unauthorized",
+                message: "GET /metrics needs the METRICS_TOKEN as a bearer token",
+                request_id: yield* FiberRef.get(CurrentRequestId)
+              }
+            }, { status: 401, headers: { "www-authenticate": "Bearer" } })
           }
         }
         const backlog = yield* webhooks

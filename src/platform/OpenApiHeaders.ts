@@ -165,16 +165,6 @@ const withResponseExtras = (path: string, method: string, op: Json, schemas: Jso
       const example = exampleOf(success.schema, schemas, 0)
       if (example !== undefined) content = { ...content, "application/json": { ...success, example } }
     }
-    if (content?.["application/x-ndjson"] !== undefined && path === "/api/domain/search") {
-      // Each line is one SearchStreamEvent (OpenAPI 3.2 calls this `itemSchema`).
-      content = {
-        ...content,
-        "application/x-ndjson": {
-          ...content["application/x-ndjson"],
-          "x-item-schema": { $ref: "#/components/schemas/SearchStreamEvent" }
-        }
-      }
-    }
     const json = content?.["application/json"]
     if (
       !status.startsWith("2") && json?.schema !== undefined && json.example === undefined && json.examples === undefined
@@ -295,62 +285,6 @@ const WEBHOOK_EVENT: Json = {
   }
 }
 
-/** NDJSON lines of POST /api/domain/search (`Accept: application/x-ndjson`), as schemas. */
-const SEARCH_STREAM_EVENTS: Json = {
-  SearchStreamHeader: {
-    type: "object",
-    required: ["kind", "request_id", "primary", "domains", "primary_index"],
-    properties: {
-      kind: { const: "header" },
-      request_id: { type: "string" },
-      primary: { type: "string" },
-      domains: { type: "array", items: { type: "string" } },
-      primary_index: { type: "integer" }
-    }
-  },
-  SearchStreamRow: {
-    type: "object",
-    required: ["kind", "domain", "state", "available"],
-    properties: {
-      kind: { const: "row" },
-      domain: { type: "string" },
-      domain_unicode: { type: "string" },
-      state: { type: "string" },
-      state_label: { type: "string" },
-      available: { type: "boolean" },
-      price: {},
-      listing: {},
-      whois_summary: {},
-      cached: { type: "boolean" },
-      meta: {}
-    }
-  },
-  SearchStreamPrimaryDone: { type: "object", required: ["kind"], properties: { kind: { const: "primary_done" } } },
-  SearchStreamDone: {
-    type: "object",
-    required: ["kind", "duration_ms", "count"],
-    properties: { kind: { const: "done" }, duration_ms: { type: "number" }, count: { type: "integer" } }
-  },
-  SearchStreamEvent: {
-    description: "One line of the NDJSON search stream; `kind` discriminates",
-    oneOf: [
-      { $ref: "#/components/schemas/SearchStreamHeader" },
-      { $ref: "#/components/schemas/SearchStreamRow" },
-      { $ref: "#/components/schemas/SearchStreamPrimaryDone" },
-      { $ref: "#/components/schemas/SearchStreamDone" }
-    ],
-    discriminator: {
-      propertyName: "kind",
-      mapping: {
-        header: "#/components/schemas/SearchStreamHeader",
-        row: "#/components/schemas/SearchStreamRow",
-        primary_done: "#/components/schemas/SearchStreamPrimaryDone",
-        done: "#/components/schemas/SearchStreamDone"
-      }
-    }
-  }
-}
-
 export const generatorGrade = (spec: Json, scopes: ReadonlyArray<string>): Json => {
   const schemas: Json = { ...(spec.components?.schemas ?? {}) }
   const paths: Json = {}
@@ -385,7 +319,7 @@ export const generatorGrade = (spec: Json, scopes: ReadonlyArray<string>): Json 
       }
     }
   }
-  Object.assign(schemas, SEARCH_STREAM_EVENTS, { WebhookEvent: WEBHOOK_EVENT })
+  Object.assign(schemas, { WebhookEvent: WEBHOOK_EVENT })
   const securitySchemes: Json = { ...(spec.components?.securitySchemes ?? {}) }
   if (securitySchemes.bearer !== undefined) {
     securitySchemes.bearer = {

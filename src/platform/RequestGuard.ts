@@ -20,15 +20,15 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Context, Duration, Effect, Fiber, FiberRef, Option } from "effect"
+import { Context, Duration, Effect, Fiber, FiberRef, Option, Schema } from "effect"
 import type { IncomingMessage } from "node:http"
 import type { AppConfigShape } from "./Config.js"
 import { corsPreflight } from "./Cors.js"
 import { awaitWithin } from "./Deadline.js"
-import { CurrentRequestId } from "./Errors.js"
+import { CurrentRequestId, ErrorEnvelope, LegacyErrorEnvelope } from "./Errors.js"
 import { pathOf } from "./HttpPath.js"
+import { schemaResponse } from "./SchemaResponse.js"
 
 /** JSON deeper than this is refused before any decoding (no endpoint takes more than a few levels). */
 export const MAX_JSON_DEPTH = 32
@@ -148,6 +148,12 @@ const mediaTypeOf = (contentType: string | undefined) =>
 const LEGACY_PATHS: ReadonlySet<string> = new Set(["/api/pricing/tld", "/api/v1/domains/available"])
 const isOAuthPath = (path: string) => path.startsWith("/api/oauth/")
 
+/** The OAuth 2.0 error body (RFC 6749 section 5.2), as identity/oauth/Api.ts documents it. */
+const OAuthErrorBody = Schema.Struct({ error: Schema.String, error_description: Schema.String })
+const oauthResponse = schemaResponse(OAuthErrorBody)
+const legacyResponse = schemaResponse(LegacyErrorEnvelope)
+const typedResponse = schemaResponse(ErrorEnvelope)
+
 /** An error response in the shape the path documents. */
 export const shapedError = (
   path: string,
@@ -161,13 +167,13 @@ export const shapedError = (
     // OAuth clients understand its registered codes: a malformed or mistyped request is
     // invalid_request (status 400 or 415); other statuses keep the service's code.
     const error = status === 400 || status === 415 ? "invalid_request" : code
-    return HttpServerResponse.unsafeJson({ error, error_description: message }, {
+    return oauthResponse({ error, error_description: message }, {
       status,
       headers: { "cache-control": "no-store", ...headers }
     })
   }
-  if (LEGACY_PATHS.has(path)) return HttpServerResponse.unsafeJson({ error: message }, { status, headers })
-  return HttpServerResponse.unsafeJson({ error: { code, message, request_id: requestId } }, { status, headers })
+  if (LEGACY_PATHS.has(path)) return legacyResponse({ error: message }, { status, headers })
+  return typedResponse({ error: { code, message, request_id: requestId } }, { status, headers })
 }
 
 const hasBody = (request: HttpServerRequest.HttpServerRequest) => {

@@ -8,13 +8,14 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Schema } from "effect"
+import { JSONSchema, Option, Schema, SchemaAST as AST } from "effect"
 import { ApiKeyAuth } from "../identity/ApiKeys.js"
 import { OptionalBearer } from "../identity/Viewer.js"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
 import { InvalidDomain, LegacyInvalidDomain } from "../platform/DomainInput.js"
 import { BadRequest, errorWire, LegacyBadRequest, legacyErrorWire, RateLimited } from "../platform/Errors.js"
 import { policy } from "../platform/RateLimit.js"
+import { SearchEvent } from "./Rows.js"
 
 export const limits = {
   search: policy("domain_search", 60, 60)
@@ -43,6 +44,37 @@ const NDJSON_DESCRIPTION = [
   "`meta`: `{source, checked_at, latency_ms, reason?}`."
 ].join("\n")
 
+/**
+ * The stream's line schemas (search/Rows.ts) as OpenAPI components; app/Api.ts adds them to the
+ * document. The union becomes `oneOf` with its `kind` discriminator, for generated clients.
+ */
+export const searchStreamSchemas = (): Record<string, unknown> => {
+  const defs: Record<string, JSONSchema.JsonSchema7> = {}
+  JSONSchema.fromAST(SearchEvent.ast, {
+    definitions: defs,
+    definitionPath: "#/components/schemas/",
+    target: "openApi3.1"
+  })
+  const { anyOf, ...event } = defs.SearchStreamEvent as { anyOf: ReadonlyArray<{ $ref: string }> }
+  const mapping: Record<string, string> = {}
+  for (const member of SearchEvent.members) {
+    const kind = member.fields.kind.literals[0]
+    mapping[kind] = `#/components/schemas/${AST.getIdentifierAnnotation(member.ast).pipe(Option.getOrThrow)}`
+  }
+  return { ...defs, SearchStreamEvent: { ...event, oneOf: anyOf, discriminator: { propertyName: "kind", mapping } } }
+}
+
+const withItemSchema = (operation: Record<string, any>): Record<string, any> => {
+  const ok = operation.responses?.["200"]
+  const ndjson = ok?.content?.["application/x-ndjson"]
+  if (ndjson === undefined) return operation
+  const content = {
+    ...ok.content,
+    "application/x-ndjson": { ...ndjson, "x-item-schema": { $ref: "#/components/schemas/SearchStreamEvent" } }
+  }
+  return { ...operation, responses: { ...operation.responses, "200": { ...ok, content } } }
+}
+
 export class SearchApi extends HttpApiGroup.make("search")
   .add(
     HttpApiEndpoint.post("searchDomain", "/api/domain/search")
@@ -55,6 +87,8 @@ export class SearchApi extends HttpApiGroup.make("search")
       .addSuccess(
         HttpApiSchema.Text({ contentType: "application/x-ndjson" }).annotations({ description: NDJSON_DESCRIPTION })
       )
+      // Each line is one SearchStreamEvent (OpenAPI 3.2 calls this `itemSchema`).
+      .annotate(OpenApi.Transform, withItemSchema)
       .addError(BadRequest)
       .addError(errorWire(InvalidDomain))
       .addError(RateLimited)

@@ -2,66 +2,82 @@
  * The search stream's events and their wire form (pure). One JSON object per line, `kind`
  * discriminates: header, row, primary_done, done (docs/search.md "Domain search stream").
  */
+import { Schema } from "effect"
 import type { Availability } from "../availability/Availability.js"
-import { STATE_LABELS } from "../domain/Availability.js"
+import { AVAILABILITY_STATES, STATE_LABELS } from "../domain/Availability.js"
 import { centsToUsd, listingUrl } from "../market/View.js"
 
-export interface HeaderEvent {
-  readonly kind: "header"
-  readonly request_id: string
-  readonly primary: string
-  readonly domains: ReadonlyArray<string>
-  readonly primary_index: number
-}
+export const HeaderEvent = Schema.Struct({
+  kind: Schema.Literal("header"),
+  request_id: Schema.String,
+  /** The queried name (A-label). */
+  primary: Schema.String,
+  /** Every name the stream will answer, the primary among them. */
+  domains: Schema.Array(Schema.String),
+  primary_index: Schema.Int
+}).annotations({ identifier: "SearchStreamHeader", description: "First line: what the stream will answer" })
+export type HeaderEvent = typeof HeaderEvent.Type
 
-export interface MarketPrice {
-  readonly bin: number | null
-  readonly floor: number | null
-  readonly currency: string
-}
+export const MarketPrice = Schema.Struct({
+  bin: Schema.NullOr(Schema.Number),
+  floor: Schema.NullOr(Schema.Number),
+  currency: Schema.String
+})
+export type MarketPrice = typeof MarketPrice.Type
 
-export interface RowEvent {
-  readonly kind: "row"
-  readonly domain: string
-  readonly domain_unicode: string
-  readonly state: Availability["state"]
-  readonly state_label: string
-  readonly available: boolean | null
-  /** USD: first-year registration (number) when registrable; {bin, floor, currency} when for sale; else null. */
-  readonly price: number | MarketPrice | null
-  readonly listing: {
-    readonly id: string
-    readonly bin_price: number | null
-    readonly floor_price: number | null
-    readonly currency: string
-    readonly url: string
-  } | null
-  readonly whois_summary: {
-    readonly registrar: string | null
-    readonly created: string | null
-    readonly expires: string | null
-    readonly status: ReadonlyArray<string>
-  } | null
-  readonly cached: boolean
-  readonly meta: {
-    readonly source: string
-    readonly checked_at: string
-    readonly latency_ms: number
-    readonly reason?: string
-  }
-}
+export const RowEvent = Schema.Struct({
+  kind: Schema.Literal("row"),
+  domain: Schema.String,
+  domain_unicode: Schema.String,
+  state: Schema.Literal(...AVAILABILITY_STATES),
+  state_label: Schema.String,
+  /** null when unknown. */
+  available: Schema.NullOr(Schema.Boolean),
+  price: Schema.NullOr(Schema.Union(Schema.Number, MarketPrice)).annotations({
+    description: "USD: first-year registration when registrable; {bin, floor, currency} when for sale; else null"
+  }),
+  listing: Schema.NullOr(Schema.Struct({
+    id: Schema.String,
+    bin_price: Schema.NullOr(Schema.Number),
+    floor_price: Schema.NullOr(Schema.Number),
+    currency: Schema.String,
+    url: Schema.String
+  })),
+  whois_summary: Schema.NullOr(Schema.Struct({
+    registrar: Schema.NullOr(Schema.String),
+    created: Schema.NullOr(Schema.String),
+    expires: Schema.NullOr(Schema.String),
+    status: Schema.Array(Schema.String)
+  })),
+  cached: Schema.Boolean,
+  meta: Schema.Struct({
+    source: Schema.String,
+    checked_at: Schema.String,
+    latency_ms: Schema.Number,
+    reason: Schema.optional(Schema.String)
+  })
+}).annotations({ identifier: "SearchStreamRow", description: "One name's availability" })
+export type RowEvent = typeof RowEvent.Type
 
-export interface PrimaryDoneEvent {
-  readonly kind: "primary_done"
-}
+export const PrimaryDoneEvent = Schema.Struct({ kind: Schema.Literal("primary_done") }).annotations({
+  identifier: "SearchStreamPrimaryDone",
+  description: "The queried name's row has been sent"
+})
+export type PrimaryDoneEvent = typeof PrimaryDoneEvent.Type
 
-export interface DoneEvent {
-  readonly kind: "done"
-  readonly duration_ms: number
-  readonly count: number
-}
+export const DoneEvent = Schema.Struct({
+  kind: Schema.Literal("done"),
+  duration_ms: Schema.Number,
+  count: Schema.Int
+}).annotations({ identifier: "SearchStreamDone", description: "Last line" })
+export type DoneEvent = typeof DoneEvent.Type
 
-export type SearchEvent = HeaderEvent | RowEvent | PrimaryDoneEvent | DoneEvent
+/** One line of the NDJSON search stream; `kind` discriminates. */
+export const SearchEvent = Schema.Union(HeaderEvent, RowEvent, PrimaryDoneEvent, DoneEvent).annotations({
+  identifier: "SearchStreamEvent",
+  description: "One line of the NDJSON search stream; `kind` discriminates"
+})
+export type SearchEvent = typeof SearchEvent.Type
 
 /**
  * A row as the caller may see it: marketplace prices (buy-now, floor) only with `pricing:read`;
@@ -114,5 +130,16 @@ export const toRow = (a: Availability, canSeeMarketPrices: boolean, baseUrl: str
 
 const encoder = new TextEncoder()
 
-/** One NDJSON line. */
-export const line = (event: SearchEvent): Uint8Array => encoder.encode(JSON.stringify(event) + "\n")
+/**
+ * One NDJSON line: the event encoded by `SearchEvent`. Its schemas transform nothing (the
+ * encoded form is the value, checked below at compile time), so the encoding is `JSON.stringify`
+ * itself: a hot-path shortcut paid for by the search benchmark (`npm run bench -- search`, service
+ * CPU per search), which running `Schema.encodeSync` on every row would cost.
+ */
+export const line = (event: SearchEvent): Uint8Array =>
+  encoder.encode(JSON.stringify(event satisfies SearchEventWire) + "\n")
+
+type SearchEventWire = typeof SearchEvent.Encoded
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never
+/** The shortcut above holds only while encoding is the identity: this stops type-checking otherwise. */
+export const searchEventEncodingIsIdentity: Same<SearchEvent, SearchEventWire> = true

@@ -119,7 +119,10 @@ layer(TestServer.layer({ METRICS_TOKEN: TOKEN, LOG_LEVEL: "info", RATE_LIMITS: "
 
   it.effect("needs METRICS_TOKEN when it is set, and is not in the public OpenAPI document", () =>
     Effect.gen(function*() {
-      expect((yield* get("/metrics")).status).toBe(401)
+      const anonymous = yield* get("/metrics")
+      expect(anonymous.status).toBe(401)
+      // The service's error envelope, request id included.
+      expect(anonymous.json.error).toMatchObject({ code: "unauthorized", request_id: expect.stringMatching(/^req_/) })
       expect((yield* get("/metrics", { authorization: "Bearer wrong" })).status).toBe(401)
       const doc = (yield* get("/api/openapi.json")).json
       expect(Object.keys(doc.paths)).not.toContain("/metrics")
