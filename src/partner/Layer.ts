@@ -24,6 +24,7 @@ import { AdminOrdersHttpLive } from "./orders/AdminHttp.js"
 import { PartnerOrdersHttpLive } from "./orders/Http.js"
 import { Orders } from "./orders/Orders.js"
 import { PartnerSandboxHttpLive } from "./sandbox/Http.js"
+import { WebhookGaugesLive } from "./webhooks/Gauges.js"
 import { PartnerWebhooksHttpLive } from "./webhooks/Http.js"
 import { Webhooks } from "./webhooks/Webhooks.js"
 import { PartnerWorkersLive as WebhookWorkersLive } from "./webhooks/Worker.js"
@@ -38,6 +39,7 @@ const ServicesLive = Layer.mergeAll(
   MoneyRepo.Live,
   Outbox.Live,
   Webhooks.Live,
+  WebhookGaugesLive,
   Brokerage.Live
 )
 

@@ -12,9 +12,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Effect, FiberRef, Metric, MetricBoundaries, MetricLabel, MetricState, Option, Redacted, Schema } from "effect"
+import { Context, Effect, FiberRef, Metric, MetricBoundaries, MetricLabel, MetricState, Option, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type pg from "pg"
 import { AppConfig } from "./Config.js"
@@ -123,7 +121,7 @@ const labels = (pairs: ReadonlyArray<readonly [string, string]>) =>
   pairs.length === 0 ? "" : `{${pairs.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(",")}}`
 const num = (n: number) => (n === Infinity ? "+Inf" : n === -Infinity ? "-Inf" : String(n))
 
-interface Gauge {
+export interface Gauge {
   readonly name: string
   readonly help: string
   readonly samples: ReadonlyArray<readonly [ReadonlyArray<readonly [string, string]>, number]>
@@ -186,42 +184,13 @@ const poolGauges = (): Array<Gauge> => {
   ]
 }
 
-/** Webhook deliveries waiting (pending) and the age of the oldest one that is due (null when none is). */
-const WebhookBacklog = Schema.Struct({ pending: Schema.Number, due: Schema.Number, lag: Schema.NullOr(Schema.Number) })
-
-const webhookGauges = (sql: SqlClient.SqlClient) =>
-  SqlSchema.single({
-    Request: Schema.Void,
-    Result: WebhookBacklog,
-    execute: () =>
-      sql`
-        select count(*)::int as pending,
-               count(*) filter (where next_attempt_at <= now())::int as due,
-               extract(epoch from now() - min(next_attempt_at) filter (where next_attempt_at <= now()))::float8 as lag
-        from partner_webhook_deliveries where status = 'pending'`
-  })(undefined).pipe(
-    Effect.map((row): Array<Gauge> => [
-      {
-        name: "webhook_deliveries_pending",
-        help: "Webhook deliveries not yet delivered, failed or cancelled.",
-        samples: [[[], row.pending]]
-      },
-      {
-        name: "webhook_deliveries_due",
-        help: "Pending webhook deliveries whose next attempt time has come.",
-        samples: [[[], row.due]]
-      },
-      {
-        name: "webhook_delivery_lag_seconds",
-        help: "Age of the oldest due webhook delivery (0 when none is due).",
-        samples: [[[], Math.max(0, row.lag ?? 0)]]
-      }
-    ]),
-    Effect.timeout("2 seconds"),
-    // A database that does not answer must not break the scrape: the gauges are left out, and
-    // `metrics_scrape_database_ok` says so.
-    Effect.option
-  )
+/**
+ * Gauges a capability reads from its own tables at scrape time (the partner webhooks: their
+ * delivery backlog). Optional: without it `/metrics` has the process gauges only.
+ */
+export class ScrapeGauges extends Context.Tag("platform/ScrapeGauges")<ScrapeGauges, {
+  readonly read: Effect.Effect<ReadonlyArray<Gauge>>
+}>() {}
 
 const sha = (s: string) => createHash("sha256").update(s).digest()
 
@@ -231,7 +200,13 @@ const unauthorized = schemaResponse(ErrorEnvelope)
 export const MetricsRouteLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const webhooks = webhookGauges(yield* SqlClient.SqlClient)
+    const sources = yield* Effect.serviceOption(ScrapeGauges)
+    // A database that does not answer must not break the scrape: the gauges are left out, and
+    // `metrics_scrape_database_ok` says so.
+    const webhooks = Option.match(sources, {
+      onNone: () => Effect.succeedSome<ReadonlyArray<Gauge>>([]),
+      onSome: (s) => s.read.pipe(Effect.timeout("2 seconds"), Effect.sandbox, Effect.option)
+    })
     const expected = Option.map(config.metricsToken, (t) => sha(`Bearer ${Redacted.value(t)}`))
     yield* router.get(
       "/metrics",

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
-import { domainInput, InvalidDomain, parseDomainInput } from "../../src/platform/DomainInput.js"
+import { parseDomainName } from "../../src/domain/DomainName.js"
+import { domainInput, InvalidDomain, LegacyInvalidDomain, parseDomainInput } from "../../src/platform/DomainInput.js"
 import { CurrentRequestId, errorWire, legacyErrorWire } from "../../src/platform/Errors.js"
 
 const invalid = (input: string, wording?: Parameters<typeof parseDomainInput>[2]) => {
@@ -45,6 +46,9 @@ describe("parseDomainInput", () => {
           details: { field: "q", problem: "single_label" }
         }
       })
-      expect(yield* Schema.encode(legacyErrorWire(InvalidDomain))(e)).toEqual({ error: e.message })
+      // The legacy surfaces raise their own class (an API encodes each class one way), same message.
+      const legacy = LegacyInvalidDomain.of("q", parseDomainName("x").pipe(Either.flip, Either.getOrThrow), "field")
+      expect(legacy.message).toBe(e.message)
+      expect(yield* Schema.encode(legacyErrorWire(LegacyInvalidDomain))(legacy)).toEqual({ error: e.message })
     }))
 })

@@ -306,6 +306,17 @@ const make = Effect.gen(function*() {
 
   const owner = (partnerId: string, environment: PartnerEnvironment) => ({ partnerId, environment })
 
+  const backlog = SqlSchema.single({
+    Request: Schema.Void,
+    Result: Schema.Struct({ pending: Schema.Number, due: Schema.Number, lag: Schema.NullOr(Schema.Number) }),
+    execute: () =>
+      sql`
+        select count(*)::int as pending,
+               count(*) filter (where next_attempt_at <= now())::int as due,
+               extract(epoch from now() - min(next_attempt_at) filter (where next_attempt_at <= now()))::float8 as lag
+        from partner_webhook_deliveries where status = 'pending'`
+  })
+
   return {
     upsertEndpoint: (e: { partnerId: string; environment: PartnerEnvironment; url: string; secretSealed: string }) =>
       upsertEndpoint(e).pipe(Effect.orDie),
@@ -418,7 +429,10 @@ const make = Effect.gen(function*() {
     ) => finish({ id, status, attempts, lastStatus, error }).pipe(Effect.orDie),
 
     retryLater: (id: string, attempts: number, delayMs: number, lastStatus: number | null, error: string | null) =>
-      retryLater({ id, attempts, delayMs, lastStatus, error }).pipe(Effect.orDie)
+      retryLater({ id, attempts, delayMs, lastStatus, error }).pipe(Effect.orDie),
+
+    /** Deliveries waiting (pending), how many are due, and the age in seconds of the oldest due one. */
+    backlog: backlog(undefined).pipe(Effect.orDie)
   }
 })
 
