@@ -17,7 +17,7 @@ import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
 import { InvalidDomain } from "../platform/DomainInput.js"
 import { BadRequest, errorWire, Forbidden, RateLimited } from "../platform/Errors.js"
 import { policy } from "../platform/RateLimit.js"
-import { InvalidCursor, ListingNotFound } from "./Errors.js"
+import { InvalidCursor, InvalidTldFilter, ListingNotFound } from "./Errors.js"
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "./Market.js"
 
 export const limits = {
@@ -102,6 +102,7 @@ export class MarketApi extends HttpApiGroup.make("market")
       .addSuccess(ListingPage)
       .addError(BadRequest)
       .addError(errorWire(InvalidCursor))
+      .addError(errorWire(InvalidTldFilter))
       .addError(Forbidden)
       .addError(RateLimited)
       .middleware(OptionalBearer)

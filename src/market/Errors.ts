@@ -2,7 +2,9 @@
  * What can go wrong browsing the marketplace, as domain errors (platform/Errors.ts): each carries
  * its wire code and status; the endpoints declare them with `errorWire`.
  */
+import { Effect, Either } from "effect"
 import type { CursorProblem } from "../domain/Cursor.js"
+import { parseDomainName } from "../domain/DomainName.js"
 import { DomainError } from "../platform/Errors.js"
 
 /**
@@ -29,4 +31,25 @@ export class ListingNotFound extends DomainError<ListingNotFound>()("ListingNotF
   static of(domain: string) {
     return new ListingNotFound({ message: `${domain} is not listed for sale` })
   }
+}
+
+/** The `tld` filter is not a TLD (`details: {field: "tld"}`). */
+export class InvalidTldFilter extends DomainError<InvalidTldFilter>()("InvalidTldFilter", {
+  code: "invalid_tld",
+  status: 400,
+  description: "The tld filter is not a valid TLD"
+}) {
+  static of(message: string) {
+    return new InvalidTldFilter({ message, details: { field: "tld" } })
+  }
+}
+
+/** `.COM`, `com.`, `.co.uk` → `com`, `co.uk`; an IDN TLD → its A-label; else `InvalidTldFilter`. */
+export const tldFilter = (input: string): Effect.Effect<string, InvalidTldFilter> => {
+  const t = input.trim().toLowerCase().replace(/^\.+/, "").replace(/\.+$/, "")
+  if (t === "") return Effect.fail(InvalidTldFilter.of("tld must not be empty"))
+  const parsed = parseDomainName(`x.${t}`)
+  return Either.isLeft(parsed)
+    ? Effect.fail(InvalidTldFilter.of(`"${input}" is not a valid TLD: ${parsed.left.message}`))
+    : Effect.succeed(parsed.right.ascii.slice(2))
 }

@@ -1,27 +1,17 @@
 /** Handlers of the marketplace endpoints: HTTP in, Market calls, masked listings out. */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Effect, Either } from "effect"
+import { Effect } from "effect"
 import { Api } from "../app/Api.js"
 import type { ListingFilters } from "../domain/Cursor.js"
-import { parseDomainName } from "../domain/DomainName.js"
 import { requireScopeForParameters } from "../identity/Bearer.js"
 import { canSeeMarketPrices, CurrentViewer, PRICING_READ } from "../identity/Viewer.js"
 import { AppConfig } from "../platform/Config.js"
 import { domainInput } from "../platform/DomainInput.js"
-import { BadRequestError } from "../platform/Errors.js"
 import { enforce } from "../platform/RateLimit.js"
 import { limits, ListingPage, MarketListing, Page } from "./Api.js"
+import { tldFilter } from "./Errors.js"
 import { Market } from "./Market.js"
 import { toListingItem } from "./View.js"
-
-/** `.COM`, `com.`, `.co.uk` → `com`, `co.uk`; an IDN TLD → its A-label. */
-export const normalizeTldFilter = (input: string): Either.Either<string, string> => {
-  const t = input.trim().toLowerCase().replace(/^\.+/, "").replace(/\.+$/, "")
-  if (t === "") return Either.left("tld must not be empty")
-  const parsed = parseDomainName(`x.${t}`)
-  if (Either.isLeft(parsed)) return Either.left(`"${input}" is not a valid TLD: ${parsed.left.message}`)
-  return Either.right(parsed.right.ascii.slice(2))
-}
 
 export const MarketHttpLive = HttpApiBuilder.group(Api, "market", (handlers) =>
   Effect.gen(function*() {
@@ -34,14 +24,7 @@ export const MarketHttpLive = HttpApiBuilder.group(Api, "market", (handlers) =>
           // A price filter answers "is the hidden price ≤ x?": bisection would reveal every masked price.
           yield* requireScopeForParameters(PRICING_READ, [["max", urlParams.max !== undefined]])
           const canSee = canSeeMarketPrices(yield* CurrentViewer)
-          let tld: string | undefined
-          if (urlParams.tld !== undefined) {
-            const t = normalizeTldFilter(urlParams.tld)
-            if (Either.isLeft(t)) {
-              return yield* new BadRequestError({ code: "invalid_tld", message: t.left, details: { field: "tld" } })
-            }
-            tld = t.right
-          }
+          const tld = urlParams.tld === undefined ? undefined : yield* tldFilter(urlParams.tld)
           const q = urlParams.q?.trim().normalize("NFC").toLowerCase()
           const filters: ListingFilters = {
             environment: "live",
