@@ -44,7 +44,6 @@ export const CLOSED_STATUSES: ReadonlyArray<CaseStatus> = ["closed_won", "closed
 export const OPEN_STATUSES: ReadonlyArray<CaseStatus> = CASE_STATUSES.filter((s) => !CLOSED_STATUSES.includes(s))
 
 export const isOpen = (s: CaseStatus): boolean => OPEN_STATUSES.includes(s)
-export const isCaseStatus = (s: string): s is CaseStatus => (CASE_STATUSES as ReadonlyArray<string>).includes(s)
 
 export const TIERS = ["managed", "self_serve"] as const
 export type Tier = typeof TIERS[number]

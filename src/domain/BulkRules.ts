@@ -28,9 +28,7 @@ export type JobOp = typeof JOB_OPS[number]
 export const CART_OPS = ["renew", "restore"] as const
 export type CartOp = typeof CART_OPS[number]
 
-export const isBulkOp = (s: string): s is BulkOp => (BULK_OPS as ReadonlyArray<string>).includes(s)
 export const isJobOp = (s: string): s is JobOp => (JOB_OPS as ReadonlyArray<string>).includes(s)
-export const isCartOp = (s: string): s is CartOp => (CART_OPS as ReadonlyArray<string>).includes(s)
 
 export const MAX_BULK_DOMAINS = 1000
 export const MIN_NAMESERVERS = 2

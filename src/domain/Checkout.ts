@@ -18,9 +18,6 @@ import { createHmac, timingSafeEqual } from "node:crypto"
 export const SESSION_STATUSES = ["open", "processing", "requires_action", "paid", "expired", "refunded"] as const
 export type SessionStatus = typeof SESSION_STATUSES[number]
 
-/** Statuses that hold the domain's reservation. */
-export const RESERVING: ReadonlyArray<SessionStatus> = ["processing", "requires_action"]
-
 /** Luhn checksum of a digit string. */
 export const luhnValid = (digits: string): boolean => {
   if (!/^\d{12,19}$/.test(digits)) return false

@@ -45,7 +45,6 @@ export const sumCents = (amounts: ReadonlyArray<number>): number => {
 
 /** Basis points: 1000 = 10 %. */
 export const MAX_BPS = 10_000
-export const DEFAULT_COMMISSION_BPS = 1_000
 
 /**
  * The partner's commission on a sale: ⌊sale × bps / 10 000⌋, computed exactly (BigInt), the

@@ -244,7 +244,3 @@ export const LegacyUnauthorized = legacyWire(
   401,
   "Missing or invalid key/secret (legacy error shape)"
 )
-
-/** Convenience constructors with the default code of their status. */
-export const notFound = (message: string, code = "not_found") => new NotFoundError({ code, message })
-export const conflict = (message: string, code = "conflict") => new ConflictError({ code, message })
