@@ -241,7 +241,7 @@ const webhooks = (): Json => ({
     post: {
       summary: "An event POSTed to the partner's registered webhook endpoint",
       description:
-        "Signed like a Partner API request (see docs/partner-api.md, Webhooks): verify the signature and timestamp, answer 2xx within the timeout; " +
+        "Signed like a Partner API request (see docs/partner.md, Webhooks): verify the signature and timestamp, answer 2xx within the timeout; " +
         "anything else is retried with backoff. The same event can arrive more than once: de-duplicate by `id`.",
       requestBody: {
         required: true,
