@@ -42,8 +42,9 @@ describe("RATE_LIMIT_<OP> overrides", () => {
       (before) =>
         Effect.sync(() => {
           for (const k of ["RATE_LIMIT_PRICING_TLD", "RATE_LIMIT_WHOIS_BEARER", "RATE_LIMITS"]) {
-            if (before[k] === undefined) delete process.env[k]
-            else process.env[k] = before[k]
+            if (before[k] === undefined) {
+              delete process.env[k]
+            } else process.env[k] = before[k]
           }
         })
     ))
