@@ -8,9 +8,9 @@
 import { JSONSchema, Schema } from "effect"
 import { PriceOpParam, TldPrice } from "../catalogue/Api.js"
 import { TldMetadata } from "../catalogue/TldMetadata.js"
-import { AVAILABILITY_STATES } from "../domain/Availability.js"
 import { WhoisRequest, WhoisResponse } from "../lookup/Api.js"
 import { SearchBody } from "../search/Api.js"
+import { RowEvent } from "../search/Rows.js"
 
 const TldField = Schema.String.annotations({
   description: "The TLD without a leading dot, e.g. com or co.uk",
@@ -36,45 +36,8 @@ export const TldRegistrationPriceInput = Schema.Struct({
 
 export const TldRequirementsInput = Schema.Struct({ tld: TldField })
 
-const Money = Schema.NullOr(Schema.Number)
-
 /** A row of the search stream (`kind: "row"`), as `POST /api/domain/search` streams it. */
-export const SearchRow = Schema.Struct({
-  kind: Schema.Literal("row"),
-  domain: Schema.String.annotations({ description: "A-label form" }),
-  domain_unicode: Schema.String,
-  state: Schema.Literal(...AVAILABILITY_STATES),
-  state_label: Schema.String,
-  available: Schema.NullOr(Schema.Boolean).annotations({ description: "null when unknown" }),
-  price: Schema.Union(
-    Schema.Number,
-    Schema.Struct({ bin: Money, floor: Money, currency: Schema.String }),
-    Schema.Null
-  ).annotations({
-    description:
-      "USD first-year registration when registrable; {bin, floor, currency} when for sale (null amounts without pricing:read); else null"
-  }),
-  listing: Schema.NullOr(Schema.Struct({
-    id: Schema.String,
-    bin_price: Money,
-    floor_price: Money,
-    currency: Schema.String,
-    url: Schema.String
-  })),
-  whois_summary: Schema.NullOr(Schema.Struct({
-    registrar: Schema.NullOr(Schema.String),
-    created: Schema.NullOr(Schema.String),
-    expires: Schema.NullOr(Schema.String),
-    status: Schema.Array(Schema.String)
-  })),
-  cached: Schema.Boolean,
-  meta: Schema.Struct({
-    source: Schema.String,
-    checked_at: Schema.String,
-    latency_ms: Schema.Number,
-    reason: Schema.optional(Schema.String)
-  })
-}).annotations({ identifier: "SearchRow" })
+export const SearchRow = RowEvent.annotations({ identifier: "SearchRow" })
 
 /** search_domain's result: the batch operation's body, `{query, results: rows}`. */
 export const SearchDomainOutput = Schema.Struct({

@@ -27,14 +27,14 @@ export type MarketPrice = typeof MarketPrice.Type
 
 export const RowEvent = Schema.Struct({
   kind: Schema.Literal("row"),
-  domain: Schema.String,
+  domain: Schema.String.annotations({ description: "A-label form" }),
   domain_unicode: Schema.String,
   state: Schema.Literal(...AVAILABILITY_STATES),
   state_label: Schema.String,
-  /** null when unknown. */
-  available: Schema.NullOr(Schema.Boolean),
-  price: Schema.NullOr(Schema.Union(Schema.Number, MarketPrice)).annotations({
-    description: "USD: first-year registration when registrable; {bin, floor, currency} when for sale; else null"
+  available: Schema.NullOr(Schema.Boolean).annotations({ description: "null when unknown" }),
+  price: Schema.Union(Schema.Number, MarketPrice, Schema.Null).annotations({
+    description:
+      "USD first-year registration when registrable; {bin, floor, currency} when for sale (null amounts without pricing:read); else null"
   }),
   listing: Schema.NullOr(Schema.Struct({
     id: Schema.String,

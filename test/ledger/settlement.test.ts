@@ -6,6 +6,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { apiClient } from "../support/ApiClient.js"
 import { post, request } from "../support/http.js"
 import { buy, createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
@@ -61,17 +62,20 @@ layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settle
       const again = yield* settle(new Date(Date.now() + 30 * DAY))
       expect(again.json.orders_settled).toBe(0)
 
-      const order = yield* signed(cred, "GET", `/api/partner/v1/orders/${a}`)
-      expect(order.json.status).toBe("SETTLED")
-      const events = (yield* signed(cred, "GET", "/api/partner/v1/events?limit=100")).json.events
-      expect(events.filter((e: any) => e.type === "order.settled").map((e: any) => e.data.order.public_id).sort())
-        .toEqual([a, b].sort())
+      // Reads through the typed client (HttpApiClient.make(Api), signed like a partner's code):
+      // each answer decoded by its endpoint's success schema.
+      const client = yield* apiClient({ partner: cred })
+      expect((yield* client.partnerOrders.getOrder({ path: { public_id: a } })).status).toBe("SETTLED")
+      const { events } = yield* client.partnerEvents.listEvents({ urlParams: { limit: "100" } })
+      const settledIds = events.filter((e) => e.type === "order.settled").map((e) =>
+        (e.data as { order: { public_id: string } }).order.public_id
+      )
+      expect(settledIds.sort()).toEqual([a, b].sort())
 
-      const list = yield* signed(cred, "GET", "/api/partner/v1/settlements")
-      expect(list.status, list.text).toBe(200)
-      expect(list.json.next_cursor).toBeNull()
-      expect(list.json.settlements).toHaveLength(1)
-      const s = list.json.settlements[0]
+      const list = yield* client.partnerMoney.listSettlements({ urlParams: {} })
+      expect(list.next_cursor).toBeNull()
+      expect(list.settlements).toHaveLength(1)
+      const s = list.settlements[0]!
       expect(s).toMatchObject({
         currency: "USD",
         orders_count: 2,
@@ -84,41 +88,42 @@ layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settle
       })
       expect(s.id).toMatch(/^stl_/)
       expect(s.lines).toBeUndefined()
-      const one = yield* signed(cred, "GET", `/api/partner/v1/settlements/${s.id}`)
+      const one = yield* client.partnerMoney.getSettlement({ path: { id: s.id } })
       expect(
-        one.json.lines.map((
-          l: any
-        ) => [l.domain, l.payment_model, l.sale_price_cents, l.commission_cents, l.owed_cents]).sort()
+        (one.lines ?? []).map((l) => [l.domain, l.payment_model, l.sale_price_cents, l.commission_cents, l.owed_cents])
+          .sort()
       ).toEqual([
         ["ledger-a.com", "partner_collected", 150_000, 15_000, 135_000],
         ["ledger-b.com", "partner_collected", 99_999, 9_999, 90_000]
       ])
 
-      const tx = yield* signed(cred, "GET", "/api/partner/v1/transactions?limit=2")
-      expect(tx.status, tx.text).toBe(200)
-      expect(tx.json.transactions).toHaveLength(2)
-      expect(tx.json.totals).toEqual({ count: 3, gmv_cents: 250_999, commission_cents: 25_099 })
-      expect(tx.json.transactions[0]).toMatchObject({
+      const tx = yield* client.partnerMoney.listTransactions({ urlParams: { limit: 2 } })
+      expect(tx.transactions).toHaveLength(2)
+      expect(tx.totals).toEqual({ count: 3, gmv_cents: 250_999, commission_cents: 25_099 })
+      expect(tx.transactions[0]).toMatchObject({
         order_id: c,
         status: "REFUNDED",
         payment_model: "partner_collected",
         settled_at: null
       })
-      expect(tx.json.transactions[0].id).toMatch(/^ltx_/)
-      const page2 = yield* signed(
+      expect(tx.transactions[0]!.id).toMatch(/^ltx_/)
+      const page2 = yield* client.partnerMoney.listTransactions({
+        urlParams: { limit: 2, cursor: tx.next_cursor ?? "" }
+      })
+      expect(page2.transactions.map((t) => t.order_id)).toEqual([a])
+      expect(page2.transactions[0]!.settled_at).toBeInstanceOf(Date)
+      expect(page2.next_cursor).toBeNull()
+      // On the wire a time is RFC 3339 UTC (the typed client decodes it to a Date).
+      const wire = yield* signed(
         cred,
         "GET",
-        `/api/partner/v1/transactions?limit=2&cursor=${encodeURIComponent(tx.json.next_cursor)}`
+        `/api/partner/v1/transactions?limit=2&cursor=${encodeURIComponent(tx.next_cursor ?? "")}`
       )
-      expect(page2.json.transactions.map((t: any) => t.order_id)).toEqual([a])
-      expect(page2.json.transactions[0].settled_at).toMatch(/Z$/)
-      expect(page2.json.next_cursor).toBeNull()
-      const settledOnly = yield* signed(
-        cred,
-        "GET",
-        "/api/partner/v1/transactions?status=SETTLED&payment_model=partner_collected"
-      )
-      expect(settledOnly.json.totals).toEqual({ count: 2, gmv_cents: 249_999, commission_cents: 24_999 })
+      expect(wire.json.transactions[0].settled_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+      const settledOnly = yield* client.partnerMoney.listTransactions({
+        urlParams: { status: "SETTLED", payment_model: "partner_collected" }
+      })
+      expect(settledOnly.totals).toEqual({ count: 2, gmv_cents: 249_999, commission_cents: 24_999 })
 
       // Bad input: typed 400s.
       expectError(
@@ -135,7 +140,7 @@ layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settle
         yield* signed(
           cred,
           "GET",
-          "/api/partner/v1/transactions?status=SETTLED&cursor=" + encodeURIComponent(tx.json.next_cursor)
+          "/api/partner/v1/transactions?status=SETTLED&cursor=" + encodeURIComponent(tx.next_cursor ?? "")
         ),
         400,
         "invalid_cursor"
@@ -157,7 +162,7 @@ layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settle
         commission_cents: 0
       })
       expectError(
-        yield* signed(other, "GET", `/api/partner/v1/transactions?cursor=${encodeURIComponent(tx.json.next_cursor)}`),
+        yield* signed(other, "GET", `/api/partner/v1/transactions?cursor=${encodeURIComponent(tx.next_cursor ?? "")}`),
         400,
         "invalid_cursor"
       )

@@ -32,9 +32,10 @@ export const apiClient = (options: ApiClientOptions = {}) =>
   Effect.gen(function*() {
     const { baseUrl } = yield* TestServer
     return yield* HttpApiClient.make(Api, {
-      baseUrl,
+      // The base URL is prepended here rather than through `baseUrl`: HttpApiClient applies its
+      // `baseUrl` after `transformClient`, and the partner signature covers the absolute URL.
       transformClient: (client) => {
-        let c = client
+        let c = HttpClient.mapRequest(client, HttpClientRequest.prependUrl(baseUrl))
         if (options.headers) c = HttpClient.mapRequest(c, HttpClientRequest.setHeaders(options.headers))
         if (options.bearer !== undefined) c = HttpClient.mapRequest(c, HttpClientRequest.bearerToken(options.bearer))
         if (options.partner) {
