@@ -13,6 +13,7 @@
  *                                                          ──cancel──▶ CANCELLED
  * Any other move is refused (409).
  */
+import { Schema } from "effect"
 
 export const ORDER_STATUSES = [
   "EXTERNALLY_PAID",
@@ -25,6 +26,8 @@ export const ORDER_STATUSES = [
   "CANCELLED"
 ] as const
 export type OrderStatus = typeof ORDER_STATUSES[number]
+/** An order status on the wire (the orders', ledger's and referrals' schemas). */
+export const OrderStatusSchema = Schema.Literal(...ORDER_STATUSES).annotations({ title: "OrderStatus" })
 
 export const ORDER_ACTIONS = [
   "hold",

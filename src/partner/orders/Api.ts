@@ -6,7 +6,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
-import { ORDER_STATUSES } from "../../domain/OrderState.js"
+import { OrderStatusSchema } from "../../domain/OrderState.js"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
@@ -24,8 +24,6 @@ import {
   QuoteAlreadyUsed,
   QuoteExpired
 } from "./Errors.js"
-
-export const OrderStatusSchema = Schema.Literal(...ORDER_STATUSES).annotations({ title: "OrderStatus" })
 
 const Email = Schema.String.pipe(
   Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an e-mail address" }),
