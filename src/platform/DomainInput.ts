@@ -17,10 +17,7 @@ export class InvalidDomain extends DomainError<InvalidDomain>()("InvalidDomain",
   description: "Not a valid domain name (`details.problem` says which rule failed)"
 }) {
   static of(field: string, e: InvalidDomainName, wording: Wording = "input") {
-    return new InvalidDomain({
-      message: `${lead(field, e.input, wording)} is not a valid domain name: ${e.message}`,
-      details: { field, problem: e.problem }
-    })
+    return new InvalidDomain({ message: messageOf(field, e, wording), details: { field, problem: e.problem } })
   }
 }
 
@@ -35,7 +32,7 @@ export class LegacyInvalidDomain extends DomainError<LegacyInvalidDomain>()("Leg
   description: "Not a valid domain name"
 }) {
   static of(field: string, e: InvalidDomainName, wording: Wording = "input") {
-    return new LegacyInvalidDomain({ message: InvalidDomain.of(field, e, wording).message })
+    return new LegacyInvalidDomain({ message: messageOf(field, e, wording) })
   }
 }
 
@@ -48,6 +45,9 @@ export class LegacyInvalidDomain extends DomainError<LegacyInvalidDomain>()("Leg
  * - `field`: the field only (`q is not…`): search.
  */
 export type Wording = "input" | "whole-input" | "field-input" | "field"
+
+const messageOf = (field: string, e: InvalidDomainName, wording: Wording) =>
+  `${lead(field, e.input, wording)} is not a valid domain name: ${e.message}`
 
 const lead = (field: string, input: string, wording: Wording) => {
   switch (wording) {
