@@ -24,8 +24,10 @@ import { schemaResponse } from "./SchemaResponse.js"
 /** Paths answering with the legacy error shape (`{"error":"message"}`). */
 export const LEGACY_ERROR_PATHS: ReadonlySet<string> = new Set(["/api/pricing/tld", "/api/v1/domains/available"])
 
-const typedResponse = schemaResponse(ErrorEnvelope)
-const legacyResponse = schemaResponse(LegacyErrorEnvelope)
+/** A typed error answer, `{"error":{code,message,request_id,details?}}`, for routes outside the HttpApi too. */
+export const typedResponse = schemaResponse(ErrorEnvelope)
+/** A legacy error answer, `{"error":"message"}` (the paths of LEGACY_ERROR_PATHS). */
+export const legacyResponse = schemaResponse(LegacyErrorEnvelope)
 
 const errorJson = (status: number, code: string, message: string, requestId: string) =>
   typedResponse({ error: { code, message, request_id: requestId } }, { status })

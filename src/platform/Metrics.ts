@@ -15,9 +15,9 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Context, Effect, FiberRef, Metric, MetricBoundaries, MetricLabel, MetricState, Option, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type pg from "pg"
+import { typedResponse } from "./ApiErrors.js"
 import { AppConfig } from "./Config.js"
-import { CurrentRequestId, ErrorEnvelope } from "./Errors.js"
-import { schemaResponse } from "./SchemaResponse.js"
+import { CurrentRequestId } from "./Errors.js"
 
 // ---------------------------------------------------------------------------
 // Instruments
@@ -194,8 +194,6 @@ export class ScrapeGauges extends Context.Tag("platform/ScrapeGauges")<ScrapeGau
 
 const sha = (s: string) => createHash("sha256").update(s).digest()
 
-const unauthorized = schemaResponse(ErrorEnvelope)
-
 /** `GET /metrics`, beside the HttpApi (not in the public OpenAPI document). */
 export const MetricsRouteLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -215,7 +213,7 @@ export const MetricsRouteLive = HttpApiBuilder.Router.use((router) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           const given = sha(request.headers.authorization ?? "")
           if (!timingSafeEqual(given, expected.value)) {
-            return unauthorized({
+            return typedResponse({
               error: {
                 code: "unauthorized",
                 message: "GET /metrics needs the METRICS_TOKEN as a bearer token",

@@ -23,10 +23,11 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Duration, Effect, Fiber, FiberRef, Option, Schema } from "effect"
 import type { IncomingMessage } from "node:http"
+import { LEGACY_ERROR_PATHS, legacyResponse, typedResponse } from "./ApiErrors.js"
 import type { AppConfigShape } from "./Config.js"
 import { corsPreflight } from "./Cors.js"
 import { awaitWithin } from "./Deadline.js"
-import { CurrentRequestId, ErrorEnvelope, LegacyErrorEnvelope } from "./Errors.js"
+import { CurrentRequestId } from "./Errors.js"
 import { pathOf } from "./HttpPath.js"
 import { schemaResponse } from "./SchemaResponse.js"
 
@@ -145,14 +146,11 @@ const NUL_IN_URL = /%00/
 const mediaTypeOf = (contentType: string | undefined) =>
   contentType === undefined ? undefined : contentType.split(";")[0]!.trim().toLowerCase()
 
-const LEGACY_PATHS: ReadonlySet<string> = new Set(["/api/pricing/tld", "/api/v1/domains/available"])
 const isOAuthPath = (path: string) => path.startsWith("/api/oauth/")
 
 /** The OAuth 2.0 error body (RFC 6749 section 5.2), as identity/oauth/Api.ts documents it. */
 const OAuthErrorBody = Schema.Struct({ error: Schema.String, error_description: Schema.String })
 const oauthResponse = schemaResponse(OAuthErrorBody)
-const legacyResponse = schemaResponse(LegacyErrorEnvelope)
-const typedResponse = schemaResponse(ErrorEnvelope)
 
 /** An error response in the shape the path documents. */
 export const shapedError = (
@@ -172,7 +170,7 @@ export const shapedError = (
       headers: { "cache-control": "no-store", ...headers }
     })
   }
-  if (LEGACY_PATHS.has(path)) return legacyResponse({ error: message }, { status, headers })
+  if (LEGACY_ERROR_PATHS.has(path)) return legacyResponse({ error: message }, { status, headers })
   return typedResponse({ error: { code, message, request_id: requestId } }, { status, headers })
 }
 
