@@ -23,24 +23,28 @@ import { LedgerWorkersLive } from "./ledger/Worker.js"
 import { AdminOrdersHttpLive } from "./orders/AdminHttp.js"
 import { PartnerOrdersHttpLive } from "./orders/Http.js"
 import { Orders } from "./orders/Orders.js"
+import { SettlementOrdersLive } from "./orders/SettlementOrders.js"
 import { PartnerSandboxHttpLive } from "./sandbox/Http.js"
 import { WebhookGaugesLive } from "./webhooks/Gauges.js"
 import { PartnerWebhooksHttpLive } from "./webhooks/Http.js"
 import { Webhooks } from "./webhooks/Webhooks.js"
 import { PartnerWorkersLive as WebhookWorkersLive } from "./webhooks/Worker.js"
 
+/** The ledger settles orders through the orders slice's side of it (the ledger imports no orders code). */
+const SettlementLive = Settlement.Live.pipe(Layer.provide(SettlementOrdersLive))
+
 const ServicesLive = Layer.mergeAll(
   Credentials.Live,
   Inventory.Live,
   Orders.Live,
-  Settlement.Live,
+  SettlementLive,
   Payouts.Live.pipe(Layer.provide(PayoutProviderLive)),
   Reconcile.Live,
   MoneyRepo.Live,
   Outbox.Live,
   Webhooks.Live,
   WebhookGaugesLive,
-  Brokerage.Live
+  Brokerage.Live.pipe(Layer.provide(SettlementLive))
 )
 
 const HandlersLive = Layer.mergeAll(

@@ -1,5 +1,6 @@
 /**
  * The map of docs/architecture.md, checked on the source: no module imports another in a cycle,
+ * nor does a capability or a capability's sub-slice (partner/orders ↔ partner/ledger: a port),
  * `platform/` and `domain/` import no capability (and `domain/` no I/O), capability layers are
  * merged only in `app/`, and the handlers return what their schemas encode (no `unsafeJson`
  * outside platform/SchemaResponse.ts). Reads the files; starts nothing.
@@ -27,6 +28,60 @@ const importsOf = (file: string, text: string): Array<string> =>
 const graph = new Map([...sources].map(([file, text]) => [file, importsOf(file, text)]))
 const top = (file: string) => file.split(Path.sep)[0]!
 
+/** Every relative import, `import type` included: a slice that names another's types depends on it. */
+const allImportsOf = (file: string, text: string): Array<string> =>
+  [...text.matchAll(/^(?:import|export)\s+[^"';]*?from\s+"(\.[^"]+)"/gm)].map((m) =>
+    Path.normalize(Path.join(Path.dirname(file), m[1]!)).replace(/\.js$/, ".ts")
+  )
+
+/** Cycles of a directed graph given as edges "a → b" (each cycle once per starting node on it). */
+const cyclesOf = (edges: Map<string, Set<string>>): Array<string> => {
+  const state = new Map<string, "open" | "done">()
+  const cycles: Array<string> = []
+  const visit = (node: string, path: Array<string>) => {
+    if (state.get(node) === "done") return
+    if (state.get(node) === "open") {
+      cycles.push([...path.slice(path.indexOf(node)), node].join(" → "))
+      return
+    }
+    state.set(node, "open")
+    for (const next of edges.get(node) ?? []) visit(next, [...path, node])
+    state.set(node, "done")
+  }
+  for (const node of edges.keys()) visit(node, [])
+  return cycles
+}
+
+/**
+ * The dependency graph between units of the source, type imports included, `unitOf` naming a
+ * file's unit (undefined: not part of the check). Each edge lists the imports that make it.
+ */
+const unitGraph = (unitOf: (file: string) => string | undefined) => {
+  const edges = new Map<string, Set<string>>()
+  const because = new Map<string, Array<string>>()
+  for (const [file, text] of sources) {
+    const from = unitOf(file)
+    if (from === undefined) continue
+    for (const target of allImportsOf(file, text)) {
+      const to = unitOf(target)
+      if (to === undefined || to === from) continue
+      edges.set(from, (edges.get(from) ?? new Set()).add(to))
+      because.set(`${from} → ${to}`, [...(because.get(`${from} → ${to}`) ?? []), `${file} → ${target}`])
+    }
+  }
+  return { edges, because }
+}
+
+/** A cycle, with the imports behind each of its steps, so a failure says what to move. */
+const explain = (because: Map<string, Array<string>>) => (cycle: string) => {
+  const nodes = cycle.split(" → ")
+  return [
+    cycle,
+    ...nodes.slice(1).map((to, i) => `  ${nodes[i]} → ${to}: ${because.get(`${nodes[i]} → ${to}`)?.join(", ")}`)
+  ]
+    .join("\n")
+}
+
 describe("architecture", () => {
   it("has the modules it should (the checks below see the source)", () => {
     expect(sources.size).toBeGreaterThan(200)
@@ -34,20 +89,28 @@ describe("architecture", () => {
   })
 
   it("no module imports another in a cycle", () => {
-    const state = new Map<string, "open" | "done">()
-    const cycles: Array<string> = []
-    const visit = (file: string, path: Array<string>) => {
-      if (state.get(file) === "done") return
-      if (state.get(file) === "open") {
-        cycles.push([...path.slice(path.indexOf(file)), file].join(" → "))
-        return
-      }
-      state.set(file, "open")
-      for (const next of graph.get(file) ?? []) visit(next, [...path, file])
-      state.set(file, "done")
-    }
-    for (const file of graph.keys()) visit(file, [])
-    expect(cycles).toEqual([])
+    expect(cyclesOf(new Map([...graph].map(([file, imports]) => [file, new Set(imports)])))).toEqual([])
+  })
+
+  it("no capability depends on another in a cycle (type imports included)", () => {
+    // app/ and the entry points compose everything, so they are outside the check.
+    const { because, edges } = unitGraph((file) =>
+      file.includes(Path.sep) && top(file) !== "app" ? top(file) : undefined
+    )
+    expect(edges.size).toBeGreaterThan(10)
+    expect(cyclesOf(edges).map(explain(because))).toEqual([])
+  })
+
+  it("no sub-slice of a capability (partner/orders, partner/ledger, …) depends on a sibling in a cycle", () => {
+    // A capability's root files are its shared kernel (Auth.ts, Errors.ts) and its composition
+    // (Layer.ts, Cli.ts), which import every sub-slice: the check is between the sub-slices.
+    // Data folders (catalogue/data, market/data) are inputs of their capability, not slices.
+    const { because, edges } = unitGraph((file) => {
+      const parts = file.split(Path.sep)
+      return parts.length >= 3 && parts[0] !== "app" && parts[1] !== "data" ? `${parts[0]}/${parts[1]}` : undefined
+    })
+    expect(edges.get("partner/orders")?.has("partner/ledger")).toBe(true)
+    expect(cyclesOf(edges).map(explain(because))).toEqual([])
   })
 
   it("platform/ and domain/ import no capability; domain/ does no I/O", () => {

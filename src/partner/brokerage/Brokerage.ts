@@ -451,9 +451,10 @@ const make = Effect.gen(function*() {
   }
 })
 
+/** Needs `Settlement` (the sandbox walk settles a won case's commission), which src/partner/Layer.ts provides. */
 export class Brokerage extends Context.Tag("app/Brokerage")<Brokerage, Effect.Effect.Success<typeof make>>() {
   static readonly Live = Layer.effect(Brokerage, make).pipe(
-    Layer.provide(Layer.mergeAll(BrokerageRepo.Live, OrderRepo.Live, Outbox.Live, Books.Live, Settlement.Live))
+    Layer.provide(Layer.mergeAll(BrokerageRepo.Live, OrderRepo.Live, Outbox.Live, Books.Live))
   )
 }
 

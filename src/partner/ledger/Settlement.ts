@@ -16,12 +16,10 @@ import { makeId } from "../../platform/Ids.js"
 import { recordSettlementRun } from "../../platform/Metrics.js"
 import { runExclusive } from "../../platform/Singleton.js"
 import type { PartnerEnvironment } from "../Auth.js"
-import { Outbox } from "../events/Outbox.js"
-import { eventOrder } from "../orders/Orders.js"
-import { OrderRepo, type OrderRow } from "../orders/Repo.js"
 import { Books, orderScope, saleFacts } from "./Books.js"
 import { type Group, MoneyRepo } from "./Repo.js"
 import { LedgerConfig } from "./Settings.js"
+import { type DueOrder, SettlementOrders } from "./SettlementOrders.js"
 
 const DAY_MS = 86_400_000
 /** Far enough in the future to settle an order regardless of the hold (sandbox advance). */
@@ -49,12 +47,11 @@ export interface RunResult {
 
 const make = Effect.gen(function*() {
   const money = yield* MoneyRepo
-  const repo = yield* OrderRepo
-  const outbox = yield* Outbox
+  const orderSide = yield* SettlementOrders
   const books = yield* Books
   const ledgerSettings = yield* LedgerConfig
 
-  const lineOf = (o: OrderRow) => {
+  const lineOf = (o: DueOrder) => {
     const commission = commissionOf(o.sale_price_cents, o.commission_bps)
     const partnerCollects = o.payment_model === "partner_collected"
     return {
@@ -77,13 +74,7 @@ const make = Effect.gen(function*() {
   ) =>
     money.transaction(
       Effect.gen(function*() {
-        const orders = yield* repo.settleDue({
-          partnerId: g.partner_id,
-          environment: g.environment,
-          currency: g.currency,
-          cutoff,
-          onlyId
-        })
+        const orders = yield* orderSide.claimDue({ ...g, cutoff, onlyId })
         if (orders.length === 0) return Option.none<StatementSummary>()
         const now = new Date(yield* Clock.currentTimeMillis)
         const id = makeId("stl")
@@ -122,20 +113,7 @@ const make = Effect.gen(function*() {
         yield* books.postMany(
           orders.map((o) => ({ scope: { ...orderScope(o), statementId: id }, posting: settled(saleFacts(o)) }))
         )
-        const eventIds = yield* outbox.appendMany(
-          g.partner_id,
-          g.environment,
-          orders.map((o) => ({ type: "order.settled", data: { order: eventOrder(o) } }))
-        )
-        yield* repo.addStatusTimelineMany(
-          orders.map((o, i) => ({
-            orderId: o.id,
-            status: "SETTLED",
-            fromStatus: "TRANSFER_COMPLETED",
-            eventId: eventIds[i] ?? null,
-            actor
-          }))
-        )
+        yield* orderSide.recordSettled(orders, actor)
         return Option.some<StatementSummary>({
           id,
           partner_id: g.partner_id,
@@ -154,7 +132,7 @@ const make = Effect.gen(function*() {
       const cutoff = new Date(asOf.getTime() - ledgerSettings.settlementHoldDays * DAY_MS)
       const runId = makeId("str")
       yield* money.insertRun({ id: runId, trigger, as_of: asOf, cutoff })
-      const groups = yield* repo.dueGroups(cutoff)
+      const groups = yield* orderSide.dueGroups(cutoff)
       const statements: Array<StatementSummary> = []
       for (const g of groups) {
         const s = yield* settleGroup(runId, `settlement:${runId}`, g, cutoff)
@@ -197,7 +175,7 @@ const make = Effect.gen(function*() {
     )
 
   /** Settles one TRANSFER_COMPLETED order now, ignoring the hold (sandbox advance): its own run and statement. */
-  const settleOrder = (order: OrderRow, actor: string) =>
+  const settleOrder = (order: DueOrder, actor: string) =>
     Effect.gen(function*() {
       const runId = makeId("str")
       const now = new Date(yield* Clock.currentTimeMillis)
@@ -219,7 +197,7 @@ const make = Effect.gen(function*() {
     /** Sandbox advance from TRANSFER_COMPLETED: the same settlement code, for that one order. */
     settleOrderById: (orderId: string, actor: string) =>
       Effect.flatMap(
-        repo.orderById(orderId).pipe(Effect.orDie),
+        orderSide.find(orderId),
         (row) =>
           Option.match(row, {
             onNone: () => Effect.succeed(Option.none<StatementSummary>()),
@@ -229,8 +207,9 @@ const make = Effect.gen(function*() {
   }
 })
 
+/** Needs the orders slice's side of settlement (`SettlementOrders`), which src/partner/Layer.ts provides. */
 export class Settlement extends Context.Tag("app/Settlement")<Settlement, Effect.Effect.Success<typeof make>>() {
   static readonly Live = Layer.effect(Settlement, make).pipe(
-    Layer.provide(Layer.mergeAll(MoneyRepo.Live, OrderRepo.Live, Outbox.Live, Books.Live))
+    Layer.provide(Layer.mergeAll(MoneyRepo.Live, Books.Live))
   )
 }

@@ -23,7 +23,7 @@ export const orderOf = (o: OrderRow): typeof Order.Type => ({
 })
 
 /** The order as carried by events: `data.order`. */
-export const eventOrder = (o: OrderRow) => ({
+export const eventOrder = (o: Pick<OrderRow, "id" | "domain" | "status" | "sale_price_cents" | "currency">) => ({
   public_id: o.id,
   domain: o.domain,
   status: o.status,
