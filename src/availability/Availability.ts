@@ -414,7 +414,8 @@ const make = Effect.gen(function*() {
               )
             )
           )
-        return lookups.pipe(Effect.catchAll(unknown), Effect.catchAllDefect(unknown))
+        // The store fails only by defect (its repository dies on SQL errors).
+        return lookups.pipe(Effect.catchAllDefect(unknown))
       }
     )
 

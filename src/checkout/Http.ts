@@ -7,7 +7,7 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Clock, Effect, Option, Redacted } from "effect"
+import { Clock, Effect, Option, Redacted, Schema } from "effect"
 import { createHmac, randomBytes } from "node:crypto"
 import { Api } from "../app/Api.js"
 import { redirectUrlProblem, verifyStripeSignature } from "../domain/Checkout.js"
@@ -52,6 +52,17 @@ const expired = () =>
     ),
     410
   )
+
+/** The Stripe event the webhook acts on (https://docs.stripe.com/api/events/types): a PaymentIntent that succeeded. */
+const PaymentIntentSucceeded = Schema.Struct({
+  type: Schema.Literal("payment_intent.succeeded"),
+  data: Schema.Struct({
+    object: Schema.Struct({
+      id: Schema.String,
+      metadata: Schema.optional(Schema.NullOr(Schema.Struct({ session_id: Schema.optional(Schema.Unknown) })))
+    })
+  })
+})
 
 const LIMITS = { email: 254, name: 200, country: 2, card_number: 23, card_exp: 7, card_cvc: 4, csrf: 100 } as const
 
@@ -381,16 +392,16 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
               message: `Stripe-Signature: ${verified.reason}`
             })
           }
-          let event: any
-          try {
-            event = JSON.parse(body)
-          } catch {
-            return yield* new BadRequestError({ code: "validation_error", message: "the body is not JSON" })
-          }
-          if (event?.type === "payment_intent.succeeded" && typeof event?.data?.object?.id === "string") {
-            const pi = event.data.object
+          const event = yield* Effect.try({
+            try: (): unknown => JSON.parse(body),
+            catch: () => new BadRequestError({ code: "validation_error", message: "the body is not JSON" })
+          })
+          // Every other event type is acknowledged and ignored.
+          const succeeded = Schema.decodeUnknownOption(PaymentIntentSucceeded)(event)
+          if (Option.isSome(succeeded)) {
+            const pi = succeeded.value.data.object
             const fromMetadata = typeof pi.metadata?.session_id === "string"
-              ? Option.some(pi.metadata.session_id as string)
+              ? Option.some(pi.metadata.session_id)
               : Option.none<string>()
             const sessionId = Option.isSome(fromMetadata) ? fromMetadata : yield* checkout.sessionOfPayment(pi.id)
             if (Option.isSome(sessionId)) yield* checkout.complete(sessionId.value, pi.id)

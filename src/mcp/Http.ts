@@ -14,7 +14,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect, FiberRef, Option, Redacted, Schema, Stream } from "effect"
+import { Effect, Either, FiberRef, Option, Redacted, Schema, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { API_VERSION } from "../app/Api.js"
 import { makeOptionalBearer } from "../identity/Bearer.js"
@@ -105,12 +105,10 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
         return tooLarge
       }
       const text = read.right
-      let parsed: unknown = undefined
-      try {
-        parsed = JSON.parse(text)
-      } catch {
-        // Left to the transport, which answers the JSON-RPC parse error.
-      }
+      // Not JSON: left to the transport, which answers the JSON-RPC parse error.
+      const parsed = Either.getOrUndefined(Either.try((): unknown =>
+        JSON.parse(text)
+      ))
       const incoming = request.headers[SESSION_HEADER]
       const session = incoming !== undefined && VALID_SESSION.test(incoming) ? incoming : undefined
       const messages = messagesOf(parsed)
@@ -121,9 +119,7 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
           }
         }
       }
-      const issued = messages.some((m) =>
-          m.method === "initialize"
-        )
+      const issued = messages.some((m) => m.method === "initialize")
         ? `mcp_${randomUUID()}`
         : undefined
 

@@ -84,7 +84,8 @@ export const signRequest = (credentials: PartnerCredentials, input: SignInput): 
   }
 }
 
-const bodyBytes = (body: HttpBody.HttpBody): Effect.Effect<Uint8Array | undefined, Error> => {
+/** The bytes to sign; a body that has none to sign (a stream, a form) is a programming error: a defect. */
+const bodyBytes = (body: HttpBody.HttpBody): Effect.Effect<Uint8Array | undefined> => {
   switch (body._tag) {
     case "Empty":
       return Effect.succeed(undefined)
@@ -95,9 +96,9 @@ const bodyBytes = (body: HttpBody.HttpBody): Effect.Effect<Uint8Array | undefine
         ? Effect.succeed(new TextEncoder().encode(body.body))
         : body.body instanceof Uint8Array
         ? Effect.succeed(body.body)
-        : Effect.fail(new Error("Only string or byte bodies can be signed"))
+        : Effect.dieMessage("Only string or byte bodies can be signed")
     default:
-      return Effect.fail(new Error(`A ${body._tag} body cannot be signed; send JSON or bytes`))
+      return Effect.dieMessage(`A ${body._tag} body cannot be signed; send JSON or bytes`)
   }
 }
 
@@ -114,7 +115,7 @@ export const withPartnerSigning =
           onLeft: (e) => Effect.die(e),
           onRight: (u) => Effect.succeed(u)
         })
-        const body = yield* bodyBytes(request.body).pipe(Effect.orDie)
+        const body = yield* bodyBytes(request.body)
         const headers = signRequest(credentials, { method: request.method, url: url.toString(), body })
         return HttpClientRequest.setHeaders(request, headers)
       }))

@@ -21,7 +21,7 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Clock, Context, Deferred, Effect, FiberId, Layer, Option, Redacted, Schema } from "effect"
+import { Clock, Context, Data, Deferred, Effect, FiberId, Layer, Option, Redacted, Schema } from "effect"
 import { Redis } from "ioredis"
 import { clientIpOf } from "./ClientIp.js"
 import { AppConfig } from "./Config.js"
@@ -30,6 +30,9 @@ import { RateLimitedError } from "./Errors.js"
 import { janitorOf } from "./Janitor.js"
 import { recordRateLimitDenial } from "./Metrics.js"
 import { addResponseHeaders } from "./ResponseHeaders.js"
+
+/** The shared counter store did not answer in time: the limiter counts in this process meanwhile. */
+class StoreTimedOut extends Data.TaggedError("RateLimitStoreTimedOut")<{ readonly message: string }> {}
 
 export interface RateLimitPolicy {
   /** Operation id; `RATE_LIMIT_<ID>` (uppercased) overrides `limit`. */
@@ -230,7 +233,10 @@ export const RateLimiterLive = Layer.scoped(
           const total = yield* runWithin(
             increment(bucket, windowStart, batch.length, expiresAt),
             STORE_TIMEOUT_MS,
-            () => Effect.fail(new Error("rate limit store timed out"))
+            () =>
+              Effect.fail(
+                new StoreTimedOut({ message: `rate limit store gave no answer within ${STORE_TIMEOUT_MS} ms` })
+              )
           ).pipe(
             Effect.catchAll((error) =>
               // The shared store is unreachable: count in this process rather than fail open.

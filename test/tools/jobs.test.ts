@@ -1,8 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Deferred, Duration, Effect, Exit, Option, Scope } from "effect"
+import { Data, Deferred, Duration, Effect, Exit, Option, Scope } from "effect"
 import { JobFailure, makeJobs } from "../../src/platform/Jobs.js"
 import * as TestServer from "../support/TestServer.js"
+
+/** Any failure other than JobFailure: retried. */
+class UpstreamHiccup extends Data.TaggedError("UpstreamHiccup") {}
 
 const waitFor = <A>(check: Effect.Effect<Option.Option<A>, unknown>, what: string) =>
   Effect.gen(function*() {
@@ -117,7 +120,7 @@ layer(TestServer.layer({ WORKERS: "false" }), { excludeTestServices: true })("du
         j.input.kind === "bad"
           ? Effect.fail(new JobFailure({ message: "input rejected" }))
           : Effect.suspend(
-            () => (++flakyRuns === 1 ? Effect.fail(new Error("upstream hiccup")) : Effect.succeed("recovered"))
+            () => (++flakyRuns === 1 ? Effect.fail(new UpstreamHiccup()) : Effect.succeed("recovered"))
           ), {
         pollInterval: "100 millis"
       })

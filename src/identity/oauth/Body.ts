@@ -28,12 +28,10 @@ export const readParams = (request: HttpServerRequest.HttpServerRequest) =>
       return out
     }
     if (contentType.includes("application/json")) {
-      let parsed: unknown
-      try {
-        parsed = JSON.parse(text)
-      } catch {
-        return yield* invalidRequest("The body is not valid JSON")
-      }
+      const parsed: unknown = yield* Effect.try({
+        try: () => JSON.parse(text),
+        catch: () => invalidRequest("The body is not valid JSON")
+      })
       if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
         return yield* invalidRequest("The JSON body must be an object")
       }
@@ -51,12 +49,12 @@ export const readParams = (request: HttpServerRequest.HttpServerRequest) =>
 export const readClientMetadata = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
     const text = yield* Effect.orElseSucceed(request.text, () => "")
-    try {
-      return JSON.parse(text) as unknown
-    } catch {
-      return yield* new OAuthError({
-        error: "invalid_client_metadata",
-        description: "The body must be a JSON object of client metadata"
-      })
-    }
+    return yield* Effect.try({
+      try: (): unknown => JSON.parse(text),
+      catch: () =>
+        new OAuthError({
+          error: "invalid_client_metadata",
+          description: "The body must be a JSON object of client metadata"
+        })
+    })
   })

@@ -40,12 +40,10 @@ const make = Effect.gen(function*() {
 
   const register = (partner: PartnerIdentity, url: string, chosenSecret: string | undefined) =>
     Effect.gen(function*() {
-      let parsed: URL
-      try {
-        parsed = new URL(url)
-      } catch {
-        return yield* InvalidWebhookUrl.of("must be an absolute URL")
-      }
+      const parsed = yield* Effect.try({
+        try: () => new URL(url),
+        catch: () => InvalidWebhookUrl.of("must be an absolute URL")
+      })
       if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
         return yield* InvalidWebhookUrl.of("must be an HTTPS URL")
       }
