@@ -11,6 +11,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { ndcgAt } from "../../src/domain/SearchRanking.js"
 import { Inventory, type SearchMode } from "../../src/partner/inventory/Inventory.js"
+import { apiClient, expectFailure } from "../support/ApiClient.js"
 import { createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 
@@ -55,14 +56,28 @@ layer(TestServer.layer({ SANDBOX_INVENTORY: "false", DEMO_LISTINGS: "false" }))(
       yield* seedListings(evalSet.catalogue.map((domain) => ({ domain })))
       yield* seedListings([{ domain: "fastcars.com", environment: "live", bin: 1 }])
       const cred = yield* createPartner({ scopes: ["search"] })
-      const r = yield* signed(cred, "GET", "/api/partner/v1/domains/search?q=automobile")
-      expect(r.status, r.text).toBe(200)
-      expect(Object.keys(r.json).sort()).toEqual(["count", "query", "results"])
-      expect(r.json.query).toBe("automobile")
-      expect(r.json.results.length).toBeLessThanOrEqual(5)
-      expect(r.json.count).toBe(r.json.results.length)
-      expect(r.json.results.map((x: any) => x.domain)).toContain("fastcars.com")
-      for (const x of r.json.results) {
+      const client = yield* apiClient({ partner: cred })
+      const [r, response] = yield* client.partnerInventory.search({
+        urlParams: { q: "automobile" },
+        withResponse: true
+      })
+      expect(response.status).toBe(200)
+      expect(r.query).toBe("automobile")
+      expect(r.results.length).toBeLessThanOrEqual(5)
+      expect(r.count).toBe(r.results.length)
+      expect(r.results.map((x) => x.domain)).toContain("fastcars.com")
+      for (const x of r.results) {
+        expect(x.score).toBeGreaterThan(0)
+        expect(x.score).toBeLessThanOrEqual(1)
+      }
+      const scores = r.results.map((x) => x.score)
+      expect([...scores].sort((a, b) => b - a)).toEqual(scores)
+      // Raw: the exact key sets are the wire form (the typed client drops keys its schema lacks).
+      const wire = yield* signed(cred, "GET", "/api/partner/v1/domains/search?q=automobile")
+      expect(wire.status, wire.text).toBe(200)
+      expect(Object.keys(wire.json).sort()).toEqual(["count", "query", "results"])
+      expect(wire.json.results.map((x: any) => x.domain)).toEqual(r.results.map((x) => x.domain))
+      for (const x of wire.json.results) {
         expect(Object.keys(x).sort()).toEqual([
           "available",
           "bin_price_cents",
@@ -72,24 +87,22 @@ layer(TestServer.layer({ SANDBOX_INVENTORY: "false", DEMO_LISTINGS: "false" }))(
           "score",
           "tld"
         ])
-        expect(x.score).toBeGreaterThan(0)
-        expect(x.score).toBeLessThanOrEqual(1)
       }
-      const scores = r.json.results.map((x: any) => x.score)
-      expect([...scores].sort((a, b) => b - a)).toEqual(scores)
-      // A broad query still stops at 5; asking for more is not possible.
+      // A broad query still stops at 5; asking for more is not possible. Raw: limit and offset are
+      // not in the urlParams schema (the typed client cannot send them).
       const broad = yield* signed(cred, "GET", "/api/partner/v1/domains/search?q=com&limit=100&offset=5")
       expect(broad.json.results.length).toBeLessThanOrEqual(5)
       // Sandbox credential: the live copy of fastcars.com (price 1) is not visible.
-      expect(r.json.results.find((x: any) => x.domain === "fastcars.com").bin_price_cents).toBe(150_000)
-      expect((yield* signed(cred, "GET", "/api/partner/v1/domains/search?q=zzqxj")).json).toEqual({
+      expect(r.results.find((x) => x.domain === "fastcars.com")?.bin_price_cents).toBe(150_000)
+      expect(yield* client.partnerInventory.search({ urlParams: { q: "zzqxj" } })).toEqual({
         query: "zzqxj",
         count: 0,
         results: []
       })
-      for (const q of ["", "%20%20", "a%3Cscript%3E", "x".repeat(101)]) {
-        expectError(yield* signed(cred, "GET", `/api/partner/v1/domains/search?q=${q}`), 400, "validation_error")
+      for (const q of ["", "  ", "a<script>", "x".repeat(101)]) {
+        yield* expectFailure(client.partnerInventory.search({ urlParams: { q } }), 400, "validation_error")
       }
+      // Raw: no q at all, which the urlParams schema refuses (the typed client would not send it).
       expectError(yield* signed(cred, "GET", "/api/partner/v1/domains/search"), 400, "validation_error")
     }))
 
@@ -104,9 +117,10 @@ layer(TestServer.layer({ SANDBOX_INVENTORY: "false", DEMO_LISTINGS: "false" }))(
       const sql = yield* SqlClient.SqlClient
       yield* sql`update listings set domain_unicode = 'bücher.de' where domain = 'xn--bcher-kva.de'`
       const cred = yield* createPartner({ scopes: ["search"] })
-      const d = yield* signed(cred, "GET", "/api/partner/v1/domains/detail.com")
-      expect(d.status, d.text).toBe(200)
-      expect(d.json).toMatchObject({
+      const client = yield* apiClient({ partner: cred })
+      const [d, response] = yield* client.partnerInventory.domain({ path: { name: "detail.com" }, withResponse: true })
+      expect(response.status).toBe(200)
+      expect(d).toMatchObject({
         domain: "detail.com",
         tld: "com",
         available: true,
@@ -116,28 +130,35 @@ layer(TestServer.layer({ SANDBOX_INVENTORY: "false", DEMO_LISTINGS: "false" }))(
         currency: "USD",
         reserved: false
       })
-      const idn = yield* signed(cred, "GET", `/api/partner/v1/domains/${encodeURIComponent("bücher.de")}`)
-      expect(idn.json).toMatchObject({ domain: "xn--bcher-kva.de", domain_unicode: "bücher.de" })
-      expectError(yield* signed(cred, "GET", "/api/partner/v1/domains/unlisted.com"), 404, "not_found")
-      expectError(yield* signed(cred, "GET", "/api/partner/v1/domains/not_a_domain"), 400, "validation_error")
+      const idn = yield* client.partnerInventory.domain({ path: { name: "bücher.de" } })
+      expect(idn).toMatchObject({ domain: "xn--bcher-kva.de", domain_unicode: "bücher.de" })
+      yield* expectFailure(client.partnerInventory.domain({ path: { name: "unlisted.com" } }), 404, "not_found")
+      yield* expectFailure(
+        client.partnerInventory.domain({ path: { name: "not_a_domain" } }),
+        400,
+        "validation_error"
+      )
 
-      expect((yield* signed(cred, "GET", "/api/partner/v1/availability?domain=unlisted.com")).json).toEqual({
+      const availability = (domain: string) => client.partnerInventory.availability({ urlParams: { domain } })
+      expect(yield* availability("unlisted.com")).toEqual({
         domain: "unlisted.com",
         available: false,
         price_cents: null,
         currency: "USD"
       })
-      expect((yield* signed(cred, "GET", "/api/partner/v1/availability?domain=locked.com")).json.available).toBe(false)
-      expect((yield* signed(cred, "GET", "/api/partner/v1/availability?domain=gone.com")).json.available).toBe(false)
+      expect((yield* availability("locked.com")).available).toBe(false)
+      expect((yield* availability("gone.com")).available).toBe(false)
+      // Raw: no domain at all, which the urlParams schema refuses (the typed client would not send it).
       expectError(yield* signed(cred, "GET", "/api/partner/v1/availability"), 400, "validation_error")
 
-      expect((yield* signed(cred, "GET", "/api/partner/v1/pricing?domain=DETAIL.com")).json).toEqual({
+      const pricing = (domain: string) => client.partnerInventory.pricing({ urlParams: { domain } })
+      expect(yield* pricing("DETAIL.com")).toEqual({
         domain: "detail.com",
         bin_price_cents: 5_000,
         floor_price_cents: 3_000,
         currency: "USD"
       })
-      expectError(yield* signed(cred, "GET", "/api/partner/v1/pricing?domain=unlisted.com"), 404, "not_found")
-      expectError(yield* signed(cred, "GET", "/api/partner/v1/pricing?domain=gone.com"), 404, "not_found")
+      yield* expectFailure(pricing("unlisted.com"), 404, "not_found")
+      yield* expectFailure(pricing("gone.com"), 404, "not_found")
     }))
 })
