@@ -9,12 +9,11 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { Books } from "../../src/partner/ledger/Books.js"
 import { makeId } from "../../src/platform/Ids.js"
-import { post, request } from "../support/http.js"
+import { apiClient } from "../support/ApiClient.js"
 import { createPartner, signed } from "../support/PartnerKit.js"
 import { startStripeFake } from "../support/StripeServer.js"
 import * as TestServer from "../support/TestServer.js"
 
-const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 const DAY = 86_400_000
 
 /**
@@ -77,6 +76,12 @@ layer(Layer.empty)("payouts", (it) => {
         const flaky = yield* run(createPartner({ environment: "live", scopes: ["report"] }))
         const small = yield* run(createPartner({ environment: "live", scopes: ["report"] }))
         const sandbox = yield* run(createPartner({ environment: "sandbox", scopes: ["report"] }))
+        // The admin and partner endpoints through the typed client: answers decoded by their schemas.
+        const admin = yield* run(apiClient({ bearer: TestServer.baseEnv.ADMIN_TOKEN }))
+        const runPayouts = () => admin.adminMoney.runPayouts({ withResponse: true })
+        const runSettlement = (asOf: Date) =>
+          admin.adminMoney.runSettlement({ urlParams: { as_of: asOf.toISOString() } })
+        const goodClient = yield* run(apiClient({ partner: good }))
         yield* run(setAccount(good.partner_id, "acct_good1"))
         yield* run(setAccount(failing.partner_id, "acct_fail1"))
         yield* run(setAccount(flaky.partner_id, "acct_flaky1"))
@@ -90,15 +95,13 @@ layer(Layer.empty)("payouts", (it) => {
         yield* run(deliveredCheckoutSale(sandbox.partner_id, "sandbox", 100_000))
 
         // Accrued, not payable: nothing to pay before settlement.
-        expect((yield* run(post("/api/admin/payouts/run", undefined, ADMIN))).json).toEqual({
+        expect((yield* runPayouts())[0]).toEqual({
           status: "completed",
           payouts: []
         })
-        const settled = yield* run(
-          post(`/api/admin/settlements/run?as_of=${new Date(Date.now() + 8 * DAY).toISOString()}`, undefined, ADMIN)
-        )
-        expect(settled.json.orders_settled).toBe(6)
-        const statement = settled.json.statements.find((s: any) => s.partner_id === good.partner_id)
+        const settled = yield* runSettlement(new Date(Date.now() + 8 * DAY))
+        expect(settled.orders_settled).toBe(6)
+        const statement = settled.statements.find((s) => s.partner_id === good.partner_id)
         expect(statement).toMatchObject({
           commission_payable_cents: 50_000,
           amount_owed_cents: 0,
@@ -106,14 +109,11 @@ layer(Layer.empty)("payouts", (it) => {
         })
 
         // Two runs at once: one pays, the other is skipped or finds nothing left.
-        const [r1, r2] = yield* Effect.all([
-          run(post("/api/admin/payouts/run", undefined, ADMIN)),
-          run(post("/api/admin/payouts/run", undefined, ADMIN))
-        ], { concurrency: 2 })
-        expect(r1.status, r1.text).toBe(200)
-        expect(r2.status, r2.text).toBe(200)
-        const first = [...r1.json.payouts, ...r2.json.payouts]
-        const byPartner = (id: string) => first.filter((p: any) => p.partner_id === id)
+        const [[r1, response1], [r2, response2]] = yield* Effect.all([runPayouts(), runPayouts()], { concurrency: 2 })
+        expect(response1.status).toBe(200)
+        expect(response2.status).toBe(200)
+        const first = [...r1.payouts, ...r2.payouts]
+        const byPartner = (id: string) => first.filter((p) => p.partner_id === id)
         expect(byPartner(good.partner_id)).toMatchObject([{
           amount_cents: 50_000,
           status: "paid",
@@ -142,15 +142,15 @@ layer(Layer.empty)("payouts", (it) => {
         expect(yield* run(statementStatuses(failing.partner_id))).toEqual(["closed"])
         expect(yield* run(statementStatuses(flaky.partner_id))).toEqual(["closed"])
         expect(yield* run(statementStatuses(small.partner_id))).toEqual(["closed"])
-        const goodStatements = yield* run(signed(good, "GET", "/api/partner/v1/settlements"))
-        expect(goodStatements.json.settlements.map((x: any) => x.status)).toEqual(["paid"])
+        const goodStatements = yield* goodClient.partnerMoney.listSettlements({ urlParams: {} })
+        expect(goodStatements.settlements.map((x) => x.status)).toEqual(["paid"])
 
         // Next run: the pending payout is re-sent with the same key and paid once; the failed amount is payable again.
-        const again = yield* run(post("/api/admin/payouts/run", undefined, ADMIN))
-        const flakyAgain = again.json.payouts.filter((p: any) => p.partner_id === flaky.partner_id)
+        const [again] = yield* runPayouts()
+        const flakyAgain = again.payouts.filter((p) => p.partner_id === flaky.partner_id)
         expect(flakyAgain).toEqual([{ ...byPartner(flaky.partner_id)[0], status: "paid" }])
-        expect(again.json.payouts.filter((p: any) => p.partner_id === good.partner_id)).toEqual([])
-        expect(again.json.payouts.filter((p: any) => p.partner_id === failing.partner_id)).toMatchObject([{
+        expect(again.payouts.filter((p) => p.partner_id === good.partner_id)).toEqual([])
+        expect(again.payouts.filter((p) => p.partner_id === failing.partner_id)).toMatchObject([{
           amount_cents: 10_000,
           status: "failed"
         }])
@@ -160,13 +160,11 @@ layer(Layer.empty)("payouts", (it) => {
 
         // A later statement of the good partner is closed until a payout covers it; the earlier stays paid.
         yield* run(deliveredCheckoutSale(good.partner_id, "live", 60_000))
-        const later = yield* run(
-          post(`/api/admin/settlements/run?as_of=${new Date(Date.now() + 8 * DAY).toISOString()}`, undefined, ADMIN)
-        )
-        expect(later.json.orders_settled).toBe(1)
+        const later = yield* runSettlement(new Date(Date.now() + 8 * DAY))
+        expect(later.orders_settled).toBe(1)
         expect(yield* run(statementStatuses(good.partner_id))).toEqual(["paid", "closed"])
-        const third = yield* run(post("/api/admin/payouts/run", undefined, ADMIN))
-        expect(third.json.payouts.filter((p: any) => p.partner_id === good.partner_id)).toMatchObject([{
+        const [third] = yield* runPayouts()
+        expect(third.payouts.filter((p) => p.partner_id === good.partner_id)).toMatchObject([{
           amount_cents: 6_000,
           status: "paid"
         }])
@@ -176,13 +174,15 @@ layer(Layer.empty)("payouts", (it) => {
           flakyAgain[0].id
         ])
 
-        const list = yield* run(signed(good, "GET", "/api/partner/v1/payouts"))
-        expect(list.status, list.text).toBe(200)
-        expect(list.json.total_paid_cents).toBe(56_000)
-        expect(list.json.next_cursor).toBeNull()
-        expect(list.json.payouts).toHaveLength(2)
-        const p = list.json.payouts[1]
-        expect(Object.keys(p).sort()).toEqual([
+        const [list, listResponse] = yield* goodClient.partnerMoney.listPayouts({ urlParams: {}, withResponse: true })
+        expect(listResponse.status).toBe(200)
+        expect(list.total_paid_cents).toBe(56_000)
+        expect(list.next_cursor).toBeNull()
+        expect(list.payouts).toHaveLength(2)
+        const p = list.payouts[1]
+        // On the wire: exactly these keys, and a time is RFC 3339 UTC (the typed client decodes it to a Date).
+        const wire = (yield* run(signed(good, "GET", "/api/partner/v1/payouts"))).json.payouts[1]
+        expect(Object.keys(wire).sort()).toEqual([
           "amount_cents",
           "created_at",
           "currency",
@@ -200,22 +200,23 @@ layer(Layer.empty)("payouts", (it) => {
           source: "mixed"
         })
         expect(p.id).toMatch(/^po_/)
-        expect(p.paid_at).toMatch(/Z$/)
+        expect(wire.id).toBe(p.id)
+        expect(wire.paid_at).toMatch(/Z$/)
+        expect(p.paid_at).toBeInstanceOf(Date)
         // /me/payouts: referral payouts only (this one mixes checkout and referral commission).
-        expect((yield* run(signed(good, "GET", "/api/partner/v1/me/payouts"))).json).toEqual({
+        expect(yield* goodClient.partnerMoney.listMyPayouts({ urlParams: {} })).toEqual({
           payouts: [],
           total_paid_cents: 0,
           next_cursor: null
         })
-        const failed = yield* run(signed(failing, "GET", "/api/partner/v1/payouts"))
-        expect(failed.json.total_paid_cents).toBe(0)
-        expect(failed.json.payouts.map((x: any) => x.status)).toEqual(["failed", "failed", "failed"]) // one per run
-        const bal = yield* run(
-          request(`/api/admin/ledger/balance?partner=${failing.partner_id}&env=live`, { headers: ADMIN })
-        )
-        expect(bal.json.commission_payable_cents).toBe(10_000)
-        const verify = yield* run(request("/api/admin/ledger/verify", { headers: ADMIN }))
-        expect(verify.json.problems, verify.text).toEqual([])
+        const failingClient = yield* run(apiClient({ partner: failing }))
+        const failed = yield* failingClient.partnerMoney.listPayouts({ urlParams: {} })
+        expect(failed.total_paid_cents).toBe(0)
+        expect(failed.payouts.map((x) => x.status)).toEqual(["failed", "failed", "failed"]) // one per run
+        const bal = yield* admin.adminMoney.ledgerBalance({ urlParams: { partner: failing.partner_id, env: "live" } })
+        expect(bal.commission_payable_cents).toBe(10_000)
+        const verify = yield* admin.adminMoney.verifyLedger()
+        expect(verify.problems, JSON.stringify(verify)).toEqual([])
       }),
     { timeout: 600_000 }
   )
