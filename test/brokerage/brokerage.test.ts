@@ -8,7 +8,12 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
-import { post, request } from "../support/http.js"
+import type { CaseRequest } from "../../src/partner/brokerage/Api.js"
+import { BrokerageCaseNotFound, CaseMoveNotAllowed, InvalidCaseMove } from "../../src/partner/brokerage/Errors.js"
+import { InvalidDateWindow } from "../../src/partner/Errors.js"
+import { ForbiddenError, UnauthorizedError } from "../../src/platform/Errors.js"
+import { apiClient } from "../support/ApiClient.js"
+import { request } from "../support/http.js"
 import { createPartner, expectError, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 import { type ReceivedDelivery, webhookReceiver } from "../support/WebhookReceiver.js"
@@ -19,7 +24,6 @@ const ENV = {
   WEBHOOK_POLL_INTERVAL: "100 millis",
   PAYOUT_MINIMUM_CENTS: "100"
 }
-const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 const BASE = "/api/partner/v1/brokerage"
 
 const serviceSignatureOk = (secret: string, d: ReceivedDelivery) => {
@@ -28,13 +32,24 @@ const serviceSignatureOk = (secret: string, d: ReceivedDelivery) => {
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
 
+/** The admin endpoints through the typed client (Bearer ADMIN_TOKEN). */
+const adminClient = apiClient({ bearer: TestServer.baseEnv.ADMIN_TOKEN })
+
 const verify = Effect.gen(function*() {
-  const r = yield* request("/api/admin/ledger/verify", { headers: ADMIN })
-  expect(r.status, r.text).toBe(200)
-  expect(r.json.problems).toEqual([])
+  const report = yield* (yield* adminClient).adminMoney.verifyLedger()
+  expect(report.problems).toEqual([])
 })
 
 const caseBody = (domain: string, extra: Record<string, unknown> = {}) => ({
+  domain,
+  tier: "managed",
+  buyer_email: "buyer@example.org",
+  budget: 500_000,
+  ...extra
+})
+
+/** The same request body, typed for the typed client (which cannot send a malformed one). */
+const casePayload = (domain: string, extra: Partial<typeof CaseRequest.Type> = {}): typeof CaseRequest.Type => ({
   domain,
   tier: "managed",
   buyer_email: "buyer@example.org",
@@ -46,25 +61,29 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
   it.effect("eligibility: every reason listed; invalid names are a reason, not an error", () =>
     Effect.gen(function*() {
       const cred = yield* createPartner({ scopes: ["broker"] })
-      const ok = yield* signed(cred, "GET", `${BASE}/eligibility?domain=Brokered-One.com`)
-      expect(ok.status, ok.text).toBe(200)
-      expect(ok.json).toMatchObject({ domain: "brokered-one.com", eligible: true, reasons: [] })
-      expect(ok.json.site.classification).toBe("none")
-      expect(Number.isNaN(Date.parse(ok.json.checked_at))).toBe(false)
+      // Through the typed client: a success is the endpoint's one success status (200), decoded.
+      const client = yield* apiClient({ partner: cred })
+      const eligibility = (domain: string) => client.partnerBrokerage.eligibility({ urlParams: { domain } })
+      const ok = yield* eligibility("Brokered-One.com")
+      expect(ok).toMatchObject({ domain: "brokered-one.com", eligible: true, reasons: [] })
+      expect(ok.site?.classification).toBe("none")
+      expect(Number.isNaN(Date.parse(ok.checked_at))).toBe(false)
 
-      const reserved = yield* signed(cred, "GET", `${BASE}/eligibility?domain=example.com`)
-      expect(reserved.json).toMatchObject({ eligible: false, reasons: ["reserved"], site: null })
-      const sandboxReserved = yield* signed(cred, "GET", `${BASE}/eligibility?domain=my-reserved-name.com`)
-      expect(sandboxReserved.json.reasons).toEqual(["reserved"])
-      const invalid = yield* signed(cred, "GET", `${BASE}/eligibility?domain=${encodeURIComponent("not a domain")}`)
-      expect(invalid.status).toBe(200)
-      expect(invalid.json).toMatchObject({ eligible: false, reasons: ["invalid_domain"] })
-      const sub = yield* signed(cred, "GET", `${BASE}/eligibility?domain=www.brokered-one.com`)
-      expect(sub.json.reasons).toEqual(["invalid_domain"])
+      const reserved = yield* eligibility("example.com")
+      expect(reserved).toMatchObject({ eligible: false, reasons: ["reserved"], site: null })
+      expect((yield* eligibility("my-reserved-name.com")).reasons).toEqual(["reserved"])
+      // An invalid name is a reason in a 200 answer, not an error.
+      const invalid = yield* eligibility("not a domain")
+      expect(invalid).toMatchObject({ eligible: false, reasons: ["invalid_domain"] })
+      expect((yield* eligibility("www.brokered-one.com")).reasons).toEqual(["invalid_domain"])
 
-      // Scope: broker only.
-      const other = yield* createPartner({ scopes: ["buy"] })
-      expectError(yield* signed(other, "GET", `${BASE}/eligibility?domain=brokered-one.com`), 403, "forbidden")
+      // Scope: broker only (403 forbidden).
+      const other = yield* apiClient({ partner: yield* createPartner({ scopes: ["buy"] }) })
+      const denied = yield* Effect.flip(
+        other.partnerBrokerage.eligibility({ urlParams: { domain: "brokered-one.com" } })
+      )
+      expect(denied).toBeInstanceOf(ForbiddenError)
+      expect(denied).toMatchObject({ code: "forbidden" })
     }))
 
   it.effect("bad input is a typed 400: unknown tier, negative, zero, fractional or too large budget, bad e-mail, invalid domain; a retried create with its key is answered once", () =>
@@ -89,12 +108,16 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
         const r = yield* signed(cred, "POST", BASE, { body: caseBody("bad-input.com", { budget }) })
         expect(expectError(r, 400, "validation_error").message, String(budget)).toContain("budget")
       }
-      const largest = yield* signed(cred, "POST", BASE, {
-        body: caseBody("largest-budget.com", { budget: 10_000_000_000 })
+      const client = yield* apiClient({ partner: cred })
+      const [largest, largestReply] = yield* client.partnerBrokerage.createCase({
+        payload: casePayload("largest-budget.com", { budget: 10_000_000_000 }),
+        headers: {},
+        withResponse: true
       })
-      expect(largest.status, largest.text).toBe(201)
-      expect(largest.json.budget).toBe(10_000_000_000)
-      // A retried create with its Idempotency-Key answers the first 201, not a 409.
+      expect(largestReply.status).toBe(201)
+      expect(largest.budget).toBe(10_000_000_000)
+      // A retried create with its Idempotency-Key answers the first 201, not a 409 (raw: the
+      // Idempotent-Replayed header is the wire's).
       const key = crypto.randomUUID()
       const first = yield* signed(cred, "POST", BASE, {
         body: caseBody("retried.com"),
@@ -108,6 +131,7 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       expect(again.status).toBe(201)
       expect(again.json.id).toBe(first.json.id)
       expect(again.headers.get("idempotent-replayed")).toBe("true")
+      // Raw: the typed client decodes this DomainNotEligible as createCase's generic Conflict.
       expectError(yield* signed(cred, "POST", BASE, { body: caseBody("retried.com") }), 409, "conflict")
     }))
 
@@ -115,6 +139,8 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
     Effect.gen(function*() {
       const a = yield* createPartner({ scopes: ["broker"] })
       const b = yield* createPartner({ scopes: ["broker"] })
+      // Raw: the typed client decodes this 409 (DomainNotEligible, `details.reasons`) as the
+      // generic Conflict declared before it on createCase, so the wire code and details are asserted.
       const [ra, rb] = yield* Effect.all([
         signed(a, "POST", BASE, { body: caseBody("contested.com") }),
         signed(b, "POST", BASE, { body: caseBody("contested.com") })
@@ -133,61 +159,68 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       })
       expect(winner.json.id).toMatch(/^brk_/)
       expect(winner.json.progress_url).toMatch(/\/brokerage\/progress\?t=/)
+      const winnerId: string = winner.json.id
+      const winnerClient = yield* apiClient({ partner: ra.status === 201 ? a : b })
+      const loserClient = yield* apiClient({ partner: ra.status === 201 ? b : a })
       // Eligibility now says so too.
-      const check = yield* signed(a, "GET", `${BASE}/eligibility?domain=contested.com`)
-      expect(check.json.reasons).toContain("already_in_case")
-      // A reserved name: 409 naming the reason.
+      const check = yield* winnerClient.partnerBrokerage.eligibility({ urlParams: { domain: "contested.com" } })
+      expect(check.reasons).toContain("already_in_case")
+      // A reserved name: 409 naming the reason (raw, as above).
       const reserved = yield* signed(a, "POST", BASE, { body: caseBody("example.net") })
       expectError(reserved, 409, "conflict")
       expect(reserved.json.error.details.reasons).toEqual(["reserved"])
       // Another partner's case is not found; the owner sees it with its timeline.
-      const winnerCred = ra.status === 201 ? a : b
-      const loserCred = ra.status === 201 ? b : a
-      expectError(yield* signed(loserCred, "GET", `${BASE}/${winner.json.id}`), 404, "not_found")
-      const mine = yield* signed(winnerCred, "GET", `${BASE}/${winner.json.id}`)
-      expect(mine.status).toBe(200)
-      expect(mine.json.timeline).toHaveLength(1)
-      expect(mine.json.timeline[0]).toMatchObject({ status: "open", from_status: null })
-      // Closing it lost frees the domain.
-      const lost = yield* post(
-        `/api/admin/brokerage/${winner.json.id}/close?outcome=lost&note=owner+declined`,
-        undefined,
-        ADMIN
+      expect(yield* Effect.flip(loserClient.partnerBrokerage.getCase({ path: { id: winnerId } }))).toBeInstanceOf(
+        BrokerageCaseNotFound
       )
-      expect(lost.status, lost.text).toBe(200)
-      expect(lost.json.status).toBe("closed_lost")
-      expect((yield* signed(loserCred, "POST", BASE, { body: caseBody("contested.com") })).status).toBe(201)
+      const mine = yield* winnerClient.partnerBrokerage.getCase({ path: { id: winnerId } })
+      expect(mine.timeline).toHaveLength(1)
+      expect(mine.timeline[0]).toMatchObject({ status: "open", from_status: null })
+      // Closing it lost frees the domain.
+      const lost = yield* (yield* adminClient).adminBrokerage.close({
+        path: { id: winnerId },
+        urlParams: { outcome: "lost", note: "owner declined" }
+      })
+      expect(lost.status).toBe("closed_lost")
+      const [, reopened] = yield* loserClient.partnerBrokerage.createCase({
+        payload: casePayload("contested.com"),
+        headers: {},
+        withResponse: true
+      })
+      expect(reopened.status).toBe(201)
     }))
 
   it.effect("operators move cases over HTTP: wrong moves 409, won without a price 400, every move in the timeline and events", () =>
     Effect.gen(function*() {
       const cred = yield* createPartner({ scopes: ["broker", "report", "webhook"], environment: "live" })
-      const created = yield* signed(cred, "POST", BASE, {
-        body: caseBody("operated.com", { tier: "self_serve", notes: "for the rebrand" })
+      const client = yield* apiClient({ partner: cred })
+      const admin = yield* adminClient
+      const [created, createdReply] = yield* client.partnerBrokerage.createCase({
+        payload: casePayload("operated.com", { tier: "self_serve", notes: "for the rebrand" }),
+        headers: {},
+        withResponse: true
       })
-      expect(created.status, created.text).toBe(201)
-      const id = created.json.id
-      const adv = (q = "") => post(`/api/admin/brokerage/${id}/advance${q}`, undefined, ADMIN)
-      expectError(
-        yield* post(`/api/admin/brokerage/${id}/close?outcome=won&price=100`, undefined, ADMIN),
-        409,
-        "conflict"
-      )
-      for (const s of ["researching", "contacting_owner", "negotiating"]) expect((yield* adv()).json.status).toBe(s)
-      expect((yield* adv("?price=1200000")).json).toMatchObject({
+      expect(createdReply.status).toBe(201)
+      const id = created.id
+      const adv = (urlParams: { readonly price?: number; readonly note?: string } = {}) =>
+        admin.adminBrokerage.advance({ path: { id }, urlParams })
+      expect(
+        yield* Effect.flip(admin.adminBrokerage.close({ path: { id }, urlParams: { outcome: "won", price: 100 } }))
+      ).toBeInstanceOf(CaseMoveNotAllowed)
+      for (const s of ["researching", "contacting_owner", "negotiating"]) expect((yield* adv()).status).toBe(s)
+      expect(yield* adv({ price: 1_200_000 })).toMatchObject({
         status: "deal_agreed",
         agreed_price_cents: 1_200_000
       })
-      const won = yield* adv("?note=signed")
-      expect(won.status, won.text).toBe(200)
+      const won = yield* adv({ note: "signed" })
       // Defaults: fee 15 % of 1 200 000 = 180 000; partner share 20 % of the fee = 36 000.
-      expect(won.json).toMatchObject({
+      expect(won).toMatchObject({
         status: "closed_won",
         deal_price_cents: 1_200_000,
         brokerage_fee_cents: 180_000,
         partner_commission_cents: 36_000
       })
-      expect(won.json.timeline.map((t: any) => t.status)).toEqual([
+      expect(won.timeline.map((t) => t.status)).toEqual([
         "open",
         "researching",
         "contacting_owner",
@@ -195,18 +228,22 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
         "deal_agreed",
         "closed_won"
       ])
-      expectError(yield* adv(), 409, "conflict")
-      expectError(yield* request(`/api/admin/brokerage/brk_nope`, { headers: ADMIN }), 404, "not_found")
-      expect((yield* request(`/api/admin/brokerage/${id}`)).status).toBe(401)
+      expect(yield* Effect.flip(adv())).toBeInstanceOf(CaseMoveNotAllowed)
+      expect(yield* Effect.flip(admin.adminBrokerage.getCase({ path: { id: "brk_nope" } }))).toBeInstanceOf(
+        BrokerageCaseNotFound
+      )
+      // Without the admin token: 401.
+      const anonymous = yield* apiClient()
+      expect(yield* Effect.flip(anonymous.adminBrokerage.getCase({ path: { id } }))).toBeInstanceOf(UnauthorizedError)
 
-      const events = (yield* signed(cred, "GET", "/api/partner/v1/events?limit=100")).json.events.filter((e: any) =>
+      const events = (yield* client.partnerEvents.listEvents({ urlParams: { limit: "100" } })).events.filter((e) =>
         e.type.startsWith("brokerage.")
       )
-      expect(events.map((e: any) => e.type)).toEqual([
+      expect(events.map((e) => e.type)).toEqual([
         ...Array(6).fill("brokerage.case_updated"),
         "brokerage.case_completed"
       ])
-      expect(events[6].data).toMatchObject({
+      expect(events[6]!.data).toMatchObject({
         case: { id, status: "closed_won" },
         deal_price_cents: 1_200_000,
         brokerage_fee_cents: 180_000,
@@ -214,11 +251,10 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
         currency: "USD"
       })
       // The commission: a brokerage row in /transactions; verify reconciles.
-      const tx = yield* signed(cred, "GET", "/api/partner/v1/transactions?payment_model=brokerage")
-      expect(tx.status, tx.text).toBe(200)
-      expect(tx.json.transactions).toHaveLength(1)
-      expect(tx.json.transactions[0]).toMatchObject({
-        order_id: won.json.order_id,
+      const tx = yield* client.partnerMoney.listTransactions({ urlParams: { payment_model: "brokerage" } })
+      expect(tx.transactions).toHaveLength(1)
+      expect(tx.transactions[0]).toMatchObject({
+        order_id: won.order_id,
         domain: "operated.com",
         payment_model: "brokerage",
         sale_price_cents: 180_000,
@@ -227,42 +263,48 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       yield* verify
 
       // A won case without any price: 400.
-      const second = yield* signed(cred, "POST", BASE, { body: caseBody("operated-two.com") })
-      for (let i = 0; i < 4; i++) yield* post(`/api/admin/brokerage/${second.json.id}/advance`, undefined, ADMIN)
-      expectError(
-        yield* post(`/api/admin/brokerage/${second.json.id}/advance`, undefined, ADMIN),
-        400,
-        "validation_error"
-      )
+      const second = yield* client.partnerBrokerage.createCase({
+        payload: casePayload("operated-two.com"),
+        headers: {}
+      })
+      const advSecond = admin.adminBrokerage.advance({ path: { id: second.id }, urlParams: {} })
+      for (let i = 0; i < 4; i++) yield* advSecond
+      expect(yield* Effect.flip(advSecond)).toBeInstanceOf(InvalidCaseMove)
       expect(
-        (yield* post(`/api/admin/brokerage/${second.json.id}/close?outcome=cancelled`, undefined, ADMIN)).json.status
+        (yield* admin.adminBrokerage.close({ path: { id: second.id }, urlParams: { outcome: "cancelled" } })).status
       ).toBe("cancelled")
 
       // The list: scope report, filters and cursor.
-      const all = yield* signed(cred, "GET", `${BASE}?limit=1`)
-      expect(all.status, all.text).toBe(200)
-      expect(all.json.cases).toHaveLength(1)
-      expect(all.json.cases[0].id).toBe(second.json.id)
-      const next = yield* signed(cred, "GET", `${BASE}?limit=1&cursor=${encodeURIComponent(all.json.next_cursor)}`)
-      expect(next.json.cases[0].id).toBe(id)
-      expect(next.json.next_cursor).toBeNull()
-      const wonOnly = yield* signed(cred, "GET", `${BASE}?status=closed_won`)
-      expect(wonOnly.json.cases.map((c: any) => c.id)).toEqual([id])
-      const future = yield* signed(cred, "GET", `${BASE}?from=2999-01-01`)
-      expect(future.json.cases).toEqual([])
+      const list = (urlParams: Parameters<typeof client.partnerBrokerage.listCases>[0]["urlParams"]) =>
+        client.partnerBrokerage.listCases({ urlParams })
+      const all = yield* list({ limit: 1 })
+      expect(all.cases).toHaveLength(1)
+      expect(all.cases[0]!.id).toBe(second.id)
+      const next = yield* list({ limit: 1, cursor: all.next_cursor ?? "" })
+      expect(next.cases[0]!.id).toBe(id)
+      expect(next.next_cursor).toBeNull()
+      const wonOnly = yield* list({ status: "closed_won" })
+      expect(wonOnly.cases.map((c) => c.id)).toEqual([id])
+      const future = yield* list({ from: "2999-01-01" })
+      expect(future.cases).toEqual([])
       // The same date-window rule as /transactions and /settlements.
-      const backwards = yield* signed(cred, "GET", `${BASE}?from=2026-12-01&to=2026-11-01`)
-      expectError(backwards, 400, "validation_error")
-      expect(backwards.json.error.message).toBe("from: must not be after to")
-      expectError(yield* signed(cred, "GET", `${BASE}?from=yesterday`), 400, "validation_error")
+      const backwards = yield* Effect.flip(list({ from: "2026-12-01", to: "2026-11-01" }))
+      expect(backwards).toBeInstanceOf(InvalidDateWindow)
+      expect(backwards.message).toBe("from: must not be after to")
+      expect(yield* Effect.flip(list({ from: "yesterday" }))).toBeInstanceOf(InvalidDateWindow)
+      // Raw: InvalidPageCursor and InvalidDateWindow are both 400 validation_error, and the typed
+      // client decodes either as the first one declared, so only the wire code is asserted here.
       expectError(
-        yield* signed(cred, "GET", `${BASE}?status=closed_won&cursor=${encodeURIComponent(all.json.next_cursor)}`),
+        yield* signed(cred, "GET", `${BASE}?status=closed_won&cursor=${encodeURIComponent(all.next_cursor ?? "")}`),
         400,
         "validation_error"
       )
-      const noReport = yield* createPartner({ scopes: ["broker"] })
-      expectError(yield* signed(noReport, "GET", BASE), 403, "forbidden")
-      // Live credentials may not use the sandbox walk.
+      const noReport = yield* apiClient({ partner: yield* createPartner({ scopes: ["broker"] }) })
+      const noScope = yield* Effect.flip(noReport.partnerBrokerage.listCases({ urlParams: {} }))
+      expect(noScope).toBeInstanceOf(ForbiddenError)
+      expect(noScope).toMatchObject({ code: "forbidden" })
+      // Live credentials may not use the sandbox walk. Raw: the typed client decodes SandboxOnly
+      // (403 forbidden) as PartnerAuth's generic Forbidden, which is declared before it.
       expectError(yield* signed(cred, "POST", `/api/partner/v1/sandbox/brokerage/${id}/advance`), 403, "forbidden")
     }))
 
@@ -271,17 +313,19 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       const receiver = yield* webhookReceiver()
       const cred = yield* createPartner({ scopes: ["broker", "report", "webhook"] })
       const secret = `whsec_${randomBytes(24).toString("base64")}`
-      expect((yield* signed(cred, "PUT", "/api/partner/webhooks", { body: { url: receiver.url, secret } })).status)
-        .toBe(200)
-      const created = yield* signed(cred, "POST", BASE, { body: caseBody("walked.com", { budget: 2_000_000 }) })
-      expect(created.status, created.text).toBe(201)
-      const id = created.json.id
+      const client = yield* apiClient({ partner: cred })
+      // A success of the typed client is the endpoint's one success status: 200 here.
+      yield* client.partnerWebhooks.registerWebhook({ payload: { url: receiver.url, secret } })
+      const [created, createdReply] = yield* client.partnerBrokerage.createCase({
+        payload: casePayload("walked.com", { budget: 2_000_000 }),
+        headers: {},
+        withResponse: true
+      })
+      expect(createdReply.status).toBe(201)
+      const id = created.id
+      const advance = client.partnerBrokerage.advanceSandbox({ path: { id } })
       const statuses: Array<string> = []
-      for (let i = 0; i < 5; i++) {
-        const r = yield* signed(cred, "POST", `/api/partner/v1/sandbox/brokerage/${id}/advance`)
-        expect(r.status, r.text).toBe(200)
-        statuses.push(r.json.status)
-      }
+      for (let i = 0; i < 5; i++) statuses.push((yield* advance).status)
       expect(statuses).toEqual(["researching", "contacting_owner", "negotiating", "deal_agreed", "closed_won"])
       const deliveries = yield* receiver.waitFor(7)
       const types = deliveries.map((d) => JSON.parse(d.body).type)
@@ -294,21 +338,20 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       })
 
       // One more advance settles the commission now (sandbox skips the hold); then 409.
-      const settled = yield* signed(cred, "POST", `/api/partner/v1/sandbox/brokerage/${id}/advance`)
-      expect(settled.status, settled.text).toBe(200)
-      expectError(yield* signed(cred, "POST", `/api/partner/v1/sandbox/brokerage/${id}/advance`), 409, "conflict")
-      const tx = (yield* signed(cred, "GET", "/api/partner/v1/transactions?payment_model=brokerage")).json.transactions
+      yield* advance
+      expect(yield* Effect.flip(advance)).toBeInstanceOf(CaseMoveNotAllowed)
+      const tx = (yield* client.partnerMoney.listTransactions({ urlParams: { payment_model: "brokerage" } }))
+        .transactions
       expect(tx).toHaveLength(1)
       expect(tx[0]).toMatchObject({ status: "SETTLED", sale_price_cents: 300_000, commission_cents: 60_000 })
-      const run = yield* post("/api/admin/payouts/run", undefined, ADMIN)
-      expect(run.status, run.text).toBe(200)
-      const payouts = (yield* signed(cred, "GET", "/api/partner/v1/payouts")).json
+      yield* (yield* adminClient).adminMoney.runPayouts()
+      const payouts = yield* client.partnerMoney.listPayouts({ urlParams: {} })
       expect(payouts.payouts[0]).toMatchObject({ amount_cents: 60_000, status: "paid", source: "brokerage" })
       yield* verify
 
-      // The progress link: no login, plain words; a tampered token is a 400 page.
+      // The progress link (an HTML page, raw): no login, plain words; a tampered token is a 400 page.
       const page = yield* request(
-        new URL(created.json.progress_url).pathname + new URL(created.json.progress_url).search
+        new URL(created.progress_url).pathname + new URL(created.progress_url).search
       )
       expect(page.status).toBe(200)
       expect(page.headers.get("content-type")).toMatch(/text\/html/)
@@ -317,7 +360,7 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       expect(page.text).not.toContain(cred.partner_id)
       expect(page.text).not.toContain(cred.key_id)
       expect(page.text).not.toContain("buyer@example.org")
-      const t = new URL(created.json.progress_url).searchParams.get("t")!
+      const t = new URL(created.progress_url).searchParams.get("t")!
       const tampered = yield* request(
         `/brokerage/progress?t=${encodeURIComponent(t.slice(0, -2) + (t.endsWith("AA") ? "BB" : "AA"))}`
       )
