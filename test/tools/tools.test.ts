@@ -1,9 +1,21 @@
+/**
+ * The free tools through HTTP. Answers are read through the typed client (HttpApiClient.make(Api)):
+ * the envelope ({ok, cached, result}, the 202 job, the job status) is decoded by its schema; each
+ * tool's `result` is an open record in the schema (ToolResult), so its fields are typed here by cast.
+ * Errors stay raw: at each status the endpoint declares the generic class (BadRequest, NotFound)
+ * before the specific one (InvalidDomain, UnknownTool, …), so the typed client decodes every error
+ * as the generic class; the tests assert the wire code instead. Malformed input (missing or
+ * wrongly typed fields, more than 500 domains) cannot be sent by the typed client.
+ */
+import type { HttpClientResponse } from "@effect/platform"
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
+import type { AcceptedResponse } from "../../src/tools/Api.js"
+import { apiClient } from "../support/ApiClient.js"
 import * as DnsServer from "../support/DnsServer.js"
-import { get, post, type Reply, typedError } from "../support/http.js"
+import { get, post, typedError } from "../support/http.js"
 import * as TestServer from "../support/TestServer.js"
 
 class Site extends Context.Tag("test/Site")<Site, { readonly url: string; readonly hits: Array<string> }>() {}
@@ -74,25 +86,29 @@ const Env = Layer.unwrapScoped(
   })
 )
 
-/** Polls a status URL until the job is done or failed. */
+/** Polls a job's status (typed: only a 200 decodes) until it is done or failed. */
 const pollUntilFinished = (path: string) =>
   Effect.gen(function*() {
+    const client = yield* apiClient()
+    const [, slug, jobId] = /^\/api\/tools\/([a-z-]+)\/status\/(job_[0-9a-z]{26})$/.exec(path)!
     const seen: Array<string> = []
     for (let i = 0; i < 300; i++) {
-      const reply = yield* get(path)
-      expect(reply.status).toBe(200)
-      seen.push(reply.json.status)
-      if (reply.json.status === "done" || reply.json.status === "failed") return { reply, seen }
+      const reply = yield* client.tools.toolJobStatus({ path: { slug: slug!, jobId: jobId! } })
+      seen.push(reply.status)
+      if (reply.status === "done" || reply.status === "failed") return { reply, seen }
       yield* Effect.sleep("100 millis")
     }
     return yield* Effect.dieMessage(`job at ${path} did not finish`)
   })
 
-const statusPathOf = (reply: Reply) => {
-  expect(reply.status).toBe(202)
-  const location = reply.headers.get("location")!
+/** The 202 answer of an async tool (`withResponse: true`): its Location is the job's status path. */
+const statusPathOf = (
+  [body, response]: readonly [typeof AcceptedResponse.Type, HttpClientResponse.HttpClientResponse]
+) => {
+  expect(response.status).toBe(202)
+  const location = response.headers["location"]!
   expect(location).toMatch(/^\/api\/tools\/[a-z-]+\/status\/job_[0-9a-z]{26}$/)
-  expect(reply.json).toEqual({
+  expect(body).toEqual({
     ok: true,
     cached: false,
     result: {
@@ -104,12 +120,27 @@ const statusPathOf = (reply: Reply) => {
   return location
 }
 
+/** A tool's `result`, an open record in the schema, as the shape docs/tools.md gives it. */
+const resultOf = <A>(reply: { readonly result: { readonly [key: string]: unknown } }): A => reply.result as unknown as A
+
+/** The appraise tool's result. */
+interface Appraisal {
+  readonly domain: string
+  readonly currency: string
+  readonly base: number
+  readonly factors: ReadonlyArray<{ readonly name: string }>
+  readonly low: number
+  readonly estimate: number
+  readonly high: number
+}
+
 layer(Env, { excludeTestServices: true })("free tools", (it) => {
   it.effect("idn-convert converts both ways, explains UTS-46 errors, and caches identical calls", () =>
     Effect.gen(function*() {
-      const first = yield* post("/api/tools/idn-convert", { domain: "Bücher.de" })
-      expect(first.status).toBe(200)
-      expect(first.json).toEqual({
+      const client = yield* apiClient()
+      const [first, response] = yield* client.tools.idnConvert({ payload: { domain: "Bücher.de" }, withResponse: true })
+      expect(response.status).toBe(200)
+      expect(first).toEqual({
         ok: true,
         cached: false,
         result: {
@@ -122,15 +153,15 @@ layer(Env, { excludeTestServices: true })("free tools", (it) => {
           error: null
         }
       })
-      expect(first.headers.get("ratelimit-policy")).toBe("120;w=60")
-      const again = yield* post("/api/tools/idn-convert", { domain: "Bücher.de" })
-      expect(again.json.cached).toBe(true)
-      expect(again.json.result).toEqual(first.json.result)
-      const back = yield* post("/api/tools/idn-convert", { domain: "xn--bcher-kva.de" })
-      expect(back.json.result.unicode).toBe("bücher.de")
-      const bad = yield* post("/api/tools/idn-convert", { domain: "-bad.com" })
-      expect(bad.status).toBe(200)
-      expect(bad.json.result).toMatchObject({ valid: false, ascii: null, error: { code: "hyphen_position" } })
+      expect(response.headers["ratelimit-policy"]).toBe("120;w=60")
+      const again = yield* client.tools.idnConvert({ payload: { domain: "Bücher.de" } })
+      expect(again.cached).toBe(true)
+      expect(again.result).toEqual(first.result)
+      const back = yield* client.tools.idnConvert({ payload: { domain: "xn--bcher-kva.de" } })
+      expect(back.result.unicode).toBe("bücher.de")
+      const bad = yield* client.tools.idnConvert({ payload: { domain: "-bad.com" } })
+      expect(bad.result).toMatchObject({ valid: false, ascii: null, error: { code: "hyphen_position" } })
+      // Raw: a payload without `domain` (the typed client cannot send it).
       const missing = yield* post("/api/tools/idn-convert", { name: "x" })
       expect(missing.status).toBe(400)
       expect(typedError(missing).code).toBe("validation_error")
@@ -138,9 +169,9 @@ layer(Env, { excludeTestServices: true })("free tools", (it) => {
 
   it.effect("dns-lookup asks the configured resolver over the DNS wire protocol", () =>
     Effect.gen(function*() {
-      const res = yield* post("/api/tools/dns-lookup", { domain: "example.com" })
-      expect(res.status).toBe(200)
-      expect(res.json.result).toEqual({
+      const client = yield* apiClient()
+      const res = yield* client.tools.dnsLookup({ payload: { domain: "example.com" } })
+      expect(res.result).toEqual({
         domain: "example.com",
         resolver: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
         nxdomain: false,
@@ -155,10 +186,11 @@ layer(Env, { excludeTestServices: true })("free tools", (it) => {
           SOA: expect.objectContaining({ nsname: "ns.icann.org", hostmaster: "noc.dns.icann.org", serial: 2024081400 })
         }
       })
-      const cname = yield* post("/api/tools/dns-lookup", { domain: "www.example.com", types: ["CNAME"] })
-      expect(cname.json.result.records).toEqual({ CNAME: ["example.com"] })
-      const nx = yield* post("/api/tools/dns-lookup", { domain: "nothing.example", types: ["A"] })
-      expect(nx.json.result).toMatchObject({ nxdomain: true, records: { A: [] } })
+      const cname = yield* client.tools.dnsLookup({ payload: { domain: "www.example.com", types: ["CNAME"] } })
+      expect(cname.result.records).toEqual({ CNAME: ["example.com"] })
+      const nx = yield* client.tools.dnsLookup({ payload: { domain: "nothing.example", types: ["A"] } })
+      expect(nx.result).toMatchObject({ nxdomain: true, records: { A: [] } })
+      // Raw: PTR is not a type the schema lets the typed client send; invalid_domain is a wire code.
       const badType = yield* post("/api/tools/dns-lookup", { domain: "example.com", types: ["PTR"] })
       expect(badType.status).toBe(400)
       const badName = yield* post("/api/tools/dns-lookup", { domain: "exa mple.com" })
@@ -168,26 +200,28 @@ layer(Env, { excludeTestServices: true })("free tools", (it) => {
 
   it.effect("appraise returns a transparent estimate with every factor", () =>
     Effect.gen(function*() {
-      const res = yield* post("/api/tools/appraise", { domain: "coffee.com" })
-      expect(res.status).toBe(200)
-      const r = res.json.result
+      const client = yield* apiClient()
+      const res = yield* client.tools.appraise({ payload: { domain: "coffee.com" } })
+      const r = resultOf<Appraisal>(res)
       expect(r.domain).toBe("coffee.com")
       expect(r.currency).toBe("USD")
       expect(r.base).toBe(1000)
-      expect(r.factors.map((f: any) => f.name)).toContain("length")
+      expect(r.factors.map((f) => f.name)).toContain("length")
       expect(r.low).toBeLessThan(r.estimate)
       expect(r.high).toBeGreaterThan(r.estimate)
-      const longer = yield* post("/api/tools/appraise", { domain: "my-coffee-shop-2024.xyz" })
-      expect(longer.json.result.estimate).toBeLessThan(r.estimate)
+      const longer = yield* client.tools.appraise({ payload: { domain: "my-coffee-shop-2024.xyz" } })
+      expect(resultOf<Appraisal>(longer).estimate).toBeLessThan(r.estimate)
       expect(typedError(yield* post("/api/tools/appraise", { domain: "nope" })).code).toBe("invalid_domain")
     }))
 
   it.effect("domain-suggest builds names from keywords with their availability; its per-IP quota answers 429", () =>
     Effect.gen(function*() {
-      const res = yield* post("/api/tools/domain-suggest", { keywords: "Coffee Shop", tlds: ["com", "io"], limit: 5 })
-      expect(res.status).toBe(200)
-      const suggestions = res.json.result.suggestions
-      expect(suggestions.map((s: any) => s.domain)).toEqual([
+      const client = yield* apiClient()
+      const res = yield* client.tools.domainSuggest({
+        payload: { keywords: "Coffee Shop", tlds: ["com", "io"], limit: 5 }
+      })
+      const suggestions = res.result.suggestions as Array<{ domain: string }>
+      expect(suggestions.map((s) => s.domain)).toEqual([
         "coffeeshop.com",
         "coffeeshop.io",
         "getcoffeeshop.com",
@@ -197,6 +231,7 @@ layer(Env, { excludeTestServices: true })("free tools", (it) => {
       for (const s of suggestions) {
         expect(Object.keys(s).sort()).toEqual(["available", "domain", "domain_unicode", "price", "state"])
       }
+      // Raw: the 400 and the 429 (with Retry-After) are asserted on the wire.
       const empty = yield* post("/api/tools/domain-suggest", { keywords: "!!!" })
       expect(empty.status).toBe(400)
       const refused = yield* post("/api/tools/domain-suggest", { keywords: "tea" })
@@ -224,18 +259,19 @@ layer(Env, { excludeTestServices: true })("free tools", (it) => {
   it.effect("site-check runs as a job: 202 + Location, polled until done, with the status chain, title and timing", () =>
     Effect.gen(function*() {
       const site = yield* Site
-      const accepted = yield* post("/api/tools/site-check", { url: `${site.url}/start` })
+      const client = yield* apiClient()
+      const accepted = yield* client.tools.siteCheck({ payload: { url: `${site.url}/start` }, withResponse: true })
       const path = statusPathOf(accepted)
       const { reply, seen } = yield* pollUntilFinished(path)
       expect(seen.every((s) => ["queued", "running", "done"].includes(s))).toBe(true)
-      expect(reply.json).toMatchObject({
+      expect(reply).toMatchObject({
         jobId: path.split("/").pop(),
         tool: "site-check",
         status: "done",
         attempts: 1
       })
-      expect(reply.json.error).toBeUndefined()
-      expect(reply.json.result).toEqual({
+      expect(reply.error).toBeUndefined()
+      expect(reply.result).toEqual({
         url: `${site.url}/start`,
         reachable: true,
         final_url: `${site.url}/final`,
@@ -256,11 +292,12 @@ layer(Env, { excludeTestServices: true })("free tools", (it) => {
 
   it.effect("site-check to a private address fails the job without connecting", () =>
     Effect.gen(function*() {
-      const accepted = yield* post("/api/tools/site-check", { url: "http://10.0.0.1/admin" })
+      const client = yield* apiClient()
+      const accepted = yield* client.tools.siteCheck({ payload: { url: "http://10.0.0.1/admin" }, withResponse: true })
       const { reply } = yield* pollUntilFinished(statusPathOf(accepted))
-      expect(reply.json.status).toBe("failed")
-      expect(reply.json.error).toMatch(/^address_not_allowed: /)
-      expect(reply.json.result).toEqual({})
+      expect(reply.status).toBe("failed")
+      expect(reply.error).toMatch(/^address_not_allowed: /)
+      expect(reply.result).toEqual({})
       const bad = yield* post("/api/tools/site-check", { url: "ftp://example.com/" })
       expect(bad.status).toBe(400)
       expect(typedError(bad).code).toBe("invalid_url")
@@ -269,11 +306,12 @@ layer(Env, { excludeTestServices: true })("free tools", (it) => {
   it.effect("bulk-check reports progress and one item per domain; more than 500 is 400", () =>
     Effect.gen(function*() {
       const domains = [...Array.from({ length: 30 }, (_, i) => `name${i}.com`), "not a domain"]
-      const accepted = yield* post("/api/tools/bulk-check", { domains })
+      const client = yield* apiClient()
+      const accepted = yield* client.tools.bulkCheck({ payload: { domains }, withResponse: true })
       const { reply } = yield* pollUntilFinished(statusPathOf(accepted))
-      expect(reply.json.status).toBe("done")
-      expect(reply.json.progress).toEqual({ checked: 31, total: 31 })
-      const result = reply.json.result
+      expect(reply.status).toBe("done")
+      expect(reply.progress).toEqual({ checked: 31, total: 31 })
+      const result = resultOf<{ total: number; checked: number; items: Array<unknown> }>(reply)
       expect([result.total, result.checked, result.items.length]).toEqual([31, 31, 31])
       // No registrar and RDAP in sandbox mode: the engine cannot tell, and says so.
       expect(result.items[0]).toEqual({
@@ -284,6 +322,7 @@ layer(Env, { excludeTestServices: true })("free tools", (it) => {
         error: null
       })
       expect(result.items[30]).toMatchObject({ domain: "not a domain", state: "invalid", available: null })
+      // Raw: 501 domains and an empty list are refused by the schema before the typed client sends them.
       const tooMany = yield* post("/api/tools/bulk-check", {
         domains: Array.from({ length: 501 }, (_, i) => `n${i}.com`)
       })
