@@ -5,8 +5,10 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import type { BatchResult } from "../../src/batch/Api.js"
+import { apiClient } from "../support/ApiClient.js"
 import * as DelayedRdap from "../support/DelayedRdap.js"
-import { get, post, request } from "../support/http.js"
+import { get, request } from "../support/http.js"
 import { accessToken } from "../support/identity.js"
 import { rowsOf, search } from "../support/ndjson.js"
 import * as TestServer from "../support/TestServer.js"
@@ -27,14 +29,20 @@ const listed = Effect.flatMap(
       on conflict do nothing`
 ).pipe(Effect.orDie)
 
+/**
+ * An operation's body: the single call's wire JSON, embedded as is (`body` is Schema.Unknown in
+ * BatchResult), so it is read untyped; the envelope around it is decoded by BatchResponse.
+ */
+const bodyOf = (result: BatchResult): any => result.body
+
 layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
   it.effect("GET /api/batch describes the operations, their params, the cap and an example", () =>
     Effect.gen(function*() {
-      const reply = yield* get("/api/batch")
-      expect(reply.status).toBe(200)
-      expect(reply.json.max_operations).toBe(20)
-      expect(reply.json.min_operations).toBe(1)
-      const ops = Object.fromEntries(reply.json.operations.map((o: any) => [o.op, o]))
+      const client = yield* apiClient()
+      const reply = yield* client.batch.batchCatalogue()
+      expect(reply.max_operations).toBe(20)
+      expect(reply.min_operations).toBe(1)
+      const ops = Object.fromEntries(reply.operations.map((o) => [o.op, o]))
       expect(Object.keys(ops).sort()).toEqual([
         "search_domain",
         "tld_registration_price",
@@ -47,13 +55,12 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
         params: { q: { type: "string", required: true } },
         rate_limit: { policy: "domain_search", limit: 60, window_seconds: 60, scope: "ip" }
       })
-      expect(ops.tld_registration_price.params.op).toMatchObject({ required: false, default: "register" })
-      expect(ops.tld_requirements.endpoint).toBe("GET /api/tlds/{tld}/metadata")
-      expect(ops.whois_lookup.params.domain.required).toBe(true)
+      expect(ops.tld_registration_price!.params.op).toMatchObject({ required: false, default: "register" })
+      expect(ops.tld_requirements!.endpoint).toBe("GET /api/tlds/{tld}/metadata")
+      expect(ops.whois_lookup!.params.domain!.required).toBe(true)
       // The example is itself a valid batch.
-      const run = yield* post("/api/batch", reply.json.example)
-      expect(run.status).toBe(200)
-      expect(run.json.count).toBe(reply.json.example.operations.length)
+      const run = yield* client.batch.runBatch({ payload: reply.example })
+      expect(run.count).toBe(reply.example.operations.length)
     }))
 
   it.effect("20 mixed operations, one failing: each result is what its single call answers, in request order", () =>
@@ -70,14 +77,18 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
         { id: "broken", op: "tld_requirements", params: { tld: "doesnotexist" } }
       ]
       expect(operations).toHaveLength(20)
-      const reply = yield* post("/api/batch", { operations })
-      expect(reply.status).toBe(200)
-      expect(Object.keys(reply.json).sort()).toEqual(["count", "failed", "results"])
-      expect(reply.json.count).toBe(20)
-      expect(reply.json.failed).toBe(1)
-      const results = reply.json.results
+      const client = yield* apiClient()
+      const [reply, response] = yield* client.batch.runBatch({ payload: { operations }, withResponse: true })
+      // No other keys on the wire (decoding would drop them): the same answer's JSON, as sent (the
+      // response's bytes, which the client read and keeps).
+      const wire = JSON.parse(new TextDecoder().decode(yield* response.arrayBuffer)) as { results: Array<object> }
+      expect(Object.keys(wire).sort()).toEqual(["count", "failed", "results"])
+      for (const r of wire.results) expect(Object.keys(r).sort()).toEqual(["body", "id", "op", "status"])
+      expect(reply.count).toBe(20)
+      expect(reply.failed).toBe(1)
+      const results = reply.results
       // Ids: as given, else the operation's index.
-      expect(results.map((r: any) => r.id)).toEqual([
+      expect(results.map((r) => r.id)).toEqual([
         "s0",
         "s1",
         "s2",
@@ -86,19 +97,18 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
         ...Array.from({ length: 14 }, (_, i) => String(i + 5)),
         "broken"
       ])
-      expect(results.map((r: any) => r.op)).toEqual(operations.map((o) => o.op))
-      for (const r of results) expect(Object.keys(r).sort()).toEqual(["body", "id", "op", "status"])
+      expect(results.map((r) => r.op)).toEqual(operations.map((o) => o.op))
 
       // search_domain: {query, results: rows} — the rows of the stream, primary first.
-      const s1 = results[1]
+      const s1 = results[1]!
       expect(s1.status).toBe(200)
-      expect(s1.body.query).toBe("taken.com")
-      expect(s1.body.results.map((r: any) => r.domain)).toEqual(["taken.com", "taken.net"])
-      expect(s1.body.results[0]).toMatchObject({ kind: "row", state: "registered", available: false })
-      expect(s1.body.results[1]).toMatchObject({ kind: "row", state: "available", price: 12.99 })
+      expect(bodyOf(s1).query).toBe("taken.com")
+      expect(bodyOf(s1).results.map((r: any) => r.domain)).toEqual(["taken.com", "taken.net"])
+      expect(bodyOf(s1).results[0]).toMatchObject({ kind: "row", state: "registered", available: false })
+      expect(bodyOf(s1).results[1]).toMatchObject({ kind: "row", state: "available", price: 12.99 })
       const direct = yield* search("taken.com")
       const directRows = rowsOf(direct)
-      expect(s1.body.results[0].whois_summary).toEqual(directRows.get("taken.com").whois_summary)
+      expect(bodyOf(s1).results[0].whois_summary).toEqual(directRows.get("taken.com").whois_summary)
 
       // tld_registration_price: the pricing endpoint's body; op defaults to register here.
       expect(results[5]).toEqual({
@@ -107,35 +117,38 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
         status: 200,
         body: { tld: "com", op: "register", priceCents: 1099 }
       })
-      expect(results[10].body).toEqual((yield* get("/api/pricing/tld?tld=com&op=renew")).json)
+      // Raw direct calls: the operation's body is the single call's wire body, byte for byte.
+      expect(results[10]!.body).toEqual((yield* get("/api/pricing/tld?tld=com&op=renew")).json)
 
       // tld_requirements: the metadata endpoint's body.
-      const io = results[15]
+      const io = results[15]!
       expect(io.status).toBe(200)
-      expect(io.body).toEqual({ ...(yield* get("/api/tlds/io/metadata")).json, stale: io.body.stale })
+      expect(io.body).toEqual({ ...(yield* get("/api/tlds/io/metadata")).json, stale: bodyOf(io).stale })
 
       // The failing one carries the single call's error, and fails nothing else.
       expect(results[19]).toMatchObject({ id: "broken", status: 404, body: { error: { code: "tld_not_found" } } })
-      expect(results.filter((r: any) => r.status >= 400)).toHaveLength(1)
+      expect(results.filter((r) => r.status >= 400)).toHaveLength(1)
     }))
 
   it.effect("operation-level failures stay inside the envelope: unknown op, unusable params, handler 400s (whois_lookup included)", () =>
     Effect.gen(function*() {
-      const reply = yield* post("/api/batch", {
-        operations: [
-          { op: "drop_tables", params: {} },
-          { op: "search_domain", params: { q: { nested: true } } },
-          { op: "search_domain", params: { q: "not a domain" } },
-          { op: "search_domain" },
-          { op: "tld_registration_price", params: { tld: "com", op: "buy" } },
-          { op: "whois_lookup", params: { domain: "not a domain" } },
-          { op: "tld_registration_price", params: { tld: "com" } }
-        ]
+      const client = yield* apiClient()
+      const reply = yield* client.batch.runBatch({
+        payload: {
+          operations: [
+            { op: "drop_tables", params: {} },
+            { op: "search_domain", params: { q: { nested: true } } },
+            { op: "search_domain", params: { q: "not a domain" } },
+            { op: "search_domain" },
+            { op: "tld_registration_price", params: { tld: "com", op: "buy" } },
+            { op: "whois_lookup", params: { domain: "not a domain" } },
+            { op: "tld_registration_price", params: { tld: "com" } }
+          ]
+        }
       })
-      expect(reply.status).toBe(200)
-      expect(reply.json.count).toBe(7)
-      expect(reply.json.failed).toBe(6)
-      const [unknown, nested, invalid, missing, badOp, whois, ok] = reply.json.results
+      expect(reply.count).toBe(7)
+      expect(reply.failed).toBe(6)
+      const [unknown, nested, invalid, missing, badOp, whois, ok] = reply.results
       expect(unknown).toMatchObject({ status: 400, body: { error: { code: "unknown_operation" } } })
       expect(nested).toMatchObject({ status: 400, body: { error: { code: "invalid_params" } } })
       expect(invalid).toMatchObject({
@@ -144,10 +157,10 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
       })
       expect(missing).toMatchObject({ status: 400, body: { error: { code: "validation_error" } } })
       // The pricing endpoint answers in its legacy error shape, in a batch too.
-      expect(badOp.status).toBe(400)
-      expect(typeof badOp.body.error).toBe("string")
+      expect(badOp!.status).toBe(400)
+      expect(typeof bodyOf(badOp!).error).toBe("string")
       expect(whois).toMatchObject({ status: 400, body: { error: { code: "invalid_domain" } } })
-      expect(ok.status).toBe(200)
+      expect(ok!.status).toBe(200)
     }))
 
   it.effect("a malformed envelope is 400: 0 or 21 operations, no operations array, an operation without op", () =>
@@ -160,6 +173,7 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
         { operations: "search" },
         { operations: [{ params: { tld: "com" } }] }
       ]
+      // Raw: envelopes the schema refuses, so the typed client would not send them.
       for (const body of bodies) {
         const reply = yield* request("/api/batch", {
           method: "POST",
@@ -170,8 +184,10 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
         expect(reply.json.error.code, JSON.stringify(body)).toBe("validation_error")
         expect(reply.json.error.request_id).toBe(reply.headers.get("x-request-id"))
       }
-      const twenty = yield* post("/api/batch", { operations: Array.from({ length: 20 }, () => op) })
-      expect(twenty.status).toBe(200)
+      const client = yield* apiClient()
+      // Decoded as BatchResponse: only a 200 decodes as a success.
+      const twenty = yield* client.batch.runBatch({ payload: { operations: Array.from({ length: 20 }, () => op) } })
+      expect(twenty.count).toBe(20)
     }))
 
   it.effect("operations run anonymously: a bearer token on the envelope unmasks nothing inside it", () =>
@@ -181,13 +197,11 @@ layer(serverWith({}), { timeout: 120_000 })("POST /api/batch", (it) => {
       const auth = { authorization: `Bearer ${token}` }
       const direct = rowsOf(yield* search("onsale.io", auth)).get("onsale.io")
       expect(direct.price).toEqual({ bin: 5000, floor: 3000, currency: "USD" })
-      const batched = yield* request("/api/batch", {
-        method: "POST",
-        headers: auth,
-        body: { operations: [{ op: "search_domain", params: { q: "onsale.io" } }] }
+      const client = yield* apiClient({ bearer: token })
+      const batched = yield* client.batch.runBatch({
+        payload: { operations: [{ op: "search_domain", params: { q: "onsale.io" } }] }
       })
-      expect(batched.status).toBe(200)
-      const row = batched.json.results[0].body.results[0]
+      const row = bodyOf(batched.results[0]!).results[0]
       expect(row).toMatchObject({
         domain: "onsale.io",
         state: "for_sale",
@@ -211,19 +225,23 @@ describe("per-operation rate limits", () => {
           const before = yield* get("/api/pricing/tld?tld=com")
           const remainingBefore = Number(before.headers.get("ratelimit-remaining"))
 
-          const reply = yield* post("/api/batch", {
-            operations: [
-              ...Array.from({ length: 5 }, (_, i) => ({ op: "search_domain", params: { q: `name${i}.com` } })),
-              ...Array.from({ length: 4 }, () => ({ op: "tld_registration_price", params: { tld: "net" } }))
-            ]
+          const client = yield* apiClient()
+          const [reply, response] = yield* client.batch.runBatch({
+            payload: {
+              operations: [
+                ...Array.from({ length: 5 }, (_, i) => ({ op: "search_domain", params: { q: `name${i}.com` } })),
+                ...Array.from({ length: 4 }, () => ({ op: "tld_registration_price", params: { tld: "net" } }))
+              ]
+            },
+            withResponse: true
           })
-          expect(reply.status).toBe(200)
-          const searches = reply.json.results.slice(0, 5)
-          expect(searches.filter((r: any) => r.status === 200)).toHaveLength(3)
-          const refused = searches.filter((r: any) => r.status === 429)
+          expect(response.status).toBe(200)
+          const searches = reply.results.slice(0, 5)
+          expect(searches.filter((r) => r.status === 200)).toHaveLength(3)
+          const refused = searches.filter((r) => r.status === 429)
           expect(refused).toHaveLength(2)
-          for (const r of refused) expect(r.body.error.code).toBe("rate_limited")
-          expect(reply.json.failed).toBe(2)
+          for (const r of refused) expect(bodyOf(r).error.code).toBe("rate_limited")
+          expect(reply.failed).toBe(2)
 
           // The direct call shares the bucket: the search limit is spent.
           const directSearch = yield* search("another.com")
@@ -232,7 +250,7 @@ describe("per-operation rate limits", () => {
           const after = yield* get("/api/pricing/tld?tld=com")
           expect(Number(after.headers.get("ratelimit-remaining"))).toBe(remainingBefore - 5)
           // The envelope has its own limit, and its headers.
-          expect(reply.headers.get("ratelimit-policy")).toBe("60;w=60")
+          expect(response.headers["ratelimit-policy"]).toBe("60;w=60")
         }))
     }
   )
