@@ -1,6 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { get, typedError } from "../support/http.js"
+import { InvalidTld, TldNotFound } from "../../src/catalogue/Errors.js"
+import { apiClient } from "../support/ApiClient.js"
+import { get } from "../support/http.js"
 import * as TestServer from "../support/TestServer.js"
 
 const FIELDS: Record<string, string> = {
@@ -37,6 +39,7 @@ const typeOf = (v: unknown): string =>
 layer(TestServer.layer())("GET /api/tlds/{tld}/metadata (bundled snapshot)", (it) => {
   it.effect("returns every field of the description with its exact type", () =>
     Effect.gen(function*() {
+      // Raw: this asserts the wire form, its exact keys and their JSON types.
       const reply = yield* get("/api/tlds/com/metadata")
       expect(reply.status).toBe(200)
       expect(Object.keys(reply.json).sort()).toEqual(Object.keys(FIELDS).sort())
@@ -54,23 +57,25 @@ layer(TestServer.layer())("GET /api/tlds/{tld}/metadata (bundled snapshot)", (it
 
   it.effect("carries the real registry rules: .ai 2 years minimum, .us nexus, .eu EU/EEA, .ca Canada", () =>
     Effect.gen(function*() {
-      const ai = (yield* get("/api/tlds/ai/metadata")).json
+      const client = yield* apiClient()
+      const metadata = (tld: string) => client.catalogue.getTldMetadata({ path: { tld } })
+      const ai = yield* metadata("ai")
       expect(ai.minYears).toBe(2)
       expect(ai.minPeriodMonths).toBe(24)
       expect(ai.allowedYears[0]).toBe(2)
 
-      const us = (yield* get("/api/tlds/us/metadata")).json
+      const us = yield* metadata("us")
       expect(us.allowedCountries).toEqual(["US"])
 
-      const eu = (yield* get("/api/tlds/eu/metadata")).json
+      const eu = yield* metadata("eu")
       for (const c of ["DE", "FR", "NL", "IE", "IS", "LI", "NO"]) expect(eu.allowedCountries).toContain(c)
       expect(eu.allowedCountries).not.toContain("US")
       expect(eu.allowedCountries).not.toContain("GB")
 
-      const ca = (yield* get("/api/tlds/ca/metadata")).json
+      const ca = yield* metadata("ca")
       expect(ca.allowedCountries).toEqual(["CA"])
 
-      const com = (yield* get("/api/tlds/com/metadata")).json
+      const com = yield* metadata("com")
       expect(com.allowedCountries).toEqual([])
       expect(com.minYears).toBe(1)
       expect(com.maxYears).toBe(10)
@@ -78,9 +83,9 @@ layer(TestServer.layer())("GET /api/tlds/{tld}/metadata (bundled snapshot)", (it
 
   it.effect("resolves second-level registry suffixes such as co.uk, case-insensitively", () =>
     Effect.gen(function*() {
-      const reply = yield* get("/api/tlds/CO.UK/metadata")
-      expect(reply.status).toBe(200)
-      expect(reply.json.tld).toBe("co.uk")
+      const client = yield* apiClient()
+      const reply = yield* client.catalogue.getTldMetadata({ path: { tld: "CO.UK" } })
+      expect(reply.tld).toBe("co.uk")
     }))
 
   it.effect("ships at least the 60 most registered TLDs", () =>
@@ -148,26 +153,31 @@ layer(TestServer.layer())("GET /api/tlds/{tld}/metadata (bundled snapshot)", (it
         "life"
       ]
       expect(tlds.length).toBe(60)
-      for (const tld of tlds) expect((yield* get(`/api/tlds/${tld}/metadata`)).status, tld).toBe(200)
+      const client = yield* apiClient()
+      // Only a 200 decodes as TldMetadata; anything else fails the call.
+      for (const tld of tlds) {
+        const answer = yield* Effect.either(client.catalogue.getTldMetadata({ path: { tld } }))
+        expect(answer._tag, tld).toBe("Right")
+      }
     }))
 
   it.effect("reports snapshot data older than the configured age as stale", () =>
     Effect.gen(function*() {
       // The snapshot was taken 2026-11-01; the default maximum age is 7 days.
-      const reply = yield* get("/api/tlds/net/metadata")
-      const age = Date.now() - Date.parse(reply.json.lastSyncedAt)
-      expect(reply.json.stale).toBe(age > 7 * 86_400_000)
+      const reply = yield* (yield* apiClient()).catalogue.getTldMetadata({ path: { tld: "net" } })
+      const age = Date.now() - Date.parse(reply.lastSyncedAt)
+      expect(reply.stale).toBe(age > 7 * 86_400_000)
     }))
 
   it.effect("404 typed error for an unknown TLD, 400 for an invalid one", () =>
     Effect.gen(function*() {
-      const missing = yield* get("/api/tlds/notatld/metadata")
-      expect(missing.status).toBe(404)
-      expect(typedError(missing).code).toBe("tld_not_found")
+      // Each class is its status (404, 400) and its wire code (tld_not_found, invalid_tld).
+      const client = yield* apiClient()
+      const missing = yield* Effect.flip(client.catalogue.getTldMetadata({ path: { tld: "notatld" } }))
+      expect(missing).toBeInstanceOf(TldNotFound)
 
-      const invalid = yield* get("/api/tlds/c_m/metadata")
-      expect(invalid.status).toBe(400)
-      expect(typedError(invalid).code).toBe("invalid_tld")
+      const invalid = yield* Effect.flip(client.catalogue.getTldMetadata({ path: { tld: "c_m" } }))
+      expect(invalid).toBeInstanceOf(InvalidTld)
     }))
 
   it.effect("is rate limited at 120/min per IP with RateLimit headers", () =>
@@ -183,13 +193,13 @@ describe("staleness is configurable", () => {
   layer(TestServer.layer({ TLD_STALE_AFTER: "36500 days" }))("with a 100-year maximum age", (it) => {
     it.effect("the snapshot is not stale", () =>
       Effect.gen(function*() {
-        expect((yield* get("/api/tlds/com/metadata")).json.stale).toBe(false)
+        expect((yield* (yield* apiClient()).catalogue.getTldMetadata({ path: { tld: "com" } })).stale).toBe(false)
       }))
   })
   layer(TestServer.layer({ TLD_STALE_AFTER: "1 millis" }))("with a 1 ms maximum age", (it) => {
     it.effect("the snapshot is stale", () =>
       Effect.gen(function*() {
-        expect((yield* get("/api/tlds/com/metadata")).json.stale).toBe(true)
+        expect((yield* (yield* apiClient()).catalogue.getTldMetadata({ path: { tld: "com" } })).stale).toBe(true)
       }))
   })
 })
