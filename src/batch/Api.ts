@@ -98,8 +98,8 @@ export class BatchApi extends HttpApiGroup.make("batch")
     HttpApiEndpoint.post("runBatch", "/api/batch")
       .setPayload(BatchRequest)
       .addSuccess(BatchResponse)
-      .addError(BadRequest)
       .addError(RateLimited)
+      .addError(BadRequest)
       .annotate(OpenApi.Summary, "Run up to 20 public reads in one request")
       .annotate(
         OpenApi.Description,

@@ -67,8 +67,8 @@ export class CatalogueApi extends HttpApiGroup.make("catalogue")
       .addSuccess(TldMetadata)
       .addError(errorWire(TldNotFound))
       .addError(errorWire(InvalidTld))
-      .addError(BadRequest)
       .addError(RateLimited)
+      .addError(BadRequest)
       .annotate(OpenApi.Summary, "Registration requirements of a TLD")
       .annotate(
         OpenApi.Description,

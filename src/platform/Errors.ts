@@ -143,8 +143,11 @@ const wires = new WeakMap<object, Schema.Schema<any, ErrorEnvelope>>()
 
 /**
  * The wire schema of a domain error for `.addError(...)`: the typed envelope with the class's
- * code (a literal, so OpenAPI documents each code and a typed client decodes a union of errors at
- * one status to the right class), at the class's status. One schema per class.
+ * code (a literal, so OpenAPI documents each code), at the class's status. One schema per class.
+ * A typed client (HttpApiClient) decodes an error to the first class declared at its status that
+ * accepts it: classes with distinct codes come back as themselves, provided they are declared
+ * before a generic class (BadRequest, NotFound, Conflict, Forbidden: any code), middleware errors
+ * included; classes sharing a status and code are one answer on the wire, and decode as the first.
  */
 export const errorWire = <A extends { readonly _tag: string; readonly message: string; readonly details?: unknown }>(
   cls: DomainErrorClass<A>

@@ -89,9 +89,9 @@ export class SearchApi extends HttpApiGroup.make("search")
       )
       // Each line is one SearchStreamEvent (OpenAPI 3.2 calls this `itemSchema`).
       .annotate(OpenApi.Transform, withItemSchema)
-      .addError(BadRequest)
       .addError(errorWire(InvalidDomain))
       .addError(RateLimited)
+      .addError(BadRequest)
       .middleware(OptionalBearer)
       .annotate(OpenApi.Summary, "Check a domain and its alternate TLDs (NDJSON stream)")
       .annotate(

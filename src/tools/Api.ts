@@ -107,6 +107,9 @@ export const JobStatusResponse = Schema.Struct({
   finished_at: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "ToolJobStatus" })
 
+// Each endpoint declares its specific errors before the generic BadRequest/NotFound: a typed client
+// decodes an error to the first declared class at its status that accepts it, and a generic class
+// accepts any code (test/tools/tools.test.ts checks each class comes back).
 const inline = <N extends string, P extends Schema.Schema.Any>(
   name: N,
   slug: keyof typeof limits,
@@ -117,7 +120,6 @@ const inline = <N extends string, P extends Schema.Schema.Any>(
   HttpApiEndpoint.post(name, `/api/tools/${slug}`)
     .setPayload(payload)
     .addSuccess(InlineResponse)
-    .addError(BadRequest)
     .addError(RateLimited)
     .annotate(OpenApi.Summary, summary)
     .annotate(OpenApi.Description, description)
@@ -133,7 +135,6 @@ const async = <N extends string, P extends Schema.Schema.Any>(
   HttpApiEndpoint.post(name, `/api/tools/${slug}`)
     .setPayload(payload)
     .addSuccess(AcceptedResponse, { status: 202 })
-    .addError(BadRequest)
     .addError(RateLimited)
     .annotate(OpenApi.Summary, summary)
     .annotate(OpenApi.Description, description)
@@ -147,7 +148,7 @@ export class ToolsApi extends HttpApiGroup.make("tools")
       IdnConvertInput,
       "Convert a domain between Unicode and A-label",
       "UTS-46 (nontransitional) conversion; an invalid name answers valid: false with the rule that rejected it."
-    )
+    ).addError(BadRequest)
   )
   .add(
     inline(
@@ -156,7 +157,7 @@ export class ToolsApi extends HttpApiGroup.make("tools")
       DnsLookupInput,
       "DNS records of a name",
       "A, AAAA, MX, NS, TXT, CNAME and SOA through the configured resolver (DNS_RESOLVER)."
-    ).addError(errorWire(InvalidDomain))
+    ).addError(errorWire(InvalidDomain)).addError(BadRequest)
   )
   .add(
     inline(
@@ -165,7 +166,7 @@ export class ToolsApi extends HttpApiGroup.make("tools")
       DomainSuggestInput,
       "Domain names from keywords, with availability",
       "Names built from the keywords, each checked by the availability engine."
-    ).addError(errorWire(InvalidKeywords))
+    ).addError(errorWire(InvalidKeywords)).addError(BadRequest)
   )
   .add(
     inline(
@@ -174,7 +175,7 @@ export class ToolsApi extends HttpApiGroup.make("tools")
       AppraiseInput,
       "Estimated value of a domain",
       "A transparent estimate from TLD, length, composition, words and comparable listings; every factor is returned."
-    ).addError(errorWire(InvalidDomain))
+    ).addError(errorWire(InvalidDomain)).addError(BadRequest)
   )
   .add(
     async(
@@ -183,7 +184,7 @@ export class ToolsApi extends HttpApiGroup.make("tools")
       SiteCheckInput,
       "Check a website (async)",
       "Redirect chain, final URL and status, title, TLS validity and response time, fetched through the SSRF guard. Answers 202 with a job to poll."
-    ).addError(errorWire(InvalidUrl))
+    ).addError(errorWire(InvalidUrl)).addError(BadRequest)
   )
   .add(
     async(
@@ -192,13 +193,13 @@ export class ToolsApi extends HttpApiGroup.make("tools")
       BulkCheckInput,
       "Availability of up to 500 domains (async)",
       "Answers 202 with a job; its status shows progress {checked, total} and, when done, one item per domain."
-    )
+    ).addError(BadRequest)
   )
   .add(
     HttpApiEndpoint.post("unknownTool")`/api/tools/${HttpApiSchema.param("slug", Schema.String)}`
       .addSuccess(InlineResponse)
-      .addError(NotFound)
       .addError(errorWire(UnknownTool))
+      .addError(NotFound)
       .annotate(OpenApi.Summary, "Any other tool slug")
       .annotate(
         OpenApi.Description,
@@ -210,12 +211,12 @@ export class ToolsApi extends HttpApiGroup.make("tools")
       HttpApiSchema.param("jobId", Schema.String)
     }`
       .addSuccess(JobStatusResponse)
-      .addError(BadRequest)
       .addError(errorWire(InvalidJobId))
-      .addError(NotFound)
       .addError(errorWire(UnknownTool))
       .addError(errorWire(ToolJobNotFound))
       .addError(RateLimited)
+      .addError(BadRequest)
+      .addError(NotFound)
       .annotate(OpenApi.Summary, "Status of an async tool job")
       .annotate(
         OpenApi.Description,

@@ -12,7 +12,9 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
+import { InvalidDomain } from "../../src/platform/DomainInput.js"
 import type { AcceptedResponse } from "../../src/tools/Api.js"
+import { InvalidJobId, InvalidUrl, ToolJobNotFound, UnknownTool } from "../../src/tools/Errors.js"
 import { apiClient } from "../support/ApiClient.js"
 import * as DnsServer from "../support/DnsServer.js"
 import { get, post, typedError } from "../support/http.js"
@@ -254,6 +256,20 @@ layer(Env, { excludeTestServices: true })("free tools", (it) => {
       const missing = yield* get("/api/tools/site-check/status/job_01hzzzzzzzzzzzzzzzzzzzzzzz")
       expect(missing.status).toBe(404)
       expect(typedError(missing).code).toBe("job_not_found")
+
+      // Each endpoint declares its specific errors before the generic ones (which accept any code),
+      // so a typed client gets the class the service raised.
+      const client = yield* apiClient()
+      const statusOf = (slug: string, jobId: string) =>
+        Effect.flip(client.tools.toolJobStatus({ path: { slug, jobId } }))
+      expect(yield* Effect.flip(client.tools.unknownTool({ path: { slug: "teleport" } }))).toBeInstanceOf(UnknownTool)
+      expect(yield* statusOf("teleport", "job_01hzzzzzzzzzzzzzzzzzzzzzzz")).toBeInstanceOf(UnknownTool)
+      expect(yield* statusOf("site-check", "not-a-job")).toBeInstanceOf(InvalidJobId)
+      expect(yield* statusOf("site-check", "job_01hzzzzzzzzzzzzzzzzzzzzzzz")).toBeInstanceOf(ToolJobNotFound)
+      expect(yield* Effect.flip(client.tools.appraise({ payload: { domain: "nope" } }))).toBeInstanceOf(InvalidDomain)
+      expect(yield* Effect.flip(client.tools.siteCheck({ payload: { url: "ftp://example.com/" } }))).toBeInstanceOf(
+        InvalidUrl
+      )
     }))
 
   it.effect("site-check runs as a job: 202 + Location, polled until done, with the status chain, title and timing", () =>

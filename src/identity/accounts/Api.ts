@@ -59,10 +59,10 @@ export class AuthApi extends HttpApiGroup.make("auth")
     HttpApiEndpoint.post("login", "/api/auth/login")
       .setPayload(LoginRequest)
       .addSuccess(SignedIn)
-      .addError(BadRequest)
       .addError(errorWire(InvalidCredentials))
-      .addError(Forbidden)
       .addError(RateLimited)
+      .addError(BadRequest)
+      .addError(Forbidden)
       .annotate(OpenApi.Summary, "Sign in with e-mail and password")
       .annotate(
         OpenApi.Description,

@@ -132,9 +132,9 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
     HttpApiEndpoint.put("registerWebhook", "/api/partner/webhooks")
       .setPayload(WebhookRegistration)
       .addSuccess(WebhookEndpoint)
-      .addError(BadRequest)
       .addError(errorWire(InvalidWebhookUrl))
       .addError(errorWire(InvalidWebhookSecret))
+      .addError(BadRequest)
       .annotate(OpenApi.Summary, "Register or update the webhook url and secret (issued when omitted)")
       .annotate(
         OpenApi.Description,
@@ -190,10 +190,10 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
       .setPayload(RedeliverRequest)
       .addSuccess(RedeliverAccepted, { status: 202 })
       .addError(errorWire(MalformedParameter))
-      .addError(BadRequest)
       .addError(errorWire(WebhookEndpointNotFound))
       .addError(errorWire(WebhookEventNotFound))
       .addError(errorWire(WebhookDisabled))
+      .addError(BadRequest)
       .annotate(OpenApi.Summary, "Redeliver one event, or every event whose delivery failed since a time")
       .annotate(
         OpenApi.Description,
