@@ -7,12 +7,27 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import type { CheckoutSessionRequest } from "../../src/checkout/Api.js"
+import { DomainNotForSale, DomainNotPriced, ListingUnavailable } from "../../src/checkout/Errors.js"
+import type { IssuedCredential } from "../../src/partner/Credentials.js"
+import { apiClient, expectFailure } from "../support/ApiClient.js"
 import { CARDS, csrfOf, openSession, ordersOfSession, page, payWith, postForm, ptOf } from "../support/CheckoutKit.js"
-import { createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
+import { createPartner, expectError, seedListings } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 
 const embed = (environment: "sandbox" | "live" = "sandbox") =>
   createPartner({ environment, scopes: ["embed", "report", "buy", "webhook"], name: `Acme Domains ${environment}` })
+
+/** POST /checkout-session through the typed client signed as `cred`: the session decoded by CheckoutSession. */
+const open = (cred: IssuedCredential, payload: typeof CheckoutSessionRequest.Type) =>
+  Effect.flatMap(
+    apiClient({ partner: cred }),
+    (client) => client.checkoutSessions.createCheckoutSession({ payload, headers: {} })
+  )
+
+/** GET /checkout-session/{id} through the typed client signed as `cred`. */
+const sessionOf = (cred: IssuedCredential, id: string) =>
+  Effect.flatMap(apiClient({ partner: cred }), (client) => client.checkoutSessions.getCheckoutSession({ path: { id } }))
 
 describe("hosted checkout", () => {
   layer(TestServer.layer())("sandbox provider", (it) => {
@@ -20,15 +35,19 @@ describe("hosted checkout", () => {
       Effect.gen(function*() {
         const { baseUrl } = yield* TestServer.TestServer
         const cred = yield* embed()
+        const client = yield* apiClient({ partner: cred })
         yield* seedListings([{ domain: "paid-once.com", bin: 150_000 }])
-        const opened = yield* openSession(cred, {
-          domain: "paid-once.com",
-          return_url: "https://partner.example/done?x=1",
-          reference: "ref-1",
-          buyer_email: "pre@example.org"
+        const [s, opened] = yield* client.checkoutSessions.createCheckoutSession({
+          payload: {
+            domain: "paid-once.com",
+            return_url: "https://partner.example/done?x=1",
+            reference: "ref-1",
+            buyer_email: "pre@example.org"
+          },
+          headers: {},
+          withResponse: true
         })
         expect(opened.status).toBe(201)
-        const s = opened.json
         expect(s).toMatchObject({
           domain: "paid-once.com",
           price_cents: 150_000,
@@ -76,26 +95,32 @@ describe("hosted checkout", () => {
         })
         expect(Number(orders[0]!.commission_cents)).toBe(15_000)
 
-        const status = yield* signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`)
-        expect(status.status).toBe(200)
-        expect(status.json).toMatchObject({
+        const [status, statusResponse] = yield* client.checkoutSessions.getCheckoutSession({
+          path: { id: s.id },
+          withResponse: true
+        })
+        expect(statusResponse.status).toBe(200)
+        expect(status).toMatchObject({
           id: s.id,
           status: "paid",
           order: { public_id: orders[0]!.id, status: "PAID", payment_model: "hosted_checkout" }
         })
 
-        const events = yield* signed(cred, "GET", "/api/partner/v1/events")
-        const paidEvents = events.json.events.filter((e: any) => e.type === "order.paid")
+        const { events } = yield* client.partnerEvents.listEvents({ urlParams: {} })
+        const paidEvents = events.filter((e) => e.type === "order.paid")
         expect(paidEvents).toHaveLength(1)
-        expect(paidEvents[0].data.order).toMatchObject({
+        expect((paidEvents[0]!.data as { order: unknown }).order).toMatchObject({
           public_id: orders[0]!.id,
           status: "PAID",
           sale_price_cents: 150_000
         })
 
-        const tx = yield* signed(cred, "GET", "/api/partner/v1/transactions?payment_model=hosted_checkout")
-        expect(tx.status).toBe(200)
-        expect(tx.json.totals).toMatchObject({ count: 1, gmv_cents: 150_000, commission_cents: 15_000 })
+        const [tx, txResponse] = yield* client.partnerMoney.listTransactions({
+          urlParams: { payment_model: "hosted_checkout" },
+          withResponse: true
+        })
+        expect(txResponse.status).toBe(200)
+        expect(tx.totals).toMatchObject({ count: 1, gmv_cents: 150_000, commission_cents: 15_000 })
 
         // Already paid: the link shows the receipt, a second post never charges again.
         const receipt = yield* page(`/checkout?pt=${encodeURIComponent(pt)}`)
@@ -120,9 +145,12 @@ describe("hosted checkout", () => {
 
         // The order follows the admin lifecycle (sandbox advance: transfer, completion, settlement).
         for (const expected of ["TRANSFER_IN_PROGRESS", "TRANSFER_COMPLETED", "SETTLED"]) {
-          const r = yield* signed(cred, "POST", `/api/partner/v1/sandbox/orders/${orders[0]!.id}/advance`)
-          expect(r.status, r.text).toBe(200)
-          expect(r.json.order?.status ?? r.json.status).toBe(expected)
+          const [r, response] = yield* client.partnerSandbox.advance({
+            path: { public_id: orders[0]!.id },
+            withResponse: true
+          })
+          expect(response.status).toBe(200)
+          expect(r.status).toBe(expected)
         }
       }))
 
@@ -131,7 +159,7 @@ describe("hosted checkout", () => {
         const sql = yield* SqlClient.SqlClient
         const cred = yield* embed()
         yield* seedListings([{ domain: "no-card-store.com" }])
-        const s = (yield* openSession(cred, { domain: "no-card-store.com" })).json
+        const s = yield* open(cred, { domain: "no-card-store.com" })
         expect((yield* payWith(ptOf(s.checkout_url), CARDS.ok)).status).toBe(303) // no return_url: to the receipt
         const rows = yield* sql<{ hit: number }>`
           select count(*)::int as hit from (
@@ -151,7 +179,7 @@ describe("hosted checkout", () => {
       Effect.gen(function*() {
         const cred = yield* embed()
         yield* seedListings([{ domain: "declined-first.com" }])
-        const s = (yield* openSession(cred, { domain: "declined-first.com" })).json
+        const s = yield* open(cred, { domain: "declined-first.com" })
         const pt = ptOf(s.checkout_url)
         const declined = yield* payWith(pt, CARDS.declined)
         expect(declined.status).toBe(402)
@@ -163,7 +191,7 @@ describe("hosted checkout", () => {
         expect(reloaded.text).toContain("name=\"card_number\"")
         expect(reloaded.text).not.toContain("Your card was declined")
         expect(reloaded.text).not.toContain("id=\"form-error\"")
-        expect((yield* signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`)).json.status).toBe("open")
+        expect((yield* sessionOf(cred, s.id)).status).toBe("open")
         expect(yield* ordersOfSession(s.id)).toHaveLength(0)
         const paid = yield* payWith(pt, CARDS.ok)
         expect(paid.status).toBe(303)
@@ -175,12 +203,12 @@ describe("hosted checkout", () => {
         const { baseUrl } = yield* TestServer.TestServer
         const cred = yield* embed()
         yield* seedListings([{ domain: "three-ds.com" }])
-        const s = (yield* openSession(cred, { domain: "three-ds.com", return_url: "http://127.0.0.1:9/back" })).json
+        const s = yield* open(cred, { domain: "three-ds.com", return_url: "http://127.0.0.1:9/back" })
         const pt = ptOf(s.checkout_url)
         const step = yield* payWith(pt, CARDS.action)
         expect(step.status).toBe(200)
         expect(step.text).toContain("Confirm your payment")
-        expect((yield* signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`)).json.status).toBe(
+        expect((yield* sessionOf(cred, s.id)).status).toBe(
           "requires_action"
         )
         const done = yield* postForm(`/checkout/confirm?pt=${encodeURIComponent(pt)}`, {
@@ -198,8 +226,8 @@ describe("hosted checkout", () => {
         const a = yield* embed()
         const b = yield* embed()
         yield* seedListings([{ domain: "contested.com" }])
-        const s1 = (yield* openSession(a, { domain: "contested.com" })).json
-        const s2 = (yield* openSession(b, { domain: "contested.com" })).json
+        const s1 = yield* open(a, { domain: "contested.com" })
+        const s2 = yield* open(b, { domain: "contested.com" })
         const [r1, r2] = yield* Effect.all([
           payWith(ptOf(s1.checkout_url), CARDS.ok),
           payWith(ptOf(s2.checkout_url), CARDS.ok)
@@ -219,7 +247,9 @@ describe("hosted checkout", () => {
         >`select status, payment_ref from checkout_sessions where id = ${loserId}`
         expect(loserRow).toEqual({ status: "open", payment_ref: null })
         // Once sold, new sessions are refused.
-        expectError(yield* openSession(a, { domain: "contested.com" }), 409, "not_available")
+        expect(yield* expectFailure(open(a, { domain: "contested.com" }), 409, "not_available")).toBeInstanceOf(
+          ListingUnavailable
+        )
       }))
 
     it.effect("links: tampered 400 page, expired 410 page (never a payment form)", () =>
@@ -227,7 +257,7 @@ describe("hosted checkout", () => {
         const sql = yield* SqlClient.SqlClient
         const cred = yield* embed()
         yield* seedListings([{ domain: "old-link.com" }])
-        const s = (yield* openSession(cred, { domain: "old-link.com" })).json
+        const s = yield* open(cred, { domain: "old-link.com" })
         const pt = ptOf(s.checkout_url)
         const tampered = yield* page(
           `/checkout?pt=${encodeURIComponent(pt.slice(0, -2) + (pt.endsWith("A") ? "BB" : "AA"))}`
@@ -242,7 +272,7 @@ describe("hosted checkout", () => {
         expect(expired.text).toContain("expired")
         expect(expired.text).not.toContain("card_number")
         expect((yield* payWith(pt, CARDS.ok)).status).toBe(410)
-        expect((yield* signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`)).json.status).toBe("expired")
+        expect((yield* sessionOf(cred, s.id)).status).toBe("expired")
       }))
 
     it.effect("form posts: another site's Origin or a missing/foreign CSRF token is refused (403)", () =>
@@ -250,8 +280,8 @@ describe("hosted checkout", () => {
         const { baseUrl } = yield* TestServer.TestServer
         const cred = yield* embed()
         yield* seedListings([{ domain: "csrf-one.com" }, { domain: "csrf-two.com" }])
-        const s1 = (yield* openSession(cred, { domain: "csrf-one.com" })).json
-        const s2 = (yield* openSession(cred, { domain: "csrf-two.com" })).json
+        const s1 = yield* open(cred, { domain: "csrf-one.com" })
+        const s2 = yield* open(cred, { domain: "csrf-two.com" })
         const pt1 = ptOf(s1.checkout_url)
         expect((yield* payWith(pt1, CARDS.ok, { origin: "https://evil.example" })).status).toBe(403)
         const foreign = csrfOf((yield* page(`/checkout?pt=${encodeURIComponent(ptOf(s2.checkout_url))}`)).text)
@@ -278,27 +308,31 @@ describe("hosted checkout", () => {
           domain: "live-only.com",
           environment: "live"
         }, { domain: "held.com", locked: true }])
-        expectError(yield* openSession(cred, { domain: "not-listed-anywhere.com" }), 404, "domain_not_listed")
-        expectError(yield* openSession(cred, { domain: "live-only.com" }), 404, "domain_not_listed") // sandbox credentials: sandbox inventory
-        expectError(yield* openSession(cred, { domain: "unpriced.com" }), 409, "not_priced")
+        expect(yield* expectFailure(open(cred, { domain: "not-listed-anywhere.com" }), 404, "domain_not_listed"))
+          .toBeInstanceOf(DomainNotForSale)
+        expect(yield* expectFailure(open(cred, { domain: "live-only.com" }), 404, "domain_not_listed")) // sandbox credentials: sandbox inventory
+          .toBeInstanceOf(DomainNotForSale)
+        expect(yield* expectFailure(open(cred, { domain: "unpriced.com" }), 409, "not_priced")).toBeInstanceOf(
+          DomainNotPriced
+        )
         // Locked without an order: not available, and the message says why (no order is in progress).
-        const locked = expectError(yield* openSession(cred, { domain: "held.com" }), 409, "not_available")
+        const locked = yield* expectFailure(open(cred, { domain: "held.com" }), 409, "not_available")
+        expect(locked).toBeInstanceOf(ListingUnavailable)
         expect(locked.message).toBe("held.com is not available: the listing is locked")
-        expectError(
-          yield* openSession(cred, { domain: "priced.com", return_url: "javascript:alert(1)" }),
+        // A refused return/cancel URL (InvalidRedirectUrl) shares 400 validation_error with
+        // MalformedDomain, declared first: the client decodes it as that, so status and code are asserted.
+        yield* expectFailure(
+          open(cred, { domain: "priced.com", return_url: "javascript:alert(1)" }),
           400,
           "validation_error"
         )
-        expectError(
-          yield* openSession(cred, { domain: "priced.com", cancel_url: "ftp://x.example/" }),
+        yield* expectFailure(
+          open(cred, { domain: "priced.com", cancel_url: "ftp://x.example/" }),
           400,
           "validation_error"
         )
-        expectError(
-          yield* openSession(cred, { domain: "priced.com", return_url: "/relative" }),
-          400,
-          "validation_error"
-        )
+        yield* expectFailure(open(cred, { domain: "priced.com", return_url: "/relative" }), 400, "validation_error")
+        // Raw: bodies the request schema refuses (too long, not an e-mail), which the typed client would not send.
         expectError(
           yield* openSession(cred, { domain: "priced.com", reference: "r".repeat(201) }),
           400,
@@ -314,12 +348,20 @@ describe("hosted checkout", () => {
           400,
           "validation_error"
         )
-        expectError(yield* openSession(cred, { domain: "bad domain!" }), 400, "validation_error")
-        expectError(yield* openSession(noEmbed, { domain: "priced.com" }), 403, "forbidden")
-        expect((yield* openSession(cred, { domain: "priced.com", return_url: "http://localhost:8080/ok" })).status)
-          .toBe(201) // http outside production
+        yield* expectFailure(open(cred, { domain: "bad domain!" }), 400, "validation_error")
+        yield* expectFailure(open(noEmbed, { domain: "priced.com" }), 403, "forbidden")
+        const [, httpOk] = yield* Effect.flatMap(
+          apiClient({ partner: cred }),
+          (client) =>
+            client.checkoutSessions.createCheckoutSession({
+              payload: { domain: "priced.com", return_url: "http://localhost:8080/ok" },
+              headers: {},
+              withResponse: true
+            })
+        )
+        expect(httpOk.status).toBe(201) // http outside production
 
-        const s = (yield* openSession(cred, { domain: "priced.com" })).json
+        const s = yield* open(cred, { domain: "priced.com" })
         const pt = ptOf(s.checkout_url)
         const badCard = yield* payWith(pt, "4242 4242 4242 4241")
         expect(badCard.status).toBe(400)
@@ -329,20 +371,26 @@ describe("hosted checkout", () => {
         const oversized = yield* payWith(pt, CARDS.ok, { fields: { name: "n".repeat(201) } })
         expect(oversized.status).toBe(400)
         expect(yield* ordersOfSession(s.id)).toHaveLength(0)
-        expect((yield* signed(cred, "GET", "/api/partner/v1/checkout-session/cs_nope")).status).toBe(404)
+        yield* expectFailure(sessionOf(cred, "cs_nope"), 404, "not_found")
       }))
 
     it.effect("an Idempotency-Key makes a retried create return the same session", () =>
       Effect.gen(function*() {
         const cred = yield* embed()
         yield* seedListings([{ domain: "idem-session.com" }])
+        const client = yield* apiClient({ partner: cred })
         const key = crypto.randomUUID()
-        const first = yield* openSession(cred, { domain: "idem-session.com" }, { "idempotency-key": key })
-        const second = yield* openSession(cred, { domain: "idem-session.com" }, { "idempotency-key": key })
-        expect(first.status).toBe(201)
-        expect(second.status).toBe(201)
-        expect(second.headers.get("idempotent-replayed")).toBe("true")
-        expect(second.json.id).toBe(first.json.id)
+        const create = client.checkoutSessions.createCheckoutSession({
+          payload: { domain: "idem-session.com" },
+          headers: { "idempotency-key": key },
+          withResponse: true
+        })
+        const [first, firstResponse] = yield* create
+        const [second, secondResponse] = yield* create
+        expect(firstResponse.status).toBe(201)
+        expect(secondResponse.status).toBe(201)
+        expect(secondResponse.headers["idempotent-replayed"]).toBe("true")
+        expect(second.id).toBe(first.id)
       }))
 
     it.effect("/buy/{domain}: the marketplace's own sale (house partner ptn_marketplace, commission 0); unlisted 404 page", () =>
