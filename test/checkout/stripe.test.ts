@@ -8,9 +8,10 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { stripeSignatureHeader } from "../../src/domain/Checkout.js"
-import { CARDS, openSession, ordersOfSession, payWith, ptOf } from "../support/CheckoutKit.js"
+import { apiClient } from "../support/ApiClient.js"
+import { CARDS, ordersOfSession, payWith, ptOf } from "../support/CheckoutKit.js"
 import { fetchReply } from "../support/http.js"
-import { createPartner, seedListings, signed } from "../support/PartnerKit.js"
+import { createPartner, seedListings } from "../support/PartnerKit.js"
 import { freePort } from "../support/ServiceProcess.js"
 import { startStripeFake } from "../support/StripeServer.js"
 import * as TestServer from "../support/TestServer.js"
@@ -38,6 +39,12 @@ layer(Layer.empty, { timeout: 120_000 })("stripe provider", (it) => {
         stripe.checkout.webhookUrl = `${baseUrl}/api/checkout/stripe/webhook`
         stripe.checkout.webhookTimes = 2
         const cred = yield* run(createPartner({ environment: "live", scopes: ["embed", "buy"], name: "Live Partner" }))
+        // The typed client signed as the partner: sessions decoded by CheckoutSession.
+        const client = yield* run(apiClient({ partner: cred }))
+        const open = (payload: { readonly domain: string; readonly return_url?: string }) =>
+          client.checkoutSessions.createCheckoutSession({ payload, headers: {} })
+        const sessionStatus = (id: string) =>
+          Effect.map(client.checkoutSessions.getCheckoutSession({ path: { id } }), (session) => session.status)
         yield* run(seedListings([
           { domain: "stripe-paid.com", environment: "live", bin: 250_000 },
           { domain: "stripe-declined.com", environment: "live" },
@@ -45,9 +52,7 @@ layer(Layer.empty, { timeout: 120_000 })("stripe provider", (it) => {
         ]))
 
         // 1. Paid: the fake sends the webhook twice before it answers our confirm call.
-        const s =
-          (yield* run(openSession(cred, { domain: "stripe-paid.com", return_url: "https://partner.example/thanks" })))
-            .json
+        const s = yield* open({ domain: "stripe-paid.com", return_url: "https://partner.example/thanks" })
         const paid = yield* run(payWith(ptOf(s.checkout_url), CARDS.ok, { baseUrl }))
         expect(paid.status, paid.text).toBe(303)
         expect(paid.headers.get("location")).toBe(`https://partner.example/thanks?session_id=${s.id}&status=paid`)
@@ -69,7 +74,7 @@ layer(Layer.empty, { timeout: 120_000 })("stripe provider", (it) => {
           >`select external_payment_ref from partner_orders where checkout_session_id = ${s.id}`
         )
         expect(ref!.external_payment_ref).toBe(intent.id)
-        expect((yield* run(signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`))).json.status).toBe("paid")
+        expect(yield* sessionStatus(s.id)).toBe("paid")
 
         // 2. The same webhook again later (Stripe retries): still one order. Bad signatures: 400.
         const body = JSON.stringify({
@@ -93,16 +98,14 @@ layer(Layer.empty, { timeout: 120_000 })("stripe provider", (it) => {
         expect((yield* hook("garbage")).status).toBe(400)
 
         // 3. Declined: Stripe's message on the page, the session stays open, nothing recorded.
-        const d = (yield* run(openSession(cred, { domain: "stripe-declined.com" }))).json
+        const d = yield* open({ domain: "stripe-declined.com" })
         const declined = yield* run(payWith(ptOf(d.checkout_url), CARDS.declined, { baseUrl }))
         expect(declined.status).toBe(402)
         expect(declined.text).toContain("Your card was declined.")
         expect(yield* run(ordersOfSession(d.id))).toHaveLength(0)
 
         // 4. 3-D Secure: redirect to the bank (the fake), back to /checkout/return, paid.
-        const t =
-          (yield* run(openSession(cred, { domain: "stripe-3ds.com", return_url: "https://partner.example/3ds-done" })))
-            .json
+        const t = yield* open({ domain: "stripe-3ds.com", return_url: "https://partner.example/3ds-done" })
         const toBank = yield* run(payWith(ptOf(t.checkout_url), CARDS.action, { baseUrl }))
         expect(toBank.status).toBe(303)
         const bank = toBank.headers.get("location")!
@@ -115,25 +118,16 @@ layer(Layer.empty, { timeout: 120_000 })("stripe provider", (it) => {
         expect(yield* run(ordersOfSession(t.id))).toHaveLength(1)
 
         // 5. A refund of the paid order gives the buyer's money back at Stripe, once.
-        const orderId =
-          (yield* run(signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`))).json.order.public_id
-        const refund = yield* run(
-          signed(cred, "POST", "/api/partner/v1/refunds", {
-            body: { order_id: orderId, reason: "buyer changed their mind" }
-          })
-        )
-        expect(refund.status, refund.text).toBe(201)
-        for (
-          let i = 0;
-          i < 100 &&
-          (yield* run(signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`))).json.status !== "refunded";
-          i++
-        ) {
+        const orderId = (yield* client.checkoutSessions.getCheckoutSession({ path: { id: s.id } })).order!.public_id
+        const [, refund] = yield* client.partnerOrders.createRefund({
+          payload: { order_id: orderId, reason: "buyer changed their mind" },
+          withResponse: true
+        })
+        expect(refund.status).toBe(201)
+        for (let i = 0; i < 100 && (yield* sessionStatus(s.id)) !== "refunded"; i++) {
           yield* Effect.sleep("100 millis")
         }
-        expect((yield* run(signed(cred, "GET", `/api/partner/v1/checkout-session/${s.id}`))).json.status).toBe(
-          "refunded"
-        )
+        expect(yield* sessionStatus(s.id)).toBe("refunded")
         expect(stripe.refunds).toEqual([intent.id])
         expect(stripe.intents.get(intent.id)?.refunded).toBe(true)
         yield* Effect.sleep("500 millis") // further reconciliation runs refund nothing more
