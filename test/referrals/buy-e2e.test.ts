@@ -7,9 +7,10 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { apiClient } from "../support/ApiClient.js"
 import { CARDS, ordersOfSession, payWith, ptOf } from "../support/CheckoutKit.js"
 import { request } from "../support/http.js"
-import { createPartner, seedListings, signed } from "../support/PartnerKit.js"
+import { createPartner, seedListings } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 import { follow } from "./ReferralKit.js"
 
@@ -47,12 +48,14 @@ layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis" }), { timeout: 120
           environment: "live",
           bin: 90_000
         }])
-        const link = yield* signed(aff, "POST", "/api/partner/v1/links", {
-          body: { kind: "domain", domain: "referred-e2e.com" }
+        const client = yield* apiClient({ partner: aff })
+        const [link, created] = yield* client.partnerReferrals.createLink({
+          payload: { kind: "domain", domain: "referred-e2e.com" },
+          withResponse: true
         })
-        expect(link.status, link.text).toBe(201)
+        expect(created.status).toBe(201)
 
-        const click = yield* follow(link.json.code)
+        const click = yield* follow(link.code)
         expect(click.reply.headers.get("location")).toBe("/buy/referred-e2e.com")
         const sessionId = yield* payFor("referred-e2e.com", yield* buy("referred-e2e.com", click.cookie))
         const [order] = yield* ordersOfSession(sessionId)
@@ -60,50 +63,51 @@ layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis" }), { timeout: 120
           status: "PAID",
           payment_model: "referral",
           partner_id: aff.partner_id,
-          referral_link_id: link.json.id
+          referral_link_id: link.id
         })
 
-        const sales = yield* signed(aff, "GET", "/api/partner/v1/me/sales")
-        expect(sales.status, sales.text).toBe(200)
-        expect(sales.json.sales).toHaveLength(1)
-        expect(sales.json.sales[0]).toMatchObject({
+        // Only a 200 decodes as SalePage; anything else fails the call.
+        const sales = yield* client.partnerReferrals.mySales({ urlParams: {} })
+        expect(sales.sales).toHaveLength(1)
+        expect(sales.sales[0]).toMatchObject({
           order_id: order!.id,
           domain: "referred-e2e.com",
-          link_id: link.json.id,
+          link_id: link.id,
           sale_price_cents: 150_000
         })
-        expect(sales.json.totals).toMatchObject({
+        expect(sales.totals).toMatchObject({
           count: 1,
           gmv_cents: 150_000,
           commission_cents: Number(order!.commission_cents)
         })
         expect(Number(order!.commission_cents)).toBeGreaterThan(0)
 
-        const commissions = yield* signed(aff, "GET", "/api/partner/v1/me/commissions")
-        expect(commissions.json.balance.accrued_cents).toBe(Number(order!.commission_cents))
+        const commissions = yield* client.partnerReferrals.myCommissions({ urlParams: {} })
+        expect(commissions.balance.accrued_cents).toBe(Number(order!.commission_cents))
 
-        const funnel = yield* signed(aff, "GET", "/api/partner/v1/analytics")
-        expect(funnel.json).toMatchObject({ clicks: 1, checkouts_started: 1, sales: 1, gmv_cents: 150_000 })
-        const links = yield* signed(aff, "GET", "/api/partner/v1/links")
-        expect(links.json.links[0]).toMatchObject({ id: link.json.id, clicks: 1, sales: 1, gmv_cents: 150_000 })
+        const funnel = yield* client.partnerReferrals.analytics({ urlParams: {} })
+        expect(funnel).toMatchObject({ clicks: 1, checkouts_started: 1, sales: 1, gmv_cents: 150_000 })
+        const links = yield* client.partnerReferrals.listLinks({ urlParams: {} })
+        expect(links.links[0]).toMatchObject({ id: link.id, clicks: 1, sales: 1, gmv_cents: 150_000 })
 
         // No cookie: the marketplace's own sale, nobody's commission.
         const direct = yield* payFor("direct-e2e.com", yield* buy("direct-e2e.com"))
         const [own] = yield* ordersOfSession(direct)
         expect(own).toMatchObject({ status: "PAID", payment_model: "hosted_checkout", referral_link_id: null })
         expect(own!.partner_id).not.toBe(aff.partner_id)
-        expect((yield* signed(aff, "GET", "/api/partner/v1/me/sales")).json.sales).toHaveLength(1)
+        expect((yield* client.partnerReferrals.mySales({ urlParams: {} })).sales).toHaveLength(1)
       }))
 
     it.effect("a sandbox link's click never attributes a live purchase", () =>
       Effect.gen(function*() {
         const sandbox = yield* createPartner({ environment: "sandbox", scopes: ["refer", "report"], affiliate: true })
         yield* seedListings([{ domain: "sandbox-click.com", environment: "live", bin: 80_000 }])
-        const link = yield* signed(sandbox, "POST", "/api/partner/v1/links", {
-          body: { kind: "domain", domain: "sandbox-click.com" }
+        const [link, created] = yield* (yield* apiClient({ partner: sandbox })).partnerReferrals.createLink({
+          payload: { kind: "domain", domain: "sandbox-click.com" },
+          withResponse: true
         })
-        expect(link.status, link.text).toBe(201)
-        const click = yield* follow(link.json.code)
+        expect(created.status).toBe(201)
+        const click = yield* follow(link.code)
         const sessionId = yield* payFor("sandbox-click.com", yield* buy("sandbox-click.com", click.cookie))
         const [order] = yield* ordersOfSession(sessionId)
         expect(order).toMatchObject({ payment_model: "hosted_checkout", referral_link_id: null })
