@@ -11,12 +11,11 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import fc from "fast-check"
 import { commissionOf } from "../../src/domain/Money.js"
-import { post, request } from "../support/http.js"
-import { createPartner, signed } from "../support/PartnerKit.js"
+import { apiClient } from "../support/ApiClient.js"
+import { createPartner } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 import { follow, moveOrder, paidReferralSale, resolve } from "./ReferralKit.js"
 
-const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 const DAY = 86_400_000
 
 type Op =
@@ -49,14 +48,16 @@ layer(TestServer.layer({ PAYOUT_MINIMUM_CENTS: "1" }), { timeout: 600_000 })("co
         numRuns: 4,
         seed: Number(process.env.FC_SEED ?? 20261124)
       })
+      const admin = yield* apiClient({ bearer: TestServer.baseEnv.ADMIN_TOKEN })
       for (const ops of sequences) {
         const creds = [
           yield* createPartner({ scopes: ["refer", "report"], affiliate: true }),
           yield* createPartner({ scopes: ["refer", "report"], affiliate: true })
         ]
+        const clients = [yield* apiClient({ partner: creds[0]! }), yield* apiClient({ partner: creds[1]! })]
         const codes: Array<string> = []
-        for (const c of creds) {
-          codes.push((yield* signed(c, "POST", "/api/partner/v1/links", { body: { kind: "generic" } })).json.code)
+        for (const client of clients) {
+          codes.push((yield* client.partnerReferrals.createLink({ payload: { kind: "generic" } })).code)
         }
         let cookie: string | undefined
         const orders: Array<
@@ -100,18 +101,15 @@ layer(TestServer.layer({ PAYOUT_MINIMUM_CENTS: "1" }), { timeout: 600_000 })("co
               break
             }
             case "settle":
-              expect(
-                (yield* post(
-                  `/api/admin/settlements/run?as_of=${new Date(Date.now() + 8 * DAY).toISOString()}`,
-                  undefined,
-                  ADMIN
-                )).status
-              ).toBe(200)
+              // A 200 (the only status decoding as SettlementRunResult), or the call fails.
+              yield* admin.adminMoney.runSettlement({
+                urlParams: { as_of: new Date(Date.now() + 8 * DAY).toISOString() }
+              })
               for (const x of orders) if (x.state === "delivered") x.state = "settled"
               break
             case "payout": {
-              const run = yield* post("/api/admin/payouts/run", undefined, ADMIN)
-              for (const p of run.json.payouts) {
+              const run = yield* admin.adminMoney.runPayouts()
+              for (const p of run.payouts) {
                 const who = creds.findIndex((c) => c.partner_id === p.partner_id)
                 if (who >= 0 && p.status === "paid") paidOut[who]! += p.amount_cents
               }
@@ -123,12 +121,12 @@ layer(TestServer.layer({ PAYOUT_MINIMUM_CENTS: "1" }), { timeout: 600_000 })("co
           const mine = orders.filter((x) => x.who === who)
           const commission = (states: ReadonlyArray<string>) =>
             mine.filter((x) => states.includes(x.state)).reduce((n, x) => n + commissionOf(x.cents, 1000), 0)
-          const page = yield* signed(cred, "GET", "/api/partner/v1/me/commissions?limit=100")
-          expect(page.status, page.text).toBe(200)
-          const ledger =
-            (yield* request(`/api/admin/ledger/balance?partner=${cred.partner_id}&env=sandbox`, { headers: ADMIN }))
-              .json
-          expect(page.json.balance, JSON.stringify(ops)).toEqual({
+          // Only a 200 decodes as CommissionPage; anything else fails the call.
+          const page = yield* clients[who]!.partnerReferrals.myCommissions({ urlParams: { limit: 100 } })
+          const ledger = yield* admin.adminMoney.ledgerBalance({
+            urlParams: { partner: cred.partner_id, env: "sandbox" }
+          })
+          expect(page.balance, JSON.stringify(ops)).toEqual({
             accrued_cents: ledger.commission_accrued_cents,
             payable_cents: ledger.commission_payable_cents,
             paid_out_cents: ledger.paid_out_cents,
@@ -138,16 +136,16 @@ layer(TestServer.layer({ PAYOUT_MINIMUM_CENTS: "1" }), { timeout: 600_000 })("co
           expect(ledger.paid_out_cents).toBe(paidOut[who])
           // The running balance, oldest first: each step adds its amount (payable moves nothing), ending at what is owed.
           let running = 0
-          for (const e of page.json.entries) {
+          for (const e of page.entries) {
             if (!(e.kind === "payable" && e.payout_id === null)) running += e.amount_cents
             expect(e.balance_cents).toBe(running)
             expect(e.balance_cents).toBeGreaterThanOrEqual(0)
           }
           expect(running).toBe(commission(["paid", "delivered", "settled"]) - paidOut[who]!)
-          expect(page.json.entries.filter((e: any) => e.kind === "accrued")).toHaveLength(mine.length)
+          expect(page.entries.filter((e) => e.kind === "accrued")).toHaveLength(mine.length)
         }
       }
-      const verify = yield* request("/api/admin/ledger/verify", { headers: ADMIN })
-      expect(verify.json.problems, verify.text).toEqual([])
+      const verify = yield* admin.adminMoney.verifyLedger()
+      expect(verify.problems, JSON.stringify(verify)).toEqual([])
     }))
 })
