@@ -3,10 +3,12 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { execFile } from "node:child_process"
 import { promisify } from "node:util"
+import type { TldPrice } from "../../src/catalogue/Api.js"
 import { fromRtrPrice } from "../../src/catalogue/Catalogue.js"
 import { makeLive, RtrTldInfo } from "../../src/catalogue/RealtimeRegister.js"
-import { toTldMetadata } from "../../src/catalogue/TldMetadata.js"
-import { get, realSleep } from "../support/http.js"
+import { type TldMetadata, toTldMetadata } from "../../src/catalogue/TldMetadata.js"
+import { apiClient } from "../support/ApiClient.js"
+import { realSleep } from "../support/http.js"
 import { rtrTldInfo, startRtrServer } from "../support/RtrServer.js"
 import * as TestServer from "../support/TestServer.js"
 
@@ -194,24 +196,25 @@ describe("registry sync", () => {
     it.effect("syncs TLD metadata and prices from the registrar at start-up", () =>
       Effect.gen(function*() {
         // The sync runs in the background right after start; poll the public endpoint.
-        let meta: any
+        const client = yield* apiClient()
+        let meta: TldMetadata | undefined
         for (let i = 0; i < 100; i++) {
-          meta = (yield* get("/api/tlds/co.uk/metadata")).json
+          meta = yield* client.catalogue.getTldMetadata({ path: { tld: "co.uk" } })
           if (meta.provider === "Nominet (live)") break
           yield* realSleep(100)
         }
-        expect(meta.provider).toBe("Nominet (live)")
-        expect(meta.stale).toBe(false)
-        expect(Date.now() - Date.parse(meta.lastSyncedAt)).toBeLessThan(60_000)
-        expect(meta.transferRequiresAuthcode).toBe(false)
+        expect(meta?.provider).toBe("Nominet (live)")
+        expect(meta?.stale).toBe(false)
+        expect(Date.now() - Date.parse(meta!.lastSyncedAt)).toBeLessThan(60_000)
+        expect(meta?.transferRequiresAuthcode).toBe(false)
 
         // TLDs the registrar does not know keep their snapshot data.
-        const de = (yield* get("/api/tlds/de/metadata")).json
+        const de = yield* client.catalogue.getTldMetadata({ path: { tld: "de" } })
         expect(de.provider).not.toContain("(live)")
 
-        let price: any
+        let price: typeof TldPrice.Type | undefined
         for (let i = 0; i < 100; i++) {
-          price = (yield* get("/api/pricing/tld?tld=com&op=register")).json
+          price = yield* client.catalogue.getTldPrice({ urlParams: { tld: "com", op: "register" } })
           if (price.priceCents === 1100) break
           yield* realSleep(100)
         }
@@ -238,7 +241,8 @@ describe("npm run cli -- tlds sync / prices import", () => {
     it.effect("tlds sync updates the metadata the service serves", () =>
       Effect.gen(function*() {
         const server = yield* TestServer.TestServer
-        const before = (yield* get("/api/tlds/ai/metadata")).json
+        const client = yield* apiClient()
+        const before = yield* client.catalogue.getTldMetadata({ path: { tld: "ai" } })
         expect(before.provider).not.toBe("TestRegistry")
         const { stdout } = yield* Effect.promise(() =>
           exec("npx", ["tsx", "src/cli.ts", "tlds", "sync", "--json", "--tld", "ai", "--tld", "io"], {
@@ -256,7 +260,7 @@ describe("npm run cli -- tlds sync / prices import", () => {
         const report = JSON.parse(stdout)
         expect(report.tlds.synced).toEqual(["ai"])
         expect(report.tlds.failed).toEqual([{ tld: "io", reason: expect.stringContaining("rate_limited") }])
-        const after = (yield* get("/api/tlds/ai/metadata")).json
+        const after = yield* client.catalogue.getTldMetadata({ path: { tld: "ai" } })
         expect(after.provider).toBe("TestRegistry")
         expect(after.stale).toBe(false)
       }), 60_000)
@@ -264,6 +268,9 @@ describe("npm run cli -- tlds sync / prices import", () => {
     it.effect("prices import replaces prices; a bad file imports nothing", () =>
       Effect.gen(function*() {
         const server = yield* TestServer.TestServer
+        const client = yield* apiClient()
+        const priceCents = (tld: string, op: "register" | "renew") =>
+          Effect.map(client.catalogue.getTldPrice({ urlParams: { tld, op } }), (p) => p.priceCents)
         const fs = yield* Effect.promise(() => import("node:fs/promises"))
         const dir = yield* Effect.promise(() => fs.mkdtemp("/tmp/prices-"))
         yield* Effect.promise(() =>
@@ -275,8 +282,8 @@ describe("npm run cli -- tlds sync / prices import", () => {
           exec("npx", ["tsx", "src/cli.ts", "prices", "import", `${dir}/good.csv`, "--json"], { env })
         )
         expect(JSON.parse(ok.stdout)).toEqual({ imported: 2 })
-        expect((yield* get("/api/pricing/tld?tld=com&op=register")).json.priceCents).toBe(777)
-        expect((yield* get("/api/pricing/tld?tld=net&op=renew")).json.priceCents).toBe(1555)
+        expect(yield* priceCents("com", "register")).toBe(777)
+        expect(yield* priceCents("net", "renew")).toBe(1555)
 
         const bad = yield* Effect.promise(() =>
           exec("npx", ["tsx", "src/cli.ts", "prices", "import", `${dir}/bad.csv`], { env }).then(
@@ -286,7 +293,7 @@ describe("npm run cli -- tlds sync / prices import", () => {
         )
         expect(bad.code).not.toBe(0)
         expect(bad.stderr).toContain("line 3")
-        expect((yield* get("/api/pricing/tld?tld=com&op=register")).json.priceCents).toBe(777)
+        expect(yield* priceCents("com", "register")).toBe(777)
       }), 60_000)
   })
 })
