@@ -1,12 +1,15 @@
 /**
  * API key pairs: issued by `npm run cli -- apikey create`, checked by the ApiKeyAuth middleware on
  * GET /api/v1/domains/available. Missing or wrong → 401 in the legacy shape `{"error":"…"}`.
+ * A pair that opens the endpoint is shown through the typed client (the answer decoded by
+ * KeyedAvailability); the 401s stay raw, being about the legacy wire shape.
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { ApiKeyStore, issueApiKey } from "../../src/identity/apikeys/ApiKeyStore.js"
+import { apiClient } from "../support/ApiClient.js"
 import { runCli } from "../support/cli.js"
 import { get, type Reply } from "../support/http.js"
 import * as TestServer from "../support/TestServer.js"
@@ -16,6 +19,13 @@ const server = Layer.unwrapScoped(
 )
 
 const PATH = "/api/v1/domains/available?domain=example.com"
+
+/** GET /api/v1/domains/available?domain=example.com through the typed client with this pair. */
+const available = (pair: { readonly key: string; readonly secret: string }) =>
+  Effect.flatMap(
+    apiClient({ headers: { "x-api-key": pair.key, "x-api-secret": pair.secret } }),
+    (client) => client.developer.domainAvailable({ urlParams: { domain: "example.com" }, withResponse: true })
+  )
 
 const expectLegacy401 = (reply: Reply, label: string) => {
   expect(reply.status, label).toBe(401)
@@ -36,9 +46,9 @@ layer(server, { timeout: 120_000 })("API key pairs", (it) => {
       expect(pair.key).toMatch(/^ak_[A-Za-z0-9_-]{24}$/)
       expect(pair.secret).toMatch(/^sk_[A-Za-z0-9_-]{43}$/)
 
-      const ok = yield* get(PATH, { "x-api-key": pair.key, "x-api-secret": pair.secret })
-      expect(ok.status, ok.text).toBe(200)
-      expect(ok.json.domain).toBe("example.com")
+      const [ok, response] = yield* available(pair)
+      expect(response.status).toBe(200)
+      expect(ok.domain).toBe("example.com")
 
       // The secret is never shown again.
       const listed = yield* cli(["apikey", "list", "--json"])
@@ -86,7 +96,7 @@ layer(server, { timeout: 120_000 })("API key pairs", (it) => {
   it.effect("apikey revoke takes effect at once", () =>
     Effect.gen(function*() {
       const pair = yield* issueApiKey("to revoke")
-      const before = yield* get(PATH, { "x-api-key": pair.key, "x-api-secret": pair.secret })
+      const [, before] = yield* available(pair)
       expect(before.status).toBe(200)
       const revoked = yield* cli(["apikey", "revoke", pair.key, "--json"])
       expect(revoked.code, revoked.stderr).toBe(0)
