@@ -1,14 +1,23 @@
 /**
  * Sign-in: POST /api/auth/login, POST /api/auth/logout, GET /api/auth/me; the session cookie's
  * flags; sessions stored hashed; foreign Origin refused; login rate limits; `user create` CLI.
+ *
+ * Answers and declared errors are read through the typed client (HttpApiClient.make(Api)): Me is
+ * decoded by its schema, refusals are InvalidCredentials / UnauthorizedError / RateLimitedError.
+ * Raw requests stay where the test is about the wire: the Set-Cookie strings (set, expired, or
+ * absent), the login's exact JSON answer, CSRF (Origin / Sec-Fetch-Site), Retry-After, a body the
+ * typed client cannot send, and the OpenAPI document.
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { createUser } from "../../src/identity/accounts/Accounts.js"
+import { InvalidCredentials } from "../../src/identity/accounts/Errors.js"
+import { RateLimitedError, UnauthorizedError } from "../../src/platform/Errors.js"
+import { apiClient, expectFailure, wireOf } from "../support/ApiClient.js"
 import { runCli } from "../support/cli.js"
-import { get, post, type Reply, request, typedError } from "../support/http.js"
+import { get, post, type Reply, typedError } from "../support/http.js"
 import { createTestUser, sessionCookieOf, signIn } from "../support/identity.js"
 import * as TestServer from "../support/TestServer.js"
 
@@ -19,10 +28,18 @@ const setCookieOf = (reply: Reply) => reply.headers.getSetCookie().find((c) => c
 
 const attributes = (setCookie: string) => setCookie.split(";").slice(1).map((a) => a.trim().toLowerCase())
 
+/** The typed client, with a session cookie if given. */
+const session = (cookie?: string) => apiClient(cookie === undefined ? {} : { headers: { cookie } })
+
+/** The typed login, as its answer and response. */
+const typedLogin = (email: string, password: string) =>
+  Effect.flatMap(session(), (client) => client.auth.login({ payload: { email, password }, withResponse: true }))
+
 layer(TestServer.layer())("sign-in and sessions", (it) => {
   it.effect("login answers the user and sets an HttpOnly, SameSite=Lax session cookie (not Secure outside production)", () =>
     Effect.gen(function*() {
       const user = yield* createTestUser()
+      // Raw: the Set-Cookie string and the exact JSON answer (no other keys) are the wire.
       const reply = yield* login(user.email.toUpperCase(), user.password)
       expect(reply.status).toBe(200)
       expect(reply.json).toEqual({
@@ -48,35 +65,54 @@ layer(TestServer.layer())("sign-in and sessions", (it) => {
     Effect.gen(function*() {
       const user = yield* createTestUser({ domains: ["Example.COM", "bücher.de"] })
       const cookie = yield* signIn(user)
-      const me = yield* get("/api/auth/me", { cookie })
-      expect(me.status).toBe(200)
-      expect(me.json.user).toMatchObject({ id: user.id, email: user.email })
-      expect(me.json.domains).toEqual(["example.com", "xn--bcher-kva.de"])
-      expect(me.json.session.expires_at).toMatch(/Z$/)
+      const [me, response] = yield* (yield* session(cookie)).auth.me({ withResponse: true })
+      expect(response.status).toBe(200)
+      expect(me.user).toMatchObject({ id: user.id, email: user.email })
+      expect(me.domains).toEqual(["example.com", "xn--bcher-kva.de"])
+      expect(me.session.expires_at).toMatch(/Z$/)
 
-      const anonymous = yield* get("/api/auth/me")
-      expect(anonymous.status).toBe(401)
-      expect(typedError(anonymous).code).toBe("not_signed_in")
-      const forged = yield* get("/api/auth/me", { cookie: "mp_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" })
-      expect(forged.status).toBe(401)
-      expect(typedError(forged).code).toBe("not_signed_in")
+      // SessionAuth's 401: the typed UnauthorizedError, its wire code not_signed_in.
+      const anonymous = yield* expectFailure((yield* session()).auth.me(), 401, "not_signed_in")
+      expect(anonymous).toBeInstanceOf(UnauthorizedError)
+      const forged = yield* expectFailure(
+        (yield* session("mp_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")).auth.me(),
+        401,
+        "not_signed_in"
+      )
+      expect(forged).toBeInstanceOf(UnauthorizedError)
     }))
 
   it.effect("wrong password and unknown e-mail get the same 401 invalid_credentials", () =>
     Effect.gen(function*() {
       const user = yield* createTestUser()
-      const wrong = yield* login(user.email, user.password + "x")
-      const unknown = yield* login("nobody@example.test", user.password)
-      for (const reply of [wrong, unknown]) {
+      const client = yield* session()
+      // Typed: both are InvalidCredentials (401 invalid_credentials), with the same message.
+      const wrong = yield* Effect.flip(
+        client.auth.login({ payload: { email: user.email, password: user.password + "x" } })
+      )
+      const unknown = yield* Effect.flip(
+        client.auth.login({ payload: { email: "nobody@example.test", password: user.password } })
+      )
+      for (const e of [wrong, unknown]) {
+        expect(e).toBeInstanceOf(InvalidCredentials)
+        expect(wireOf(e)).toEqual({ status: 401, code: "invalid_credentials" })
+      }
+      expect(wrong.message).toBe(unknown.message)
+      // Raw: no Set-Cookie on the wire for either.
+      for (
+        const reply of [
+          yield* login(user.email, user.password + "x"),
+          yield* login("nobody@example.test", user.password)
+        ]
+      ) {
         expect(reply.status).toBe(401)
-        expect(typedError(reply).code).toBe("invalid_credentials")
         expect(setCookieOf(reply)).toBe("")
       }
-      expect(wrong.json.error.message).toBe(unknown.json.error.message)
     }))
 
   it.effect("400 validation_error for a malformed body", () =>
     Effect.gen(function*() {
+      // Raw: the typed client cannot send a body without its password.
       const reply = yield* post("/api/auth/login", { email: "a@b.c" })
       expect(reply.status).toBe(400)
       expect(typedError(reply).code).toBe("validation_error")
@@ -92,10 +128,10 @@ layer(TestServer.layer())("sign-in and sessions", (it) => {
       expect(cleared).toMatch(/^mp_session=;/)
       expect(attributes(cleared)).toContain("max-age=0")
       // The old cookie value no longer works, even if a client keeps sending it.
-      const me = yield* get("/api/auth/me", { cookie })
-      expect(me.status).toBe(401)
+      expect(yield* Effect.flip((yield* session(cookie)).auth.me())).toBeInstanceOf(UnauthorizedError)
       // Logging out again (or never signed in) is still a 204.
-      expect((yield* post("/api/auth/logout")).status).toBe(204)
+      const [, again] = yield* (yield* session()).auth.logout({ withResponse: true })
+      expect(again.status).toBe(204)
     }))
 
   it.effect("only the SHA-256 of the session token is stored", () =>
@@ -121,7 +157,7 @@ layer(TestServer.layer())("sign-in and sessions", (it) => {
       const foreignLogout = yield* post("/api/auth/logout", undefined, { cookie, origin: "https://evil.example" })
       expect(foreignLogout.status).toBe(403)
       expect(typedError(foreignLogout).code).toBe("origin_refused")
-      expect((yield* get("/api/auth/me", { cookie })).status).toBe(200) // still signed in
+      expect((yield* (yield* session(cookie)).auth.me()).user.id).toBe(user.id) // still signed in
 
       const opaque = yield* post("/api/auth/logout", undefined, { cookie, origin: "null" })
       expect(opaque.status).toBe(403)
@@ -163,15 +199,24 @@ describe("login rate limits", () => {
         Effect.gen(function*() {
           const victim = yield* createTestUser()
           const other = yield* createTestUser()
-          const statuses = []
-          for (let i = 0; i < 3; i++) statuses.push((yield* login(victim.email, "wrong-password")).status)
-          expect(statuses).toEqual([401, 401, 401])
+          const client = yield* session()
+          const refusals = []
+          for (let i = 0; i < 3; i++) {
+            refusals.push(
+              yield* Effect.flip(client.auth.login({ payload: { email: victim.email, password: "wrong-password" } }))
+            )
+          }
+          expect(refusals.map((e) => wireOf(e).status)).toEqual([401, 401, 401])
+          for (const e of refusals) expect(e).toBeInstanceOf(InvalidCredentials)
+          // Raw: Retry-After and the absent Set-Cookie are the wire.
           const limited = yield* login(victim.email.toUpperCase(), victim.password)
           expect(limited.status).toBe(429)
           expect(typedError(limited).code).toBe("rate_limited")
           expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
           expect(setCookieOf(limited)).toBe("")
-          expect((yield* login(other.email, other.password)).status).toBe(200)
+          const [signedIn, response] = yield* typedLogin(other.email, other.password)
+          expect(response.status).toBe(200)
+          expect(signedIn.user.id).toBe(other.id)
         }))
     }
   )
@@ -186,10 +231,17 @@ describe("login rate limits", () => {
           yield* createTestUser()
         ]
         const replies = []
-        for (const u of users) replies.push(yield* login(u.email, u.password))
-        expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 429])
-        expect(replies[0].headers.get("ratelimit-limit")).toBe("3")
-        expect(typedError(replies[3]).code).toBe("rate_limited")
+        for (const u of users) replies.push(yield* Effect.either(typedLogin(u.email, u.password)))
+        expect(replies.map(Either.match({ onLeft: (e) => wireOf(e).status, onRight: ([, r]) => r.status }))).toEqual([
+          200,
+          200,
+          200,
+          429
+        ])
+        expect(Either.getOrThrow(replies[0])[1].headers["ratelimit-limit"]).toBe("3")
+        const limited = Either.getOrThrow(Either.flip(replies[3]))
+        expect(limited).toBeInstanceOf(RateLimitedError)
+        expect(wireOf(limited).code).toBe("rate_limited")
       }))
   })
 })
@@ -258,8 +310,8 @@ describe("user create (CLI)", () => {
           expect(out.id).toMatch(/^usr_/)
 
           const cookie = yield* signIn({ email: "owner@example.test", password: "correct horse battery" })
-          const me = yield* request("/api/auth/me", { headers: { cookie } })
-          expect(me.json.domains).toEqual(["owned.com", "xn--bcher-kva.de"])
+          const me = yield* (yield* session(cookie)).auth.me()
+          expect(me.domains).toEqual(["owned.com", "xn--bcher-kva.de"])
 
           const duplicate = yield* runCli(databaseUrl!, [
             "user",
