@@ -1,5 +1,17 @@
+/**
+ * POST /api/tools/whois against loopback RDAP and WHOIS servers. Answers are read through the
+ * typed client (HttpApiClient.make(Api)): WhoisResponse decodes them, the 201 and the RateLimit /
+ * Idempotency headers come with `withResponse`; refusals are the typed InvalidDomain and
+ * ConflictError. Raw requests stay where the test is about the wire of an error answer (its
+ * RateLimit-Remaining, Retry-After, WWW-Authenticate) and for a body the typed client cannot send.
+ * The quota is shared by the tests of a layer, so every call counts: none is doubled.
+ */
+import type { HttpClientResponse } from "@effect/platform"
 import { describe, expect, layer } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Either, Layer } from "effect"
+import type { BatchResult } from "../../src/batch/Api.js"
+import { InvalidDomain } from "../../src/platform/DomainInput.js"
+import { apiClient, expectFailure, wireOf } from "../support/ApiClient.js"
 import { post, typedError } from "../support/http.js"
 import { accessToken } from "../support/identity.js"
 import * as RdapServer from "../support/RdapServer.js"
@@ -47,14 +59,30 @@ const Env = Layer.unwrapScoped(
   })
 )
 
+/**
+ * A batch operation's body: the single call's wire JSON, embedded as is (`body` is Schema.Unknown
+ * in BatchResult), so it is read untyped; the envelope around it is decoded by BatchResponse.
+ */
+const bodyOf = (result: BatchResult): any => result.body
+
 const remainingOf = (r: { headers: Headers }) => Number(r.headers.get("ratelimit-remaining"))
+
+/** The JSON of a typed call's answer as sent (the response's bytes, which the client read and keeps). */
+const wireJson = (response: HttpClientResponse.HttpClientResponse) =>
+  Effect.map(response.arrayBuffer, (bytes): unknown => JSON.parse(new TextDecoder().decode(bytes)))
+
+/** A typed lookup, as its decoded answer and its response (status and headers). */
+const lookup = (domain: string, options: Parameters<typeof apiClient>[0] = {}) =>
+  Effect.flatMap(apiClient(options), (client) => client.lookup.whois({ payload: { domain }, withResponse: true }))
 
 layer(Env, { excludeTestServices: true })("POST /api/tools/whois", (it) => {
   it.effect("201 with the stored RDAP lookup and the quota", () =>
     Effect.gen(function*() {
-      const res = yield* post("/api/tools/whois", { domain: "Example.COM" })
+      const [body, res] = yield* lookup("Example.COM")
       expect(res.status).toBe(201)
-      expect(res.json).toEqual({
+      // No other keys on the wire (decoding would drop them): the same answer's bytes.
+      expect(yield* wireJson(res)).toEqual(body)
+      expect(body).toEqual({
         lookup: {
           id: expect.stringMatching(/^lkp_[0-9a-z]{26}$/),
           domain: "example.com",
@@ -76,10 +104,10 @@ layer(Env, { excludeTestServices: true })("POST /api/tools/whois", (it) => {
         cap: 10,
         remaining: 9
       })
-      expect(res.headers.get("ratelimit-policy")).toBe("10;w=86400")
-      expect(res.headers.get("ratelimit-limit")).toBe("10")
-      expect(remainingOf(res)).toBe(9)
-      const reset = Number(res.headers.get("ratelimit-reset"))
+      expect(res.headers["ratelimit-policy"]).toBe("10;w=86400")
+      expect(res.headers["ratelimit-limit"]).toBe("10")
+      expect(Number(res.headers["ratelimit-remaining"])).toBe(9)
+      const reset = Number(res.headers["ratelimit-reset"])
       expect(reset).toBeGreaterThanOrEqual(1)
       expect(reset).toBeLessThanOrEqual(86_400)
     }))
@@ -87,9 +115,9 @@ layer(Env, { excludeTestServices: true })("POST /api/tools/whois", (it) => {
   it.effect("falls back to WHOIS port 43 when RDAP fails", () =>
     Effect.gen(function*() {
       const { whois } = yield* Upstreams
-      const res = yield* post("/api/tools/whois", { domain: "fallback.net" })
+      const [body, res] = yield* lookup("fallback.net")
       expect(res.status).toBe(201)
-      expect(res.json.lookup.result).toEqual({
+      expect(body.lookup.result).toEqual({
         domain: "fallback.net",
         status: "client delete prohibited, client transfer prohibited",
         registrar: "Example Registrar, Inc.",
@@ -101,12 +129,13 @@ layer(Env, { excludeTestServices: true })("POST /api/tools/whois", (it) => {
         emails: ["abuse@registrar.test", "hostmaster@fallback.net", "tech@fallback.net"],
         raw_source: "WHOIS"
       })
-      expect([res.json.used, res.json.remaining]).toEqual([2, 8])
+      expect([body.used, body.remaining]).toEqual([2, 8])
       expect(whois.queries).toContain("127.0.0.3 fallback.net")
     }))
 
   it.effect("404 whois_not_found when neither source has the name", () =>
     Effect.gen(function*() {
+      // Raw: the RateLimit-Remaining of an error answer is only on the wire.
       const res = yield* post("/api/tools/whois", { domain: "never-registered.com" })
       expect(res.status).toBe(404)
       expect(typedError(res).code).toBe("whois_not_found")
@@ -115,14 +144,17 @@ layer(Env, { excludeTestServices: true })("POST /api/tools/whois", (it) => {
 
   it.effect("400 invalid_domain spends no quota", () =>
     Effect.gen(function*() {
+      const client = yield* apiClient()
       for (const domain of ["not a domain", "-bad-.com", "com", "1.2.3.4", ""]) {
-        const res = yield* post("/api/tools/whois", { domain })
-        expect(res.status, domain).toBe(400)
-        expect(typedError(res).code, domain).toBe("invalid_domain")
+        const e = yield* Effect.flip(client.lookup.whois({ payload: { domain } }))
+        expect(e, domain).toBeInstanceOf(InvalidDomain)
+        expect(wireOf(e), domain).toEqual({ status: 400, code: "invalid_domain" })
       }
+      // Raw: the typed client cannot send a body without its domain.
       const missing = yield* post("/api/tools/whois", {})
       expect(missing.status).toBe(400)
       expect(typedError(missing).code).toBe("validation_error")
+      // Raw: the RateLimit-Remaining of the 404 is only on the wire.
       const next = yield* post("/api/tools/whois", { domain: "never-registered.org" })
       expect(remainingOf(next)).toBe(6)
     }))
@@ -130,29 +162,31 @@ layer(Env, { excludeTestServices: true })("POST /api/tools/whois", (it) => {
   it.effect("Idempotency-Key replays the stored 201 and spends nothing", () =>
     Effect.gen(function*() {
       const headers = { "idempotency-key": "lookup-key-1" }
-      const first = yield* post("/api/tools/whois", { domain: "example.com" }, headers)
-      expect(first.status).toBe(201)
-      expect(first.headers.get("idempotency-key")).toBe("lookup-key-1")
-      expect(first.headers.get("idempotent-replayed")).toBe("false")
-      expect(first.json.remaining).toBe(5)
+      const [first, firstRes] = yield* lookup("example.com", { headers })
+      expect(firstRes.status).toBe(201)
+      expect(firstRes.headers["idempotency-key"]).toBe("lookup-key-1")
+      expect(firstRes.headers["idempotent-replayed"]).toBe("false")
+      expect(first.remaining).toBe(5)
 
-      const again = yield* post("/api/tools/whois", { domain: "example.com" }, headers)
-      expect(again.status).toBe(201)
-      expect(again.headers.get("idempotent-replayed")).toBe("true")
-      expect(again.headers.get("idempotency-key")).toBe("lookup-key-1")
-      expect(again.json).toEqual(first.json)
-      expect(remainingOf(again)).toBe(5)
-      expect(again.headers.get("ratelimit-policy")).toBe("10;w=86400")
+      const [again, againRes] = yield* lookup("example.com", { headers })
+      expect(againRes.status).toBe(201)
+      expect(againRes.headers["idempotent-replayed"]).toBe("true")
+      expect(againRes.headers["idempotency-key"]).toBe("lookup-key-1")
+      expect(again).toEqual(first)
+      // The replay is the stored answer as sent, no key more or less.
+      expect(yield* wireJson(againRes)).toEqual(yield* wireJson(firstRes))
+      expect(Number(againRes.headers["ratelimit-remaining"])).toBe(5)
+      expect(againRes.headers["ratelimit-policy"]).toBe("10;w=86400")
 
-      const other = yield* post("/api/tools/whois", { domain: "other.com" }, headers)
-      expect(other.status).toBe(409)
-      expect(typedError(other).code).toBe("conflict")
-      const bad = yield* post("/api/tools/whois", { domain: "example.com" }, { "idempotency-key": "has space" })
-      expect(bad.status).toBe(400)
+      // Conflict: the typed ConflictError, its wire code conflict.
+      yield* expectFailure(lookup("other.com", { headers }), 409, "conflict")
+      const bad = yield* Effect.flip(lookup("example.com", { headers: { "idempotency-key": "has space" } }))
+      expect(wireOf(bad).status).toBe(400)
     }))
 
   it.effect("the 11th anonymous lookup of the day is a 429 with Retry-After", () =>
     Effect.gen(function*() {
+      // Raw: the 429's RateLimit and Retry-After headers are only on the wire.
       let last = yield* post("/api/tools/whois", { domain: "example.com" })
       while (last.status === 201) last = yield* post("/api/tools/whois", { domain: "example.com" })
       expect(last.status).toBe(429)
@@ -163,9 +197,9 @@ layer(Env, { excludeTestServices: true })("POST /api/tools/whois", (it) => {
       expect(retryAfter).toBeGreaterThanOrEqual(1)
       expect(retryAfter).toBeLessThanOrEqual(86_400)
       // A replay of an earlier key still answers, spending nothing.
-      const replay = yield* post("/api/tools/whois", { domain: "example.com" }, { "idempotency-key": "lookup-key-1" })
+      const [, replay] = yield* lookup("example.com", { headers: { "idempotency-key": "lookup-key-1" } })
       expect(replay.status).toBe(201)
-      expect(replay.headers.get("idempotent-replayed")).toBe("true")
+      expect(replay.headers["idempotent-replayed"]).toBe("true")
     }))
 })
 
@@ -174,24 +208,33 @@ describe("quota counting", () => {
     it.effect("exactly 10 lookups succeed (batch whois_lookup included), the 11th is refused", () =>
       Effect.gen(function*() {
         // Batch whois_lookup goes through the same handler and the same quota.
-        const batch = yield* post("/api/batch", {
-          operations: [
-            { id: "w1", op: "whois_lookup", params: { domain: "example.com" } },
-            { id: "w2", op: "whois_lookup", params: { domain: "never-registered.com" } }
-          ]
+        const client = yield* apiClient()
+        const [batch, response] = yield* client.batch.runBatch({
+          payload: {
+            operations: [
+              { id: "w1", op: "whois_lookup", params: { domain: "example.com" } },
+              { id: "w2", op: "whois_lookup", params: { domain: "never-registered.com" } }
+            ]
+          },
+          withResponse: true
         })
-        expect(batch.status).toBe(200)
-        const [w1, w2] = batch.json.results
+        expect(response.status).toBe(200)
+        const [w1, w2] = batch.results
         expect(w1).toMatchObject({
           id: "w1",
           op: "whois_lookup",
           status: 201,
           body: { used: 1, cap: 10, remaining: 9 }
         })
-        expect(w1.body.lookup.result.raw_source).toBe("RDAP")
+        expect(bodyOf(w1!).lookup.result.raw_source).toBe("RDAP")
         expect(w2).toMatchObject({ id: "w2", status: 404, body: { error: { code: "whois_not_found" } } })
         const statuses: Array<number> = []
-        for (let i = 0; i < 9; i++) statuses.push((yield* post("/api/tools/whois", { domain: "example.com" })).status)
+        for (let i = 0; i < 9; i++) {
+          const result = yield* Effect.either(
+            client.lookup.whois({ payload: { domain: "example.com" }, withResponse: true })
+          )
+          statuses.push(Either.match(result, { onLeft: (e) => wireOf(e).status, onRight: ([, r]) => r.status }))
+        }
         expect(statuses).toEqual([201, 201, 201, 201, 201, 201, 201, 201, 429])
       }))
   })
@@ -202,16 +245,15 @@ describe("bearer quota", () => {
     it.effect("gets the higher daily cap (BEARER_WHOIS_CAP, default 100), counted per user", () =>
       Effect.gen(function*() {
         const token = yield* accessToken([])
-        const auth = { authorization: `Bearer ${token}` }
-        const first = yield* post("/api/tools/whois", { domain: "example.com" }, auth)
-        expect(first.status).toBe(201)
-        expect(first.json).toMatchObject({ used: 1, cap: 100, remaining: 99 })
-        expect(first.headers.get("ratelimit-limit")).toBe("100")
-        expect(first.headers.get("ratelimit-policy")).toBe("100;w=86400")
+        const [first, response] = yield* lookup("example.com", { bearer: token })
+        expect(response.status).toBe(201)
+        expect(first).toMatchObject({ used: 1, cap: 100, remaining: 99 })
+        expect(response.headers["ratelimit-limit"]).toBe("100")
+        expect(response.headers["ratelimit-policy"]).toBe("100;w=86400")
         // Anonymous callers from the same IP keep their own cap of 10.
-        const anonymous = yield* post("/api/tools/whois", { domain: "example.com" })
-        expect(anonymous.json).toMatchObject({ cap: 10 })
-        // An invalid token is refused, not downgraded to anonymous.
+        const [anonymous] = yield* lookup("example.com")
+        expect(anonymous).toMatchObject({ cap: 10 })
+        // An invalid token is refused, not downgraded to anonymous. Raw: WWW-Authenticate is the wire.
         const bad = yield* post("/api/tools/whois", { domain: "example.com" }, { authorization: "Bearer not-a-token" })
         expect(bad.status).toBe(401)
         expect(bad.headers.get("www-authenticate")).toContain("error=\"invalid_token\"")
