@@ -131,7 +131,7 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       expect(again.status).toBe(201)
       expect(again.json.id).toBe(first.json.id)
       expect(again.headers.get("idempotent-replayed")).toBe("true")
-      // Raw: the typed client decodes this DomainNotEligible as createCase's generic Conflict.
+      // Raw: the retry without the key meets the wire's DomainNotEligible envelope (code, request id).
       expectError(yield* signed(cred, "POST", BASE, { body: caseBody("retried.com") }), 409, "conflict")
     }))
 
@@ -139,8 +139,8 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
     Effect.gen(function*() {
       const a = yield* createPartner({ scopes: ["broker"] })
       const b = yield* createPartner({ scopes: ["broker"] })
-      // Raw: the typed client decodes this 409 (DomainNotEligible, `details.reasons`) as the
-      // generic Conflict declared before it on createCase, so the wire code and details are asserted.
+      // Raw: both answers of the race are read from the same replies: the loser's wire code and
+      // `details.reasons`, the winner's body.
       const [ra, rb] = yield* Effect.all([
         signed(a, "POST", BASE, { body: caseBody("contested.com") }),
         signed(b, "POST", BASE, { body: caseBody("contested.com") })

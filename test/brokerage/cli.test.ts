@@ -5,12 +5,10 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { apiClient } from "../support/ApiClient.js"
 import { runCli } from "../support/cli.js"
-import { post, request } from "../support/http.js"
-import { createPartner, signed } from "../support/PartnerKit.js"
+import { createPartner } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
-
-const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 
 layer(Layer.empty)("brokerage CLI", (it) => {
   it.scoped(
@@ -21,11 +19,18 @@ layer(Layer.empty)("brokerage CLI", (it) => {
         const server = yield* Layer.build(TestServer.layer({}, { databaseUrl }))
         const run = <A, E>(e: Effect.Effect<A, E, any>) => Effect.provide(e, server) as Effect.Effect<A, E>
         const cred = yield* run(createPartner({ scopes: ["broker"], environment: "live" }))
-        const created = yield* run(signed(cred, "POST", "/api/partner/v1/brokerage", {
-          body: { domain: "cli-case.com", tier: "self_serve", buyer_email: "b@example.org", budget: 100_000 }
-        }))
-        expect(created.status, created.text).toBe(201)
-        const id = created.json.id
+        const admin = yield* run(apiClient({ bearer: TestServer.baseEnv.ADMIN_TOKEN }))
+        const [created, reply] = yield* run(apiClient({ partner: cred })).pipe(
+          Effect.flatMap((client) =>
+            client.partnerBrokerage.createCase({
+              payload: { domain: "cli-case.com", tier: "self_serve", buyer_email: "b@example.org", budget: 100_000 },
+              headers: {},
+              withResponse: true
+            })
+          )
+        )
+        expect(reply.status).toBe(201)
+        const id = created.id
 
         const listed = yield* runCli(databaseUrl, ["brokerage", "list", "--status", "open", "--json"])
         expect(listed.code, listed.stderr).toBe(0)
@@ -45,7 +50,7 @@ layer(Layer.empty)("brokerage CLI", (it) => {
         expect(JSON.parse(early.stderr).error.code).toBe("conflict")
         // The middle steps over the admin API (each CLI start costs seconds on a loaded machine).
         for (let i = 0; i < 3; i++) {
-          expect((yield* run(post(`/api/admin/brokerage/${id}/advance`, undefined, ADMIN))).status).toBe(200)
+          yield* admin.adminBrokerage.advance({ path: { id }, urlParams: {} })
         }
         const agreed = yield* runCli(databaseUrl, [
           "brokerage",
@@ -72,10 +77,9 @@ layer(Layer.empty)("brokerage CLI", (it) => {
         const missing = yield* runCli(databaseUrl, ["brokerage", "show", "brk_nope", "--json"])
         expect(missing.code).toBe(3)
         expect(JSON.parse(missing.stderr).error.code).toBe("not_found")
-        const verify = yield* run(request("/api/admin/ledger/verify", { headers: ADMIN }))
-        expect(verify.json.problems).toEqual([])
-        const detail = yield* run(request(`/api/admin/brokerage/${id}`, { headers: ADMIN }))
-        expect(detail.json.timeline.map((t: any) => t.actor)).toEqual([
+        expect((yield* admin.adminMoney.verifyLedger()).problems).toEqual([])
+        const detail = yield* admin.adminBrokerage.getCase({ path: { id } })
+        expect(detail.timeline.map((t) => t.actor)).toEqual([
           "partner:" + cred.key_id,
           "admin",
           "admin",
@@ -83,7 +87,7 @@ layer(Layer.empty)("brokerage CLI", (it) => {
           "operator-cli",
           "operator-cli"
         ])
-        expect(detail.json.timeline[4].note).toBe("owner accepted")
+        expect(detail.timeline[4]?.note).toBe("owner accepted")
       }),
     { timeout: 400_000 }
   )

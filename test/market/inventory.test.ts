@@ -2,10 +2,17 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { fetchReply, get } from "../support/http.js"
+import { apiClient } from "../support/ApiClient.js"
 import * as TestServer from "../support/TestServer.js"
 
 class Db extends Context.Tag("test/Db")<Db, string>() {}
+
+/** Listings through the typed client (the endpoint's defaults filled in), of the server in scope. */
+const listings = (query: { readonly limit?: number; readonly q?: string } = {}) =>
+  Effect.flatMap(
+    apiClient(),
+    (client) => client.market.listListings({ urlParams: { limit: 24, offset: 0, sort: "newest", ...query } })
+  ).pipe(Effect.orDie)
 
 const server = Layer.unwrapScoped(
   Effect.map(
@@ -22,11 +29,10 @@ layer(server, { timeout: 180_000 })("seeded inventories", (it) => {
     "the demo catalogue is listed live and marked demo; DEMO_LISTINGS=false removes it at start-up",
     () =>
       Effect.gen(function*() {
-        const page = yield* get("/api/market/listings?limit=200")
-        expect(page.status).toBe(200)
-        expect(page.json.page.total).toBe(48)
-        expect(page.json.items.every((i: any) => i.demo === true)).toBe(true)
-        expect(page.json.items.map((i: any) => i.domain)).toContain("brightharbor.com")
+        const page = yield* listings({ limit: 200 })
+        expect(page.page.total).toBe(48)
+        expect(page.items.every((i) => i.demo === true)).toBe(true)
+        expect(page.items.map((i) => i.domain)).toContain("brightharbor.com")
 
         // A second replica configured without the demo catalogue, on the same database.
         const databaseUrl = yield* Db
@@ -34,9 +40,10 @@ layer(server, { timeout: 180_000 })("seeded inventories", (it) => {
           const ctx = yield* Layer.build(
             TestServer.layer({ DEMO_LISTINGS: "false", RDAP_MODE: "sandbox" }, { databaseUrl })
           )
-          const other = Context.get(ctx, TestServer.TestServer)
-          const after = yield* Effect.promise(() => fetchReply(`${other.baseUrl}/api/market/listings`))
-          expect(after.json.page.total).toBe(0)
+          const after = yield* listings().pipe(
+            Effect.provideService(TestServer.TestServer, Context.get(ctx, TestServer.TestServer))
+          )
+          expect(after.page.total).toBe(0)
         }))
       }),
     120_000
@@ -61,7 +68,7 @@ layer(server, { timeout: 180_000 })("seeded inventories", (it) => {
         )
       ).toBe(true)
       expect(rows.some((r) => r.status === "pending")).toBe(true)
-      const live = yield* get(`/api/market/listings?q=sandbox`)
-      expect(live.json.page.total).toBe(0)
+      const live = yield* listings({ q: "sandbox" })
+      expect(live.page.total).toBe(0)
     }))
 })

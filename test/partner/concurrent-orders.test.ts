@@ -30,14 +30,16 @@ const orderBody = (domain: string, price: number): typeof OrderRequest.Type => (
 // only real PostgreSQL can show a second writer committing while the first is open.
 const embedded = process.env.DATABASE_URL === undefined
 
-/**
- * POST /orders through the typed client signed as `cred`, with a fresh Idempotency-Key (required,
- * not declared by the endpoint's schema, so set on the client); the order and the response.
- */
+/** POST /orders through the typed client signed as `cred`, with a fresh Idempotency-Key; the order and the response. */
 const createOrder = (cred: IssuedCredential, payload: typeof OrderRequest.Type) =>
   Effect.flatMap(
-    apiClient({ partner: cred, headers: { "idempotency-key": crypto.randomUUID() } }),
-    (client) => client.partnerOrders.createOrder({ payload, withResponse: true })
+    apiClient({ partner: cred }),
+    (client) =>
+      client.partnerOrders.createOrder({
+        payload,
+        headers: { "idempotency-key": crypto.randomUUID() },
+        withResponse: true
+      })
   )
 
 layer(TestServer.layer(), { excludeTestServices: true })("one partner's concurrent orders", (it) => {

@@ -28,16 +28,15 @@ const orderBody = (
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
 
-/**
- * The typed client signed as `cred`, its requests carrying this Idempotency-Key (POST /orders
- * requires the header; the endpoint's schema does not declare it, so it goes on the client).
- */
-const keyed = (cred: IssuedCredential, key: string = crypto.randomUUID()) =>
-  apiClient({ partner: cred, headers: { "idempotency-key": key } })
+/** The Idempotency-Key header POST /orders requires (a fresh one unless given). */
+const keyed = (key: string = crypto.randomUUID()) => ({ "idempotency-key": key })
 
-/** POST /orders through the typed client, with a fresh Idempotency-Key. */
+/** POST /orders through the typed client signed as `cred`, with a fresh Idempotency-Key. */
 const createOrder = (cred: IssuedCredential, payload: typeof OrderRequest.Type) =>
-  Effect.flatMap(keyed(cred), (client) => client.partnerOrders.createOrder({ payload }))
+  Effect.flatMap(
+    apiClient({ partner: cred }),
+    (client) => client.partnerOrders.createOrder({ payload, headers: keyed() })
+  )
 
 layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "1000000", PARTNER_QUOTE_TTL: "2 seconds" }))(
   "partner quotes and orders",
@@ -127,11 +126,11 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "1000000", PARTNER_QUOTE_TTL: "
           422,
           "price_mismatch"
         )
-        const [ok, okResponse] = yield* Effect.flatMap(keyed(a), (client) =>
-          client.partnerOrders.createOrder({
-            payload: orderBody("bound.com", 99_000, { quote_id: q.quote_id }),
-            withResponse: true
-          }))
+        const [ok, okResponse] = yield* clientA.partnerOrders.createOrder({
+          payload: orderBody("bound.com", 99_000, { quote_id: q.quote_id }),
+          headers: keyed(),
+          withResponse: true
+        })
         expect(okResponse.status).toBe(201)
         expect(ok.quote_id).toMatch(/^qt_/)
         // A used quote cannot buy twice.
@@ -261,9 +260,10 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "1000000", PARTNER_QUOTE_TTL: "
         expect(events[0].n).toBe(1)
         // Same key, other body → 409.
         const other = yield* expectFailure(
-          Effect.flatMap(keyed(a, key), (client) =>
+          Effect.flatMap(apiClient({ partner: a }), (client) =>
             client.partnerOrders.createOrder({
-              payload: orderBody("race.com", 77_700, { external_payment_ref: "another" })
+              payload: orderBody("race.com", 77_700, { external_payment_ref: "another" }),
+              headers: keyed(key)
             })),
           409,
           "conflict"

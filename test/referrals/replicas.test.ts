@@ -13,8 +13,9 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { Referrals } from "../../src/referrals/Referrals.js"
+import { apiClient } from "../support/ApiClient.js"
 import { realSleep } from "../support/http.js"
-import { createPartner, signed } from "../support/PartnerKit.js"
+import { createPartner } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 import { follow } from "./ReferralKit.js"
 
@@ -40,7 +41,10 @@ layer(Layer.empty)("unique clicks across replicas", (it) => {
         const sql = yield* onA(SqlClient.SqlClient)
 
         const aff = yield* onA(createPartner({ scopes: ["refer", "report"], affiliate: true }))
-        const link = (yield* onA(signed(aff, "POST", "/api/partner/v1/links", { body: { kind: "generic" } }))).json
+        // Each replica's typed client, signed as the affiliate.
+        const clientA = yield* onA(apiClient({ partner: aff }))
+        const clientB = yield* onB(apiClient({ partner: aff }))
+        const link = yield* clientA.partnerReferrals.createLink({ payload: { kind: "generic" } })
         const visitor = { ip: "198.51.100.7" }
         const clicks = () =>
           sql<{ is_unique: boolean; bot: boolean }>`
@@ -101,16 +105,16 @@ layer(Layer.empty)("unique clicks across replicas", (it) => {
         expect(rows.filter((r) => r.bot).map((r) => r.is_unique)).toEqual([false, false])
 
         // The reports (roll-ups) agree with the click rows, read through either replica.
-        const window = `from=${today()}&to=${today()}`
-        const report = yield* onB(signed(aff, "GET", `/api/partner/v1/me/clicks?${window}`))
-        expect(report.json, report.text).toMatchObject({ clicks: total, unique_clicks: unique })
-        const analytics = yield* onA(signed(aff, "GET", `/api/partner/v1/analytics?${window}`))
-        expect(analytics.json, analytics.text).toMatchObject({ clicks: total, unique_clicks: unique, sales: 0 })
-        expect(analytics.json.series).toEqual([
+        const window = { from: today(), to: today() }
+        const report = yield* clientB.partnerReferrals.myClicks({ urlParams: window })
+        expect(report).toMatchObject({ clicks: total, unique_clicks: unique })
+        const analytics = yield* clientA.partnerReferrals.analytics({ urlParams: window })
+        expect(analytics).toMatchObject({ clicks: total, unique_clicks: unique, sales: 0 })
+        expect(analytics.series).toEqual([
           expect.objectContaining({ date: today(), clicks: total, unique_clicks: unique })
         ])
-        const links = yield* onB(signed(aff, "GET", "/api/partner/v1/links"))
-        expect(links.json.links[0]).toMatchObject({ id: link.id, clicks: total, unique_clicks: unique })
+        const links = yield* clientB.partnerReferrals.listLinks({ urlParams: {} })
+        expect(links.links[0]).toMatchObject({ id: link.id, clicks: total, unique_clicks: unique })
         const [daily] = yield* sql<{ clicks: number; unique_clicks: number }>`
         select sum(clicks)::int as clicks, sum(unique_clicks)::int as unique_clicks from referral_daily where link_id = ${link.id}`
           .pipe(Effect.orDie)

@@ -2,10 +2,10 @@
  * The free tools through HTTP. Answers are read through the typed client (HttpApiClient.make(Api)):
  * the envelope ({ok, cached, result}, the 202 job, the job status) is decoded by its schema; each
  * tool's `result` is an open record in the schema (ToolResult), so its fields are typed here by cast.
- * Errors stay raw: at each status the endpoint declares the generic class (BadRequest, NotFound)
- * before the specific one (InvalidDomain, UnknownTool, …), so the typed client decodes every error
- * as the generic class; the tests assert the wire code instead. Malformed input (missing or
- * wrongly typed fields, more than 500 domains) cannot be sent by the typed client.
+ * Errors are asserted on the wire (code, envelope, headers), and as the classes the typed client
+ * decodes them to (InvalidDomain, UnknownTool, …: each endpoint declares its own classes before the
+ * generic ones). Malformed input (missing or wrongly typed fields, more than 500 domains) cannot be
+ * sent by the typed client.
  */
 import type { HttpClientResponse } from "@effect/platform"
 import { describe, expect, layer } from "@effect/vitest"

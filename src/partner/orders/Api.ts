@@ -17,6 +17,7 @@ import {
   DomainNotAvailable,
   DomainReserved,
   InvalidQuote,
+  MissingIdempotencyKey,
   NoBuyNowPrice,
   OrderMoveNotAllowed,
   OrderNotFound,
@@ -222,7 +223,14 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
   .add(
     HttpApiEndpoint.post("createOrder", "/api/partner/v1/orders")
       .setPayload(OrderRequest)
+      .setHeaders(Schema.Struct({
+        // Optional to the decoder so that its absence is the documented 400 missing_idempotency_key.
+        "idempotency-key": Schema.optional(Schema.String).annotations({
+          description: "Required: the same key on every retry of this order (1-255 visible ASCII characters)"
+        })
+      }))
       .addSuccess(Order, { status: 201 })
+      .addError(errorWire(MissingIdempotencyKey))
       .addError(errorWire(MalformedParameter))
       .addError(errorWire(MalformedDomain))
       .addError(errorWire(InvalidQuote))

@@ -2,13 +2,13 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../../app/Api.js"
-import { BadRequestError } from "../../platform/Errors.js"
 import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
 import { dateParam, domainParam, iso, pageCursor } from "../Common.js"
 import { MalformedParameter } from "../Errors.js"
 import { Order } from "./Api.js"
+import { MissingIdempotencyKey } from "./Errors.js"
 import { Orders } from "./Orders.js"
 import { orderOf } from "./View.js"
 
@@ -26,13 +26,12 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
           const name = yield* domainParam("domain", payload.domain)
           return yield* orders.createQuote(partner, name.ascii)
         }))
-      .handle("createOrder", ({ payload, request }) =>
+      .handle("createOrder", ({ headers, payload, request }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
-          const key = request.headers["idempotency-key"]
+          const key = headers["idempotency-key"]
           if (key === undefined || key.trim() === "") {
-            return yield* new BadRequestError({
-              code: "missing_idempotency_key",
+            return yield* new MissingIdempotencyKey({
               message:
                 "POST /orders requires an Idempotency-Key header (1-255 visible ASCII characters, e.g. a UUID v4, the same on every retry of this order)"
             })
