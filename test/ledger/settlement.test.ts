@@ -12,21 +12,26 @@ import { buy, createPartner, expectError, seedListings, signed } from "../suppor
 import * as TestServer from "../support/TestServer.js"
 
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
-const admin = (id: string, action: string) => post(`/api/admin/orders/${id}/${action}`, undefined, ADMIN)
+/** The operator's typed client (bearer ADMIN_TOKEN): answers decoded by the success schemas. */
+const adminClient = apiClient({ bearer: TestServer.baseEnv.ADMIN_TOKEN })
 const settle = (asOf: Date) =>
-  post(`/api/admin/settlements/run?as_of=${encodeURIComponent(asOf.toISOString())}`, undefined, ADMIN)
+  Effect.flatMap(adminClient, (c) => c.adminMoney.runSettlement({ urlParams: { as_of: asOf.toISOString() } }))
+const balanceOf = (partner: string, env: "live" | "sandbox") =>
+  Effect.flatMap(adminClient, (c) => c.adminMoney.ledgerBalance({ urlParams: { partner, env } }))
 const DAY = 86_400_000
 const deliver = (id: string) =>
   Effect.gen(function*() {
-    expect((yield* admin(id, "start-transfer")).status).toBe(200)
-    expect((yield* admin(id, "confirm-delivery")).json.status).toBe("TRANSFER_COMPLETED")
+    const admin = yield* adminClient
+    yield* admin.adminOrders.orderAction({ path: { id, action: "start-transfer" }, urlParams: {} })
+    expect(
+      (yield* admin.adminOrders.orderAction({ path: { id, action: "confirm-delivery" }, urlParams: {} })).status
+    ).toBe("TRANSFER_COMPLETED")
   })
 const verify = Effect.gen(function*() {
-  const r = yield* request("/api/admin/ledger/verify", { headers: ADMIN })
-  expect(r.status, r.text).toBe(200)
-  expect(r.json.problems).toEqual([])
-  expect(r.json.ok).toBe(true)
-  return r.json
+  const report = yield* (yield* adminClient).adminMoney.verifyLedger()
+  expect(report.problems).toEqual([])
+  expect(report.ok).toBe(true)
+  return report
 })
 
 layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settlement", (it) => {
@@ -45,22 +50,19 @@ layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settle
       ).toBe(201)
       yield* deliver(a)
       yield* deliver(b)
-      const balance = yield* request(`/api/admin/ledger/balance?partner=${cred.partner_id}&env=sandbox`, {
-        headers: ADMIN
-      })
+      const balance = yield* balanceOf(cred.partner_id, "sandbox")
       // 10 % default: 150000 → 15000 kept, 135000 owed; 99999 → 9999 kept, 90000 owed.
-      expect(balance.json.owed_by_partner_cents).toBe(135_000 + 90_000)
+      expect(balance.owed_by_partner_cents).toBe(135_000 + 90_000)
       yield* verify
 
       // Not yet: completion is younger than SETTLEMENT_HOLD_DAYS (7).
       const early = yield* settle(new Date(Date.now() + 6 * DAY))
-      expect(early.status, early.text).toBe(200)
-      expect(early.json).toMatchObject({ status: "completed", orders_settled: 0, statements: [] })
+      expect(early).toMatchObject({ status: "completed", orders_settled: 0, statements: [] })
       const run = yield* settle(new Date(Date.now() + 8 * DAY))
-      expect(run.json.orders_settled).toBe(2)
-      expect(run.json.statements).toHaveLength(1)
+      expect(run.orders_settled).toBe(2)
+      expect(run.statements).toHaveLength(1)
       const again = yield* settle(new Date(Date.now() + 30 * DAY))
-      expect(again.json.orders_settled).toBe(0)
+      expect(again.orders_settled).toBe(0)
 
       // Reads through the typed client (HttpApiClient.make(Api), signed like a partner's code):
       // each answer decoded by its endpoint's success schema.
@@ -155,8 +157,9 @@ layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settle
       // Other partners, and the same partner's live credential, see nothing of it.
       const other = yield* createPartner({ scopes: ["buy", "report"] })
       expectError(yield* signed(other, "GET", `/api/partner/v1/settlements/${s.id}`), 404, "not_found")
-      expect((yield* signed(other, "GET", "/api/partner/v1/settlements")).json.settlements).toEqual([])
-      expect((yield* signed(other, "GET", "/api/partner/v1/transactions")).json.totals).toEqual({
+      const otherClient = yield* apiClient({ partner: other })
+      expect((yield* otherClient.partnerMoney.listSettlements({ urlParams: {} })).settlements).toEqual([])
+      expect((yield* otherClient.partnerMoney.listTransactions({ urlParams: {} })).totals).toEqual({
         count: 0,
         gmv_cents: 0,
         commission_cents: 0
@@ -170,8 +173,8 @@ layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settle
       const buyOnly = yield* createPartner({ scopes: ["buy"] })
       expect((yield* signed(buyOnly, "GET", "/api/partner/v1/transactions")).status).toBe(403)
       expect((yield* signed(buyOnly, "GET", "/api/partner/v1/payouts")).status).toBe(403)
-      const payouts = yield* signed(cred, "GET", "/api/partner/v1/payouts")
-      expect(payouts.json).toEqual({ payouts: [], total_paid_cents: 0, next_cursor: null })
+      const payouts = yield* client.partnerMoney.listPayouts({ urlParams: {} })
+      expect(payouts).toEqual({ payouts: [], total_paid_cents: 0, next_cursor: null })
       expectError(yield* signed(cred, "GET", "/api/partner/v1/me/payouts"), 403, "forbidden")
 
       const verified = yield* verify
@@ -185,10 +188,11 @@ layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settle
       yield* seedListings([{ domain: "ledger-sandbox.com", bin: 5_000 }])
       const cred = yield* createPartner({ scopes: ["buy", "report", "webhook"] })
       const id = yield* buy(cred, "ledger-sandbox.com", 5_000)
-      for (let i = 0; i < 2; i++) yield* signed(cred, "POST", `/api/partner/v1/sandbox/orders/${id}/advance`)
-      const settled = yield* signed(cred, "POST", `/api/partner/v1/sandbox/orders/${id}/advance`)
-      expect(settled.json.status, settled.text).toBe("SETTLED")
-      const list = (yield* signed(cred, "GET", "/api/partner/v1/settlements")).json.settlements
+      const client = yield* apiClient({ partner: cred })
+      const advance = client.partnerSandbox.advance({ path: { public_id: id } })
+      for (let i = 0; i < 2; i++) yield* advance
+      expect((yield* advance).status).toBe("SETTLED")
+      const list = (yield* client.partnerMoney.listSettlements({ urlParams: {} })).settlements
       expect(list).toHaveLength(1)
       expect(list[0]).toMatchObject({
         orders_count: 1,
@@ -196,11 +200,9 @@ layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settle
         amount_owed_cents: 4_500,
         commission_retained_cents: 500
       })
-      const balance = yield* request(`/api/admin/ledger/balance?partner=${cred.partner_id}&env=sandbox`, {
-        headers: ADMIN
-      })
-      expect(balance.json.accounts.partner_receivable).toBe(0)
-      expect(balance.json.accounts.partner_receivable_settled).toBe(4_500)
+      const balance = yield* balanceOf(cred.partner_id, "sandbox")
+      expect(balance.accounts.partner_receivable).toBe(0)
+      expect(balance.accounts.partner_receivable_settled).toBe(4_500)
       yield* verify
     }))
 
@@ -210,8 +212,6 @@ layer(TestServer.layer({ SETTLEMENT_INTERVAL: "0 seconds" }))("ledger and settle
       const error = expectError(reply, 404, "not_found")
       expect(error.message).toContain("ptn_nobody")
       const cred = yield* createPartner({ scopes: ["report"] })
-      const known = yield* request(`/api/admin/ledger/balance?partner=${cred.partner_id}&env=live`, { headers: ADMIN })
-      expect(known.status, known.text).toBe(200)
-      expect(known.json.owed_by_partner_cents).toBe(0)
+      expect((yield* balanceOf(cred.partner_id, "live")).owed_by_partner_cents).toBe(0)
     }))
 })
