@@ -15,6 +15,7 @@ import { OptionalBearer } from "../identity/Viewer.js"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
 import { InvalidDomain } from "../platform/DomainInput.js"
 import { BadRequest, Conflict, errorWire, RateLimited } from "../platform/Errors.js"
+import { InvalidIdempotencyKey } from "../platform/Idempotency.js"
 import { policy } from "../platform/RateLimit.js"
 import { WhoisNotFound, WhoisQuotaSpent, WhoisUnavailable } from "./Errors.js"
 import { LookupRecordSchema } from "./Record.js"
@@ -53,7 +54,13 @@ export class LookupApi extends HttpApiGroup.make("lookup")
   .add(
     HttpApiEndpoint.post("whois", "/api/tools/whois")
       .setPayload(WhoisRequest)
+      .setHeaders(Schema.Struct({
+        "idempotency-key": Schema.optional(Schema.String).annotations({
+          description: "Optional: a retry with the same key answers the stored 201 without spending quota"
+        })
+      }))
       .addSuccess(WhoisResponse, { status: 201 })
+      .addError(errorWire(InvalidIdempotencyKey))
       .addError(errorWire(InvalidDomain))
       .addError(errorWire(WhoisNotFound))
       .addError(errorWire(WhoisUnavailable))

@@ -8,8 +8,7 @@ import { CurrentViewer } from "../identity/Viewer.js"
 import { clientIpOf } from "../platform/ClientIp.js"
 import { AppConfig } from "../platform/Config.js"
 import { domainInput } from "../platform/DomainInput.js"
-import { BadRequestError } from "../platform/Errors.js"
-import { fingerprint, Idempotency, isValidKey } from "../platform/Idempotency.js"
+import { fingerprint, Idempotency, InvalidIdempotencyKey, isValidKey } from "../platform/Idempotency.js"
 import { makePeek, type RateLimitDecision, rateLimitHeaders } from "../platform/RateLimit.js"
 import { addResponseHeaders } from "../platform/ResponseHeaders.js"
 import { WhoisResponse } from "./Api.js"
@@ -25,15 +24,12 @@ export const LookupHttpLive = HttpApiBuilder.group(Api, "lookup", (handlers) =>
     const config = yield* AppConfig
     const peek = yield* makePeek
 
-    return handlers.handle("whois", ({ payload, request }) =>
+    return handlers.handle("whois", ({ headers, payload, request }) =>
       Effect.gen(function*() {
         const viewer = yield* CurrentViewer
-        const key = request.headers["idempotency-key"]
+        const key = headers["idempotency-key"]
         if (key !== undefined && !isValidKey(key)) {
-          return yield* new BadRequestError({
-            code: "invalid_idempotency_key",
-            message: "Idempotency-Key: 1-255 visible ASCII characters"
-          })
+          return yield* new InvalidIdempotencyKey({ message: "Idempotency-Key: 1-255 visible ASCII characters" })
         }
         const domain = (yield* domainInput("domain", payload.domain)).ascii
         const quota = lookups.quotaOf(viewer, clientIpOf(request, config.trustProxy))

@@ -28,7 +28,7 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Duration, Effect, Fiber, Layer, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { AppConfig } from "./Config.js"
-import { ConflictError } from "./Errors.js"
+import { ConflictError, DomainError } from "./Errors.js"
 import { janitorOf } from "./Janitor.js"
 import { addResponseHeaders } from "./ResponseHeaders.js"
 import { transactionOf } from "./SqlTransaction.js"
@@ -84,6 +84,16 @@ export const fingerprint = (...parts: ReadonlyArray<string>): string => {
 
 /** Idempotency-Key syntax accepted by the service: 1–255 visible ASCII characters. */
 export const isValidKey = (key: string) => /^[\x21-\x7e]{1,255}$/.test(key)
+
+/**
+ * The key is not that (WHOIS lookups and the search stream: 400 `invalid_idempotency_key`; the
+ * Partner API's writes answer its own `validation_error`, docs/partner.md).
+ */
+export class InvalidIdempotencyKey extends DomainError<InvalidIdempotencyKey>()("InvalidIdempotencyKey", {
+  code: "invalid_idempotency_key",
+  status: 400,
+  description: "Idempotency-Key must be 1-255 visible ASCII characters"
+}) {}
 
 const KeyOf = Schema.Struct({ scope: Schema.String, key: Schema.String })
 const ClaimOf = Schema.Struct({

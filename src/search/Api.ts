@@ -14,6 +14,7 @@ import { OptionalBearer } from "../identity/Viewer.js"
 import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
 import { InvalidDomain, LegacyInvalidDomain } from "../platform/DomainInput.js"
 import { BadRequest, errorWire, LegacyBadRequest, legacyErrorWire, RateLimited } from "../platform/Errors.js"
+import { InvalidIdempotencyKey } from "../platform/Idempotency.js"
 import { policy } from "../platform/RateLimit.js"
 import { SearchEvent } from "./Rows.js"
 
@@ -89,6 +90,7 @@ export class SearchApi extends HttpApiGroup.make("search")
       )
       // Each line is one SearchStreamEvent (OpenAPI 3.2 calls this `itemSchema`).
       .annotate(OpenApi.Transform, withItemSchema)
+      .addError(errorWire(InvalidIdempotencyKey))
       .addError(errorWire(InvalidDomain))
       .addError(RateLimited)
       .addError(BadRequest)

@@ -7,8 +7,8 @@ import { AvailabilityEngine } from "../availability/Availability.js"
 import { canSeeMarketPrices, CurrentViewer } from "../identity/Viewer.js"
 import { centsToUsd } from "../market/View.js"
 import { InvalidDomain, LegacyInvalidDomain } from "../platform/DomainInput.js"
-import { BadRequestError, CurrentRequestId } from "../platform/Errors.js"
-import { isValidKey } from "../platform/Idempotency.js"
+import { CurrentRequestId } from "../platform/Errors.js"
+import { InvalidIdempotencyKey, isValidKey } from "../platform/Idempotency.js"
 import { enforce } from "../platform/RateLimit.js"
 import { KeyedAvailability, limits } from "./Api.js"
 import { Search, type SearchPlan } from "./Search.js"
@@ -17,11 +17,10 @@ import { Search, type SearchPlan } from "./Search.js"
 const validate = (
   key: string | undefined,
   plan: Either.Either<SearchPlan, InvalidDomain>
-): Either.Either<SearchPlan, BadRequestError | InvalidDomain> =>
+): Either.Either<SearchPlan, InvalidIdempotencyKey | InvalidDomain> =>
   key !== undefined && !isValidKey(key)
     ? Either.left(
-      new BadRequestError({
-        code: "invalid_idempotency_key",
+      new InvalidIdempotencyKey({
         message: "Idempotency-Key must be 1 to 255 visible ASCII characters",
         details: { field: "Idempotency-Key" }
       })

@@ -11,6 +11,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Either, Layer } from "effect"
 import type { BatchResult } from "../../src/batch/Api.js"
 import { InvalidDomain } from "../../src/platform/DomainInput.js"
+import { InvalidIdempotencyKey } from "../../src/platform/Idempotency.js"
 import { apiClient, expectFailure, wireOf } from "../support/ApiClient.js"
 import { post, typedError } from "../support/http.js"
 import { accessToken } from "../support/identity.js"
@@ -73,7 +74,10 @@ const wireJson = (response: HttpClientResponse.HttpClientResponse) =>
 
 /** A typed lookup, as its decoded answer and its response (status and headers). */
 const lookup = (domain: string, options: Parameters<typeof apiClient>[0] = {}) =>
-  Effect.flatMap(apiClient(options), (client) => client.lookup.whois({ payload: { domain }, withResponse: true }))
+  Effect.flatMap(
+    apiClient(options),
+    (client) => client.lookup.whois({ payload: { domain }, headers: {}, withResponse: true })
+  )
 
 layer(Env, { excludeTestServices: true })("POST /api/tools/whois", (it) => {
   it.effect("201 with the stored RDAP lookup and the quota", () =>
@@ -146,7 +150,7 @@ layer(Env, { excludeTestServices: true })("POST /api/tools/whois", (it) => {
     Effect.gen(function*() {
       const client = yield* apiClient()
       for (const domain of ["not a domain", "-bad-.com", "com", "1.2.3.4", ""]) {
-        const e = yield* Effect.flip(client.lookup.whois({ payload: { domain } }))
+        const e = yield* Effect.flip(client.lookup.whois({ payload: { domain }, headers: {} }))
         expect(e, domain).toBeInstanceOf(InvalidDomain)
         expect(wireOf(e), domain).toEqual({ status: 400, code: "invalid_domain" })
       }
@@ -181,7 +185,8 @@ layer(Env, { excludeTestServices: true })("POST /api/tools/whois", (it) => {
       // Conflict: the typed ConflictError, its wire code conflict.
       yield* expectFailure(lookup("other.com", { headers }), 409, "conflict")
       const bad = yield* Effect.flip(lookup("example.com", { headers: { "idempotency-key": "has space" } }))
-      expect(wireOf(bad).status).toBe(400)
+      expect(bad).toBeInstanceOf(InvalidIdempotencyKey)
+      expect(wireOf(bad)).toEqual({ status: 400, code: "invalid_idempotency_key" })
     }))
 
   it.effect("the 11th anonymous lookup of the day is a 429 with Retry-After", () =>
@@ -231,7 +236,7 @@ describe("quota counting", () => {
         const statuses: Array<number> = []
         for (let i = 0; i < 9; i++) {
           const result = yield* Effect.either(
-            client.lookup.whois({ payload: { domain: "example.com" }, withResponse: true })
+            client.lookup.whois({ payload: { domain: "example.com" }, headers: {}, withResponse: true })
           )
           statuses.push(Either.match(result, { onLeft: (e) => wireOf(e).status, onRight: ([, r]) => r.status }))
         }

@@ -264,6 +264,10 @@ layer(env, { timeout: 120_000 })("POST /api/domain/search", (it) => {
       expect(reply.headers.get("ratelimit-policy")).toBe("60;w=60")
       expect(Number(reply.headers.get("ratelimit-remaining"))).toBeLessThan(60)
       expect(reply.headers.get("x-request-id")).toMatch(/^req_/)
+      // A key that is not 1-255 visible ASCII characters: 400 invalid_idempotency_key naming the header.
+      const bad = yield* search("fresh-name.io", { "idempotency-key": "has space" })
+      expect(bad.status).toBe(400)
+      expect(bad.json.error).toMatchObject({ code: "invalid_idempotency_key", details: { field: "Idempotency-Key" } })
     }))
 
   it.effect("400 for a missing q or an invalid domain, naming the problem", () =>
