@@ -12,20 +12,9 @@ import { describe, expect, it } from "@effect/vitest"
 import type * as AST from "effect/SchemaAST"
 import { Api } from "../../src/app/Api.js"
 import * as Errors from "../../src/platform/Errors.js"
+import { GENERIC_ERRORS } from "../support/ApiClient.js"
 
-const GENERIC = new Set<AST.AST>(
-  [
-    Errors.BadRequest,
-    Errors.Unauthorized,
-    Errors.Forbidden,
-    Errors.NotFound,
-    Errors.Conflict,
-    Errors.Unprocessable,
-    Errors.RateLimited,
-    Errors.InternalError,
-    Errors.Unavailable
-  ].map((s) => s.ast)
-)
+const GENERIC = new Set<AST.AST>(GENERIC_ERRORS.map(([, wire]) => wire.ast))
 
 /** The members of an endpoint's error union, in declaration order. */
 const membersOf = (ast: AST.AST): Array<AST.AST> => ast._tag === "Union" ? ast.types.flatMap(membersOf) : [ast]

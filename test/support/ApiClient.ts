@@ -49,7 +49,8 @@ export const apiClient = (options: ApiClientOptions = {}) =>
 
 export type ApiClient = Effect.Effect.Success<ReturnType<typeof apiClient>>
 
-const GENERIC_ERRORS: ReadonlyArray<
+/** The generic error classes (any code) and their wire schemas, as platform/Errors.ts declares them. */
+export const GENERIC_ERRORS: ReadonlyArray<
   readonly [abstract new(...args: ReadonlyArray<any>) => unknown, Schema.Schema.All]
 > = [
   [Errors.BadRequestError, Errors.BadRequest],
