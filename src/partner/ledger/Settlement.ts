@@ -113,7 +113,7 @@ const make = Effect.gen(function*() {
         yield* books.postMany(
           orders.map((o) => ({ scope: { ...orderScope(o), statementId: id }, posting: settled(saleFacts(o)) }))
         )
-        yield* orderSide.recordSettled(orders, actor)
+        yield* orderSide.recordSettled(g, orders, actor)
         return Option.some<StatementSummary>({
           id,
           partner_id: g.partner_id,

@@ -34,8 +34,11 @@ export class SettlementOrders extends Context.Tag("app/SettlementOrders")<Settle
    * by one run only. Runs in the caller's transaction.
    */
   readonly claimDue: (selection: DueSelection) => Effect.Effect<ReadonlyArray<DueOrder>>
-  /** Records the claimed orders' move on their timelines and as `order.settled` events. Caller's transaction. */
-  readonly recordSettled: (orders: ReadonlyArray<DueOrder>, actor: string) => Effect.Effect<void>
+  /**
+   * Records one claim's orders (all of `group`) as settled: their `order.settled` events and
+   * timeline rows. Caller's transaction.
+   */
+  readonly recordSettled: (group: Group, orders: ReadonlyArray<DueOrder>, actor: string) => Effect.Effect<void>
   /** One order, whatever its status (the sandbox advance settles it when it is due). */
   readonly find: (orderId: string) => Effect.Effect<Option.Option<DueOrder>>
 }>() {}

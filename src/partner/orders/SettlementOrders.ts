@@ -4,32 +4,13 @@
  */
 import { Effect, Layer } from "effect"
 import { Outbox } from "../events/Outbox.js"
-import { type DueOrder, SettlementOrders } from "../ledger/SettlementOrders.js"
+import { SettlementOrders } from "../ledger/SettlementOrders.js"
 import { OrderRepo } from "./Repo.js"
 import { eventOrder } from "./View.js"
 
 const make = Effect.gen(function*() {
   const repo = yield* OrderRepo
   const outbox = yield* Outbox
-
-  /** One partner and environment's settled orders: their events, then timeline rows naming them. */
-  const recordFor = (orders: ReadonlyArray<DueOrder>, actor: string) =>
-    Effect.gen(function*() {
-      const first = orders[0]
-      if (first === undefined) return
-      const eventIds = yield* outbox.appendMany(
-        first.partner_id,
-        first.environment,
-        orders.map((o) => ({ type: "order.settled", data: { order: eventOrder(o) } }))
-      )
-      yield* repo.addStatusTimelineMany(orders.map((o, i) => ({
-        orderId: o.id,
-        status: "SETTLED",
-        fromStatus: "TRANSFER_COMPLETED",
-        eventId: eventIds[i] ?? null,
-        actor
-      })))
-    })
 
   return SettlementOrders.of({
     dueGroups: repo.dueGroups,
@@ -41,17 +22,23 @@ const make = Effect.gen(function*() {
         cutoff: s.cutoff,
         onlyId: s.onlyId
       }),
-    recordSettled: (orders, actor) => {
-      // A run claims one group at a time, so this is one batch; grouped anyway, as events are per partner.
-      const batches = new Map<string, Array<DueOrder>>()
-      for (const o of orders) {
-        const key = `${o.partner_id}\u0000${o.environment}`
-        const batch = batches.get(key)
-        if (batch) batch.push(o)
-        else batches.set(key, [o])
-      }
-      return Effect.forEach(batches.values(), (batch) => recordFor(batch, actor), { discard: true })
-    },
+    // The events first, then the timeline rows naming them.
+    recordSettled: (group, orders, actor) =>
+      Effect.flatMap(
+        outbox.appendMany(
+          group.partner_id,
+          group.environment,
+          orders.map((o) => ({ type: "order.settled", data: { order: eventOrder(o) } }))
+        ),
+        (eventIds) =>
+          repo.addStatusTimelineMany(orders.map((o, i) => ({
+            orderId: o.id,
+            status: "SETTLED",
+            fromStatus: "TRANSFER_COMPLETED",
+            eventId: eventIds[i] ?? null,
+            actor
+          })))
+      ),
     find: (orderId) => repo.orderById(orderId)
   })
 })
