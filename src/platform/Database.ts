@@ -215,9 +215,9 @@ export const databaseLayer = (options: { readonly join: boolean }) =>
           return pgLayer({ host: owner.host, port: owner.port }, 2, config.database)
         }
       }
-      const lockFile = config.dataDir === ":memory:" ? undefined : yield* DataDirLock.hold(config.dataDir)
+      const lock = config.dataDir === ":memory:" ? undefined : yield* DataDirLock.hold(config.dataDir)
       const embedded = yield* startEmbedded(config.dataDir === ":memory:" ? ":memory:" : config.dataDir)
-      if (lockFile !== undefined) yield* DataDirLock.publish(lockFile, embedded.host, embedded.port)
+      if (lock !== undefined) yield* DataDirLock.publish(lock, embedded.host, embedded.port)
       yield* Effect.logInfo("embedded PostgreSQL started").pipe(
         Effect.annotateLogs({ port: embedded.port, dataDir: config.dataDir })
       )
