@@ -10,6 +10,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Option, Redacted, Schema } from "effect"
 import { createHmac, randomBytes } from "node:crypto"
 import { Api } from "../app/Api.js"
+import { canonicalJson } from "../domain/CanonicalJson.js"
 import { redirectUrlProblem, verifyStripeSignature } from "../domain/Checkout.js"
 import { safeEqual } from "../identity/Crypto.js"
 import { isSameOriginWrite } from "../identity/Session.js"
@@ -140,7 +141,7 @@ export const CheckoutSessionsHttpLive = HttpApiBuilder.group(
               {
                 scope: `checkout-sessions:${partner.credentialId}`,
                 key,
-                fingerprint: fingerprint("POST", "/api/partner/v1/checkout-session", body),
+                fingerprint: fingerprint("POST", "/api/partner/v1/checkout-session", canonicalJson(body)),
                 transactional: true
               },
               open
