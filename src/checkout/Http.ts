@@ -4,7 +4,7 @@
  *
  * Form posts are CSRF-safe twice over: the Origin (or Fetch Metadata) must be this service, and
  * the form carries an HMAC (SERVICE_SECRET) that no other page has: of the session id on the
- * payment pages, of the environment, domain and issue time on the buy page (valid BUY_FORM_TTL).
+ * payment pages, of the environment, domain and issue time on the buy page (./BuyForm.ts).
  *
  * The buy page's GET only reads (a crawler or a link preview opens nothing); its form post opens
  * the session. Both are rate limited per IP (`limits` in ./Api.ts), answered with an HTML 429.
@@ -17,7 +17,6 @@ import { Api } from "../app/Api.js"
 import { redirectUrlProblem, verifyStripeSignature } from "../domain/Checkout.js"
 import { safeEqual } from "../identity/Crypto.js"
 import { isSameOriginWrite } from "../identity/Session.js"
-import type { PartnerEnvironment } from "../partner/Auth.js"
 import { CurrentPartner } from "../partner/Auth.js"
 import { domainParam, iso } from "../partner/Common.js"
 import { Orders } from "../partner/orders/Orders.js"
@@ -29,6 +28,7 @@ import { enforce, type RateLimitPolicy } from "../platform/RateLimit.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { REFERRAL_COOKIE } from "../referrals/Attribution.js"
 import { CheckoutSession, limits } from "./Api.js"
+import { buyPath, makeBuyForm } from "./BuyForm.js"
 import { Checkout, MARKETPLACE_NAME, type PayResult } from "./Checkout.js"
 import type { DomainNotForSale, DomainNotPriced, ListingUnavailable } from "./Errors.js"
 import { InvalidRedirectUrl } from "./Errors.js"
@@ -70,13 +70,6 @@ const PaymentIntentSucceeded = Schema.Struct({
     })
   })
 })
-
-/** How long a buy page's form may wait before its post (a day: a tab left open still works). */
-const BUY_FORM_TTL_S = 24 * 3600
-
-/** The path of the buy page of `domain` in `environment`'s inventory (the form posts to it too). */
-const buyPath = (environment: PartnerEnvironment, domain: string) =>
-  `/buy/${encodeURIComponent(domain)}${environment === "sandbox" ? "?env=sandbox" : ""}`
 
 /** The path parameter as a domain name (percent-decoded; a malformed escape is not a name). */
 const buyName = (raw: string) => {
@@ -192,21 +185,7 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
     const secrets = yield* ServiceSecret
     const csrfKey = secrets.key("checkout-csrf")
     const csrfFor = (sessionId: string) => createHmac("sha256", csrfKey).update(sessionId).digest("base64url")
-    const buyCsrfKey = secrets.key("buy-csrf")
-    const buyMac = (environment: PartnerEnvironment, domain: string, issued: string) =>
-      createHmac("sha256", buyCsrfKey).update(`${environment}|${domain}|${issued}`).digest("base64url")
-    /** `<issue time, base-36 seconds>.<HMAC of environment, domain and issue time>`. */
-    const buyToken = (environment: PartnerEnvironment, domain: string, now: number) => {
-      const issued = Math.floor(now / 1000).toString(36)
-      return `${issued}.${buyMac(environment, domain, issued)}`
-    }
-    const buyTokenValid = (token: string | undefined, environment: PartnerEnvironment, domain: string, now: number) => {
-      if (token === undefined || token.length > LIMITS.csrf) return false
-      const [issued, mac, ...rest] = token.split(".")
-      if (rest.length > 0 || issued === undefined || mac === undefined || !/^[0-9a-z]{1,10}$/.test(issued)) return false
-      const age = now / 1000 - parseInt(issued, 36)
-      return age >= -60 && age <= BUY_FORM_TTL_S && safeEqual(mac, buyMac(environment, domain, issued))
-    }
+    const buyForm = makeBuyForm(secrets.key("buy-csrf"))
     /** The rate limit of a page: None when admitted (RateLimit-* headers added), else the HTML 429. */
     const limitedPage = (p: RateLimitPolicy) =>
       enforce(p).pipe(
@@ -411,7 +390,7 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
           const offer = yield* Effect.either(checkout.offer(environment, name.value))
           if (offer._tag === "Left") return notForSale(name.value, offer.left)
           const n = nonce()
-          const csrf = buyToken(environment, name.value, yield* Clock.currentTimeMillis)
+          const csrf = buyForm.token(environment, name.value, yield* Clock.currentTimeMillis)
           return page(
             buyOfferPage({ offer: offer.right, action: buyPath(environment, name.value), csrf, nonce: n }),
             200,
@@ -431,7 +410,7 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
               403
             )
           }
-          if (!buyTokenValid(payload.csrf, environment, name.value, yield* Clock.currentTimeMillis)) {
+          if (!buyForm.valid(payload.csrf, environment, name.value, yield* Clock.currentTimeMillis)) {
             return page(
               errorPageHtml(
                 "Stale form",
