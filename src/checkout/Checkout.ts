@@ -490,16 +490,23 @@ const make = Effect.gen(function*() {
   const refundCart = (input: { readonly cartId: string; readonly amountCents: number }) =>
     Effect.gen(function*() {
       const found = yield* repo.byCart(input.cartId)
-      if (Option.isNone(found) || found.value.payment_ref === null || found.value.status !== "paid") return false
+      if (Option.isNone(found) || found.value.payment_ref === null) return false
       const s = found.value
+      const whole = input.amountCents === s.price_cents
+      // The whole payment went back already (a retry after a crash): nothing more to refund.
+      if (s.status === "refunded") return whole
+      if (s.status !== "paid") return false
       const provider = providerOf(s)
-      if (input.amountCents !== s.price_cents && provider.name !== "sandbox") {
+      if (!whole && provider.name !== "sandbox") {
         yield* Effect.logError("checkout: a partial cart refund needs an amount the payment provider cannot take").pipe(
           Effect.annotateLogs({ session: s.id, cart: input.cartId, amount_cents: input.amountCents })
         )
         return false
       }
-      return yield* provider.refund(s.payment_ref!)
+      const refunded = yield* provider.refund(s.payment_ref!)
+      // All of it back: the session is `refunded`, like any session whose payment was given back.
+      if (refunded && whole) yield* repo.markRefunded(s.id)
+      return refunded
     })
 
   return {

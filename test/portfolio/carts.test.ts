@@ -191,4 +191,23 @@ layer(TestServer.layer({ RATE_LIMITS: JSON.stringify({ auth_login: 1000, auth_lo
       expect(none.status).toBe(404)
       expect(user.id).not.toBe(other.user.id)
     }))
+
+  it.effect("a cart whose every item fails is refunded whole: the session is refunded and the books net to zero", () =>
+    Effect.gen(function*() {
+      const { cookie } = yield* owner(["rejected-solo.com"])
+      const sql = yield* SqlClient.SqlClient
+      const live = yield* bulk("renew", { domains: ["rejected-solo.com"] }, cookie)
+      expect(live.status, live.text).toBe(200)
+      const cartId: string = live.json.cartId
+      yield* payWith(ptOf(live.json.checkoutPath), CARDS.ok)
+      const cart = yield* waitCart(cartId, cookie)
+      expect(cart.items).toMatchObject([{ domain: "rejected-solo.com", status: "refunded" }])
+      const session = yield* sql<{ status: string }>`select status from checkout_sessions where cart_id = ${cartId}`
+      expect(session[0].status).toBe("refunded")
+      const cash = yield* sql<{ n: string }>`
+        select coalesce(sum(e.amount_cents), 0) as n from ledger_entries e join ledger_transactions t on t.id = e.transaction_id
+        where t.natural_key like ${`cart:${cartId}:%`} and e.account = 'buyer_payments'`
+      expect(Number(cash[0].n)).toBe(0)
+      yield* verifyLedger
+    }))
 })
