@@ -1,7 +1,9 @@
 /**
  * Bulk domain operations (docs/portfolio.md): validation, ownership, and the three ways an op
  * runs — a durable job fanned out per item (lock, unlock, setNameservers, setFolder, setContacts),
- * at once (setAutoRenew), or priced into one cart for one hosted checkout (renew, restore).
+ * at once (setAutoRenew), or priced into one cart for one hosted checkout (renew, restore): each
+ * item checked against the registrar's expiry first (domain/BulkRules.ts `cartItemRefusal`, the
+ * same in a dry run), and refunded when the registrar still refuses it after payment.
  *
  * The contract a reader must keep: each item is applied once. An item is marked `running` before
  * its registrar call; a job resumed after a crash asks the registrar for the domain's state before
