@@ -521,11 +521,40 @@ const make = Effect.gen(function*() {
       return Option.getOrThrow(yield* repo.byCart(cart.cartId))
     })
 
+  /**
+   * Part or all of a paid cart's payment back (items the registrar refused after payment). The
+   * PaymentProvider's `refund` takes the payment only and gives all of it back; so a part of it
+   * is refunded through it only where that is exact (the sandbox keeps no amounts), and a part of
+   * a live provider's payment is left to an operator (false, logged): never more than was owed.
+   */
+  const refundCart = (input: { readonly cartId: string; readonly amountCents: number }) =>
+    Effect.gen(function*() {
+      const found = yield* repo.byCart(input.cartId)
+      if (Option.isNone(found) || found.value.payment_ref === null) return false
+      const s = found.value
+      const whole = input.amountCents === s.price_cents
+      // The whole payment went back already (a retry after a crash): nothing more to refund.
+      if (s.status === "refunded") return whole
+      if (s.status !== "paid") return false
+      const provider = providerOf(s)
+      if (!whole && provider.name !== "sandbox") {
+        yield* Effect.logError("checkout: a partial cart refund needs an amount the payment provider cannot take").pipe(
+          Effect.annotateLogs({ session: s.id, cart: input.cartId, amount_cents: input.amountCents })
+        )
+        return false
+      }
+      const refunded = yield* provider.refund(s.payment_ref!)
+      // All of it back: the session is `refunded`, like any session whose payment was given back.
+      if (refunded && whole) yield* repo.markRefunded(s.id)
+      return refunded
+    })
+
   return {
     openForPartner,
     offer,
     openForMarketplace,
     openCart,
+    refundCart,
     sessionFor,
     fromToken,
     tokenOf,
@@ -553,6 +582,7 @@ export const CartCheckoutLive = Layer.effect(
     open: (cart: CartInput) =>
       cart.items.length === 0 || cart.totalCents <= 0
         ? Effect.fail(new CartCheckoutUnavailable("an empty cart cannot be checked out"))
-        : Effect.map(checkout.openCart(cart), (s) => ({ sessionId: s.id, checkoutPath: checkout.checkoutPath(s) }))
+        : Effect.map(checkout.openCart(cart), (s) => ({ sessionId: s.id, checkoutPath: checkout.checkoutPath(s) })),
+    refund: checkout.refundCart
   }))
 )
