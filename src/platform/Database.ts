@@ -19,6 +19,7 @@ import pg from "pg"
 import { AppConfig } from "./Config.js"
 import * as DataDirLock from "./DataDirLock.js"
 import { registerPool, unregisterPool } from "./Metrics.js"
+import { cancellingPool } from "./PgCancel.js"
 
 const INT8 = 20
 const NUMERIC = 1700
@@ -131,7 +132,10 @@ export const pgLayer = (
   return PgClient.layerFromPool({
     acquire: Effect.acquireRelease(
       Effect.sync(() => {
-        const pool = new pg.Pool({
+        // Cancels an interrupted statement on its own socket, not on a second pooled connection
+        // that a pool full of interrupted fibers could never give it (PgCancel.ts, issue 30).
+        const Pool = cancellingPool(connectMs)
+        const pool = new Pool({
           ...("url" in options
             ? { connectionString: Redacted.value(options.url) }
             : { host: options.host, port: options.port, user: "postgres", password: "postgres", database: "postgres" }),
