@@ -93,11 +93,12 @@ const clientClass = (connectTimeoutMs: number, cancellable: boolean) =>
   class OutageAwareClient extends pg.Client {
     constructor(config: pg.ClientConfig) {
       super({ ...config, connectionTimeoutMillis: connectTimeoutMs })
-      // @effect/sql-pg cancels an interrupted statement with `select pg_cancel_backend(pid)` on
-      // another pooled connection when the client knows its backend pid. PGlite has one backend
-      // and cannot cancel (the call answers false), and behind pglite-socket that call waits for
-      // the very transaction it targets to end, so an interrupted fiber (shutdown) stalled for
-      // the cancel's 5 s limit per statement. Embedded: no pid, no cancel; the statement finishes.
+      // @effect/sql-pg cancels an interrupted statement when the client knows its backend pid
+      // (PostgreSQL: a CancelRequest, PgCancel.ts). PGlite has one backend and cannot cancel, and
+      // behind pglite-socket a cancel waits for the very transaction it targets to end, so an
+      // interrupted fiber (shutdown) stalled for the cancel's 5 s limit per statement. Embedded:
+      // no pid, no cancel; the statement finishes (nothing else runs meanwhile) and the
+      // transaction is rolled back after it.
       if (!cancellable) Object.defineProperty(this, "processID", { get: () => undefined, set: () => undefined })
     }
     override query(...args: Array<any>): any {
