@@ -10,7 +10,7 @@ import { MalformedParameter } from "../Errors.js"
 import { Order } from "./Api.js"
 import { MissingIdempotencyKey } from "./Errors.js"
 import { Orders } from "./Orders.js"
-import { orderOf } from "./View.js"
+import { orderOf, refundOf } from "./View.js"
 
 const CURSOR_PURPOSE = "partner-orders-cursor"
 
@@ -78,14 +78,6 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
           const { order, refundId } = yield* orders.refund(partner, payload.order_id, payload.reason ?? null)
-          return {
-            refund_id: refundId!,
-            order_id: order.id,
-            amount_cents: order.sale_price_cents,
-            currency: order.currency,
-            status: "REFUNDED" as const,
-            created_at: order.updated_at.toISOString(),
-            order: orderOf(order)
-          }
+          return refundOf(order, refundId!)
         }))
   }))
