@@ -15,7 +15,8 @@ import { Effect, Layer } from "effect"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import { follow } from "../referrals/ReferralKit.js"
 import { apiClient } from "../support/ApiClient.js"
-import { CARDS, csrfOf, openSession, payWith, ptOf } from "../support/CheckoutKit.js"
+import { buyThroughPage } from "../support/BuyKit.js"
+import { CARDS, openSession, payWith, ptOf } from "../support/CheckoutKit.js"
 import { runCli } from "../support/cli.js"
 import { request } from "../support/http.js"
 import { buy, createPartner, expectError, seedListings, signed, waitUntil } from "../support/PartnerKit.js"
@@ -78,50 +79,6 @@ const verifyLedger = Effect.gen(function*() {
   const report = yield* (yield* apiClient({ bearer: TestServer.baseEnv.ADMIN_TOKEN })).adminMoney.verifyLedger()
   expect(report.problems).toEqual([])
 })
-
-/**
- * Opens `/buy/{domain}` as a browser holding the referral cookie (if any) and answers the
- * session's `pt`: a 303 to the hosted page, or — when the page renders a form first — that
- * form posted with its CSRF token.
- */
-const openBuyPage = (domain: string, cookie?: string) =>
-  Effect.gen(function*() {
-    const { baseUrl } = yield* TestServer.TestServer
-    const headers: Record<string, string> = cookie ? { cookie: `mk_ref=${cookie}` } : {}
-    let reply = yield* request(`/buy/${domain}`, { headers })
-    if (reply.status === 200) {
-      const action = /<form[^>]*action="([^"]+)"/.exec(reply.text)?.[1] ?? `/buy/${domain}`
-      reply = yield* request(action.replace(/&amp;/g, "&"), {
-        method: "POST",
-        headers: {
-          ...headers,
-          origin: baseUrl,
-          "content-type": "application/x-www-form-urlencoded",
-          ...(reply.headers.get("set-cookie")
-            ? {
-              cookie: [cookie ? `mk_ref=${cookie}` : "", reply.headers.get("set-cookie")!.split(";")[0]].filter(Boolean)
-                .join("; ")
-            }
-            : {})
-        },
-        body: new URLSearchParams({ csrf: csrfOf(reply.text) }).toString()
-      })
-    }
-    expect(reply.status, reply.text).toBe(303)
-    return ptOf(reply.headers.get("location")!)
-  })
-
-/** Pays the /buy session of `domain` with the test card; answers its order id and session id. */
-const buyThroughPage = (domain: string, cookie?: string) =>
-  Effect.gen(function*() {
-    const paid = yield* payWith(yield* openBuyPage(domain, cookie), CARDS.ok)
-    expect(paid.status, paid.text).toBe(303)
-    const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ order_id: string; session_id: string }>`
-      select o.id as order_id, s.id as session_id from checkout_sessions s join partner_orders o on o.checkout_session_id = s.id
-      where s.domain = ${domain} and s.status = 'paid'`.pipe(Effect.orDie)
-    return { orderId: row!.order_id, sessionId: row!.session_id }
-  })
 
 layer(ServerLive, { timeout: 180_000 })("only the seller of record refunds", (it) => {
   it.effect(

@@ -19,7 +19,13 @@ export const orderOf = (o: OrderRow): typeof Order.Type => ({
   return_url: o.return_url,
   cancel_url: o.cancel_url,
   created_at: o.created_at.toISOString(),
-  updated_at: o.updated_at.toISOString()
+  updated_at: o.updated_at.toISOString(),
+  payment_model: o.payment_model,
+  commission_cents: o.commission_cents,
+  // A brokerage order's row keeps the case in listing_id and the fee as the sale (Repo.insertBrokerageOrder).
+  brokerage: o.payment_model === "brokerage"
+    ? { case_id: o.listing_id, deal_price_cents: o.deal_price_cents, fee_cents: o.sale_price_cents }
+    : null
 })
 
 /** The order as carried by events: `data.order`. */
