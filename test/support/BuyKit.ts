@@ -12,7 +12,8 @@ import { TestServer } from "./TestServer.js"
 /**
  * Opens `/buy/{domain}` as a browser holding the referral cookie (if any) and answers the
  * session's `pt`: a 303 to the hosted page, or — when the page renders a form first — that
- * form posted with its CSRF token.
+ * form posted with its CSRF token (the buy page of wip/buypage; once merged, CheckoutKit's
+ * `buyThroughPage` does the same).
  */
 export const openBuyPage = (domain: string, cookie?: string) =>
   Effect.gen(function*() {
@@ -20,20 +21,11 @@ export const openBuyPage = (domain: string, cookie?: string) =>
     const headers: Record<string, string> = cookie ? { cookie: `mk_ref=${cookie}` } : {}
     let reply = yield* request(`/buy/${domain}`, { headers })
     if (reply.status === 200) {
-      const action = /<form[^>]*action="([^"]+)"/.exec(reply.text)?.[1] ?? `/buy/${domain}`
+      // The page's purchase form (method post; the header's search form is a GET).
+      const action = /<form method="post" action="([^"]+)"/.exec(reply.text)?.[1] ?? `/buy/${domain}`
       reply = yield* request(action.replace(/&amp;/g, "&"), {
         method: "POST",
-        headers: {
-          ...headers,
-          origin: baseUrl,
-          "content-type": "application/x-www-form-urlencoded",
-          ...(reply.headers.get("set-cookie")
-            ? {
-              cookie: [cookie ? `mk_ref=${cookie}` : "", reply.headers.get("set-cookie")!.split(";")[0]].filter(Boolean)
-                .join("; ")
-            }
-            : {})
-        },
+        headers: { ...headers, origin: baseUrl, "content-type": "application/x-www-form-urlencoded" },
         body: new URLSearchParams({ csrf: csrfOf(reply.text) }).toString()
       })
     }
