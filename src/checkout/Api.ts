@@ -108,7 +108,7 @@ export class CheckoutSessionsApi extends HttpApiGroup.make("checkoutSessions")
       .annotate(OpenApi.Summary, "Open a hosted checkout session for a listed domain")
       .annotate(
         OpenApi.Description,
-        "The service is merchant of record: the buyer pays on the hosted page, the order (payment_model hosted_checkout) is yours, and your commission accrues at payment and is paid out after settlement. Unlisted domain 404 `domain_not_listed`; no buy-now price 409 `not_priced`; an order in progress or a locked listing 409 `not_available`. An optional Idempotency-Key makes retries return the same session."
+        "The service is merchant of record: the buyer pays on the hosted page, the order (payment_model hosted_checkout) is yours, and your commission accrues at payment and is paid out after settlement. Unlisted domain 404 `not_found` (details.reason `domain_not_listed`); no buy-now price 409 `not_priced`; an order in progress or a locked listing 409 `not_available`. An optional Idempotency-Key makes retries return the same session."
       )
       .pipe(requiresScope("embed"), documentedAt("/docs/checkout.md#open-a-session"))
   )

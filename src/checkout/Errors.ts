@@ -5,13 +5,18 @@
  */
 import { DomainError } from "../platform/Errors.js"
 
+/** The Partner API's one answer for an unlisted name: 404 `not_found`, the finer reason in `details`. */
 export class DomainNotForSale extends DomainError<DomainNotForSale>()("DomainNotForSale", {
-  code: "domain_not_listed",
+  code: "not_found",
   status: 404,
-  description: "The domain is not listed for sale (never listed, withdrawn or sold)"
+  description:
+    "The domain is not listed for sale (never listed, withdrawn or sold); details: {reason: \"domain_not_listed\"}"
 }) {
   static of(domain: string) {
-    return new DomainNotForSale({ message: `${domain} is not listed for sale` })
+    return new DomainNotForSale({
+      message: `${domain} is not listed for sale`,
+      details: { reason: "domain_not_listed" }
+    })
   }
 }
 

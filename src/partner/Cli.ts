@@ -15,6 +15,7 @@ import { ORDER_STATUSES } from "../domain/OrderState.js"
 import { isScope, type Scope } from "./Auth.js"
 import { Credentials, type IssuedCredential } from "./Credentials.js"
 import { Orders } from "./orders/Orders.js"
+import { refundOf } from "./orders/View.js"
 import type { PartnerSummaryRow } from "./Repo.js"
 
 const name = Options.text("name").pipe(Options.withDescription("Partner name"))
@@ -214,6 +215,36 @@ const orderAction = (
       )
     })).pipe(Command.withDescription(description))
 
+const orderRefund = Command.make("refund", {
+  json,
+  publicId,
+  reason: Options.text("reason").pipe(
+    Options.optional,
+    Options.withDescription("Recorded with the refund and in the order's timeline")
+  )
+}, (o) =>
+  Effect.gen(function*() {
+    const reason = Option.getOrNull(o.reason)
+    const result = yield* (yield* Orders).operatorRefund(o.publicId, reason, "operator-cli").pipe(
+      Effect.map(Option.some),
+      Effect.catchTags({
+        OrderNotFound: (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())),
+        OrderMoveNotAllowed: (e) => Effect.zipRight(abort(e.message, "conflict"), Effect.succeed(Option.none()))
+      })
+    )
+    if (Option.isNone(result)) return
+    const refund = refundOf(result.value.order, result.value.refundId!)
+    yield* print(
+      o.json,
+      refund,
+      `${refund.order_id}: REFUNDED ${refund.amount_cents} ${refund.currency} (refund ${refund.refund_id})`
+    )
+  })).pipe(
+    Command.withDescription(
+      "Refund any order before TRANSFER_COMPLETED (order.refunded; card payments go back at the provider); marketplace, referral and brokerage sales are refunded only by operators"
+    )
+  )
+
 const orderList = Command.make("list", {
   json,
   limit,
@@ -271,6 +302,7 @@ export const orderCommand = Command.make("order").pipe(
       "confirm_delivery",
       "Confirm delivery to the partner's registrar (order.transfer_completed)"
     ),
-    orderAction("cancel", "cancel", "Cancel an order before TRANSFER_COMPLETED (order.refunded)")
+    orderAction("cancel", "cancel", "Cancel an order before TRANSFER_COMPLETED (order.refunded)"),
+    orderRefund
   ])
 )

@@ -1,7 +1,8 @@
 /**
  * Referrals and reporting (docs/referrals.md):
  * affiliates' tracking links and their reports (HMAC-signed, credential linked to an affiliate
- * account, else 403 `forbidden`), and the public click redirect `GET /r/{code}`.
+ * account, else 403 `forbidden`; the commission ledger `/me/commissions` is every partner's), and
+ * the public click redirect `GET /r/{code}`.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -188,8 +189,11 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(CommissionPage)
       .addError(errorWire(InvalidPageCursor))
-      .addError(errorWire(NotAnAffiliate))
       .annotate(OpenApi.Summary, "Your commission ledger, oldest first, with the running balance")
+      .annotate(
+        OpenApi.Description,
+        "Every commission you earn (hosted checkout, brokerage, referral sales), for every partner: no affiliate account needed."
+      )
       .pipe(requiresScope("report"), documentedAt("/docs/referrals.md#commissions"))
   )
   .add(
@@ -209,7 +213,7 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
   .annotate(OpenApi.Title, "Partner: referral links and reports")
   .annotate(
     OpenApi.Description,
-    "HMAC-signed (see docs/partner.md); the credential must be linked to an affiliate account (`partner create --affiliate`)."
+    "HMAC-signed (see docs/partner.md); the credential must be linked to an affiliate account (`partner create --affiliate`), except for /me/commissions, which every partner reads."
   )
 {}
 

@@ -301,9 +301,12 @@ const make = Effect.gen(function*() {
       }
     })
 
+  /**
+   * The partner's commission ledger. Every partner that earns commission reads it — hosted
+   * checkout, brokerage and referral alike — so it is not limited to affiliate accounts.
+   */
   const commissions = (partner: PartnerIdentity, q: { cursor?: string | undefined; limit?: number | undefined }) =>
     Effect.gen(function*() {
-      yield* affiliate(partner)
       const pages = pageCursor(secrets, "referral-commissions", [partner.partnerId, partner.environment])
       const after = yield* pages.read(q.cursor)
       const limit = q.limit ?? 25

@@ -8,6 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
+import { DomainNotListed } from "../../src/partner/inventory/Errors.js"
 import type { OrderPage, OrderRequest } from "../../src/partner/orders/Api.js"
 import { apiClient, expectFailure } from "../support/ApiClient.js"
 import { createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
@@ -78,11 +79,14 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "1000000", PARTNER_QUOTE_TTL: "
           withResponse: true
         })
         expect(again.status).toBe(201)
-        yield* expectFailure(
+        // Unlisted: 404 not_found, the finer reason in details (issue 29, item 11).
+        const unlisted = yield* expectFailure(
           clientA.partnerOrders.createQuote({ payload: { domain: "not-listed.com" } }),
           404,
           "not_found"
         )
+        expect(unlisted).toBeInstanceOf(DomainNotListed)
+        expect((unlisted as DomainNotListed).details).toEqual({ reason: "domain_not_listed" })
         yield* expectFailure(
           clientA.partnerOrders.createQuote({ payload: { domain: "bad..name" } }),
           400,
@@ -209,7 +213,11 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "1000000", PARTNER_QUOTE_TTL: "
           return_url: "https://shop.example/ok",
           cancel_url: "https://shop.example/cancel",
           created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
-          updated_at: expect.any(String)
+          updated_at: expect.any(String),
+          // How it was sold and the partner's commission (default 10 %, rounded down).
+          payment_model: "partner_collected",
+          commission_cents: 1_234,
+          brokerage: null
         })
         expect((yield* client.partnerInventory.availability({ urlParams: { domain: "direct.com" } })).available).toBe(
           false

@@ -107,7 +107,18 @@ export interface Order {
   readonly cancel_url: string | null
   readonly created_at: string
   readonly updated_at: string
+  /** How the order was sold: who collected the buyer's money. */
+  readonly payment_model: PaymentModel
+  /** Your commission on the sale (retained on partner_collected, accrued and paid out on the others). */
+  readonly commission_cents: number
+  /** Brokerage orders only: the deal price and the service's fee (= sale_price_cents) apart; else null. */
+  readonly brokerage: {
+    readonly case_id: string
+    readonly deal_price_cents: number | null
+    readonly fee_cents: number
+  } | null
 }
+export type PaymentModel = "partner_collected" | "hosted_checkout" | "referral" | "brokerage"
 export interface OrderDetail extends Order {
   readonly transfer: {
     readonly status: "not_started" | "in_progress" | "completed" | "aborted"
@@ -127,6 +138,7 @@ export interface OrderDetail extends Order {
 }
 export interface OrderFilter {
   readonly status?: OrderStatus
+  readonly payment_model?: PaymentModel
   readonly domain?: string
   readonly from?: string
   readonly to?: string
@@ -424,6 +436,7 @@ export class PartnerClient {
       cursor = page.next_cursor ?? undefined
     } while (cursor !== undefined)
   }
+  /** Refunds an order you collected yourself (partner-collected, or your own checkout session); any other order is 404 not_found. */
   createRefund(request: { readonly order_id: string; readonly reason?: string }, options?: WriteOptions): Promise<Refund> {
     return this.#write("POST", "/api/partner/v1/refunds", request, options)
   }

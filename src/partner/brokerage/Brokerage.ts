@@ -317,6 +317,7 @@ const make = Effect.gen(function*() {
           caseId: current.id,
           domain: current.domain,
           feeCents: m.feeCents,
+          dealPriceCents: m.dealPriceCents,
           shareBps: m.partnerShareBps,
           currency: current.currency,
           buyerEmail: current.buyer_email

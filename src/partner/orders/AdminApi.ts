@@ -6,7 +6,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { AdminAuth } from "../../admin/Auth.js"
 import { BadRequest, errorWire, InternalError, Unauthorized } from "../../platform/Errors.js"
-import { OrderDetail } from "./Api.js"
+import { OrderDetail, Refund } from "./Api.js"
 import { OrderMoveNotAllowed, OrderNotFound } from "./Errors.js"
 
 export const ADMIN_ORDER_ACTIONS = ["hold", "clear-review", "start-transfer", "confirm-delivery", "cancel"] as const
@@ -25,12 +25,32 @@ export const AdminNote = Schema.Struct({
   })
 })
 
+export const AdminRefundRequest = Schema.Struct({
+  reason: Schema.optional(Schema.String.pipe(Schema.maxLength(500))).annotations({
+    description: "Recorded with the refund and in the order's timeline"
+  })
+}).annotations({ identifier: "AdminRefundRequest", examples: [{ reason: "buyer disputed the charge" }] })
+
 export class AdminOrdersApi extends HttpApiGroup.make("adminOrders")
   .add(
     HttpApiEndpoint.get("getOrder")`/api/admin/orders/${OrderId}`
       .addSuccess(OrderDetail)
       .addError(errorWire(OrderNotFound))
       .annotate(OpenApi.Summary, "Any partner's order with its timeline")
+  )
+  .add(
+    HttpApiEndpoint.post("refundOrder")`/api/admin/orders/${OrderId}/refund`
+      // The body is optional: none at all (decoded as null) is the same as {}.
+      .setPayload(Schema.NullOr(AdminRefundRequest))
+      .addSuccess(Refund, { status: 201 })
+      .addError(errorWire(OrderNotFound))
+      .addError(errorWire(OrderMoveNotAllowed))
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "Refund any order (marketplace, referral and brokerage sales are refunded only here)")
+      .annotate(
+        OpenApi.Description,
+        "The same refund as the partner's POST /api/partner/v1/refunds, for every order: the order becomes REFUNDED (order.refunded), a reversing ledger transaction is posted in the same transaction, and a card-paid order is refunded at the payment provider. After TRANSFER_COMPLETED: 409 conflict."
+      )
   )
   .add(
     HttpApiEndpoint.post("orderAction")`/api/admin/orders/${OrderId}/${Action}`

@@ -4,12 +4,18 @@ import { Effect } from "effect"
 import { Api } from "../../app/Api.js"
 import { actionOf } from "./AdminApi.js"
 import { Orders } from "./Orders.js"
+import { refundOf } from "./View.js"
 
 export const AdminOrdersHttpLive = HttpApiBuilder.group(Api, "adminOrders", (handlers) =>
   Effect.gen(function*() {
     const orders = yield* Orders
     return handlers
       .handle("getOrder", ({ path }) => orders.detail(path.id))
+      .handle("refundOrder", ({ path, payload }) =>
+        Effect.map(
+          orders.operatorRefund(path.id, payload?.reason ?? null, "admin"),
+          ({ order, refundId }) => refundOf(order, refundId!)
+        ))
       .handle("orderAction", ({ path, urlParams }) =>
         Effect.zipRight(
           orders.move(path.id, actionOf(path.action), { actor: "admin", note: urlParams.note }),

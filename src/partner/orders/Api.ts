@@ -6,6 +6,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
+import { PAYMENT_MODELS } from "../../domain/Ledger.js"
 import { OrderStatusSchema } from "../../domain/OrderState.js"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError } from "../../platform/Errors.js"
@@ -108,8 +109,18 @@ const ORDER_EXAMPLE = {
   return_url: null,
   cancel_url: null,
   created_at: "2026-01-01T12:00:00.000Z",
-  updated_at: "2026-01-01T12:00:00.000Z"
+  updated_at: "2026-01-01T12:00:00.000Z",
+  payment_model: "partner_collected",
+  commission_cents: 25000,
+  brokerage: null
 } as const
+
+/** How an order was sold (src/domain/Ledger.ts): who collected the buyer's money. */
+export const PaymentModelSchema = Schema.Literal(...PAYMENT_MODELS).annotations({
+  title: "PaymentModel",
+  description:
+    "partner_collected: you charged the buyer (POST /orders) and keep your commission; hosted_checkout: your checkout session, paid on the service's page; referral: a /buy/ sale through your link; brokerage: a won brokerage case (the sale is the service's fee)"
+})
 
 export const Order = Schema.Struct({
   public_id: Schema.String,
@@ -128,7 +139,23 @@ export const Order = Schema.Struct({
   return_url: Schema.NullOr(Schema.String),
   cancel_url: Schema.NullOr(Schema.String),
   created_at: Schema.String,
-  updated_at: Schema.String
+  updated_at: Schema.String,
+  payment_model: PaymentModelSchema,
+  commission_cents: Schema.Int.annotations({
+    description:
+      "Your commission on this sale (the rate in force when it was recorded): retained by you on a partner-collected sale, accrued and paid out on the others"
+  }),
+  brokerage: Schema.NullOr(Schema.Struct({
+    case_id: Schema.String.annotations({ description: "The brokerage case (brk_…)" }),
+    deal_price_cents: Schema.NullOr(Schema.Int).annotations({
+      description: "The price buyer and seller agreed"
+    }),
+    fee_cents: Schema.Int.annotations({
+      description: "The service's fee on the deal (the order's sale_price_cents); your commission is your share of it"
+    })
+  })).annotations({
+    description: "Brokerage orders only (payment_model brokerage): the deal and the fee apart; else null"
+  })
 }).annotations({ identifier: "PartnerOrder", examples: [ORDER_EXAMPLE] })
 
 export const TimelineEntry = Schema.Struct({
@@ -255,6 +282,7 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
     HttpApiEndpoint.get("listOrders", "/api/partner/v1/orders")
       .setUrlParams(Schema.Struct({
         status: Schema.optional(OrderStatusSchema),
+        payment_model: Schema.optional(PaymentModelSchema),
         domain: Schema.optional(Schema.String),
         from: Schema.optional(IsoDate),
         to: Schema.optional(IsoDate),

@@ -1,6 +1,6 @@
 /** Handlers of quotes, orders and refunds. */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Api } from "../../app/Api.js"
 import { canonicalJson } from "../../domain/CanonicalJson.js"
 import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
@@ -11,14 +11,26 @@ import { MalformedParameter } from "../Errors.js"
 import { Order } from "./Api.js"
 import { MissingIdempotencyKey } from "./Errors.js"
 import { Orders } from "./Orders.js"
-import { orderOf } from "./View.js"
+import { orderOf, refundOf } from "./View.js"
 
 const CURSOR_PURPOSE = "partner-orders-cursor"
+
+/**
+ * `Order` for the Idempotency-Key store: a response stored before `payment_model`,
+ * `commission_cents` and `brokerage` existed (keys live 7 days) still replays, with them filled
+ * in (POST /orders records partner-collected sales only; the commission was not stored: 0).
+ */
+const StoredOrder = Schema.Struct({
+  ...Order.fields,
+  payment_model: Schema.optionalWith(Order.fields.payment_model, { default: () => "partner_collected" as const }),
+  commission_cents: Schema.optionalWith(Order.fields.commission_cents, { default: () => 0 }),
+  brokerage: Schema.optionalWith(Order.fields.brokerage, { default: () => null })
+})
 
 export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", (handlers) =>
   Effect.gen(function*() {
     const orders = yield* Orders
-    const createOrders = (yield* Idempotency).endpoint({ success: Order, status: 201 })
+    const createOrders = (yield* Idempotency).endpoint({ success: StoredOrder, status: 201 })
     const secrets = yield* ServiceSecret
     return handlers
       .handle("createQuote", ({ payload }) =>
@@ -59,9 +71,10 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
           const domain = urlParams.domain === undefined
             ? undefined
             : (yield* domainParam("domain", urlParams.domain)).ascii
-          const filters = { status: urlParams.status, domain, from, to }
+          const filters = { status: urlParams.status, paymentModel: urlParams.payment_model, domain, from, to }
           const cursor = pageCursor(secrets, CURSOR_PURPOSE, [
             filters.status ?? null,
+            ...(filters.paymentModel === undefined ? [] : [filters.paymentModel]),
             domain ?? null,
             iso(from ?? null),
             iso(to ?? null)
@@ -79,14 +92,6 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
           const { order, refundId } = yield* orders.refund(partner, payload.order_id, payload.reason ?? null)
-          return {
-            refund_id: refundId!,
-            order_id: order.id,
-            amount_cents: order.sale_price_cents,
-            currency: order.currency,
-            status: "REFUNDED" as const,
-            created_at: order.updated_at.toISOString(),
-            order: orderOf(order)
-          }
+          return refundOf(order, refundId!)
         }))
   }))

@@ -16,6 +16,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { initialStatus, nextSandboxAction, type OrderAction, transition } from "../../domain/OrderState.js"
+import { partnerMayRefund } from "../../domain/RefundAuthority.js"
 import { Market } from "../../market/Market.js"
 import { makeId } from "../../platform/Ids.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
@@ -305,6 +306,14 @@ const make = Effect.gen(function*() {
     transaction(
       Effect.gen(function*() {
         const order = yield* loadOwned(publicId, options.partner, true)
+        // A partner refunds only what it sold itself; any other order does not exist for it.
+        if (
+          options.refund && options.partner &&
+          !partnerMayRefund(
+            { partnerId: order.partner_id, environment: order.environment, paymentModel: order.payment_model },
+            options.partner
+          )
+        ) return yield* OrderNotFound.of(publicId)
         const t = transition(order.status, action)
         if (!t.ok) return yield* new OrderMoveNotAllowed({ message: t.reason })
         const updated = yield* repo.updateStatus(order.id, t.to)
@@ -394,13 +403,22 @@ const make = Effect.gen(function*() {
     /** Every partner's orders, newest first (operator CLI). */
     listAll: (filters: Parameters<typeof repo.listAll>[0], limit: number) =>
       Effect.map(repo.listAll(filters, limit), (rows) => rows.map(orderOf)),
+    /** The partner's refund of a sale it collected itself (src/domain/RefundAuthority.ts); else OrderNotFound. */
     refund: (partner: PartnerIdentity, publicId: string, reason: string | null) =>
       move(publicId, "refund", {
         actor: `partner:${partner.keyId}`,
         partner,
         refund: { reason },
         note: reason ?? undefined
-      })
+      }),
+    /**
+     * An operator's refund of any order (admin API, CLI): marketplace, referral and brokerage
+     * sales are refunded only this way. The reversing ledger transaction is written with the
+     * move; a card-paid order's money goes back at the payment provider through the checkout's
+     * reconciliation (src/checkout/Checkout.ts `refundReversed`), as for every refund.
+     */
+    operatorRefund: (publicId: string, reason: string | null, actor: string) =>
+      move(publicId, "refund", { actor, refund: { reason }, note: reason ?? undefined })
   }
 })
 

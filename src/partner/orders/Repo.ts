@@ -46,7 +46,9 @@ export const OrderRow = Schema.Struct({
   payment_model: Schema.Literal(...PAYMENT_MODELS),
   /** The partner's commission rate when the order was created, frozen; and its amount. */
   commission_bps: Schema.Number,
-  commission_cents: Schema.Number
+  commission_cents: Schema.Number,
+  /** Brokerage: the price buyer and seller agreed (the sale is the service's fee on it); else null. */
+  deal_price_cents: Schema.NullOr(Schema.Number)
 })
 export type OrderRow = typeof OrderRow.Type
 
@@ -89,6 +91,7 @@ const DueGroup = Schema.Struct({ partner_id: Schema.String, environment: Environ
 
 export interface OrderFilters {
   readonly status?: OrderStatus | undefined
+  readonly paymentModel?: PaymentModel | undefined
   readonly domain?: string | undefined
   readonly from?: Date | undefined
   readonly to?: Date | undefined
@@ -96,6 +99,7 @@ export interface OrderFilters {
 
 const Filters = {
   status: Schema.optional(Status),
+  paymentModel: Schema.optional(Schema.Literal(...PAYMENT_MODELS)),
   domain: Schema.optional(Schema.String),
   from: Schema.optional(Schema.DateFromSelf),
   to: Schema.optional(Schema.DateFromSelf)
@@ -162,6 +166,7 @@ const NewBrokerageOrder = Schema.Struct({
   caseId: Schema.String,
   domain: Schema.String,
   feeCents: Schema.Number,
+  dealPriceCents: Schema.Number,
   shareBps: Schema.Number,
   currency: Schema.String,
   buyerEmail: Schema.String
@@ -313,6 +318,7 @@ const make = Effect.gen(function*() {
         select * from partner_orders
         where partner_id = ${f.partnerId} and environment = ${f.environment}
           ${f.status ? sql`and status = ${f.status}` : sql``}
+          ${f.paymentModel ? sql`and payment_model = ${f.paymentModel}` : sql``}
           ${f.domain ? sql`and domain = ${f.domain}` : sql``}
           ${f.from ? sql`and created_at >= ${f.from}` : sql``}
           ${f.to ? sql`and created_at < ${f.to}` : sql``}
@@ -326,12 +332,13 @@ const make = Effect.gen(function*() {
     execute: (o) =>
       sql`
         insert into partner_orders (id, partner_id, credential_id, environment, listing_id, domain, status, sale_price_cents,
-          currency, external_payment_ref, buyer, payment_model, commission_bps, commission_cents, transfer_completed_at)
+          currency, external_payment_ref, buyer, payment_model, commission_bps, commission_cents, transfer_completed_at,
+          deal_price_cents)
         values (${o.id}, ${o.partnerId}, ${o.credentialId}, ${o.environment}, ${o.caseId}, ${o.domain}, 'TRANSFER_COMPLETED',
           ${o.feeCents}, ${o.currency}, ${o.caseId}, ${
         JSON.stringify({ email: o.buyerEmail })
       }::jsonb, 'brokerage', ${o.shareBps},
-          ${o.feeCents}::bigint * ${o.shareBps} / 10000, now())
+          ${o.feeCents}::bigint * ${o.shareBps} / 10000, now(), ${o.dealPriceCents})
         returning *`
   })
   const listAll = SqlSchema.findAll({
@@ -344,6 +351,7 @@ const make = Effect.gen(function*() {
           ${f.partnerId ? sql`and partner_id = ${f.partnerId}` : sql``}
           ${f.environment ? sql`and environment = ${f.environment}` : sql``}
           ${f.status ? sql`and status = ${f.status}` : sql``}
+          ${f.paymentModel ? sql`and payment_model = ${f.paymentModel}` : sql``}
           ${f.domain ? sql`and domain = ${f.domain}` : sql``}
         order by id desc
         limit ${f.limit}`

@@ -3,7 +3,7 @@
  * and the order as order events carry it (`data.order`).
  */
 import { iso } from "../Common.js"
-import type { Order, OrderDetail, TimelineEntry } from "./Api.js"
+import type { Order, OrderDetail, Refund, TimelineEntry } from "./Api.js"
 import type { OrderRow, TimelineRow } from "./Repo.js"
 
 export const orderOf = (o: OrderRow): typeof Order.Type => ({
@@ -19,7 +19,13 @@ export const orderOf = (o: OrderRow): typeof Order.Type => ({
   return_url: o.return_url,
   cancel_url: o.cancel_url,
   created_at: o.created_at.toISOString(),
-  updated_at: o.updated_at.toISOString()
+  updated_at: o.updated_at.toISOString(),
+  payment_model: o.payment_model,
+  commission_cents: o.commission_cents,
+  // A brokerage order's row keeps the case in listing_id and the fee as the sale (Repo.insertBrokerageOrder).
+  brokerage: o.payment_model === "brokerage"
+    ? { case_id: o.listing_id, deal_price_cents: o.deal_price_cents, fee_cents: o.sale_price_cents }
+    : null
 })
 
 /** The order as carried by events: `data.order`. */
@@ -60,4 +66,15 @@ export const orderDetailOf = (o: OrderRow, timeline: ReadonlyArray<TimelineRow>)
   ...orderOf(o),
   transfer: transferOf(o, timeline),
   timeline: timeline.map(timelineEntryOf)
+})
+
+/** A refund as the partner's and the operator's refund answer it (the order moved to REFUNDED). */
+export const refundOf = (o: OrderRow, refundId: string): typeof Refund.Type => ({
+  refund_id: refundId,
+  order_id: o.id,
+  amount_cents: o.sale_price_cents,
+  currency: o.currency,
+  status: "REFUNDED",
+  created_at: o.updated_at.toISOString(),
+  order: orderOf(o)
 })
