@@ -13,9 +13,11 @@ import { PartnerEventsHttpLive } from "./events/Http.js"
 import { Outbox } from "./events/Outbox.js"
 import { PartnerInventoryHttpLive } from "./inventory/Http.js"
 import { Inventory } from "./inventory/Inventory.js"
+import { Exports } from "./ledger/Exports.js"
 import { AdminMoneyHttpLive, PartnerMoneyHttpLive } from "./ledger/Http.js"
 import { PayoutProviderLive } from "./ledger/PayoutProvider.js"
 import { Payouts } from "./ledger/Payouts.js"
+import { Receipts } from "./ledger/Receipts.js"
 import { Reconcile } from "./ledger/Reconcile.js"
 import { MoneyRepo } from "./ledger/Repo.js"
 import { Settlement } from "./ledger/Settlement.js"
@@ -40,6 +42,8 @@ const ServicesLive = Layer.mergeAll(
   SettlementLive,
   Payouts.Live.pipe(Layer.provide(PayoutProviderLive)),
   Reconcile.Live,
+  Receipts.Live,
+  Exports.Live,
   MoneyRepo.Live,
   Outbox.Live,
   Webhooks.Live,
