@@ -84,7 +84,7 @@ layer(Layer.empty)("ledger CLI", (it) => {
             `^${statement.id},[^,]+,[^,]+,paid,${orderId},cli-receipt.com,partner_collected,50000,5000,45000,USD$`
           )
         )
-  
+
         // A payment the provider captured (a cart) that no posting holds: verify names it, exit 1.
         const session = yield* run(
           capturedPayment({ orderId: makeId("ord"), environment: "live", cents: 16_000, kind: "cart" })
@@ -95,6 +95,6 @@ layer(Layer.empty)("ledger CLI", (it) => {
           `payment ${session}: cart payment of 16000 USD captured by the payment provider is not in the ledger`
         )
       }),
-    { timeout: 180_000 }
+    { timeout: 400_000 }
   )
 })
