@@ -16,6 +16,7 @@ import { BatchLive } from "../batch/Layer.js"
 import { CatalogueLive } from "../catalogue/Layer.js"
 import { CatalogueConfig } from "../catalogue/Settings.js"
 import { CheckoutLive } from "../checkout/Layer.js"
+import { PaymentRecordsLive } from "../checkout/PaymentRecords.js"
 import { CheckoutConfig } from "../checkout/Settings.js"
 import { IdentityLive } from "../identity/Layer.js"
 import { IdentityConfig } from "../identity/Settings.js"
@@ -86,6 +87,8 @@ export const CapabilitiesLive = Layer.mergeAll(BatchLive, SystemHttpLive).pipe(
   Layer.provideMerge(Layer.mergeAll(ReferralsLive, CartFulfilmentLive)),
   Layer.provideMerge(Layer.mergeAll(SearchLive, ToolsLive, PartnerLive(PartnerGroups))),
   Layer.provideMerge(AvailabilityLive),
+  // The checkout's payment records, read by the ledger's reconciliation (a port the ledger owns).
+  Layer.provideMerge(PaymentRecordsLive),
   Layer.provideMerge(Layer.mergeAll(CatalogueLive, LookupLive, MarketLive, NotificationsLive)),
   Layer.provideMerge(IdentityLive),
   Layer.provideMerge(PlatformLive)

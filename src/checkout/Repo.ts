@@ -208,7 +208,31 @@ const make = Effect.gen(function*() {
     execute: (ref) => sql`select id from checkout_sessions where payment_ref = ${ref} limit 1`
   })
 
+  /** Captured payments (paid or refunded sessions), with whether their order was reversed since. */
+  const captured = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: Schema.Struct({
+      id: Schema.String,
+      kind: Kind,
+      environment: Environment,
+      currency: Schema.String,
+      price_cents: Schema.Number,
+      status: Status,
+      order_id: Schema.NullOr(Schema.String),
+      order_reversed: Schema.Boolean
+    }),
+    execute: () =>
+      sql`
+        select s.id, s.kind, s.environment, s.currency, s.price_cents, s.status, s.order_id,
+               coalesce(o.status in ('REFUNDED', 'CANCELLED'), false) as order_reversed
+        from checkout_sessions s left join partner_orders o on o.id = s.order_id
+        where s.status in ('paid', 'refunded')
+        order by s.id`
+  })
+
   return {
+    /** Captured payments, for the ledger's reconciliation (src/checkout/PaymentRecords.ts). */
+    captured: Effect.orDie(captured(undefined)),
     /** Runs `effect` in one transaction; a failed BEGIN/COMMIT is a defect, `effect`'s own errors stay. */
     transaction: transactionOf(sql),
     /** None when the cart has a session already (`on conflict (cart_id) do nothing`). */

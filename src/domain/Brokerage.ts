@@ -10,13 +10,7 @@
  * price recorded when the deal was agreed. The three closed statuses are final. Any other move is
  * refused: a 409 (wrong status) or a 400 (no price for a won close).
  */
-import { commissionOf } from "./Money.js"
-
-/**
- * The largest buyer's budget a case accepts, in USD cents: $100,000,000.00, above any domain
- * sale on record, so a larger number is a typo (or dollars sent as cents twice over), not a budget.
- */
-export const MAX_BUDGET_CENTS = 10_000_000_000
+import { commissionOf, isAmountCents } from "./Money.js"
 
 export const CASE_STATUSES = [
   "open",
@@ -74,7 +68,8 @@ export type CaseTransition =
   }
   | { readonly ok: false; readonly from: CaseStatus; readonly kind: "conflict" | "invalid"; readonly reason: string }
 
-const validPrice = (p: number | undefined): p is number => p !== undefined && Number.isSafeInteger(p) && p > 0
+/** A deal price: positive, within the one bound of every amount (Money.ts, 10^12 cents). */
+const validPrice = (p: number | undefined): p is number => p !== undefined && isAmountCents(p) && p > 0
 
 /** One move. `priceCents` is the price given with the move, if any. */
 export const transition = (c: CaseFacts, action: CaseAction, priceCents?: number): CaseTransition => {
@@ -83,7 +78,12 @@ export const transition = (c: CaseFacts, action: CaseAction, priceCents?: number
     return { ok: false, from, kind: "conflict", reason: `The case is already ${from}; no further changes are possible` }
   }
   if (priceCents !== undefined && !validPrice(priceCents)) {
-    return { ok: false, from, kind: "invalid", reason: "price: must be a positive integer number of USD cents" }
+    return {
+      ok: false,
+      from,
+      kind: "invalid",
+      reason: "price: must be a positive integer number of USD cents, at most 10^12"
+    }
   }
   const to: CaseStatus = action._tag === "advance"
     ? PATH[PATH.indexOf(from) + 1]!

@@ -10,11 +10,19 @@
  *   recorded, partner collects:  Dr partner_receivable (sale − c)  Dr commission_expense c   Cr sales_revenue sale
  *   recorded, service collects:  Dr buyer_payments sale            Cr sales_revenue sale
  *                                Dr commission_expense c           Cr commission_accrued c
+ *   recorded, brokerage fee:     Dr brokerage_fee_receivable fee   Cr sales_revenue fee
+ *                                Dr commission_expense c           Cr commission_accrued c
+ *   receipt from a partner:      Dr partner_receipts amount        Cr partner_receivable_settled amount
  *   settled,  partner collects:  Dr partner_receivable_settled     Cr partner_receivable   (sale − c)
  *   settled,  service collects:  Dr commission_accrued             Cr commission_payable   c
  *   payout started:              Dr commission_payable             Cr payouts_in_flight    amount
  *   payout paid:                 Dr payouts_in_flight              Cr payouts_paid         amount
  *   payout failed / refund / cancellation: the reversal of what it undoes
+ *
+ * `buyer_payments` is the cash the payment provider took from buyers (hosted checkout, /buy,
+ * referral sales), net of refunds: `ledger verify` reconciles it with the checkout's payment
+ * records. A brokerage deal is paid between buyer and seller outside the service, so a won case
+ * books only the fee the service is owed (`brokerage_fee_receivable`), never cash.
  */
 import { commissionOf, sumCents } from "./Money.js"
 
@@ -24,6 +32,8 @@ export const ACCOUNTS = [
   "sales_revenue",
   "commission_expense",
   "buyer_payments",
+  "brokerage_fee_receivable",
+  "partner_receipts",
   "commission_accrued",
   "commission_payable",
   "payouts_in_flight",
@@ -45,7 +55,15 @@ export interface Entry {
 export interface Posting {
   /** Natural key: the same event always produces the same key (idempotency). */
   readonly key: string
-  readonly kind: "recorded" | "reversed" | "settled" | "payout_started" | "payout_paid" | "payout_failed"
+  readonly kind:
+    | "recorded"
+    | "reversed"
+    | "settled"
+    | "payout_started"
+    | "payout_paid"
+    | "payout_failed"
+    | "receipt"
+    | "rebooked"
   readonly entries: ReadonlyArray<Entry>
 }
 
@@ -68,7 +86,14 @@ export const saleCommission = (s: SaleFacts): number => commissionOf(s.saleCents
 export const recorded = (s: SaleFacts): Posting => {
   const c = saleCommission(s)
   const entries: ReadonlyArray<Entry> = serviceCollects(s.paymentModel)
-    ? [...pair("buyer_payments", "sales_revenue", s.saleCents), ...pair("commission_expense", "commission_accrued", c)]
+    ? [
+      ...pair(
+        s.paymentModel === "brokerage" ? "brokerage_fee_receivable" : "buyer_payments",
+        "sales_revenue",
+        s.saleCents
+      ),
+      ...pair("commission_expense", "commission_accrued", c)
+    ]
     : [
       ...(s.saleCents - c === 0 ? [] : [{ account: "partner_receivable" as const, amount: s.saleCents - c }]),
       ...(c === 0 ? [] : [{ account: "commission_expense" as const, amount: c }]),
@@ -117,6 +142,16 @@ export const payoutFailed = (payoutId: string, amount: number): Posting => ({
   kind: "payout_failed"
 })
 
+/**
+ * A partner paid (part of) what its statements say it owes: the settled receivable goes down,
+ * the money is in the service's bank (`partner_receipts`).
+ */
+export const receipt = (receiptId: string, amount: number): Posting => ({
+  key: `receipt:${receiptId}`,
+  kind: "receipt",
+  entries: pair("partner_receipts", "partner_receivable_settled", amount)
+})
+
 export type Balances = Readonly<Record<Account, number>>
 
 export const emptyBalances = (): Record<Account, number> =>
@@ -130,24 +165,32 @@ export const balancesOf = (postings: Iterable<Posting>): Balances => {
 }
 
 /**
- * Which statements are `paid`. A payout pays a partner's whole payable balance of one environment
- * and currency, which the statements made payable, oldest first; a failed payout returns its
- * amount to payable and a later payout pays it. So paid payouts cover statements in creation
- * order (ids are time-sortable): a statement is `paid` when it made commission payable
- * (`commission_payable_cents > 0`) and the payouts with status `paid` add up to at least the
- * payable commission of it and of every earlier statement of the same partner, environment and
- * currency. A statement with nothing payable (partner-collected sales only) stays `closed`.
+ * Which statements are `paid`: everything a statement made flow has flowed. Its payable
+ * commission (service-collected lines) is paid by payouts, its amount owed (partner-collected
+ * lines) by the partner's receipts; each is matched to statements oldest first (ids are
+ * time-sortable) within one partner, environment and currency:
+ * - payouts pay a partner's whole payable balance, which the statements made payable in order
+ *   (a failed payout returns its amount to payable and a later payout pays it);
+ * - receipts (`ledger receipt`) pay the oldest amount owed first.
+ * A statement is `paid` when it has something to pay either way and each side it has is covered:
+ * the paid payouts add up to at least the payable commission of it and every earlier statement,
+ * and the receipts to at least the amount owed of it and every earlier statement. A statement
+ * with nothing to pay either way (only refunds, say) stays `closed`.
  */
 export const paidStatements = (
-  statements: ReadonlyArray<{ readonly id: string; readonly payableCents: number }>,
-  paidOutCents: number
+  statements: ReadonlyArray<{ readonly id: string; readonly payableCents: number; readonly owedCents?: number }>,
+  paidOutCents: number,
+  receivedCents = 0
 ): ReadonlySet<string> => {
   const paid = new Set<string>()
-  let cumulative = 0
+  let payable = 0
+  let owed = 0
   for (const s of [...statements].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
-    cumulative += s.payableCents
-    if (cumulative > paidOutCents) break
-    if (s.payableCents > 0) paid.add(s.id)
+    const o = s.owedCents ?? 0
+    payable += s.payableCents
+    owed += o
+    if (s.payableCents <= 0 && o <= 0) continue
+    if ((s.payableCents <= 0 || payable <= paidOutCents) && (o <= 0 || owed <= receivedCents)) paid.add(s.id)
   }
   return paid
 }

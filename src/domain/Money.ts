@@ -4,7 +4,11 @@
  * Contract: an amount is always a safe integer of cents; arithmetic never mixes currencies
  * (mixing is a defect, not a rounding question); commission is rounded down to the cent, so
  * `commission + (sale - commission) = sale` exactly and the partner is never charged a fraction.
+ * Every amount the service ACCEPTS (HTTP, CLI) is `AmountCents`: an integer in 0…MAX_AMOUNT_CENTS
+ * (10^12 cents, $10,000,000,000.00), so sums of up to ~9,000 of them stay exact in a double and
+ * totals can always be encoded; a larger number is a typo, refused as `validation_error`.
  */
+import { Schema } from "effect"
 
 export interface Money {
   readonly cents: number
@@ -12,6 +16,26 @@ export interface Money {
 }
 
 export const isCents = (n: number): boolean => Number.isSafeInteger(n)
+
+/** The largest amount accepted anywhere: 10^12 cents ($10,000,000,000.00). */
+export const MAX_AMOUNT_CENTS = 1_000_000_000_000
+
+export const isAmountCents = (n: number): boolean => Number.isSafeInteger(n) && n >= 0 && n <= MAX_AMOUNT_CENTS
+
+/** Every money amount accepted anywhere (body, query, CLI): integer cents in 0…10^12. */
+export const AmountCents = Schema.Int.pipe(
+  Schema.between(0, MAX_AMOUNT_CENTS, {
+    message: () => `Expected integer USD cents between 0 and ${MAX_AMOUNT_CENTS}`
+  })
+).annotations({ description: `Integer USD cents, 0 to ${MAX_AMOUNT_CENTS}` })
+
+/** The same bound for an amount given as a query parameter (a string of digits). */
+export const AmountCentsFromString = Schema.compose(Schema.NumberFromString, AmountCents)
+
+/** A positive amount (a price, a budget, a receipt): 1…10^12 cents. */
+export const PositiveAmountCents = AmountCents.pipe(
+  Schema.filter((n) => n > 0 || "Expected a positive amount of cents")
+).annotations({ description: `Integer USD cents, 1 to ${MAX_AMOUNT_CENTS}` })
 
 export const money = (cents: number, currency: string): Money => {
   if (!isCents(cents)) throw new RangeError(`not an integer number of cents: ${cents}`)

@@ -172,7 +172,15 @@ export const conversionRate = (sales: number, uniqueClicks: number): number =>
  */
 export interface CommissionMovement {
   readonly id: string
-  readonly kind: "recorded" | "reversed" | "settled" | "payout_started" | "payout_paid" | "payout_failed"
+  readonly kind:
+    | "recorded"
+    | "reversed"
+    | "settled"
+    | "payout_started"
+    | "payout_paid"
+    | "payout_failed"
+    | "receipt"
+    | "rebooked"
   readonly accruedDelta: number
   readonly payableDelta: number
 }
@@ -201,7 +209,10 @@ const KIND_OF: Readonly<Record<CommissionMovement["kind"], CommissionKind | unde
   settled: "payable",
   payout_started: "paid_out",
   payout_failed: "payable",
-  payout_paid: undefined
+  payout_paid: undefined,
+  // Never touch a commission account (receipts from partners, brokerage fee rebooking).
+  receipt: undefined,
+  rebooked: undefined
 }
 
 /**

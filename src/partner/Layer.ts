@@ -14,9 +14,11 @@ import { Outbox } from "./events/Outbox.js"
 import { PartnerInventoryHttpLive } from "./inventory/Http.js"
 import { Inventory } from "./inventory/Inventory.js"
 import { Books } from "./ledger/Books.js"
+import { Exports } from "./ledger/Exports.js"
 import { AdminMoneyHttpLive, PartnerMoneyHttpLive } from "./ledger/Http.js"
 import { PayoutProviderLive } from "./ledger/PayoutProvider.js"
 import { Payouts } from "./ledger/Payouts.js"
+import { Receipts } from "./ledger/Receipts.js"
 import { Reconcile } from "./ledger/Reconcile.js"
 import { MoneyRepo } from "./ledger/Repo.js"
 import { Settlement } from "./ledger/Settlement.js"
@@ -41,6 +43,8 @@ const ServicesLive = Layer.mergeAll(
   SettlementLive,
   Payouts.Live.pipe(Layer.provide(PayoutProviderLive)),
   Reconcile.Live,
+  Receipts.Live,
+  Exports.Live,
   MoneyRepo.Live,
   Books.Live, // the cart seam (src/portfolio/Fulfilment.ts) posts cart payments
   Outbox.Live,

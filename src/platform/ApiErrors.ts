@@ -58,6 +58,15 @@ export const unavailableResponse = (request: HttpServerRequest.HttpServerRequest
 }
 
 /** A 400 in the shape of the request's path: legacy on the legacy paths, typed elsewhere. */
+/**
+ * HttpApi reports a success value that fails its own schema with the same `HttpApiDecodeError`
+ * as bad input: the route encodes through `Schema.Union` of `transformOrFail(<response
+ * declaration>, success)`, so the failure's tree starts at that declaration. That is OUR answer
+ * failing (a bug, or data the schema cannot carry), never the caller's mistake.
+ */
+export const isResponseEncodingFailure = (e: HttpApiError.HttpApiDecodeError): boolean =>
+  e.message.startsWith("(<declaration schema> <-> ")
+
 const badRequestFor = (
   request: HttpServerRequest.HttpServerRequest,
   code: string,
@@ -75,6 +84,8 @@ const badRequestFor = (
  * - an unknown route becomes a typed 404;
  * - an unreachable database (refused, timed out, connection lost; see DatabaseOutage.ts) becomes
  *   503 `unavailable` with `Retry-After`, whichever endpoint met it;
+ * - a success value that fails its own schema (isResponseEncodingFailure) is a 500 logged as an
+ *   error (an alert), never a 400;
  * - any other defect (bug) becomes a typed 500 and is logged; never a stack trace.
  */
 export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
@@ -106,6 +117,13 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
         )
         if (Option.isSome(failure)) {
           const e = failure.value
+          if (e instanceof HttpApiError.HttpApiDecodeError && isResponseEncodingFailure(e)) {
+            // An alert: the answer could not be encoded (e.g. a total beyond its schema).
+            yield* Effect.logError("response encoding failed; answered 500").pipe(
+              Effect.annotateLogs({ alert: "response_encoding", issues: JSON.stringify(e.issues).slice(0, 2000) })
+            )
+            return typedResponse(internalErrorBody(requestId), { status: 500 })
+          }
           if (e instanceof HttpApiError.HttpApiDecodeError) {
             const { details, message } = validationFailure(e)
             return yield* badRequestFor(request, "validation_error", message, details)

@@ -103,19 +103,20 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
         expect(r.status, JSON.stringify(body)).toBe(400)
         expect(["validation_error", "invalid_request"]).toContain(r.json.error.code)
       }
-      // The budget is 1 to 10 000 000 000 cents ($100M): zero or beyond is the documented 400, the bound itself is taken.
-      for (const budget of [0, 10_000_000_001, Number.MAX_SAFE_INTEGER]) {
+      // The budget is 1 to 10^12 cents (the one bound of every amount, src/domain/Money.ts): zero or
+      // beyond is the documented 400, the bound itself is taken.
+      for (const budget of [0, 1_000_000_000_001, Number.MAX_SAFE_INTEGER]) {
         const r = yield* signed(cred, "POST", BASE, { body: caseBody("bad-input.com", { budget }) })
         expect(expectError(r, 400, "validation_error").message, String(budget)).toContain("budget")
       }
       const client = yield* apiClient({ partner: cred })
       const [largest, largestReply] = yield* client.partnerBrokerage.createCase({
-        payload: casePayload("largest-budget.com", { budget: 10_000_000_000 }),
+        payload: casePayload("largest-budget.com", { budget: 1_000_000_000_000 }),
         headers: {},
         withResponse: true
       })
       expect(largestReply.status).toBe(201)
-      expect(largest.budget).toBe(10_000_000_000)
+      expect(largest.budget).toBe(1_000_000_000_000)
       // A retried create with its Idempotency-Key answers the first 201, not a 409 (raw: the
       // Idempotent-Replayed header is the wire's).
       const key = crypto.randomUUID()

@@ -11,6 +11,7 @@ import { Books } from "../../src/partner/ledger/Books.js"
 import { makeId } from "../../src/platform/Ids.js"
 import { apiClient } from "../support/ApiClient.js"
 import { createPartner, signed } from "../support/PartnerKit.js"
+import { capturedPayment } from "../support/PaymentKit.js"
 import { startStripeFake } from "../support/StripeServer.js"
 import * as TestServer from "../support/TestServer.js"
 
@@ -36,6 +37,7 @@ const deliveredCheckoutSale = (
         'cs_test', '{"email":"b@example.org"}'::jsonb, ${model}, 1000, ${saleCents} * 1000 / 10000, now())
       returning *`
     yield* Effect.flatMap(Books, (b) => b.recordSale(order)).pipe(Effect.provide(Books.Live))
+    if (model !== "brokerage") yield* capturedPayment({ orderId: id, environment: environment, cents: saleCents })
     return id
   }).pipe(Effect.orDie)
 

@@ -15,6 +15,7 @@ import {
   payoutPaid,
   payoutStarted,
   type Posting,
+  receipt,
   recorded,
   refunded,
   type SaleFacts,
@@ -254,5 +255,40 @@ describe("statement status", () => {
     expect([...paidStatements(st, 500)].sort()).toEqual(["stl_1", "stl_3"])
     expect([...paidStatements(st, 299)]).toEqual([])
     expect([...paidStatements(st, 600)].sort()).toEqual(["stl_1", "stl_3", "stl_4"])
+  })
+
+  it("receipts pay the oldest amount owed first; a statement with both sides is paid when both are covered", () => {
+    const st = [
+      { id: "stl_1", payableCents: 0, owedCents: 27_000 },
+      { id: "stl_2", payableCents: 600, owedCents: 9_000 },
+      { id: "stl_3", payableCents: 0, owedCents: 0 }
+    ]
+    expect([...paidStatements(st, 0, 26_999)]).toEqual([])
+    expect([...paidStatements(st, 0, 27_000)]).toEqual(["stl_1"])
+    expect([...paidStatements(st, 0, 36_000)]).toEqual(["stl_1"])
+    expect([...paidStatements(st, 600, 35_999)]).toEqual(["stl_1"])
+    expect([...paidStatements(st, 600, 36_000)]).toEqual(["stl_1", "stl_2"])
+  })
+
+  it("a receipt posting lowers the settled receivable by what was received, balanced", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000_000_000_000 }), (amount) => {
+        const p = receipt("rct_x", amount)
+        expect(isBalanced(p.entries)).toBe(true)
+        expect(balancesOf([p])).toMatchObject({ partner_receipts: amount, partner_receivable_settled: -amount })
+      })
+    )
+  })
+
+  it("a won brokerage case books the fee as a receivable, never as buyer cash", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 1_000_000_000_000 }), fc.integer({ min: 0, max: 10_000 }), (fee, bps) => {
+        const b = balancesOf([
+          recorded({ orderId: "ord_b", paymentModel: "brokerage", saleCents: fee, commissionBps: bps })
+        ])
+        expect(b.buyer_payments).toBe(0)
+        expect(b.brokerage_fee_receivable).toBe(fee)
+      })
+    )
   })
 })

@@ -14,6 +14,7 @@ import { Books } from "../../src/partner/ledger/Books.js"
 import { makeId } from "../../src/platform/Ids.js"
 import { post, realSleep, request } from "../support/http.js"
 import { buy, createPartner, seedListings } from "../support/PartnerKit.js"
+import { capturedPayment } from "../support/PaymentKit.js"
 import { startServiceProcess } from "../support/ServiceProcess.js"
 import { startStripeFake } from "../support/StripeServer.js"
 import * as TestServer from "../support/TestServer.js"
@@ -33,6 +34,7 @@ const deliveredCheckoutSale = (partnerId: string, saleCents: number, model = "ho
         'cs_test', '{"email":"b@example.org"}'::jsonb, ${model}, 1000, ${saleCents} * 1000 / 10000, now())
       returning *`
     yield* Effect.flatMap(Books, (b) => b.recordSale(order)).pipe(Effect.provide(Books.Live))
+    if (model !== "brokerage") yield* capturedPayment({ orderId: id, environment: "live", cents: saleCents })
     return id
   }).pipe(Effect.orDie)
 

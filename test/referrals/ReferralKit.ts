@@ -1,8 +1,9 @@
 /**
  * Test helpers for referrals: follow a link as a browser would (keeping the `mk_ref` cookie), and
  * record a paid referral sale exactly as the hosted checkout does when an attributed session is
- * paid: the `partner_orders` row (`payment_model: "referral"`, `referral_link_id`) and
- * `Books.recordSale`, in one transaction.
+ * paid: the paid `checkout_sessions` row (the payment provider layer's record, which `ledger
+ * verify` reconciles with the ledger's cash), the `partner_orders` row (`payment_model:
+ * "referral"`, `referral_link_id`) and `Books.recordSale`, in one transaction.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -11,6 +12,7 @@ import { Orders } from "../../src/partner/orders/Orders.js"
 import { makeId } from "../../src/platform/Ids.js"
 import { type Attribution, REFERRAL_COOKIE, ReferralAttribution } from "../../src/referrals/Attribution.js"
 import { request } from "../support/http.js"
+import { capturedPayment } from "../support/PaymentKit.js"
 
 export const BROWSER_UA =
   "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36"
@@ -47,12 +49,18 @@ export const paidReferralSale = (attribution: Attribution, domain: string, saleC
     const books = yield* Books
     const id = makeId("ord")
     return yield* sql.withTransaction(Effect.gen(function*() {
+      const session = yield* capturedPayment({
+        orderId: id,
+        environment: attribution.environment,
+        cents: saleCents,
+        domain
+      })
       const [order] = yield* sql<any>`
         insert into partner_orders (id, partner_id, credential_id, environment, listing_id, domain, status, sale_price_cents, currency,
-          external_payment_ref, buyer, payment_model, commission_bps, commission_cents, referral_link_id)
+          external_payment_ref, buyer, payment_model, commission_bps, commission_cents, referral_link_id, checkout_session_id)
         select ${id}, p.id, 'checkout', ${attribution.environment}, ${`lst_${id}`}, ${domain}, 'EXTERNALLY_PAID', ${saleCents}, 'USD',
-          ${`cs_${id}`}, '{"email":"buyer@example.org"}'::jsonb, 'referral', p.commission_bps, ${saleCents}::bigint * p.commission_bps / 10000,
-          ${attribution.linkId}
+          ${`pi_sbx_${id}_1_ok`}, '{"email":"buyer@example.org"}'::jsonb, 'referral', p.commission_bps, ${saleCents}::bigint * p.commission_bps / 10000,
+          ${attribution.linkId}, ${session}
         from partners p where p.id = ${attribution.partnerId}
         returning *`
       yield* books.recordSale(order)

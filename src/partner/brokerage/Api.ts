@@ -9,7 +9,8 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { AdminAuth } from "../../admin/Auth.js"
-import { CASE_STATUSES, CLOSE_OUTCOMES, MAX_BUDGET_CENTS, TIERS } from "../../domain/Brokerage.js"
+import { CASE_STATUSES, CLOSE_OUTCOMES, TIERS } from "../../domain/Brokerage.js"
+import { AmountCentsFromString, MAX_AMOUNT_CENTS, PositiveAmountCents } from "../../domain/Money.js"
 import { documentedAt, htmlErrorPages, HtmlPage } from "../../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError, Unauthorized } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
@@ -59,8 +60,8 @@ export const CaseRequest = Schema.Struct({
     description: "managed: our brokers negotiate; self_serve: we find and contact the owner, you negotiate"
   }),
   buyer_email: Email,
-  budget: Schema.Int.pipe(Schema.positive(), Schema.lessThanOrEqualTo(MAX_BUDGET_CENTS)).annotations({
-    description: `The buyer's budget, integer USD cents, 1 to ${MAX_BUDGET_CENTS} ($100,000,000.00)`
+  budget: PositiveAmountCents.annotations({
+    description: `The buyer's budget, integer USD cents, 1 to ${MAX_AMOUNT_CENTS} ($10,000,000,000.00)`
   }),
   notes: Schema.optional(Schema.String.pipe(Schema.maxLength(2000)))
 }).annotations({ identifier: "BrokerageCaseRequest" })
@@ -121,7 +122,7 @@ const Limit = Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.
   description: "1–100, default 25"
 })
 const PriceParam = Schema.optional(
-  Schema.NumberFromString.pipe(Schema.int(), Schema.positive(), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
+  AmountCentsFromString.pipe(Schema.filter((n) => n > 0 || "Expected a positive amount of cents"))
 )
 
 export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")

@@ -9,6 +9,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { AdminAuth } from "../../admin/Auth.js"
 import { ACCOUNTS, PAYMENT_MODELS } from "../../domain/Ledger.js"
+import { MAX_AMOUNT_CENTS, PositiveAmountCents } from "../../domain/Money.js"
 import { OrderStatusSchema } from "../../domain/OrderState.js"
 import { InvalidCursor } from "../../market/Errors.js"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
@@ -16,7 +17,7 @@ import { BadRequest, errorWire, InternalError, Unauthorized } from "../../platfo
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { Paging } from "../Common.js"
 import { InvalidDateWindow, NotAnAffiliate } from "../Errors.js"
-import { PartnerNotFound, SettlementNotFound } from "./Errors.js"
+import { PartnerNotFound, ReceiptExceedsOwed, ReceiptReferenceUsed, SettlementNotFound } from "./Errors.js"
 
 const Cents = Schema.Int.annotations({ description: "Integer USD cents" })
 /** A time: a `Date` in the handlers, RFC 3339 UTC with milliseconds (`toISOString`) on the wire. */
@@ -103,6 +104,18 @@ export const PayoutPage = Schema.Struct({
   next_cursor: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "PayoutPage" })
 
+/** A CSV export: `text/csv; charset=utf-8`, a header row, CRLF line ends (docs/partner.md#csv-exports). */
+export const CsvText = HttpApiSchema.Text({ contentType: "text/csv; charset=utf-8" }).annotations({
+  description: "CSV (RFC 4180) with a header row; text cells that start with = + - @ are prefixed with '"
+})
+
+const TransactionFilterParams = {
+  from: Schema.optional(IsoDate),
+  to: Schema.optional(IsoDate),
+  status: Schema.optional(OrderStatusSchema),
+  payment_model: Schema.optional(PaymentModelSchema)
+}
+
 export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
   .add(
     HttpApiEndpoint.get("listSettlements", "/api/partner/v1/settlements")
@@ -120,6 +133,22 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       .addError(errorWire(SettlementNotFound))
       .annotate(OpenApi.Summary, "One statement with its lines")
       .pipe(requiresScope("buy"), documentedAt("/docs/money.md#statements"))
+  )
+  .add(
+    HttpApiEndpoint.get("exportSettlement")`/api/partner/v1/settlements/${HttpApiSchema.param("id", Schema.String)}.csv`
+      .addSuccess(CsvText)
+      .addError(errorWire(SettlementNotFound))
+      .annotate(OpenApi.Summary, "One statement's lines as CSV (`GET /settlements/stl_….csv`)")
+      .pipe(requiresScope("buy"), documentedAt("/docs/partner.md#csv-exports"))
+  )
+  .add(
+    HttpApiEndpoint.get("exportTransactions", "/api/partner/v1/transactions.csv")
+      .setUrlParams(Schema.Struct(TransactionFilterParams))
+      .addSuccess(CsvText)
+      .addError(errorWire(InvalidDateWindow))
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "The sales history as CSV: every row matching the filters of GET /transactions")
+      .pipe(requiresScope("report"), documentedAt("/docs/partner.md#csv-exports"))
   )
   .add(
     HttpApiEndpoint.get("listTransactions", "/api/partner/v1/transactions")
@@ -182,7 +211,14 @@ export const RunResult = Schema.Struct({
 
 export const VerifyReport = Schema.Struct({
   ok: Schema.Boolean,
-  checked: Schema.Struct({ transactions: Schema.Int, statements: Schema.Int, orders: Schema.Int, payouts: Schema.Int }),
+  checked: Schema.Struct({
+    transactions: Schema.Int,
+    statements: Schema.Int,
+    orders: Schema.Int,
+    payouts: Schema.Int,
+    payments: Schema.Int.annotations({ description: "Captured payments of the payment provider layer, reconciled" }),
+    receipts: Schema.Int
+  }),
   problems: Schema.Array(Schema.Struct({ check: Schema.String, subject: Schema.String, message: Schema.String }))
 }).annotations({ identifier: "LedgerVerifyReport" })
 
@@ -209,6 +245,32 @@ export const PayoutRunResult = Schema.Struct({
     status: Schema.Literal("pending", "paid", "failed")
   }))
 }).annotations({ identifier: "PayoutRunResult" })
+
+export const ReceiptRequest = Schema.Struct({
+  partner_id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)).annotations({ description: "ptn_…" }),
+  environment: Schema.optional(Schema.Literal("live", "sandbox")).annotations({ description: "default live" }),
+  amount_cents: PositiveAmountCents.annotations({
+    description: `What the partner paid, integer USD cents, 1 to ${MAX_AMOUNT_CENTS}`
+  }),
+  reference: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)).annotations({
+    description: "Your reference for the payment (bank transfer id…); one receipt per reference"
+  })
+}).annotations({ identifier: "LedgerReceiptRequest" })
+
+export const Receipt = Schema.Struct({
+  id: Schema.String.annotations({ description: "rct_…" }),
+  partner_id: Schema.String,
+  environment: Schema.Literal("live", "sandbox"),
+  currency: Schema.String,
+  amount_cents: Cents,
+  reference: Schema.String,
+  created_at: Time,
+  statements_paid: Schema.Array(Schema.String).annotations({
+    description: "Statements this receipt moved to paid (oldest amount owed first); empty on a replay"
+  }),
+  owed_cents: Cents.annotations({ description: "What the partner's statements still say it owes" }),
+  replayed: Schema.Boolean.annotations({ description: "true: this reference was recorded before; nothing new" })
+}).annotations({ identifier: "LedgerReceipt" })
 
 export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
   .add(
@@ -238,6 +300,19 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
       .annotate(
         OpenApi.Summary,
         "Reconciliation: every transaction balances; statements, commissions and payouts match the orders"
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("recordReceipt", "/api/admin/ledger/receipts")
+      .setPayload(ReceiptRequest)
+      .addSuccess(Receipt, { status: 201 })
+      .addError(errorWire(PartnerNotFound))
+      .addError(errorWire(ReceiptExceedsOwed))
+      .addError(errorWire(ReceiptReferenceUsed))
+      .addError(BadRequest)
+      .annotate(
+        OpenApi.Summary,
+        "Record that a partner paid what its statements say it owes: the receivable goes down, covered statements become paid"
       )
   )
   .add(

@@ -34,6 +34,11 @@ export interface PostingScope {
   readonly orderId?: string | null
   readonly statementId?: string | null
   readonly payoutId?: string | null
+  /**
+   * The payment (checkout session `cs_…`) whose cash the posting moves, when it has no order
+   * (a cart); `ledger verify` matches the provider's records to postings by it or by the order.
+   */
+  readonly paymentId?: string | null
 }
 
 /** The order fields the posting rules read. */
@@ -73,7 +78,8 @@ const TRANSACTION_COLUMNS = [
   ["kind", "text"],
   ["order_id", "text"],
   ["statement_id", "text"],
-  ["payout_id", "text"]
+  ["payout_id", "text"],
+  ["payment_id", "text"]
 ] as const
 const ENTRY_COLUMNS = [
   ["transaction_id", "text"],
@@ -110,11 +116,13 @@ const make = Effect.gen(function*() {
     execute: ({ posting, scope }) =>
       sql`
         with t as (
-          insert into ledger_transactions (id, natural_key, partner_id, environment, currency, kind, order_id, statement_id, payout_id)
+          insert into ledger_transactions (id, natural_key, partner_id, environment, currency, kind, order_id, statement_id, payout_id, payment_id)
           values (${
         makeId("ltx")
       }, ${posting.key}, ${scope.partnerId}, ${scope.environment}, ${scope.currency}, ${posting.kind},
-                  ${scope.orderId ?? null}, ${scope.statementId ?? null}, ${scope.payoutId ?? null})
+                  ${scope.orderId ?? null}, ${scope.statementId ?? null}, ${scope.payoutId ?? null}, ${
+        scope.paymentId ?? null
+      })
           on conflict (natural_key) do nothing returning id
         ), e as (
           insert into ledger_entries (transaction_id, partner_id, environment, account, amount_cents, currency)
@@ -158,7 +166,8 @@ const make = Effect.gen(function*() {
         kind: posting.kind,
         order_id: scope.orderId ?? null,
         statement_id: scope.statementId ?? null,
-        payout_id: scope.payoutId ?? null
+        payout_id: scope.payoutId ?? null,
+        payment_id: scope.paymentId ?? null
       }))
       const inserted = yield* insertTransactions(rows)
       if (inserted.length === 0) return 0

@@ -3,16 +3,26 @@
  *   settle [--as-of ISO] [--json]                    the settlement run (skipped while another runs)
  *   ledger verify [--json]                           reconciliation; exit 1 on any difference
  *   ledger balance --partner P [--env live|sandbox]  a partner's balances
+ *   ledger receipt --partner P --amount CENTS --reference R [--env live|sandbox] [--json]
+ *                                                    the partner paid what its statements say it owes
+ *   ledger export transactions --partner P [--env] [--from] [--to] [--status] [--payment-model]
+ *   ledger export statement STATEMENT_ID            CSV on stdout (header row), as the Partner API
  *   statements list [--limit N] [--json]             newest statements of every partner
  *   payouts run [--json]                             pay payable commission at or above PAYOUT_MINIMUM_CENTS
  *   payouts set-account --partner P --account acct_… the partner's Stripe connected account
  */
+import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
 import { abort, json, print } from "../../cli/Output.js"
-import { format, money } from "../../domain/Money.js"
+import { PAYMENT_MODELS } from "../../domain/Ledger.js"
+import { format, isAmountCents, MAX_AMOUNT_CENTS, money } from "../../domain/Money.js"
+import { ORDER_STATUSES } from "../../domain/OrderState.js"
+import { dateWindow } from "../Common.js"
+import { Exports } from "./Exports.js"
 import { Payouts } from "./Payouts.js"
+import { Receipts } from "./Receipts.js"
 import { Reconcile } from "./Reconcile.js"
 import { MoneyRepo } from "./Repo.js"
 import { Settlement } from "./Settlement.js"
@@ -80,9 +90,86 @@ const balance = Command.make("balance", { json, partner, env }, (o) =>
     )
   })).pipe(Command.withDescription("A partner's account balances (debit-positive)"))
 
+const amount = Options.integer("amount").pipe(Options.withDescription("What the partner paid, integer USD cents"))
+const reference = Options.text("reference").pipe(
+  Options.withDescription("Your reference for the payment (bank transfer id…); one receipt per reference")
+)
+
+const receiptCommand = Command.make(
+  "receipt",
+  { json, partner, env, amount, reference },
+  (o) =>
+    Effect.gen(function*() {
+      if (!isAmountCents(o.amount) || o.amount <= 0) {
+        return yield* abort(`--amount must be integer cents, 1 to ${MAX_AMOUNT_CENTS}`, "usage")
+      }
+      if (o.reference.length === 0 || o.reference.length > 200) {
+        return yield* abort("--reference must be 1 to 200 characters", "usage")
+      }
+      const r = yield* (yield* Receipts).record({
+        partnerId: o.partner,
+        environment: o.env,
+        amountCents: o.amount,
+        reference: o.reference
+      }).pipe(
+        Effect.catchTags({
+          PartnerNotFound: (e) => abort(e.message, "not_found"),
+          ReceiptExceedsOwed: (e) => abort(e.message, "conflict"),
+          ReceiptReferenceUsed: (e) => abort(e.message, "conflict")
+        })
+      )
+      yield* print(
+        o.json,
+        r,
+        `${r.replayed ? "Already recorded" : "Recorded"}: ${r.id} ${
+          format(money(r.amount_cents, r.currency))
+        } from ${r.partner_id} (${r.reference}); still owed ${format(money(r.owed_cents, r.currency))}${
+          r.statements_paid.length > 0 ? `; paid: ${r.statements_paid.join(", ")}` : ""
+        }.`
+      )
+    })
+).pipe(Command.withDescription("Record that a partner paid what its statements say it owes"))
+
+const optionalText = (name: string, description: string) =>
+  Options.text(name).pipe(Options.optional, Options.withDescription(description))
+
+const exportTransactions = Command.make("transactions", {
+  partner,
+  env,
+  from: optionalText("from", "RFC 3339 date-time or YYYY-MM-DD (created at or after)"),
+  to: optionalText("to", "RFC 3339 date-time or YYYY-MM-DD (created before)"),
+  status: Options.choice("status", ORDER_STATUSES).pipe(Options.optional),
+  paymentModel: Options.choice("payment-model", PAYMENT_MODELS).pipe(Options.optional)
+}, (o) =>
+  Effect.gen(function*() {
+    const window = yield* dateWindow(Option.getOrUndefined(o.from), Option.getOrUndefined(o.to)).pipe(
+      Effect.catchTag("InvalidDateWindow", (e) => abort(e.message, "usage"))
+    )
+    const text = yield* (yield* Exports).transactions({ partnerId: o.partner, environment: o.env }, {
+      ...window,
+      status: Option.getOrUndefined(o.status),
+      paymentModel: Option.getOrUndefined(o.paymentModel)
+    })
+    yield* Effect.sync(() => process.stdout.write(text))
+  })).pipe(Command.withDescription("A partner's sales history as CSV (the filters of GET /transactions)"))
+
+const statementId = Args.text({ name: "statement_id" }).pipe(Args.withDescription("stl_…"))
+
+const exportStatement = Command.make("statement", { statementId }, (o) =>
+  Effect.gen(function*() {
+    const text = yield* (yield* Exports).statement(o.statementId, null)
+    if (Option.isNone(text)) return yield* abort(`Statement ${o.statementId} not found`, "not_found")
+    yield* Effect.sync(() => process.stdout.write(text.value))
+  })).pipe(Command.withDescription("One statement's lines as CSV"))
+
+const exportCommand = Command.make("export").pipe(
+  Command.withDescription("CSV exports (header row) of the partner money reads"),
+  Command.withSubcommands([exportTransactions, exportStatement])
+)
+
 export const ledgerCommand = Command.make("ledger").pipe(
   Command.withDescription("The partner ledger"),
-  Command.withSubcommands([verify, balance])
+  Command.withSubcommands([verify, balance, receiptCommand, exportCommand])
 )
 
 const limit = Options.integer("limit").pipe(Options.withDefault(25))

@@ -26,3 +26,17 @@ export class PartnerNotFound extends DomainError<PartnerNotFound>()("PartnerNotF
     return new PartnerNotFound({ message: `Partner ${id} not found` })
   }
 }
+
+/** A receipt for more than the partner's statements say it owes. */
+export class ReceiptExceedsOwed extends DomainError<ReceiptExceedsOwed>()("ReceiptExceedsOwed", {
+  code: "conflict",
+  status: 409,
+  description: "The receipt is larger than what the partner's statements say it owes"
+}) {}
+
+/** The reference was used already for a receipt of another amount. */
+export class ReceiptReferenceUsed extends DomainError<ReceiptReferenceUsed>()("ReceiptReferenceUsed", {
+  code: "conflict",
+  status: 409,
+  description: "This reference names an earlier receipt of another amount"
+}) {}

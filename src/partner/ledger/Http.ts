@@ -11,7 +11,9 @@ import { CurrentPartner } from "../Auth.js"
 import { dateParam, dateWindow, iso } from "../Common.js"
 import { NotAnAffiliate } from "../Errors.js"
 import { SettlementNotFound } from "./Errors.js"
+import { Exports } from "./Exports.js"
 import { Payouts } from "./Payouts.js"
+import { Receipts } from "./Receipts.js"
 import { Reconcile } from "./Reconcile.js"
 import { MoneyRepo, type PayoutSource } from "./Repo.js"
 import { Settlement } from "./Settlement.js"
@@ -45,6 +47,7 @@ const moneyCursor = Effect.map(ServiceSecret, (secrets) => ({
 export const PartnerMoneyHttpLive = HttpApiBuilder.group(Api, "partnerMoney", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* MoneyRepo
+    const exports = yield* Exports
     const cursor = yield* moneyCursor
     const payouts = (
       sources: ReadonlyArray<typeof PayoutSource.Type> | null,
@@ -104,6 +107,25 @@ export const PartnerMoneyHttpLive = HttpApiBuilder.group(Api, "partnerMoney", (h
           if (Option.isNone(row)) return yield* SettlementNotFound.of(path.id)
           return { ...row.value, lines: yield* repo.lines(path.id) }
         }))
+      .handle("exportSettlement", ({ path }) =>
+        Effect.gen(function*() {
+          const partner = yield* CurrentPartner
+          const text = yield* exports.statement(path.id, {
+            partnerId: partner.partnerId,
+            environment: partner.environment
+          })
+          if (Option.isNone(text)) return yield* SettlementNotFound.of(path.id)
+          return text.value
+        }))
+      .handle("exportTransactions", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const partner = yield* CurrentPartner
+          const r = yield* dateWindow(urlParams.from, urlParams.to)
+          return yield* exports.transactions(
+            { partnerId: partner.partnerId, environment: partner.environment },
+            { ...r, status: urlParams.status, paymentModel: urlParams.payment_model }
+          )
+        }))
       .handle("listTransactions", ({ urlParams }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
@@ -153,6 +175,7 @@ export const AdminMoneyHttpLive = HttpApiBuilder.group(Api, "adminMoney", (handl
     const settlement = yield* Settlement
     const reconcile = yield* Reconcile
     const payouts = yield* Payouts
+    const receipts = yield* Receipts
     const repo = yield* MoneyRepo
     const cursor = yield* moneyCursor
     return handlers
@@ -174,5 +197,12 @@ export const AdminMoneyHttpLive = HttpApiBuilder.group(Api, "adminMoney", (handl
         }))
       .handle("runPayouts", () => payouts.run)
       .handle("verifyLedger", () => reconcile.verify)
+      .handle("recordReceipt", ({ payload }) =>
+        receipts.record({
+          partnerId: payload.partner_id,
+          environment: payload.environment ?? "live",
+          amountCents: payload.amount_cents,
+          reference: payload.reference
+        }))
       .handle("ledgerBalance", ({ urlParams }) => reconcile.balance(urlParams.partner, urlParams.env ?? "live"))
   }))

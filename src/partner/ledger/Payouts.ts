@@ -73,6 +73,8 @@ const make = Effect.gen(function*() {
         return "pending" as const
       }
       return yield* money.transaction(Effect.gen(function*() {
+        // Serialised with the partner's receipts (Receipts.ts): both decide which statements are paid.
+        yield* money.lockPartnerPayouts(PAYOUT_LOCK_CLASS, lockKey(`${p.partner_id}:${p.environment}`))
         const row = yield* money.payoutStatusForUpdate(p.id)
         if (Option.isNone(row)) return "pending" as const
         if (row.value.status !== "pending") return row.value.status

@@ -1,7 +1,10 @@
 /**
  * The reconciliation check (`ledger verify`, GET /api/admin/ledger/verify): proves from the
- * tables that every transaction balances and that statements, each partner's balances and the
- * payouts agree with the orders to the cent. Read-only; a non-empty `problems` list is a bug.
+ * tables that every transaction balances and that statements, each partner's balances, the
+ * payouts and the receipts agree with the orders to the cent; and, the other way, that the cash
+ * the payment provider layer holds (its captured payments less its refunds, read through the
+ * `PaymentRecords` port) equals the ledger's cash (`buyer_payments`), payment by payment and per
+ * environment and currency. Read-only; a non-empty `problems` list is a bug.
  *
  * Its queries are the checks themselves, so they live here rather than in Repo.ts; rows are
  * decoded by their schemas and a database error is a defect (`verify` is one `orDie`).
@@ -12,6 +15,7 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Credentials } from "../Credentials.js"
 import { Books } from "./Books.js"
 import { PartnerNotFound } from "./Errors.js"
+import { type PaymentRecord, PaymentRecords } from "./PaymentRecords.js"
 
 export interface Problem {
   readonly check: string
@@ -25,6 +29,7 @@ const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const books = yield* Books
   const credentials = yield* Credentials
+  const paymentRecords = yield* PaymentRecords
 
   /** A check's rows, decoded by `Row`: ``rows(Row)`select …` `` (the statement takes no request). */
   const rows = <A, I>(Row: Schema.Schema<A, I>) => (strings: TemplateStringsArray, ...args: Array<any>) =>
@@ -33,6 +38,79 @@ const make = Effect.gen(function*() {
   const one = <A, I>(Row: Schema.Schema<A, I>) => (strings: TemplateStringsArray, ...args: Array<any>) =>
     SqlSchema.single({ Request: Schema.Void, Result: Row, execute: () => sql(strings, ...args) })(undefined)
   const IdMessage = Schema.Struct({ id: Schema.String, message: Schema.String })
+
+  /**
+   * The other way round: the payment provider layer's captured payments against the ledger's
+   * cash. Each payment: what the provider still holds for it (captured − refunded − refund
+   * pending, since the books reverse a sale when the order is refunded and the provider refund
+   * follows) equals the `buyer_payments` entries posted for it (by its order, or by its
+   * `payment_id`, e.g. a cart); then, per environment and currency, the provider's total equals
+   * the whole `buyer_payments` balance, so cash booked without any payment shows up too.
+   * Returns how many payments were checked.
+   */
+  const reconcilePayments = (add: (check: string, subject: string, message: string) => void) =>
+    Effect.gen(function*() {
+      const records = yield* paymentRecords.captured
+      const held = (r: PaymentRecord) => r.capturedCents - r.refundedCents - r.refundPendingCents
+      const posted = new Map<string, number>()
+      for (let i = 0; i < records.length; i += 5000) {
+        const chunk = records.slice(i, i + 5000)
+        for (
+          const r of yield* rows(Schema.Struct({ id: Schema.String, cash: Schema.Number }))`
+          select p.id, (select coalesce(sum(e.amount_cents), 0) from ledger_transactions t
+                        join ledger_entries e on e.transaction_id = t.id and e.account = 'buyer_payments'
+                        where t.payment_id = p.id or t.order_id = p.order_id) as cash
+          from unnest(${chunk.map((c) => c.paymentId) as any}::text[], ${chunk.map((c) =>
+            c.orderId
+          ) as any}::text[]) as p (id, order_id)`
+        ) posted.set(r.id, r.cash)
+      }
+      const totals = new Map<
+        string,
+        { held: number; captured: number; refunded: number; pending: number; cash: number }
+      >()
+      const total = (key: string) => {
+        const t = totals.get(key) ?? { held: 0, captured: 0, refunded: 0, pending: 0, cash: 0 }
+        totals.set(key, t)
+        return t
+      }
+      for (const r of records) {
+        const cash = posted.get(r.paymentId) ?? 0
+        if (cash !== held(r)) {
+          add(
+            "payment",
+            r.paymentId,
+            cash === 0
+              ? `${r.kind} payment of ${r.capturedCents} ${r.currency} captured by the payment provider is not in the ledger`
+              : `the payment provider holds ${
+                held(r)
+              } (captured ${r.capturedCents}, refunded ${r.refundedCents}, refund pending ${r.refundPendingCents}); the ledger's cash for it is ${cash}`
+          )
+        }
+        const t = total(`${r.environment}/${r.currency}`)
+        t.held += held(r)
+        t.captured += r.capturedCents
+        t.refunded += r.refundedCents
+        t.pending += r.refundPendingCents
+      }
+      for (
+        const r of yield* rows(
+          Schema.Struct({ environment: Schema.String, currency: Schema.String, cash: Schema.Number })
+        )`
+        select environment, currency, coalesce(sum(amount_cents), 0) as cash from ledger_entries
+        where account = 'buyer_payments' group by environment, currency`
+      ) total(`${r.environment}/${r.currency}`).cash = r.cash
+      for (const [key, t] of totals) {
+        if (t.cash !== t.held) {
+          add(
+            "cash",
+            key,
+            `the payment provider holds ${t.held} (captured ${t.captured}, refunded ${t.refunded}, refunds pending ${t.pending}); the ledger's cash (buyer_payments) is ${t.cash}`
+          )
+        }
+      }
+      return records.length
+    })
 
   const verify = Effect.gen(function*() {
     const problems: Array<Problem> = []
@@ -67,19 +145,27 @@ const make = Effect.gen(function*() {
       add("statement", r.id, r.message)
     }
 
-    // Statement status: `paid` exactly when paid payouts cover it, oldest statement first (docs/money.md).
+    // Statement status: `paid` exactly when paid payouts cover its payable commission and receipts
+    // its amount owed, oldest statement first (src/domain/Ledger.ts paidStatements, docs/money.md).
     for (
       const r of yield* rows(Schema.Struct({ id: Schema.String, status: Schema.String, expected: Schema.String }))`
       select s.id, s.status, s.expected from (
-        select s.id, s.status, case when s.commission_payable_cents > 0 and s.cumulative <= coalesce(p.paid, 0) then 'paid' else 'closed' end as expected
-        from (select *, sum(commission_payable_cents) over (partition by partner_id, environment, currency order by id) as cumulative
+        select s.id, s.status,
+          case when (s.commission_payable_cents > 0 or s.amount_owed_cents > 0)
+                and (s.commission_payable_cents <= 0 or s.cum_payable <= coalesce(p.paid, 0))
+                and (s.amount_owed_cents <= 0 or s.cum_owed <= coalesce(rc.received, 0)) then 'paid' else 'closed' end as expected
+        from (select *, sum(commission_payable_cents) over (partition by partner_id, environment, currency order by id) as cum_payable,
+                        sum(amount_owed_cents) over (partition by partner_id, environment, currency order by id) as cum_owed
               from settlement_statements) s
         left join (select partner_id, environment, currency, sum(amount_cents) as paid from partner_payouts where status = 'paid'
                    group by partner_id, environment, currency) p
-          on p.partner_id = s.partner_id and p.environment = s.environment and p.currency = s.currency) s
+          on p.partner_id = s.partner_id and p.environment = s.environment and p.currency = s.currency
+        left join (select partner_id, environment, currency, sum(amount_cents) as received from partner_receipts
+                   group by partner_id, environment, currency) rc
+          on rc.partner_id = s.partner_id and rc.environment = s.environment and rc.currency = s.currency) s
       where s.status <> s.expected`
     ) {
-      add("statement_status", r.id, `status is ${r.status}; the paid payouts make it ${r.expected}`)
+      add("statement_status", r.id, `status is ${r.status}; the paid payouts and the receipts make it ${r.expected}`)
     }
 
     for (
@@ -137,7 +223,8 @@ const make = Effect.gen(function*() {
       })
     )`
       select distinct partner_id, environment, currency from ledger_transactions
-      union select distinct partner_id, environment, currency from partner_orders`
+      union select distinct partner_id, environment, currency from partner_orders
+      union select distinct partner_id, environment, currency from partner_receipts`
     for (const o of owners) {
       const b = yield* books.balances(o.partner_id, o.environment, o.currency)
       const x = yield* one(
@@ -145,7 +232,8 @@ const make = Effect.gen(function*() {
           receivable: Schema.Number,
           receivable_settled: Schema.Number,
           accrued: Schema.Number,
-          earned: Schema.Number
+          earned: Schema.Number,
+          brokerage_fees: Schema.Number
         })
       )`
         select
@@ -156,11 +244,14 @@ const make = Effect.gen(function*() {
           coalesce(sum(commission_cents) filter (where payment_model <> 'partner_collected' and status in ${
         sql.in(OPEN)
       }), 0) as accrued,
-          coalesce(sum(commission_cents) filter (where payment_model <> 'partner_collected' and status = 'SETTLED'), 0) as earned
+          coalesce(sum(commission_cents) filter (where payment_model <> 'partner_collected' and status = 'SETTLED'), 0) as earned,
+          coalesce(sum(sale_price_cents) filter (where payment_model = 'brokerage' and status not in ('REFUNDED', 'CANCELLED')), 0) as brokerage_fees
         from partner_orders where partner_id = ${o.partner_id} and environment = ${o.environment} and currency = ${o.currency}`
-      const p = yield* one(Schema.Struct({ paid: Schema.Number, pending: Schema.Number }))`
+      const p = yield* one(Schema.Struct({ paid: Schema.Number, pending: Schema.Number, received: Schema.Number }))`
         select coalesce(sum(amount_cents) filter (where status = 'paid'), 0) as paid,
-               coalesce(sum(amount_cents) filter (where status = 'pending'), 0) as pending
+               coalesce(sum(amount_cents) filter (where status = 'pending'), 0) as pending,
+               (select coalesce(sum(amount_cents), 0) from partner_receipts
+                where partner_id = ${o.partner_id} and environment = ${o.environment} and currency = ${o.currency}) as received
         from partner_payouts where partner_id = ${o.partner_id} and environment = ${o.environment} and currency = ${o.currency}`
       const subject = `${o.partner_id}/${o.environment}/${o.currency}`
       const expect = (name: string, actual: number, expected: number) => {
@@ -169,7 +260,9 @@ const make = Effect.gen(function*() {
         }
       }
       expect("partner_receivable", b.partner_receivable, x.receivable)
-      expect("partner_receivable_settled", b.partner_receivable_settled, x.receivable_settled)
+      expect("partner_receivable_settled", b.partner_receivable_settled, x.receivable_settled - p.received)
+      expect("partner_receipts", b.partner_receipts, p.received)
+      expect("brokerage_fee_receivable", b.brokerage_fee_receivable, x.brokerage_fees)
       expect("commission_accrued", b.commission_accrued, -x.accrued)
       expect("commission_payable + payouts", b.commission_payable + b.payouts_in_flight + b.payouts_paid, -x.earned)
       expect("payouts_paid", b.payouts_paid, -p.paid)
@@ -179,17 +272,21 @@ const make = Effect.gen(function*() {
       }
     }
 
+    const payments = yield* reconcilePayments(add)
+
     const counts = yield* one(
       Schema.Struct({
         transactions: Schema.Number,
         statements: Schema.Number,
         orders: Schema.Number,
-        payouts: Schema.Number
+        payouts: Schema.Number,
+        receipts: Schema.Number
       })
     )`
       select (select count(*) from ledger_transactions)::int as transactions, (select count(*) from settlement_statements)::int as statements,
-             (select count(*) from partner_orders)::int as orders, (select count(*) from partner_payouts)::int as payouts`
-    return { ok: problems.length === 0, checked: counts, problems }
+             (select count(*) from partner_orders)::int as orders, (select count(*) from partner_payouts)::int as payouts,
+             (select count(*) from partner_receipts)::int as receipts`
+    return { ok: problems.length === 0, checked: { ...counts, payments }, problems }
   }).pipe(Effect.orDie)
 
   /** A partner's balances; an id that no partner has is `PartnerNotFound` (not a page of zeros). */

@@ -82,6 +82,17 @@ export const PayoutRow = Schema.Struct({
 })
 export type PayoutRow = typeof PayoutRow.Type
 
+export const ReceiptRow = Schema.Struct({
+  id: Schema.String,
+  partner_id: Schema.String,
+  environment: Environment,
+  currency: Schema.String,
+  amount_cents: Schema.Number,
+  reference: Schema.String,
+  created_at: Schema.DateFromSelf
+})
+export type ReceiptRow = typeof ReceiptRow.Type
+
 export const Totals = Schema.Struct({ count: Schema.Number, gmv_cents: Schema.Number, commission_cents: Schema.Number })
 export type Totals = typeof Totals.Type
 
@@ -329,20 +340,42 @@ const make = Effect.gen(function*() {
     execute: (r) => sql`update partner_payouts set status = 'failed', failure = ${r.reason} where id = ${r.id}`
   })
   /**
-   * Statements become `paid` (src/domain/Ledger.ts `paidStatements`): oldest first, while the paid
+   * Statements become `paid` (src/domain/Ledger.ts `paidStatements`), oldest first: the paid
    * payouts of the partner, environment and currency cover the payable commission of the
-   * statement and of every earlier one.
+   * statement and of every earlier one, and its receipts cover their amount owed (each side only
+   * when the statement has it). Returns the statements it marked.
    */
-  const markPaidStatements = SqlSchema.void({
+  const markPaidStatements = SqlSchema.findAll({
     Request: Group,
+    Result: Schema.Struct({ id: Schema.String }),
     execute: (g) =>
       sql`
         update settlement_statements s set status = 'paid'
-        from (select id, sum(commission_payable_cents) over (order by id) as cumulative from settlement_statements
+        from (select id, sum(commission_payable_cents) over (order by id) as cum_payable,
+                     sum(amount_owed_cents) over (order by id) as cum_owed
+              from settlement_statements
               where partner_id = ${g.partner_id} and environment = ${g.environment} and currency = ${g.currency}) c
-        where s.id = c.id and s.status = 'closed' and s.commission_payable_cents > 0
-          and c.cumulative <= (select coalesce(sum(amount_cents), 0) from partner_payouts
-                               where partner_id = ${g.partner_id} and environment = ${g.environment} and currency = ${g.currency} and status = 'paid')`
+        where s.id = c.id and s.status = 'closed' and (s.commission_payable_cents > 0 or s.amount_owed_cents > 0)
+          and (s.commission_payable_cents <= 0 or c.cum_payable <= (select coalesce(sum(amount_cents), 0) from partner_payouts
+                               where partner_id = ${g.partner_id} and environment = ${g.environment} and currency = ${g.currency} and status = 'paid'))
+          and (s.amount_owed_cents <= 0 or c.cum_owed <= (select coalesce(sum(amount_cents), 0) from partner_receipts
+                               where partner_id = ${g.partner_id} and environment = ${g.environment} and currency = ${g.currency}))
+        returning s.id`
+  })
+
+  // ---- receipts (Receipts.ts), inside the receipt's transaction
+
+  const receiptByReference = SqlSchema.findOne({
+    Request: Schema.Struct({ partner_id: Schema.String, environment: Environment, reference: Schema.String }),
+    Result: ReceiptRow,
+    execute: (r) =>
+      sql`select * from partner_receipts where partner_id = ${r.partner_id} and environment = ${r.environment}
+          and reference = ${r.reference}`
+  })
+  const insertReceipt = SqlSchema.single({
+    Request: ReceiptRow.pick("id", "partner_id", "environment", "currency", "amount_cents", "reference"),
+    Result: ReceiptRow,
+    execute: (r) => sql`insert into partner_receipts ${sql.insert(r)} returning *`
   })
   const lockPartnerPayouts = SqlSchema.void({
     Request: Schema.Struct({ lockClass: Schema.Number, key: Schema.Number }),
@@ -428,7 +461,12 @@ const make = Effect.gen(function*() {
     payoutStatusForUpdate: (id: string) => Effect.orDie(payoutStatusForUpdate(id)),
     markPayoutPaid: (id: string, ref: string) => Effect.orDie(markPayoutPaid({ id, ref })),
     markPayoutFailed: (id: string, reason: string) => Effect.orDie(markPayoutFailed({ id, reason })),
-    markPaidStatements: (g: Group) => Effect.orDie(markPaidStatements(g)),
+    /** Marks the statements that payouts and receipts now cover `paid`; their ids. */
+    markPaidStatements: (g: Group) => Effect.orDie(Effect.map(markPaidStatements(g), (rows) => rows.map((r) => r.id))),
+    /** The partner's receipt with this operator reference, if any. */
+    receiptByReference: (partnerId: string, environment: Owner["environment"], reference: string) =>
+      Effect.orDie(receiptByReference({ partner_id: partnerId, environment, reference })),
+    insertReceipt: (r: Omit<ReceiptRow, "created_at">) => Effect.orDie(insertReceipt(r)),
     /** A transaction-scoped advisory lock (class, key): held until the caller's transaction ends. */
     lockPartnerPayouts: (lockClass: number, key: number) => Effect.orDie(lockPartnerPayouts({ lockClass, key })),
     /** Partner, environment and currency whose payable commission reaches `minimumCents`. */

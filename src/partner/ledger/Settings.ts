@@ -12,6 +12,7 @@
  * | STRIPE_API_BASE | https://api.stripe.com | the Stripe REST origin (tests point it at a loopback fake) |
  */
 import { Config, Context, Duration, Layer, Option, type Redacted } from "effect"
+import { isAmountCents, MAX_AMOUNT_CENTS } from "../../domain/Money.js"
 
 export interface LedgerSettings {
   readonly settlementInterval: Duration.Duration
@@ -31,7 +32,10 @@ export const ledgerConfig: Config.Config<LedgerSettings> = Config.all({
   ),
   payoutInterval: Config.duration("PAYOUT_INTERVAL").pipe(Config.withDefault(Duration.days(7))),
   payoutMinimumCents: Config.integer("PAYOUT_MINIMUM_CENTS").pipe(
-    Config.validate({ message: "PAYOUT_MINIMUM_CENTS must be 1 or more", validation: (n) => n >= 1 }),
+    Config.validate({
+      message: `PAYOUT_MINIMUM_CENTS must be 1 to ${MAX_AMOUNT_CENTS}`,
+      validation: (n) => n >= 1 && isAmountCents(n)
+    }),
     Config.withDefault(5000)
   ),
   payoutProvider: Config.literal("sandbox", "stripe")("PAYOUT_PROVIDER").pipe(Config.withDefault("sandbox" as const)),

@@ -7,6 +7,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { PAYMENT_MODELS } from "../../domain/Ledger.js"
+import { AmountCents } from "../../domain/Money.js"
 import { OrderStatusSchema } from "../../domain/OrderState.js"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError } from "../../platform/Errors.js"
@@ -67,8 +68,8 @@ export const Quote = Schema.Struct({
 
 export const OrderRequest = Schema.Struct({
   domain: Schema.String.pipe(Schema.minLength(1)),
-  expected_price: Schema.Int.pipe(Schema.nonNegative()).annotations({
-    description: "Integer USD cents; must equal the listing (or quoted) price"
+  expected_price: AmountCents.annotations({
+    description: "Integer USD cents (0 to 10^12); must equal the listing (or quoted) price"
   }),
   currency: Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be an ISO 4217 code such as USD" })),
   external_payment_ref: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)).annotations({
