@@ -302,7 +302,7 @@ const make = Effect.gen(function*() {
 
   const local = (
     name: DomainName,
-    state: "reserved" | "for_sale" | "unsupported",
+    state: "reserved" | "for_sale" | "registered" | "unsupported",
     source: AvailabilitySource,
     reason: string | null,
     listing: ListingRow | null,
@@ -352,7 +352,13 @@ const make = Effect.gen(function*() {
           )
         }
         const listing = listings.get(name.registrable)
-        if (listing !== undefined) return local(name, "for_sale", "marketplace", null, listing, started)
+        if (listing !== undefined) {
+          // Sold (paid, or transferred) through the marketplace: taken, whatever an older
+          // upstream answer in the cache says; offered again only if the sale is refunded.
+          return listing.status === "active"
+            ? local(name, "for_sale", "marketplace", null, listing, started)
+            : local(name, "registered", "marketplace", "sold through the marketplace", null, started)
+        }
         if (!name.knownSuffix) {
           return local(name, "unsupported", "none", `.${name.suffix} is not a delegated public suffix`, null, started)
         }

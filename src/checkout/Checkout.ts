@@ -15,6 +15,7 @@
  */
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { type Card, checkCard, returnAddress } from "../domain/Checkout.js"
+import { Market, MARKETPLACE_SELLER } from "../market/Market.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../partner/Auth.js"
 import { Orders } from "../partner/orders/Orders.js"
 import { AppConfig } from "../platform/Config.js"
@@ -30,8 +31,11 @@ import { CheckoutConfig } from "./Settings.js"
 const PT_PURPOSE = "checkout-pt"
 /** A confirmation step (3-D Secure) not completed within this long frees the domain again. */
 const ABANDONED_ACTION_MS = 30 * 60_000
-/** The house partner: owner of the marketplace's own sales (migration 0110, commission 0). */
-export const MARKETPLACE_PARTNER_ID = "ptn_marketplace"
+/**
+ * The house partner: owner of the marketplace's own sales (migration 0110, commission 0), and
+ * the seller those sales claim a listing for (src/domain/Reservation.ts).
+ */
+export const MARKETPLACE_PARTNER_ID = MARKETPLACE_SELLER
 export const MARKETPLACE_NAME = "Domain Marketplace"
 
 export interface OpenInput {
@@ -64,9 +68,16 @@ export type PayResult =
   | { readonly _tag: "RequiresAction"; readonly redirectUrl: string | null }
   | { readonly _tag: "Pending"; readonly message: string }
 
+/** What the buyer reads while another seller's quote holds the domain. */
+export const reservedMessage = (until: Date | string) =>
+  `This domain is reserved until ${
+    typeof until === "string" ? until : until.toISOString()
+  } for another buyer. You have not been charged; try again after that time.`
+
 const make = Effect.gen(function*() {
   const repo = yield* CheckoutRepo
   const orders = yield* Orders
+  const listings = (yield* Market).sales
   const secrets = yield* ServiceSecret
   const config = yield* AppConfig
   const checkoutSettings = yield* CheckoutConfig
@@ -93,7 +104,8 @@ const make = Effect.gen(function*() {
     }
   ) =>
     Effect.gen(function*() {
-      const listing = yield* orders.lockListing(environment, domain).pipe(Effect.orDie)
+      // Another seller's live hold (a partner's quote) refuses the session: ListingHeld, 409.
+      const listing = yield* listings.lockForSale(environment, domain, input.partnerId)
       if (
         Option.isNone(listing) || listing.value.status === "withdrawn" || listing.value.status === "sold"
       ) return yield* DomainNotForSale.of(domain)
@@ -192,6 +204,12 @@ const make = Effect.gen(function*() {
       return { _tag: "Ok", session: s.value } as TokenCheck
     })
 
+  /** While another seller's quote holds the session's listing: until when (the page shows no form). */
+  const heldUntil = (s: SessionRow) =>
+    s.kind === "cart" || s.domain === null || s.partner_id === null
+      ? Effect.succeed(Option.none<Date>())
+      : listings.heldAgainst(s.environment, s.domain, s.partner_id)
+
   const afterPaid = (s: SessionRow) => (s.return_url ? returnAddress(s.return_url, s.id, "paid") : null)
 
   /**
@@ -212,7 +230,10 @@ const make = Effect.gen(function*() {
             yield* repo.markPaid(s.id, null)
             return { session: { ...s, status: "paid" as const }, refund: false, cartPaid: true }
           }
-          const listing = yield* orders.lockListing(s.environment, s.domain!).pipe(Effect.orDie)
+          // A hold taken after this payment was admitted refuses it too: the charge is refunded.
+          const listing = yield* listings.lockForSale(s.environment, s.domain!, s.partner_id!).pipe(
+            Effect.catchTag("ListingHeld", () => Effect.succeed(Option.none()))
+          )
           const open = Option.isSome(listing)
             ? yield* orders.openOrderOnListing(listing.value.id).pipe(Effect.orDie)
             : Option.none()
@@ -309,7 +330,11 @@ const make = Effect.gen(function*() {
           if (s.status === "processing" || s.status === "requires_action") return { _tag: "InProgress" } as const
           if (s.status !== "open" || s.expires_at.getTime() <= now) return { _tag: "Gone" } as const
           if (s.kind !== "cart") {
-            const listing = yield* orders.lockListing(s.environment, s.domain!).pipe(Effect.orDie)
+            // The reservation rule before any charge: a session opened before another seller's
+            // quote is refused here, while its hold lasts.
+            const claimed = yield* Effect.either(listings.lockForSale(s.environment, s.domain!, s.partner_id!))
+            if (claimed._tag === "Left") return { _tag: "Held", until: claimed.left.heldUntil } as const
+            const listing = claimed.right
             if (
               Option.isNone(listing) || listing.value.id !== s.listing_id || listing.value.status !== "active" ||
               listing.value.locked
@@ -350,6 +375,8 @@ const make = Effect.gen(function*() {
             _tag: "Unavailable",
             message: "This domain is no longer available: someone else is buying it. You have not been charged."
           } as const
+        case "Held":
+          return { _tag: "Unavailable", message: reservedMessage(reserved.until) } as const
       }
       const s = reserved.session
       const provider = providerOf(s)
@@ -497,6 +524,7 @@ const make = Effect.gen(function*() {
     /** Which session a provider payment belongs to, for the webhook (metadata first, then the stored ref). */
     sessionOfPayment: repo.sessionOfPayment,
     byId: repo.byId,
+    heldUntil,
     isExpired
   }
 })

@@ -23,7 +23,7 @@ import { fingerprint, Idempotency, isValidKey } from "../platform/Idempotency.js
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { REFERRAL_COOKIE } from "../referrals/Attribution.js"
 import { CheckoutSession } from "./Api.js"
-import { Checkout, MARKETPLACE_NAME, type PayResult } from "./Checkout.js"
+import { Checkout, MARKETPLACE_NAME, type PayResult, reservedMessage } from "./Checkout.js"
 import { InvalidRedirectUrl } from "./Errors.js"
 import { checkoutPage, confirmPage, messagePage, receiptPage } from "./Pages.js"
 import type { SessionRow } from "./Repo.js"
@@ -281,6 +281,11 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
           const t = yield* checkout.fromToken(urlParams.pt)
           if (t._tag === "Tampered") return tampered()
           if (t._tag === "Expired") return expired()
+          // Another seller's quote holds the domain: say until when, and show no payment form.
+          if (t.session.status === "open") {
+            const held = yield* checkout.heldUntil(t.session)
+            if (Option.isSome(held)) return page(messagePage("Reserved", reservedMessage(held.value)), 409)
+          }
           return current(t.session, urlParams.pt!)
         }))
       .handle("checkoutPay", ({ payload, request, urlParams }) =>

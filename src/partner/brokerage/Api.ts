@@ -10,6 +10,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { AdminAuth } from "../../admin/Auth.js"
 import { CASE_STATUSES, CLOSE_OUTCOMES, MAX_BUDGET_CENTS, TIERS } from "../../domain/Brokerage.js"
+import { ListingHeld } from "../../market/Errors.js"
 import { documentedAt, htmlErrorPages, HtmlPage } from "../../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError, Unauthorized } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
@@ -182,6 +183,7 @@ export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
       .addError(errorWire(InvalidCaseMove))
       .addError(errorWire(BrokerageCaseNotFound))
       .addError(errorWire(CaseMoveNotAllowed))
+      .addError(errorWire(ListingHeld))
       .addError(errorWire(SandboxOnly))
       .annotate(OpenApi.Summary, "Sandbox only: move the case one step (to closed_won), then settle its commission")
       .annotate(
@@ -229,6 +231,7 @@ export class AdminBrokerageApi extends HttpApiGroup.make("adminBrokerage")
       .addSuccess(CaseDetail)
       .addError(errorWire(BrokerageCaseNotFound))
       .addError(errorWire(CaseMoveNotAllowed))
+      .addError(errorWire(ListingHeld))
       .addError(errorWire(InvalidCaseMove))
       .annotate(OpenApi.Summary, "Move a case to its next status (deal_agreed → closed_won needs a deal price)")
   )
@@ -243,6 +246,7 @@ export class AdminBrokerageApi extends HttpApiGroup.make("adminBrokerage")
       .addSuccess(CaseDetail)
       .addError(errorWire(BrokerageCaseNotFound))
       .addError(errorWire(CaseMoveNotAllowed))
+      .addError(errorWire(ListingHeld))
       .addError(errorWire(InvalidCaseMove))
       .annotate(OpenApi.Summary, "Close a case: won, lost or cancelled")
   )
