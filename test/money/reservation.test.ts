@@ -47,16 +47,22 @@ const partner = (environment: "sandbox" | "live") =>
   createPartner({ environment, scopes: ["search", "buy", "embed", "broker", "report"] })
 
 const countRows = (table: "checkout_sessions" | "partner_orders", domain: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`select count(*)::int as n from ${sql(table)} where domain = ${domain}`).pipe(
-      Effect.map((rows) => rows[0]!.n),
-      Effect.orDie
-    )
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ n: number }>`select count(*)::int as n from ${sql(table)} where domain = ${domain}`
+  ).pipe(
+    Effect.map((rows) => rows[0]!.n),
+    Effect.orDie
+  )
 
 /** The search stream's primary row for `q` (the stream is read up to `primary_done`). */
 const primaryRow = (q: string) =>
   Effect.gen(function*() {
-    const reply = yield* request("/api/domain/search", { method: "POST", body: JSON.stringify({ q }), headers: { "content-type": "application/json" } })
+    const reply = yield* request("/api/domain/search", {
+      method: "POST",
+      body: JSON.stringify({ q }),
+      headers: { "content-type": "application/json" }
+    })
     expect(reply.status).toBe(200)
     const rows = reply.text.trim().split("\n").map((l) => JSON.parse(l))
     return rows.find((r) => r.kind === "row")
@@ -188,7 +194,14 @@ layer(TestServer.layer({ PARTNER_QUOTE_TTL: "6 seconds", ALTERNATE_TLDS: "co" })
         const domain = "soldname-rsv.co"
         yield* seedListings([{ domain, bin: 60_000, environment: "live" }])
         // An older upstream answer in the availability cache must not speak for a sold name.
-        const stale = { state: "available", priceCents: 2_000, whois: null, source: "rdap", reason: null, complete: true }
+        const stale = {
+          state: "available",
+          priceCents: 2_000,
+          whois: null,
+          source: "rdap",
+          reason: null,
+          complete: true
+        }
         yield* sql`insert into availability_cache (domain, state, result, source, checked_at, expires_at)
           values (${domain}, 'available', ${JSON.stringify(stale)}::jsonb, 'rdap', now(), now() + interval '1 day')`
         const searcher = yield* partner("live")
