@@ -17,6 +17,7 @@ import { CARDS, csrfOf, openSession, page, payWith, postForm, ptOf } from "../su
 import { request } from "../support/http.js"
 import { createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
+import { startBuy } from "./buy.js"
 
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 
@@ -140,7 +141,7 @@ layer(TestServer.layer({ PARTNER_QUOTE_TTL: "6 seconds", ALTERNATE_TLDS: "co" })
         yield* seedListings([{ domain: "house-held-rsv.co", bin: 70_000, environment: "live" }])
         const q = yield* quote(a, "house-held-rsv.co")
         expect(q.status).toBe(201)
-        const shown = yield* page("/buy/house-held-rsv.co")
+        const shown = yield* startBuy("house-held-rsv.co")
         expect(shown.status).toBe(409)
         expect(shown.text).toContain(q.json.expires_at)
         expect(yield* countRows("checkout_sessions", "house-held-rsv.co")).toBe(0)
@@ -209,7 +210,7 @@ layer(TestServer.layer({ PARTNER_QUOTE_TTL: "6 seconds", ALTERNATE_TLDS: "co" })
         expect(listed.results.map((r: any) => r.domain)).toContain(domain)
         expect((yield* primaryRow(domain)).state).toBe("for_sale")
 
-        const buy = yield* page(`/buy/${domain}`)
+        const buy = yield* startBuy(domain)
         expect(buy.status).toBe(303)
         const paid = yield* payWith(ptOf(buy.headers.get("location")!), CARDS.ok)
         expect(paid.status).toBe(303)
