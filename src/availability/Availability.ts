@@ -58,7 +58,10 @@ export interface Availability {
   readonly available: boolean | null
   /** First-year registration price in USD cents, premium-aware; null unless registrable with a known price. */
   readonly priceCents: number | null
-  /** The marketplace listing when the domain is for sale (state `for_sale`). */
+  /**
+   * The marketplace listing when the domain is for sale (state `for_sale`), or was sold through
+   * the marketplace (state `registered`: keyed availability shows it locked; a search row shows no listing).
+   */
   readonly listing: ListingRow | null
   readonly whois: WhoisSummary | null
   /** Answered from the shared cache rather than by asking upstream now. */
@@ -302,7 +305,7 @@ const make = Effect.gen(function*() {
 
   const local = (
     name: DomainName,
-    state: "reserved" | "for_sale" | "unsupported",
+    state: "reserved" | "for_sale" | "registered" | "unsupported",
     source: AvailabilitySource,
     reason: string | null,
     listing: ListingRow | null,
@@ -352,7 +355,13 @@ const make = Effect.gen(function*() {
           )
         }
         const listing = listings.get(name.registrable)
-        if (listing !== undefined) return local(name, "for_sale", "marketplace", null, listing, started)
+        if (listing !== undefined) {
+          // Sold (paid, or transferred) through the marketplace: taken, whatever an older
+          // upstream answer in the cache says; offered again only if the sale is refunded.
+          return listing.status === "active"
+            ? local(name, "for_sale", "marketplace", null, listing, started)
+            : local(name, "registered", "marketplace", "sold through the marketplace", listing, started)
+        }
         if (!name.knownSuffix) {
           return local(name, "unsupported", "none", `.${name.suffix} is not a delegated public suffix`, null, started)
         }

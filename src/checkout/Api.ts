@@ -17,6 +17,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { SESSION_STATUSES } from "../domain/Checkout.js"
+import { ListingHeld } from "../market/Errors.js"
 import { PartnerAuth, requiresScope } from "../partner/Auth.js"
 import { MalformedDomain } from "../partner/Errors.js"
 import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../platform/ApiAnnotations.js"
@@ -103,12 +104,13 @@ export class CheckoutSessionsApi extends HttpApiGroup.make("checkoutSessions")
       .addError(errorWire(DomainNotForSale))
       .addError(errorWire(DomainNotPriced))
       .addError(errorWire(ListingUnavailable))
+      .addError(errorWire(ListingHeld))
       .addError(BadRequest)
       .addError(Conflict)
       .annotate(OpenApi.Summary, "Open a hosted checkout session for a listed domain")
       .annotate(
         OpenApi.Description,
-        "The service is merchant of record: the buyer pays on the hosted page, the order (payment_model hosted_checkout) is yours, and your commission accrues at payment and is paid out after settlement. Unlisted domain 404 `not_found` (details.reason `domain_not_listed`); no buy-now price 409 `not_priced`; an order in progress or a locked listing 409 `not_available`. An optional Idempotency-Key makes retries return the same session."
+        "The service is merchant of record: the buyer pays on the hosted page, the order (payment_model hosted_checkout) is yours, and your commission accrues at payment and is paid out after settlement. Unlisted domain 404 `not_found` (details.reason `domain_not_listed`); no buy-now price 409 `not_priced`; an order in progress or a locked listing 409 `not_available`; another partner's valid quote holds the name: 409 `conflict` with `details.held_until`. An optional Idempotency-Key makes retries return the same session."
       )
       .pipe(requiresScope("embed"), documentedAt("/docs/checkout.md#open-a-session"))
   )

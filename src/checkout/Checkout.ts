@@ -15,7 +15,8 @@
  */
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { type Card, checkCard, returnAddress } from "../domain/Checkout.js"
-import { Market } from "../market/Market.js"
+import { ListingHeld } from "../market/Errors.js"
+import { Market, MARKETPLACE_SELLER } from "../market/Market.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../partner/Auth.js"
 import { Orders } from "../partner/orders/Orders.js"
 import { AppConfig } from "../platform/Config.js"
@@ -31,8 +32,11 @@ import { CheckoutConfig } from "./Settings.js"
 const PT_PURPOSE = "checkout-pt"
 /** A confirmation step (3-D Secure) not completed within this long frees the domain again. */
 const ABANDONED_ACTION_MS = 30 * 60_000
-/** The house partner: owner of the marketplace's own sales (migration 0110, commission 0). */
-export const MARKETPLACE_PARTNER_ID = "ptn_marketplace"
+/**
+ * The house partner: owner of the marketplace's own sales (migration 0110, commission 0), and
+ * the seller those sales claim a listing for (src/domain/Reservation.ts).
+ */
+export const MARKETPLACE_PARTNER_ID = MARKETPLACE_SELLER
 export const MARKETPLACE_NAME = "Domain Marketplace"
 
 export interface OpenInput {
@@ -65,10 +69,17 @@ export type PayResult =
   | { readonly _tag: "RequiresAction"; readonly redirectUrl: string | null }
   | { readonly _tag: "Pending"; readonly message: string }
 
+/** What the buyer reads while another seller's quote holds the domain. */
+export const reservedMessage = (until: Date | string) =>
+  `This domain is reserved until ${
+    typeof until === "string" ? until : until.toISOString()
+  } for another buyer. You have not been charged; try again after that time.`
+
 const make = Effect.gen(function*() {
   const repo = yield* CheckoutRepo
   const orders = yield* Orders
   const market = yield* Market
+  const listings = market.sales
   const secrets = yield* ServiceSecret
   const config = yield* AppConfig
   const checkoutSettings = yield* CheckoutConfig
@@ -124,7 +135,8 @@ const make = Effect.gen(function*() {
     }
   ) =>
     Effect.gen(function*() {
-      const l = yield* forSale(domain, yield* orders.lockListing(environment, domain).pipe(Effect.orDie))
+      // Another seller's live hold (a partner's quote) refuses the session: ListingHeld, 409.
+      const l = yield* forSale(domain, yield* listings.lockForSale(environment, domain, input.partnerId))
       const now = yield* Clock.currentTimeMillis
       const created = yield* repo.insert({
         id: makeId("cs"),
@@ -164,6 +176,9 @@ const make = Effect.gen(function*() {
   const offer = (environment: PartnerEnvironment, domain: string) =>
     Effect.gen(function*() {
       const l = yield* forSale(domain, yield* market.getListing(environment, domain))
+      // The page offers no purchase while another seller's quote holds the name.
+      const held = yield* listings.heldAgainst(environment, domain, MARKETPLACE_SELLER)
+      if (Option.isSome(held)) return yield* ListingHeld.until(domain, held.value)
       return {
         domain,
         environment,
@@ -232,6 +247,12 @@ const make = Effect.gen(function*() {
       return { _tag: "Ok", session: s.value } as TokenCheck
     })
 
+  /** While another seller's quote holds the session's listing: until when (the page shows no form). */
+  const heldUntil = (s: SessionRow) =>
+    s.kind === "cart" || s.domain === null || s.partner_id === null
+      ? Effect.succeed(Option.none<Date>())
+      : listings.heldAgainst(s.environment, s.domain, s.partner_id)
+
   const afterPaid = (s: SessionRow) => (s.return_url ? returnAddress(s.return_url, s.id, "paid") : null)
 
   /**
@@ -252,7 +273,10 @@ const make = Effect.gen(function*() {
             yield* repo.markPaid(s.id, null)
             return { session: { ...s, status: "paid" as const }, refund: false, cartPaid: true }
           }
-          const listing = yield* orders.lockListing(s.environment, s.domain!).pipe(Effect.orDie)
+          // A hold taken after this payment was admitted refuses it too: the charge is refunded.
+          const listing = yield* listings.lockForSale(s.environment, s.domain!, s.partner_id!).pipe(
+            Effect.catchTag("ListingHeld", () => Effect.succeed(Option.none()))
+          )
           const open = Option.isSome(listing)
             ? yield* orders.openOrderOnListing(listing.value.id).pipe(Effect.orDie)
             : Option.none()
@@ -349,7 +373,11 @@ const make = Effect.gen(function*() {
           if (s.status === "processing" || s.status === "requires_action") return { _tag: "InProgress" } as const
           if (s.status !== "open" || s.expires_at.getTime() <= now) return { _tag: "Gone" } as const
           if (s.kind !== "cart") {
-            const listing = yield* orders.lockListing(s.environment, s.domain!).pipe(Effect.orDie)
+            // The reservation rule before any charge: a session opened before another seller's
+            // quote is refused here, while its hold lasts.
+            const claimed = yield* Effect.either(listings.lockForSale(s.environment, s.domain!, s.partner_id!))
+            if (claimed._tag === "Left") return { _tag: "Held", until: claimed.left.heldUntil } as const
+            const listing = claimed.right
             if (
               Option.isNone(listing) || listing.value.id !== s.listing_id || listing.value.status !== "active" ||
               listing.value.locked
@@ -390,6 +418,8 @@ const make = Effect.gen(function*() {
             _tag: "Unavailable",
             message: "This domain is no longer available: someone else is buying it. You have not been charged."
           } as const
+        case "Held":
+          return { _tag: "Unavailable", message: reservedMessage(reserved.until) } as const
       }
       const s = reserved.session
       const provider = providerOf(s)
@@ -567,6 +597,7 @@ const make = Effect.gen(function*() {
     /** Which session a provider payment belongs to, for the webhook (metadata first, then the stored ref). */
     sessionOfPayment: repo.sessionOfPayment,
     byId: repo.byId,
+    heldUntil,
     isExpired
   }
 })

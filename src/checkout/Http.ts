@@ -30,7 +30,8 @@ import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { REFERRAL_COOKIE } from "../referrals/Attribution.js"
 import { CheckoutSession, limits } from "./Api.js"
 import { buyPath, makeBuyForm } from "./BuyForm.js"
-import { Checkout, MARKETPLACE_NAME, type PayResult } from "./Checkout.js"
+import { Checkout, MARKETPLACE_NAME, type PayResult, reservedMessage } from "./Checkout.js"
+import type { ListingHeld } from "../market/Errors.js"
 import type { DomainNotForSale, DomainNotPriced, ListingUnavailable } from "./Errors.js"
 import { InvalidRedirectUrl } from "./Errors.js"
 import { buyOfferPage, checkoutPage, confirmPage, messagePage, receiptPage } from "./Pages.js"
@@ -196,9 +197,11 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
             page(errorPageHtml("Too many requests", e.message, "Wait a minute, then reload the page."), 429)
           )))
       )
-    const notForSale = (domain: string, e: DomainNotForSale | DomainNotPriced | ListingUnavailable) =>
+    const notForSale = (domain: string, e: DomainNotForSale | DomainNotPriced | ListingUnavailable | ListingHeld) =>
       e._tag === "DomainNotForSale"
         ? page(errorPageHtml("Not for sale", `${domain} is not listed for sale.`, "Search for another name."), 404)
+        : e._tag === "ListingHeld"
+        ? page(messagePage("Reserved", reservedMessage(e.heldUntil)), 409)
         : page(errorPageHtml("Not available", e.message), 409)
     const sellerOf = (s: SessionRow) => (s.kind === "partner" ? s.partner_name ?? "Partner" : MARKETPLACE_NAME)
 
@@ -317,6 +320,11 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
           const t = yield* checkout.fromToken(urlParams.pt)
           if (t._tag === "Tampered") return tampered()
           if (t._tag === "Expired") return expired()
+          // Another seller's quote holds the domain: say until when, and show no payment form.
+          if (t.session.status === "open") {
+            const held = yield* checkout.heldUntil(t.session)
+            if (Option.isSome(held)) return page(messagePage("Reserved", reservedMessage(held.value)), 409)
+          }
           return current(t.session, urlParams.pt!)
         }))
       .handle("checkoutPay", ({ payload, request, urlParams }) =>

@@ -33,6 +33,27 @@ export class ListingNotFound extends DomainError<ListingNotFound>()("ListingNotF
   }
 }
 
+/**
+ * Another seller's valid quote holds the listing (src/domain/Reservation.ts): every channel that
+ * would sell it is refused, before any charge, with `details: {held_until}`.
+ */
+export class ListingHeld extends DomainError<ListingHeld>()("ListingHeld", {
+  code: "conflict",
+  status: 409,
+  description: "Another partner's valid quote reserves the domain; details.held_until says until when"
+}) {
+  static until(domain: string, heldUntil: Date) {
+    return new ListingHeld({
+      message: `${domain} is reserved by another partner's quote until ${heldUntil.toISOString()}`,
+      details: { held_until: heldUntil.toISOString() }
+    })
+  }
+  /** The end of the hold (RFC 3339), as in `details.held_until`. */
+  get heldUntil(): string {
+    return (this.details as { readonly held_until: string }).held_until
+  }
+}
+
 /** The `tld` filter is not a TLD (`details: {field: "tld"}`). */
 export class InvalidTldFilter extends DomainError<InvalidTldFilter>()("InvalidTldFilter", {
   code: "invalid_tld",

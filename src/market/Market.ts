@@ -18,15 +18,18 @@ import {
   type ListingSort,
   priceKey
 } from "../domain/Cursor.js"
+import * as reservation from "../domain/Reservation.js"
+import { claim, holdOf } from "../domain/Reservation.js"
 import { AppConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { demoListings, sandboxListings } from "./data/index.js"
-import { InvalidCursor, ListingNotFound } from "./Errors.js"
+import { InvalidCursor, ListingHeld, ListingNotFound } from "./Errors.js"
 import type { ListingCsvRow } from "./ListingCsv.js"
 import {
   type Environment,
   LISTED_STATUSES,
+  type ListingForSale,
   type ListingRow,
   MarketRepo,
   type NewListing,
@@ -35,6 +38,8 @@ import {
 import { MarketConfig } from "./Settings.js"
 
 export type { Environment, ListingForSale, ListingRow } from "./Repo.js"
+/** The claimant of the marketplace's own sales (`/buy/`, referral sales) in the reservation rule. */
+export const MARKETPLACE_SELLER = "ptn_marketplace"
 
 export const MAX_PAGE_LIMIT = 200
 export const DEFAULT_PAGE_LIMIT = 24
@@ -210,18 +215,64 @@ const make = Effect.gen(function*() {
     counts.clear()
   })
 
+  /** The reservation rule on a listing read under its lock: the listing, or `ListingHeld`. */
+  const admit = <L extends ListingForSale>(listing: L, claimant: string, now: Date) => {
+    const c = claim(holdOf(listing.held_by, listing.held_until), claimant, now)
+    return c.ok ? Effect.succeed(listing) : Effect.fail(ListingHeld.until(listing.domain, c.heldUntil))
+  }
+
   /**
-   * A sale's moves of a listing, for the orders capability (partner orders, checkout). They run in
-   * the caller's transaction: the statements use the transaction's connection.
+   * A sale's moves of a listing, for every channel that sells one (partner orders and quotes,
+   * hosted checkout, /buy, brokerage). They run in the caller's transaction: the statements use
+   * the transaction's connection.
    */
   const sales = {
-    /** The listing row of a domain, locked until the caller's transaction ends. */
-    lockForSale: repo.lockForSale,
+    /**
+     * The listing row of a domain, locked until the caller's transaction ends, claimed for
+     * `claimant` (the selling partner's id, or the marketplace's): another seller's live hold
+     * fails with `ListingHeld` (src/domain/Reservation.ts). None when the domain has no listing.
+     */
+    lockForSale: (environment: Environment, domain: string, claimant: string) =>
+      Effect.gen(function*() {
+        const row = yield* repo.lockForSale(environment, domain)
+        if (Option.isNone(row)) return row
+        return Option.some(yield* admit(row.value, claimant, new Date(yield* Clock.currentTimeMillis)))
+      }),
+    /** The same rule on a listing the caller locked by other means (the order's one-round-trip lock). */
+    admit: (listing: ListingForSale, claimant: string) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => admit(listing, claimant, new Date(now))),
+    /**
+     * Holds a listing locked by `lockForSale(…, holder)` for `holder` until `until` (a quote);
+     * the holder's own longer hold is kept.
+     */
+    hold: (listing: ListingForSale, holder: string, until: Date) =>
+      Effect.gen(function*() {
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const h = reservation.hold(holdOf(listing.held_by, listing.held_until), holder, until, now)
+        if (!h.ok) return yield* ListingHeld.until(listing.domain, h.heldUntil)
+        yield* repo.setHold(listing.id, h.next.holder, h.next.until)
+        return h.next
+      }),
+    /**
+     * When another seller's live hold would refuse `claimant` (unlocked read, for a page that must
+     * not offer a payment form): the hold's end, or none.
+     */
+    heldAgainst: (environment: Environment, domain: string, claimant: string) =>
+      Effect.gen(function*() {
+        const row = yield* repo.saleStateOf(environment, domain)
+        if (Option.isNone(row)) return Option.none<Date>()
+        const c = claim(
+          holdOf(row.value.held_by, row.value.held_until),
+          claimant,
+          new Date(yield* Clock.currentTimeMillis)
+        )
+        return c.ok ? Option.none<Date>() : Option.some(c.heldUntil)
+      }),
     /** pending (an order is open), sold (transfer completed), active (refunded or cancelled). */
     setStatus: (listingId: string, status: SaleStatus) => repo.setStatus(listingId, status),
     /**
      * The listing held (`pending`) for a new order, as a data-modifying CTE body for the caller's
-     * insert: one round trip for POST /orders (bench/partner.ts).
+     * insert: one round trip for POST /orders (bench/partner.ts). The sale consumes any quote's hold.
      */
     holdFragment: repo.holdFragment
   } as const

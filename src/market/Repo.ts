@@ -40,10 +40,20 @@ export const ListingRow = Schema.Struct({
 })
 export type ListingRow = typeof ListingRow.Type
 
-/** What a sale needs of a listing, read under the row lock (`lockForSale`). */
-export const ListingForSale = ListingRow.pipe(
-  Schema.pick("id", "domain", "bin_price_cents", "currency", "status", "locked")
-)
+/**
+ * What a sale needs of a listing, read under the row lock (`lockForSale`), with its hold: the
+ * seller a quote holds it for and until when (src/domain/Reservation.ts; both null when none).
+ */
+export const ListingForSale = Schema.Struct({
+  id: ListingRow.fields.id,
+  domain: ListingRow.fields.domain,
+  bin_price_cents: ListingRow.fields.bin_price_cents,
+  currency: ListingRow.fields.currency,
+  status: ListingRow.fields.status,
+  locked: ListingRow.fields.locked,
+  held_by: Schema.NullOr(Schema.String),
+  held_until: Schema.NullOr(Schema.DateFromSelf)
+})
 export type ListingForSale = typeof ListingForSale.Type
 
 export const NewListing = Schema.Struct({
@@ -57,6 +67,9 @@ export type SaleStatus = Exclude<ListingStatus, "withdrawn">
 
 /** Statuses that still show a domain as for sale (a pending sale shows it locked). */
 export const LISTED_STATUSES = ["active", "pending"] as const
+
+/** Statuses of a listing the marketplace offers or sold (all but withdrawn): what the availability engine reads. */
+export const SALE_STATUSES = ["active", "pending", "sold"] as const
 
 const COLUMNS = `id, environment, domain, domain_unicode, tld, bin_price_cents, floor_price_cents, currency, status,
   locked, is_demo, description, listed_at,
@@ -121,14 +134,26 @@ const make = Effect.gen(function*() {
       sql`
         select ${columns} from listings
         where environment = ${environment} and domain in ${sql.in(domains)}
-          and status in ${sql.in(LISTED_STATUSES)}`
+          and status in ${sql.in(SALE_STATUSES)}`
   })
   const lockForSale = SqlSchema.findOne({
     Request: Schema.Struct({ environment: Environment, domain: Schema.String }),
     Result: ListingForSale,
     execute: ({ domain, environment }) =>
-      sql`select id, domain, bin_price_cents, currency, status, locked from listings
+      sql`select id, domain, bin_price_cents, currency, status, locked, held_by, held_until from listings
           where environment = ${environment} and domain = ${domain} for update`
+  })
+  const holdOn = SqlSchema.findOne({
+    Request: Schema.Struct({ environment: Environment, domain: Schema.String }),
+    Result: ListingForSale,
+    execute: ({ domain, environment }) =>
+      sql`select id, domain, bin_price_cents, currency, status, locked, held_by, held_until from listings
+          where environment = ${environment} and domain = ${domain}`
+  })
+  const setHold = SqlSchema.void({
+    Request: Schema.Struct({ id: Schema.String, holder: Schema.String, until: Schema.DateFromSelf }),
+    execute: ({ holder, id, until }) =>
+      sql`update listings set held_by = ${holder}, held_until = ${until}, updated_at = now() where id = ${id}`
   })
   const setStatus = SqlSchema.void({
     Request: Schema.Struct({ id: Schema.String, status: ListingStatus }),
@@ -194,7 +219,7 @@ const make = Effect.gen(function*() {
         execute: () => sql`select count(*)::bigint as total from listings where ${sql.and(filterClauses(filters))}`
       })(undefined).pipe(Effect.map((row) => row.total), Effect.orDie),
 
-    /** Listings that still show as for sale, for a set of domains (A-labels). */
+    /** Listings offered, being sold or sold (not withdrawn), for a set of domains (A-labels). */
     listedByDomain: (environment: Environment, domains: ReadonlyArray<string>) =>
       domains.length === 0
         ? Effect.succeed<ReadonlyArray<ListingRow>>([])
@@ -205,16 +230,22 @@ const make = Effect.gen(function*() {
     /** The listing row of a domain, locked (`for update`) until the caller's transaction ends. */
     lockForSale: (environment: Environment, domain: string) => Effect.orDie(lockForSale({ environment, domain })),
 
+    /** The listing of a domain with its hold, unlocked (what a page shows). */
+    saleStateOf: (environment: Environment, domain: string) => Effect.orDie(holdOn({ environment, domain })),
+
+    /** Records a hold on a listing (the caller holds its row lock and applied the rule). */
+    setHold: (id: string, holder: string, until: Date) => Effect.orDie(setHold({ id, holder, until })),
+
     /** Moves a listing through a sale (in the caller's transaction). */
     setStatus: (id: string, status: SaleStatus) => Effect.orDie(setStatus({ id, status })),
 
     /**
      * The listing held for a new order (`pending`), as the body of a data-modifying CTE of the
      * caller's statement: the order insert and the hold are one round trip (POST /orders,
-     * bench/partner.ts).
+     * bench/partner.ts). The sale consumes any quote's hold.
      */
     holdFragment: (id: string): Fragment =>
-      sql`update listings set status = 'pending', updated_at = now() where id = ${id}`,
+      sql`update listings set status = 'pending', held_by = null, held_until = null, updated_at = now() where id = ${id}`,
 
     /** Insert or update by (environment, domain); the id and listing time of an existing row are kept. */
     upsert: (rows: ReadonlyArray<NewListing>) =>

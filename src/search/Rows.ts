@@ -84,7 +84,8 @@ export type SearchEvent = typeof SearchEvent.Type
  * new-registration prices always.
  */
 export const toRow = (a: Availability, canSeeMarketPrices: boolean, baseUrl: string): RowEvent => {
-  const listing = a.listing
+  // A name sold through the marketplace (`registered`) is no longer offered: no listing on its row.
+  const listing = a.state === "for_sale" ? a.listing : null
   const bin = listing !== null && canSeeMarketPrices ? centsToUsd(listing.bin_price_cents) : null
   const floor = listing !== null && canSeeMarketPrices ? centsToUsd(listing.floor_price_cents) : null
   const price: RowEvent["price"] = a.state === "for_sale" && listing !== null

@@ -67,7 +67,7 @@ export const GENERIC_ERRORS: ReadonlyArray<
 /**
  * The HTTP status and wire `code` a typed error of the client stands for: a domain error's class
  * metadata (`DomainError`), or a generic class's status with its `code` field. Classes that share
- * a status and a code (`DomainReserved` and `DomainNotAvailable`: 409 `conflict`) look the same on
+ * a status and a code (`ListingHeld` and `DomainNotAvailable`: 409 `conflict`) look the same on
  * the wire, and the client decodes them to the endpoint's first declared one; assert this (and
  * the message), not the class, for those.
  */

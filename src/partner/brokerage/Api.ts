@@ -11,6 +11,7 @@ import { Schema } from "effect"
 import { AdminAuth } from "../../admin/Auth.js"
 import { CASE_STATUSES, CLOSE_OUTCOMES, TIERS } from "../../domain/Brokerage.js"
 import { AmountCentsFromString, MAX_AMOUNT_CENTS, PositiveAmountCents } from "../../domain/Money.js"
+import { ListingHeld } from "../../market/Errors.js"
 import { documentedAt, htmlErrorPages, HtmlPage } from "../../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError, Unauthorized } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
@@ -183,6 +184,7 @@ export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
       .addError(errorWire(InvalidCaseMove))
       .addError(errorWire(BrokerageCaseNotFound))
       .addError(errorWire(CaseMoveNotAllowed))
+      .addError(errorWire(ListingHeld))
       .addError(errorWire(SandboxOnly))
       .annotate(OpenApi.Summary, "Sandbox only: move the case one step (to closed_won), then settle its commission")
       .annotate(
@@ -230,6 +232,7 @@ export class AdminBrokerageApi extends HttpApiGroup.make("adminBrokerage")
       .addSuccess(CaseDetail)
       .addError(errorWire(BrokerageCaseNotFound))
       .addError(errorWire(CaseMoveNotAllowed))
+      .addError(errorWire(ListingHeld))
       .addError(errorWire(InvalidCaseMove))
       .annotate(OpenApi.Summary, "Move a case to its next status (deal_agreed → closed_won needs a deal price)")
   )
@@ -244,6 +247,7 @@ export class AdminBrokerageApi extends HttpApiGroup.make("adminBrokerage")
       .addSuccess(CaseDetail)
       .addError(errorWire(BrokerageCaseNotFound))
       .addError(errorWire(CaseMoveNotAllowed))
+      .addError(errorWire(ListingHeld))
       .addError(errorWire(InvalidCaseMove))
       .annotate(OpenApi.Summary, "Close a case: won, lost or cancelled")
   )

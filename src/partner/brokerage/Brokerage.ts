@@ -29,6 +29,7 @@ import {
 } from "../../domain/Brokerage.js"
 import { parseDomainName } from "../../domain/DomainName.js"
 import { LookupConfig } from "../../lookup/Settings.js"
+import { Market } from "../../market/Market.js"
 import { AppConfig } from "../../platform/Config.js"
 import { makeId } from "../../platform/Ids.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
@@ -135,6 +136,7 @@ const make = Effect.gen(function*() {
   const transaction = transactionOf(sql)
   const repo = yield* BrokerageRepo
   const orders = yield* OrderRepo
+  const market = yield* Market
   const outbox = yield* Outbox
   const books = yield* Books
   const settlement = yield* Settlement
@@ -308,6 +310,9 @@ const make = Effect.gen(function*() {
       }
       let deal: Parameters<typeof repo.update>[1]["deal"] = null
       if (t.to === "closed_won") {
+        // The reservation rule: a listed name another partner's valid quote holds is not won
+        // here (ListingHeld, 409 with held_until); no listing, no hold.
+        yield* market.sales.lockForSale(current.environment, current.domain, current.partner_id)
         const m = dealMoney(t.priceCents!, settings.feeBps, settings.partnerShareBps)
         const order = yield* orders.insertBrokerageOrder({
           id: makeId("ord"),

@@ -9,7 +9,8 @@
  *   (synonyms, broader and narrower terms), so `automobile` finds `fastcars.com`.
  * See docs/partner.md#search for why this design.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { claim, holdOf } from "../../domain/Reservation.js"
 import { expandQuery, fuse, keywordScore, queryTokens, queryWords, semanticScore } from "../../domain/SearchRanking.js"
 import type { PartnerEnvironment } from "../Auth.js"
 import { DomainNotListed } from "./Errors.js"
@@ -30,8 +31,11 @@ const DEPTH = 30
 const make = Effect.gen(function*() {
   const repo = yield* InventoryRepo
 
-  const availableFor = (l: ListingRow, reserved: ReadonlySet<string>) =>
-    l.status === "active" && !l.locked && !reserved.has(l.domain)
+  /** Another partner's live hold on the listing (the reservation rule, src/domain/Reservation.ts). */
+  const reservedFor = (l: ListingRow, partnerId: string, now: number) =>
+    !claim(holdOf(l.held_by, l.held_until), partnerId, new Date(now)).ok
+
+  const availableFor = (l: ListingRow, reserved: boolean) => l.status === "active" && !l.locked && !reserved
 
   const keywordRanking = (env: PartnerEnvironment, q: string) =>
     Effect.gen(function*() {
@@ -79,17 +83,20 @@ const make = Effect.gen(function*() {
         listing: byId.get(f.key)!,
         score: Math.round((f.score / best) * 10_000) / 10_000
       }))
-      const reserved = yield* repo.reservedByOthers(env, rows.map((r) => r.listing.domain), partnerId)
-      return rows.map((r): RankedListing => ({ ...r, available: availableFor(r.listing, reserved) }))
+      const now = yield* Clock.currentTimeMillis
+      return rows.map((r): RankedListing => ({
+        ...r,
+        available: availableFor(r.listing, reservedFor(r.listing, partnerId, now))
+      }))
     })
 
   const lookup = (env: PartnerEnvironment, domain: string, partnerId: string) =>
     Effect.gen(function*() {
-      const found = yield* repo.byDomainWithReservation(env, domain, partnerId)
+      const found = yield* repo.byDomainWithReservation(env, domain)
       if (Option.isNone(found)) return Option.none<{ listing: ListingRow; available: boolean; reserved: boolean }>()
-      const { reserved_by_others, ...listing } = found.value
-      const reserved = reserved_by_others ? new Set([listing.domain]) : new Set<string>()
-      return Option.some({ listing, available: availableFor(listing, reserved), reserved: reserved_by_others })
+      const listing = found.value
+      const reserved = reservedFor(listing, partnerId, yield* Clock.currentTimeMillis)
+      return Option.some({ listing, available: availableFor(listing, reserved), reserved })
     })
 
   /** A listed domain (any status), or `DomainNotListed`. */

@@ -22,20 +22,21 @@ export const ListingRow = Schema.Struct({
   status: Schema.Literal("active", "pending", "sold", "withdrawn"),
   locked: Schema.Boolean,
   description: Schema.NullOr(Schema.String),
-  listed_at: Schema.DateFromSelf
+  listed_at: Schema.DateFromSelf,
+  /** The listing's hold (a partner's quote): src/domain/Reservation.ts. */
+  held_by: Schema.NullOr(Schema.String),
+  held_until: Schema.NullOr(Schema.DateFromSelf)
 })
 export type ListingRow = typeof ListingRow.Type
-
-const ReservedListing = Schema.Struct({ ...ListingRow.fields, reserved_by_others: Schema.Boolean })
 
 export const KeywordCandidate = Schema.Struct({ ...ListingRow.fields, sim: Schema.Number })
 export type KeywordCandidate = typeof KeywordCandidate.Type
 
 const COLUMNS =
-  "id, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents, currency, status, locked, description, listed_at"
+  "id, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents, currency, status, locked, description, listed_at, held_by, held_until"
 
-const Wanted = Schema.Struct({ env: Environment, domain: Schema.String, partnerId: Schema.String })
-const FoundListing = Schema.Struct({ i: Schema.Number, ...ReservedListing.fields })
+const Wanted = Schema.Struct({ env: Environment, domain: Schema.String })
+const FoundListing = Schema.Struct({ i: Schema.Number, ...ListingRow.fields })
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -51,19 +52,14 @@ const make = Effect.gen(function*() {
     Result: FoundListing,
     execute: (wanted) =>
       sql`
-        select w.i, ${sql.unsafe(COLUMNS.split(", ").map((c) => `l.${c}`).join(", "))}, exists (
-          select 1 from partner_quotes q
-          where q.environment = w.env and q.domain = w.domain and q.partner_id <> w.partner_id
-            and q.expires_at > now() and q.used_by_order is null) as reserved_by_others
-        from jsonb_to_recordset(${
-        JSON.stringify(wanted.map((w, i) => ({ i, env: w.env, domain: w.domain, partner_id: w.partnerId })))
-      }::jsonb)
-               as w(i int, env text, domain text, partner_id text)
+        select w.i, ${sql.unsafe(COLUMNS.split(", ").map((c) => `l.${c}`).join(", "))}
+        from jsonb_to_recordset(${JSON.stringify(wanted.map((w, i) => ({ i, env: w.env, domain: w.domain })))}::jsonb)
+               as w(i int, env text, domain text)
         join listings l on l.environment = w.env and l.domain = w.domain`
   })
   const byDomainWithReservation = groupCommit((wanted: ReadonlyArray<typeof Wanted.Type>) =>
     Effect.map(byDomainsWithReservation(wanted), (rows) => {
-      const found = new Array<Option.Option<typeof ReservedListing.Type>>(wanted.length).fill(Option.none())
+      const found = new Array<Option.Option<ListingRow>>(wanted.length).fill(Option.none())
       for (const { i, ...row } of rows) found[i] = Option.some(row)
       return found
     }).pipe(Effect.orDie)
@@ -81,7 +77,7 @@ const make = Effect.gen(function*() {
       sql`
         select ${cols}, similarity(label, ${r.compact}) as sim
         from listings
-        where environment = ${r.env} and status in ('active', 'pending')
+        where environment = ${r.env} and status = 'active'
           and (label % ${r.compact} or label like any(${r.patterns as any}::text[]))
         order by sim desc, id
         limit ${r.limit}`
@@ -93,27 +89,16 @@ const make = Effect.gen(function*() {
     execute: (r) =>
       sql`
         select ${cols} from listings
-        where environment = ${r.env} and status in ('active', 'pending')
+        where environment = ${r.env} and status = 'active'
           and label like any(${r.patterns as any}::text[])
         limit ${r.limit}`
   })
 
-  const reservedByOthers = SqlSchema.findAll({
-    Request: Schema.Struct({ env: Environment, domains: Schema.Array(Schema.String), partnerId: Schema.String }),
-    Result: Schema.Struct({ domain: Schema.String }),
-    execute: (r) =>
-      sql`
-        select domain from partner_quotes
-        where environment = ${r.env} and domain in ${sql.in(r.domains)} and partner_id <> ${r.partnerId}
-          and expires_at > now() and used_by_order is null`
-  })
-
   return {
-    /** One listing and whether another partner's live quote reserves it, in one statement. */
-    byDomainWithReservation: (env: PartnerEnvironment, domain: string, partnerId: string) =>
-      byDomainWithReservation({ env, domain, partnerId }),
+    /** One listing with its hold (a partner's quote), in one statement shared with concurrent readers. */
+    byDomainWithReservation: (env: PartnerEnvironment, domain: string) => byDomainWithReservation({ env, domain }),
 
-    /** Keyword candidates: trigram-similar labels, or labels containing the query or one of its words. */
+    /** Keyword candidates (listings offered now: a sold name is not): trigram-similar labels, or labels containing the query or one of its words. */
     keywordCandidates: (env: PartnerEnvironment, compact: string, words: ReadonlyArray<string>, limit: number) => {
       const patterns = [compact, ...words.filter((w) => w.length >= 3)].map((w) => `%${w.replace(/[%_\\]/g, "")}%`)
       return keywordCandidates({ env, compact, patterns, limit }).pipe(Effect.orDie)
@@ -123,16 +108,7 @@ const make = Effect.gen(function*() {
     conceptCandidates: (env: PartnerEnvironment, terms: ReadonlyArray<string>, limit: number) =>
       terms.length === 0
         ? Effect.succeed<ReadonlyArray<ListingRow>>([])
-        : conceptCandidates({ env, patterns: terms.map((t) => `%${t}%`), limit }).pipe(Effect.orDie),
-
-    /** Domains held by a live quote or an open order of another partner. */
-    reservedByOthers: (env: PartnerEnvironment, domains: ReadonlyArray<string>, partnerId: string) =>
-      domains.length === 0
-        ? Effect.succeed(new Set<string>())
-        : reservedByOthers({ env, domains, partnerId }).pipe(
-          Effect.map((rows) => new Set(rows.map((r) => r.domain))),
-          Effect.orDie
-        )
+        : conceptCandidates({ env, patterns: terms.map((t) => `%${t}%`), limit }).pipe(Effect.orDie)
   }
 })
 

@@ -9,6 +9,7 @@ import { Schema } from "effect"
 import { PAYMENT_MODELS } from "../../domain/Ledger.js"
 import { AmountCents } from "../../domain/Money.js"
 import { OrderStatusSchema } from "../../domain/OrderState.js"
+import { ListingHeld } from "../../market/Errors.js"
 import { documentedAt } from "../../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
@@ -17,7 +18,6 @@ import { DomainNotListed } from "../inventory/Errors.js"
 import {
   CurrencyMismatch,
   DomainNotAvailable,
-  DomainReserved,
   InvalidQuote,
   MissingIdempotencyKey,
   NoBuyNowPrice,
@@ -243,7 +243,7 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
       .addError(errorWire(DomainNotListed))
       .addError(errorWire(DomainNotAvailable))
       .addError(errorWire(NoBuyNowPrice))
-      .addError(errorWire(DomainReserved))
+      .addError(errorWire(ListingHeld))
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "Firm price plus a 10-minute reservation")
       .pipe(requiresScope("buy"), documentedAt("/docs/partner.md#quotes"))
@@ -265,7 +265,7 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
       .addError(errorWire(CurrencyMismatch))
       .addError(errorWire(DomainNotListed))
       .addError(errorWire(DomainNotAvailable))
-      .addError(errorWire(DomainReserved))
+      .addError(errorWire(ListingHeld))
       .addError(errorWire(NoBuyNowPrice))
       .addError(errorWire(QuoteAlreadyUsed))
       .addError(errorWire(QuoteExpired))

@@ -21,19 +21,6 @@ export class DomainNotAvailable extends DomainError<DomainNotAvailable>()("Domai
   description: "The domain already has an order, or is locked"
 }) {}
 
-/** Another partner's live quote reserves the domain. */
-export class DomainReserved extends DomainError<DomainReserved>()("DomainReserved", {
-  code: "conflict",
-  status: 409,
-  description: "Another partner's quote reserves the domain"
-}) {
-  static until(domain: string, expiresAt: Date) {
-    return new DomainReserved({
-      message: `${domain} is reserved by another partner's quote until ${expiresAt.toISOString()}`
-    })
-  }
-}
-
 /** The listing is offer-only: there is no price to quote or to buy at. */
 export class NoBuyNowPrice extends DomainError<NoBuyNowPrice>()("NoBuyNowPrice", {
   code: "conflict",

@@ -1,9 +1,12 @@
 /**
  * Quotes, partner-collected orders and the order lifecycle.
  *
- * - A quote fixes the listing's buy-now price for 10 minutes and reserves the domain for the
- *   partner: another partner's quote or order on it fails with `DomainReserved` (Errors.ts). `quote_id` is a token
- *   signed with SERVICE_SECRET, bound to partner, environment, domain and price.
+ * - A quote fixes the listing's buy-now price for 10 minutes and holds the domain for the
+ *   partner on the listing itself (`Market.sales.hold`, src/domain/Reservation.ts), so every
+ *   channel's lock (`Market.sales.lockForSale`) refuses another seller with `ListingHeld` (409
+ *   `conflict`, `details.held_until`): another partner's quote, order or checkout session, a
+ *   `/buy/` purchase, a brokerage deal. `quote_id` is a token signed with SERVICE_SECRET, bound
+ *   to partner, environment, domain and price.
  * - Recording an order locks the listing row and reads what its checks need in one round trip
  *   (`OrderRepo.lockListingForOrder`), checks price/quote/reservation, inserts the order, its
  *   timeline, the `order.recorded` event (outbox) and marks the listing `pending` (market's
@@ -29,7 +32,6 @@ import { PartnerConfig } from "../Settings.js"
 import {
   CurrencyMismatch,
   DomainNotAvailable,
-  DomainReserved,
   InvalidQuote,
   NoBuyNowPrice,
   OrderMoveNotAllowed,
@@ -78,7 +80,8 @@ const make = Effect.gen(function*() {
   const createQuote = (partner: PartnerIdentity, domain: string) =>
     transaction(
       Effect.gen(function*() {
-        const listing = yield* listings.lockForSale(partner.environment, domain)
+        // Another partner's live hold refuses the quote here (ListingHeld, 409 with held_until).
+        const listing = yield* listings.lockForSale(partner.environment, domain, partner.partnerId)
         if (Option.isNone(listing) || listing.value.status === "sold" || listing.value.status === "withdrawn") {
           return yield* DomainNotListed.of(domain)
         }
@@ -91,11 +94,11 @@ const make = Effect.gen(function*() {
         if (l.bin_price_cents === null) {
           return yield* new NoBuyNowPrice({ message: `${domain} has no buy-now price and cannot be quoted` })
         }
-        const other = yield* repo.otherPartnersLiveQuote(partner.environment, domain, partner.partnerId)
-        if (Option.isSome(other)) return yield* DomainReserved.until(domain, other.value.expires_at)
         const now = yield* Clock.currentTimeMillis
         const id = makeId("qt")
         const expiresAt = new Date(now + Duration.toMillis(partnerSettings.quoteTtl))
+        // The quote's hold lives on the listing, where every channel's lock sees it.
+        yield* listings.hold(l, partner.partnerId, expiresAt)
         yield* repo.insertQuote({
           id,
           partnerId: partner.partnerId,
@@ -140,7 +143,7 @@ const make = Effect.gen(function*() {
         }
         if (quote.d !== domain) return yield* InvalidQuote.of(`this quote is for ${quote.d}, not ${domain}`)
       }
-      const listing = yield* repo.lockListingForOrder(partner.environment, domain, partner.partnerId, quote?.q ?? null)
+      const listing = yield* repo.lockListingForOrder(partner.environment, domain, quote?.q ?? null)
       if (Option.isNone(listing) || listing.value.status === "withdrawn") return yield* DomainNotListed.of(domain)
       const l = listing.value
       if (input.currency !== l.currency) return yield* CurrencyMismatch.of(l.currency)
@@ -163,9 +166,8 @@ const make = Effect.gen(function*() {
         return yield* new DomainNotAvailable({ message: `${domain} already has an order` })
       }
       if (l.locked) return yield* new DomainNotAvailable({ message: `${domain} is locked and cannot be sold now` })
-      if (quote === undefined && l.other_quote_expires !== null) {
-        return yield* DomainReserved.until(domain, l.other_quote_expires)
-      }
+      // The reservation rule (market's): another partner's live hold refuses the order.
+      yield* listings.admit(l, partner.partnerId)
       const price = quote?.c ?? l.bin_price_cents
       if (price === null) {
         return yield* new NoBuyNowPrice({ message: `${domain} has no buy-now price` })
@@ -390,12 +392,8 @@ const make = Effect.gen(function*() {
     createQuote,
     createOrder,
     recordPaidSale,
-    /** The listing row, locked for the caller's transaction (checkout; market owns the row). */
-    lockListing: listings.lockForSale,
     /** An open order (not refunded/cancelled) on the listing. */
     openOrderOnListing: repo.openOrderOnListing,
-    /** Another partner's live quote on the domain (its reservation). */
-    otherPartnersLiveQuote: repo.otherPartnersLiveQuote,
     move,
     detail,
     list,

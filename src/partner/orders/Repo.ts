@@ -65,13 +65,6 @@ export const TimelineRow = Schema.Struct({
 })
 export type TimelineRow = typeof TimelineRow.Type
 
-const QuoteRow = Schema.Struct({
-  id: Schema.String,
-  partner_id: Schema.String,
-  used_by_order: Schema.NullOr(Schema.String),
-  expires_at: Schema.DateFromSelf
-})
-
 /** The listing an order is about, read under its row lock, with what the order's checks need. */
 const ListingForOrder = Schema.Struct({
   id: Schema.String,
@@ -80,8 +73,9 @@ const ListingForOrder = Schema.Struct({
   currency: Schema.String,
   status: Schema.Literal("active", "pending", "sold", "withdrawn"),
   locked: Schema.Boolean,
+  held_by: Schema.NullOr(Schema.String),
+  held_until: Schema.NullOr(Schema.DateFromSelf),
   open_order: Schema.NullOr(Schema.String),
-  other_quote_expires: Schema.NullOr(Schema.DateFromSelf),
   quote_found: Schema.Boolean,
   quote_used_by_order: Schema.NullOr(Schema.String)
 })
@@ -210,16 +204,6 @@ const make = Effect.gen(function*() {
         ${o.paymentModel ?? "partner_collected"}, ${o.checkoutSessionId ?? null}, ${o.referralLinkId ?? null}
       from partners p where p.id = ${o.partnerId}`
 
-  const otherPartnersLiveQuote = SqlSchema.findOne({
-    Request: Schema.Struct({ environment: Environment, domain: Schema.String, partnerId: Schema.String }),
-    Result: QuoteRow.pipe(Schema.pick("id", "expires_at")),
-    execute: ({ domain, environment, partnerId }) =>
-      sql`
-        select id, expires_at from partner_quotes
-        where environment = ${environment} and domain = ${domain} and partner_id <> ${partnerId}
-          and expires_at > now() and used_by_order is null
-        limit 1`
-  })
   const insertQuote = SqlSchema.void({
     Request: NewQuote,
     execute: (q) =>
@@ -266,12 +250,11 @@ const make = Effect.gen(function*() {
     Request: Schema.Struct({
       environment: Environment,
       domain: Schema.String,
-      partnerId: Schema.String,
       quoteId: Schema.NullOr(Schema.String)
     }),
     Result: ListingForOrder,
-    execute: ({ domain, environment, partnerId, quoteId }) =>
-      sql`select * from partner_order_lock_listing(${environment}, ${domain}, ${partnerId}, ${quoteId})`
+    execute: ({ domain, environment, quoteId }) =>
+      sql`select * from partner_order_lock_listing(${environment}, ${domain}, ${quoteId})`
   })
   const timeline = SqlSchema.findAll({
     Request: Schema.String,
@@ -358,10 +341,6 @@ const make = Effect.gen(function*() {
   })
 
   return {
-    /** A live quote of another partner on the domain (the reservation). */
-    otherPartnersLiveQuote: (env: PartnerEnvironment, domain: string, partnerId: string) =>
-      Effect.orDie(otherPartnersLiveQuote({ environment: env, domain, partnerId })),
-
     insertQuote: (q: typeof NewQuote.Type) => Effect.orDie(insertQuote(q)),
 
     /**
@@ -402,16 +381,15 @@ const make = Effect.gen(function*() {
         }
             from appended where last is null`,
 
-    /** After the listing lock: an open order on the listing, and another partner's live quote on the domain. */
     /**
-     * The listing of a new order locked (`for update`) and, read after the lock so they see what
-     * its previous holder committed: an open order on it, another partner's live quote on the
-     * domain, and the order's own quote (locked) when it names one. One round trip (the function
-     * of migration 0190; the listing row is market's, only locked here: bench/partner.ts orders).
-     * None when the domain is not listed in the environment.
+     * The listing of a new order locked (`for update`) with its hold and, read after the lock so
+     * they see what its previous holder committed: an open order on it, and the order's own quote
+     * (locked) when it names one. One round trip (the function of migrations 0190/0200; the
+     * listing row is market's, only locked here, and its hold is judged by `Market.sales.admit`:
+     * bench/partner.ts orders). None when the domain is not listed in the environment.
      */
-    lockListingForOrder: (env: PartnerEnvironment, domain: string, partnerId: string, quoteId: string | null) =>
-      Effect.orDie(lockListingForOrder({ environment: env, domain, partnerId, quoteId })),
+    lockListingForOrder: (env: PartnerEnvironment, domain: string, quoteId: string | null) =>
+      Effect.orDie(lockListingForOrder({ environment: env, domain, quoteId })),
 
     timeline: (orderId: string) => Effect.orDie(timeline(orderId)),
 
