@@ -15,7 +15,8 @@
  *   logged and ignored.
  * - If the domain was sold meanwhile (it cannot be, while reserved, unless an operator intervened)
  *   the charge is refunded through the provider and the session is `refunded`.
- * - Card numbers exist only in memory between the form and the provider.
+ * - Card numbers exist only in memory between the sandbox form and the sandbox provider; with a
+ *   hosted provider (Stripe Checkout) the service never sees them.
  */
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { type Card, checkCard, paymentMismatch, type ReportedPayment, returnAddress } from "../domain/Checkout.js"

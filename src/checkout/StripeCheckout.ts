@@ -21,8 +21,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Duration, Effect, Option, Redacted, Schema } from "effect"
 import type { ReportedPayment } from "../domain/Checkout.js"
-import type { PaymentOutcome, PaymentProviderShape } from "./PaymentProvider.js"
-import { PaymentUnavailable } from "./PaymentProvider.js"
+import { type PaymentOutcome, type PaymentProviderShape, PaymentUnavailable } from "./PaymentProviderShape.js"
 
 /** A Checkout Session as Stripe answers it (https://docs.stripe.com/api/checkout/sessions/object), the fields we read. */
 const StripeSession = Schema.Struct({

@@ -10,6 +10,9 @@
  *                  └──declined / abandoned──▶ open (the reservation is released)
  *   open ──7 days──▶ expired
  *
+ * With a hosted provider (Stripe Checkout) `pay` goes straight to `requires_action` while the buyer
+ * is on the provider's page; it ends `paid` (event or poll) or `open` again (cancelled, expired).
+ *
  * While a session is `processing` or `requires_action` its domain is reserved: no other session
  * can start paying for it (a unique index holds the reservation).
  */

@@ -4,11 +4,15 @@
  * to the Stripe session's hosted `url`); the signed `checkout.session.completed`, delivered twice
  * and before the buyer's return, makes one order; a lost webhook is caught by the reconciliation
  * poll; a cancelled or expired Stripe session gives the domain back; a refund goes to Stripe with
- * the session's PaymentIntent, once.
+ * the session's PaymentIntent, once. A cart (bulk renew/restore) pays the same way, one Stripe line
+ * per item.
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { CartCheckout, CartFulfilment } from "../../src/checkout/Cart.js"
+import { CartCheckoutLive, Checkout } from "../../src/checkout/Checkout.js"
+import { PaymentProvidersLive } from "../../src/checkout/PaymentProvider.js"
 import { stripeSignatureHeader } from "../../src/domain/Checkout.js"
 import { apiClient } from "../support/ApiClient.js"
 import { ordersOfSession, payWith, ptOf } from "../support/CheckoutKit.js"
@@ -19,6 +23,16 @@ import { startStripeFake } from "../support/StripeServer.js"
 import * as TestServer from "../support/TestServer.js"
 
 const WHSEC = "whsec_test_fake"
+
+const fulfilled: Array<{ cartId: string; sessionId: string }> = []
+/** The checkout service over the server's services, with a cart fulfilment that records what it is asked. */
+const CheckoutWithRecordingCarts = Layer.provideMerge(CartCheckoutLive, Checkout.layer).pipe(
+  Layer.provide(PaymentProvidersLive),
+  Layer.provide(Layer.succeed(CartFulfilment, {
+    paid: (input) => Effect.sync(() => void fulfilled.push(input)),
+    committed: () => Effect.void
+  }))
+)
 
 layer(Layer.empty, { timeout: 120_000 })("stripe provider", (it) => {
   it.scoped(
@@ -191,6 +205,47 @@ layer(Layer.empty, { timeout: 120_000 })("stripe provider", (it) => {
         expect(stripe.intents.get(intent)?.refunded).toBe(true)
         yield* Effect.sleep("500 millis") // further reconciliation runs refund nothing more
         expect(stripe.refunds).toEqual([intent])
+
+        // 8. A cart pays through the same provider: one Stripe line per item; the buyer's return completes it.
+        yield* run(
+          Effect.gen(function*() {
+            const carts = yield* CartCheckout
+            const checkout = yield* Checkout
+            const cart = yield* carts.open({
+              cartId: "cart_stripe_1",
+              userId: "usr_1",
+              buyerEmail: "owner@example.org",
+              currency: "USD",
+              items: [
+                { domain: "mine-one.com", op: "renew", years: 2, priceCents: 2_598 },
+                { domain: "mine-two.net", op: "restore", years: 1, priceCents: 8_000 }
+              ],
+              totalCents: 10_598
+            })
+            const started = yield* checkout.pay(cart.sessionId, {
+              email: "owner@example.org",
+              name: "Owner",
+              country: "DE",
+              cardNumber: "",
+              cardExp: "",
+              cardCvc: ""
+            })
+            expect(started._tag).toBe("RequiresAction")
+            const cartUrl = (started as { redirectUrl: string }).redirectUrl
+            const cartSession = stripe.sessions.get(cartUrl.slice(cartUrl.lastIndexOf("/") + 1))!
+            expect(cartSession.amount_total).toBe(10_598)
+            expect(cartSession.line_items.map((l) => [l.name, l.unit_amount])).toEqual([
+              ["Renewal of mine-one.com, 2 years", 2_598],
+              ["Restore of mine-two.net, 1 year", 8_000]
+            ])
+            stripe.checkout.webhookTimes = 0
+            yield* Effect.promise(() => stripe.pay(cartSession.id))
+            const returned = yield* checkout.afterAction(cart.sessionId, false)
+            expect(returned._tag).toBe("Paid")
+            expect(fulfilled).toEqual([{ cartId: "cart_stripe_1", sessionId: cart.sessionId }])
+            expect(yield* ordersOfSession(cart.sessionId)).toHaveLength(0)
+          }).pipe(Effect.provide(CheckoutWithRecordingCarts))
+        )
       }),
     120_000
   )
