@@ -485,17 +485,23 @@ const make = Effect.gen(function*() {
         yield* Effect.logInfo("checkout: provider event ignored").pipe(Effect.annotateLogs({ type }))
         return
       }
-      const { outcome, ref } = read.value
-      const sessionId = yield* repo.sessionOfPayment(ref)
-      if (Option.isNone(sessionId)) {
+      const { outcome, payment } = read.value
+      const sessionId = yield* repo.sessionOfPayment(payment.ref)
+      const session = Option.isSome(sessionId) ? yield* repo.byId(sessionId.value) : Option.none<SessionRow>()
+      const mismatch = Option.isNone(session)
+        ? "no session pays with it"
+        : session.value.status === "paid" || session.value.status === "refunded"
+        ? undefined // a redelivery: `complete` finds it paid
+        : paymentMismatch(session.value, payment)
+      if (Option.isNone(session) || mismatch !== undefined) {
         yield* Effect.logWarning("checkout: provider event about no payment of ours; ignored").pipe(
-          Effect.annotateLogs({ type, payment: ref })
+          Effect.annotateLogs({ type, payment: payment.ref, reason: mismatch ?? "" })
         )
         return
       }
-      if (outcome.status === "succeeded") yield* complete(sessionId.value, ref, outcome.payment)
+      if (outcome.status === "succeeded") yield* complete(session.value.id, payment.ref, payment)
       // Guarded by the reference: only the session's current payment gives its reservation back.
-      if (outcome.status === "declined") yield* repo.releaseAttempt(sessionId.value, ref, outcome.message)
+      if (outcome.status === "declined") yield* repo.releaseAttempt(session.value.id, payment.ref, outcome.message)
     })
 
   /** Sessions stuck in `processing`: ask the provider and finish them (boot and every interval). */

@@ -49,7 +49,7 @@ export interface PaymentProviderShape {
   /** A provider event (its signature already verified) about one of its payments; None: not a payment event. */
   readonly readEvent: (
     event: unknown
-  ) => Option.Option<{ readonly type: string; readonly ref: string; readonly outcome: PaymentOutcome }>
+  ) => Option.Option<{ readonly type: string; readonly payment: ReportedPayment; readonly outcome: PaymentOutcome }>
 }
 
 export class PaymentUnavailable extends Error {

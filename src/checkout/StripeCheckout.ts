@@ -19,7 +19,7 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { Duration, Effect, Option, Redacted, Schema } from "effect"
+import { Clock, Duration, Effect, Option, Redacted, Schema } from "effect"
 import type { ReportedPayment } from "../domain/Checkout.js"
 import { type PaymentOutcome, type PaymentProviderShape, PaymentUnavailable } from "./PaymentProviderShape.js"
 
@@ -132,44 +132,45 @@ export const stripeCheckout = (options: { readonly apiBase: string; readonly api
     return {
       name: "stripe",
       flow: "hosted",
-      create: (p) => {
-        const form: Record<string, string> = {
-          mode: "payment",
-          success_url: p.returnUrl,
-          cancel_url: p.cancelUrl,
-          client_reference_id: p.sessionId,
-          "metadata[session_id]": p.sessionId,
-          "metadata[attempt]": String(p.attempt),
-          "payment_intent_data[metadata][session_id]": p.sessionId,
-          "payment_intent_data[description]": p.description,
-          // Stripe's minimum; the reconciliation expires an abandoned one itself after 30 minutes.
-          expires_at: String(Math.floor(Date.now() / 1000) + 31 * 60)
-        }
-        if (p.email !== "") form.customer_email = p.email
-        p.lines.forEach((line, i) => {
-          form[`line_items[${i}][quantity]`] = "1"
-          form[`line_items[${i}][price_data][currency]`] = p.currency.toLowerCase()
-          form[`line_items[${i}][price_data][unit_amount]`] = String(line.amountCents)
-          form[`line_items[${i}][price_data][product_data][name]`] = line.name
-        })
-        return post(`/v1/checkout/sessions`, `${p.sessionId}:${p.attempt}:checkout-session`, form).pipe(
-          Effect.mapError((e) => new PaymentUnavailable(`stripe unreachable: ${e._tag}`)),
-          Effect.flatMap((r) => {
-            const s = ok(r.status) ? decodeSession(r.body) : Option.none()
-            if (Option.isNone(s) || typeof s.value.url !== "string") {
-              return Effect.fail(
-                new PaymentUnavailable(
-                  `stripe ${r.status}: ${String(r.body?.error?.message ?? "refused").slice(0, 200)}`
-                )
-              )
-            }
-            if (s.value.amount_total !== p.amountCents) {
-              return Effect.fail(new PaymentUnavailable(`stripe session amount ${String(s.value.amount_total)}`))
-            }
-            return Effect.succeed({ ref: s.value.id, redirectUrl: s.value.url })
+      create: (p) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const form: Record<string, string> = {
+            mode: "payment",
+            success_url: p.returnUrl,
+            cancel_url: p.cancelUrl,
+            client_reference_id: p.sessionId,
+            "metadata[session_id]": p.sessionId,
+            "metadata[attempt]": String(p.attempt),
+            "payment_intent_data[metadata][session_id]": p.sessionId,
+            "payment_intent_data[description]": p.description,
+            // Stripe's minimum; the reconciliation expires an abandoned one itself after 30 minutes.
+            expires_at: String(Math.floor(now / 1000) + 31 * 60)
+          }
+          if (p.email !== "") form.customer_email = p.email
+          p.lines.forEach((line, i) => {
+            form[`line_items[${i}][quantity]`] = "1"
+            form[`line_items[${i}][price_data][currency]`] = p.currency.toLowerCase()
+            form[`line_items[${i}][price_data][unit_amount]`] = String(line.amountCents)
+            form[`line_items[${i}][price_data][product_data][name]`] = line.name
           })
-        )
-      },
+          return post(`/v1/checkout/sessions`, `${p.sessionId}:${p.attempt}:checkout-session`, form).pipe(
+            Effect.mapError((e) => new PaymentUnavailable(`stripe unreachable: ${e._tag}`)),
+            Effect.flatMap((r) => {
+              const s = ok(r.status) ? decodeSession(r.body) : Option.none()
+              if (Option.isNone(s) || typeof s.value.url !== "string") {
+                return Effect.fail(
+                  new PaymentUnavailable(
+                    `stripe ${r.status}: ${String(r.body?.error?.message ?? "refused").slice(0, 200)}`
+                  )
+                )
+              }
+              if (s.value.amount_total !== p.amountCents) {
+                return Effect.fail(new PaymentUnavailable(`stripe session amount ${String(s.value.amount_total)}`))
+              }
+              return Effect.succeed({ ref: s.value.id, redirectUrl: s.value.url })
+            })
+          )
+        }),
       confirm: (ref) => retrieve(ref),
       retrieve,
       completeAction: (ref) => retrieve(ref),
@@ -200,7 +201,7 @@ export const stripeCheckout = (options: { readonly apiBase: string; readonly api
           SESSION_EVENTS.has(e.type)
             ? Option.map(decodeSession(e.data.object), (s) => ({
               type: e.type,
-              ref: s.id,
+              payment: reported(s),
               outcome: e.type === "checkout.session.async_payment_failed"
                 ? { status: "declined", message: PAYMENT_FAILED } as const
                 : outcomeOf(s)

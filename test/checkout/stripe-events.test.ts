@@ -94,7 +94,7 @@ layer(StripeMode, { timeout: 120_000 })("stripe events that match no payment of 
       const pendingRef = (yield* sessionRow(pending.id)).payment_ref!
       expect(pendingRef).toMatch(/^pi_sbx_/)
 
-      const forged = [
+      const forged: Array<{ readonly session: string; readonly event: any }> = [
         // The issue's reproduction: an open session, no payment attempt, an unknown intent.
         { session: openSandbox.id, event: piSucceeded("pi_unknown_123", { session_id: openSandbox.id }) },
         { session: openLive.id, event: piSucceeded("pi_unknown_123", { session_id: openLive.id }) },
@@ -123,6 +123,11 @@ layer(StripeMode, { timeout: 120_000 })("stripe events that match no payment of 
           }
         }
       ]
+      // A Stripe expiry naming the sandbox payment does not give its reservation back either.
+      forged.push({
+        session: pending.id,
+        event: { ...forged.at(-1)!.event, type: "checkout.session.expired", id: "evt_expired" }
+      })
       for (const { event, session } of forged) {
         const reply = yield* deliver(event)
         expect(reply.status, reply.text).toBe(200)
