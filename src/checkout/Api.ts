@@ -6,10 +6,10 @@
  *   GET  /checkout?pt=…                          the hosted payment page (HTML), or its receipt
  *   POST /checkout/pay?pt=…                      the page's form post (buyer + card)
  *   POST /checkout/confirm?pt=…                  the confirmation step (sandbox card 3220)
- *   GET  /checkout/return?pt=…                   back from the provider's confirmation step
+ *   GET  /checkout/return?pt=…[&cancelled=1]     back from the provider's page (Stripe Checkout) or confirmation step
  *   GET  /buy/{domain}[?env=sandbox]             the marketplace's own sale: the purchase page (writes nothing)
  *   POST /buy/{domain}[?env=sandbox]             its form post (CSRF): opens a session, 303 to /checkout
- *   POST /api/checkout/stripe/webhook            Stripe events (payment_intent.succeeded), Stripe-Signature verified
+ *   POST /api/checkout/stripe/webhook            Stripe events (checkout.session.*), Stripe-Signature verified
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -139,7 +139,10 @@ const PtParam = Schema.Struct({
 const ReturnParams = Schema.Struct({
   pt: Schema.optional(Schema.String),
   payment_intent: Schema.optional(Schema.String),
-  payment_intent_client_secret: Schema.optional(Schema.String)
+  payment_intent_client_secret: Schema.optional(Schema.String),
+  cancelled: Schema.optional(Schema.String).annotations({
+    description: "Set by the provider's cancel link: the buyer gave up, the payment is stopped and the domain released"
+  })
 })
 
 export const PayForm = Schema.Struct({
@@ -194,7 +197,12 @@ export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
       .addSuccess(
         Html(200, "The page again with a message (declined card, invalid field), the confirmation step, or the receipt")
       )
-      .addSuccess(Redirect(303, "Paid: to return_url?session_id=…&status=paid (or the receipt)"))
+      .addSuccess(
+        Redirect(
+          303,
+          "Paid: to return_url?session_id=…&status=paid (or the receipt). PAYMENT_PROVIDER=stripe: to the Stripe Checkout page, where the buyer pays"
+        )
+      )
       .addError(Html(400, "Tampered link or oversized field"))
       .addError(Html(403, "Cross-site post or stale form"))
       .addError(Html(409, "The domain is no longer available (not charged)"))
@@ -219,11 +227,14 @@ export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
     HttpApiEndpoint.get("checkoutReturn", "/checkout/return")
       .setUrlParams(ReturnParams)
       .addSuccess(Html(200, "Result page"))
-      .addSuccess(Redirect(303, "Paid: to return_url"))
+      .addSuccess(Redirect(303, "Paid: to return_url (or the receipt); still open at the provider: back to its page"))
       .addError(Html(400, "Tampered link"))
       .annotateContext(htmlErrors)
-      .annotate(OpenApi.Summary, "Where the provider's confirmation step (3-D Secure) sends the buyer back")
-      .pipe(documentedAt("/docs/checkout.md#test-cards"))
+      .annotate(
+        OpenApi.Summary,
+        "Where the provider's payment page (Stripe Checkout) sends the buyer back, paid or cancelled"
+      )
+      .pipe(documentedAt("/docs/checkout.md#stripe"))
   )
   .add(
     HttpApiEndpoint.get("buyPage")`/buy/${HttpApiSchema.param("domain", Schema.String)}`
@@ -263,7 +274,7 @@ export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
       .addError(BadRequest)
       .annotate(
         OpenApi.Summary,
-        "Stripe webhook (payment_intent.succeeded), verified with Stripe-Signature and STRIPE_WEBHOOK_SECRET"
+        "Stripe webhook (checkout.session.completed, async_payment_succeeded/failed, expired), verified with Stripe-Signature and STRIPE_WEBHOOK_SECRET; an event about no payment of ours is acknowledged and ignored"
       )
       .pipe(documentedAt("/docs/checkout.md#stripe"))
   )

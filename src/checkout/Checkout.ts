@@ -4,17 +4,22 @@
  * Contract a reader must keep:
  * - A session pays at most once. `pay` reserves the domain first (one transaction holding the
  *   session and listing rows: no other session of the listing may be paying, no order may exist),
- *   stores the provider's payment reference before the charge, and only then charges. `complete`
- *   (called by `pay`, the provider's webhook, the return from a confirmation step and the
- *   reconciliation fiber, in any order and any number of times) creates the one order, its
- *   ledger posting and its `order.paid` event in one transaction; a second call finds the session
- *   paid and does nothing.
+ *   stores the provider's payment reference before the charge (or, with a hosted provider, before
+ *   the buyer is sent to the provider's page), and only then charges. `complete` (called by `pay`,
+ *   the provider's webhook, the buyer's return and the reconciliation fiber, in any order and any
+ *   number of times) creates the one order, its ledger posting and its `order.paid` event in one
+ *   transaction; a second call finds the session paid and does nothing.
+ * - Only a payment the service started completes a session: `complete` takes the reference stored
+ *   for the session's current payment, and a provider's report must match it in provider,
+ *   payment id, session, amount, currency and environment (`paymentMismatch`). Anything else is
+ *   logged and ignored.
  * - If the domain was sold meanwhile (it cannot be, while reserved, unless an operator intervened)
  *   the charge is refunded through the provider and the session is `refunded`.
- * - Card numbers exist only in memory between the form and the provider.
+ * - Card numbers exist only in memory between the sandbox form and the sandbox provider; with a
+ *   hosted provider (Stripe Checkout) the service never sees them.
  */
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
-import { type Card, checkCard, returnAddress } from "../domain/Checkout.js"
+import { type Card, checkCard, paymentMismatch, type ReportedPayment, returnAddress } from "../domain/Checkout.js"
 import { ListingHeld } from "../market/Errors.js"
 import { Market, MARKETPLACE_SELLER } from "../market/Market.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../partner/Auth.js"
@@ -23,7 +28,7 @@ import { AppConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { type Attribution, ReferralAttribution } from "../referrals/Attribution.js"
-import { CartCheckout, CartCheckoutUnavailable, CartFulfilment, type CartInput } from "./Cart.js"
+import { CartCheckout, CartCheckoutUnavailable, CartFulfilment, type CartInput, type CartItem } from "./Cart.js"
 import { CheckoutSessionNotFound, DomainNotForSale, DomainNotPriced, ListingUnavailable } from "./Errors.js"
 import { type PaymentOutcome, PaymentProviders, type PaymentStart } from "./PaymentProvider.js"
 import { CheckoutRepo, type SessionRow } from "./Repo.js"
@@ -74,6 +79,19 @@ export const reservedMessage = (until: Date | string) =>
   `This domain is reserved until ${
     typeof until === "string" ? until : until.toISOString()
   } for another buyer. You have not been charged; try again after that time.`
+
+/** What the buyer pays for, one line each: the domain, or each item of a cart. */
+const linesOf = (s: SessionRow): ReadonlyArray<{ readonly name: string; readonly amountCents: number }> => {
+  const items = typeof s.items === "string" ? (JSON.parse(s.items) as unknown) : s.items
+  const cart = Array.isArray(items) ? (items as ReadonlyArray<CartItem>) : []
+  const lines = cart.map((i) => ({
+    name: `${i.op === "renew" ? "Renewal" : "Restore"} of ${i.domain}, ${i.years} ${i.years === 1 ? "year" : "years"}`,
+    amountCents: i.priceCents
+  }))
+  return s.domain !== null || lines.reduce((sum, l) => sum + l.amountCents, 0) !== s.price_cents
+    ? [{ name: s.domain ? `Domain ${s.domain}` : `Renewals (${s.id})`, amountCents: s.price_cents }]
+    : lines
+}
 
 const make = Effect.gen(function*() {
   const repo = yield* CheckoutRepo
@@ -257,9 +275,10 @@ const make = Effect.gen(function*() {
 
   /**
    * The session is paid at the provider: create its one order (or fulfil its cart) in one
-   * transaction. Safe to call any number of times, from anywhere.
+   * transaction. Safe to call any number of times, from anywhere. `ref` must be the payment the
+   * service started for the session; `reported` (a provider's event or poll answer) must match it.
    */
-  const complete = (sessionId: string, ref: string) =>
+  const complete = (sessionId: string, ref: string, reported?: ReportedPayment) =>
     Effect.gen(function*() {
       const result = yield* repo.transaction(
         Effect.gen(function*() {
@@ -267,7 +286,17 @@ const make = Effect.gen(function*() {
           if (Option.isNone(found)) return { session: null, refund: false, cartPaid: false }
           const s = found.value
           if (s.status === "paid" || s.status === "refunded") return { session: s, refund: false, cartPaid: false }
-          if (s.payment_ref !== null && s.payment_ref !== ref) return { session: s, refund: false, cartPaid: false }
+          const mismatch = s.payment_ref !== ref
+            ? "not the payment started for this session"
+            : reported
+            ? paymentMismatch(s, reported)
+            : undefined
+          if (mismatch !== undefined) {
+            yield* Effect.logWarning("checkout: a reported payment matches no payment of ours; ignored").pipe(
+              Effect.annotateLogs({ session: s.id, payment: reported?.ref ?? ref, reason: mismatch })
+            )
+            return { session: s, refund: false, cartPaid: false }
+          }
           if (s.kind === "cart") {
             yield* fulfilment.paid({ cartId: s.cart_id!, sessionId: s.id })
             yield* repo.markPaid(s.id, null)
@@ -296,7 +325,7 @@ const make = Effect.gen(function*() {
             domain: s.domain!,
             priceCents: s.price_cents,
             currency: s.currency,
-            paymentRef: ref,
+            paymentRef: reported?.paymentId ?? ref,
             paymentModel: referral ? "referral" : "hosted_checkout",
             checkoutSessionId: s.id,
             referralLinkId: s.referral_link_id,
@@ -333,14 +362,20 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       switch (outcome.status) {
         case "succeeded": {
-          const paid = yield* complete(s.id, ref)
+          const paid = yield* complete(s.id, ref, outcome.payment)
           if (paid?.status === "refunded") {
             return {
               _tag: "Unavailable",
               message: `${s.domain} is no longer available. Your payment was refunded.`
             } as const
           }
-          return { _tag: "Paid", session: paid ?? s, redirect: afterPaid(s) } as const
+          if (paid?.status !== "paid") {
+            return {
+              _tag: "Pending",
+              message: "We could not confirm this payment yet. This page will show the result."
+            } as const
+          }
+          return { _tag: "Paid", session: paid, redirect: afterPaid(s) } as const
         }
         case "declined":
           yield* repo.releaseAttempt(s.id, ref, outcome.message)
@@ -357,12 +392,24 @@ const make = Effect.gen(function*() {
       }
     })
 
+  /** Whether the session's page takes the card itself (sandbox); a hosted provider takes it on its own page. */
+  const takesCard = (s: SessionRow) => providerOf(s).flow === "card"
+
+  /**
+   * Pays a session: with the `card` flow, charges the form's card; with a `hosted` provider, makes
+   * the provider's payment page and answers `RequiresAction` with its URL (the buyer pays there).
+   */
   const pay = (sessionId: string, form: BuyerForm): Effect.Effect<PayResult> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const checked = checkCard({ number: form.cardNumber, exp: form.cardExp, cvc: form.cardCvc }, new Date(now))
-      if (!checked.ok) return { _tag: "Invalid", field: checked.field, message: checked.message } as const
-      const card: Card = checked.card
+      const before = yield* repo.byId(sessionId)
+      const hosted = Option.isSome(before) && !takesCard(before.value)
+      let card: Card | null = null
+      if (!hosted) {
+        const checked = checkCard({ number: form.cardNumber, exp: form.cardExp, cvc: form.cardCvc }, new Date(now))
+        if (!checked.ok) return { _tag: "Invalid", field: checked.field, message: checked.message } as const
+        card = checked.card
+      }
       // 1. Reserve: the session and its listing, locked, in one transaction.
       const reserved = yield* repo.transaction(
         Effect.gen(function*() {
@@ -394,8 +441,8 @@ const make = Effect.gen(function*() {
             email: form.email,
             name: form.name,
             country: form.country,
-            brand: card.brand,
-            last4: card.last4
+            brand: card?.brand ?? null,
+            last4: card?.last4 ?? null
           })
           return { _tag: "Reserved", session: started } as const
         })
@@ -423,6 +470,7 @@ const make = Effect.gen(function*() {
       }
       const s = reserved.session
       const provider = providerOf(s)
+      const returnUrl = `${config.baseUrl}/checkout/return?pt=${encodeURIComponent(tokenOf(s))}`
       const start: PaymentStart = {
         sessionId: s.id,
         attempt: s.attempt,
@@ -430,25 +478,31 @@ const make = Effect.gen(function*() {
         currency: s.currency,
         email: form.email,
         description: s.domain ? `Domain ${s.domain}` : `Renewals (${s.id})`,
-        card
+        lines: linesOf(s),
+        card,
+        returnUrl,
+        cancelUrl: `${returnUrl}&cancelled=1`
       }
       // 2. The provider's reference is stored before any charge (reconciliation can ask about it).
       const created = yield* Effect.either(provider.create(start))
       if (created._tag === "Left") {
+        yield* Effect.logWarning("checkout: the payment provider refused or did not answer").pipe(
+          Effect.annotateLogs({ session: s.id, reason: created.left.message })
+        )
         yield* repo.setStatus(s.id, "open", "the payment provider is unavailable")
         return {
           _tag: "Declined",
           message: "The payment service is unavailable right now. You have not been charged; try again in a minute."
         } as const
       }
-      const ref = created.right
+      const { redirectUrl, ref } = created.right
       yield* repo.setPaymentRef(s.id, s.attempt, ref)
-      // 3. Charge.
-      const outcome = yield* provider.confirm(
-        ref,
-        start,
-        `${config.baseUrl}/checkout/return?pt=${encodeURIComponent(tokenOf(s))}`
-      )
+      // 3. Charge: here (card), or on the provider's page, which the buyer is sent to (hosted).
+      if (provider.flow === "hosted") {
+        yield* repo.markRequiresAction(s.id, ref)
+        return { _tag: "RequiresAction", redirectUrl } as const
+      }
+      const outcome = yield* provider.confirm(ref, start, returnUrl)
       return yield* settleOutcome({ ...s, payment_ref: ref }, ref, outcome)
     })
 
@@ -469,6 +523,57 @@ const make = Effect.gen(function*() {
       return yield* settleOutcome(s, s.payment_ref, outcome)
     })
 
+  /** The buyer gave up on the provider's page (its cancel link): stop that payment, give the domain back. */
+  const cancelAttempt = (sessionId: string): Effect.Effect<PayResult> =>
+    Effect.gen(function*() {
+      const found = yield* repo.byId(sessionId)
+      if (Option.isNone(found)) return { _tag: "Unavailable", message: "Unknown checkout." } as const
+      const s = found.value
+      if (s.payment_ref === null || (s.status !== "requires_action" && s.status !== "processing")) {
+        return yield* afterAction(s.id, false)
+      }
+      const outcome = yield* providerOf(s).cancel(s.payment_ref)
+      return yield* settleOutcome(
+        s,
+        s.payment_ref,
+        outcome.status === "declined"
+          ? { status: "declined", message: "You cancelled the payment. Nothing was charged." }
+          : outcome
+      )
+    })
+
+  /**
+   * A provider's event (signature verified by the caller). It acts only on a payment the service
+   * started: a paid one completes its session (checked by `complete`), a failed or expired one
+   * gives the session's reservation back; everything else is logged and ignored.
+   */
+  const providerEvent = (event: unknown) =>
+    Effect.gen(function*() {
+      const read = providers.live.readEvent(event)
+      const type = typeof (event as { type?: unknown })?.type === "string" ? (event as { type: string }).type : "?"
+      if (Option.isNone(read)) {
+        yield* Effect.logInfo("checkout: provider event ignored").pipe(Effect.annotateLogs({ type }))
+        return
+      }
+      const { outcome, payment } = read.value
+      const sessionId = yield* repo.sessionOfPayment(payment.ref)
+      const session = Option.isSome(sessionId) ? yield* repo.byId(sessionId.value) : Option.none<SessionRow>()
+      const mismatch = Option.isNone(session)
+        ? "no session pays with it"
+        : session.value.status === "paid" || session.value.status === "refunded"
+        ? undefined // a redelivery: `complete` finds it paid
+        : paymentMismatch(session.value, payment)
+      if (Option.isNone(session) || mismatch !== undefined) {
+        yield* Effect.logWarning("checkout: provider event about no payment of ours; ignored").pipe(
+          Effect.annotateLogs({ type, payment: payment.ref, reason: mismatch ?? "" })
+        )
+        return
+      }
+      if (outcome.status === "succeeded") yield* complete(session.value.id, payment.ref, payment)
+      // Guarded by the reference: only the session's current payment gives its reservation back.
+      if (outcome.status === "declined") yield* repo.releaseAttempt(session.value.id, payment.ref, outcome.message)
+    })
+
   /** Sessions stuck in `processing`: ask the provider and finish them (boot and every interval). */
   const reconcile = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
@@ -485,10 +590,11 @@ const make = Effect.gen(function*() {
       }
       const outcome = yield* providerOf(s).retrieve(s.payment_ref)
       if (outcome.status === "requires_action") {
-        // The buyer may still confirm; after ABANDONED_ACTION the reservation is given back (a
-        // late confirmation still completes the payment: `complete` accepts the stored reference).
+        // The buyer may still confirm or pay; after ABANDONED_ACTION the provider is told to stop
+        // the payment and, once it has, the reservation is given back.
         if (s.processing_since !== null && now - s.processing_since.getTime() > ABANDONED_ACTION_MS) {
-          yield* repo.releaseAttempt(s.id, s.payment_ref, "the confirmation step was not completed")
+          const r = yield* settleOutcome(s, s.payment_ref, yield* providerOf(s).cancel(s.payment_ref))
+          if (r._tag === "Paid") completed++
         }
         continue
       }
@@ -590,12 +696,13 @@ const make = Effect.gen(function*() {
     tokenOf,
     checkoutPath,
     checkoutUrl,
+    takesCard,
     pay,
     afterAction,
+    cancelAttempt,
     complete,
+    providerEvent,
     reconcile,
-    /** Which session a provider payment belongs to, for the webhook (metadata first, then the stored ref). */
-    sessionOfPayment: repo.sessionOfPayment,
     byId: repo.byId,
     heldUntil,
     isExpired

@@ -11,7 +11,7 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Clock, Effect, Option, Redacted, Schema } from "effect"
+import { Clock, Effect, Option, Redacted } from "effect"
 import { createHmac, randomBytes } from "node:crypto"
 import { Api } from "../app/Api.js"
 import { canonicalJson } from "../domain/CanonicalJson.js"
@@ -61,17 +61,6 @@ const expired = () =>
     ),
     410
   )
-
-/** The Stripe event the webhook acts on (https://docs.stripe.com/api/events/types): a PaymentIntent that succeeded. */
-const PaymentIntentSucceeded = Schema.Struct({
-  type: Schema.Literal("payment_intent.succeeded"),
-  data: Schema.Struct({
-    object: Schema.Struct({
-      id: Schema.String,
-      metadata: Schema.optional(Schema.NullOr(Schema.Struct({ session_id: Schema.optional(Schema.Unknown) })))
-    })
-  })
-})
 
 /** The path parameter as a domain name (percent-decoded; a malformed escape is not a name). */
 const buyName = (raw: string) => {
@@ -232,6 +221,17 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
             )
           )
         case "requires_action": {
+          if (!checkout.takesCard(s)) {
+            // The buyer is paying on the provider's page: back there, or give up.
+            const back = `/checkout/return?pt=${encodeURIComponent(pt)}`
+            return page(
+              messagePage(
+                "Finish your payment",
+                "Your payment is waiting on the payment provider's secure page. The domain is held for you meanwhile.",
+                { kind: "muted", retry: back, retryLabel: "Continue to payment", cancel: `${back}&cancelled=1` }
+              )
+            )
+          }
           const n = nonce()
           return page(confirmPage({ session: s, seller, pt, csrf: csrfFor(s.id), nonce: n }), 200, n)
         }
@@ -244,6 +244,7 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
             checkoutPage({
               session: s,
               seller,
+              takesCard: checkout.takesCard(s),
               pt,
               csrf: csrfFor(s.id),
               nonce: n,
@@ -386,7 +387,9 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
           const t = yield* checkout.fromToken(urlParams.pt)
           if (t._tag === "Tampered") return tampered()
           if (t._tag === "Expired") return expired()
-          const r = yield* checkout.afterAction(t.session.id, false)
+          const r = urlParams.cancelled === undefined
+            ? yield* checkout.afterAction(t.session.id, false)
+            : yield* checkout.cancelAttempt(t.session.id)
           return yield* answer(r, t.session, urlParams.pt!)
         }))
       .handle("buyPage", ({ path, urlParams }) =>
@@ -462,16 +465,9 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
             try: (): unknown => JSON.parse(body),
             catch: () => new BadRequestError({ code: "validation_error", message: "the body is not JSON" })
           })
-          // Every other event type is acknowledged and ignored.
-          const succeeded = Schema.decodeUnknownOption(PaymentIntentSucceeded)(event)
-          if (Option.isSome(succeeded)) {
-            const pi = succeeded.value.data.object
-            const fromMetadata = typeof pi.metadata?.session_id === "string"
-              ? Option.some(pi.metadata.session_id)
-              : Option.none<string>()
-            const sessionId = Option.isSome(fromMetadata) ? fromMetadata : yield* checkout.sessionOfPayment(pi.id)
-            if (Option.isSome(sessionId)) yield* checkout.complete(sessionId.value, pi.id)
-          }
+          // Acknowledged (200) whatever it is about, so Stripe stops retrying: an event that matches
+          // no payment of ours is logged and changes nothing.
+          yield* checkout.providerEvent(event)
           return { received: true }
         }))
   }))

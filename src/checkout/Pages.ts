@@ -106,12 +106,25 @@ export interface FormValues {
   readonly country?: string
 }
 
+/** The card part of the form (the `card` flow only: the sandbox provider). */
+const cardFields = `<h2>Card</h2>
+  <label for="card_number">Card number</label>
+  <input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required maxlength="23" placeholder="4242 4242 4242 4242">
+  <div class="row">
+    <div><label for="card_exp">Expiry (MM/YY)</label>
+    <input id="card_exp" name="card_exp" inputmode="numeric" autocomplete="cc-exp" required maxlength="7" placeholder="12/34"></div>
+    <div><label for="card_cvc">Security code</label>
+    <input id="card_cvc" name="card_cvc" inputmode="numeric" autocomplete="cc-csc" required maxlength="4" placeholder="123"></div>
+  </div>`
+
 export const checkoutPage = (ctx: {
   readonly session: SessionRow
   readonly seller: string
   readonly pt: string
   readonly csrf: string
   readonly nonce: string
+  /** False when the buyer pays on the provider's own page (Stripe Checkout): no card fields here. */
+  readonly takesCard: boolean
   readonly error?: string
   readonly values?: FormValues
 }) => {
@@ -140,22 +153,20 @@ ${ctx.error ? `<p class="error" role="alert" id="form-error">${escapeHtml(ctx.er
       escapeHtml(v.country ?? s.buyer_country ?? "")
     }"></div>
   </div>
-  <h2>Card</h2>
-  <label for="card_number">Card number</label>
-  <input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required maxlength="23" placeholder="4242 4242 4242 4242">
-  <div class="row">
-    <div><label for="card_exp">Expiry (MM/YY)</label>
-    <input id="card_exp" name="card_exp" inputmode="numeric" autocomplete="cc-exp" required maxlength="7" placeholder="12/34"></div>
-    <div><label for="card_cvc">Security code</label>
-    <input id="card_cvc" name="card_cvc" inputmode="numeric" autocomplete="cc-csc" required maxlength="4" placeholder="123"></div>
-  </div>
+  ${
+      ctx.takesCard
+        ? cardFields
+        : `<p class="muted">You pay by card on Stripe's secure payment page next; this site never sees your card.</p>`
+    }
   ${
       s.environment === "sandbox"
         ? `<p class="muted">Sandbox: no real money moves. Test cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined, 4000 0000 0000 3220 asks for a confirmation step.</p>`
         : ""
     }
   <div class="actions">
-    <button class="primary" type="submit">Pay ${escapeHtml(formatPrice(s.price_cents, s.currency))}</button>
+    <button class="primary" type="submit">${ctx.takesCard ? "Pay" : "Continue to pay"} ${
+      escapeHtml(formatPrice(s.price_cents, s.currency))
+    }</button>
     ${s.cancel_url ? `<a class="button secondary" href="${escapeHtml(s.cancel_url)}">Cancel</a>` : ""}
   </div>
 </form>`,
@@ -227,7 +238,12 @@ ${
 export const messagePage = (
   title: string,
   message: string,
-  options: { readonly kind?: "error" | "muted"; readonly retry?: string } = {}
+  options: {
+    readonly kind?: "error" | "muted"
+    readonly retry?: string
+    readonly retryLabel?: string
+    readonly cancel?: string
+  } = {}
 ) =>
   page(
     title,
@@ -237,7 +253,13 @@ export const messagePage = (
     }</p>
 ${
       options.retry
-        ? `<div class="actions"><a class="button secondary" href="${escapeHtml(options.retry)}">Check again</a></div>`
+        ? `<div class="actions"><a class="button ${options.cancel ? "primary" : "secondary"}" href="${
+          escapeHtml(options.retry)
+        }">${escapeHtml(options.retryLabel ?? "Check again")}</a>${
+          options.cancel
+            ? `<a class="button secondary" href="${escapeHtml(options.cancel)}">Cancel the payment</a>`
+            : ""
+        }</div>`
         : ""
     }`,
     { width: "narrow" }

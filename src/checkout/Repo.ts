@@ -81,8 +81,9 @@ const StartPayment = Schema.Struct({
   email: Schema.String,
   name: Schema.String,
   country: Schema.String,
-  brand: Schema.String,
-  last4: Schema.String
+  /** The card's brand and last 4 digits when our page took it (null: the provider's page did). */
+  brand: Schema.NullOr(Schema.String),
+  last4: Schema.NullOr(Schema.String)
 })
 
 /** A payment attempt of a session, named by its provider reference. */

@@ -7,8 +7,8 @@
  * | STRIPE_API_KEY / STRIPE_API_BASE | — / https://api.stripe.com | shared with payouts (src/partner/ledger/Settings.ts) |
  * | STRIPE_WEBHOOK_SECRET | — | `whsec_…`: verifies `Stripe-Signature` on POST /api/checkout/stripe/webhook |
  * | CHECKOUT_SESSION_TTL | 7 days | a session (and its `pt` link) expires this long after it is opened |
- * | CHECKOUT_RECONCILE_INTERVAL | 1 minute | how often payments stuck in `processing` are asked of the provider (0 disables; one run at boot regardless) |
- * | CHECKOUT_RECONCILE_AFTER | 30 seconds | a payment is "stuck" once `processing` this long |
+ * | CHECKOUT_RECONCILE_INTERVAL | 1 minute | how often payments in progress (`processing`, or waiting on Stripe's page) are asked of the provider: the poll for a lost webhook (0 disables; one run at boot regardless) |
+ * | CHECKOUT_RECONCILE_AFTER | 30 seconds | a payment in progress is polled once it is this old |
  */
 import { Config, Context, Duration, Layer, Option, type Redacted } from "effect"
 

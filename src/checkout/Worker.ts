@@ -1,6 +1,7 @@
 /**
- * Reconciliation of payments stuck in `processing` (e.g. the process was killed between the
- * provider's confirmation and our order), and refunds at the provider of paid sessions whose order
+ * Reconciliation of payments in progress (e.g. the process was killed between the provider's
+ * confirmation and our order, or Stripe's webhook was lost while the buyer paid on its page:
+ * `GET /v1/checkout/sessions/{id}`), and refunds at the provider of paid sessions whose order
  * was refunded or cancelled: once at boot, then every CHECKOUT_RECONCILE_INTERVAL,
  * one replica at a time. `Checkout.complete` is idempotent, so a run racing a webhook or the
  * buyer's own request still creates one order.

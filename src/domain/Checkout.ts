@@ -10,6 +10,9 @@
  *                  └──declined / abandoned──▶ open (the reservation is released)
  *   open ──7 days──▶ expired
  *
+ * With a hosted provider (Stripe Checkout) `pay` goes straight to `requires_action` while the buyer
+ * is on the provider's page; it ends `paid` (event or poll) or `open` again (cancelled, expired).
+ *
  * While a session is `processing` or `requires_action` its domain is reserved: no other session
  * can start paying for it (a unique index holds the reservation).
  */
@@ -156,4 +159,56 @@ export const verifyStripeSignature = (
     return given.length === expected.length && timingSafeEqual(given, expected)
   })
   return match ? { ok: true } : { ok: false, reason: "no matching signature" }
+}
+
+/**
+ * What a payment provider reports about a payment (its signed event, or its answer to a poll).
+ * `environment` is the service's environment the money belongs to, as the provider sees it (Stripe:
+ * `live` when the event's `livemode` is the mode of our API key).
+ */
+export interface ReportedPayment {
+  readonly provider: string
+  /** The provider's id of the payment object (Stripe: the Checkout Session `cs_…` it created for us). */
+  readonly ref: string
+  /** Our session, as the provider echoes it (client_reference_id / metadata), when it does. */
+  readonly sessionId: string | null
+  readonly amountCents: number | null
+  readonly currency: string | null
+  readonly environment: "live" | "sandbox"
+  /** The charge to name on the order and to refund (Stripe: the PaymentIntent `pi_…`). */
+  readonly paymentId: string | null
+}
+
+/** The payment the service itself started for a session (the session row's payment columns). */
+export interface StartedPayment {
+  readonly id: string
+  readonly provider: string | null
+  readonly payment_ref: string | null
+  readonly price_cents: number
+  readonly currency: string
+  readonly environment: "live" | "sandbox"
+}
+
+/**
+ * Why a reported payment is not the one we started for `session` (undefined: it is). A report
+ * completes a session only when provider, payment id, session, amount, currency and environment
+ * all match: a valid signature proves only who sent the event, not what it is about.
+ */
+export const paymentMismatch = (session: StartedPayment, reported: ReportedPayment): string | undefined => {
+  if (session.payment_ref === null || session.provider === null) return "no payment was started for this session"
+  if (reported.provider !== session.provider) {
+    return `provider ${reported.provider}, but the session pays through ${session.provider}`
+  }
+  if (reported.ref !== session.payment_ref) return "not the payment started for this session"
+  if (reported.sessionId !== null && reported.sessionId !== session.id) return "the payment names another session"
+  if (reported.amountCents !== session.price_cents) {
+    return `amount ${String(reported.amountCents)}, expected ${session.price_cents}`
+  }
+  if (reported.currency === null || reported.currency.toUpperCase() !== session.currency.toUpperCase()) {
+    return `currency ${String(reported.currency)}, expected ${session.currency}`
+  }
+  if (reported.environment !== session.environment) {
+    return `environment ${reported.environment}, expected ${session.environment}`
+  }
+  return undefined
 }

@@ -1,6 +1,7 @@
 /**
  * The checkout's pure rules (src/domain/Checkout.ts): card checks, the sandbox test cards, the
- * return/cancel URL rule, the buyer's return address, Stripe's webhook signature scheme.
+ * return/cancel URL rule, the buyer's return address, Stripe's webhook signature scheme, and
+ * which provider reports match the payment we started.
  */
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
@@ -9,7 +10,9 @@ import {
   cardBrand,
   checkCard,
   luhnValid,
+  paymentMismatch,
   redirectUrlProblem,
+  type ReportedPayment,
   returnAddress,
   sandboxOutcome,
   stripeSignatureHeader,
@@ -124,5 +127,48 @@ describe("Stripe-Signature", () => {
     expect(verifyStripeSignature(`t=${t},v0=abc,v1=${"0".repeat(64)},v1=${good}`, body, secret, t).ok).toBe(true)
     expect(verifyStripeSignature(undefined, body, secret, t).ok).toBe(false)
     expect(verifyStripeSignature("t=abc,v1=zz", body, secret, t).ok).toBe(false)
+  })
+})
+
+describe("provider reports", () => {
+  const started = {
+    id: "cs_ours",
+    provider: "stripe",
+    payment_ref: "cs_test_started",
+    price_cents: 420_000,
+    currency: "USD",
+    environment: "live" as const
+  }
+  const exact: ReportedPayment = {
+    provider: "stripe",
+    ref: "cs_test_started",
+    sessionId: "cs_ours",
+    amountCents: 420_000,
+    currency: "usd",
+    environment: "live",
+    paymentId: "pi_1"
+  }
+  it("the payment we started matches (currency case aside; the session echo is optional)", () => {
+    expect(paymentMismatch(started, exact)).toBeUndefined()
+    expect(paymentMismatch(started, { ...exact, sessionId: null })).toBeUndefined()
+  })
+  it("property: any other provider, payment, session, amount, currency or environment does not", () =>
+    fc.assert(fc.property(
+      fc.oneof(
+        fc.constantFrom("sandbox", "paypal").map((provider) => ({ provider })),
+        fc.string({ minLength: 1 }).filter((r) => r !== exact.ref).map((ref) => ({ ref })),
+        fc.string({ minLength: 1 }).filter((id) => id !== started.id).map((sessionId) => ({ sessionId })),
+        fc.oneof(fc.integer(), fc.constant(null)).filter((a) => a !== started.price_cents).map((amountCents) => ({
+          amountCents
+        })),
+        fc.oneof(fc.constantFrom("eur", "gbp", ""), fc.constant(null)).map((currency) => ({ currency })),
+        fc.constant({ environment: "sandbox" as const })
+      ),
+      (change) => {
+        expect(paymentMismatch(started, { ...exact, ...change })).toBeTypeOf("string")
+      }
+    )))
+  it("a session with no payment started matches nothing", () => {
+    expect(paymentMismatch({ ...started, payment_ref: null, provider: null }, exact)).toBeTypeOf("string")
   })
 })

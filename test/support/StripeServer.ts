@@ -1,38 +1,61 @@
 /**
- * A loopback fake of Stripe's transfers API (`POST /v1/transfers`), enough of the protocol for the
- * live payout provider: bearer secret key, form-encoded body, `Idempotency-Key` (a replayed key
- * answers the first response and creates nothing), Stripe's error envelope.
+ * A loopback fake of Stripe's REST API, enough of each protocol for the service's live clients:
+ * bearer secret key, form-encoded bodies, `Idempotency-Key` (a replayed key answers the first
+ * response and creates nothing), Stripe's error envelope.
  *
- * Destinations steer it: `acct_fail…` → 400 invalid_request_error; `acct_flaky…` → 500 on the
- * first attempt of each key, then success.
+ * Transfers (`POST /v1/transfers`, the payout provider). Destinations steer it: `acct_fail…` →
+ * 400 invalid_request_error; `acct_flaky…` → 500 on the first attempt of each key, then success.
  *
- * PaymentIntents for the hosted checkout (`fake.checkout` steers it): create, confirm with
- * `payment_method_data[card][…]` (4242… succeeds, …0002 is a 402 card_error, …3220 needs the
- * 3-D Secure redirect at `/3ds/{id}`, which succeeds and sends the buyer to the intent's
- * return_url), retrieve, refunds. On success it sends `payment_intent.succeeded` to
- * `checkout.webhookUrl`, signed like Stripe (`Stripe-Signature: t=…,v1=…`), `webhookTimes`
- * times, before answering the confirm call; `hangConfirm` never answers the confirm call (the
- * intent has succeeded: the caller's process can be killed in between).
+ * Checkout Sessions (the hosted checkout's `stripe` provider): `POST /v1/checkout/sessions`
+ * (`mode=payment`, `line_items[i][price_data]…`, `success_url`, `cancel_url`,
+ * `client_reference_id`, `metadata[…]`, `expires_at` within Stripe's 30 minutes to 24 hours),
+ * `GET /v1/checkout/sessions/{id}` (`expand[]=payment_intent`), `POST …/{id}/expire`, and
+ * `POST /v1/refunds {payment_intent}` (a second refund is 400 `charge_already_refunded`). Each
+ * session has a hosted `url` on this server: `GET {url}?action=pay` is the buyer paying (the
+ * session completes, a PaymentIntent succeeds, `checkout.session.completed` goes out) and answers
+ * 303 to its `success_url`; `?action=cancel` answers 303 to its `cancel_url`. A test steers the
+ * same from code: `pay(id)`, `expire(id)` (Stripe's own expiry), `sendEvent(type, object)`.
+ * Events go to `checkout.webhookUrl`, signed as Stripe signs them (`Stripe-Signature: t=…,v1=…`),
+ * `webhookTimes` times each (0: a lost webhook), in `checkout.livemode`.
  */
 import { Effect } from "effect"
 import { createHmac } from "node:crypto"
 import * as Http from "node:http"
 
+export interface StripeCheckoutSession {
+  readonly id: string
+  status: "open" | "complete" | "expired"
+  payment_status: "unpaid" | "paid"
+  readonly amount_total: number
+  readonly currency: string
+  readonly client_reference_id: string | null
+  readonly metadata: Record<string, string>
+  readonly success_url: string
+  readonly cancel_url: string
+  readonly customer_email: string | null
+  readonly expires_at: number
+  readonly line_items: ReadonlyArray<{ name: string; unit_amount: number; quantity: number; currency: string }>
+  readonly idempotencyKey: string | undefined
+  livemode: boolean
+  payment_intent: string | null
+}
+
 export interface StripeIntent {
-  id: string
-  amount: number
-  currency: string
-  status: "requires_payment_method" | "requires_action" | "succeeded" | "canceled"
-  metadata: Record<string, string>
-  return_url: string | null
+  readonly id: string
+  readonly amount: number
+  readonly currency: string
+  status: "succeeded"
+  readonly metadata: Record<string, string>
   refunded: boolean
 }
 
 export interface StripeCheckoutControls {
   webhookUrl: string | null
   webhookSecret: string
+  /** How many times each event is delivered (0: the webhook is lost). */
   webhookTimes: number
-  hangConfirm: boolean
+  /** The mode of the sessions and events (our test key: false). */
+  livemode: boolean
 }
 
 export interface StripeTransfer {
@@ -49,14 +72,22 @@ export interface StripeFake {
   readonly apiKey: string
   /** Transfers created (replays excluded). */
   readonly transfers: Array<StripeTransfer>
-  /** Every request received, replays and failures included. */
+  /** Every transfer request received, replays and failures included. */
   readonly requests: Array<{ key: string | undefined; destination: string; status: number }>
+  /** Checkout Sessions created (replays excluded), by id. */
+  readonly sessions: Map<string, StripeCheckoutSession>
+  /** The PaymentIntents of paid sessions, by id. */
   readonly intents: Map<string, StripeIntent>
-  /** Confirm calls received (replays included), with the card number the provider was given. */
-  readonly confirms: Array<{ id: string; card: string }>
+  /** PaymentIntents refunded, in order. */
   readonly refunds: Array<string>
-  readonly webhooksSent: Array<{ id: string; status: number }>
+  readonly webhooksSent: Array<{ id: string; type: string; status: number }>
   readonly checkout: StripeCheckoutControls
+  /** The buyer pays on the hosted page; resolves once the webhooks were delivered. */
+  readonly pay: (sessionId: string) => Promise<void>
+  /** Stripe expires the session (its `expires_at` passed). */
+  readonly expire: (sessionId: string) => Promise<void>
+  /** Sends an event about `object`, signed, `webhookTimes` times; resolves to our endpoint's statuses. */
+  readonly sendEvent: (type: string, object: unknown) => Promise<Array<number>>
 }
 
 const metadataOf = (form: URLSearchParams) => {
@@ -68,19 +99,32 @@ const metadataOf = (form: URLSearchParams) => {
   return metadata
 }
 
-const intentJson = (pi: StripeIntent, base: string) => ({
+const lineItemsOf = (form: URLSearchParams) => {
+  const items: Array<{ name: string; unit_amount: number; quantity: number; currency: string }> = []
+  for (let i = 0; form.has(`line_items[${i}][price_data][unit_amount]`); i++) {
+    const p = `line_items[${i}]`
+    items.push({
+      name: form.get(`${p}[price_data][product_data][name]`) ?? "",
+      unit_amount: Number(form.get(`${p}[price_data][unit_amount]`)),
+      quantity: Number(form.get(`${p}[quantity]`) ?? "1"),
+      currency: form.get(`${p}[price_data][currency]`) ?? ""
+    })
+  }
+  return items
+}
+
+const stripeError = (message: string, code?: string) => ({
+  error: { type: "invalid_request_error", message, ...(code ? { code } : {}) }
+})
+
+const intentJson = (pi: StripeIntent) => ({
   id: pi.id,
   object: "payment_intent",
   amount: pi.amount,
+  amount_received: pi.amount,
   currency: pi.currency,
   status: pi.status,
-  metadata: pi.metadata,
-  next_action: pi.status === "requires_action"
-    ? { type: "redirect_to_url", redirect_to_url: { url: `${base}/3ds/${pi.id}`, return_url: pi.return_url } }
-    : null,
-  last_payment_error: pi.status === "requires_payment_method" && pi.return_url !== null
-    ? { message: "Your card was declined." }
-    : null
+  metadata: pi.metadata
 })
 
 export const startStripeFake = (apiKey = "sk_test_fake_key") =>
@@ -90,24 +134,46 @@ export const startStripeFake = (apiKey = "sk_test_fake_key") =>
       const requests: StripeFake["requests"] = []
       const replies = new Map<string, { status: number; body: unknown }>()
       const flaky = new Set<string>()
+      const sessions = new Map<string, StripeCheckoutSession>()
       const intents = new Map<string, StripeIntent>()
-      const confirms: StripeFake["confirms"] = []
       const refunds: Array<string> = []
       const webhooksSent: StripeFake["webhooksSent"] = []
       const checkout: StripeCheckoutControls = {
         webhookUrl: null,
         webhookSecret: "whsec_test_fake",
         webhookTimes: 1,
-        hangConfirm: false
+        livemode: false
       }
-      /** `payment_intent.succeeded`, signed as Stripe signs, `webhookTimes` times (the same event id). */
-      const sendWebhooks = async (pi: StripeIntent, base: string) => {
-        if (!checkout.webhookUrl) return
+      let baseUrl = ""
+      const sessionJson = (s: StripeCheckoutSession, expand = false) => ({
+        id: s.id,
+        object: "checkout.session",
+        mode: "payment",
+        status: s.status,
+        payment_status: s.payment_status,
+        amount_total: s.amount_total,
+        currency: s.currency,
+        client_reference_id: s.client_reference_id,
+        metadata: s.metadata,
+        customer_email: s.customer_email,
+        success_url: s.success_url,
+        cancel_url: s.cancel_url,
+        expires_at: s.expires_at,
+        livemode: s.livemode,
+        payment_intent: expand && s.payment_intent ? intentJson(intents.get(s.payment_intent)!) : s.payment_intent,
+        url: s.status === "open" ? `${baseUrl}/c/pay/${s.id}` : null
+      })
+      const sendEvent = async (type: string, object: unknown) => {
+        const statuses: Array<number> = []
+        if (!checkout.webhookUrl) return statuses
+        const id = `evt_${Math.random().toString(36).slice(2, 12)}`
         const body = JSON.stringify({
-          id: `evt_${pi.id}`,
+          id,
           object: "event",
-          type: "payment_intent.succeeded",
-          data: { object: intentJson(pi, base) }
+          type,
+          livemode: checkout.livemode,
+          created: Math.floor(Date.now() / 1000),
+          data: { object }
         })
         for (let i = 0; i < checkout.webhookTimes; i++) {
           const t = Math.floor(Date.now() / 1000)
@@ -117,37 +183,70 @@ export const startStripeFake = (apiKey = "sk_test_fake_key") =>
             headers: { "content-type": "application/json", "stripe-signature": `t=${t},v1=${sig}` },
             body
           }).then((r) => r.status, () => 0)
-          webhooksSent.push({ id: pi.id, status })
+          statuses.push(status)
+          webhooksSent.push({ id, type, status })
         }
+        return statuses
+      }
+      const pay = async (id: string) => {
+        const s = sessions.get(id)
+        if (!s || s.status !== "open") throw new Error(`stripe fake: session ${id} is not open`)
+        const pi: StripeIntent = {
+          id: `pi_${intents.size + 1}${Math.random().toString(36).slice(2, 8)}`,
+          amount: s.amount_total,
+          currency: s.currency,
+          status: "succeeded",
+          metadata: { ...s.metadata },
+          refunded: false
+        }
+        intents.set(pi.id, pi)
+        s.status = "complete"
+        s.payment_status = "paid"
+        s.payment_intent = pi.id
+        await sendEvent("checkout.session.completed", sessionJson(s))
+      }
+      const expire = async (id: string) => {
+        const s = sessions.get(id)
+        if (!s || s.status !== "open") throw new Error(`stripe fake: session ${id} is not open`)
+        s.status = "expired"
+        await sendEvent("checkout.session.expired", sessionJson(s))
       }
       const server = Http.createServer((req, res) => {
         let raw = ""
         req.on("data", (d) => (raw += d))
         req.on("end", () => {
           const send = (status: number, body: unknown, destination = "") => {
-            requests.push({ key: req.headers["idempotency-key"] as string | undefined, destination, status })
+            if (req.url === "/v1/transfers") {
+              requests.push({ key: req.headers["idempotency-key"] as string | undefined, destination, status })
+            }
             res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body))
           }
-          if (req.headers.authorization !== `Bearer ${apiKey}` && !req.url?.startsWith("/3ds/")) {
-            return send(401, { error: { type: "invalid_request_error", message: "Invalid API Key provided" } })
-          }
-          const base = `http://127.0.0.1:${(server.address() as import("node:net").AddressInfo).port}`
-          const threeDs = /^\/3ds\/(pi_\w+)$/.exec(req.url ?? "")
-          if (threeDs && req.method === "GET") {
-            const pi = intents.get(threeDs[1]!)
-            if (!pi) return send(404, { error: { message: "no such intent" } })
-            pi.status = "succeeded"
-            const back = new URL(pi.return_url!)
-            back.searchParams.set("payment_intent", pi.id)
-            void sendWebhooks(pi, base)
-            res.writeHead(302, { location: back.toString() }).end()
+          const url = new URL(req.url ?? "/", baseUrl)
+          // The hosted payment page: the buyer's browser, no API key.
+          const hosted = /^\/c\/pay\/(cs_test_\w+)$/.exec(url.pathname)
+          if (hosted && req.method === "GET") {
+            const s = sessions.get(hosted[1]!)
+            if (!s) return send(404, stripeError("No such checkout session"))
+            const action = url.searchParams.get("action")
+            if (action === "cancel") return void res.writeHead(303, { location: s.cancel_url }).end()
+            if (action === "pay") {
+              if (s.status !== "open") return send(409, stripeError(`This session is ${s.status}`))
+              void pay(s.id).then(() => res.writeHead(303, { location: s.success_url }).end())
+              return
+            }
+            res.writeHead(200, { "content-type": "text/html" }).end(
+              `<!doctype html><title>Stripe Checkout (fake)</title><p>Pay ${s.amount_total} ${s.currency}</p>`
+            )
             return
           }
-          if (req.url?.startsWith("/v1/payment_intents") || req.url === "/v1/refunds") {
+          if (req.headers.authorization !== `Bearer ${apiKey}`) {
+            return send(401, stripeError("Invalid API Key provided"))
+          }
+          if (url.pathname.startsWith("/v1/checkout/sessions") || url.pathname === "/v1/refunds") {
             const form = new URLSearchParams(raw)
             const key = req.headers["idempotency-key"] as string | undefined
-            const replayKey = key ? `${req.url} ${key}` : undefined
-            if (replayKey && replies.has(replayKey) && !(req.url.endsWith("/confirm") && checkout.hangConfirm)) {
+            const replayKey = key && req.method === "POST" ? `${url.pathname} ${key}` : undefined
+            if (replayKey && replies.has(replayKey)) {
               const r = replies.get(replayKey)!
               return send(r.status, r.body)
             }
@@ -155,23 +254,50 @@ export const startStripeFake = (apiKey = "sk_test_fake_key") =>
               if (replayKey) replies.set(replayKey, { status, body })
               send(status, body)
             }
-            if (req.method === "POST" && req.url === "/v1/payment_intents") {
-              const pi: StripeIntent = {
-                id: `pi_${intents.size + 1}${Math.random().toString(36).slice(2, 8)}`,
-                amount: Number(form.get("amount")),
-                currency: form.get("currency") ?? "usd",
-                status: "requires_payment_method",
+            if (req.method === "POST" && url.pathname === "/v1/checkout/sessions") {
+              const items = lineItemsOf(form)
+              const now = Math.floor(Date.now() / 1000)
+              const expiresAt = form.has("expires_at") ? Number(form.get("expires_at")) : now + 24 * 3600
+              const problem = form.get("mode") !== "payment"
+                ? "mode must be payment"
+                : !form.get("success_url") || !form.get("cancel_url")
+                ? "success_url and cancel_url are required"
+                : items.length === 0
+                ? "line_items is required"
+                : items.some((i) =>
+                    !Number.isInteger(i.unit_amount) || i.unit_amount <= 0 || i.quantity < 1 || !i.name ||
+                    i.currency !== items[0]!.currency
+                  )
+                ? "invalid line_items"
+                : expiresAt < now + 30 * 60 - 5 || expiresAt > now + 24 * 3600
+                ? "expires_at must be between 30 minutes and 24 hours from now"
+                : undefined
+              if (problem) return remember(400, stripeError(problem))
+              const s: StripeCheckoutSession = {
+                id: `cs_test_${sessions.size + 1}${Math.random().toString(36).slice(2, 10)}`,
+                status: "open",
+                payment_status: "unpaid",
+                amount_total: items.reduce((sum, i) => sum + i.unit_amount * i.quantity, 0),
+                currency: items[0]!.currency,
+                client_reference_id: form.get("client_reference_id"),
                 metadata: metadataOf(form),
-                return_url: null,
-                refunded: false
+                success_url: form.get("success_url")!,
+                cancel_url: form.get("cancel_url")!,
+                customer_email: form.get("customer_email"),
+                expires_at: expiresAt,
+                line_items: items,
+                idempotencyKey: key,
+                livemode: checkout.livemode,
+                payment_intent: null
               }
-              intents.set(pi.id, pi)
-              return remember(200, intentJson(pi, base))
+              sessions.set(s.id, s)
+              return remember(200, sessionJson(s))
             }
-            if (req.method === "POST" && req.url === "/v1/refunds") {
+            if (req.method === "POST" && url.pathname === "/v1/refunds") {
               const pi = intents.get(form.get("payment_intent") ?? "")
-              if (!pi) {
-                return remember(404, { error: { type: "invalid_request_error", message: "No such payment_intent" } })
+              if (!pi) return remember(404, stripeError("No such payment_intent"))
+              if (pi.refunded) {
+                return remember(400, stripeError("Charge has already been refunded.", "charge_already_refunded"))
               }
               pi.refunded = true
               refunds.push(pi.id)
@@ -182,37 +308,19 @@ export const startStripeFake = (apiKey = "sk_test_fake_key") =>
                 status: "succeeded"
               })
             }
-            const m = /^\/v1\/payment_intents\/(pi_\w+)(\/confirm)?$/.exec(req.url)
-            const pi = m ? intents.get(m[1]!) : undefined
-            if (!m || !pi) {
-              return send(404, { error: { type: "invalid_request_error", message: "No such payment_intent" } })
+            const m = /^\/v1\/checkout\/sessions\/(cs_test_\w+)(\/expire)?$/.exec(url.pathname)
+            const s = m ? sessions.get(m[1]!) : undefined
+            if (!m || !s) return send(404, stripeError("No such checkout session"))
+            if (req.method === "GET" && !m[2]) {
+              return send(200, sessionJson(s, url.searchParams.getAll("expand[]").includes("payment_intent")))
             }
-            if (req.method === "GET" && !m[2]) return send(200, intentJson(pi, base))
             if (req.method === "POST" && m[2]) {
-              const card = form.get("payment_method_data[card][number]") ?? ""
-              confirms.push({ id: pi.id, card })
-              pi.return_url = form.get("return_url")
-              if (card === "4000000000000002") {
-                pi.status = "requires_payment_method"
-                return remember(402, {
-                  error: {
-                    type: "card_error",
-                    code: "card_declined",
-                    message: "Your card was declined.",
-                    payment_intent: intentJson(pi, base)
-                  }
-                })
-              }
-              if (card === "4000000000003220") {
-                pi.status = "requires_action"
-                return remember(200, intentJson(pi, base))
-              }
-              pi.status = "succeeded"
-              if (checkout.hangConfirm) return // never answered: the caller dies or times out
-              void sendWebhooks(pi, base).then(() => remember(200, intentJson(pi, base)))
-              return
+              if (s.status !== "open") return remember(400, stripeError(`This session is ${s.status}`))
+              s.status = "expired"
+              void sendEvent("checkout.session.expired", sessionJson(s))
+              return remember(200, sessionJson(s))
             }
-            return send(405, { error: { message: "method not allowed" } })
+            return send(405, stripeError("method not allowed"))
           }
           if (req.method !== "POST" || req.url !== "/v1/transfers") {
             return send(404, { error: { type: "invalid_request_error", message: "Unrecognized request URL" } })
@@ -272,19 +380,23 @@ export const startStripeFake = (apiKey = "sk_test_fake_key") =>
       })
       server.listen(0, "127.0.0.1", (): void => {
         const { port } = server.address() as import("node:net").AddressInfo
+        baseUrl = `http://127.0.0.1:${port}`
         resume(
           Effect.succeed({
             server,
             fake: {
-              baseUrl: `http://127.0.0.1:${port}`,
+              baseUrl,
               apiKey,
               transfers,
               requests,
+              sessions,
               intents,
-              confirms,
               refunds,
               webhooksSent,
-              checkout
+              checkout,
+              pay,
+              expire,
+              sendEvent
             }
           })
         )
