@@ -11,6 +11,7 @@
  * | CHECKOUT_RECONCILE_AFTER | 30 seconds | a payment is "stuck" once `processing` this long |
  */
 import { Config, Context, Duration, Layer, Option, type Redacted } from "effect"
+import { durationSetting } from "../platform/DurationSetting.js"
 
 export interface CheckoutSettings {
   readonly paymentProvider: "sandbox" | "stripe"
@@ -23,9 +24,9 @@ export interface CheckoutSettings {
 export const checkoutConfig: Config.Config<CheckoutSettings> = Config.all({
   paymentProvider: Config.literal("sandbox", "stripe")("PAYMENT_PROVIDER").pipe(Config.withDefault("sandbox" as const)),
   stripeWebhookSecret: Config.option(Config.redacted("STRIPE_WEBHOOK_SECRET")),
-  sessionTtl: Config.duration("CHECKOUT_SESSION_TTL").pipe(Config.withDefault(Duration.days(7))),
-  reconcileInterval: Config.duration("CHECKOUT_RECONCILE_INTERVAL").pipe(Config.withDefault(Duration.minutes(1))),
-  reconcileAfter: Config.duration("CHECKOUT_RECONCILE_AFTER").pipe(Config.withDefault(Duration.seconds(30)))
+  sessionTtl: durationSetting("CHECKOUT_SESSION_TTL", Duration.days(7)),
+  reconcileInterval: durationSetting("CHECKOUT_RECONCILE_INTERVAL", Duration.minutes(1)),
+  reconcileAfter: durationSetting("CHECKOUT_RECONCILE_AFTER", Duration.seconds(30))
 })
 
 export class CheckoutConfig extends Context.Tag("checkout/CheckoutConfig")<CheckoutConfig, CheckoutSettings>() {

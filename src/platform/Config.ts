@@ -5,6 +5,7 @@
  * (src/<capability>/Settings.ts); this file imports no capability.
  */
 import { Config, ConfigError, Context, Duration, Effect, Either, HashSet, Layer, Option, Redacted } from "effect"
+import { durationSetting } from "./DurationSetting.js"
 import { tracingConfig, type TracingSettings } from "./TracingSettings.js"
 
 export interface DeprecationEntry {
@@ -64,9 +65,9 @@ export interface DatabaseSettings {
 }
 
 const databaseConfig: Config.Config<DatabaseSettings> = Config.all({
-  connectTimeout: Config.duration("DB_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(3))),
-  acquireTimeout: Config.duration("DB_ACQUIRE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
-  statementTimeout: Config.duration("DB_STATEMENT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5)))
+  connectTimeout: durationSetting("DB_CONNECT_TIMEOUT", Duration.seconds(3)),
+  acquireTimeout: durationSetting("DB_ACQUIRE_TIMEOUT", Duration.seconds(5)),
+  statementTimeout: durationSetting("DB_STATEMENT_TIMEOUT", Duration.seconds(5))
 })
 
 export class AppConfig extends Context.Tag("app/AppConfig")<AppConfig, AppConfigShape>() {}
@@ -150,7 +151,7 @@ export interface HttpSettings {
 
 const httpConfig: Config.Config<HttpSettings> = Config.all({
   maxBodyBytes: Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
-  requestTimeout: Config.duration("REQUEST_TIMEOUT").pipe(Config.withDefault(Duration.seconds(30)))
+  requestTimeout: durationSetting("REQUEST_TIMEOUT", Duration.seconds(30))
 })
 
 export const appConfig: Config.Config<AppConfigShape> = Config.all({
@@ -171,10 +172,10 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   logFormat: Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.withDefault("json" as const)),
   workers: Config.boolean("WORKERS").pipe(Config.withDefault(true)),
   outboundAllowLoopback: Config.boolean("OUTBOUND_ALLOW_LOOPBACK").pipe(Config.withDefault(false)),
-  shutdownGrace: Config.duration("SHUTDOWN_GRACE").pipe(Config.withDefault(Duration.seconds(10))),
-  shutdownDrainDelay: Config.duration("SHUTDOWN_DRAIN_DELAY").pipe(Config.withDefault(Duration.seconds(1))),
+  shutdownGrace: durationSetting("SHUTDOWN_GRACE", Duration.seconds(10)),
+  shutdownDrainDelay: durationSetting("SHUTDOWN_DRAIN_DELAY", Duration.seconds(1)),
   database: databaseConfig,
-  idempotencyLease: Config.duration("IDEMPOTENCY_LEASE").pipe(Config.withDefault(Duration.seconds(5))),
+  idempotencyLease: durationSetting("IDEMPOTENCY_LEASE", Duration.seconds(5)),
   outboundAllowedPorts: portList("OUTBOUND_ALLOWED_PORTS", [80, 443]),
   http: httpConfig,
   tracing: tracingConfig

@@ -12,6 +12,7 @@
  * | STRIPE_API_BASE | https://api.stripe.com | the Stripe REST origin (tests point it at a loopback fake) |
  */
 import { Config, Context, Duration, Layer, Option, type Redacted } from "effect"
+import { durationSetting } from "../../platform/DurationSetting.js"
 
 export interface LedgerSettings {
   readonly settlementInterval: Duration.Duration
@@ -24,12 +25,12 @@ export interface LedgerSettings {
 }
 
 export const ledgerConfig: Config.Config<LedgerSettings> = Config.all({
-  settlementInterval: Config.duration("SETTLEMENT_INTERVAL").pipe(Config.withDefault(Duration.hours(24))),
+  settlementInterval: durationSetting("SETTLEMENT_INTERVAL", Duration.hours(24)),
   settlementHoldDays: Config.integer("SETTLEMENT_HOLD_DAYS").pipe(
     Config.validate({ message: "SETTLEMENT_HOLD_DAYS must be 0 or more", validation: (n) => n >= 0 }),
     Config.withDefault(7)
   ),
-  payoutInterval: Config.duration("PAYOUT_INTERVAL").pipe(Config.withDefault(Duration.days(7))),
+  payoutInterval: durationSetting("PAYOUT_INTERVAL", Duration.days(7)),
   payoutMinimumCents: Config.integer("PAYOUT_MINIMUM_CENTS").pipe(
     Config.validate({ message: "PAYOUT_MINIMUM_CENTS must be 1 or more", validation: (n) => n >= 1 }),
     Config.withDefault(5000)
