@@ -24,6 +24,7 @@ import { ApiErrorsLive } from "../platform/ApiErrors.js"
 import { answerClientErrors } from "../platform/ClientError.js"
 import { AppConfig, AppConfigLive } from "../platform/Config.js"
 import { databaseLayer, DatabaseLive } from "../platform/Database.js"
+import { testModePages } from "../platform/Html.js"
 import { serverMiddleware } from "../platform/HttpMiddleware.js"
 import { DrainLive } from "../platform/Lifecycle.js"
 import { MetricsRouteLive } from "../platform/Metrics.js"
@@ -77,7 +78,9 @@ const HttpLive = Layer.unwrapEffect(
         callback?.(err)
       })
     }) as typeof server.close
-    return HttpApiBuilder.serve(serverMiddleware(config, routes.operationId, (m, p) => routes.match(m, p)?.template))
+    const middleware = serverMiddleware(config, routes.operationId, (m, p) => routes.match(m, p)?.template)
+    // TEST_MODE=true: every HTML answer says "Test mode" (src/platform/Deployment.ts).
+    return HttpApiBuilder.serve((app) => middleware(config.testMode ? testModePages(app) : app))
       .pipe(
         Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
         Layer.provide(MetricsRouteLive),

@@ -11,6 +11,7 @@
  * | CHECKOUT_RECONCILE_AFTER | 30 seconds | a payment is "stuck" once `processing` this long |
  */
 import { Config, Context, Duration, Layer, Option, type Redacted } from "effect"
+import { realInProduction } from "../platform/Deployment.js"
 import { durationSetting } from "../platform/DurationSetting.js"
 
 export interface CheckoutSettings {
@@ -22,7 +23,13 @@ export interface CheckoutSettings {
 }
 
 export const checkoutConfig: Config.Config<CheckoutSettings> = Config.all({
-  paymentProvider: Config.literal("sandbox", "stripe")("PAYMENT_PROVIDER").pipe(Config.withDefault("sandbox" as const)),
+  paymentProvider: realInProduction(
+    "PAYMENT_PROVIDER",
+    Config.literal("sandbox", "stripe")("PAYMENT_PROVIDER").pipe(Config.withDefault("sandbox" as const)),
+    "sandbox",
+    "takes fake cards (4242 4242 4242 4242 pays for live names)",
+    "set PAYMENT_PROVIDER=stripe"
+  ),
   stripeWebhookSecret: Config.option(Config.redacted("STRIPE_WEBHOOK_SECRET")),
   sessionTtl: durationSetting("CHECKOUT_SESSION_TTL", Duration.days(7)),
   reconcileInterval: durationSetting("CHECKOUT_RECONCILE_INTERVAL", Duration.minutes(1)),

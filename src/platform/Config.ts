@@ -5,6 +5,7 @@
  * (src/<capability>/Settings.ts); this file imports no capability.
  */
 import { Config, ConfigError, Context, Duration, Effect, Either, HashSet, Layer, Option, Redacted } from "effect"
+import { deploymentConfig, refusesStandIns, standInRefusal } from "./Deployment.js"
 import { durationSetting } from "./DurationSetting.js"
 import { tracingConfig, type TracingSettings } from "./TracingSettings.js"
 
@@ -19,6 +20,8 @@ export interface DeprecationEntry {
 
 export interface AppConfigShape {
   readonly production: boolean
+  /** TEST_MODE=true: a test deployment (sandbox stand-ins allowed in production; every page says "Test mode"). */
+  readonly testMode: boolean
   readonly port: number
   readonly host: string
   readonly baseUrl: string
@@ -155,7 +158,7 @@ const httpConfig: Config.Config<HttpSettings> = Config.all({
 })
 
 export const appConfig: Config.Config<AppConfigShape> = Config.all({
-  nodeEnv: Config.string("NODE_ENV").pipe(Config.withDefault("development")),
+  deployment: deploymentConfig,
   port: Config.integer("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
   baseUrl: Config.option(Config.string("BASE_URL")),
@@ -181,7 +184,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   tracing: tracingConfig
 }).pipe(
   Config.mapOrFail((c) => {
-    const production = c.nodeEnv === "production"
+    const production = c.deployment.production
     if (production && Option.isNone(c.serviceSecret)) {
       return Either.left(missing("SERVICE_SECRET is required when NODE_ENV=production"))
     }
@@ -194,12 +197,20 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     if (production && c.outboundAllowLoopback) {
       return Either.left(missing("OUTBOUND_ALLOW_LOOPBACK is refused when NODE_ENV=production"))
     }
+    if (refusesStandIns(c.deployment) && Option.isNone(c.databaseUrl)) {
+      return Either.left(missing(standInRefusal(
+        "The embedded database (DATABASE_URL unset)",
+        "is for development (one process, no replicas)",
+        "set DATABASE_URL to a PostgreSQL server"
+      )))
+    }
     const trustProxy = c.trustProxy === "true" ? 1 : c.trustProxy === "false" ? 0 : Number(c.trustProxy)
     if (!Number.isInteger(trustProxy) || trustProxy < 0) {
       return Either.left(missing("TRUST_PROXY must be true, false or a number of trusted proxy hops"))
     }
     return Either.right<AppConfigShape>({
       production,
+      testMode: c.deployment.testMode,
       port: c.port,
       host: c.host,
       baseUrl: Option.getOrElse(c.baseUrl, () => `http://localhost:${c.port}`).replace(/\/+$/, ""),

@@ -46,8 +46,9 @@ export const durationSetting = (name: string, fallback: Duration.DurationInput):
       const duration = parseDuration(value)
       return duration === undefined
         ? Either.left(
+          // The path is added by mapOrFail (the variable's name).
           ConfigError.InvalidData(
-            [name],
+            [],
             `${name} must be a duration, ${DURATION_FORMS}; got ${JSON.stringify(value.slice(0, 40))}`
           )
         )

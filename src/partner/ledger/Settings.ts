@@ -12,6 +12,7 @@
  * | STRIPE_API_BASE | https://api.stripe.com | the Stripe REST origin (tests point it at a loopback fake) |
  */
 import { Config, Context, Duration, Layer, Option, type Redacted } from "effect"
+import { realInProduction } from "../../platform/Deployment.js"
 import { durationSetting } from "../../platform/DurationSetting.js"
 
 export interface LedgerSettings {
@@ -35,7 +36,13 @@ export const ledgerConfig: Config.Config<LedgerSettings> = Config.all({
     Config.validate({ message: "PAYOUT_MINIMUM_CENTS must be 1 or more", validation: (n) => n >= 1 }),
     Config.withDefault(5000)
   ),
-  payoutProvider: Config.literal("sandbox", "stripe")("PAYOUT_PROVIDER").pipe(Config.withDefault("sandbox" as const)),
+  payoutProvider: realInProduction(
+    "PAYOUT_PROVIDER",
+    Config.literal("sandbox", "stripe")("PAYOUT_PROVIDER").pipe(Config.withDefault("sandbox" as const)),
+    "sandbox",
+    "pays nobody (commissions are marked paid and no money leaves)",
+    "set PAYOUT_PROVIDER=stripe"
+  ),
   stripeApiKey: Config.option(Config.redacted("STRIPE_API_KEY")),
   stripeApiBase: Config.string("STRIPE_API_BASE").pipe(Config.withDefault("https://api.stripe.com"))
 })
