@@ -150,11 +150,17 @@ export interface HttpSettings {
   readonly maxBodyBytes: number
   /** Longest a handler may run (REQUEST_TIMEOUT, default 30 s); then 503 request_timeout. */
   readonly requestTimeout: Duration.Duration
+  /** Longest the request line and headers may take to arrive (REQUEST_HEADERS_TIMEOUT, default 5 s); then 408. */
+  readonly headersTimeout: Duration.Duration
+  /** Longest a declared body may take to arrive, whole (REQUEST_BODY_TIMEOUT, default 10 s); then 408. */
+  readonly bodyTimeout: Duration.Duration
 }
 
 const httpConfig: Config.Config<HttpSettings> = Config.all({
   maxBodyBytes: Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
-  requestTimeout: durationSetting("REQUEST_TIMEOUT", Duration.seconds(30))
+  requestTimeout: durationSetting("REQUEST_TIMEOUT", Duration.seconds(30)),
+  headersTimeout: durationSetting("REQUEST_HEADERS_TIMEOUT", Duration.seconds(5)),
+  bodyTimeout: durationSetting("REQUEST_BODY_TIMEOUT", Duration.seconds(10))
 })
 
 export const appConfig: Config.Config<AppConfigShape> = Config.all({
