@@ -14,6 +14,7 @@ import { AuthApi } from "../identity/accounts/Api.js"
 import { OAuthApi } from "../identity/oauth/Api.js"
 import { LookupApi } from "../lookup/Api.js"
 import { MarketApi } from "../market/Api.js"
+import { NotificationsApi } from "../notifications/Api.js"
 import { AdminBrokerageApi, BrokeragePagesApi, PartnerBrokerageApi } from "../partner/brokerage/Api.js"
 import { PartnerEventsApi } from "../partner/events/Api.js"
 import { PartnerInventoryApi } from "../partner/inventory/Api.js"
@@ -59,6 +60,7 @@ const Groups = HttpApi.make("marketplace")
   .add(CheckoutSessionsApi)
   .add(CheckoutPagesApi)
   .add(PortfolioApi)
+  .add(NotificationsApi)
 
 export class Api extends Groups
   .annotate(OpenApi.Title, "Domain Marketplace API")

@@ -23,6 +23,7 @@ import { LookupLive } from "../lookup/Layer.js"
 import { LookupConfig } from "../lookup/Settings.js"
 import { MarketLive } from "../market/Layer.js"
 import { MarketConfig } from "../market/Settings.js"
+import { NotificationsLive } from "../notifications/Layer.js"
 import { BrokerageConfig } from "../partner/brokerage/Settings.js"
 import { PartnerLive } from "../partner/Layer.js"
 import { LedgerConfig } from "../partner/ledger/Settings.js"
@@ -85,7 +86,7 @@ export const CapabilitiesLive = Layer.mergeAll(BatchLive, SystemHttpLive).pipe(
   Layer.provideMerge(Layer.mergeAll(ReferralsLive, CartFulfilmentLive)),
   Layer.provideMerge(Layer.mergeAll(SearchLive, ToolsLive, PartnerLive(PartnerGroups))),
   Layer.provideMerge(AvailabilityLive),
-  Layer.provideMerge(Layer.mergeAll(CatalogueLive, LookupLive, MarketLive)),
+  Layer.provideMerge(Layer.mergeAll(CatalogueLive, LookupLive, MarketLive, NotificationsLive)),
   Layer.provideMerge(IdentityLive),
   Layer.provideMerge(PlatformLive)
 )

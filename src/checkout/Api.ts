@@ -7,7 +7,8 @@
  *   POST /checkout/pay?pt=…                      the page's form post (buyer + card)
  *   POST /checkout/confirm?pt=…                  the confirmation step (sandbox card 3220)
  *   GET  /checkout/return?pt=…                   back from the provider's confirmation step
- *   GET  /buy/{domain}                           the marketplace's own sale: opens a session, 303 to /checkout
+ *   GET  /buy/{domain}[?env=sandbox]             the marketplace's own sale: the purchase page (writes nothing)
+ *   POST /buy/{domain}[?env=sandbox]             its form post (CSRF): opens a session, 303 to /checkout
  *   POST /api/checkout/stripe/webhook            Stripe events (payment_intent.succeeded), Stripe-Signature verified
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
@@ -18,8 +19,9 @@ import { Schema } from "effect"
 import { SESSION_STATUSES } from "../domain/Checkout.js"
 import { PartnerAuth, requiresScope } from "../partner/Auth.js"
 import { MalformedDomain } from "../partner/Errors.js"
-import { documentedAt, htmlErrorPages, HtmlPage } from "../platform/ApiAnnotations.js"
+import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../platform/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError } from "../platform/Errors.js"
+import { policy } from "../platform/RateLimit.js"
 import {
   CheckoutSessionNotFound,
   DomainNotForSale,
@@ -27,6 +29,15 @@ import {
   InvalidRedirectUrl,
   ListingUnavailable
 } from "./Errors.js"
+
+/**
+ * Per-IP limits of the public buy page (RATE_LIMIT_BUY_PAGE, RATE_LIMIT_BUY_START): showing the
+ * page is a public read; starting a checkout writes a session, so it has the tighter budget.
+ */
+export const limits = {
+  buyPage: policy("buy_page", 120, 60),
+  buyStart: policy("buy_start", 20, 60)
+}
 
 const Email = Schema.String.pipe(
   Schema.maxLength(254),
@@ -139,6 +150,18 @@ export const PayForm = Schema.Struct({
   card_cvc: Schema.optional(Schema.String)
 }).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
 
+/** Which inventory the buy page sells: live (default) or the sandbox inventory (a sandbox link's page). */
+export const BuyParams = Schema.Struct({
+  env: Schema.optional(Schema.Literal("live", "sandbox")).annotations({
+    description:
+      "`sandbox`: the sandbox inventory, paid with the sandbox test cards, attributed only to sandbox links (a sandbox domain link leads here). Default: live."
+  })
+})
+
+export const BuyForm = Schema.Struct({ csrf: Schema.optional(Schema.String) }).pipe(
+  HttpApiSchema.withEncoding({ kind: "UrlParams" })
+)
+
 const ConfirmForm = Schema.Struct({ csrf: Schema.optional(Schema.String), action: Schema.optional(Schema.String) })
   .pipe(
     HttpApiSchema.withEncoding({ kind: "UrlParams" })
@@ -202,12 +225,35 @@ export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
   )
   .add(
     HttpApiEndpoint.get("buyPage")`/buy/${HttpApiSchema.param("domain", Schema.String)}`
-      .addSuccess(Redirect(303, "To the payment page of a new session"))
+      .setUrlParams(BuyParams)
+      .addSuccess(Html(200, "The purchase page: domain, price, seller and a form that starts the checkout"))
       .addError(Html(404, "Not listed"))
       .addError(Html(409, "Not priced, or an order is in progress"))
+      .addError(Html(429, "Rate limited (RateLimit-* and Retry-After headers)"))
       .annotateContext(htmlErrors)
       .annotate(OpenApi.Summary, "Buy a listed domain from the marketplace itself (no partner)")
-      .pipe(documentedAt("/docs/checkout.md#buy-without-a-partner"))
+      .annotate(
+        OpenApi.Description,
+        "Renders the purchase page and writes nothing (no session, no referral funnel entry): link previews and crawlers may fetch it freely. The page's form posts to the same path."
+      )
+      .pipe(rateLimited(limits.buyPage), documentedAt("/docs/checkout.md#buy-without-a-partner"))
+  )
+  .add(
+    HttpApiEndpoint.post("buyStart")`/buy/${HttpApiSchema.param("domain", Schema.String)}`
+      .setUrlParams(BuyParams)
+      .setPayload(BuyForm)
+      .addSuccess(Redirect(303, "To the payment page of the new session"))
+      .addError(Html(403, "Cross-site post, or a missing or stale form token"))
+      .addError(Html(404, "Not listed"))
+      .addError(Html(409, "Not priced, or an order is in progress"))
+      .addError(Html(429, "Rate limited (RateLimit-* and Retry-After headers)"))
+      .annotateContext(htmlErrors)
+      .annotate(OpenApi.Summary, "Start the checkout of the purchase page (its form post)")
+      .annotate(
+        OpenApi.Description,
+        "Opens a checkout session for the page's domain (attributed to the referral cookie's link of the same environment; a visitor's repeated starts count once in the funnel) and redirects to the payment page."
+      )
+      .pipe(rateLimited(limits.buyStart), documentedAt("/docs/checkout.md#buy-without-a-partner"))
   )
   .add(
     HttpApiEndpoint.post("stripeWebhook", "/api/checkout/stripe/webhook")

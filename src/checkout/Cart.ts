@@ -7,6 +7,8 @@
  * database transaction; the portfolio enqueues the registrar work there as a durable job, so a
  * paid cart is never lost and never run twice. After the commit the checkout calls `committed`,
  * which wakes the job's workers (an enqueue's own wake-up, inside the transaction, is too early).
+ * An item the registrar still refuses after payment is refunded through `CartCheckout.refund`
+ * (the cart's payment, at its provider); the portfolio then marks it and posts the reversal.
  *
  * `CartCheckout.Unavailable` fails every open (until the checkout layer is provided);
  * `CartFulfilment.None` does nothing.
@@ -38,9 +40,15 @@ export class CartCheckout extends Context.Tag("app/CartCheckout")<CartCheckout, 
   readonly open: (
     cart: CartInput
   ) => Effect.Effect<{ readonly sessionId: string; readonly checkoutPath: string }, CartCheckoutUnavailable>
+  /**
+   * Gives `amountCents` of the cart's payment back at its provider; true when refunded. Safe to
+   * repeat (the provider's refund is idempotent by the payment). False: retry later.
+   */
+  readonly refund: (input: { readonly cartId: string; readonly amountCents: number }) => Effect.Effect<boolean>
 }>() {
   static readonly Unavailable = Layer.succeed(CartCheckout, {
-    open: () => Effect.fail(new CartCheckoutUnavailable("hosted checkout is not available"))
+    open: () => Effect.fail(new CartCheckoutUnavailable("hosted checkout is not available")),
+    refund: () => Effect.succeed(false)
   })
 }
 

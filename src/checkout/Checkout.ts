@@ -15,6 +15,7 @@
  */
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { type Card, checkCard, returnAddress } from "../domain/Checkout.js"
+import { Market } from "../market/Market.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../partner/Auth.js"
 import { Orders } from "../partner/orders/Orders.js"
 import { AppConfig } from "../platform/Config.js"
@@ -67,6 +68,7 @@ export type PayResult =
 const make = Effect.gen(function*() {
   const repo = yield* CheckoutRepo
   const orders = yield* Orders
+  const market = yield* Market
   const secrets = yield* ServiceSecret
   const config = yield* AppConfig
   const checkoutSettings = yield* CheckoutConfig
@@ -81,19 +83,18 @@ const make = Effect.gen(function*() {
   const checkoutUrl = (s: { readonly id: string; readonly expires_at: Date }) => `${config.baseUrl}${checkoutPath(s)}`
   const providerOf = (s: SessionRow) => (s.environment === "sandbox" ? providers.sandbox : providers.live)
 
-  /** Creates a session for a listed, priced domain of `environment`'s inventory. */
-  const openListing = (
-    kind: "partner" | "marketplace",
-    environment: PartnerEnvironment,
-    domain: string,
-    input: OpenInput & {
-      readonly partnerId: string
-      readonly credentialId: string | null
-      readonly referral: Attribution | null
+  /**
+   * The listing of `domain` if it can be sold now, else why not: one rule for showing the buy
+   * page (read without a lock) and for opening a session (under the row lock).
+   */
+  const forSale = <
+    L extends {
+      readonly status: string
+      readonly bin_price_cents: unknown
+      readonly locked: boolean
     }
-  ) =>
+  >(domain: string, listing: Option.Option<L>) =>
     Effect.gen(function*() {
-      const listing = yield* orders.lockListing(environment, domain).pipe(Effect.orDie)
       if (
         Option.isNone(listing) || listing.value.status === "withdrawn" || listing.value.status === "sold"
       ) return yield* DomainNotForSale.of(domain)
@@ -108,6 +109,22 @@ const make = Effect.gen(function*() {
       if (l.locked) {
         return yield* new ListingUnavailable({ message: `${domain} is not available: the listing is locked` })
       }
+      return l
+    })
+
+  /** Creates a session for a listed, priced domain of `environment`'s inventory. */
+  const openListing = (
+    kind: "partner" | "marketplace",
+    environment: PartnerEnvironment,
+    domain: string,
+    input: OpenInput & {
+      readonly partnerId: string
+      readonly credentialId: string | null
+      readonly referral: Attribution | null
+    }
+  ) =>
+    Effect.gen(function*() {
+      const l = yield* forSale(domain, yield* orders.lockListing(environment, domain).pipe(Effect.orDie))
       const now = yield* Clock.currentTimeMillis
       const created = yield* repo.insert({
         id: makeId("cs"),
@@ -140,14 +157,37 @@ const make = Effect.gen(function*() {
       referral: null
     })
 
-  /** The marketplace's own sale (`/buy/{domain}`), attributed to a referral link when the cookie names one. */
-  const openForMarketplace = (domain: string, referralCookie: string | undefined) =>
+  /**
+   * What the buy page (`GET /buy/{domain}`) shows: the domain's price in `environment`'s
+   * inventory, or why it cannot be bought. Reads only: no session, no lock, no funnel entry.
+   */
+  const offer = (environment: PartnerEnvironment, domain: string) =>
+    Effect.gen(function*() {
+      const l = yield* forSale(domain, yield* market.getListing(environment, domain))
+      return {
+        domain,
+        environment,
+        seller: MARKETPLACE_NAME,
+        priceCents: Number(l.bin_price_cents),
+        currency: l.currency
+      }
+    })
+
+  /**
+   * The marketplace's own sale (the buy page's form post), attributed to a referral link when the
+   * cookie names one of the same environment: the live page sells live inventory to live links'
+   * visitors, the sandbox page (a sandbox link's destination) sandbox inventory to sandbox links'.
+   */
+  const openForMarketplace = (
+    environment: PartnerEnvironment,
+    domain: string,
+    referralCookie: string | undefined
+  ) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      // The buy page sells live inventory: a sandbox link's click never attributes a live sale.
       const attribution = Option.filter(yield* referrals.resolve(referralCookie, new Date(now)), (a) =>
-        a.environment === "live")
-      const session = yield* openListing("marketplace", "live", domain, {
+        a.environment === environment)
+      const session = yield* openListing("marketplace", environment, domain, {
         domain,
         partnerId: MARKETPLACE_PARTNER_ID,
         credentialId: null,
@@ -481,10 +521,40 @@ const make = Effect.gen(function*() {
       return Option.getOrThrow(yield* repo.byCart(cart.cartId))
     })
 
+  /**
+   * Part or all of a paid cart's payment back (items the registrar refused after payment). The
+   * PaymentProvider's `refund` takes the payment only and gives all of it back; so a part of it
+   * is refunded through it only where that is exact (the sandbox keeps no amounts), and a part of
+   * a live provider's payment is left to an operator (false, logged): never more than was owed.
+   */
+  const refundCart = (input: { readonly cartId: string; readonly amountCents: number }) =>
+    Effect.gen(function*() {
+      const found = yield* repo.byCart(input.cartId)
+      if (Option.isNone(found) || found.value.payment_ref === null) return false
+      const s = found.value
+      const whole = input.amountCents === s.price_cents
+      // The whole payment went back already (a retry after a crash): nothing more to refund.
+      if (s.status === "refunded") return whole
+      if (s.status !== "paid") return false
+      const provider = providerOf(s)
+      if (!whole && provider.name !== "sandbox") {
+        yield* Effect.logError("checkout: a partial cart refund needs an amount the payment provider cannot take").pipe(
+          Effect.annotateLogs({ session: s.id, cart: input.cartId, amount_cents: input.amountCents })
+        )
+        return false
+      }
+      const refunded = yield* provider.refund(s.payment_ref!)
+      // All of it back: the session is `refunded`, like any session whose payment was given back.
+      if (refunded && whole) yield* repo.markRefunded(s.id)
+      return refunded
+    })
+
   return {
     openForPartner,
+    offer,
     openForMarketplace,
     openCart,
+    refundCart,
     sessionFor,
     fromToken,
     tokenOf,
@@ -512,6 +582,7 @@ export const CartCheckoutLive = Layer.effect(
     open: (cart: CartInput) =>
       cart.items.length === 0 || cart.totalCents <= 0
         ? Effect.fail(new CartCheckoutUnavailable("an empty cart cannot be checked out"))
-        : Effect.map(checkout.openCart(cart), (s) => ({ sessionId: s.id, checkoutPath: checkout.checkoutPath(s) }))
+        : Effect.map(checkout.openCart(cart), (s) => ({ sessionId: s.id, checkoutPath: checkout.checkoutPath(s) })),
+    refund: checkout.refundCart
   }))
 )

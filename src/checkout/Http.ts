@@ -3,13 +3,18 @@
  * (HTML: decode → one service call → page), the buy page and Stripe's webhook.
  *
  * Form posts are CSRF-safe twice over: the Origin (or Fetch Metadata) must be this service, and
- * the form carries an HMAC of the session id (SERVICE_SECRET) that no other session's page has.
+ * the form carries an HMAC (SERVICE_SECRET) that no other page has: of the session id on the
+ * payment pages, of the environment, domain and issue time on the buy page (./BuyForm.ts).
+ *
+ * The buy page's GET only reads (a crawler or a link preview opens nothing); its form post opens
+ * the session. Both are rate limited per IP (`limits` in ./Api.ts), answered with an HTML 429.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Option, Redacted, Schema } from "effect"
 import { createHmac, randomBytes } from "node:crypto"
 import { Api } from "../app/Api.js"
+import { canonicalJson } from "../domain/CanonicalJson.js"
 import { redirectUrlProblem, verifyStripeSignature } from "../domain/Checkout.js"
 import { safeEqual } from "../identity/Crypto.js"
 import { isSameOriginWrite } from "../identity/Session.js"
@@ -20,12 +25,15 @@ import { AppConfig } from "../platform/Config.js"
 import { BadRequestError } from "../platform/Errors.js"
 import { errorPageHtml, htmlResponse } from "../platform/Html.js"
 import { fingerprint, Idempotency, isValidKey } from "../platform/Idempotency.js"
+import { enforce, type RateLimitPolicy } from "../platform/RateLimit.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { REFERRAL_COOKIE } from "../referrals/Attribution.js"
-import { CheckoutSession } from "./Api.js"
+import { CheckoutSession, limits } from "./Api.js"
+import { buyPath, makeBuyForm } from "./BuyForm.js"
 import { Checkout, MARKETPLACE_NAME, type PayResult } from "./Checkout.js"
+import type { DomainNotForSale, DomainNotPriced, ListingUnavailable } from "./Errors.js"
 import { InvalidRedirectUrl } from "./Errors.js"
-import { checkoutPage, confirmPage, messagePage, receiptPage } from "./Pages.js"
+import { buyOfferPage, checkoutPage, confirmPage, messagePage, receiptPage } from "./Pages.js"
 import type { SessionRow } from "./Repo.js"
 import { CheckoutConfig } from "./Settings.js"
 
@@ -63,6 +71,20 @@ const PaymentIntentSucceeded = Schema.Struct({
     })
   })
 })
+
+/** The path parameter as a domain name (percent-decoded; a malformed escape is not a name). */
+const buyName = (raw: string) => {
+  let decoded: string
+  try {
+    decoded = decodeURIComponent(raw)
+  } catch {
+    return Effect.succeed(Option.none<string>())
+  }
+  return Effect.map(Effect.option(domainParam("domain", decoded)), Option.map((n) => n.ascii))
+}
+
+const notADomain = (raw: string) =>
+  page(errorPageHtml("Not for sale", `${raw.slice(0, 100)} is not a domain name.`), 404)
 
 const LIMITS = { email: 254, name: 200, country: 2, card_number: 23, card_exp: 7, card_cvc: 4, csrf: 100 } as const
 
@@ -140,7 +162,7 @@ export const CheckoutSessionsHttpLive = HttpApiBuilder.group(
               {
                 scope: `checkout-sessions:${partner.credentialId}`,
                 key,
-                fingerprint: fingerprint("POST", "/api/partner/v1/checkout-session", body),
+                fingerprint: fingerprint("POST", "/api/partner/v1/checkout-session", canonicalJson(body)),
                 transactional: true
               },
               open
@@ -164,6 +186,20 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
     const secrets = yield* ServiceSecret
     const csrfKey = secrets.key("checkout-csrf")
     const csrfFor = (sessionId: string) => createHmac("sha256", csrfKey).update(sessionId).digest("base64url")
+    const buyForm = makeBuyForm(secrets.key("buy-csrf"))
+    /** The rate limit of a page: None when admitted (RateLimit-* headers added), else the HTML 429. */
+    const limitedPage = (p: RateLimitPolicy) =>
+      enforce(p).pipe(
+        Effect.as(Option.none<HttpServerResponse.HttpServerResponse>()),
+        Effect.catchTag("RateLimited", (e) =>
+          Effect.succeed(Option.some(
+            page(errorPageHtml("Too many requests", e.message, "Wait a minute, then reload the page."), 429)
+          )))
+      )
+    const notForSale = (domain: string, e: DomainNotForSale | DomainNotPriced | ListingUnavailable) =>
+      e._tag === "DomainNotForSale"
+        ? page(errorPageHtml("Not for sale", `${domain} is not listed for sale.`, "Search for another name."), 404)
+        : page(errorPageHtml("Not available", e.message), 409)
     const sellerOf = (s: SessionRow) => (s.kind === "partner" ? s.partner_name ?? "Partner" : MARKETPLACE_NAME)
 
     /** The page a session shows now (form, confirmation step, pending, receipt). */
@@ -345,28 +381,50 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
           const r = yield* checkout.afterAction(t.session.id, false)
           return yield* answer(r, t.session, urlParams.pt!)
         }))
-      .handle("buyPage", ({ path, request }) =>
+      .handle("buyPage", ({ path, urlParams }) =>
         Effect.gen(function*() {
-          const name = yield* Effect.either(domainParam("domain", decodeURIComponent(path.domain)))
-          if (name._tag === "Left") {
-            return page(errorPageHtml("Not for sale", `${path.domain.slice(0, 100)} is not a domain name.`), 404)
+          const limited = yield* limitedPage(limits.buyPage)
+          if (Option.isSome(limited)) return limited.value
+          const environment = urlParams.env ?? "live"
+          const name = yield* buyName(path.domain)
+          if (Option.isNone(name)) return notADomain(path.domain)
+          const offer = yield* Effect.either(checkout.offer(environment, name.value))
+          if (offer._tag === "Left") return notForSale(name.value, offer.left)
+          const n = nonce()
+          const csrf = buyForm.token(environment, name.value, yield* Clock.currentTimeMillis)
+          return page(
+            buyOfferPage({ offer: offer.right, action: buyPath(environment, name.value), csrf, nonce: n }),
+            200,
+            n
+          )
+        }))
+      .handle("buyStart", ({ path, payload, request, urlParams }) =>
+        Effect.gen(function*() {
+          const limited = yield* limitedPage(limits.buyStart)
+          if (Option.isSome(limited)) return limited.value
+          const environment = urlParams.env ?? "live"
+          const name = yield* buyName(path.domain)
+          if (Option.isNone(name)) return notADomain(path.domain)
+          if (!isSameOriginWrite(request as any, config.baseUrl)) {
+            return page(
+              errorPageHtml("Request refused", "This form was posted from another site.", "Open the buy page again."),
+              403
+            )
+          }
+          if (!buyForm.valid(payload.csrf, environment, name.value, yield* Clock.currentTimeMillis)) {
+            return page(
+              errorPageHtml(
+                "Stale form",
+                "This purchase form is out of date.",
+                "Open the buy page again and press Continue to payment."
+              ),
+              403
+            )
           }
           const opened = yield* Effect.either(
-            checkout.openForMarketplace(name.right.ascii, request.cookies[REFERRAL_COOKIE])
+            checkout.openForMarketplace(environment, name.value, request.cookies[REFERRAL_COOKIE])
           )
-          if (opened._tag === "Left") {
-            const e = opened.left
-            return e._tag === "DomainNotForSale"
-              ? page(
-                errorPageHtml(
-                  "Not for sale",
-                  `${name.right.ascii} is not listed for sale.`,
-                  "Search for another name."
-                ),
-                404
-              )
-              : page(errorPageHtml("Not available", e.message), 409)
-          }
+          if (opened._tag === "Left") return notForSale(name.value, opened.left)
           return redirect(checkout.checkoutPath(opened.right))
         }))
       .handleRaw("stripeWebhook", ({ request }) =>

@@ -1,5 +1,5 @@
 /**
- * The HTML of the hosted checkout: payment page, confirmation step, receipt and result pages, in
+ * The HTML of the hosted checkout: the buy page's offer, payment page, confirmation step, receipt and result pages, in
  * the one visual language of platform/Html.ts. Works without JavaScript; one small inline script
  * (nonce-admitted) only prevents a double click from posting twice and spaces the card number.
  */
@@ -55,6 +55,49 @@ const summary = (s: SessionRow, seller: string) => {
   <dt>Price</dt><dd><strong data-testid="price">${escapeHtml(formatPrice(s.price_cents, s.currency))}</strong></dd>
   <dt>Sold by</dt><dd data-testid="seller">${escapeHtml(seller)}</dd>
 </dl>`
+}
+
+/**
+ * The public buy page (`GET /buy/{domain}`): what is for sale, at what price, by whom, and one
+ * button whose form post opens the checkout (the payment step is the payment page, as for every
+ * session). The sandbox page says so and names the test cards.
+ */
+export const buyOfferPage = (ctx: {
+  readonly offer: {
+    readonly domain: string
+    readonly environment: "live" | "sandbox"
+    readonly seller: string
+    readonly priceCents: number
+    readonly currency: string
+  }
+  readonly action: string
+  readonly csrf: string
+  readonly nonce: string
+}) => {
+  const o = ctx.offer
+  const price = escapeHtml(formatPrice(o.priceCents, o.currency))
+  return page(
+    `Buy ${o.domain}`,
+    `<h1>Buy ${escapeHtml(o.domain)}</h1>
+${
+      o.environment === "sandbox"
+        ? `<p class="muted" role="note" data-testid="sandbox">Sandbox: a test purchase of sandbox inventory; no real money moves. Pay with the test card 4242 4242 4242 4242.</p>`
+        : ""
+    }
+<p class="muted">Domain</p><p class="price" style="margin-top:0">${escapeHtml(o.domain)}</p>
+<dl class="facts">
+  <dt>Price</dt><dd><strong data-testid="price">${price}</strong></dd>
+  <dt>Sold by</dt><dd data-testid="seller">${escapeHtml(o.seller)}</dd>
+</dl>
+<p>The next step asks for your details and your card. You are charged only when you pay there.</p>
+<form method="post" action="${escapeHtml(ctx.action)}" data-once>
+  <input type="hidden" name="csrf" value="${escapeHtml(ctx.csrf)}">
+  <div class="actions">
+    <button class="primary" type="submit">Continue to payment</button>
+  </div>
+</form>`,
+    { width: "narrow", script: script(ctx.nonce) }
+  )
 }
 
 export interface FormValues {

@@ -92,3 +92,76 @@ export const folderNameProblem = (name: string): string | undefined => {
 /** Registrar contact handles: 3–40 characters of letters, digits, `_`, `-`, `.`. */
 const HANDLE = /^[A-Za-z0-9][A-Za-z0-9_.-]{2,39}$/
 export const isContactHandle = (handle: string): boolean => HANDLE.test(handle)
+
+// --- Cart items (renew, restore): what each needs, refused before any cart is made ---------
+
+const DAY_MS = 86_400_000
+/** After expiry a name renews as usual for this long (the registry's auto-renew grace). */
+export const RENEW_GRACE_DAYS = 30
+/** …then sits in redemption, restorable, until this many days after expiry; then it is gone. */
+export const RESTORE_WINDOW_DAYS = 60
+/** Registries refuse to hold a registration more than ten years ahead. */
+export const MAX_REGISTRATION_YEARS = 10
+
+/**
+ * Why a cart item cannot run, as the wire names it. The same rule refuses the item in a dry run
+ * and in the live run (before the cart), so the owner is never charged for it.
+ */
+export const CART_REFUSALS = [
+  "not_needed",
+  "restore_required",
+  "past_restore_window",
+  "renewal_limit",
+  "expiry_unknown"
+] as const
+export type CartRefusal = typeof CART_REFUSALS[number]
+
+export const CART_REFUSAL_MESSAGES: Readonly<Record<CartRefusal, string>> = {
+  not_needed: "the domain has not expired or is still in its renewal grace period: renew it instead of restoring",
+  restore_required: "the domain is in its redemption period: restore it (a restore includes a renewal)",
+  past_restore_window: `the domain expired more than ${RESTORE_WINDOW_DAYS} days ago and can no longer be restored`,
+  renewal_limit: `the new expiry would be more than ${MAX_REGISTRATION_YEARS} years ahead`,
+  expiry_unknown: "the registrar did not tell the domain's expiry"
+}
+
+/** Where a name stands on `now`, from its expiry. */
+export type ExpiryPhase = "active" | "grace" | "redemption" | "gone"
+
+export const expiryPhase = (expiresAt: Date, now: Date): ExpiryPhase => {
+  const since = now.getTime() - expiresAt.getTime()
+  if (since < 0) return "active"
+  if (since <= RENEW_GRACE_DAYS * DAY_MS) return "grace"
+  if (since <= RESTORE_WINDOW_DAYS * DAY_MS) return "redemption"
+  return "gone"
+}
+
+/** Adds whole years in UTC (29 February → 1 March, as `Date` does). */
+export const addYears = (d: Date, years: number): Date => {
+  const next = new Date(d.getTime())
+  next.setUTCFullYear(next.getUTCFullYear() + years)
+  return next
+}
+
+/**
+ * Whether a renew of `years` or a restore can run for a name expiring at `expiresAt`, on `now`:
+ * undefined when it can, else the refusal.
+ *
+ *   phase       renew                       restore
+ *   active      ok unless renewal_limit     not_needed
+ *   grace       ok unless renewal_limit     not_needed
+ *   redemption  restore_required            ok
+ *   gone        past_restore_window         past_restore_window
+ */
+export const cartItemRefusal = (
+  item: { readonly op: CartOp; readonly years: number; readonly expiresAt: Date | null },
+  now: Date
+): CartRefusal | undefined => {
+  if (item.expiresAt === null) return "expiry_unknown"
+  const phase = expiryPhase(item.expiresAt, now)
+  if (phase === "gone") return "past_restore_window"
+  if (item.op === "restore") return phase === "redemption" ? undefined : "not_needed"
+  if (phase === "redemption") return "restore_required"
+  return addYears(item.expiresAt, item.years).getTime() > addYears(now, MAX_REGISTRATION_YEARS).getTime()
+    ? "renewal_limit"
+    : undefined
+}

@@ -151,3 +151,23 @@ export const paidStatements = (
   }
   return paid
 }
+
+/**
+ * Carts (bulk renew/restore paid through the hosted checkout; the service sells, under the house
+ * partner): the buyer's payment is cash in and revenue; each item refunded after payment
+ * (its registrar call failed) reverses its own amount.
+ *
+ *   cart paid:          Dr buyer_payments total   Cr sales_revenue total
+ *   cart item refunded: Dr sales_revenue amount   Cr buyer_payments amount
+ */
+export const cartPaid = (cartId: string, totalCents: number): Posting => ({
+  key: `cart:${cartId}:paid`,
+  kind: "recorded",
+  entries: pair("buyer_payments", "sales_revenue", totalCents)
+})
+
+export const cartItemRefunded = (cartId: string, itemId: string, amountCents: number): Posting => ({
+  key: `cart:${cartId}:item:${itemId}:refunded`,
+  kind: "reversed",
+  entries: pair("sales_revenue", "buyer_payments", amountCents)
+})

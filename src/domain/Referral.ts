@@ -22,15 +22,24 @@ export const PRODUCT_PAGES: Readonly<Record<Product, string>> = {
   checkout: "/docs/referrals.md#buy"
 }
 
-/** The redirect target of a link (a path on this service). */
+/**
+ * The redirect target of a link (a path on this service). A sandbox link's domain leads to the
+ * sandbox purchase page (`?env=sandbox`: sandbox inventory, sandbox cards, sandbox books); a live
+ * link's to the live one. Neither page sells the other's inventory or credits the other's links.
+ */
 export const destinationOf = (
-  link: { readonly kind: LinkKind; readonly domain: string | null; readonly product: string | null }
+  link: {
+    readonly kind: LinkKind
+    readonly domain: string | null
+    readonly product: string | null
+    readonly environment?: "live" | "sandbox"
+  }
 ): string => {
   switch (link.kind) {
     case "generic":
       return "/"
     case "domain":
-      return `/buy/${encodeURIComponent(link.domain ?? "")}`
+      return `/buy/${encodeURIComponent(link.domain ?? "")}${link.environment === "sandbox" ? "?env=sandbox" : ""}`
     case "product":
       return PRODUCT_PAGES[(link.product ?? "search") as Product] ?? "/"
   }

@@ -13,6 +13,7 @@ import { PartnerEventsHttpLive } from "./events/Http.js"
 import { Outbox } from "./events/Outbox.js"
 import { PartnerInventoryHttpLive } from "./inventory/Http.js"
 import { Inventory } from "./inventory/Inventory.js"
+import { Books } from "./ledger/Books.js"
 import { AdminMoneyHttpLive, PartnerMoneyHttpLive } from "./ledger/Http.js"
 import { PayoutProviderLive } from "./ledger/PayoutProvider.js"
 import { Payouts } from "./ledger/Payouts.js"
@@ -41,6 +42,7 @@ const ServicesLive = Layer.mergeAll(
   Payouts.Live.pipe(Layer.provide(PayoutProviderLive)),
   Reconcile.Live,
   MoneyRepo.Live,
+  Books.Live, // the cart seam (src/portfolio/Fulfilment.ts) posts cart payments
   Outbox.Live,
   Webhooks.Live,
   WebhookGaugesLive,

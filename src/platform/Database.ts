@@ -19,6 +19,7 @@ import pg from "pg"
 import { AppConfig } from "./Config.js"
 import * as DataDirLock from "./DataDirLock.js"
 import { registerPool, unregisterPool } from "./Metrics.js"
+import { cancellingPool } from "./PgCancel.js"
 
 const INT8 = 20
 const NUMERIC = 1700
@@ -92,11 +93,12 @@ const clientClass = (connectTimeoutMs: number, cancellable: boolean) =>
   class OutageAwareClient extends pg.Client {
     constructor(config: pg.ClientConfig) {
       super({ ...config, connectionTimeoutMillis: connectTimeoutMs })
-      // @effect/sql-pg cancels an interrupted statement with `select pg_cancel_backend(pid)` on
-      // another pooled connection when the client knows its backend pid. PGlite has one backend
-      // and cannot cancel (the call answers false), and behind pglite-socket that call waits for
-      // the very transaction it targets to end, so an interrupted fiber (shutdown) stalled for
-      // the cancel's 5 s limit per statement. Embedded: no pid, no cancel; the statement finishes.
+      // @effect/sql-pg cancels an interrupted statement when the client knows its backend pid
+      // (PostgreSQL: a CancelRequest, PgCancel.ts). PGlite has one backend and cannot cancel, and
+      // behind pglite-socket a cancel waits for the very transaction it targets to end, so an
+      // interrupted fiber (shutdown) stalled for the cancel's 5 s limit per statement. Embedded:
+      // no pid, no cancel; the statement finishes (nothing else runs meanwhile) and the
+      // transaction is rolled back after it.
       if (!cancellable) Object.defineProperty(this, "processID", { get: () => undefined, set: () => undefined })
     }
     override query(...args: Array<any>): any {
@@ -131,7 +133,10 @@ export const pgLayer = (
   return PgClient.layerFromPool({
     acquire: Effect.acquireRelease(
       Effect.sync(() => {
-        const pool = new pg.Pool({
+        // Cancels an interrupted statement on its own socket, not on a second pooled connection
+        // that a pool full of interrupted fibers could never give it (PgCancel.ts, issue 30).
+        const Pool = cancellingPool(connectMs)
+        const pool = new Pool({
           ...("url" in options
             ? { connectionString: Redacted.value(options.url) }
             : { host: options.host, port: options.port, user: "postgres", password: "postgres", database: "postgres" }),
@@ -215,9 +220,9 @@ export const databaseLayer = (options: { readonly join: boolean }) =>
           return pgLayer({ host: owner.host, port: owner.port }, 2, config.database)
         }
       }
-      const lockFile = config.dataDir === ":memory:" ? undefined : yield* DataDirLock.hold(config.dataDir)
+      const lock = config.dataDir === ":memory:" ? undefined : yield* DataDirLock.hold(config.dataDir)
       const embedded = yield* startEmbedded(config.dataDir === ":memory:" ? ":memory:" : config.dataDir)
-      if (lockFile !== undefined) yield* DataDirLock.publish(lockFile, embedded.host, embedded.port)
+      if (lock !== undefined) yield* DataDirLock.publish(lock, embedded.host, embedded.port)
       yield* Effect.logInfo("embedded PostgreSQL started").pipe(
         Effect.annotateLogs({ port: embedded.port, dataDir: config.dataDir })
       )

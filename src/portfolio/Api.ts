@@ -4,6 +4,7 @@
  *   GET  /api/domains                    the owner's domains and their registrar state
  *   POST /api/domains/bulk/{op}          one operation on 1–1,000 owned domains
  *   GET  /api/domains/bulk/{bulkOpId}    progress of an asynchronous bulk operation (owner only)
+ *   GET  /api/carts/{cartId}             a renew/restore cart and each item's outcome (owner only)
  *
  * Writes check Origin (SessionAuth): a cross-site page cannot act with the owner's cookie.
  */
@@ -17,10 +18,12 @@ import { documentedAt } from "../platform/ApiAnnotations.js"
 import { errorWire } from "../platform/Errors.js"
 import {
   BulkOpNotFound,
+  CartNotFound,
   CheckoutUnavailable,
   DomainsNotOwned,
   InvalidBulkDomains,
   InvalidBulkPayload,
+  ItemsRefused,
   PriceUnavailable,
   RegistrarUnavailable
 } from "./Errors.js"
@@ -64,7 +67,8 @@ export class BulkRequest extends Schema.Class<BulkRequest>("BulkRequest")({
 }) {}
 
 const Skipped = Schema.Array(Schema.Struct({ domain: Schema.String, error: Schema.String })).annotations({
-  description: "Items left out (not owned, or not priceable), with skip_on_error"
+  description: "Items left out, with skip_on_error: `not_owned`; renew/restore also `not_needed`, " +
+    "`restore_required`, `past_restore_window`, `renewal_limit`, `expiry_unknown`, a registrar refusal, `price_unavailable: …`"
 })
 
 export class BulkAccepted extends Schema.Class<BulkAccepted>("BulkAccepted")({
@@ -87,6 +91,12 @@ export class BulkUpdated extends Schema.Class<BulkUpdated>("BulkUpdated")({
 
 export class BulkCart extends Schema.Class<BulkCart>("BulkCart")({
   addedToCart: Schema.Boolean,
+  cartId: Schema.optional(Schema.NullOr(Schema.String)).annotations({
+    description: "`cart_…`, read it with GET /api/carts/{cartId}; null on a dry run"
+  }),
+  bulkOpId: Schema.optional(Schema.NullOr(Schema.String)).annotations({
+    description: "`bulk_…`, its status (GET /api/domains/bulk/{bulkOpId}) names the cart; null on a dry run"
+  }),
   cartItemIds: Schema.Array(Schema.String),
   totalCents: Schema.Int,
   checkoutPath: Schema.NullOr(Schema.String).annotations({
@@ -110,7 +120,31 @@ export class BulkStatus extends Schema.Class<BulkStatus>("BulkStatus")({
   })),
   skipped: Skipped,
   createdAt: Schema.String,
-  finishedAt: Schema.NullOr(Schema.String)
+  finishedAt: Schema.NullOr(Schema.String),
+  cart_id: Schema.optional(Schema.NullOr(Schema.String)).annotations({
+    description: "renew/restore: the op's cart (`cart_…`, GET /api/carts/{cartId}); its items follow the cart's"
+  })
+}) {}
+
+export const CartItemView = Schema.Struct({
+  domain: Schema.String,
+  op: Schema.Literal("renew", "restore"),
+  amount_cents: Schema.Int,
+  status: Schema.Literal("pending", "done", "failed", "refunded"),
+  error: Schema.optional(Schema.String).annotations({ description: "Why the registrar refused it" }),
+  refund_id: Schema.optional(Schema.String).annotations({ description: "`rf_…`, when its amount was refunded" })
+}).annotations({ identifier: "CartItem" })
+
+export class CartView extends Schema.Class<CartView>("Cart")({
+  id: Schema.String,
+  status: Schema.Literal("open", "paid", "done").annotations({
+    description: "open: awaiting payment; paid: its items are running; done: every item ran (or was refunded)"
+  }),
+  total_cents: Schema.Int,
+  currency: Schema.String,
+  items: Schema.Array(CartItemView),
+  created_at: Schema.String,
+  paid_at: Schema.NullOr(Schema.String)
 }) {}
 
 export class PortfolioApi extends HttpApiGroup.make("portfolio")
@@ -133,6 +167,7 @@ export class PortfolioApi extends HttpApiGroup.make("portfolio")
       .addError(errorWire(InvalidBulkDomains))
       .addError(errorWire(DomainsNotOwned))
       .addError(errorWire(PriceUnavailable))
+      .addError(errorWire(ItemsRefused))
       .addError(errorWire(RegistrarUnavailable))
       .addError(errorWire(CheckoutUnavailable))
       .annotate(OpenApi.Summary, "Apply one operation to up to 1,000 owned domains")
@@ -141,6 +176,8 @@ export class PortfolioApi extends HttpApiGroup.make("portfolio")
         "lock, unlock, setNameservers, setFolder, setContacts → `{bulkOpId, total, op}` (a durable job; track it with GET /api/domains/bulk/{bulkOpId}); " +
           "setAutoRenew → `{updated, count}` at once; renew, restore → `{addedToCart, cartItemIds, totalCents, checkoutPath}` (one cart, one hosted checkout). " +
           "Ownership of every domain is checked first: 403 `forbidden` listing the unowned ones (`details.unowned`), unless `options.skip_on_error` (default true) skips and reports them. " +
+          "renew/restore refuse, dry run or live, each item that cannot run (`not_needed`, `past_restore_window`, `renewal_limit`, …) before the cart: " +
+          "with skip_on_error they are listed in `skipped`, else (or when none is left) 422 `items_refused` with `details.refused`. " +
           "`options.dry_run` validates everything and changes nothing (`dryRun: true`). 400 names the failing field. Cookie writes from another site's page: 403 `origin_refused`."
       )
       .pipe(documentedAt("/docs/portfolio.md#bulk-operations"))
@@ -156,6 +193,19 @@ export class PortfolioApi extends HttpApiGroup.make("portfolio")
         "`status` queued → running → done, counts, and every item's status and error. Another user's id is 404."
       )
       .pipe(documentedAt("/docs/portfolio.md#tracking"))
+  )
+  .add(
+    HttpApiEndpoint.get("cart", "/api/carts/:cartId")
+      .setPath(Schema.Struct({ cartId: Schema.String }))
+      .addSuccess(CartView)
+      .addError(errorWire(CartNotFound))
+      .annotate(OpenApi.Summary, "A renew/restore cart and each item's outcome")
+      .annotate(
+        OpenApi.Description,
+        "Items are pending until the cart is paid and the registrar answered; an item the registrar refused after payment is refunded " +
+          "automatically (`refunded`, `refund_id`). Another user's cart is 404."
+      )
+      .pipe(documentedAt("/docs/portfolio.md#carts"))
   )
   .middleware(SessionAuth)
   .annotate(OpenApi.Title, "Portfolio")

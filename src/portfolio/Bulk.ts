@@ -1,7 +1,9 @@
 /**
  * Bulk domain operations (docs/portfolio.md): validation, ownership, and the three ways an op
  * runs — a durable job fanned out per item (lock, unlock, setNameservers, setFolder, setContacts),
- * at once (setAutoRenew), or priced into one cart for one hosted checkout (renew, restore).
+ * at once (setAutoRenew), or priced into one cart for one hosted checkout (renew, restore): each
+ * item checked against the registrar's expiry first (domain/BulkRules.ts `cartItemRefusal`, the
+ * same in a dry run), and refunded when the registrar still refuses it after payment.
  *
  * The contract a reader must keep: each item is applied once. An item is marked `running` before
  * its registrar call; a job resumed after a crash asks the registrar for the domain's state before
@@ -9,7 +11,9 @@
  * there. Counts are computed from the items, so they are exact whatever happened in between.
  */
 import {
+  Clock,
   Context,
+  Data,
   Deferred,
   Duration,
   Effect,
@@ -25,6 +29,7 @@ import { Catalogue } from "../catalogue/Catalogue.js"
 import { CartCheckout } from "../checkout/Cart.js"
 import {
   type BulkOp,
+  cartItemRefusal,
   type CartOp,
   folderNameProblem,
   isContactHandle,
@@ -36,23 +41,35 @@ import {
   parseHostName
 } from "../domain/BulkRules.js"
 import { parseDomainName } from "../domain/DomainName.js"
+import { format as formatMoney, money as moneyOf } from "../domain/Money.js"
+import { Notifications } from "../notifications/Notifications.js"
+import { Books, postCartItemRefunded } from "../partner/ledger/Books.js"
 import { meaningfulIssues } from "../platform/DecodeErrors.js"
 import { makeId } from "../platform/Ids.js"
 import { JobFailure, Jobs, type RunningJob } from "../platform/Jobs.js"
-import { BulkAccepted, BulkCart, type BulkRequest, BulkStatus, BulkUpdated } from "./Api.js"
+import { BulkAccepted, BulkCart, type BulkRequest, BulkStatus, BulkUpdated, CartView } from "./Api.js"
 import { PortfolioConfig } from "./Config.js"
 import {
   BulkOpNotFound,
+  CartNotFound,
   CheckoutUnavailable,
   DomainsNotOwned,
   InvalidBulkDomains,
   InvalidBulkPayload,
+  ItemsRefused,
   PriceUnavailable,
   RegistrarUnavailable
 } from "./Errors.js"
 import { CART_JOB } from "./Fulfilment.js"
 import { Registrar, type RegistrarDomain, type RegistrarError } from "./Registrar.js"
-import { type BulkOpRow, type ClaimedItem, type DomainPatch, PortfolioRepo } from "./Repo.js"
+import {
+  type BulkOpRow,
+  type CartItemRow,
+  type CartRow,
+  type ClaimedItem,
+  type DomainPatch,
+  PortfolioRepo
+} from "./Repo.js"
 
 export { CART_JOB }
 export const BULK_JOB = "portfolio:bulk"
@@ -119,6 +136,33 @@ const describeError = (e: RegistrarError) => `${e.code}: ${e.message}`
 const clipList = (xs: ReadonlyArray<string>, n = 10) =>
   xs.slice(0, n).join(", ") + (xs.length > n ? ` and ${xs.length - n} more` : "")
 
+/** The provider did not refund (yet): the cart's job is retried later. */
+class CartRefundPending extends Data.TaggedError("CartRefundPending")<{
+  readonly cartId: string
+  readonly amountCents: number
+}> {
+  override get message() {
+    return `refund of ${this.amountCents} cents for cart ${this.cartId} not made yet; retried`
+  }
+}
+
+const DONE_WORD = { renew: "renewed", restore: "restored" } as const
+
+/** The owner's notice of a finished cart: what ran, and what was refunded (with its `rf_…`). */
+const cartOutcome = (cart: CartRow, items: ReadonlyArray<CartItemRow>) => {
+  const money = (cents: number) => formatMoney(moneyOf(cents, cart.currency))
+  const lines = items.map((i) =>
+    i.status === "succeeded"
+      ? `${i.domain}: ${DONE_WORD[i.op]}`
+      : i.status === "refunded"
+      ? `${i.domain}: not ${DONE_WORD[i.op]} (${i.error ?? "failed"}); ${
+        money(i.price_cents)
+      } refunded (${i.refund_id})`
+      : `${i.domain}: ${i.status}${i.error ? ` (${i.error})` : ""}`
+  )
+  return `Cart ${cart.id} (${money(cart.total_cents)} paid): ${lines.join("; ")}.`
+}
+
 // --- Service ------------------------------------------------------------------------------
 
 const make = Effect.gen(function*() {
@@ -127,6 +171,8 @@ const make = Effect.gen(function*() {
   const catalogue = yield* Catalogue
   const jobs = yield* Jobs
   const checkout = yield* CartCheckout
+  const books = yield* Books
+  const notifications = yield* Notifications
   const config = yield* PortfolioConfig
   const concurrency = config.registrarConcurrency
 
@@ -288,12 +334,41 @@ const make = Effect.gen(function*() {
         return new BulkUpdated({ updated: count > 0, count, ...(failed.length > 0 ? { failed } : {}), ...skippedField })
       }
 
-      // renew / restore: one cart.
+      // renew / restore: one cart, holding only what can run.
       const cartOp = op as CartOp
       const years = cartOp === "renew" ? (payload.years as number) : 1
+      const order = new Map(domains.map((d, i) => [d, i]))
+      const byInput = <A extends { readonly domain: string }>(xs: Array<A>) =>
+        xs.sort((a, b) => order.get(a.domain)! - order.get(b.domain)!)
+      // What the live run checks, the dry run checks: the registrar's expiry of each name
+      // against the rules (src/domain/BulkRules.ts), before any price or cart.
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const refused: Array<{ domain: string; error: string }> = []
+      const runnable: Array<string> = []
+      yield* Effect.forEach(domains, (domain) =>
+        Effect.gen(function*() {
+          const info = yield* Effect.either(retrying(registrar.info(domain)))
+          if (Either.isLeft(info)) {
+            if (info.left.retryable) return yield* registrarUnavailable(info.left)
+            refused.push({ domain, error: info.left.code })
+            return
+          }
+          const refusal = cartItemRefusal({ op: cartOp, years, expiresAt: info.right.expiresAt }, now)
+          if (refusal !== undefined) refused.push({ domain, error: refusal })
+          else runnable.push(domain)
+        }), { concurrency, discard: true })
+      byInput(refused)
+      if (refused.length > 0 && (!skipOnError || runnable.length === 0)) {
+        return yield* new ItemsRefused({
+          message: `Cannot ${cartOp}: ${
+            clipList(refused.map((r) => `${r.domain} (${r.error})`))
+          }; nothing was put in a cart`,
+          details: { refused }
+        })
+      }
       const priced: Array<{ domain: string; priceCents: number }> = []
       const unpriced: Array<{ domain: string; error: string }> = []
-      yield* Effect.forEach(domains, (domain) =>
+      yield* Effect.forEach(runnable, (domain) =>
         Effect.gen(function*() {
           const premium = yield* registrar.premiumPrice(domain, cartOp)
           const regular = yield* Effect.orDie(catalogue.getPrice(suffixOf(domain), cartOp))
@@ -308,14 +383,15 @@ const make = Effect.gen(function*() {
           details: { unpriced }
         })
       }
-      const order = new Map(domains.map((d, i) => [d, i]))
-      priced.sort((a, b) => order.get(a.domain)! - order.get(b.domain)!)
+      byInput(priced)
       const totalCents = priced.reduce((sum, p) => sum + p.priceCents, 0)
-      const allSkipped = [...skipped, ...unpriced]
+      const allSkipped = [...skipped, ...refused, ...byInput(unpriced)]
       const skippedAll = allSkipped.length > 0 ? { skipped: allSkipped } : {}
       if (dryRun) {
         return new BulkCart({
           addedToCart: false,
+          cartId: null,
+          bulkOpId: null,
           cartItemIds: [],
           totalCents,
           checkoutPath: null,
@@ -324,6 +400,7 @@ const make = Effect.gen(function*() {
         })
       }
       const cartId = makeId("cart")
+      const bulkOpId = makeId("bulk")
       const items = priced.map((p) => ({
         id: makeId("cit"),
         domain: p.domain,
@@ -331,7 +408,17 @@ const make = Effect.gen(function*() {
         years,
         price_cents: p.priceCents
       }))
-      yield* repo.createCart({ id: cartId, user_id: user.id, currency: "USD", total_cents: totalCents }, items)
+      yield* repo.transaction(Effect.gen(function*() {
+        yield* repo.createCart({ id: cartId, user_id: user.id, currency: "USD", total_cents: totalCents }, items)
+        yield* repo.createOp({
+          id: bulkOpId,
+          user_id: user.id,
+          op: cartOp,
+          payload: { years },
+          skipped: allSkipped,
+          cart_id: cartId
+        }, [])
+      }))
       const opened = yield* checkout.open({
         cartId,
         userId: user.id,
@@ -349,6 +436,8 @@ const make = Effect.gen(function*() {
       yield* repo.setCartSession(cartId, opened.sessionId)
       return new BulkCart({
         addedToCart: true,
+        cartId,
+        bulkOpId,
         cartItemIds: items.map((i) => i.id),
         totalCents,
         checkoutPath: opened.checkoutPath,
@@ -372,6 +461,7 @@ const make = Effect.gen(function*() {
       if (op === undefined || (ownerId !== undefined && op.user_id !== ownerId)) {
         return yield* new BulkOpNotFound({ message: `No bulk operation ${id.slice(0, 100)}` })
       }
+      if (op.cart_id !== null) return yield* cartOpStatus(op, op.cart_id)
       const [counts, items] = yield* Effect.all([repo.counts(id), repo.items(id)], { concurrency: 2 })
       return new BulkStatus({
         bulkOpId: op.id,
@@ -383,7 +473,69 @@ const make = Effect.gen(function*() {
         items: items.map((i) => ({ domain: i.domain, status: i.status, error: i.error })),
         skipped: op.skipped,
         createdAt: op.created_at.toISOString(),
-        finishedAt: op.finished_at?.toISOString() ?? null
+        finishedAt: op.finished_at?.toISOString() ?? null,
+        cart_id: null
+      })
+    })
+
+  /** A renew/restore op follows its cart: queued until paid, running while items run, done. */
+  const cartOpStatus = (op: BulkOpRow, cartId: string) =>
+    Effect.gen(function*() {
+      const [cart, items] = yield* Effect.all([repo.cart(cartId), repo.cartItems(cartId)], { concurrency: 2 })
+      const statusOfItem = (i: CartItemRow) =>
+        i.status === "pending"
+          ? "queued" as const
+          : i.status === "running"
+          ? "running" as const
+          : i.status === "succeeded"
+          ? "succeeded" as const
+          : "failed" as const
+      return new BulkStatus({
+        bulkOpId: op.id,
+        op: op.op,
+        status: cart?.status === "done" ? "done" : cart?.status === "paid" ? "running" : "queued",
+        total: items.length,
+        succeeded: items.filter((i) => i.status === "succeeded").length,
+        failed: items.filter((i) => i.status === "failed" || i.status === "refunded").length,
+        items: items.map((i) => ({
+          domain: i.domain,
+          status: statusOfItem(i),
+          error: i.status === "refunded" ? `${i.error ?? "failed"}; refunded (${i.refund_id})` : i.error
+        })),
+        skipped: op.skipped,
+        createdAt: op.created_at.toISOString(),
+        finishedAt: cart?.finished_at?.toISOString() ?? null,
+        cart_id: cartId
+      })
+    })
+
+  /** The cart as its owner sees it (GET /api/carts/{id}); another user's is not found. */
+  const cartView = (id: string, ownerId: string) =>
+    Effect.gen(function*() {
+      const cart = yield* repo.cart(id)
+      if (cart === undefined || cart.user_id !== ownerId) {
+        return yield* new CartNotFound({ message: `No cart ${id.slice(0, 100)}` })
+      }
+      const items = yield* repo.cartItems(id)
+      return new CartView({
+        id: cart.id,
+        status: cart.status,
+        total_cents: cart.total_cents,
+        currency: cart.currency,
+        items: items.map((i) => ({
+          domain: i.domain,
+          op: i.op,
+          amount_cents: i.price_cents,
+          status: i.status === "succeeded"
+            ? "done" as const
+            : i.status === "failed" || i.status === "refunded"
+            ? i.status
+            : "pending" as const,
+          ...(i.error !== null ? { error: i.error } : {}),
+          ...(i.refund_id !== null ? { refund_id: i.refund_id } : {})
+        })),
+        created_at: cart.created_at.toISOString(),
+        paid_at: cart.paid_at?.toISOString() ?? null
       })
     })
 
@@ -531,12 +683,19 @@ const make = Effect.gen(function*() {
 
   // --- Paid carts -----------------------------------------------------------------------------
 
+  /**
+   * Runs a paid cart's items once each, then refunds every item the registrar refused (the
+   * provider first, then the item and its ledger reversal in one transaction), then marks the
+   * cart done and tells the owner, once. A refund the provider did not make fails the job, which
+   * retries it later (items already run are not run again).
+   */
   const runCart = (job: RunningJob<{ readonly cartId: string }>) =>
     Effect.gen(function*() {
-      const items = yield* repo.cartItems(job.input.cartId)
+      const cartId = job.input.cartId
+      const items = yield* repo.cartItems(cartId)
       const runItem = (item: (typeof items)[number]) =>
         Effect.gen(function*() {
-          if (item.status === "succeeded" || item.status === "failed") return
+          if (item.status === "succeeded" || item.status === "failed" || item.status === "refunded") return
           const before = yield* repo.domain(item.domain)
           if (item.status === "running" && before !== undefined) {
             const info = yield* Effect.either(retrying(registrar.info(item.domain)))
@@ -557,15 +716,46 @@ const make = Effect.gen(function*() {
           yield* repo.cartItemStatus(item.id, "succeeded", null)
         })
       yield* Effect.forEach(items, runItem, { concurrency, discard: true })
-      const after = yield* repo.cartItems(job.input.cartId)
+
+      const cart = yield* repo.cart(cartId)
+      if (cart === undefined) return yield* new JobFailure({ message: `cart ${cartId} no longer exists` })
+      const failed = (yield* repo.cartItems(cartId)).filter((i) => i.status === "failed")
+      if (failed.length > 0) {
+        const amount = failed.reduce((sum, i) => sum + i.price_cents, 0)
+        const refunded = yield* checkout.refund({ cartId, amountCents: amount })
+        // Not a JobFailure: the job is retried with back-off, and runs no item twice.
+        if (!refunded) return yield* new CartRefundPending({ cartId, amountCents: amount })
+        yield* repo.transaction(Effect.forEach(failed, (item) =>
+          Effect.gen(function*() {
+            if (yield* repo.markItemRefunded(item.id, makeId("rf"))) {
+              yield* postCartItemRefunded(books, {
+                cartId,
+                itemId: item.id,
+                currency: cart.currency,
+                amountCents: item.price_cents
+              })
+            }
+          }), { discard: true }))
+      }
+      const after = yield* repo.cartItems(cartId)
+      yield* repo.transaction(Effect.gen(function*() {
+        if (!(yield* repo.markCartDone(cartId))) return
+        yield* notifications.notify({
+          userId: cart.user_id,
+          kind: "cart.completed",
+          subject: cartId,
+          message: cartOutcome(cart, after),
+          key: `cart:${cartId}:completed`
+        })
+      }))
       return {
-        cartId: job.input.cartId,
+        cartId,
         succeeded: after.filter((i) => i.status === "succeeded").length,
-        failed: after.filter((i) => i.status === "failed").length
+        refunded: after.filter((i) => i.status === "refunded").length
       }
     })
 
-  return { bulk, status, runBulk, runCart }
+  return { bulk, status, cart: cartView, runBulk, runCart }
 })
 
 export class Bulk extends Context.Tag("app/Bulk")<Bulk, Effect.Effect.Success<typeof make>>() {

@@ -53,3 +53,20 @@ export class BulkOpNotFound extends DomainError<BulkOpNotFound>()("BulkOpNotFoun
   status: 404,
   description: "No such bulk operation (or another user's)"
 }) {}
+
+/**
+ * Renew/restore items that cannot run (`details.refused: [{domain, error}]`, error one of
+ * `CART_REFUSALS` or a registrar refusal such as `not_found`): every item, or any item with
+ * `skip_on_error: false`. Nothing was put in a cart, nothing was charged.
+ */
+export class ItemsRefused extends DomainError<ItemsRefused>()("ItemsRefused", {
+  code: "items_refused",
+  status: 422,
+  description: "Some renew/restore items cannot run (restore not needed, past the restore window, renewal limit, …)"
+}) {}
+
+export class CartNotFound extends DomainError<CartNotFound>()("CartNotFound", {
+  code: "cart_not_found",
+  status: 404,
+  description: "No such cart (or another user's)"
+}) {}

@@ -14,4 +14,5 @@ export const PortfolioHttpLive = HttpApiBuilder.group(Api, "portfolio", (handler
       .handle("list", () => Effect.flatMap(CurrentUser, (user) => portfolio.list(user.id)))
       .handle("bulk", ({ path, payload }) => Effect.flatMap(CurrentUser, (user) => bulk.bulk(user, path.op, payload)))
       .handle("bulkStatus", ({ path }) => Effect.flatMap(CurrentUser, (user) => bulk.status(path.bulkOpId, user.id)))
+      .handle("cart", ({ path }) => Effect.flatMap(CurrentUser, (user) => bulk.cart(path.cartId, user.id)))
   }))

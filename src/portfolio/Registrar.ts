@@ -5,9 +5,11 @@
  *   polled to completion by the client; used when RTR_API_URL is set.
  * - sandbox (unconfigured): an in-memory registrar with realistic latencies (REGISTRAR_SANDBOX_LATENCY,
  *   default 40–120 ms per call) and the failures a real one has: a name whose label starts with
- *   `locked-` is under registry lock (every update is refused), one starting with `expired-` is
- *   past its restore window (restore is refused); contact handles starting with `unknown-` do not
- *   exist; labels starting with `premium-` renew at a premium price.
+ *   `locked-` is under registry lock (every update is refused); one starting with `redemption-`
+ *   expired 40 days ago (in its redemption period: restorable), one starting with `expired-` 90 days
+ *   ago (past its restore window: restore is refused); one containing `rejected` is refused by the
+ *   registry on renew and restore (after a cart passed every check); contact handles starting
+ *   with `unknown-` do not exist; labels starting with `premium-` renew at a premium price.
  *
  * Every call holds one of REGISTRAR_CONCURRENCY permits (default 16): that many calls in flight
  * per registrar per process, however many bulk jobs run at once.
@@ -140,12 +142,20 @@ export const makeSandbox = (
         autoRenew: false,
         nameservers: ["ns1.sandbox-registrar.test", "ns2.sandbox-registrar.test"],
         contactsHandle: null,
-        expiresAt: new Date(Date.now() + 365 * 86_400_000)
+        expiresAt: new Date(
+          Date.now() + (label(domain).startsWith("expired-")
+                ? -90
+                : label(domain).startsWith("redemption-")
+                ? -40
+                : 365) * 86_400_000
+        )
       }
       state.set(domain, d)
     }
     return d
   }
+  const rejected = (domain: string, op: string) =>
+    new RegistrarError({ domain, code: "rejected", message: `the registry rejected the ${op} of ${domain}` })
   const update = (domain: string, change: (d: ReturnType<typeof get>) => void) =>
     Effect.zipRight(
       wait,
@@ -172,12 +182,13 @@ export const makeSandbox = (
     renew: (domain, years) =>
       Effect.zipRight(
         wait,
-        Effect.sync(() => {
+        Effect.suspend(() => {
+          if (label(domain).includes("rejected")) return Effect.fail(rejected(domain, "renew"))
           const d = get(domain)
           const next = new Date(d.expiresAt)
           next.setUTCFullYear(next.getUTCFullYear() + years)
           d.expiresAt = next
-          return { expiresAt: next }
+          return Effect.succeed({ expiresAt: next })
         })
       ),
     restore: (domain) =>
@@ -192,7 +203,16 @@ export const makeSandbox = (
                 message: `${domain} is past its redemption period and can no longer be restored`
               })
             )
-            : Effect.succeed({ expiresAt: get(domain).expiresAt })
+            : label(domain).includes("rejected")
+            ? Effect.fail(rejected(domain, "restore"))
+            : Effect.sync(() => {
+              // A restore renews for a year from the old expiry (RGP restore + renewal).
+              const d = get(domain)
+              const next = new Date(d.expiresAt)
+              next.setUTCFullYear(next.getUTCFullYear() + 1)
+              d.expiresAt = next
+              return { expiresAt: next }
+            })
         )
       ),
     contactExists: (handle) => Effect.as(wait, !handle.toLowerCase().startsWith("unknown-")),

@@ -34,7 +34,9 @@ export const BulkOpRow = Schema.Struct({
   job_id: Schema.NullOr(Schema.String),
   created_at: Schema.DateFromSelf,
   started_at: Schema.NullOr(Schema.DateFromSelf),
-  finished_at: Schema.NullOr(Schema.DateFromSelf)
+  finished_at: Schema.NullOr(Schema.DateFromSelf),
+  /** renew/restore: the op's cart (migration 0230); its items are the cart's. */
+  cart_id: Schema.NullOr(Schema.String)
 })
 export type BulkOpRow = typeof BulkOpRow.Type
 
@@ -68,10 +70,24 @@ export const CartItemRow = Schema.Struct({
   op: Schema.Literal("renew", "restore"),
   years: Schema.Number,
   price_cents: Schema.Number,
-  status: Schema.Literal("pending", "running", "succeeded", "failed"),
-  error: Schema.NullOr(Schema.String)
+  status: Schema.Literal("pending", "running", "succeeded", "failed", "refunded"),
+  error: Schema.NullOr(Schema.String),
+  refund_id: Schema.NullOr(Schema.String)
 })
 export type CartItemRow = typeof CartItemRow.Type
+
+export const CartRow = Schema.Struct({
+  id: Schema.String,
+  user_id: Schema.String,
+  status: Schema.Literal("open", "paid", "done"),
+  currency: Schema.String,
+  total_cents: Schema.Number,
+  session_id: Schema.NullOr(Schema.String),
+  created_at: Schema.DateFromSelf,
+  paid_at: Schema.NullOr(Schema.DateFromSelf),
+  finished_at: Schema.NullOr(Schema.DateFromSelf)
+})
+export type CartRow = typeof CartRow.Type
 
 export type DomainPatch = Partial<{
   locked: boolean
@@ -159,10 +175,31 @@ const make = Effect.gen(function*() {
   })
   const markCartPaid = SqlSchema.findOne({
     Request: Schema.Struct({ id: Schema.String, sessionId: Schema.String }),
-    Result: Id,
+    Result: CartRow,
     execute: ({ id, sessionId }) =>
       sql`update carts set status = 'paid', paid_at = now(), session_id = coalesce(session_id, ${sessionId})
-          where id = ${id} and status = 'open' returning id`
+          where id = ${id} and status = 'open'
+          returning id, user_id, status, currency, total_cents, session_id, created_at, paid_at, finished_at`
+  })
+  const cart = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: CartRow,
+    execute: (id) =>
+      sql`select id, user_id, status, currency, total_cents, session_id, created_at, paid_at, finished_at
+          from carts where id = ${id}`
+  })
+  const markCartDone = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: Id,
+    execute: (id) =>
+      sql`update carts set status = 'done', finished_at = now() where id = ${id} and status = 'paid' returning id`
+  })
+  const markItemRefunded = SqlSchema.findOne({
+    Request: Schema.Struct({ id: Schema.String, refundId: Schema.String }),
+    Result: Id,
+    execute: ({ id, refundId }) =>
+      sql`update cart_items set status = 'refunded', refund_id = ${refundId}, refunded_at = now()
+          where id = ${id} and status = 'failed' returning id`
   })
   const cartItems = SqlSchema.findAll({
     Request: Schema.String,
@@ -193,14 +230,14 @@ const make = Effect.gen(function*() {
         : run(sql`update user_domains set ${sql.update(patchColumns(patch))} where domain = ${domain}`),
 
     createOp: (
-      row: { id: string; user_id: string; op: string; payload: unknown; skipped: unknown },
+      row: { id: string; user_id: string; op: string; payload: unknown; skipped: unknown; cart_id?: string },
       domains: ReadonlyArray<string>
     ) =>
       transaction(Effect.gen(function*() {
-        yield* run(sql`insert into bulk_ops (id, user_id, op, payload, skipped)
+        yield* run(sql`insert into bulk_ops (id, user_id, op, payload, skipped, cart_id)
                        values (${row.id}, ${row.user_id}, ${row.op}, ${JSON.stringify(row.payload)}, ${
           JSON.stringify(row.skipped)
-        })`)
+        }, ${row.cart_id ?? null})`)
         for (let start = 0; start < domains.length; start += 500) {
           const chunk = domains.slice(start, start + 500).map((domain, i) => ({
             bulk_op_id: row.id,
@@ -280,7 +317,7 @@ const make = Effect.gen(function*() {
 
     createCart: (
       cart: { id: string; user_id: string; currency: string; total_cents: number },
-      items: ReadonlyArray<Omit<CartItemRow, "status" | "error" | "cart_id">>
+      items: ReadonlyArray<Omit<CartItemRow, "status" | "error" | "cart_id" | "refund_id">>
     ) =>
       transaction(Effect.gen(function*() {
         yield* run(sql`insert into carts ${sql.insert({ ...cart, status: "open" })}`)
@@ -292,9 +329,18 @@ const make = Effect.gen(function*() {
     setCartSession: (id: string, sessionId: string) =>
       run(sql`update carts set session_id = ${sessionId} where id = ${id}`),
 
-    /** Marks the cart paid; false when it was already paid (the payment is not fulfilled twice). */
-    markCartPaid: (id: string, sessionId: string) =>
-      Effect.orDie(Effect.map(markCartPaid({ id, sessionId }), Option.isSome)),
+    /** Marks the cart paid; none when it was already paid (the payment is not fulfilled twice). */
+    markCartPaid: (id: string, sessionId: string) => Effect.orDie(markCartPaid({ id, sessionId })),
+
+    /** The cart; undefined when there is none. */
+    cart: (id: string) => Effect.orDie(Effect.map(cart(id), Option.getOrUndefined)),
+
+    /** paid → done, once (true the first time). */
+    markCartDone: (id: string) => Effect.orDie(Effect.map(markCartDone(id), Option.isSome)),
+
+    /** failed → refunded with its `rf_…`, once (true the first time: post the reversal then). */
+    markItemRefunded: (id: string, refundId: string) =>
+      Effect.orDie(Effect.map(markItemRefunded({ id, refundId }), Option.isSome)),
 
     setCartJob: (id: string, jobId: string) => run(sql`update carts set job_id = ${jobId} where id = ${id}`),
 

@@ -20,12 +20,20 @@ export interface Attribution {
   readonly environment: PartnerEnvironment
   readonly linkId: string
   readonly clickId: string
+  /**
+   * The browser that clicked: the id of its first click, kept across its later clicks (so a
+   * visitor's repeated checkouts of one domain count once in the funnel).
+   */
+  readonly visitorId: string
 }
 
 export class ReferralAttribution extends Context.Tag("app/ReferralAttribution")<ReferralAttribution, {
   /** The partner whose link the buyer clicked last, when that click is still within the window. */
   readonly resolve: (cookie: string | undefined, now: Date) => Effect.Effect<Option.Option<Attribution>>
-  /** A checkout was opened for an attributed buyer (the funnel's "checkouts started"). */
+  /**
+   * A checkout was opened for an attributed buyer (the funnel's "checkouts started"): counted once
+   * per link, visitor and domain, however many sessions the visitor opens.
+   */
   readonly checkoutStarted: (
     attribution: Attribution,
     input: { readonly sessionId: string; readonly domain: string }

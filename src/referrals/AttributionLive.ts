@@ -2,7 +2,7 @@
  * The real `ReferralAttribution` (the seam in ./Attribution.ts): the signed `mk_ref` cookie set by
  * `GET /r/{code}`, valid for REFERRAL_WINDOW_DAYS after its click; each click overwrites it, so
  * the last click wins, whoever's link it was. `checkoutStarted` feeds the funnel's roll-up once
- * per checkout session.
+ * per link, visitor and domain.
  */
 import { Effect, Layer } from "effect"
 import { ReferralAttribution } from "./Attribution.js"

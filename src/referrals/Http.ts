@@ -63,7 +63,7 @@ export const ReferralRedirectHttpLive = HttpApiBuilder.group(
             ip: clientIpOf(request as HttpServerRequest.HttpServerRequest, config.trustProxy),
             userAgent: request.headers["user-agent"] ?? null,
             referrer: request.headers["referer"] ?? null
-          }),
+          }, request.cookies[REFERRAL_COOKIE]),
           Option.match({
             onNone: () => unknownCode,
             onSome: (r) =>

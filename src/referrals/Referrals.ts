@@ -4,8 +4,9 @@
  * - Links belong to one partner and environment; codes are 10 base62 characters from the CSPRNG
  *   (≈ 59 bits: not guessable, not enumerable).
  * - A click answers from memory: the link (cached by code; links never change), a signed cookie
- *   `{link, partner, environment, click id, time}` (SERVICE_SECRET, purpose `referral-cookie`),
- *   and the click handed to the ClickWriter. Each click overwrites the cookie: last click wins.
+ *   `{link, partner, environment, click id, time, visitor}` (SERVICE_SECRET, purpose
+ *   `referral-cookie`), and the click handed to the ClickWriter. Each click overwrites the
+ *   cookie: last click wins; the visitor (the browser's first click) carries over.
  * - Reports read the daily roll-up (clicks, funnel, analytics), the referral orders (sales) and
  *   the partner's ledger entries (commissions, src/domain/Referral.ts `commissionLedger`).
  */
@@ -53,6 +54,8 @@ interface CookiePayload {
   readonly e: PartnerEnvironment
   readonly c: string
   readonly t: number
+  /** The visitor: the browser's first click id, carried over by each later click (absent on older cookies: `c`). */
+  readonly v?: string
 }
 
 export interface ClickInput {
@@ -66,6 +69,10 @@ const notAffiliate = () =>
     message:
       "This credential's partner is not an affiliate account: referral links and reports need one (the operator creates it with `partner create --affiliate`)"
   })
+
+/** A cookie's visitor (a string id, or undefined for a cookie written before visitors were kept). */
+const visitorOf = (c: CookiePayload): string | undefined =>
+  typeof c.v === "string" && c.v.length <= 64 ? c.v : typeof c.c === "string" ? c.c : undefined
 
 const ownerOf = (p: PartnerIdentity): Owner => ({ partnerId: p.partnerId, environment: p.environment })
 
@@ -172,8 +179,11 @@ const make = Effect.gen(function*() {
       }
     })
 
-  /** The redirect of a code: where to, and the cookie value; None for an unknown code. */
-  const click = (code: string, input: ClickInput) =>
+  /**
+   * The redirect of a code: where to, and the cookie value; None for an unknown code. `previous`
+   * is the browser's current cookie: its visitor carries over to the new one.
+   */
+  const click = (code: string, input: ClickInput, previous?: string) =>
     Effect.gen(function*() {
       let link = byCode.get(code)
       if (link === undefined) {
@@ -187,7 +197,11 @@ const make = Effect.gen(function*() {
       const at = Date.now()
       const id = makeId("clk", at)
       writer.enqueue({ id, linkId: link.id, partnerId: link.partner_id, environment: link.environment, at, ...input })
-      const payload: CookiePayload = { l: link.id, p: link.partner_id, e: link.environment, c: id, t: at }
+      const before = previous === undefined || previous.length > 1024
+        ? Option.none<CookiePayload>()
+        : secrets.verify<CookiePayload>(COOKIE_PURPOSE, previous)
+      const visitor = Option.match(before, { onNone: () => id, onSome: (c) => visitorOf(c) ?? id })
+      const payload: CookiePayload = { l: link.id, p: link.partner_id, e: link.environment, c: id, t: at, v: visitor }
       return Option.some({ location: destinationOf(link), cookie: secrets.sign(COOKIE_PURPOSE, payload) })
     })
 
@@ -198,7 +212,7 @@ const make = Effect.gen(function*() {
       secrets.verify<CookiePayload>(COOKIE_PURPOSE, cookie),
       (c) =>
         typeof c.t === "number" && withinWindow(c.t, now.getTime(), windowMs)
-          ? Option.some({ partnerId: c.p, environment: c.e, linkId: c.l, clickId: c.c })
+          ? Option.some({ partnerId: c.p, environment: c.e, linkId: c.l, clickId: c.c, visitorId: visitorOf(c) ?? c.c })
           : Option.none()
     )
   }
@@ -211,6 +225,7 @@ const make = Effect.gen(function*() {
         partnerId: a.partnerId,
         environment: a.environment,
         clickId: a.clickId,
+        visitor: a.visitorId,
         domain: input.domain,
         at: new Date(now)
       })).pipe(Effect.asVoid)

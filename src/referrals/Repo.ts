@@ -127,6 +127,7 @@ const CheckoutStarted = Schema.Struct({
   partnerId: Schema.String,
   environment: Environment,
   clickId: Schema.String,
+  visitor: Schema.String,
   domain: Schema.String,
   at: Schema.DateFromSelf
 })
@@ -195,9 +196,9 @@ const make = Effect.gen(function*() {
     Result: Schema.Struct({ session_id: Schema.String }),
     execute: (c) =>
       sql`
-        insert into referral_checkouts (session_id, link_id, partner_id, environment, click_id, domain, started_at)
-        values (${c.sessionId}, ${c.linkId}, ${c.partnerId}, ${c.environment}, ${c.clickId}, ${c.domain}, ${c.at})
-        on conflict (session_id) do nothing returning session_id`
+        insert into referral_checkouts (session_id, link_id, partner_id, environment, click_id, visitor, domain, started_at)
+        values (${c.sessionId}, ${c.linkId}, ${c.partnerId}, ${c.environment}, ${c.clickId}, ${c.visitor}, ${c.domain}, ${c.at})
+        on conflict do nothing returning session_id`
   })
   const daily = SqlSchema.findAll({
     Request: Schema.Struct({
@@ -318,7 +319,11 @@ const make = Effect.gen(function*() {
         )
       })),
 
-    /** Records an attributed checkout once per session (and rolls it up); false when already recorded. */
+    /**
+     * Records an attributed checkout once per session and once per link, visitor and domain
+     * (migration 0240; either unique index makes it a no-op), and rolls it up; false when already
+     * recorded.
+     */
     checkoutStarted: (c: typeof CheckoutStarted.Type) =>
       transaction(Effect.gen(function*() {
         const inserted = yield* Effect.orDie(insertCheckout(c))

@@ -11,7 +11,17 @@ import type { CheckoutSessionRequest } from "../../src/checkout/Api.js"
 import { DomainNotForSale, DomainNotPriced, ListingUnavailable } from "../../src/checkout/Errors.js"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import { apiClient, expectFailure } from "../support/ApiClient.js"
-import { CARDS, csrfOf, openSession, ordersOfSession, page, payWith, postForm, ptOf } from "../support/CheckoutKit.js"
+import {
+  buyThroughPage,
+  CARDS,
+  csrfOf,
+  openSession,
+  ordersOfSession,
+  page,
+  payWith,
+  postForm,
+  ptOf
+} from "../support/CheckoutKit.js"
 import { createPartner, expectError, seedListings } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 
@@ -397,9 +407,11 @@ describe("hosted checkout", () => {
       Effect.gen(function*() {
         const { baseUrl } = yield* TestServer.TestServer
         yield* seedListings([{ domain: "house-sale.com", environment: "live", bin: 99_900 }])
-        const opened = yield* page("/buy/house-sale.com")
+        const { location: started, shown: offer, started: opened } = yield* buyThroughPage("/buy/house-sale.com")
+        expect(offer.status).toBe(200)
+        expect(offer.text).toContain("Domain Marketplace")
         expect(opened.status).toBe(303)
-        const location = opened.headers.get("location")!
+        const location = started!
         expect(location.startsWith("/checkout?pt=")).toBe(true)
         const shown = yield* page(location)
         expect(shown.text).toContain("Domain Marketplace")

@@ -26,7 +26,21 @@ const StubReferrals = Layer.succeed(ReferralAttribution, {
   resolve: (cookie) =>
     Effect.succeed(
       cookie === "click-1"
-        ? Option.some({ partnerId: referrer, environment: "live" as const, linkId: "lnk_test1", clickId: "clk_1" })
+        ? Option.some({
+          partnerId: referrer,
+          environment: "live" as const,
+          linkId: "lnk_test1",
+          clickId: "clk_1",
+          visitorId: "clk_1"
+        })
+        : cookie === "sandbox-click"
+        ? Option.some({
+          partnerId: referrer,
+          environment: "sandbox" as const,
+          linkId: "lnk_test2",
+          clickId: "clk_2",
+          visitorId: "clk_2"
+        })
         : Option.none()
     ),
   checkoutStarted: (a, input) => Effect.sync(() => void started.push({ ...input, linkId: a.linkId }))
@@ -59,7 +73,7 @@ layer(TestServer.layer() as Layer.Layer<any>)("checkout seams", (it) => {
       referrer = partner.partner_id
       yield* seedListings([{ domain: "referred-sale.com", environment: "live", bin: 200_000 }])
       const checkout = yield* Checkout
-      const session = yield* checkout.openForMarketplace("referred-sale.com", "click-1")
+      const session = yield* checkout.openForMarketplace("live", "referred-sale.com", "click-1")
       expect(session).toMatchObject({
         kind: "marketplace",
         referral_partner_id: referrer,
@@ -83,8 +97,12 @@ layer(TestServer.layer() as Layer.Layer<any>)("checkout seams", (it) => {
       expect(Number(accrued!.n)).toBe(-20_000)
       // Without the cookie: the marketplace's own sale.
       yield* seedListings([{ domain: "unreferred-sale.com", environment: "live" }])
-      const plain = yield* checkout.openForMarketplace("unreferred-sale.com", "unknown-click")
+      const plain = yield* checkout.openForMarketplace("live", "unreferred-sale.com", "unknown-click")
       expect(plain.referral_partner_id).toBeNull()
+      // A sandbox link's click attributes nothing on the live page.
+      yield* seedListings([{ domain: "crossed-sale.com", environment: "live" }])
+      const crossed = yield* checkout.openForMarketplace("live", "crossed-sale.com", "sandbox-click")
+      expect(crossed.referral_partner_id).toBeNull()
     }).pipe(Effect.provide(CheckoutWithStandIns)))
 
   it.effect("cart: one session per cart, the same page, paying fulfils the cart and creates no order", () =>

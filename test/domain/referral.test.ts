@@ -124,6 +124,10 @@ describe("clicks", () => {
   it("destinations: generic → /, domain → /buy/{domain}, product → its page", () => {
     expect(destinationOf({ kind: "generic", domain: null, product: null })).toBe("/")
     expect(destinationOf({ kind: "domain", domain: "example.com", product: null })).toBe("/buy/example.com")
+    expect(destinationOf({ kind: "domain", domain: "example.com", product: null, environment: "live" }))
+      .toBe("/buy/example.com")
+    expect(destinationOf({ kind: "domain", domain: "bold-sandbox.dev", product: null, environment: "sandbox" }))
+      .toBe("/buy/bold-sandbox.dev?env=sandbox")
     expect(destinationOf({ kind: "product", domain: null, product: "search" })).toBe("/")
   })
 })

@@ -258,6 +258,19 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "1000000", PARTNER_QUOTE_TTL: "
           { n: number }
         >`select count(*)::int as n from partner_events where type = 'order.recorded' and data->'order'->>'domain' = 'race.com'`
         expect(events[0].n).toBe(1)
+        // Same key, the same JSON written another way (keys reordered, spacing, 77700.0): the same
+        // body, so the stored order again.
+        const reformatted = `{
+          "buyer": { "country": "GB", "name": "Ada Buyer", "email": "buyer@example.org" },
+          "external_payment_ref": "pay_race.com", "currency": "USD", "expected_price": 77700.0, "domain": "race.com"
+        }`
+        const again = yield* signed(a, "POST", "/api/partner/v1/orders", {
+          body: reformatted,
+          headers: { "idempotency-key": key }
+        })
+        expect(again.status, again.text).toBe(201)
+        expect(again.headers.get("idempotent-replayed")).toBe("true")
+        expect(again.json).toEqual(created[0].json)
         // Same key, other body → 409.
         const other = yield* expectFailure(
           Effect.flatMap(apiClient({ partner: a }), (client) =>

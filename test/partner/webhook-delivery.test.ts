@@ -19,7 +19,7 @@ import { Webhook } from "standardwebhooks"
 import { verifyWebhook } from "../../src/partner-client/index.js"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import { makeOutbound } from "../../src/platform/Outbound.js"
-import { post } from "../support/http.js"
+import { get, post } from "../support/http.js"
 import { buy, createPartner, deliveryOf, expectError, seedListings, signed, waitUntil } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 import { type ReceivedDelivery, webhookReceiver } from "../support/WebhookReceiver.js"
@@ -66,6 +66,69 @@ layer(TestServer.layer(ENV))("webhook delivery", (it) => {
         // Until the first timeout frees a slot, exactly four of the hung partner's attempts ran.
         const t0 = hung.received[0].at
         expect(hung.received.filter((d) => d.at - t0 < 4_500)).toHaveLength(4)
+      }),
+    60_000
+  )
+
+  it.scoped(
+    "ten partners whose receivers hang beside a healthy one: the healthy partner's deliveries stay under 2 s (p95); the hung ones trip their breakers",
+    () =>
+      Effect.gen(function*() {
+        const hung = yield* webhookReceiver({ fallback: "hang" })
+        const healthy = yield* webhookReceiver()
+        const hungPartners = yield* Effect.all(Array.from({ length: 10 }, () => createPartner()))
+        const fine = yield* createPartner()
+        const hungDomains = hungPartners.flatMap((_, p) => Array.from({ length: 4 }, (_, i) => `hang${p}x${i}.com`))
+        const fineDomains = Array.from({ length: 16 }, (_, i) => `fine${i}.com`)
+        yield* seedListings([...hungDomains, ...fineDomains].map((domain) => ({ domain, bin: 1_000 })))
+        for (const p of hungPartners) expect((yield* register(p, hung.url, SECRET)).status).toBe(200)
+        expect((yield* register(fine, healthy.url, SECRET)).status).toBe(200)
+        // Forty deliveries to receivers that never answer: 10 partners × the per-endpoint cap of 4,
+        // more than the 16 slots a replica used to have for everyone.
+        for (const [p, cred] of hungPartners.entries()) {
+          for (let i = 0; i < 4; i++) yield* buy(cred, `hang${p}x${i}.com`, 1_000)
+        }
+        yield* hung.waitFor(16, 15_000)
+        // The healthy partner orders steadily for ~14 s while the hung attempts time out, are retried
+        // (WEBHOOK_RETRY_BASE is 50 ms here) and their breakers trip.
+        const sentAt = new Map<string, number>()
+        for (const d of fineDomains) {
+          const id = yield* buy(fine, d, 1_000)
+          sentAt.set(id, Date.now())
+          yield* sleep(900)
+        }
+        const got = yield* healthy.waitFor(fineDomains.length, 20_000)
+        expect(got).toHaveLength(fineDomains.length)
+        const latencies = got.map((d) => d.at - sentAt.get(orderOf(d).public_id)!).sort((a, b) => a - b)
+        const p95 = latencies[Math.ceil(latencies.length * 0.95) - 1]
+        expect(p95, `healthy delivery latencies (ms): ${latencies.join(", ")}`).toBeLessThanOrEqual(2_000)
+        // The hung partners' endpoints are probed one attempt at a time now, not four.
+        const sql = yield* SqlClient.SqlClient
+        const tripped = yield* sql<{ n: number }>`
+          select count(*)::int as n from partner_webhooks
+          where url = ${hung.url} and consecutive_failures >= 3`
+        expect(tripped[0].n).toBe(10)
+      }),
+    120_000
+  )
+
+  it.scoped(
+    "the lag gauge counts only what could be sent: an event waiting behind its order's failing first event is not lag",
+    () =>
+      Effect.gen(function*() {
+        yield* seedListings([{ domain: "laggy.com", bin: 1_000 }])
+        const failing = yield* webhookReceiver({ fallback: { status: 503 } })
+        const cred = yield* createPartner()
+        yield* register(cred, failing.url, SECRET)
+        const id = yield* buy(cred, "laggy.com", 1_000)
+        // order.transfer_started is due at once but must wait for order.recorded, retried after 50 ms, then 3 s.
+        expect((yield* signed(cred, "POST", `/api/partner/v1/sandbox/orders/${id}/advance`)).status).toBe(200)
+        yield* failing.waitFor(2, 10_000)
+        yield* sleep(2_000)
+        const metrics = yield* get("/metrics")
+        const lag = Number(/^webhook_delivery_lag_seconds (\S+)$/m.exec(metrics.text)?.[1])
+        expect(lag).toBeLessThan(1)
+        expect(Number(/^webhook_deliveries_pending (\S+)$/m.exec(metrics.text)?.[1])).toBeGreaterThanOrEqual(2)
       }),
     60_000
   )

@@ -10,6 +10,7 @@ import { spawn, spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { socketPathOf } from "../../src/platform/DataDirLock.js"
 import { runCliWith } from "../support/cli.js"
 import { signed } from "../support/PartnerKit.js"
 import { freePort, startServiceProcess } from "../support/ServiceProcess.js"
@@ -38,6 +39,67 @@ const secondService = (dataDir: string) =>
       })
       return Effect.sync(() => child.kill("SIGKILL"))
     }))
+
+/** A process that took the lock's socket and was killed with SIGKILL: the socket file stays behind. */
+const deadHolder = (dataDir: string) =>
+  Effect.async<void>((resume) => {
+    const child = spawn(process.execPath, [
+      "-e",
+      `require("net").createServer().listen(${JSON.stringify(socketPathOf(dataDir))}, () => process.stdout.write("up"))`
+    ], { stdio: ["ignore", "pipe", "inherit"] })
+    child.stdout!.once("data", () => child.kill("SIGKILL"))
+    child.once("exit", () => resume(Effect.void))
+  })
+
+/** `node src/main.ts` as pid 1 of a new pid namespace (as under tini in the image); resolves once ready. */
+const serviceInPidNamespace = (dataDir: string) =>
+  Effect.flatMap(
+    freePort(),
+    (port) =>
+      Effect.async<{ readonly kill9: () => Promise<void>; readonly output: () => string }, Error>((resume) => {
+        const child = spawn("unshare", [
+          "-pf",
+          "--mount-proc",
+          "--kill-child",
+          process.execPath,
+          "--import",
+          "tsx",
+          "src/main.ts"
+        ], {
+          env: { ...process.env, ...TestServer.baseEnv, PORT: String(port), DATA_DIR: dataDir },
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+        let output = ""
+        child.stdout!.on("data", (d) => (output += d))
+        child.stderr!.on("data", (d) => (output += d))
+        const exited = new Promise<void>((ok) => child.once("exit", () => ok()))
+        // kill -9 of the node process: pid 1 of its namespace, whose death ends the namespace.
+        const kill9 = async () => {
+          const inner = spawnSync("pgrep", ["-P", String(child.pid)]).stdout.toString().trim()
+          if (inner) process.kill(Number(inner), "SIGKILL")
+          await exited
+        }
+        const deadline = Date.now() + 150_000
+        const poll = async () => {
+          while (Date.now() < deadline) {
+            if (child.exitCode !== null) return resume(Effect.fail(new Error(`service exited early:\n${output}`)))
+            if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) {
+              return resume(Effect.succeed({ kill9, output: () => output }))
+            }
+            await new Promise((ok) => setTimeout(ok, 100))
+          }
+          child.kill("SIGKILL")
+          resume(Effect.fail(new Error(`service did not become ready:\n${output}`)))
+        }
+        void poll()
+        return Effect.promise(() => {
+          child.kill("SIGKILL")
+          return exited
+        })
+      })
+  )
+
+const canUnshare = spawnSync("unshare", ["-pf", "--mount-proc", "true"]).status === 0
 
 embeddedOnly("an embedded DATA_DIR", () => {
   it.live(
@@ -78,12 +140,15 @@ embeddedOnly("an embedded DATA_DIR", () => {
         // Stopped cleanly: the lock is released.
         expect(Fs.existsSync(Path.join(dataDir, "embedded.lock"))).toBe(false)
 
-        // A lock left by a dead process (kill -9) is taken over by the next one.
-        const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).stdout.toString()
+        // A lock left by a dead process (kill -9): its socket file stays, nobody listens on it; the
+        // record names a pid that is alive (ours: a reused pid, or the same pid in a container), which
+        // proves nothing. The next process takes the lock over.
+        yield* deadHolder(dataDir)
         Fs.writeFileSync(
           Path.join(dataDir, "embedded.lock"),
-          JSON.stringify({ pid: Number(dead), host: "127.0.0.1", port: 1, since: "" })
+          JSON.stringify({ pid: process.pid, host: "127.0.0.1", port: 1, since: "" })
         )
+        expect(Fs.existsSync(socketPathOf(dataDir))).toBe(true)
         const alone = yield* create("Without a service")
         expect(alone.code, alone.stderr).toBe(0)
         const cred2 = JSON.parse(alone.stdout)
@@ -94,6 +159,26 @@ embeddedOnly("an embedded DATA_DIR", () => {
           expect(yield* works(cred, service.baseUrl)).toBe(200)
           expect(yield* works(cred2, service.baseUrl)).toBe(200)
         }))
+        Fs.rmSync(dataDir, { recursive: true, force: true })
+      }),
+    600_000
+  )
+
+  it.live.skipIf(!canUnshare)(
+    "after kill -9 of the service as pid 1 of a pid namespace, the next start on the same DATA_DIR comes up",
+    () =>
+      Effect.gen(function*() {
+        const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "datadir-pidns-"))
+        const first = yield* serviceInPidNamespace(dataDir)
+        expect(JSON.parse(Fs.readFileSync(Path.join(dataDir, "embedded.lock"), "utf8")).pid).toBe(1)
+        yield* Effect.promise(first.kill9)
+        // Same pid (1) on the next start, the old record and socket file still there.
+        expect(Fs.existsSync(Path.join(dataDir, "embedded.lock"))).toBe(true)
+        for (let start = 0; start < 2; start++) {
+          const again = yield* serviceInPidNamespace(dataDir)
+          expect(again.output()).not.toContain("DataDirBusy")
+          yield* Effect.promise(again.kill9)
+        }
         Fs.rmSync(dataDir, { recursive: true, force: true })
       }),
     600_000

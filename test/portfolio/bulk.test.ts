@@ -347,6 +347,8 @@ layer(env, { timeout: 240_000 })("portfolio and bulk operations", (it) => {
       const regular = Number(price.price_cents)
       expect(dry).toEqual({
         addedToCart: false,
+        cartId: null,
+        bulkOpId: null,
         cartItemIds: [],
         totalCents: 2 * (2 * regular + 30_000),
         checkoutPath: null,

@@ -8,20 +8,20 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { apiClient } from "../support/ApiClient.js"
-import { CARDS, ordersOfSession, payWith, ptOf } from "../support/CheckoutKit.js"
+import { buyThroughPage, CARDS, ordersOfSession, payWith, ptOf } from "../support/CheckoutKit.js"
 import { request } from "../support/http.js"
 import { createPartner, seedListings } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 import { follow } from "./ReferralKit.js"
 
-/** Opens `/buy/{domain}` as a browser holding `cookie`; answers the session id and its `pt`. */
-const buy = (domain: string, cookie?: string) =>
+/** Opens `/buy/{domain}` as a browser holding `cookie` and starts the checkout; answers the session's `pt`. */
+const buy = (path: string, cookie?: string) =>
   Effect.gen(function*() {
-    const reply = yield* request(`/buy/${domain}`, cookie ? { headers: { cookie: `mk_ref=${cookie}` } } : {})
-    expect(reply.status, reply.text).toBe(303)
-    const location = reply.headers.get("location")!
+    const { location, shown, started } = yield* buyThroughPage(path, { cookie })
+    expect(shown.status, shown.text).toBe(200)
+    expect(started.status, started.text).toBe(303)
     expect(location).toMatch(/\/checkout\?pt=/)
-    return ptOf(location)
+    return ptOf(location!)
   })
 
 /** Pays the session of `domain` with the test card; answers the session's id. */
@@ -32,7 +32,7 @@ const payFor = (domain: string, pt: string) =>
     const sql = yield* SqlClient.SqlClient
     const [session] = yield* sql<
       { id: string; status: string }
-    >`select id, status from checkout_sessions where domain = ${domain}`.pipe(Effect.orDie)
+    >`select id, status from checkout_sessions where domain = ${domain} and status = 'paid'`.pipe(Effect.orDie)
     expect(session?.status).toBe("paid")
     return session!.id
   })
@@ -57,7 +57,7 @@ layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis" }), { timeout: 120
 
         const click = yield* follow(link.code)
         expect(click.reply.headers.get("location")).toBe("/buy/referred-e2e.com")
-        const sessionId = yield* payFor("referred-e2e.com", yield* buy("referred-e2e.com", click.cookie))
+        const sessionId = yield* payFor("referred-e2e.com", yield* buy("/buy/referred-e2e.com", click.cookie))
         const [order] = yield* ordersOfSession(sessionId)
         expect(order).toMatchObject({
           status: "PAID",
@@ -91,7 +91,7 @@ layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis" }), { timeout: 120
         expect(links.links[0]).toMatchObject({ id: link.id, clicks: 1, sales: 1, gmv_cents: 150_000 })
 
         // No cookie: the marketplace's own sale, nobody's commission.
-        const direct = yield* payFor("direct-e2e.com", yield* buy("direct-e2e.com"))
+        const direct = yield* payFor("direct-e2e.com", yield* buy("/buy/direct-e2e.com"))
         const [own] = yield* ordersOfSession(direct)
         expect(own).toMatchObject({ status: "PAID", payment_model: "hosted_checkout", referral_link_id: null })
         expect(own!.partner_id).not.toBe(aff.partner_id)
@@ -108,9 +108,102 @@ layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis" }), { timeout: 120
         })
         expect(created.status).toBe(201)
         const click = yield* follow(link.code)
-        const sessionId = yield* payFor("sandbox-click.com", yield* buy("sandbox-click.com", click.cookie))
+        const sessionId = yield* payFor("sandbox-click.com", yield* buy("/buy/sandbox-click.com", click.cookie))
         const [order] = yield* ordersOfSession(sessionId)
         expect(order).toMatchObject({ payment_model: "hosted_checkout", referral_link_id: null })
+      }))
+
+    it.effect("a sandbox affiliate's link: sandbox page, sandbox card, a sandbox referral sale in /me/sales and /me/commissions", () =>
+      Effect.gen(function*() {
+        const sandbox = yield* createPartner({ environment: "sandbox", scopes: ["refer", "report"], affiliate: true })
+        const client = yield* apiClient({ partner: sandbox })
+        // The synthetic sandbox inventory (SANDBOX_INVENTORY, on by default) lists boldharbor-sandbox.dev.
+        const sql = yield* SqlClient.SqlClient
+        const [listing] = yield* sql<{ bin_price_cents: string }>`
+          select bin_price_cents from listings where environment = 'sandbox' and domain = 'boldharbor-sandbox.dev'`
+          .pipe(
+            Effect.orDie
+          )
+        const price = Number(listing!.bin_price_cents)
+        const link = yield* client.partnerReferrals.createLink({
+          payload: { kind: "domain", domain: "boldharbor-sandbox.dev" }
+        })
+        const click = yield* follow(link.code)
+        const destination = click.reply.headers.get("location")!
+        expect(destination).toBe("/buy/boldharbor-sandbox.dev?env=sandbox")
+
+        const { location, shown, started } = yield* buyThroughPage(destination, { cookie: click.cookie })
+        expect(shown.status, shown.text).toBe(200)
+        expect(shown.text).toContain("Buy boldharbor-sandbox.dev")
+        expect(shown.text).toMatch(/[Ss]andbox/)
+        expect(started.status, started.text).toBe(303)
+        const paidSession = yield* payFor("boldharbor-sandbox.dev", ptOf(location!))
+        const [session] = yield* sql<{ environment: string; provider: string }>`
+          select environment, provider from checkout_sessions where id = ${paidSession}`.pipe(Effect.orDie)
+        expect(session).toMatchObject({ environment: "sandbox", provider: "sandbox" })
+        const [order] = yield* ordersOfSession(paidSession)
+        expect(order).toMatchObject({
+          status: "PAID",
+          payment_model: "referral",
+          partner_id: sandbox.partner_id,
+          referral_link_id: link.id
+        })
+        const commission = Number(order!.commission_cents)
+        expect(commission).toBeGreaterThan(0)
+
+        const sales = yield* client.partnerReferrals.mySales({ urlParams: {} })
+        expect(sales.sales).toHaveLength(1)
+        expect(sales.sales[0]).toMatchObject({
+          order_id: order!.id,
+          domain: "boldharbor-sandbox.dev",
+          link_id: link.id,
+          sale_price_cents: price,
+          commission_cents: commission
+        })
+        const commissions = yield* client.partnerReferrals.myCommissions({ urlParams: {} })
+        expect(commissions.balance.accrued_cents).toBe(commission)
+        expect(commissions.entries[0]).toMatchObject({ kind: "accrued", amount_cents: commission, order_id: order!.id })
+        const funnel = yield* client.partnerReferrals.analytics({ urlParams: {} })
+        expect(funnel).toMatchObject({ checkouts_started: 1, sales: 1, gmv_cents: price })
+        // Sandbox money stays in the sandbox books.
+        const [live] = yield* sql<{ n: string }>`
+          select count(*) as n from ledger_entries where partner_id = ${sandbox.partner_id} and environment = 'live'`
+          .pipe(
+            Effect.orDie
+          )
+        expect(Number(live!.n)).toBe(0)
+      }))
+
+    it.effect("live and sandbox never mix: each page sells only its own inventory and credits only its own links", () =>
+      Effect.gen(function*() {
+        yield* seedListings([
+          { domain: "only-live-e2e.com", environment: "live", bin: 60_000 },
+          { domain: "only-sandbox-e2e.dev", environment: "sandbox", bin: 40_000 }
+        ])
+        // A live page never shows sandbox inventory, a sandbox page never shows live inventory.
+        expect((yield* request("/buy/only-sandbox-e2e.dev")).status).toBe(404)
+        expect((yield* request("/buy/boldharbor-sandbox.dev")).status).toBe(404)
+        expect((yield* request("/buy/only-live-e2e.com?env=sandbox")).status).toBe(404)
+        // The form of a page opens a session of the page's environment only.
+        const sandboxPage = yield* buyThroughPage("/buy/only-sandbox-e2e.dev?env=sandbox")
+        expect(sandboxPage.started.status).toBe(303)
+        const sql = yield* SqlClient.SqlClient
+        const [s] = yield* sql<{ environment: string }>`
+          select environment from checkout_sessions where domain = 'only-sandbox-e2e.dev'`.pipe(Effect.orDie)
+        expect(s).toMatchObject({ environment: "sandbox" })
+
+        // A live affiliate's click on a sandbox page attributes nothing (and counts no start).
+        const liveAff = yield* createPartner({ environment: "live", scopes: ["refer", "report"], affiliate: true })
+        const liveClient = yield* apiClient({ partner: liveAff })
+        const liveLink = yield* liveClient.partnerReferrals.createLink({ payload: { kind: "generic" } })
+        const liveClick = yield* follow(liveLink.code)
+        const sandboxSession = yield* payFor(
+          "only-sandbox-e2e.dev",
+          yield* buy("/buy/only-sandbox-e2e.dev?env=sandbox", liveClick.cookie)
+        )
+        const [sandboxOrder] = yield* ordersOfSession(sandboxSession)
+        expect(sandboxOrder).toMatchObject({ payment_model: "hosted_checkout", referral_link_id: null })
+        expect((yield* liveClient.partnerReferrals.analytics({ urlParams: {} })).checkouts_started).toBe(0)
       }))
   }
 )

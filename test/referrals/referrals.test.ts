@@ -91,7 +91,8 @@ layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis", PAYOUT_MINIMUM_CE
       expect(g.reply.status).toBe(302)
       expect(g.reply.headers.get("location")).toBe("/")
       expect(g.setCookie).toMatch(/^mk_ref=[^;]+; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/)
-      expect((yield* follow(domain.code)).reply.headers.get("location")).toBe("/buy/example-shop.com")
+      // A sandbox link's domain leads to the sandbox purchase page (sandbox inventory and books).
+      expect((yield* follow(domain.code)).reply.headers.get("location")).toBe("/buy/example-shop.com?env=sandbox")
       expect((yield* follow(product.code)).reply.headers.get("location")).toBe("/docs/lookup.md")
       const unknown = yield* request("/r/NoSuchCode1")
       expect(unknown.status).toBe(404)

@@ -83,3 +83,37 @@ export const ordersOfSession = (sessionId: string) =>
       >`
       select id, status, payment_model, partner_id, referral_link_id, sale_price_cents, commission_cents from partner_orders where checkout_session_id = ${sessionId}`
   ).pipe(Effect.orDie)
+
+/** The buy page's form: its action (the POST that opens the session) and CSRF token. */
+export const buyFormOf = (html: string) => ({
+  action: /<form method="post" action="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, "&") ?? "",
+  csrf: csrfOf(html)
+})
+
+/**
+ * A browser on the public buy page: GET `path` (e.g. `/buy/x.com` or `/buy/x.com?env=sandbox`),
+ * then post its form as the page would (Origin = the service), with the `mk_ref` cookie and a
+ * client IP (`X-Forwarded-For`, for servers run with TRUST_PROXY) when given. Answers both replies;
+ * the POST's `location` is the payment page of the session it opened.
+ */
+export const buyThroughPage = (
+  path: string,
+  options: { readonly cookie?: string | undefined; readonly ip?: string; readonly baseUrl?: string } = {}
+) =>
+  Effect.gen(function*() {
+    const baseUrl = options.baseUrl ?? (yield* TestServer).baseUrl
+    const headers: Record<string, string> = {
+      ...(options.cookie ? { cookie: `mk_ref=${options.cookie}` } : {}),
+      ...(options.ip ? { "x-forwarded-for": options.ip } : {})
+    }
+    const shown = yield* Effect.promise(() => fetchReply(`${baseUrl}${path}`, { headers }))
+    const form = buyFormOf(shown.text)
+    const started = yield* Effect.promise(() =>
+      fetchReply(`${baseUrl}${form.action || path}`, {
+        method: "POST",
+        body: new URLSearchParams({ csrf: form.csrf }).toString(),
+        headers: { ...headers, "content-type": "application/x-www-form-urlencoded", origin: baseUrl }
+      })
+    )
+    return { shown, started, location: started.headers.get("location") }
+  })

@@ -2,6 +2,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Option, Schema } from "effect"
 import { Api } from "../../app/Api.js"
+import { canonicalJson } from "../../domain/CanonicalJson.js"
 import { errorPageHtml, htmlResponse } from "../../platform/Html.js"
 import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
@@ -42,7 +43,7 @@ export const PartnerBrokerageHttpLive = HttpApiBuilder.group(
               {
                 scope: `partner-brokerage:${partner.credentialId}`,
                 key,
-                fingerprint: fingerprint("POST", "/api/partner/v1/brokerage", body)
+                fingerprint: fingerprint("POST", "/api/partner/v1/brokerage", canonicalJson(body))
               },
               brokerage.create(partner, payload)
             )

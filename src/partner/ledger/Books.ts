@@ -13,6 +13,8 @@ import {
   type Account,
   ACCOUNTS,
   type Balances,
+  cartItemRefunded,
+  cartPaid,
   emptyBalances,
   isBalanced,
   type PaymentModel,
@@ -211,3 +213,23 @@ const make = Effect.gen(function*() {
 export class Books extends Context.Tag("app/LedgerBooks")<Books, Effect.Effect.Success<typeof make>>() {
   static readonly Live = Layer.effect(Books, make)
 }
+
+/** Carts are sold by the house partner (migration 0110) in the live books. */
+const CART_PARTNER_ID = "ptn_marketplace"
+const cartScope = (currency: string): PostingScope => ({
+  partnerId: CART_PARTNER_ID,
+  environment: "live",
+  currency
+})
+
+/** A paid cart (caller's transaction: the cart's move to `paid`). */
+export const postCartPaid = (
+  books: Context.Tag.Service<Books>,
+  cart: { readonly id: string; readonly currency: string; readonly totalCents: number }
+) => books.post(cartScope(cart.currency), cartPaid(cart.id, cart.totalCents))
+
+/** One cart item refunded (caller's transaction: the item's move to `refunded`). */
+export const postCartItemRefunded = (
+  books: Context.Tag.Service<Books>,
+  item: { readonly cartId: string; readonly itemId: string; readonly currency: string; readonly amountCents: number }
+) => books.post(cartScope(item.currency), cartItemRefunded(item.cartId, item.itemId, item.amountCents))

@@ -2,6 +2,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../../app/Api.js"
+import { canonicalJson } from "../../domain/CanonicalJson.js"
 import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
@@ -43,7 +44,7 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
             {
               scope: `partner-orders:${partner.credentialId}`,
               key,
-              fingerprint: fingerprint("POST", "/api/partner/v1/orders", body),
+              fingerprint: fingerprint("POST", "/api/partner/v1/orders", canonicalJson(body)),
               transactional: true
             },
             Effect.map(orders.createOrder(partner, payload, name.ascii), orderOf)

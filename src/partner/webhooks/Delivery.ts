@@ -23,11 +23,22 @@ import { Backoff, type Outcome, runWorkers } from "../../platform/DurableQueue.j
 import { Outbound } from "../../platform/Outbound.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { PartnerConfig } from "../Settings.js"
-import { type ClaimedDelivery, WebhookRepo } from "./Repo.js"
+import { type ClaimedDelivery, type ClaimPool, WebhookRepo } from "./Repo.js"
 import { SEAL_PURPOSE } from "./Secret.js"
 
 /** Retry delays in units of the base (5 s): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const RETRY_MULTIPLES = [1, 60, 360, 1440, 3600, 7200, 7200] as const
+
+/**
+ * The breaker: after this many attempts in a row without an answer (timeouts, refused or reset
+ * connections) an endpoint's circuit opens for one WEBHOOK_TIMEOUT, doubling on every further
+ * silent probe up to BREAKER_MAX_OPEN; then it is probed one delivery at a time, in the probe pool
+ * (a quarter of WEBHOOK_CONCURRENCY, at least 2), never in the pool healthy endpoints are served
+ * from. Any answer (even a 503) closes it. So however many receivers hang, each holds the shared
+ * pool for at most its first few attempts, one WEBHOOK_TIMEOUT each.
+ */
+export const BREAKER_THRESHOLD = 3
+const BREAKER_MAX_OPEN_MS = 5 * 60_000
 
 /** One request sent (or tried): a row of the attempt log. */
 interface Sent {
@@ -130,9 +141,22 @@ export const makeDelivery = Effect.gen(function*() {
         : new AttemptFailed({ attempts: attemptNo, sent, lastStatus: status, error: error ?? "unexpected answer" })
     })
 
+  const breaker = { threshold: BREAKER_THRESHOLD, baseMs: timeoutMs, maxMs: BREAKER_MAX_OPEN_MS }
+
+  /** The breaker's view of an attempt: answered (any status) or silent; nothing when none was sent. */
+  const recordHealth = (d: ClaimedDelivery, sent: Sent | undefined) =>
+    sent === undefined
+      ? Effect.void
+      : sent.status === null
+      ? repo.endpointSilent(d.partner_id, d.environment, breaker)
+      : d.endpoint_failures > 0
+      ? repo.endpointAnswered(d.partner_id, d.environment)
+      : Effect.void
+
   /** Records an attempt's outcome: delivered, endpoint disabled (410), retry later, or failed for good. */
   const settle = (d: ClaimedDelivery, outcome: Outcome<Sent, AttemptFailed>) =>
     Effect.gen(function*() {
+      yield* recordHealth(d, outcome._tag === "Done" ? outcome.value : outcome.failure.sent)
       if (outcome._tag === "Done") {
         const sent = outcome.value
         yield* repo.recordAttempt({ deliveryId: d.id, ...sent })
@@ -153,29 +177,37 @@ export const makeDelivery = Effect.gen(function*() {
     })
 
   /**
-   * Starts this replica's delivery workers in the current scope: WEBHOOK_CONCURRENCY attempts at
-   * once, each endpoint capped at WEBHOOK_PARTNER_CONCURRENCY and served in turn (Repo.claimDue).
-   * So a hung receiver holds at most its own endpoint's slots, never the others' deliveries.
+   * One pool of this replica's delivery workers: `healthy` serves endpoints that answer,
+   * WEBHOOK_CONCURRENCY attempts at once, each endpoint capped at WEBHOOK_PARTNER_CONCURRENCY and
+   * served in turn (Repo.claimDue); `probe` serves endpoints whose breaker tripped, one attempt each.
    */
-  const run: Effect.Effect<void, never, Scope.Scope> = Effect.asVoid(runWorkers<ClaimedDelivery, Sent, AttemptFailed>({
-    name: "webhook delivery",
-    store: {
-      claim: (limit) => repo.claimDue(limit, partnerSettings.webhookPartnerConcurrency, leaseSeconds),
-      settle
-    },
-    handle: attempt,
-    retryAfter: (_, f) => f.final === undefined ? retryDelay(f.attempts) : Option.none(),
-    // A crashed attempt (a database defect…) is left to its lease and sent again, uncounted.
-    onDefect: () => Option.none(),
-    lease: Duration.seconds(leaseSeconds),
-    concurrency: partnerSettings.webhookConcurrency,
-    pollInterval: partnerSettings.webhookPollInterval,
-    id: (d) => d.id,
-    span: (d) => ({
-      name: "webhook.deliver",
-      attributes: { "webhook.delivery_id": d.id, "webhook.event_id": d.event_id, "webhook.attempt": d.attempts + 1 }
+  const pool = (name: string, claimPool: ClaimPool, concurrency: number) =>
+    runWorkers<ClaimedDelivery, Sent, AttemptFailed>({
+      name,
+      store: {
+        claim: (limit) =>
+          repo.claimDue(claimPool, limit, partnerSettings.webhookPartnerConcurrency, leaseSeconds, BREAKER_THRESHOLD),
+        settle
+      },
+      handle: attempt,
+      retryAfter: (_, f) => f.final === undefined ? retryDelay(f.attempts) : Option.none(),
+      // A crashed attempt (a database defect…) is left to its lease and sent again, uncounted.
+      onDefect: () => Option.none(),
+      lease: Duration.seconds(leaseSeconds),
+      concurrency,
+      pollInterval: partnerSettings.webhookPollInterval,
+      id: (d) => d.id,
+      span: (d) => ({
+        name: "webhook.deliver",
+        attributes: { "webhook.delivery_id": d.id, "webhook.event_id": d.event_id, "webhook.attempt": d.attempts + 1 }
+      })
     })
-  }))
+
+  /** Starts this replica's delivery workers in the current scope: the healthy pool and the probe pool. */
+  const run: Effect.Effect<void, never, Scope.Scope> = Effect.asVoid(Effect.all([
+    pool("webhook delivery", "healthy", partnerSettings.webhookConcurrency),
+    pool("webhook probe", "probe", Math.max(2, Math.ceil(partnerSettings.webhookConcurrency / 4)))
+  ]))
 
   return { run }
 })

@@ -4,12 +4,13 @@
  */
 import { Effect, Layer } from "effect"
 import { ScrapeGauges } from "../../platform/Metrics.js"
+import { BREAKER_THRESHOLD } from "./Delivery.js"
 import { WebhookRepo } from "./Repo.js"
 
 export const WebhookGaugesLive = Layer.effect(
   ScrapeGauges,
   Effect.map(WebhookRepo, (repo) => ({
-    read: Effect.map(repo.backlog, (row) => [
+    read: Effect.map(repo.backlog(BREAKER_THRESHOLD), (row) => [
       {
         name: "webhook_deliveries_pending",
         help: "Webhook deliveries not yet delivered, failed or cancelled.",
@@ -22,7 +23,8 @@ export const WebhookGaugesLive = Layer.effect(
       },
       {
         name: "webhook_delivery_lag_seconds",
-        help: "Age of the oldest due webhook delivery (0 when none is due).",
+        help:
+          "Age of the oldest webhook delivery that could be sent now: due, not behind an earlier event of its order, to an endpoint that answers (0 when none).",
         samples: [[[], Math.max(0, row.lag ?? 0)]]
       }
     ])

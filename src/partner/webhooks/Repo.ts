@@ -60,8 +60,17 @@ export const ClaimedDelivery = Schema.Struct({
   event_id: Schema.String,
   partner_id: Schema.String,
   environment: Environment,
-  attempts: Schema.Number
+  attempts: Schema.Number,
+  /** The endpoint's attempts in a row without an answer, when claimed (the breaker, see Delivery.ts). */
+  endpoint_failures: Schema.Number
 })
+
+/**
+ * Which endpoints a claim serves: `healthy` ones (fewer than `threshold` attempts in a row without
+ * an answer) up to the per-endpoint cap, or `probe`: endpoints past the threshold whose circuit is
+ * no longer open, one delivery at a time.
+ */
+export type ClaimPool = "healthy" | "probe"
 export type ClaimedDelivery = typeof ClaimedDelivery.Type
 
 export const DeliveryEvent = Schema.Struct({
@@ -220,12 +229,18 @@ const make = Effect.gen(function*() {
   })
 
   const claim = SqlSchema.findAll({
-    Request: Schema.Struct({ limit: Schema.Number, perEndpoint: Schema.Number, leaseSeconds: Schema.Number }),
+    Request: Schema.Struct({
+      limit: Schema.Number,
+      perEndpoint: Schema.Number,
+      leaseSeconds: Schema.Number,
+      probe: Schema.Boolean,
+      threshold: Schema.Number
+    }),
     Result: ClaimedDelivery,
     execute: (r) =>
       sql`
         with candidates as (
-          select c.id, c.next_attempt_at,
+          select c.id, c.next_attempt_at, w.consecutive_failures,
                  row_number() over (partition by w.partner_id, w.environment order by c.next_attempt_at, c.id) as rank
           from partner_webhooks w
           cross join lateral (
@@ -241,10 +256,15 @@ const make = Effect.gen(function*() {
                 select 1 from partner_webhook_deliveries p
                 where p.ordering_key = d.ordering_key and p.status = 'pending' and p.event_id < d.event_id)
             order by d.next_attempt_at, d.id
-            limit greatest(${r.perEndpoint} - busy.n, 0)
+            limit greatest(${r.probe ? 1 : r.perEndpoint} - busy.n, 0)
           ) c
+          where ${
+        r.probe
+          ? sql`w.consecutive_failures >= ${r.threshold} and (w.circuit_open_until is null or w.circuit_open_until <= now())`
+          : sql`w.consecutive_failures < ${r.threshold}`
+      }
         ),
-        picked as (select id from candidates order by rank, next_attempt_at, id limit ${r.limit})
+        picked as (select id, consecutive_failures from candidates order by rank, next_attempt_at, id limit ${r.limit})
         update partner_webhook_deliveries d
         set locked_until = now() + ${`${r.leaseSeconds} seconds`}::interval
         where d.id in (
@@ -252,7 +272,8 @@ const make = Effect.gen(function*() {
           where id in (select id from picked)
             and status = 'pending' and (locked_until is null or locked_until <= now())
           for update skip locked)
-        returning d.id, d.event_id, d.partner_id, d.environment, d.attempts`
+        returning d.id, d.event_id, d.partner_id, d.environment, d.attempts,
+                  (select p.consecutive_failures from picked p where p.id = d.id) as endpoint_failures`
   })
 
   const event = SqlSchema.findOne({
@@ -306,15 +327,49 @@ const make = Effect.gen(function*() {
 
   const owner = (partnerId: string, environment: PartnerEnvironment) => ({ partnerId, environment })
 
+  const endpointAnswered = SqlSchema.void({
+    Request: Owner,
+    execute: (o) =>
+      sql`update partner_webhooks set consecutive_failures = 0, circuit_open_until = null
+          where partner_id = ${o.partnerId} and environment = ${o.environment} and consecutive_failures > 0`
+  })
+
+  /** One more attempt without an answer; at the threshold the circuit opens for `base × 2^(n − threshold)`, capped. */
+  const endpointSilent = SqlSchema.void({
+    Request: Schema.Struct({ ...Owner.fields, threshold: Schema.Number, baseMs: Schema.Number, maxMs: Schema.Number }),
+    execute: (r) =>
+      sql`update partner_webhooks
+          set consecutive_failures = consecutive_failures + 1,
+              circuit_open_until = case when consecutive_failures + 1 >= ${r.threshold}
+                then now() + least(${r.baseMs}::float8 * power(2, least(consecutive_failures + 1 - ${r.threshold}, 30)), ${r.maxMs}::float8)
+                  * interval '1 millisecond'
+                else null end
+          where partner_id = ${r.partnerId} and environment = ${r.environment}`
+  })
+
+  /**
+   * The backlog gauges. `lag` is the age of the oldest delivery that could be sent now: due, not
+   * waiting behind an earlier event of its order, to an endpoint that answers (fewer than
+   * `threshold` silent attempts in a row). A partner whose receiver is down holds back only its own
+   * deliveries, so they do not count as our lag.
+   */
   const backlog = SqlSchema.single({
-    Request: Schema.Void,
+    Request: Schema.Number,
     Result: Schema.Struct({ pending: Schema.Number, due: Schema.Number, lag: Schema.NullOr(Schema.Number) }),
-    execute: () =>
+    execute: (threshold) =>
       sql`
         select count(*)::int as pending,
-               count(*) filter (where next_attempt_at <= now())::int as due,
-               extract(epoch from now() - min(next_attempt_at) filter (where next_attempt_at <= now()))::float8 as lag
-        from partner_webhook_deliveries where status = 'pending'`
+               count(*) filter (where d.next_attempt_at <= now())::int as due,
+               extract(epoch from now() - min(d.next_attempt_at) filter (
+                 where d.next_attempt_at <= now()
+                   and coalesce(w.consecutive_failures, 0) < ${threshold}
+                   and not exists (
+                     select 1 from partner_webhook_deliveries p
+                     where p.ordering_key = d.ordering_key and p.status = 'pending' and p.event_id < d.event_id)
+               ))::float8 as lag
+        from partner_webhook_deliveries d
+        left join partner_webhooks w on w.partner_id = d.partner_id and w.environment = d.environment
+        where d.status = 'pending'`
   })
 
   return {
@@ -403,10 +458,24 @@ const make = Effect.gen(function*() {
      * with 50,000 pending deliveries over 50 endpoints a claim took ~50 ms on PostgreSQL 15 here,
      * against ~180 ms when every due row was ranked (0087 migration has the indexes).
      */
-    claimDue: (limit: number, perEndpoint: number, leaseSeconds: number) =>
+    claimDue: (pool: ClaimPool, limit: number, perEndpoint: number, leaseSeconds: number, threshold: number) =>
       sql.withTransaction(
-        Effect.zipRight(sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`, claim({ limit, perEndpoint, leaseSeconds }))
+        Effect.zipRight(
+          sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`,
+          claim({ limit, perEndpoint, leaseSeconds, probe: pool === "probe", threshold })
+        )
       ).pipe(Effect.orDie),
+
+    /** The endpoint answered: its breaker closes. */
+    endpointAnswered: (partnerId: string, environment: PartnerEnvironment) =>
+      endpointAnswered(owner(partnerId, environment)).pipe(Effect.orDie),
+
+    /** The endpoint did not answer (timeout, refused, reset): counted, and past the threshold its circuit opens. */
+    endpointSilent: (
+      partnerId: string,
+      environment: PartnerEnvironment,
+      breaker: { readonly threshold: number; readonly baseMs: number; readonly maxMs: number }
+    ) => endpointSilent({ ...owner(partnerId, environment), ...breaker }).pipe(Effect.orDie),
 
     event: (id: string) => event(id).pipe(Effect.orDie),
 
@@ -431,8 +500,8 @@ const make = Effect.gen(function*() {
     retryLater: (id: string, attempts: number, delayMs: number, lastStatus: number | null, error: string | null) =>
       retryLater({ id, attempts, delayMs, lastStatus, error }).pipe(Effect.orDie),
 
-    /** Deliveries waiting (pending), how many are due, and the age in seconds of the oldest due one. */
-    backlog: backlog(undefined).pipe(Effect.orDie)
+    /** Deliveries waiting (pending), how many are due, and the age in seconds of the oldest one that could be sent. */
+    backlog: (breakerThreshold: number) => backlog(breakerThreshold).pipe(Effect.orDie)
   }
 })
 
