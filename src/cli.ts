@@ -24,6 +24,7 @@ import { ledgerCommand, payoutsCommand, settleCommand, statementsCommand } from 
 import { AppConfigLive } from "./platform/Config.js"
 import { causeIsDatabaseOutage } from "./platform/DatabaseOutage.js"
 import { runMigrations } from "./platform/Migrations.js"
+import { configRefusal } from "./platform/StartupRefusal.js"
 import { bulkCommand } from "./portfolio/Cli.js"
 
 const migrate = Command.make("migrate", { json }, ({ json }) =>
@@ -80,6 +81,13 @@ const explain = (cause: Cause.Cause<unknown>) => {
   const failure = Cause.failureOption(cause)
   const handled = Option.exists(failure, (e) => e instanceof CliFailure || ValidationError.isValidationError(e))
   if (handled || Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+  // A refused configuration (e.g. production on the sandbox providers): its one line, exit 78.
+  const refusal = configRefusal(cause)
+  if (Option.isSome(refusal)) {
+    return Console.error(errorText("config", refusal.value)).pipe(
+      Effect.zipRight(Effect.fail(new CliFailure({ message: refusal.value, kind: "config" })))
+    )
+  }
   const e = Option.getOrElse(failure, () => Cause.squash(cause))
   const kind = causeIsDatabaseOutage(cause) ? "unavailable" : "failure"
   const message = `${kind === "unavailable" ? "database unavailable: " : ""}${

@@ -22,8 +22,9 @@ import { Market } from "../market/Market.js"
 import { McpHttpLive } from "../mcp/Discovery.js"
 import { ApiErrorsLive } from "../platform/ApiErrors.js"
 import { answerClientErrors } from "../platform/ClientError.js"
-import { AppConfig, AppConfigLive } from "../platform/Config.js"
+import { AppConfig, AppConfigLive, type AppConfigShape } from "../platform/Config.js"
 import { databaseLayer, DatabaseLive } from "../platform/Database.js"
+import { testModePages } from "../platform/Html.js"
 import { serverMiddleware } from "../platform/HttpMiddleware.js"
 import { DrainLive } from "../platform/Lifecycle.js"
 import { MetricsRouteLive } from "../platform/Metrics.js"
@@ -54,10 +55,26 @@ const SeedLive = Layer.effectDiscard(
 /** The root HttpApi over the handler groups and middleware the capability layers provide. */
 const ApiLive = HttpApiBuilder.api(Api)
 
+/**
+ * Slow senders (slowloris) are cut off by Node itself: the request line and headers within
+ * REQUEST_HEADERS_TIMEOUT, the whole request a little after REQUEST_BODY_TIMEOUT more — a backstop
+ * for routes the request guard does not read the body of (the guard answers a slow body first,
+ * in the path's error shape). Node checks every `connectionsCheckingInterval`. 0 disables a limit.
+ */
+const receiptLimits = (config: AppConfigShape) => {
+  const headers = Duration.toMillis(config.http.headersTimeout)
+  const body = Duration.toMillis(config.http.bodyTimeout)
+  return {
+    headersTimeout: headers,
+    requestTimeout: body === 0 ? 0 : headers + body + 1_000,
+    connectionsCheckingInterval: 500
+  }
+}
+
 const HttpLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 120_000 })
+    const server = createServer({ keepAliveTimeout: 65_000, ...receiptLimits(config) })
     answerClientErrors(server)
     const routes = makeRouteTable(Api)
     // Graceful shutdown: `close` stops accepting and waits for in-flight requests; after the grace
@@ -77,7 +94,9 @@ const HttpLive = Layer.unwrapEffect(
         callback?.(err)
       })
     }) as typeof server.close
-    return HttpApiBuilder.serve(serverMiddleware(config, routes.operationId, (m, p) => routes.match(m, p)?.template))
+    const middleware = serverMiddleware(config, routes.operationId, (m, p) => routes.match(m, p)?.template)
+    // TEST_MODE=true: every HTML answer says "Test mode" (src/platform/Deployment.ts).
+    return HttpApiBuilder.serve((app) => middleware(config.testMode ? testModePages(app) : app))
       .pipe(
         Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
         Layer.provide(MetricsRouteLive),

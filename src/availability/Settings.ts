@@ -11,6 +11,7 @@
  * | AVAILABILITY_TTL_<STATE> | 60 s, 10 min, 6 h, 0 | cache lifetime of an upstream answer per state (0 = not cached) |
  */
 import { Config, Context, Duration, Layer } from "effect"
+import { durationSetting } from "../platform/DurationSetting.js"
 
 export interface AvailabilitySettings {
   /** TLDs tried for the label of a plain `label.tld` search (ALTERNATE_TLDS, comma list). */
@@ -39,15 +40,15 @@ export const availabilityConfig: Config.Config<AvailabilitySettings> = Config.al
     Config.map((s) => s.split(",").map((t) => t.trim().toLowerCase().replace(/^\.+/, "")).filter((t) => t !== "")),
     Config.withDefault(DEFAULT_ALTERNATE_TLDS)
   ),
-  upstreamTimeout: Config.duration("AVAILABILITY_UPSTREAM_TIMEOUT").pipe(Config.withDefault(Duration.seconds(3))),
+  upstreamTimeout: durationSetting("AVAILABILITY_UPSTREAM_TIMEOUT", Duration.seconds(3)),
   upstreamConcurrency: Config.integer("AVAILABILITY_UPSTREAM_CONCURRENCY").pipe(Config.withDefault(32)),
   breakerFailures: Config.integer("AVAILABILITY_BREAKER_FAILURES").pipe(Config.withDefault(5)),
-  breakerCooldown: Config.duration("AVAILABILITY_BREAKER_COOLDOWN").pipe(Config.withDefault(Duration.seconds(30))),
+  breakerCooldown: durationSetting("AVAILABILITY_BREAKER_COOLDOWN", Duration.seconds(30)),
   ttl: Config.all({
-    available: Config.duration("AVAILABILITY_TTL_AVAILABLE").pipe(Config.withDefault(Duration.seconds(60))),
-    premium: Config.duration("AVAILABILITY_TTL_PREMIUM").pipe(Config.withDefault(Duration.minutes(10))),
-    registered: Config.duration("AVAILABILITY_TTL_REGISTERED").pipe(Config.withDefault(Duration.hours(6))),
-    unknown: Config.duration("AVAILABILITY_TTL_UNKNOWN").pipe(Config.withDefault(Duration.zero))
+    available: durationSetting("AVAILABILITY_TTL_AVAILABLE", Duration.seconds(60)),
+    premium: durationSetting("AVAILABILITY_TTL_PREMIUM", Duration.minutes(10)),
+    registered: durationSetting("AVAILABILITY_TTL_REGISTERED", Duration.hours(6)),
+    unknown: durationSetting("AVAILABILITY_TTL_UNKNOWN", Duration.zero)
   })
 })
 

@@ -12,6 +12,7 @@
  * | CATALOGUE_CACHE_TTL | 5 seconds | how long a process may serve catalogue data written by another process |
  */
 import { Config, Context, Duration, Layer, type Option, type Redacted } from "effect"
+import { durationSetting } from "../platform/DurationSetting.js"
 
 export interface CatalogueSettings {
   /** Registrar back-end (Realtime Register). Unset URL → no registrar calls. */
@@ -36,12 +37,12 @@ export const catalogueConfig: Config.Config<CatalogueSettings> = Config.all({
     apiUrl: Config.option(Config.string("RTR_API_URL")),
     apiKey: Config.option(Config.redacted("RTR_API_KEY")),
     customer: Config.option(Config.string("RTR_CUSTOMER")),
-    timeout: Config.duration("RTR_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10))),
+    timeout: durationSetting("RTR_TIMEOUT", Duration.seconds(10)),
     markupPercent: Config.number("PRICE_MARKUP_PERCENT").pipe(Config.withDefault(20))
   }),
-  tldStaleAfter: Config.duration("TLD_STALE_AFTER").pipe(Config.withDefault(Duration.days(7))),
-  tldSyncInterval: Config.duration("TLD_SYNC_INTERVAL").pipe(Config.withDefault(Duration.hours(24))),
-  catalogueCacheTtl: Config.duration("CATALOGUE_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(5)))
+  tldStaleAfter: durationSetting("TLD_STALE_AFTER", Duration.days(7)),
+  tldSyncInterval: durationSetting("TLD_SYNC_INTERVAL", Duration.hours(24)),
+  catalogueCacheTtl: durationSetting("CATALOGUE_CACHE_TTL", Duration.seconds(5))
 })
 
 export class CatalogueConfig extends Context.Tag("catalogue/CatalogueConfig")<CatalogueConfig, CatalogueSettings>() {

@@ -11,6 +11,8 @@
  * | CHECKOUT_RECONCILE_AFTER | 30 seconds | a payment in progress is polled once it is this old |
  */
 import { Config, Context, Duration, Layer, Option, type Redacted } from "effect"
+import { realInProduction } from "../platform/Deployment.js"
+import { durationSetting } from "../platform/DurationSetting.js"
 
 export interface CheckoutSettings {
   readonly paymentProvider: "sandbox" | "stripe"
@@ -21,11 +23,17 @@ export interface CheckoutSettings {
 }
 
 export const checkoutConfig: Config.Config<CheckoutSettings> = Config.all({
-  paymentProvider: Config.literal("sandbox", "stripe")("PAYMENT_PROVIDER").pipe(Config.withDefault("sandbox" as const)),
+  paymentProvider: realInProduction(
+    "PAYMENT_PROVIDER",
+    Config.literal("sandbox", "stripe")("PAYMENT_PROVIDER").pipe(Config.withDefault("sandbox" as const)),
+    "sandbox",
+    "takes fake cards (4242 4242 4242 4242 pays for live names)",
+    "set PAYMENT_PROVIDER=stripe"
+  ),
   stripeWebhookSecret: Config.option(Config.redacted("STRIPE_WEBHOOK_SECRET")),
-  sessionTtl: Config.duration("CHECKOUT_SESSION_TTL").pipe(Config.withDefault(Duration.days(7))),
-  reconcileInterval: Config.duration("CHECKOUT_RECONCILE_INTERVAL").pipe(Config.withDefault(Duration.minutes(1))),
-  reconcileAfter: Config.duration("CHECKOUT_RECONCILE_AFTER").pipe(Config.withDefault(Duration.seconds(30)))
+  sessionTtl: durationSetting("CHECKOUT_SESSION_TTL", Duration.days(7)),
+  reconcileInterval: durationSetting("CHECKOUT_RECONCILE_INTERVAL", Duration.minutes(1)),
+  reconcileAfter: durationSetting("CHECKOUT_RECONCILE_AFTER", Duration.seconds(30))
 })
 
 export class CheckoutConfig extends Context.Tag("checkout/CheckoutConfig")<CheckoutConfig, CheckoutSettings>() {

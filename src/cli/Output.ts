@@ -4,16 +4,25 @@
  * `{"error":{"code","message"}}` under `--json` — and end the process with a distinct exit code:
  *
  *   0 success · 1 failure · 2 usage (bad arguments) · 3 not found · 4 conflict · 5 unavailable
+ *   · 78 configuration refused (EX_CONFIG, src/platform/StartupRefusal.ts)
  */
 import * as Options from "@effect/cli/Options"
 import { Console, Effect } from "effect"
+import { EX_CONFIG } from "../platform/StartupRefusal.js"
 
 export const json = Options.boolean("json").pipe(Options.withDescription("Print the result as JSON"))
 
 export const print = (asJson: boolean, value: unknown, human: string) =>
   asJson ? Console.log(JSON.stringify(value, null, 2)) : Console.log(human)
 
-export const EXIT_CODES = { failure: 1, usage: 2, not_found: 3, conflict: 4, unavailable: 5 } as const
+export const EXIT_CODES = {
+  failure: 1,
+  usage: 2,
+  not_found: 3,
+  conflict: 4,
+  unavailable: 5,
+  config: EX_CONFIG
+} as const
 export type FailureKind = keyof typeof EXIT_CODES
 
 /** Whether this invocation asked for JSON (errors are then JSON too, whichever command failed). */

@@ -9,6 +9,7 @@
  * | OAUTH_REFRESH_TOKEN_TTL | 30 days | refresh tokens (rotated on every use) |
  */
 import { Config, Context, Duration, Layer } from "effect"
+import { durationSetting } from "../platform/DurationSetting.js"
 
 export interface IdentitySettings {
   readonly sessionTtl: Duration.Duration
@@ -18,10 +19,10 @@ export interface IdentitySettings {
 }
 
 export const identityConfig: Config.Config<IdentitySettings> = Config.all({
-  sessionTtl: Config.duration("SESSION_TTL").pipe(Config.withDefault(Duration.days(14))),
-  codeTtl: Config.duration("OAUTH_CODE_TTL").pipe(Config.withDefault(Duration.seconds(60))),
-  accessTokenTtl: Config.duration("OAUTH_ACCESS_TOKEN_TTL").pipe(Config.withDefault(Duration.minutes(30))),
-  refreshTokenTtl: Config.duration("OAUTH_REFRESH_TOKEN_TTL").pipe(Config.withDefault(Duration.days(30)))
+  sessionTtl: durationSetting("SESSION_TTL", Duration.days(14)),
+  codeTtl: durationSetting("OAUTH_CODE_TTL", Duration.seconds(60)),
+  accessTokenTtl: durationSetting("OAUTH_ACCESS_TOKEN_TTL", Duration.minutes(30)),
+  refreshTokenTtl: durationSetting("OAUTH_REFRESH_TOKEN_TTL", Duration.days(30))
 })
 
 export class IdentityConfig extends Context.Tag("identity/IdentityConfig")<IdentityConfig, IdentitySettings>() {

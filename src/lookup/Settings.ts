@@ -14,6 +14,7 @@
  * | TOOL_CACHE_TTL | 60 seconds | identical inline tool calls answered from cache |
  */
 import { Config, Context, Duration, Layer, type Option } from "effect"
+import { durationSetting } from "../platform/DurationSetting.js"
 
 export interface LookupSettings {
   /** IANA-format `dns.json`; empty string: bundled snapshot only. */
@@ -49,22 +50,22 @@ export interface LookupSettings {
 
 export const lookupConfig: Config.Config<LookupSettings> = Config.all({
   rdapBootstrapUrl: Config.string("RDAP_BOOTSTRAP_URL").pipe(Config.withDefault("https://data.iana.org/rdap/dns.json")),
-  rdapBootstrapRefresh: Config.duration("RDAP_BOOTSTRAP_REFRESH").pipe(Config.withDefault(Duration.hours(24))),
+  rdapBootstrapRefresh: durationSetting("RDAP_BOOTSTRAP_REFRESH", Duration.hours(24)),
   rdapMode: Config.literal("live", "sandbox")("RDAP_MODE").pipe(Config.withDefault("live" as const)),
-  rdapTimeout: Config.duration("RDAP_TIMEOUT").pipe(Config.withDefault(Duration.seconds(8))),
+  rdapTimeout: durationSetting("RDAP_TIMEOUT", Duration.seconds(8)),
   rdapMaxRedirects: Config.integer("RDAP_MAX_REDIRECTS").pipe(Config.withDefault(3)),
-  rdapRetryAfterCap: Config.duration("RDAP_RETRY_AFTER_CAP").pipe(Config.withDefault(Duration.seconds(5))),
+  rdapRetryAfterCap: durationSetting("RDAP_RETRY_AFTER_CAP", Duration.seconds(5)),
   whoisReferralServer: Config.string("WHOIS_REFERRAL_SERVER").pipe(Config.withDefault("whois.iana.org")),
   whoisPort: Config.integer("WHOIS_PORT").pipe(Config.withDefault(43)),
-  whoisTimeout: Config.duration("WHOIS_TIMEOUT").pipe(Config.withDefault(Duration.seconds(8))),
+  whoisTimeout: durationSetting("WHOIS_TIMEOUT", Duration.seconds(8)),
   whoisMaxReferrals: Config.integer("WHOIS_MAX_REFERRALS").pipe(Config.withDefault(2)),
   whoisMaxBytes: Config.integer("WHOIS_MAX_BYTES").pipe(Config.withDefault(256 * 1024)),
   bearerWhoisCap: Config.integer("BEARER_WHOIS_CAP").pipe(Config.withDefault(100)),
   dnsResolver: Config.option(Config.string("DNS_RESOLVER")),
-  jobRetention: Config.duration("JOB_RETENTION").pipe(Config.withDefault(Duration.days(7))),
-  jobLease: Config.duration("JOB_LEASE").pipe(Config.withDefault(Duration.seconds(30))),
+  jobRetention: durationSetting("JOB_RETENTION", Duration.days(7)),
+  jobLease: durationSetting("JOB_LEASE", Duration.seconds(30)),
   jobConcurrency: Config.integer("JOB_CONCURRENCY").pipe(Config.withDefault(2)),
-  toolCacheTtl: Config.duration("TOOL_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(60)))
+  toolCacheTtl: durationSetting("TOOL_CACHE_TTL", Duration.seconds(60))
 })
 
 export class LookupConfig extends Context.Tag("lookup/LookupConfig")<LookupConfig, LookupSettings>() {

@@ -8,6 +8,7 @@
  * | LISTINGS_COUNT_CACHE_TTL | 5 seconds | how long a listing page may reuse a `total` counted for the same filters |
  */
 import { Config, Context, Duration, Layer } from "effect"
+import { durationSetting } from "../platform/DurationSetting.js"
 
 export interface MarketSettings {
   readonly demoListings: "auto" | "true" | "false"
@@ -18,7 +19,7 @@ export interface MarketSettings {
 export const marketConfig: Config.Config<MarketSettings> = Config.all({
   demoListings: Config.literal("auto", "true", "false")("DEMO_LISTINGS").pipe(Config.withDefault("auto" as const)),
   sandboxInventory: Config.boolean("SANDBOX_INVENTORY").pipe(Config.withDefault(true)),
-  countCacheTtl: Config.duration("LISTINGS_COUNT_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(5)))
+  countCacheTtl: durationSetting("LISTINGS_COUNT_CACHE_TTL", Duration.seconds(5))
 })
 
 export class MarketConfig extends Context.Tag("market/MarketConfig")<MarketConfig, MarketSettings>() {

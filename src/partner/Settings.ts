@@ -13,6 +13,7 @@
  * | PARTNER_QUOTE_TTL | 10 minutes | quote validity and reservation (the description fixes 10 minutes; tests shorten it) |
  */
 import { Config, Context, Duration, Layer } from "effect"
+import { durationSetting } from "../platform/DurationSetting.js"
 
 export interface PartnerSettings {
   readonly reviewThresholdCents: number
@@ -28,9 +29,9 @@ export interface PartnerSettings {
 export const partnerConfig: Config.Config<PartnerSettings> = Config.all({
   reviewThresholdCents: Config.integer("REVIEW_THRESHOLD_CENTS").pipe(Config.withDefault(2_500_000)),
   skewSeconds: Config.integer("PARTNER_SKEW_SECONDS").pipe(Config.withDefault(300)),
-  webhookRetryBase: Config.duration("WEBHOOK_RETRY_BASE").pipe(Config.withDefault(Duration.seconds(5))),
-  webhookTimeout: Config.duration("WEBHOOK_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
-  webhookPollInterval: Config.duration("WEBHOOK_POLL_INTERVAL").pipe(Config.withDefault(Duration.seconds(1))),
+  webhookRetryBase: durationSetting("WEBHOOK_RETRY_BASE", Duration.seconds(5)),
+  webhookTimeout: durationSetting("WEBHOOK_TIMEOUT", Duration.seconds(5)),
+  webhookPollInterval: durationSetting("WEBHOOK_POLL_INTERVAL", Duration.seconds(1)),
   // An attempt in flight costs a socket and a fiber; 64 lets 16 receivers start hanging at once
   // (4 each) before a healthy partner waits for a slot, and the breaker moves them out within 3 attempts.
   webhookConcurrency: Config.integer("WEBHOOK_CONCURRENCY").pipe(
@@ -41,7 +42,7 @@ export const partnerConfig: Config.Config<PartnerSettings> = Config.all({
     Config.withDefault(4),
     Config.validate({ message: "WEBHOOK_PARTNER_CONCURRENCY must be at least 1", validation: (n) => n >= 1 })
   ),
-  quoteTtl: Config.duration("PARTNER_QUOTE_TTL").pipe(Config.withDefault(Duration.minutes(10)))
+  quoteTtl: durationSetting("PARTNER_QUOTE_TTL", Duration.minutes(10))
 })
 
 export class PartnerConfig extends Context.Tag("partner/PartnerConfig")<PartnerConfig, PartnerSettings>() {

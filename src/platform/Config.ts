@@ -5,6 +5,8 @@
  * (src/<capability>/Settings.ts); this file imports no capability.
  */
 import { Config, ConfigError, Context, Duration, Effect, Either, HashSet, Layer, Option, Redacted } from "effect"
+import { deploymentConfig, refusesStandIns, standInRefusal } from "./Deployment.js"
+import { durationSetting } from "./DurationSetting.js"
 import { tracingConfig, type TracingSettings } from "./TracingSettings.js"
 
 export interface DeprecationEntry {
@@ -18,6 +20,8 @@ export interface DeprecationEntry {
 
 export interface AppConfigShape {
   readonly production: boolean
+  /** TEST_MODE=true: a test deployment (sandbox stand-ins allowed in production; every page says "Test mode"). */
+  readonly testMode: boolean
   readonly port: number
   readonly host: string
   readonly baseUrl: string
@@ -64,9 +68,9 @@ export interface DatabaseSettings {
 }
 
 const databaseConfig: Config.Config<DatabaseSettings> = Config.all({
-  connectTimeout: Config.duration("DB_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(3))),
-  acquireTimeout: Config.duration("DB_ACQUIRE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
-  statementTimeout: Config.duration("DB_STATEMENT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5)))
+  connectTimeout: durationSetting("DB_CONNECT_TIMEOUT", Duration.seconds(3)),
+  acquireTimeout: durationSetting("DB_ACQUIRE_TIMEOUT", Duration.seconds(5)),
+  statementTimeout: durationSetting("DB_STATEMENT_TIMEOUT", Duration.seconds(5))
 })
 
 export class AppConfig extends Context.Tag("app/AppConfig")<AppConfig, AppConfigShape>() {}
@@ -146,15 +150,21 @@ export interface HttpSettings {
   readonly maxBodyBytes: number
   /** Longest a handler may run (REQUEST_TIMEOUT, default 30 s); then 503 request_timeout. */
   readonly requestTimeout: Duration.Duration
+  /** Longest the request line and headers may take to arrive (REQUEST_HEADERS_TIMEOUT, default 5 s); then 408. */
+  readonly headersTimeout: Duration.Duration
+  /** Longest a declared body may take to arrive, whole (REQUEST_BODY_TIMEOUT, default 10 s); then 408. */
+  readonly bodyTimeout: Duration.Duration
 }
 
 const httpConfig: Config.Config<HttpSettings> = Config.all({
   maxBodyBytes: Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
-  requestTimeout: Config.duration("REQUEST_TIMEOUT").pipe(Config.withDefault(Duration.seconds(30)))
+  requestTimeout: durationSetting("REQUEST_TIMEOUT", Duration.seconds(30)),
+  headersTimeout: durationSetting("REQUEST_HEADERS_TIMEOUT", Duration.seconds(5)),
+  bodyTimeout: durationSetting("REQUEST_BODY_TIMEOUT", Duration.seconds(10))
 })
 
 export const appConfig: Config.Config<AppConfigShape> = Config.all({
-  nodeEnv: Config.string("NODE_ENV").pipe(Config.withDefault("development")),
+  deployment: deploymentConfig,
   port: Config.integer("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
   baseUrl: Config.option(Config.string("BASE_URL")),
@@ -171,16 +181,16 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   logFormat: Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.withDefault("json" as const)),
   workers: Config.boolean("WORKERS").pipe(Config.withDefault(true)),
   outboundAllowLoopback: Config.boolean("OUTBOUND_ALLOW_LOOPBACK").pipe(Config.withDefault(false)),
-  shutdownGrace: Config.duration("SHUTDOWN_GRACE").pipe(Config.withDefault(Duration.seconds(10))),
-  shutdownDrainDelay: Config.duration("SHUTDOWN_DRAIN_DELAY").pipe(Config.withDefault(Duration.seconds(1))),
+  shutdownGrace: durationSetting("SHUTDOWN_GRACE", Duration.seconds(10)),
+  shutdownDrainDelay: durationSetting("SHUTDOWN_DRAIN_DELAY", Duration.seconds(1)),
   database: databaseConfig,
-  idempotencyLease: Config.duration("IDEMPOTENCY_LEASE").pipe(Config.withDefault(Duration.seconds(5))),
+  idempotencyLease: durationSetting("IDEMPOTENCY_LEASE", Duration.seconds(5)),
   outboundAllowedPorts: portList("OUTBOUND_ALLOWED_PORTS", [80, 443]),
   http: httpConfig,
   tracing: tracingConfig
 }).pipe(
   Config.mapOrFail((c) => {
-    const production = c.nodeEnv === "production"
+    const production = c.deployment.production
     if (production && Option.isNone(c.serviceSecret)) {
       return Either.left(missing("SERVICE_SECRET is required when NODE_ENV=production"))
     }
@@ -193,12 +203,20 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     if (production && c.outboundAllowLoopback) {
       return Either.left(missing("OUTBOUND_ALLOW_LOOPBACK is refused when NODE_ENV=production"))
     }
+    if (refusesStandIns(c.deployment) && Option.isNone(c.databaseUrl)) {
+      return Either.left(missing(standInRefusal(
+        "The embedded database (DATABASE_URL unset)",
+        "is for development (one process, no replicas)",
+        "set DATABASE_URL to a PostgreSQL server"
+      )))
+    }
     const trustProxy = c.trustProxy === "true" ? 1 : c.trustProxy === "false" ? 0 : Number(c.trustProxy)
     if (!Number.isInteger(trustProxy) || trustProxy < 0) {
       return Either.left(missing("TRUST_PROXY must be true, false or a number of trusted proxy hops"))
     }
     return Either.right<AppConfigShape>({
       production,
+      testMode: c.deployment.testMode,
       port: c.port,
       host: c.host,
       baseUrl: Option.getOrElse(c.baseUrl, () => `http://localhost:${c.port}`).replace(/\/+$/, ""),

@@ -6,7 +6,10 @@
  * JavaScript and stay within `PAGE_CSP`. A page that needs a script sets `script` and the layout
  * adds it inline with the nonce given (the CSP then allows that nonce only).
  */
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Effect } from "effect"
 
 export const escapeHtml = (s: string) =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
@@ -111,3 +114,35 @@ export const errorPageHtml = (title: string, message: string, hint?: string) =>
 ${hint ? `<p class="muted">${escapeHtml(hint)}</p>` : ""}`,
     { width: "narrow" }
   )
+
+/**
+ * TEST_MODE=true (src/platform/Deployment.ts): every HTML answer — pages, receipts, error pages,
+ * whichever capability renders them — carries this banner first thing in its body, so nobody
+ * mistakes a test deployment for the real shop. Inline colours: it shows on pages without STYLE.
+ */
+export const TEST_MODE_BANNER = `<div class="test-mode" role="region" aria-label="Test mode" ` +
+  `style="background:#ffd84d;color:#1a1400;text-align:center;font:600 15px/1.4 system-ui,sans-serif;padding:.5rem 1rem">` +
+  `Test mode: this is a test deployment. Payments are simulated and nothing sold here is real.</div>`
+
+/** `html` with the test-mode banner right after its `<body>` tag (unchanged without one). */
+export const withTestModeBanner = (html: string) => html.replace(/<body[^>]*>/i, (tag) => `${tag}\n${TEST_MODE_BANNER}`)
+
+const decoder = new TextDecoder()
+
+const bannered: HttpApp.PreResponseHandler = (_request, response) => {
+  const body = response.body
+  if (body._tag !== "Uint8Array" || !body.contentType.toLowerCase().startsWith("text/html")) {
+    return Effect.succeed(response)
+  }
+  return Effect.succeed(HttpServerResponse.setBody(
+    response,
+    HttpBody.text(withTestModeBanner(decoder.decode(body.body)), body.contentType)
+  ))
+}
+
+/**
+ * The server middleware that puts the banner on every HTML answer (src/app/Server.ts, TEST_MODE=true
+ * only): a pre-response handler, since the server middleware runs after the response is chosen.
+ */
+export const testModePages = (app: HttpApp.Default): HttpApp.Default =>
+  Effect.zipRight(HttpApp.appendPreResponseHandler(bannered), app)

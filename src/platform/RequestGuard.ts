@@ -9,6 +9,8 @@
  * - JSON nested deeper than `MAX_JSON_DEPTH` → 400 `invalid_body`;
  * - U+0000 in any string (path, query, JSON or form body) → 400 `validation_error`: PostgreSQL
  *   text cannot hold it, and no identifier or name of this service contains one;
+ * - a declared body not received whole within `REQUEST_BODY_TIMEOUT` → 408 `request_timeout`, and
+ *   the connection is closed (a slow sender holds nothing longer than that);
  * - a handler that runs longer than `REQUEST_TIMEOUT` → 503 `request_timeout` with `Retry-After`;
  * - a CORS preflight (OPTIONS with Origin and Access-Control-Request-Method) → 204 (Cors.ts).
  *
@@ -180,22 +182,28 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
   return request.headers["transfer-encoding"] !== undefined
 }
 
-type BodyRead = { readonly _tag: "Read"; readonly text: string } | { readonly _tag: "TooLarge" } | {
-  readonly _tag: "Unreadable"
-}
+type BodyRead =
+  | { readonly _tag: "Read"; readonly text: string }
+  | { readonly _tag: "TooLarge" }
+  | { readonly _tag: "Unreadable" }
+  | { readonly _tag: "TimedOut" }
 
 /** After refusing an over-long body, at most this much more is read (and dropped) before the connection is cut. */
 const DRAIN_FACTOR = 4
 
 /**
- * Reads the body once, up to `max` bytes, and leaves it as the request's cached text. Past the
- * limit the rest is read and dropped (up to a bound, then the connection is cut) so the 413 reaches
- * the client instead of a connection reset.
+ * Reads the body once, up to `max` bytes within `withinMs` (0: no limit), and leaves it as the
+ * request's cached text. Past the limit the rest is read and dropped (up to a bound, then the
+ * connection is cut) so the 413 reaches the client instead of a connection reset.
  */
-const readBody = (request: HttpServerRequest.HttpServerRequest, max: number): Effect.Effect<BodyRead> => {
+const readBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  max: number,
+  withinMs: number
+): Effect.Effect<BodyRead> => {
   const source = (request as any).source as IncomingMessage | undefined
   if (source === undefined || typeof source.on !== "function") {
-    return request.text.pipe(
+    const read = request.text.pipe(
       HttpIncomingMessage.withMaxBodySize(Option.some(max)),
       Effect.map((text): BodyRead => ({ _tag: "Read", text })),
       Effect.catchAll((e) =>
@@ -204,11 +212,23 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, max: number): Ef
         )
       )
     )
+    return withinMs === 0 ? read : Effect.timeoutTo(read, {
+      duration: Duration.millis(withinMs),
+      onSuccess: (r) => r,
+      onTimeout: (): BodyRead => ({ _tag: "TimedOut" })
+    })
   }
   return Effect.async<BodyRead>((resume) => {
     const chunks: Array<Buffer> = []
     let size = 0
+    // A sender that declared a body and stops sending it (slowloris) is answered at the deadline.
+    const timer = withinMs === 0 ? undefined : setTimeout(() => {
+      cleanup()
+      chunks.length = 0
+      resume(Effect.succeed({ _tag: "TimedOut" }))
+    }, withinMs)
     const cleanup = () => {
+      clearTimeout(timer)
       source.off("data", onData)
       source.off("end", onEnd)
       source.off("error", onError)
@@ -251,11 +271,14 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, max: number): Ef
 export interface GuardSettings {
   readonly maxBodyBytes: number
   readonly requestTimeout: Duration.Duration
+  /** 0: no limit. */
+  readonly bodyTimeout: Duration.Duration
 }
 
 export const guardSettings = (config: AppConfigShape): GuardSettings => ({
   maxBodyBytes: config.http.maxBodyBytes,
-  requestTimeout: config.http.requestTimeout
+  requestTimeout: config.http.requestTimeout,
+  bodyTimeout: config.http.bodyTimeout
 })
 
 /**
@@ -280,6 +303,7 @@ const inheritResponseHandlers = (child: Fiber.RuntimeFiber<unknown, unknown>): E
  */
 export const requestGuard = (settings: GuardSettings, routes: RouteTable) => {
   const timeoutMs = Duration.toMillis(settings.requestTimeout)
+  const bodyTimeoutMs = Duration.toMillis(settings.bodyTimeout)
   return (app: HttpApp.Default): HttpApp.Default =>
     Effect.withFiberRuntime((current) => {
       const request = Context.unsafeGet(current.currentContext, HttpServerRequest.HttpServerRequest)
@@ -323,7 +347,16 @@ export const requestGuard = (settings: GuardSettings, routes: RouteTable) => {
         return fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
       }
       // Read once, bounded; every later reader (signature, payload) gets this cached text.
-      return Effect.flatMap(readBody(request, settings.maxBodyBytes), (text) => {
+      return Effect.flatMap(readBody(request, settings.maxBodyBytes, bodyTimeoutMs), (text) => {
+        if (text._tag === "TimedOut") {
+          // `connection: close`: Node closes the socket once this answer is sent, dropping the rest.
+          return fail(
+            408,
+            "request_timeout",
+            `The request body did not arrive within ${Duration.format(settings.bodyTimeout)}`,
+            { connection: "close" }
+          )
+        }
         if (text._tag === "TooLarge") {
           return fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
         }

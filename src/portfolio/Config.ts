@@ -7,6 +7,7 @@
  *   BULK_JOB_CONCURRENCY       bulk jobs run at once per process (default 2)
  */
 import { Config, Context, Duration, Effect, Layer } from "effect"
+import { durationSetting } from "../platform/DurationSetting.js"
 
 export interface PortfolioConfigShape {
   readonly registrarConcurrency: number
@@ -19,7 +20,7 @@ export class PortfolioConfig extends Context.Tag("app/PortfolioConfig")<Portfoli
     PortfolioConfig,
     Effect.gen(function*() {
       const registrarConcurrency = yield* Config.integer("REGISTRAR_CONCURRENCY").pipe(Config.withDefault(16))
-      const latency = yield* Config.duration("REGISTRAR_SANDBOX_LATENCY").pipe(Config.withDefault(Duration.millis(120)))
+      const latency = yield* durationSetting("REGISTRAR_SANDBOX_LATENCY", Duration.millis(120))
       const jobConcurrency = yield* Config.integer("BULK_JOB_CONCURRENCY").pipe(Config.withDefault(2))
       return {
         registrarConcurrency: Math.max(1, registrarConcurrency),

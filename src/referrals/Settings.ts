@@ -9,6 +9,7 @@
  * | REFERRAL_FLUSH_BATCH | 500 | a batch is written as soon as this many clicks wait |
  */
 import { Config, Context, Duration, Layer } from "effect"
+import { durationSetting } from "../platform/DurationSetting.js"
 
 export interface ReferralSettings {
   readonly windowDays: number
@@ -25,8 +26,8 @@ export const referralConfig: Config.Config<ReferralSettings> = Config.all({
     }),
     Config.withDefault(30)
   ),
-  repeatWindow: Config.duration("REFERRAL_REPEAT_WINDOW").pipe(Config.withDefault(Duration.minutes(30))),
-  flushInterval: Config.duration("REFERRAL_FLUSH_INTERVAL").pipe(Config.withDefault(Duration.millis(100))),
+  repeatWindow: durationSetting("REFERRAL_REPEAT_WINDOW", Duration.minutes(30)),
+  flushInterval: durationSetting("REFERRAL_FLUSH_INTERVAL", Duration.millis(100)),
   flushBatch: Config.integer("REFERRAL_FLUSH_BATCH").pipe(
     // A batch is one insert of 10 bound parameters per click: PostgreSQL takes at most 65,535.
     Config.validate({

@@ -247,7 +247,7 @@ describe("login rate limits", () => {
 })
 
 describe("in production", () => {
-  layer(TestServer.layer({ NODE_ENV: "production" }))("cookie", (it) => {
+  layer(TestServer.layer({ NODE_ENV: "production", TEST_MODE: "true" }))("cookie", (it) => {
     it.effect("the session cookie is Secure", () =>
       Effect.gen(function*() {
         const user = yield* createTestUser()

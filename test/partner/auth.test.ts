@@ -223,7 +223,12 @@ layer(TestServer.layer())("partner request signing", (it) => {
 
 describe("production: HTTPS only, per-credential rate limit", () => {
   layer(
-    TestServer.layer({ NODE_ENV: "production", TRUST_PROXY: "true", RATE_LIMITS: JSON.stringify({ partner_api: 3 }) })
+    TestServer.layer({
+      NODE_ENV: "production",
+      TEST_MODE: "true",
+      TRUST_PROXY: "true",
+      RATE_LIMITS: JSON.stringify({ partner_api: 3 })
+    })
   )("production", (it) => {
     it.effect("refuses plain HTTP, honours the trusted proxy's X-Forwarded-Proto, limits per credential", () =>
       Effect.gen(function*() {

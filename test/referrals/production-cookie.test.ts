@@ -9,6 +9,8 @@ import { follow } from "./ReferralKit.js"
 layer(
   TestServer.layer({
     NODE_ENV: "production",
+    // A test deployment: production refuses the sandbox providers and the embedded database otherwise.
+    TEST_MODE: "true",
     SERVICE_SECRET: randomBytes(32).toString("base64"),
     ADMIN_TOKEN: randomBytes(32).toString("base64")
   }),

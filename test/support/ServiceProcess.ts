@@ -67,3 +67,32 @@ export const startServiceProcess = (
         setTimeout(() => child.kill("SIGKILL"), 10_000).unref()
       })
   )
+
+/**
+ * Runs the service until it exits by itself (a start-up refusal) or `withinMs` passes (then it is
+ * killed and `code` is null). A variable set to undefined is removed (e.g. DATABASE_URL).
+ */
+export const runServiceToExit = (
+  env: Record<string, string | undefined>,
+  options?: { readonly withinMs?: number; readonly entry?: ReadonlyArray<string> }
+) =>
+  Effect.async<{ readonly code: number | null; readonly output: string }>((resume) => {
+    const full: Record<string, string | undefined> = { ...process.env, ...baseEnv, PORT: "0", ...env }
+    for (const [k, v] of Object.entries(full)) if (v === undefined) delete full[k]
+    const child = spawn(process.execPath, [...(options?.entry ?? ["--import", "tsx", "src/main.ts"])], {
+      env: full as Record<string, string>,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    child.stdout!.on("data", (d) => (output += d))
+    child.stderr!.on("data", (d) => (output += d))
+    const timer = setTimeout(() => child.kill("SIGKILL"), options?.withinMs ?? 60_000)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      resume(Effect.succeed({ code, output }))
+    })
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      child.kill("SIGKILL")
+    })
+  })

@@ -9,6 +9,7 @@
  * | BROKERAGE_ELIGIBILITY_TTL | 60 seconds | how long a live-site finding per domain is reused (0: never) |
  */
 import { Config, Context, Duration, Layer } from "effect"
+import { durationSetting } from "../../platform/DurationSetting.js"
 
 export interface BrokerageSettings {
   readonly feeBps: number
@@ -26,8 +27,8 @@ const bps = (name: string, fallback: number) =>
 export const brokerageConfig: Config.Config<BrokerageSettings> = Config.all({
   feeBps: bps("BROKERAGE_FEE_BPS", 1500),
   partnerShareBps: bps("BROKERAGE_PARTNER_SHARE_BPS", 2000),
-  siteTimeout: Config.duration("BROKERAGE_SITE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(4))),
-  eligibilityTtl: Config.duration("BROKERAGE_ELIGIBILITY_TTL").pipe(Config.withDefault(Duration.seconds(60)))
+  siteTimeout: durationSetting("BROKERAGE_SITE_TIMEOUT", Duration.seconds(4)),
+  eligibilityTtl: durationSetting("BROKERAGE_ELIGIBILITY_TTL", Duration.seconds(60))
 })
 
 export class BrokerageConfig extends Context.Tag("partner/BrokerageConfig")<BrokerageConfig, BrokerageSettings>() {

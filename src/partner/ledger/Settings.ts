@@ -13,6 +13,8 @@
  */
 import { Config, Context, Duration, Layer, Option, type Redacted } from "effect"
 import { isAmountCents, MAX_AMOUNT_CENTS } from "../../domain/Money.js"
+import { realInProduction } from "../../platform/Deployment.js"
+import { durationSetting } from "../../platform/DurationSetting.js"
 
 export interface LedgerSettings {
   readonly settlementInterval: Duration.Duration
@@ -25,12 +27,12 @@ export interface LedgerSettings {
 }
 
 export const ledgerConfig: Config.Config<LedgerSettings> = Config.all({
-  settlementInterval: Config.duration("SETTLEMENT_INTERVAL").pipe(Config.withDefault(Duration.hours(24))),
+  settlementInterval: durationSetting("SETTLEMENT_INTERVAL", Duration.hours(24)),
   settlementHoldDays: Config.integer("SETTLEMENT_HOLD_DAYS").pipe(
     Config.validate({ message: "SETTLEMENT_HOLD_DAYS must be 0 or more", validation: (n) => n >= 0 }),
     Config.withDefault(7)
   ),
-  payoutInterval: Config.duration("PAYOUT_INTERVAL").pipe(Config.withDefault(Duration.days(7))),
+  payoutInterval: durationSetting("PAYOUT_INTERVAL", Duration.days(7)),
   payoutMinimumCents: Config.integer("PAYOUT_MINIMUM_CENTS").pipe(
     Config.validate({
       message: `PAYOUT_MINIMUM_CENTS must be 1 to ${MAX_AMOUNT_CENTS}`,
@@ -38,7 +40,13 @@ export const ledgerConfig: Config.Config<LedgerSettings> = Config.all({
     }),
     Config.withDefault(5000)
   ),
-  payoutProvider: Config.literal("sandbox", "stripe")("PAYOUT_PROVIDER").pipe(Config.withDefault("sandbox" as const)),
+  payoutProvider: realInProduction(
+    "PAYOUT_PROVIDER",
+    Config.literal("sandbox", "stripe")("PAYOUT_PROVIDER").pipe(Config.withDefault("sandbox" as const)),
+    "sandbox",
+    "pays nobody (commissions are marked paid and no money leaves)",
+    "set PAYOUT_PROVIDER=stripe"
+  ),
   stripeApiKey: Config.option(Config.redacted("STRIPE_API_KEY")),
   stripeApiBase: Config.string("STRIPE_API_BASE").pipe(Config.withDefault("https://api.stripe.com"))
 })
