@@ -103,11 +103,15 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("agent discovery", (it) => {
       expect((yield* get("/docs")).status).toBe(200)
     }))
 
-  it.effect("the MCP Inspector (--cli) lists the four tools and calls one", () =>
+  it.effect("the MCP Inspector (--cli) lists the tools and calls them", () =>
     Effect.gen(function*() {
       const listed = yield* inspector(["--method", "tools/list"])
       expect(listed.tools.map((t: any) => t.name).sort()).toEqual([
+        "check_domains",
+        "create_purchase_link",
+        "get_listing",
         "search_domain",
+        "suggest_domains",
         "tld_registration_price",
         "tld_requirements",
         "whois_lookup"
@@ -122,5 +126,17 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("agent discovery", (it) => {
       ])
       expect(called.isError).toBeFalsy()
       expect(called.structuredContent).toEqual((yield* get("/api/pricing/tld?tld=com&op=register")).json)
+      const suggested = yield* inspector([
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "suggest_domains",
+        "--tool-arg",
+        "description=inspector bakery",
+        "--tool-arg",
+        "limit=2"
+      ])
+      expect(suggested.isError).toBeFalsy()
+      expect(suggested.structuredContent.suggestions).toHaveLength(2)
     }))
 })
