@@ -31,7 +31,10 @@ const inspector = (args: ReadonlyArray<string>) =>
       )
     }))
 
+/** The operator's and developers' pages: in the repository and the image, never served. */
+const internalPages = ["architecture", "operations"]
 const docsPages = Fs.readdirSync("docs").filter((f) => f.endsWith(".md")).map((f) => f.slice(0, -3))
+  .filter((page) => !internalPages.includes(page))
 
 layer(serverAtBaseUrl(), { timeout: 120_000 })("agent discovery", (it) => {
   it.scoped("the server card names the endpoint, auth and the same tools as tools/list", () =>
@@ -93,6 +96,14 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("agent discovery", (it) => {
       expect(links.length).toBeGreaterThan(5)
       for (const link of new Set(links.map((l: string) => new URL(l).pathname))) {
         expect((yield* get(link as string)).status, link as string).toBe(200)
+      }
+      for (const page of internalPages) {
+        expect(Fs.existsSync(`docs/${page}.md`)).toBe(true)
+        expect((yield* get(`/docs/${page}.md`)).status, page).toBe(404)
+        expect((yield* get("/llms.txt")).text).not.toContain(`/docs/${page}.md`)
+        expect((yield* get("/llms-full.txt")).text).not.toContain(
+          Fs.readFileSync(`docs/${page}.md`, "utf8").split("\n")[0]
+        )
       }
       for (const bad of ["/docs/nope.md", "/docs/search", "/docs/..%2Fpackage.json", "/docs/.env.md"]) {
         const reply = yield* get(bad)
