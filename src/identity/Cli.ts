@@ -1,7 +1,8 @@
 /**
  * Operator commands of identity:
  *
- *   user create --email E --password P [--domains a.com,b.net] [--json]
+ *   user create --email E --password-stdin [--domains a.com,b.net] [--json]   (the password on stdin)
+ *   user create --email E --password P …   (visible in `ps` and shell history: prefer --password-stdin)
  *   user add-domains --email E --domains a.com,b.net [--json]
  *   apikey create --name N [--json]      → {key, secret} (the secret is shown once)
  *   apikey list [--json]
@@ -10,13 +11,33 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { abort, json, print } from "../cli/Output.js"
 import { Accounts } from "./accounts/Accounts.js"
 import { ApiKeyStore } from "./apikeys/ApiKeyStore.js"
 
 const email = Options.text("email").pipe(Options.withDescription("The user's e-mail address (sign-in name)"))
-const password = Options.text("password").pipe(Options.withDescription(`The user's password (at least 8 characters)`))
+const password = Options.text("password").pipe(
+  Options.withDescription(
+    `The user's password (at least 8 characters); visible in ps and shell history, prefer --password-stdin`
+  ),
+  Options.optional
+)
+const passwordStdin = Options.boolean("password-stdin").pipe(
+  Options.withDescription(
+    "Read the password from stdin (its first line), e.g. printf '%s' \"$PW\" | … --password-stdin"
+  )
+)
+
+/** The first line of stdin (a trailing newline is not part of the password). */
+const readStdinLine = Effect.async<string>((resume) => {
+  const chunks: Array<Buffer> = []
+  const stdin = process.stdin
+  stdin.on("data", (c: Buffer) => chunks.push(c))
+  stdin.once("end", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8").split(/\r?\n/)[0] ?? "")))
+  stdin.once("error", () => resume(Effect.succeed("")))
+  stdin.resume()
+})
 const domains = Options.text("domains").pipe(
   Options.withDescription("Comma-separated domains the user owns (bulk operations act on these only)"),
   Options.optional
@@ -24,13 +45,19 @@ const domains = Options.text("domains").pipe(
 
 const userCreate = Command.make(
   "create",
-  { email, password, domains, json },
-  ({ domains, email, json, password }) =>
+  { email, password, passwordStdin, domains, json },
+  ({ domains, email, json, password: passwordOption, passwordStdin }) =>
     Effect.gen(function*() {
+      if (Option.isSome(passwordOption) === passwordStdin) {
+        return yield* abort("Give the password with exactly one of --password-stdin or --password", "usage")
+      }
+      const password = Option.isSome(passwordOption) ? passwordOption.value : yield* readStdinLine
       const accounts = yield* Accounts
       const list = domains._tag === "Some" ? domains.value.split(",") : []
       const created = yield* accounts.createUser({ email, password, domains: list }).pipe(
-        Effect.catchAll((e) => abort(e.message))
+        Effect.catchAll((e) =>
+          e._tag === "EmailTaken" || e._tag === "DomainTaken" ? abort(e.message, "conflict") : abort(e.message)
+        )
       )
       yield* print(
         json,

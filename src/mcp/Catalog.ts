@@ -14,7 +14,9 @@ export const SERVER_TITLE = "Domain Marketplace"
 export const INSTRUCTIONS =
   "Domain search, WHOIS and TLD pricing/requirements of the Domain Marketplace. All tools are read-only. " +
   "Use search_domain for availability and prices (marketplace prices need a bearer token with scope pricing:read), " +
-  "tld_registration_price and tld_requirements before registering, whois_lookup for who holds a taken name (daily quota)."
+  "tld_registration_price and tld_requirements before registering, whois_lookup for who holds a taken name (daily quota), " +
+  "check_domains for up to 50 names at once, suggest_domains for names from a description, get_listing for a name for sale, " +
+  "and create_purchase_link to give the person the buy page of a listed name (no tool ever pays: the person does, on that page)."
 
 /** The resources: the agents' guide (overview) and the authorization guide. */
 export const RESOURCE_PAGES = [

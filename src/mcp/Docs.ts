@@ -1,5 +1,5 @@
 /**
- * The Markdown pages of `docs/`, read once at start-up (served at `/docs/<page>.md`, as MCP
+ * The user-facing Markdown pages of `docs/` (not INTERNAL_PAGES), read once at start-up (served at `/docs/<page>.md`, as MCP
  * resources, and in `/llms.txt` / `/llms-full.txt`). The container image ships `docs/`.
  */
 import * as Fs from "node:fs"
@@ -22,6 +22,12 @@ export interface DocPage {
 }
 
 const PAGE_NAME = /^[a-z0-9][a-z0-9-]*$/
+
+/**
+ * Pages for the operator and this service's developers (the code map, deployment and secrets):
+ * they ship in the repository and the image but are never served, nor listed to agents.
+ */
+export const INTERNAL_PAGES: ReadonlySet<string> = new Set(["architecture", "operations"])
 
 const parse = (name: string, markdown: string): DocPage => {
   const lines = markdown.split("\n")
@@ -47,7 +53,9 @@ const parse = (name: string, markdown: string): DocPage => {
 export const loadDocs = (dir: string = docsDir): ReadonlyArray<DocPage> => {
   let files: Array<string>
   try {
-    files = Fs.readdirSync(dir).filter((f) => f.endsWith(".md") && PAGE_NAME.test(f.slice(0, -3)))
+    files = Fs.readdirSync(dir).filter((f) =>
+      f.endsWith(".md") && PAGE_NAME.test(f.slice(0, -3)) && !INTERNAL_PAGES.has(f.slice(0, -3))
+    )
   } catch {
     return []
   }

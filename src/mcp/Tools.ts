@@ -6,13 +6,18 @@
  * Contract: a tool never re-enters the service through HTTP, and a tool failure (bad input,
  * quota, no data) is a `ToolFailure` with the REST error's code and message, never a defect.
  */
-import { Effect, Option, ParseResult, Schema, Stream } from "effect"
+import { Effect, Either, Option, ParseResult, Schema, Stream } from "effect"
 import { limits as catalogueLimits } from "../catalogue/Api.js"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { isTld, normalizeTld } from "../catalogue/PriceCsv.js"
+import { buyPath } from "../checkout/BuyForm.js"
 import { canSeeMarketPrices, type Viewer } from "../identity/Viewer.js"
 import { WhoisNotFound, WhoisQuotaSpent, WhoisUnavailable } from "../lookup/Errors.js"
 import { Lookups } from "../lookup/Lookups.js"
+import { limits as marketLimits } from "../market/Api.js"
+import { ListingNotFound } from "../market/Errors.js"
+import { Market } from "../market/Market.js"
+import { toListingItem } from "../market/View.js"
 import { AppConfig } from "../platform/Config.js"
 import { domainInput, InvalidDomain } from "../platform/DomainInput.js"
 import type { DomainErrorMeta } from "../platform/Errors.js"
@@ -20,11 +25,22 @@ import { RateLimiter, type RateLimitPolicy } from "../platform/RateLimit.js"
 import { limits as searchLimits } from "../search/Api.js"
 import type { RowEvent } from "../search/Rows.js"
 import { Search } from "../search/Search.js"
+import { limits as toolLimits } from "../tools/Api.js"
+import { InvalidKeywords } from "../tools/Errors.js"
+import { Tools } from "../tools/Tools.js"
 import {
+  CheckDomainsInput,
+  CheckDomainsOutput,
+  CreatePurchaseLinkInput,
+  CreatePurchaseLinkOutput,
+  GetListingInput,
+  GetListingOutput,
   type ObjectJsonSchema,
   objectJsonSchema,
   SearchDomainInput,
   SearchDomainOutput,
+  SuggestDomainsInput,
+  SuggestDomainsOutput,
   TldRegistrationPriceInput,
   TldRegistrationPriceOutput,
   TldRequirementsInput,
@@ -54,7 +70,7 @@ export interface ToolResult {
   readonly summary: string
 }
 
-export type ToolServices = Search | Catalogue | Lookups | RateLimiter | AppConfig
+export type ToolServices = Search | Catalogue | Lookups | RateLimiter | AppConfig | Market | Tools
 type Services = ToolServices
 
 export interface AgentTool {
@@ -268,6 +284,160 @@ const tldRequirements = tool({
     })
 })
 
-export const TOOLS: ReadonlyArray<AgentTool> = [searchDomain, whoisLookup, tldRegistrationPrice, tldRequirements]
+const checkDomains = tool({
+  name: "check_domains",
+  title: "Check many domains",
+  description:
+    "Availability and price of 1 to 50 domain names in one call, one row per distinct name in the order given (the same rows " +
+    "as search_domain, without alternates). Rows arrive as progress notifications as they are known. Counts as one search " +
+    "against the search quota; marketplace prices need a bearer token with pricing:read.",
+  input: CheckDomainsInput,
+  output: CheckDomainsOutput,
+  run: (input, caller) =>
+    Effect.gen(function*() {
+      const search = yield* Search
+      const names = []
+      const seen = new Set<string>()
+      for (const [i, raw] of input.domains.entries()) {
+        const parsed = search.parse(raw)
+        if (Either.isLeft(parsed)) {
+          return yield* new ToolFailure({
+            code: InvalidDomain.meta.code,
+            message: `domains[${i}]: ${parsed.left.message}`,
+            details: { field: `domains[${i}]`, value: raw }
+          })
+        }
+        const name = parsed.right.primary
+        if (!seen.has(name.registrable)) {
+          seen.add(name.registrable)
+          names.push(name)
+        }
+      }
+      yield* admit(searchLimits.search, caller)
+      const plan = { primary: names[0]!, names, plain: false }
+      const started = yield* search.start(plan, {
+        requestId: caller.requestId,
+        canSeeMarketPrices: canSeeMarketPrices(caller.viewer),
+        startedAt: Date.now()
+      })
+      const total = names.length
+      const rows = yield* started.events.pipe(
+        Stream.filter((e): e is RowEvent => e.kind === "row"),
+        Stream.zipWithIndex,
+        Stream.tap(([row, i]) => caller.progress(i + 1, total, describeRow(row))),
+        Stream.map(([row]) => row),
+        Stream.runCollect
+      )
+      const order = new Map(names.map((n, i) => [n.registrable, i]))
+      const results = [...rows].sort((a, b) => (order.get(a.domain) ?? total) - (order.get(b.domain) ?? total))
+      return {
+        value: { results },
+        summary: `${results.length} name${results.length === 1 ? "" : "s"} checked:\n${
+          results.map(describeRow).join("\n")
+        }`
+      }
+    })
+})
+
+const suggestDomains = tool({
+  name: "suggest_domains",
+  title: "Suggest domains",
+  description:
+    "Domain names built from a short description (its words joined, with common prefixes and suffixes, hyphenated), each " +
+    "checked for availability with its price. Same answer as POST /api/tools/domain-suggest (its result) and the same quota.",
+  input: SuggestDomainsInput,
+  output: SuggestDomainsOutput,
+  run: (input, caller) =>
+    Effect.gen(function*() {
+      yield* admit(toolLimits["domain-suggest"], caller)
+      const answer = yield* (yield* Tools).suggest({
+        keywords: input.description,
+        tlds: input.tlds,
+        limit: input.limit
+      })
+      // The cache keeps the answer as unknown; it is the suggestion body built just above it.
+      const value = answer.result as typeof SuggestDomainsOutput.Type
+      const available = value.suggestions.filter((s) => s.available === true)
+      return {
+        value,
+        summary: `${available.length} of ${value.suggestions.length} suggestions available:\n` +
+          value.suggestions.map((s) =>
+            `${s.domain_unicode}: ${s.available === true ? "available" : s.state}${
+              s.price !== null ? ` — $${s.price.toFixed(2)}/yr` : ""
+            }`
+          ).join("\n")
+      }
+    }).pipe(Effect.catchTags({ InvalidKeywords: toolFailure(InvalidKeywords) }))
+})
+
+const getListing = tool({
+  name: "get_listing",
+  title: "Read a listing",
+  description:
+    "One marketplace listing (a domain for sale): buy-now and floor prices, description, whether a sale is under way. " +
+    "Same answer as GET /api/market/listings/{domain}; prices need a bearer token with pricing:read.",
+  input: GetListingInput,
+  output: GetListingOutput,
+  run: (input, caller) =>
+    Effect.gen(function*() {
+      const name = yield* domainInput("domain", input.domain, "field-input")
+      yield* admit(marketLimits.listings, caller)
+      const config = yield* AppConfig
+      const row = yield* (yield* Market).listedListing("live", name.ascii)
+      const item = toListingItem(row, canSeeMarketPrices(caller.viewer), config.baseUrl)
+      return {
+        value: new GetListingOutput(item),
+        summary: `${item.domain_unicode} is for sale` +
+          (item.bin_price !== null
+            ? `: buy now $${item.bin_price.toFixed(2)}`
+            : " (price shown with a pricing:read token)") +
+          (item.locked ? "; a sale is under way" : "")
+      }
+    }).pipe(
+      Effect.catchTags({ InvalidDomain: toolFailure(InvalidDomain), ListingNotFound: toolFailure(ListingNotFound) })
+    )
+})
+
+const createPurchaseLink = tool({
+  name: "create_purchase_link",
+  title: "Create a purchase link",
+  description:
+    "The link to a listed domain's buy page, for the person to open and pay there; this tool never pays or reserves anything. " +
+    "A name listed only in the sandbox inventory gets the sandbox buy page (?env=sandbox). A name not listed is refused.",
+  input: CreatePurchaseLinkInput,
+  output: CreatePurchaseLinkOutput,
+  run: (input, caller) =>
+    Effect.gen(function*() {
+      const name = yield* domainInput("domain", input.domain, "field-input")
+      yield* admit(marketLimits.listings, caller)
+      const config = yield* AppConfig
+      const market = yield* Market
+      const environment = yield* market.listedListing("live", name.ascii).pipe(
+        Effect.as("live" as const),
+        Effect.catchTag("ListingNotFound", () =>
+          Effect.as(market.listedListing("sandbox", name.ascii), "sandbox" as const))
+      )
+      const url = `${config.baseUrl}${buyPath(environment, name.ascii)}`
+      return {
+        value: { url },
+        summary: `Open ${url} to buy ${name.unicode}` +
+          (environment === "sandbox" ? " (sandbox: no real payment)" : "") +
+          ". Nothing is charged until the person pays on that page."
+      }
+    }).pipe(
+      Effect.catchTags({ InvalidDomain: toolFailure(InvalidDomain), ListingNotFound: toolFailure(ListingNotFound) })
+    )
+})
+
+export const TOOLS: ReadonlyArray<AgentTool> = [
+  searchDomain,
+  whoisLookup,
+  tldRegistrationPrice,
+  tldRequirements,
+  checkDomains,
+  suggestDomains,
+  getListing,
+  createPurchaseLink
+]
 
 export const toolNamed = (name: string): AgentTool | undefined => TOOLS.find((t) => t.name === name)

@@ -31,7 +31,10 @@ const inspector = (args: ReadonlyArray<string>) =>
       )
     }))
 
+/** The operator's and developers' pages: in the repository and the image, never served. */
+const internalPages = ["architecture", "operations"]
 const docsPages = Fs.readdirSync("docs").filter((f) => f.endsWith(".md")).map((f) => f.slice(0, -3))
+  .filter((page) => !internalPages.includes(page))
 
 layer(serverAtBaseUrl(), { timeout: 120_000 })("agent discovery", (it) => {
   it.scoped("the server card names the endpoint, auth and the same tools as tools/list", () =>
@@ -94,6 +97,14 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("agent discovery", (it) => {
       for (const link of new Set(links.map((l: string) => new URL(l).pathname))) {
         expect((yield* get(link as string)).status, link as string).toBe(200)
       }
+      for (const page of internalPages) {
+        expect(Fs.existsSync(`docs/${page}.md`)).toBe(true)
+        expect((yield* get(`/docs/${page}.md`)).status, page).toBe(404)
+        expect((yield* get("/llms.txt")).text).not.toContain(`/docs/${page}.md`)
+        expect((yield* get("/llms-full.txt")).text).not.toContain(
+          Fs.readFileSync(`docs/${page}.md`, "utf8").split("\n")[0]
+        )
+      }
       for (const bad of ["/docs/nope.md", "/docs/search", "/docs/..%2Fpackage.json", "/docs/.env.md"]) {
         const reply = yield* get(bad)
         expect(reply.status, bad).toBe(404)
@@ -103,11 +114,15 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("agent discovery", (it) => {
       expect((yield* get("/docs")).status).toBe(200)
     }))
 
-  it.effect("the MCP Inspector (--cli) lists the four tools and calls one", () =>
+  it.effect("the MCP Inspector (--cli) lists the tools and calls them", () =>
     Effect.gen(function*() {
       const listed = yield* inspector(["--method", "tools/list"])
       expect(listed.tools.map((t: any) => t.name).sort()).toEqual([
+        "check_domains",
+        "create_purchase_link",
+        "get_listing",
         "search_domain",
+        "suggest_domains",
         "tld_registration_price",
         "tld_requirements",
         "whois_lookup"
@@ -122,5 +137,17 @@ layer(serverAtBaseUrl(), { timeout: 120_000 })("agent discovery", (it) => {
       ])
       expect(called.isError).toBeFalsy()
       expect(called.structuredContent).toEqual((yield* get("/api/pricing/tld?tld=com&op=register")).json)
+      const suggested = yield* inspector([
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "suggest_domains",
+        "--tool-arg",
+        "description=inspector bakery",
+        "--tool-arg",
+        "limit=2"
+      ])
+      expect(suggested.isError).toBeFalsy()
+      expect(suggested.structuredContent.suggestions).toHaveLength(2)
     }))
 })

@@ -55,13 +55,17 @@ const call = (
 ) => Effect.promise(() => client.callTool({ name, arguments: args }, undefined, options))
 
 layer(server, { timeout: 120_000 })("/mcp", (it) => {
-  it.scoped("lists the four tools with input/output schemas and read-only annotations", () =>
+  it.scoped("lists the tools with input/output schemas and read-only annotations", () =>
     Effect.gen(function*() {
       const client = yield* connect()
       expect(client.getServerVersion()?.name).toBe("domain-marketplace")
       const { tools } = yield* Effect.promise(() => client.listTools())
       expect(tools.map((t) => t.name).sort()).toEqual([
+        "check_domains",
+        "create_purchase_link",
+        "get_listing",
         "search_domain",
+        "suggest_domains",
         "tld_registration_price",
         "tld_requirements",
         "whois_lookup"

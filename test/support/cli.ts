@@ -19,19 +19,26 @@ export const runCli = (
   entry: ReadonlyArray<string> = sourceCli
 ) => runCliWith({ DATABASE_URL: databaseUrl, ...env }, args, entry)
 
+/** The CLI against a database URL with `input` on its stdin (e.g. `--password-stdin`). */
+export const runCliWithStdin = (databaseUrl: string, args: ReadonlyArray<string>, input: string) =>
+  runCliWith({ DATABASE_URL: databaseUrl }, args, sourceCli, input)
+
 /** The CLI with this environment; a variable set to undefined is removed (e.g. DATABASE_URL, for DATA_DIR). */
 export const runCliWith = (
   env: Record<string, string | undefined>,
   args: ReadonlyArray<string>,
-  entry: ReadonlyArray<string> = sourceCli
+  entry: ReadonlyArray<string> = sourceCli,
+  /** Written to the CLI's stdin, then closed (stdin is closed at once without it). */
+  input?: string
 ) =>
   Effect.async<CliResult>((resume) => {
     const full: Record<string, string | undefined> = { ...process.env, ...baseEnv, LOG_LEVEL: "warn", ...env }
     for (const [k, v] of Object.entries(full)) if (v === undefined) delete full[k]
     const child = spawn(process.execPath, [...entry, ...args], {
       env: full,
-      stdio: ["ignore", "pipe", "pipe"]
+      stdio: ["pipe", "pipe", "pipe"]
     })
+    child.stdin.end(input ?? "")
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += d))
