@@ -27,6 +27,7 @@ import { finishOpenApi } from "../platform/OpenApiDoc.js"
 import { PortfolioApi } from "../portfolio/Api.js"
 import { PartnerReferralsApi, ReferralRedirectApi } from "../referrals/Api.js"
 import { KeyedAvailabilityApi, SearchApi, searchStreamSchemas } from "../search/Api.js"
+import { StorefrontPagesApi } from "../storefront/Api.js"
 import { SystemApi } from "../system/Api.js"
 import { ToolsApi } from "../tools/Api.js"
 
@@ -61,6 +62,7 @@ const Groups = HttpApi.make("marketplace")
   .add(CheckoutPagesApi)
   .add(PortfolioApi)
   .add(NotificationsApi)
+  .add(StorefrontPagesApi)
 
 export class Api extends Groups
   .annotate(OpenApi.Title, "Domain Marketplace API")

@@ -39,6 +39,7 @@ import { CartFulfilmentLive, PortfolioLive } from "../portfolio/Layer.js"
 import { ReferralsLive } from "../referrals/Layer.js"
 import { ReferralConfig } from "../referrals/Settings.js"
 import { SearchLive } from "../search/Layer.js"
+import { StorefrontHttpLive } from "../storefront/Http.js"
 import { SystemHttpLive } from "../system/Http.js"
 import { ToolsLive } from "../tools/Layer.js"
 import { PartnerGroups } from "./PartnerGroups.js"
@@ -81,7 +82,7 @@ const PlatformLive = Layer.mergeAll(
 )
 
 /** Every capability, over the shared infrastructure. Needs AppConfig and the SqlClient. */
-export const CapabilitiesLive = Layer.mergeAll(BatchLive, SystemHttpLive).pipe(
+export const CapabilitiesLive = Layer.mergeAll(BatchLive, SystemHttpLive, StorefrontHttpLive).pipe(
   Layer.provideMerge(PortfolioLive),
   Layer.provideMerge(CheckoutLive),
   Layer.provideMerge(Layer.mergeAll(ReferralsLive, CartFulfilmentLive)),

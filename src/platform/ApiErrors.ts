@@ -18,6 +18,7 @@ import {
   LegacyBadRequestError,
   LegacyErrorEnvelope
 } from "./Errors.js"
+import { htmlResponse, notFoundPageHtml, wantsHtml } from "./Html.js"
 import { pathOf } from "./HttpPath.js"
 import { schemaResponse } from "./SchemaResponse.js"
 
@@ -136,6 +137,9 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
             return yield* badRequestFor(request, "invalid_body", message)
           }
           if (e instanceof HttpServerError.RouteNotFound) {
+            if (request.method === "GET" && wantsHtml(request.headers["accept"])) {
+              return htmlResponse(notFoundPageHtml(), { status: 404 })
+            }
             return errorJson(
               404,
               "not_found",

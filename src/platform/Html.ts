@@ -69,6 +69,8 @@ export interface PageOptions {
   readonly width?: "normal" | "narrow"
   /** One inline script (progressive enhancement only: the page works without it). */
   readonly script?: { readonly nonce: string; readonly source: string }
+  /** Rendered after `<main>` (the storefront's site footer; `html` output, already escaped). */
+  readonly footer?: string
 }
 
 /** The full document of a page: same header, type and stylesheet everywhere. */
@@ -87,6 +89,7 @@ export const page = (title: string, body: string, options: PageOptions = {}) =>
 <main${options.width === "narrow" ? ` class="narrow"` : ""}>
 ${body}
 </main>
+${options.footer ?? ""}
 ${options.script ? `<script nonce="${escapeHtml(options.script.nonce)}">${options.script.source}</script>` : ""}
 </body>
 </html>`
@@ -146,3 +149,46 @@ const bannered: HttpApp.PreResponseHandler = (_request, response) => {
  */
 export const testModePages = (app: HttpApp.Default): HttpApp.Default =>
   Effect.zipRight(HttpApp.appendPreResponseHandler(bannered), app)
+
+/** Markup that is already safe (the output of `html`): interpolated as is, never escaped again. */
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString() {
+    return this.value
+  }
+}
+
+type HtmlValue = SafeHtml | string | number | null | undefined | false | ReadonlyArray<HtmlValue>
+
+const renderValue = (v: HtmlValue): string =>
+  v === null || v === undefined || v === false
+    ? ""
+    : v instanceof SafeHtml
+    ? v.value
+    : Array.isArray(v)
+    ? v.map(renderValue).join("")
+    : escapeHtml(String(v))
+
+/**
+ * A tagged template that escapes by default: every interpolated string or number is escaped,
+ * arrays are joined, `null`/`undefined`/`false` render nothing, and only another `html` result
+ * goes in as markup. Pages built with it never concatenate untrusted text into HTML.
+ */
+export const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<HtmlValue>): SafeHtml =>
+  new SafeHtml(strings.reduce((out, s, i) => out + s + (i < values.length ? renderValue(values[i]!) : ""), ""))
+
+/** The 404 page of an unknown route for a browser (the JSON 404 stays for API callers): home and a search box. */
+export const notFoundPageHtml = () =>
+  page(
+    "Page not found",
+    html`<h1>Page not found</h1>
+<p>There is no page at this address. <a href="/">Go to the home page</a>, or search for a name:</p>
+<form class="search" method="get" action="/search" role="search">
+<input name="q" type="search" aria-label="Domain name" placeholder="yourname.com" maxlength="253">
+<div class="actions"><button type="submit" class="primary">Search</button></div>
+</form>`.value,
+    { width: "narrow" }
+  )
+
+/** Whether a request prefers a page (a browser's `Accept: text/html…`) over JSON. */
+export const wantsHtml = (accept: string | undefined) => accept !== undefined && /(^|,)\s*text\/html/i.test(accept)
