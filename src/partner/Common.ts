@@ -42,18 +42,24 @@ export const domainParam = (field: string, input: string) =>
 export const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString())
 
 /**
- * Keyset cursors of the partner lists (newest first): a signed `{b: last id, f: filters}`, valid
- * only with the filters it was issued for. `read` gives the id to continue before (null on the
- * first page) or `InvalidPageCursor`; `next` the cursor after a page (null at the end).
+ * Keyset cursors of the partner lists (newest first): a signed `{b: last id, o: holder, f: filters}`,
+ * valid only for the credential it was issued to and with the filters it was issued for (the rule
+ * of every partner cursor, the money lists' included). `read` gives the id to continue before (null
+ * on the first page) or `InvalidPageCursor`; `next` the cursor after a page (null at the end).
  */
-export const pageCursor = (secrets: ServiceSecretShape, purpose: string, filters: ReadonlyArray<unknown>) => {
+export const pageCursor = (
+  secrets: ServiceSecretShape,
+  purpose: string,
+  holder: string,
+  filters: ReadonlyArray<unknown>
+) => {
   const f = JSON.stringify(filters)
   return {
     read: (cursor: string | undefined): Effect.Effect<string | null, InvalidPageCursor> => {
       if (cursor === undefined) return Effect.succeed(null)
-      const c = secrets.verify<{ b: string; f: string }>(purpose, cursor)
-      if (Option.isNone(c)) {
-        return Effect.fail(new InvalidPageCursor({ message: "cursor: not a cursor issued by this endpoint" }))
+      const c = secrets.verify<{ b: string; o?: string; f: string }>(purpose, cursor)
+      if (Option.isNone(c) || c.value.o !== holder) {
+        return Effect.fail(new InvalidPageCursor({ message: "cursor: not a cursor this endpoint issued to you" }))
       }
       if (c.value.f !== f) {
         return Effect.fail(
@@ -65,7 +71,7 @@ export const pageCursor = (secrets: ServiceSecretShape, purpose: string, filters
       return Effect.succeed(c.value.b)
     },
     next: (last: { readonly id: string } | undefined, hasMore: boolean): string | null =>
-      hasMore && last ? secrets.sign(purpose, { b: last.id, f }) : null
+      hasMore && last ? secrets.sign(purpose, { b: last.id, o: holder, f }) : null
   }
 }
 

@@ -162,7 +162,7 @@ const make = Effect.gen(function*() {
   const listLinks = (partner: PartnerIdentity, cursor: string | undefined, limit = 25) =>
     Effect.gen(function*() {
       yield* affiliate(partner)
-      const pages = pageCursor(secrets, "referral-links", [partner.partnerId, partner.environment])
+      const pages = pageCursor(secrets, "referral-links", partner.credentialId, [])
       const before = yield* pages.read(cursor)
       const rows = yield* repo.listLinks(ownerOf(partner), before, limit + 1)
       const page = rows.slice(0, limit)
@@ -268,9 +268,7 @@ const make = Effect.gen(function*() {
       const w = yield* window(q.from, q.to)
       const owner = ownerOf(partner)
       yield* ownLink(owner, q.link_id)
-      const pages = pageCursor(secrets, "referral-sales", [
-        partner.partnerId,
-        partner.environment,
+      const pages = pageCursor(secrets, "referral-sales", partner.credentialId, [
         w.from,
         w.to,
         q.link_id ?? null
@@ -307,7 +305,7 @@ const make = Effect.gen(function*() {
    */
   const commissions = (partner: PartnerIdentity, q: { cursor?: string | undefined; limit?: number | undefined }) =>
     Effect.gen(function*() {
-      const pages = pageCursor(secrets, "referral-commissions", [partner.partnerId, partner.environment])
+      const pages = pageCursor(secrets, "referral-commissions", partner.credentialId, [])
       const after = yield* pages.read(q.cursor)
       const limit = q.limit ?? 25
       const ledger = commissionLedger(yield* repo.commissionMovements(ownerOf(partner)))

@@ -366,6 +366,13 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "1000000", PARTNER_QUOTE_TTL: "
           400,
           "validation_error"
         )
+        // …and to the credential it was issued to, as every partner cursor is (/transactions too).
+        const stolen = yield* expectFailure(
+          clientB.partnerOrders.listOrders({ urlParams: { limit: 2, cursor: first.next_cursor ?? "" } }),
+          400,
+          "validation_error"
+        )
+        expect(stolen.message).toContain("not a cursor this endpoint issued to you")
         // Partner b sees none of them; a's order is 404 for b.
         expect((yield* clientB.partnerOrders.listOrders({ urlParams: {} })).orders).toEqual([])
         yield* expectFailure(clientB.partnerOrders.getOrder({ path: { public_id: ids[0]! } }), 404, "not_found")

@@ -53,7 +53,7 @@ export const PartnerBrokerageHttpLive = HttpApiBuilder.group(
           Effect.gen(function*() {
             const partner = yield* CurrentPartner
             const { from, to } = yield* dateWindow(urlParams.from, urlParams.to)
-            const cursor = pageCursor(secrets, CURSOR_PURPOSE, [
+            const cursor = pageCursor(secrets, CURSOR_PURPOSE, partner.credentialId, [
               urlParams.status ?? null,
               iso(from ?? null),
               iso(to ?? null)

@@ -72,7 +72,7 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
             ? undefined
             : (yield* domainParam("domain", urlParams.domain)).ascii
           const filters = { status: urlParams.status, paymentModel: urlParams.payment_model, domain, from, to }
-          const cursor = pageCursor(secrets, CURSOR_PURPOSE, [
+          const cursor = pageCursor(secrets, CURSOR_PURPOSE, partner.credentialId, [
             filters.status ?? null,
             ...(filters.paymentModel === undefined ? [] : [filters.paymentModel]),
             domain ?? null,

@@ -37,7 +37,10 @@ export const PartnerWebhooksHttpLive = HttpApiBuilder.group(
                 message: "must be an event id (evt_…)"
               }])
             }
-            const cursor = pageCursor(secrets, CURSOR_PURPOSE, [urlParams.status ?? null, urlParams.event_id ?? null])
+            const cursor = pageCursor(secrets, CURSOR_PURPOSE, partner.credentialId, [
+              urlParams.status ?? null,
+              urlParams.event_id ?? null
+            ])
             const before = yield* cursor.read(urlParams.cursor)
             const page = yield* webhooks.deliveries(
               partner,
