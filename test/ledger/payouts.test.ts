@@ -222,4 +222,57 @@ layer(Layer.empty)("payouts", (it) => {
       }),
     { timeout: 600_000 }
   )
+
+  it.scoped(
+    "a live partner without a payout account: one pending payout that waits across runs, paid once the account is set",
+    () =>
+      Effect.gen(function*() {
+        const stripe = yield* startStripeFake()
+        const server = yield* Layer.build(TestServer.layer({
+          SETTLEMENT_INTERVAL: "0 seconds",
+          PAYOUT_INTERVAL: "0 seconds",
+          PAYOUT_MINIMUM_CENTS: "5000",
+          PAYOUT_PROVIDER: "stripe",
+          STRIPE_API_KEY: stripe.apiKey,
+          STRIPE_API_BASE: stripe.baseUrl
+        }))
+        const run = <A, E>(e: Effect.Effect<A, E, any>) => Effect.provide(e, server) as Effect.Effect<A, E>
+        const partner = yield* run(createPartner({ environment: "live", scopes: ["report"] }))
+        const admin = yield* run(apiClient({ bearer: TestServer.baseEnv.ADMIN_TOKEN }))
+        yield* run(deliveredCheckoutSale(partner.partner_id, "live", 100_000))
+        yield* admin.adminMoney.runSettlement({ urlParams: { as_of: new Date(Date.now() + 8 * DAY).toISOString() } })
+        const rows = () =>
+          run(
+            Effect.flatMap(SqlClient.SqlClient, (sql) =>
+              sql<{ id: string; status: string; failure: string | null }>`
+              select id, status, failure from partner_payouts where partner_id = ${partner.partner_id} order by id`)
+              .pipe(
+                Effect.orDie
+              )
+          )
+        for (let i = 0; i < 4; i++) {
+          const result = yield* admin.adminMoney.runPayouts()
+          expect(result.payouts.filter((p) => p.partner_id === partner.partner_id)).toMatchObject([{
+            amount_cents: 10_000,
+            status: "pending"
+          }])
+        }
+        // Four runs, one row: waiting, not failed and written again each time; nothing sent.
+        const waiting = yield* rows()
+        expect(waiting).toMatchObject([{ status: "pending", failure: "needs_payout_account" }])
+        expect(stripe.requests).toHaveLength(0)
+        yield* run(setAccount(partner.partner_id, "acct_late1"))
+        const paid = yield* admin.adminMoney.runPayouts()
+        expect(paid.payouts.filter((p) => p.partner_id === partner.partner_id)).toMatchObject([{
+          id: waiting[0]!.id,
+          amount_cents: 10_000,
+          status: "paid"
+        }])
+        expect(yield* rows()).toMatchObject([{ id: waiting[0]!.id, status: "paid" }])
+        expect(stripe.transfers.map((t) => [t.destination, t.amount])).toEqual([["acct_late1", 10_000]])
+        const verify = yield* admin.adminMoney.verifyLedger()
+        expect(verify.ok, JSON.stringify(verify)).toBe(true)
+      }),
+    120_000
+  )
 })

@@ -21,6 +21,9 @@ import { LedgerConfig } from "./Settings.js"
 
 const PAYOUT_LOCK_CLASS = 6012
 
+/** The note on a payout waiting for its partner's payout account (`npm run -s cli -- payouts set-account`). */
+export const NEEDS_PAYOUT_ACCOUNT = "needs_payout_account"
+
 const sourceOf = (models: ReadonlyArray<string>): PayoutRow["source"] => {
   const kinds = [...new Set(models.map((m) => (m === "hosted_checkout" ? "checkout" : m)))]
   return kinds.length === 1 && (kinds[0] === "checkout" || kinds[0] === "referral" || kinds[0] === "brokerage")
@@ -59,12 +62,23 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const partner = yield* money.payoutAccount(p.partner_id)
       const via = p.environment === "sandbox" ? SandboxPayouts : provider
+      const destination = Option.match(partner, { onNone: () => null, onSome: (r) => r.payout_account })
+      // A provider that pays an account cannot pay a partner without one: the payout waits, pending
+      // (one row, its amount in flight), until the operator records the account; it is not failed
+      // and written again on every run.
+      if (via !== SandboxPayouts && destination === null) {
+        yield* money.notePayoutWaiting(p.id, NEEDS_PAYOUT_ACCOUNT)
+        yield* Effect.logWarning("payout waits for the partner's payout account").pipe(
+          Effect.annotateLogs({ payout: p.id, partner_id: p.partner_id })
+        )
+        return "pending" as const
+      }
       const outcome: PayoutOutcome = yield* via.pay({
         payoutId: p.id,
         partnerId: p.partner_id,
         amountCents: p.amount_cents,
         currency: p.currency,
-        destination: Option.match(partner, { onNone: () => null, onSome: (r) => r.payout_account })
+        destination
       })
       if (outcome.status === "pending") {
         yield* Effect.logWarning("payout not confirmed; retried next run").pipe(

@@ -339,6 +339,13 @@ const make = Effect.gen(function*() {
     Request: Schema.Struct({ id: Schema.String, reason: Schema.String }),
     execute: (r) => sql`update partner_payouts set status = 'failed', failure = ${r.reason} where id = ${r.id}`
   })
+
+  const notePayoutWaiting = SqlSchema.void({
+    Request: Schema.Struct({ id: Schema.String, reason: Schema.String }),
+    execute: (r) =>
+      sql`update partner_payouts set failure = ${r.reason} where id = ${r.id} and status = 'pending'
+          and failure is distinct from ${r.reason}`
+  })
   /**
    * Statements become `paid` (src/domain/Ledger.ts `paidStatements`), oldest first: the paid
    * payouts of the partner, environment and currency cover the payable commission of the
@@ -461,6 +468,8 @@ const make = Effect.gen(function*() {
     payoutStatusForUpdate: (id: string) => Effect.orDie(payoutStatusForUpdate(id)),
     markPayoutPaid: (id: string, ref: string) => Effect.orDie(markPayoutPaid({ id, ref })),
     markPayoutFailed: (id: string, reason: string) => Effect.orDie(markPayoutFailed({ id, reason })),
+    /** Why a pending payout waits (e.g. no payout account yet); it stays pending, its amount in flight. */
+    notePayoutWaiting: (id: string, reason: string) => Effect.orDie(notePayoutWaiting({ id, reason })),
     /** Marks the statements that payouts and receipts now cover `paid`; their ids. */
     markPaidStatements: (g: Group) => Effect.orDie(Effect.map(markPaidStatements(g), (rows) => rows.map((r) => r.id))),
     /** The partner's receipt with this operator reference, if any. */
