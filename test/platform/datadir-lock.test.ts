@@ -56,7 +56,7 @@ const serviceInPidNamespace = (dataDir: string) =>
   Effect.flatMap(
     freePort(),
     (port) =>
-      Effect.async<{ readonly kill9: () => Promise<void>; readonly output: () => string }, Error>((resume) => {
+      Effect.async<{ readonly kill9: () => Promise<void>; readonly output: () => string }>((resume) => {
         const child = spawn("unshare", [
           "-pf",
           "--mount-proc",
@@ -82,14 +82,14 @@ const serviceInPidNamespace = (dataDir: string) =>
         const deadline = Date.now() + 150_000
         const poll = async () => {
           while (Date.now() < deadline) {
-            if (child.exitCode !== null) return resume(Effect.fail(new Error(`service exited early:\n${output}`)))
+            if (child.exitCode !== null) return resume(Effect.dieMessage(`service exited early:\n${output}`))
             if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) {
               return resume(Effect.succeed({ kill9, output: () => output }))
             }
             await new Promise((ok) => setTimeout(ok, 100))
           }
           child.kill("SIGKILL")
-          resume(Effect.fail(new Error(`service did not become ready:\n${output}`)))
+          resume(Effect.dieMessage(`service did not become ready:\n${output}`))
         }
         void poll()
         return Effect.promise(() => {
