@@ -44,7 +44,9 @@ export class CartCheckout extends Context.Tag("app/CartCheckout")<CartCheckout, 
    * Gives `amountCents` of the cart's payment back at its provider; true when refunded. Safe to
    * repeat (the provider's refund is idempotent by the payment). False: retry later.
    */
-  readonly refund: (input: { readonly cartId: string; readonly amountCents: number }) => Effect.Effect<boolean>
+  readonly refund: (
+    input: { readonly cartId: string; readonly amountCents: number; readonly key: string }
+  ) => Effect.Effect<boolean>
 }>() {
   static readonly Unavailable = Layer.succeed(CartCheckout, {
     open: () => Effect.fail(new CartCheckoutUnavailable("hosted checkout is not available")),

@@ -19,6 +19,7 @@
  *   hosted provider (Stripe Checkout) the service never sees them.
  */
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { createHash } from "node:crypto"
 import { type Card, checkCard, paymentMismatch, type ReportedPayment, returnAddress } from "../domain/Checkout.js"
 import { ListingHeld } from "../market/Errors.js"
 import { Market, MARKETPLACE_SELLER } from "../market/Market.js"
@@ -663,7 +664,12 @@ const make = Effect.gen(function*() {
    * is refunded through it only where that is exact (the sandbox keeps no amounts), and a part of
    * a live provider's payment is left to an operator (false, logged): never more than was owed.
    */
-  const refundCart = (input: { readonly cartId: string; readonly amountCents: number }) =>
+  /**
+   * Gives `amountCents` of a cart's payment back: all of it (the session becomes `refunded`), or
+   * part of it under `key` (the refused items; the provider's Idempotency-Key and our record of
+   * it, so a retry after a crash refunds and counts it once).
+   */
+  const refundCart = (input: { readonly cartId: string; readonly amountCents: number; readonly key: string }) =>
     Effect.gen(function*() {
       const found = yield* repo.byCart(input.cartId)
       if (Option.isNone(found) || found.value.payment_ref === null) return false
@@ -672,17 +678,16 @@ const make = Effect.gen(function*() {
       // The whole payment went back already (a retry after a crash): nothing more to refund.
       if (s.status === "refunded") return whole
       if (s.status !== "paid") return false
-      const provider = providerOf(s)
-      if (!whole && provider.name !== "sandbox") {
-        yield* Effect.logError("checkout: a partial cart refund needs an amount the payment provider cannot take").pipe(
-          Effect.annotateLogs({ session: s.id, cart: input.cartId, amount_cents: input.amountCents })
-        )
-        return false
-      }
-      const refunded = yield* provider.refund(s.payment_ref!)
+      const key = createHash("sha256").update(input.key).digest("hex").slice(0, 32)
+      const refunded = yield* providerOf(s).refund(
+        s.payment_ref!,
+        whole ? undefined : { amountCents: input.amountCents, key }
+      )
+      if (!refunded) return false
       // All of it back: the session is `refunded`, like any session whose payment was given back.
-      if (refunded && whole) yield* repo.markRefunded(s.id)
-      return refunded
+      if (whole) yield* repo.markRefunded(s.id)
+      else yield* repo.recordPartialRefund(s.id, key, input.amountCents)
+      return true
     })
 
   return {

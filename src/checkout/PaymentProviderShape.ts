@@ -44,8 +44,15 @@ export interface PaymentProviderShape {
   readonly completeAction: (ref: string) => Effect.Effect<PaymentOutcome>
   /** The buyer gave up (or never came back): stop the payment if it can still be stopped; then its state. */
   readonly cancel: (ref: string) => Effect.Effect<PaymentOutcome>
-  /** Gives the money back (refund or cancellation of the order, or the domain sold meanwhile). True when refunded. */
-  readonly refund: (ref: string) => Effect.Effect<boolean>
+  /**
+   * Gives the money back (refund or cancellation of the order, or the domain sold meanwhile): all
+   * of it, or `part.amountCents` of it (a cart item refused after payment) under `part.key`, which
+   * makes a retried partial refund the same refund at the provider. True when refunded.
+   */
+  readonly refund: (
+    ref: string,
+    part?: { readonly amountCents: number; readonly key: string }
+  ) => Effect.Effect<boolean>
   /** A provider event (its signature already verified) about one of its payments; None: not a payment event. */
   readonly readEvent: (
     event: unknown

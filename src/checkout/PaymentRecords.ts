@@ -4,7 +4,8 @@
  * slice owns. Needs only the database, so src/app/Layers.ts provides it below the Partner API.
  *
  * A `paid` session holds its price; a `refunded` one was given back in full (the domain sold
- * meanwhile, or the order refunded and the provider refund sent). A `paid` session whose order was
+ * meanwhile, or the order refunded and the provider refund sent), a `paid` one may have had part of
+ * it given back (cart items refused after payment). A `paid` session whose order was
  * refunded or cancelled is owed back: its provider refund is pending (Checkout.refundReversed).
  */
 import { Effect, Layer } from "effect"
@@ -21,7 +22,7 @@ export const PaymentRecordsLive = Layer.effect(
         environment: s.environment,
         currency: s.currency,
         capturedCents: s.price_cents,
-        refundedCents: s.status === "refunded" ? s.price_cents : 0,
+        refundedCents: s.status === "refunded" ? s.price_cents : s.partly_refunded_cents,
         refundPendingCents: s.status === "paid" && s.order_reversed ? s.price_cents : 0,
         orderId: s.order_id
       })))

@@ -198,6 +198,12 @@ const make = Effect.gen(function*() {
         where o.checkout_session_id is not null and o.status in ('REFUNDED', 'CANCELLED') and s.status = 'paid'
         order by s.id limit 100`
   })
+  const recordPartialRefund = SqlSchema.void({
+    Request: Schema.Struct({ sessionId: Schema.String, key: Schema.String, amountCents: Schema.Number }),
+    execute: (r) =>
+      sql`insert into checkout_partial_refunds (session_id, refund_key, amount_cents)
+          values (${r.sessionId}, ${r.key}, ${r.amountCents}) on conflict do nothing`
+  })
   const markRefunded = SqlSchema.void({
     Request: Schema.String,
     execute: (id) =>
@@ -220,12 +226,15 @@ const make = Effect.gen(function*() {
       price_cents: Schema.Number,
       status: Status,
       order_id: Schema.NullOr(Schema.String),
-      order_reversed: Schema.Boolean
+      order_reversed: Schema.Boolean,
+      partly_refunded_cents: Schema.Number
     }),
     execute: () =>
       sql`
         select s.id, s.kind, s.environment, s.currency, s.price_cents, s.status, s.order_id,
-               coalesce(o.status in ('REFUNDED', 'CANCELLED'), false) as order_reversed
+               coalesce(o.status in ('REFUNDED', 'CANCELLED'), false) as order_reversed,
+               coalesce((select sum(r.amount_cents) from checkout_partial_refunds r where r.session_id = s.id), 0)::int
+                 as partly_refunded_cents
         from checkout_sessions s left join partner_orders o on o.id = s.order_id
         where s.status in ('paid', 'refunded')
         order by s.id`
@@ -262,6 +271,9 @@ const make = Effect.gen(function*() {
     /** Paid sessions whose order was refunded or cancelled since: their money goes back. */
     paidButReversed: Effect.orDie(paidButReversed(undefined)),
     markRefunded: (id: string) => Effect.orDie(markRefunded(id)),
+    /** Part of a session's payment given back at the provider under `key` (once per key). */
+    recordPartialRefund: (sessionId: string, key: string, amountCents: number) =>
+      Effect.orDie(recordPartialRefund({ sessionId, key, amountCents })),
     /** Which session a provider payment reference belongs to. */
     sessionOfPayment: (ref: string) => Effect.orDie(Effect.map(sessionOfPayment(ref), Option.map((r) => r.id)))
   }

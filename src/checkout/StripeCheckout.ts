@@ -183,7 +183,7 @@ export const stripeCheckout = (options: { readonly apiBase: string; readonly api
           }),
           Effect.catchAll((e) => Effect.succeed(unknown(`stripe unreachable: ${e._tag}`)))
         ),
-      refund: (ref) =>
+      refund: (ref, part) =>
         Effect.gen(function*() {
           let intent: string | null = ref.startsWith("pi_") ? ref : null
           if (intent === null) {
@@ -192,7 +192,12 @@ export const stripeCheckout = (options: { readonly apiBase: string; readonly api
             intent = Option.isSome(s) ? intentOf(s.value) : null
           }
           if (intent === null) return false
-          const r = yield* post(`/v1/refunds`, `refund:${ref}`, { payment_intent: intent })
+          const r = part === undefined
+            ? yield* post(`/v1/refunds`, `refund:${ref}`, { payment_intent: intent })
+            : yield* post(`/v1/refunds`, `refund:${ref}:${part.key}`, {
+              payment_intent: intent,
+              amount: String(part.amountCents)
+            })
           // Refunded already (by an operator in Stripe's dashboard, or a lost answer with another key).
           return ok(r.status) || r.body?.error?.code === "charge_already_refunded"
         }).pipe(Effect.catchAll(() => Effect.succeed(false))),

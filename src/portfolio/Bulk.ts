@@ -722,7 +722,9 @@ const make = Effect.gen(function*() {
       const failed = (yield* repo.cartItems(cartId)).filter((i) => i.status === "failed")
       if (failed.length > 0) {
         const amount = failed.reduce((sum, i) => sum + i.price_cents, 0)
-        const refunded = yield* checkout.refund({ cartId, amountCents: amount })
+        // The refused items name the refund: a retry after a crash is the same refund, once.
+        const key = `cart:${cartId}:items:${failed.map((i) => i.id).sort().join(",")}`
+        const refunded = yield* checkout.refund({ cartId, amountCents: amount, key })
         // Not a JobFailure: the job is retried with back-off, and runs no item twice.
         if (!refunded) return yield* new CartRefundPending({ cartId, amountCents: amount })
         yield* repo.transaction(Effect.forEach(failed, (item) =>
@@ -730,6 +732,7 @@ const make = Effect.gen(function*() {
             if (yield* repo.markItemRefunded(item.id, makeId("rf"))) {
               yield* postCartItemRefunded(books, {
                 cartId,
+                sessionId: cart.session_id,
                 itemId: item.id,
                 currency: cart.currency,
                 amountCents: item.price_cents

@@ -27,6 +27,7 @@ export const makeCartFulfilment = Effect.gen(function*() {
         // The buyer's payment, in the books in the same transaction as the cart's move to paid.
         yield* postCartPaid(books, {
           id: first.value.id,
+          sessionId: input.sessionId,
           currency: first.value.currency,
           totalCents: first.value.total_cents
         })

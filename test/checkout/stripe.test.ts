@@ -9,7 +9,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { CartCheckout, CartFulfilment } from "../../src/checkout/Cart.js"
 import { CartCheckoutLive, Checkout } from "../../src/checkout/Checkout.js"
 import { PaymentProvidersLive } from "../../src/checkout/PaymentProvider.js"
@@ -244,6 +244,19 @@ layer(Layer.empty, { timeout: 120_000 })("stripe provider", (it) => {
             expect(returned._tag).toBe("Paid")
             expect(fulfilled).toEqual([{ cartId: "cart_stripe_1", sessionId: cart.sessionId }])
             expect(yield* ordersOfSession(cart.sessionId)).toHaveLength(0)
+
+            // 9. An item the registrar refused after payment is given back: that part of the payment,
+            // through the Refunds API with its amount, once however often the refund is retried.
+            const part = { cartId: "cart_stripe_1", amountCents: 8_000, key: "cart:cart_stripe_1:items:item_2" }
+            expect(yield* carts.refund(part)).toBe(true)
+            expect(yield* carts.refund(part)).toBe(true)
+            const paidIntent = stripe.sessions.get(cartSession.id)!.payment_intent!
+            expect(stripe.refundAmounts.filter((r) => r.paymentIntent === paidIntent)).toEqual([
+              { paymentIntent: paidIntent, amount: 8_000 }
+            ])
+            expect(stripe.intents.get(paidIntent)?.refunded).toBe(false)
+            const session = yield* checkout.byId(cart.sessionId)
+            expect(Option.map(session, (s) => s.status)).toEqual(Option.some("paid"))
           }).pipe(Effect.provide(CheckoutWithRecordingCarts))
         )
       }),

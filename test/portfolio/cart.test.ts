@@ -23,7 +23,7 @@ import { createTestUser } from "../support/identity.js"
 import * as TestServer from "../support/TestServer.js"
 
 const opened: Array<{ cartId: string; totalCents: number; items: number }> = []
-const refunds: Array<{ cartId: string; amountCents: number }> = []
+const refunds: Array<{ cartId: string; amountCents: number; key: string }> = []
 
 const StandIns = Layer.mergeAll(
   Layer.succeed(Registrar, { mode: "sandbox" as const, ...makeSandbox({ min: Duration.zero, max: Duration.zero }) }),
@@ -124,7 +124,11 @@ layer(TestServer.layer({ WORKERS: "false" }), { timeout: 180_000 })("cart seam",
           ["redemption-rejected.com", "refunded"]
         ])
         expect(items.find((i) => i.domain === "redemption-rejected.com")!.error).toMatch(/rejected/)
-        expect(refunds).toEqual([{ cartId: restoreCart, amountCents: 8000 }])
+        expect(refunds).toEqual([{
+          cartId: restoreCart,
+          amountCents: 8000,
+          key: expect.stringMatching(/^cart:.*:items:/)
+        }])
         const ledger = yield* sql<{ natural_key: string }>`
           select natural_key from ledger_transactions where natural_key like 'cart:%' order by natural_key`
         const keys = ledger.map((t) => t.natural_key)

@@ -10,7 +10,8 @@
  * (`mode=payment`, `line_items[i][price_data]…`, `success_url`, `cancel_url`,
  * `client_reference_id`, `metadata[…]`, `expires_at` within Stripe's 30 minutes to 24 hours),
  * `GET /v1/checkout/sessions/{id}` (`expand[]=payment_intent`), `POST …/{id}/expire`, and
- * `POST /v1/refunds {payment_intent}` (a second refund is 400 `charge_already_refunded`). Each
+ * `POST /v1/refunds {payment_intent, amount?}` (partial refunds add up; one past the payment is 400,
+ * a refund of a fully refunded one 400 `charge_already_refunded`). Each
  * session has a hosted `url` on this server: `GET {url}?action=pay` is the buyer paying (the
  * session completes, a PaymentIntent succeeds, `checkout.session.completed` goes out) and answers
  * 303 to its `success_url`; `?action=cancel` answers 303 to its `cancel_url`. A test steers the
@@ -47,6 +48,8 @@ export interface StripeIntent {
   status: "succeeded"
   readonly metadata: Record<string, string>
   refunded: boolean
+  /** Cents given back so far (partial refunds add up; `refunded` once it reaches `amount`). */
+  amountRefunded?: number
 }
 
 export interface StripeCheckoutControls {
@@ -78,8 +81,10 @@ export interface StripeFake {
   readonly sessions: Map<string, StripeCheckoutSession>
   /** The PaymentIntents of paid sessions, by id. */
   readonly intents: Map<string, StripeIntent>
-  /** PaymentIntents refunded, in order. */
+  /** PaymentIntents refunded (each partial refund too), in order. */
   readonly refunds: Array<string>
+  /** Every refund with its amount, in order. */
+  readonly refundAmounts: Array<{ readonly paymentIntent: string; readonly amount: number }>
   readonly webhooksSent: Array<{ id: string; type: string; status: number }>
   readonly checkout: StripeCheckoutControls
   /** The buyer pays on the hosted page; resolves once the webhooks were delivered. */
@@ -137,6 +142,7 @@ export const startStripeFake = (apiKey = "sk_test_fake_key") =>
       const sessions = new Map<string, StripeCheckoutSession>()
       const intents = new Map<string, StripeIntent>()
       const refunds: Array<string> = []
+      const refundAmounts: Array<{ paymentIntent: string; amount: number }> = []
       const webhooksSent: StripeFake["webhooksSent"] = []
       const checkout: StripeCheckoutControls = {
         webhookUrl: null,
@@ -299,8 +305,15 @@ export const startStripeFake = (apiKey = "sk_test_fake_key") =>
               if (pi.refunded) {
                 return remember(400, stripeError("Charge has already been refunded.", "charge_already_refunded"))
               }
-              pi.refunded = true
+              const left = pi.amount - (pi.amountRefunded ?? 0)
+              const amount = form.has("amount") ? Number(form.get("amount")) : left
+              if (!Number.isInteger(amount) || amount <= 0 || amount > left) {
+                return remember(400, stripeError("Refund amount is greater than the unrefunded amount."))
+              }
+              pi.amountRefunded = (pi.amountRefunded ?? 0) + amount
+              pi.refunded = pi.amountRefunded === pi.amount
               refunds.push(pi.id)
+              refundAmounts.push({ paymentIntent: pi.id, amount })
               return remember(200, {
                 id: `re_${refunds.length}`,
                 object: "refund",
@@ -392,6 +405,7 @@ export const startStripeFake = (apiKey = "sk_test_fake_key") =>
               sessions,
               intents,
               refunds,
+              refundAmounts,
               webhooksSent,
               checkout,
               pay,

@@ -223,22 +223,32 @@ export class Books extends Context.Tag("app/LedgerBooks")<Books, Effect.Effect.S
   static readonly Live = Layer.effect(Books, make)
 }
 
-/** Carts are sold by the house partner (migration 0110) in the live books. */
+/**
+ * Carts are sold by the house partner (migration 0110) in the live books; their cash is the
+ * checkout session's payment (`paymentId`), which the reconciliation matches with the provider's.
+ */
 const CART_PARTNER_ID = "ptn_marketplace"
-const cartScope = (currency: string): PostingScope => ({
+const cartScope = (currency: string, sessionId: string | null): PostingScope => ({
   partnerId: CART_PARTNER_ID,
   environment: "live",
-  currency
+  currency,
+  paymentId: sessionId
 })
 
 /** A paid cart (caller's transaction: the cart's move to `paid`). */
 export const postCartPaid = (
   books: Context.Tag.Service<Books>,
-  cart: { readonly id: string; readonly currency: string; readonly totalCents: number }
-) => books.post(cartScope(cart.currency), cartPaid(cart.id, cart.totalCents))
+  cart: { readonly id: string; readonly sessionId: string; readonly currency: string; readonly totalCents: number }
+) => books.post(cartScope(cart.currency, cart.sessionId), cartPaid(cart.id, cart.totalCents))
 
 /** One cart item refunded (caller's transaction: the item's move to `refunded`). */
 export const postCartItemRefunded = (
   books: Context.Tag.Service<Books>,
-  item: { readonly cartId: string; readonly itemId: string; readonly currency: string; readonly amountCents: number }
-) => books.post(cartScope(item.currency), cartItemRefunded(item.cartId, item.itemId, item.amountCents))
+  item: {
+    readonly cartId: string
+    readonly sessionId: string | null
+    readonly itemId: string
+    readonly currency: string
+    readonly amountCents: number
+  }
+) => books.post(cartScope(item.currency, item.sessionId), cartItemRefunded(item.cartId, item.itemId, item.amountCents))
