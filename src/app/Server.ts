@@ -10,6 +10,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 // Deep imports: the package index would also load its cluster modules (@effect/cluster, @effect/rpc,
 // ~50 files), which the service never uses (bench/results/memory.md).
@@ -98,6 +99,10 @@ const HttpLive = Layer.unwrapEffect(
     // TEST_MODE=true: every HTML answer says "Test mode" (src/platform/Deployment.ts).
     return HttpApiBuilder.serve((app) => middleware(config.testMode ? testModePages(app) : app))
       .pipe(
+        // The router's default answers a path parameter over 100 characters with "no route" (404),
+        // which no endpoint declares (and a valid domain name may have 253 characters). Node caps a
+        // request line at 16 KiB, so with this room the endpoint's own schema judges any parameter.
+        Layer.locally(HttpRouter.currentRouterConfig, { maxParamLength: 16_384 }),
         Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
         Layer.provide(MetricsRouteLive),
         Layer.provide(FaviconRouteLive),

@@ -659,12 +659,6 @@ const make = Effect.gen(function*() {
     })
 
   /**
-   * Part or all of a paid cart's payment back (items the registrar refused after payment). The
-   * PaymentProvider's `refund` takes the payment only and gives all of it back; so a part of it
-   * is refunded through it only where that is exact (the sandbox keeps no amounts), and a part of
-   * a live provider's payment is left to an operator (false, logged): never more than was owed.
-   */
-  /**
    * Gives `amountCents` of a cart's payment back: all of it (the session becomes `refunded`), or
    * part of it under `key` (the refused items; the provider's Idempotency-Key and our record of
    * it, so a retry after a crash refunds and counts it once).

@@ -3,7 +3,7 @@
  * (platform/Errors.ts): each carries its wire code and status; the endpoints declare them with
  * `errorWire`, the buy page turns them into its HTML pages.
  */
-import { DomainError } from "../platform/Errors.js"
+import { clipEcho, DomainError } from "../platform/Errors.js"
 
 /** The Partner API's one answer for an unlisted name: 404 `not_found`, the finer reason in `details`. */
 export class DomainNotForSale extends DomainError<DomainNotForSale>()("DomainNotForSale", {
@@ -42,7 +42,7 @@ export class CheckoutSessionNotFound extends DomainError<CheckoutSessionNotFound
   description: "No such checkout session (or another partner's, or not a partner session)"
 }) {
   static of(id: string) {
-    return new CheckoutSessionNotFound({ message: `Checkout session ${id} not found` })
+    return new CheckoutSessionNotFound({ message: `Checkout session ${clipEcho(id)} not found` })
   }
 }
 

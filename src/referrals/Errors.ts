@@ -3,7 +3,7 @@
  * carries its wire code and status; the endpoints declare them with `errorWire`. `NotAnAffiliate`,
  * `MalformedDomain` and `InvalidPageCursor` are partner-wide (partner/Errors.ts).
  */
-import { DomainError } from "../platform/Errors.js"
+import { clipEcho, DomainError } from "../platform/Errors.js"
 
 /** A link's fields do not fit its kind (`details: [{path, message}]`). */
 export class InvalidLinkRequest extends DomainError<InvalidLinkRequest>()("InvalidLinkRequest", {
@@ -29,6 +29,6 @@ export class ReferralLinkNotFound extends DomainError<ReferralLinkNotFound>()("R
   description: "No such link of the credential's partner and environment"
 }) {
   static of(id: string) {
-    return new ReferralLinkNotFound({ message: `Link ${id} not found` })
+    return new ReferralLinkNotFound({ message: `Link ${clipEcho(id)} not found` })
   }
 }

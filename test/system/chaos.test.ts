@@ -204,8 +204,20 @@ it.live(
       expect(acknowledged.size).toBeGreaterThanOrEqual(10)
       // Every request again with its key: the acknowledged ones answer their stored order, the others
       // (lost with the process, never acknowledged) are made now.
+      // A key whose claim died with the process answers 409 idempotency_in_progress with
+      // Retry-After until the claim's short lease lapses (docs/partner.md): a client waits and retries.
+      const settled = (r: (typeof requests)[number]) =>
+        Effect.gen(function*() {
+          for (let attempt = 0;; attempt++) {
+            const reply = yield* order(svc.baseUrl, r)
+            if (reply.status !== 409 || reply.json?.error?.code !== "idempotency_in_progress" || attempt > 20) {
+              return reply
+            }
+            yield* Effect.sleep(`${Number(reply.headers.get("retry-after") ?? 1)} seconds`)
+          }
+        })
       const ids = yield* Effect.forEach(requests, (r) =>
-        Effect.map(order(svc.baseUrl, r), (reply) => {
+        Effect.map(settled(r), (reply) => {
           expect(reply.status, reply.text).toBe(201)
           if (acknowledged.has(r.key)) expect(reply.json.public_id).toBe(acknowledged.get(r.key))
           return reply.json.public_id as string

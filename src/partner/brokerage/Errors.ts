@@ -2,7 +2,7 @@
  * What can go wrong with a brokerage case, as domain errors (platform/Errors.ts): each carries
  * its wire code and status; the endpoints declare them with `errorWire`.
  */
-import { DomainError } from "../../platform/Errors.js"
+import { clipEcho, DomainError } from "../../platform/Errors.js"
 
 /** The requested domain is not a registrable name (`details: [{path: ["domain"], message}]`). */
 export class InvalidBrokerageDomain extends DomainError<InvalidBrokerageDomain>()("InvalidBrokerageDomain", {
@@ -28,7 +28,7 @@ export class BrokerageCaseNotFound extends DomainError<BrokerageCaseNotFound>()(
   description: "No such brokerage case (or another partner's)"
 }) {
   static of(id: string) {
-    return new BrokerageCaseNotFound({ message: `Brokerage case ${id} not found` })
+    return new BrokerageCaseNotFound({ message: `Brokerage case ${clipEcho(id)} not found` })
   }
 }
 

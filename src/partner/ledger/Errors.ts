@@ -4,7 +4,7 @@
  * is the market's `InvalidCursor` and a partner that is not an affiliate is `NotAnAffiliate`
  * (partner/Errors.ts): one tag, one class in the whole Api.
  */
-import { DomainError } from "../../platform/Errors.js"
+import { clipEcho, DomainError } from "../../platform/Errors.js"
 
 export class SettlementNotFound extends DomainError<SettlementNotFound>()("SettlementNotFound", {
   code: "not_found",
@@ -12,7 +12,7 @@ export class SettlementNotFound extends DomainError<SettlementNotFound>()("Settl
   description: "No such settlement statement (or another partner's)"
 }) {
   static of(id: string) {
-    return new SettlementNotFound({ message: `Settlement ${id} not found` })
+    return new SettlementNotFound({ message: `Settlement ${clipEcho(id)} not found` })
   }
 }
 
@@ -23,7 +23,7 @@ export class PartnerNotFound extends DomainError<PartnerNotFound>()("PartnerNotF
   description: "No partner has this id"
 }) {
   static of(id: string) {
-    return new PartnerNotFound({ message: `Partner ${id} not found` })
+    return new PartnerNotFound({ message: `Partner ${clipEcho(id)} not found` })
   }
 }
 

@@ -5,7 +5,7 @@
  * `conflict` or `validation_error`, the class says which one it is. `DomainNotListed` is the
  * inventory's (partner/inventory/Errors.ts): one tag, one class in the whole Api.
  */
-import { DomainError } from "../../platform/Errors.js"
+import { clipEcho, DomainError } from "../../platform/Errors.js"
 
 /** POST /orders came without its Idempotency-Key: a retry could record the sale twice. */
 export class MissingIdempotencyKey extends DomainError<MissingIdempotencyKey>()("MissingIdempotencyKey", {
@@ -86,7 +86,7 @@ export class OrderNotFound extends DomainError<OrderNotFound>()("OrderNotFound",
   description: "No such order"
 }) {
   static of(publicId: string) {
-    return new OrderNotFound({ message: `Order ${publicId} not found` })
+    return new OrderNotFound({ message: `Order ${clipEcho(publicId)} not found` })
   }
 }
 
