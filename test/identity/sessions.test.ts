@@ -321,7 +321,7 @@ describe("user create (CLI)", () => {
             "--password",
             "another password"
           ])
-          expect(duplicate.code).toBe(1)
+          expect(duplicate.code).toBe(4) // conflict (docs/operations.md exit codes)
           expect(duplicate.stderr).toContain("already exists")
           const taken = yield* runCli(databaseUrl!, [
             "user",
@@ -333,7 +333,7 @@ describe("user create (CLI)", () => {
             "--domains",
             "owned.com"
           ])
-          expect(taken.code).toBe(1)
+          expect(taken.code).toBe(4)
           expect(taken.stderr).toContain("owned.com")
         }),
       { timeout: 300_000 }

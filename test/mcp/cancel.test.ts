@@ -55,7 +55,7 @@ layer(server, { timeout: 120_000 })("cancelling a tool call", (it) => {
       )
       // The session still works.
       const tools = yield* Effect.promise(() => client.listTools())
-      expect(tools.tools).toHaveLength(4)
+      expect(tools.tools).toHaveLength(8)
     }))
 
   it.effect("a client that goes away mid-call stops the call's upstream lookups", () =>
