@@ -206,7 +206,7 @@ it.live(
       // (lost with the process, never acknowledged) are made now.
       // A key whose claim died with the process answers 409 idempotency_in_progress with
       // Retry-After until the claim's short lease lapses (docs/partner.md): a client waits and retries.
-      const settled = (r: (typeof requests)[number]) =>
+      const answered = (r: (typeof requests)[number]) =>
         Effect.gen(function*() {
           for (let attempt = 0;; attempt++) {
             const reply = yield* order(svc.baseUrl, r)
@@ -217,7 +217,7 @@ it.live(
           }
         })
       const ids = yield* Effect.forEach(requests, (r) =>
-        Effect.map(settled(r), (reply) => {
+        Effect.map(answered(r), (reply) => {
           expect(reply.status, reply.text).toBe(201)
           if (acknowledged.has(r.key)) expect(reply.json.public_id).toBe(acknowledged.get(r.key))
           return reply.json.public_id as string
