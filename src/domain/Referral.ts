@@ -7,6 +7,7 @@
  * the purchase, if it is at most `windowMs` old; an older click never wins over a later one,
  * whoever's link it was. The browser cookie implements exactly this (each click overwrites it).
  */
+import type { Posting } from "./Ledger.js"
 
 export const LINK_KINDS = ["generic", "domain", "product"] as const
 export type LinkKind = typeof LINK_KINDS[number]
@@ -172,15 +173,7 @@ export const conversionRate = (sales: number, uniqueClicks: number): number =>
  */
 export interface CommissionMovement {
   readonly id: string
-  readonly kind:
-    | "recorded"
-    | "reversed"
-    | "settled"
-    | "payout_started"
-    | "payout_paid"
-    | "payout_failed"
-    | "receipt"
-    | "rebooked"
+  readonly kind: Posting["kind"]
   readonly accruedDelta: number
   readonly payableDelta: number
 }

@@ -58,21 +58,27 @@ const setAccount = (partnerId: string, account: string) =>
     (sql) => sql`update partners set payout_account = ${account} where id = ${partnerId}`
   ).pipe(Effect.orDie)
 
+/** A server paying live money through the Stripe transfers fake, schedules off (runs on demand). */
+const payoutsServer = Effect.gen(function*() {
+  const stripe = yield* startStripeFake()
+  const server = yield* Layer.build(TestServer.layer({
+    SETTLEMENT_INTERVAL: "0 seconds",
+    PAYOUT_INTERVAL: "0 seconds",
+    PAYOUT_MINIMUM_CENTS: "5000",
+    PAYOUT_PROVIDER: "stripe",
+    STRIPE_API_KEY: stripe.apiKey,
+    STRIPE_API_BASE: stripe.baseUrl
+  }))
+  const run = <A, E>(e: Effect.Effect<A, E, any>) => Effect.provide(e, server) as Effect.Effect<A, E>
+  return { stripe, run }
+})
+
 layer(Layer.empty)("payouts", (it) => {
   it.scoped(
     "settled commission is paid: Stripe for live, sandbox for sandbox; failures return to payable; retries never pay twice",
     () =>
       Effect.gen(function*() {
-        const stripe = yield* startStripeFake()
-        const server = yield* Layer.build(TestServer.layer({
-          SETTLEMENT_INTERVAL: "0 seconds",
-          PAYOUT_INTERVAL: "0 seconds",
-          PAYOUT_MINIMUM_CENTS: "5000",
-          PAYOUT_PROVIDER: "stripe",
-          STRIPE_API_KEY: stripe.apiKey,
-          STRIPE_API_BASE: stripe.baseUrl
-        }))
-        const run = <A, E>(e: Effect.Effect<A, E, any>) => Effect.provide(e, server) as Effect.Effect<A, E>
+        const { stripe, run } = yield* payoutsServer
         const good = yield* run(createPartner({ environment: "live", scopes: ["report", "buy"], affiliate: true }))
         const failing = yield* run(createPartner({ environment: "live", scopes: ["report"] }))
         const flaky = yield* run(createPartner({ environment: "live", scopes: ["report"] }))
@@ -227,16 +233,7 @@ layer(Layer.empty)("payouts", (it) => {
     "a live partner without a payout account: one pending payout that waits across runs, paid once the account is set",
     () =>
       Effect.gen(function*() {
-        const stripe = yield* startStripeFake()
-        const server = yield* Layer.build(TestServer.layer({
-          SETTLEMENT_INTERVAL: "0 seconds",
-          PAYOUT_INTERVAL: "0 seconds",
-          PAYOUT_MINIMUM_CENTS: "5000",
-          PAYOUT_PROVIDER: "stripe",
-          STRIPE_API_KEY: stripe.apiKey,
-          STRIPE_API_BASE: stripe.baseUrl
-        }))
-        const run = <A, E>(e: Effect.Effect<A, E, any>) => Effect.provide(e, server) as Effect.Effect<A, E>
+        const { stripe, run } = yield* payoutsServer
         const partner = yield* run(createPartner({ environment: "live", scopes: ["report"] }))
         const admin = yield* run(apiClient({ bearer: TestServer.baseEnv.ADMIN_TOKEN }))
         yield* run(deliveredCheckoutSale(partner.partner_id, "live", 100_000))
