@@ -25,10 +25,10 @@ import { Effect, Runtime } from "effect"
 import fc from "fast-check"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import { CARDS, csrfOf, page, postForm, ptOf } from "../support/CheckoutKit.js"
+import { startBuy } from "../support/CheckoutKit.js"
 import { request } from "../support/http.js"
 import { createPartner, seedListings, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
-import { startBuy } from "./buy.js"
 
 const SEED = Number(process.env.MODEL_SEED ?? 20_291)
 const RUNS = Number(process.env.MODEL_RUNS ?? 6)

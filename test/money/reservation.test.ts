@@ -14,10 +14,10 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import { CARDS, csrfOf, openSession, page, payWith, postForm, ptOf } from "../support/CheckoutKit.js"
+import { startBuy } from "../support/CheckoutKit.js"
 import { request } from "../support/http.js"
 import { createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
-import { startBuy } from "./buy.js"
 
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 

@@ -8,7 +8,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { follow } from "../referrals/ReferralKit.js"
 import { apiClient } from "../support/ApiClient.js"
-import { buyThroughPage } from "../support/BuyKit.js"
+import { buyAndPay } from "../support/CheckoutKit.js"
 import { CARDS, openSession, payWith, ptOf } from "../support/CheckoutKit.js"
 import { buy, createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
@@ -59,7 +59,7 @@ layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis" }), { timeout: 180
           body: { kind: "domain", domain: "view-referred.com" }
         })
         expect(link.status, link.text).toBe(201)
-        const referral = yield* buyThroughPage("view-referred.com", (yield* follow(link.json.code)).cookie)
+        const referral = yield* buyAndPay("view-referred.com", (yield* follow(link.json.code)).cookie)
 
         // The list: every order says how it was sold and what the partner earns on it.
         const list = yield* signed(seller, "GET", "/api/partner/v1/orders")

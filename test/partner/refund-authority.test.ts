@@ -15,7 +15,7 @@ import { Effect, Layer } from "effect"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import { follow } from "../referrals/ReferralKit.js"
 import { apiClient } from "../support/ApiClient.js"
-import { buyThroughPage } from "../support/BuyKit.js"
+import { buyAndPay } from "../support/CheckoutKit.js"
 import { CARDS, openSession, payWith, ptOf } from "../support/CheckoutKit.js"
 import { runCli } from "../support/cli.js"
 import { request } from "../support/http.js"
@@ -135,7 +135,7 @@ layer(ServerLive, { timeout: 180_000 })("only the seller of record refunds", (it
         })
         expect(link.status, link.text).toBe(201)
         const click = yield* follow(link.json.code)
-        const referral = yield* buyThroughPage("referred-refund.com", click.cookie)
+        const referral = yield* buyAndPay("referred-refund.com", click.cookie)
         expect(yield* orderRow(referral.orderId)).toMatchObject({
           payment_model: "referral",
           partner_id: affiliate.partner_id,
@@ -167,7 +167,7 @@ layer(ServerLive, { timeout: 180_000 })("only the seller of record refunds", (it
         expect(yield* reversals(referral.orderId)).toBe(1)
 
         // 4. The marketplace's own sale (/buy without a link): no partner refunds it; operators do.
-        const house = yield* buyThroughPage("house-refund.com")
+        const house = yield* buyAndPay("house-refund.com")
         expect((yield* orderRow(house.orderId)).payment_model).toBe("hosted_checkout")
         for (const cred of [seller, other, affiliate]) yield* expectNotFound(cred, house.orderId)
         const houseRefund = yield* adminRefund(house.orderId, {})
@@ -205,7 +205,7 @@ layer(ServerLive, { timeout: 180_000 })("only the seller of record refunds", (it
           .toBe(401)
 
         // 6. The CLI: the same operator refund, from another process.
-        const cliSale = yield* buyThroughPage("cli-refund.com")
+        const cliSale = yield* buyAndPay("cli-refund.com")
         for (const cred of [seller, other, affiliate]) yield* expectNotFound(cred, cliSale.orderId)
         const { databaseUrl } = yield* TestServer.TestServer
         // Three processes at once: the refund, a refund the state machine refuses (the brokerage

@@ -3,9 +3,10 @@
  * (its CSRF token), and post the form as a browser on the page would (Origin = the service).
  */
 import { SqlClient } from "@effect/sql"
+import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
-import { fetchReply } from "./http.js"
+import { fetchReply, type Reply } from "./http.js"
 import { signed } from "./PartnerKit.js"
 import { TestServer } from "./TestServer.js"
 
@@ -90,6 +91,18 @@ export const buyFormOf = (html: string) => ({
   csrf: csrfOf(html)
 })
 
+/** The buy page's form posted as the page would (Origin = the service), with the caller's headers. */
+const postBuyForm = (baseUrl: string, path: string, shown: Reply, headers: Record<string, string>) => {
+  const form = buyFormOf(shown.text)
+  return Effect.promise(() =>
+    fetchReply(`${baseUrl}${form.action || path}`, {
+      method: "POST",
+      body: new URLSearchParams({ csrf: form.csrf }).toString(),
+      headers: { ...headers, "content-type": "application/x-www-form-urlencoded", origin: baseUrl }
+    })
+  )
+}
+
 /**
  * A browser on the public buy page: GET `path` (e.g. `/buy/x.com` or `/buy/x.com?env=sandbox`),
  * then post its form as the page would (Origin = the service), with the `mk_ref` cookie and a
@@ -107,13 +120,36 @@ export const buyThroughPage = (
       ...(options.ip ? { "x-forwarded-for": options.ip } : {})
     }
     const shown = yield* Effect.promise(() => fetchReply(`${baseUrl}${path}`, { headers }))
-    const form = buyFormOf(shown.text)
-    const started = yield* Effect.promise(() =>
-      fetchReply(`${baseUrl}${form.action || path}`, {
-        method: "POST",
-        body: new URLSearchParams({ csrf: form.csrf }).toString(),
-        headers: { ...headers, "content-type": "application/x-www-form-urlencoded", origin: baseUrl }
-      })
-    )
+    const started = yield* postBuyForm(baseUrl, path, shown, headers)
     return { shown, started, location: started.headers.get("location") }
+  })
+
+/**
+ * A purchase started as a buyer would: the page shown, then its form posted; a refusal shown by
+ * the page itself (404/409: no purchase form) is the answer, and nothing is posted.
+ */
+export const startBuy = (domain: string) =>
+  Effect.gen(function*() {
+    const { baseUrl } = yield* TestServer
+    const path = `/buy/${domain}`
+    const shown = yield* Effect.promise(() => fetchReply(`${baseUrl}${path}`))
+    if (shown.status !== 200 || buyFormOf(shown.text).action === "") return shown
+    return yield* postBuyForm(baseUrl, path, shown, {})
+  })
+
+/**
+ * Buys `domain` on the buy page (holding the referral cookie, if any) and pays with the test card;
+ * answers the order and its session.
+ */
+export const buyAndPay = (domain: string, cookie?: string) =>
+  Effect.gen(function*() {
+    const { started } = yield* buyThroughPage(`/buy/${domain}`, { cookie })
+    expect(started.status, started.text).toBe(303)
+    const paid = yield* payWith(ptOf(started.headers.get("location")!), CARDS.ok)
+    expect(paid.status, paid.text).toBe(303)
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{ order_id: string; session_id: string }>`
+      select o.id as order_id, s.id as session_id from checkout_sessions s join partner_orders o on o.checkout_session_id = s.id
+      where s.domain = ${domain} and s.status = 'paid'`.pipe(Effect.orDie)
+    return { orderId: row!.order_id, sessionId: row!.session_id }
   })
