@@ -14,7 +14,6 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Option, Redacted } from "effect"
 import { createHmac, randomBytes } from "node:crypto"
 import { Api } from "../app/Api.js"
-import { canonicalJson } from "../domain/CanonicalJson.js"
 import { redirectUrlProblem, verifyStripeSignature } from "../domain/Checkout.js"
 import { safeEqual } from "../identity/Crypto.js"
 import { isSameOriginWrite } from "../identity/Session.js"
@@ -25,7 +24,7 @@ import { Orders } from "../partner/orders/Orders.js"
 import { AppConfig } from "../platform/Config.js"
 import { BadRequestError } from "../platform/Errors.js"
 import { errorPageHtml, htmlResponse } from "../platform/Html.js"
-import { fingerprint, Idempotency, isValidKey } from "../platform/Idempotency.js"
+import { bodyFingerprint, Idempotency, isValidKey } from "../platform/Idempotency.js"
 import { enforce, type RateLimitPolicy } from "../platform/RateLimit.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { REFERRAL_COOKIE } from "../referrals/Attribution.js"
@@ -152,7 +151,7 @@ export const CheckoutSessionsHttpLive = HttpApiBuilder.group(
               {
                 scope: `checkout-sessions:${partner.credentialId}`,
                 key,
-                fingerprint: fingerprint("POST", "/api/partner/v1/checkout-session", canonicalJson(body)),
+                fingerprint: bodyFingerprint("POST", "/api/partner/v1/checkout-session", body),
                 transactional: true
               },
               open

@@ -27,6 +27,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Duration, Effect, Fiber, Layer, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
+import { canonicalJson } from "../domain/CanonicalJson.js"
 import { AppConfig } from "./Config.js"
 import { ConflictError, DomainError } from "./Errors.js"
 import { janitorOf } from "./Janitor.js"
@@ -45,7 +46,7 @@ export interface IdempotencyOptions {
   /** Namespace of the key, e.g. `orders:<credential id>` or `whois:<ip>`. */
   readonly scope: string
   readonly key: string
-  /** What makes two requests "the same": typically `fingerprint(method, path, body)`. */
+  /** What makes two requests "the same": `bodyFingerprint(method, path, body)` for a JSON write. */
   readonly fingerprint: string
   /** How long a stored response is replayed. Default 7 days. */
   readonly ttl?: Duration.DurationInput
@@ -81,6 +82,13 @@ export const fingerprint = (...parts: ReadonlyArray<string>): string => {
   for (const p of parts) h.update(String(p.length)).update(":").update(p)
   return h.digest("hex")
 }
+
+/**
+ * The fingerprint of a request with a JSON body: "the same body" is the same JSON value (key
+ * order, whitespace and number spelling do not matter; src/domain/CanonicalJson.ts).
+ */
+export const bodyFingerprint = (method: string, path: string, body: string): string =>
+  fingerprint(method, path, canonicalJson(body))
 
 /** Idempotency-Key syntax accepted by the service: 1–255 visible ASCII characters. */
 export const isValidKey = (key: string) => /^[\x21-\x7e]{1,255}$/.test(key)

@@ -2,9 +2,8 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Option, Schema } from "effect"
 import { Api } from "../../app/Api.js"
-import { canonicalJson } from "../../domain/CanonicalJson.js"
 import { errorPageHtml, htmlResponse } from "../../platform/Html.js"
-import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
+import { bodyFingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
 import { dateWindow, iso, pageCursor } from "../Common.js"
@@ -43,7 +42,7 @@ export const PartnerBrokerageHttpLive = HttpApiBuilder.group(
               {
                 scope: `partner-brokerage:${partner.credentialId}`,
                 key,
-                fingerprint: fingerprint("POST", "/api/partner/v1/brokerage", canonicalJson(body))
+                fingerprint: bodyFingerprint("POST", "/api/partner/v1/brokerage", body)
               },
               brokerage.create(partner, payload)
             )

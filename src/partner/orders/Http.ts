@@ -2,8 +2,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Schema } from "effect"
 import { Api } from "../../app/Api.js"
-import { canonicalJson } from "../../domain/CanonicalJson.js"
-import { fingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
+import { bodyFingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
 import { dateParam, domainParam, iso, pageCursor } from "../Common.js"
@@ -56,7 +55,7 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
             {
               scope: `partner-orders:${partner.credentialId}`,
               key,
-              fingerprint: fingerprint("POST", "/api/partner/v1/orders", canonicalJson(body)),
+              fingerprint: bodyFingerprint("POST", "/api/partner/v1/orders", body),
               transactional: true
             },
             Effect.map(orders.createOrder(partner, payload, name.ascii), orderOf)
