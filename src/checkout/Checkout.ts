@@ -13,17 +13,22 @@
  *   for the session's current payment, and a provider's report must match it in provider,
  *   payment id, session, amount, currency and environment (`paymentMismatch`). Anything else is
  *   logged and ignored.
- * - If the domain was sold meanwhile (it cannot be, while reserved, unless an operator intervened)
- *   the charge is refunded through the provider and the session is `refunded`.
+ * - While a session pays, its listing is held for its seller (`PAYMENT_HOLD_MS`): other sellers'
+ *   quotes, orders and sessions are refused before anyone is charged. If the domain was sold
+ *   meanwhile all the same (the hold outlived, an operator intervened, the seller's own order),
+ *   the session is `refunded`: the payment is booked as taken and owed back, and the provider
+ *   refund is sent and booked as returned (retried by `reconcile` until the provider takes it).
  * - Card numbers exist only in memory between the sandbox form and the sandbox provider; with a
  *   hosted provider (Stripe Checkout) the service never sees them.
  */
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { createHash } from "node:crypto"
 import { type Card, checkCard, paymentMismatch, type ReportedPayment, returnAddress } from "../domain/Checkout.js"
+import type { Hold } from "../domain/Reservation.js"
 import { ListingHeld } from "../market/Errors.js"
 import { Market, MARKETPLACE_SELLER } from "../market/Market.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../partner/Auth.js"
+import { Books, postPaymentReturned, postPaymentTaken } from "../partner/ledger/Books.js"
 import { Orders } from "../partner/orders/Orders.js"
 import { AppConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
@@ -38,6 +43,17 @@ import { CheckoutConfig } from "./Settings.js"
 const PT_PURPOSE = "checkout-pt"
 /** A confirmation step (3-D Secure) not completed within this long frees the domain again. */
 const ABANDONED_ACTION_MS = 30 * 60_000
+/**
+ * A paying session holds its listing for its seller (src/domain/Reservation.ts) from the start of
+ * the attempt until a little after reconciliation gives an abandoned confirmation up: while the
+ * buyer is on the provider's page, no other seller's quote, order or session takes the name
+ * (refused before anyone is charged). A declined, cancelled or interrupted attempt gives it back.
+ */
+const PAYMENT_HOLD_MS = ABANDONED_ACTION_MS + 5 * 60_000
+const paymentHold = (s: SessionRow): Hold | null =>
+  s.kind === "cart" || s.partner_id === null || s.processing_since === null
+    ? null
+    : { holder: s.partner_id, until: new Date(s.processing_since.getTime() + PAYMENT_HOLD_MS) }
 /**
  * The house partner: owner of the marketplace's own sales (migration 0110, commission 0), and
  * the seller those sales claim a listing for (src/domain/Reservation.ts).
@@ -105,6 +121,7 @@ const make = Effect.gen(function*() {
   const providers = yield* PaymentProviders
   const referrals = yield* ReferralAttribution
   const fulfilment = yield* CartFulfilment
+  const books = yield* Books
 
   const ttl = checkoutSettings.sessionTtl
   const tokenOf = (s: { readonly id: string; readonly expires_at: Date }) =>
@@ -314,7 +331,9 @@ const make = Effect.gen(function*() {
             Option.isNone(listing) || listing.value.id !== s.listing_id || listing.value.status === "sold" ||
             listing.value.status === "withdrawn" || Option.isSome(open)
           ) {
+            // The cash came in and is owed back: booked now, returned when the provider confirms.
             yield* repo.setStatus(s.id, "refunded", "the domain was sold to someone else; the payment was refunded")
+            yield* postPaymentTaken(books, unsold(s))
             return { session: { ...s, status: "refunded" as const }, refund: true, cartPaid: false }
           }
           const referral = s.referral_partner_id !== null
@@ -347,15 +366,58 @@ const make = Effect.gen(function*() {
       if (result.cartPaid && result.session) {
         yield* fulfilment.committed({ cartId: result.session.cart_id!, sessionId: result.session.id })
       }
-      if (result.refund && result.session) {
-        const refunded = yield* providerOf(result.session).refund(ref)
-        if (!refunded) {
-          yield* Effect.logError("checkout: refund of a payment for a domain sold meanwhile failed", {
-            session: sessionId
-          })
-        }
-      }
+      if (result.refund && result.session) yield* refundUnsold(result.session)
       return result.session
+    })
+
+  /** The listing hold a session's payment took, given back (a no-op once anything replaced it). */
+  const releaseHold = (s: SessionRow) => {
+    const held = paymentHold(s)
+    return held === null || s.listing_id === null ? Effect.void : listings.release(s.listing_id, held)
+  }
+
+  /**
+   * An attempt that ended unpaid (declined, cancelled, abandoned; `ref` null: interrupted before
+   * the provider heard of it) reopens its session and gives its listing hold back, in one
+   * transaction; only while `ref` is still the session's current attempt.
+   */
+  const giveBack = (sessionId: string, ref: string | null, message: string) =>
+    repo.transaction(Effect.gen(function*() {
+      const found = yield* repo.lockById(sessionId)
+      if (Option.isNone(found)) return
+      const s = found.value
+      if (s.payment_ref !== ref || (s.status !== "processing" && s.status !== "requires_action")) return
+      yield* ref === null ? repo.releaseInterrupted(s.id) : repo.releaseAttempt(s.id, ref, message)
+      yield* releaseHold(s)
+    }))
+
+  const unsold = (s: SessionRow) => ({
+    sessionId: s.id,
+    partnerId: s.partner_id!,
+    environment: s.environment,
+    currency: s.currency,
+    amountCents: s.price_cents
+  })
+
+  /**
+   * Sends a refused session's refund (idempotent at the provider by the payment's reference) and,
+   * once the provider took it, records it sent with its ledger posting in one transaction. A
+   * refusal leaves it for the next reconciliation run. True when the refund is recorded.
+   */
+  const refundUnsold = (s: SessionRow) =>
+    Effect.gen(function*() {
+      if (s.payment_ref === null) return false
+      const ok = yield* providerOf(s).refund(s.payment_ref)
+      if (!ok) {
+        yield* Effect.logWarning("checkout: refund of a payment for a domain sold meanwhile refused; retried next run")
+          .pipe(Effect.annotateLogs({ session: s.id }))
+        return false
+      }
+      return yield* repo.transaction(Effect.gen(function*() {
+        if (!(yield* repo.markRefundSent(s.id))) return false
+        yield* postPaymentReturned(books, unsold(s))
+        return true
+      }))
     })
 
   /** Applies a provider's answer about the current attempt of a session. */
@@ -379,7 +441,7 @@ const make = Effect.gen(function*() {
           return { _tag: "Paid", session: paid, redirect: afterPaid(s) } as const
         }
         case "declined":
-          yield* repo.releaseAttempt(s.id, ref, outcome.message)
+          yield* giveBack(s.id, ref, outcome.message)
           return { _tag: "Declined", message: outcome.message } as const
         case "requires_action":
           yield* repo.markRequiresAction(s.id, ref)
@@ -435,6 +497,8 @@ const make = Effect.gen(function*() {
             const open = yield* orders.openOrderOnListing(listing.value.id).pipe(Effect.orDie)
             if (Option.isSome(open)) return { _tag: "Unavailable" } as const
             if (yield* repo.payingOnListing(listing.value.id, s.id)) return { _tag: "Unavailable" } as const
+            // Held for the session's seller while the buyer pays (claimed above, so never refused).
+            yield* listings.hold(listing.value, s.partner_id!, new Date(now + PAYMENT_HOLD_MS)).pipe(Effect.orDie)
           }
           const provider = providerOf(s)
           const started = yield* repo.startPayment(s.id, {
@@ -443,7 +507,8 @@ const make = Effect.gen(function*() {
             name: form.name,
             country: form.country,
             brand: card?.brand ?? null,
-            last4: card?.last4 ?? null
+            last4: card?.last4 ?? null,
+            since: new Date(now)
           })
           return { _tag: "Reserved", session: started } as const
         })
@@ -490,7 +555,10 @@ const make = Effect.gen(function*() {
         yield* Effect.logWarning("checkout: the payment provider refused or did not answer").pipe(
           Effect.annotateLogs({ session: s.id, reason: created.left.message })
         )
-        yield* repo.setStatus(s.id, "open", "the payment provider is unavailable")
+        yield* repo.transaction(Effect.zipRight(
+          repo.setStatus(s.id, "open", "the payment provider is unavailable"),
+          releaseHold(s)
+        ))
         return {
           _tag: "Declined",
           message: "The payment service is unavailable right now. You have not been charged; try again in a minute."
@@ -572,7 +640,7 @@ const make = Effect.gen(function*() {
       }
       if (outcome.status === "succeeded") yield* complete(session.value.id, payment.ref, payment)
       // Guarded by the reference: only the session's current payment gives its reservation back.
-      if (outcome.status === "declined") yield* repo.releaseAttempt(session.value.id, payment.ref, outcome.message)
+      if (outcome.status === "declined") yield* giveBack(session.value.id, payment.ref, outcome.message)
     })
 
   /** Sessions stuck in `processing`: ask the provider and finish them (boot and every interval). */
@@ -586,7 +654,7 @@ const make = Effect.gen(function*() {
       const s = found.value
       if (s.payment_ref === null) {
         // Died before the provider heard of it: nothing was charged.
-        yield* repo.releaseInterrupted(s.id)
+        yield* giveBack(s.id, null, "the payment was interrupted")
         continue
       }
       const outcome = yield* providerOf(s).retrieve(s.payment_ref)
@@ -602,7 +670,11 @@ const make = Effect.gen(function*() {
       const r = yield* settleOutcome(s, s.payment_ref, outcome)
       if (r._tag === "Paid") completed++
     }
-    const refunded = yield* refundReversed
+    let refunded = yield* refundReversed
+    for (const { id } of yield* repo.unsoldToRefund) {
+      const found = yield* repo.byId(id)
+      if (Option.isSome(found) && (yield* refundUnsold(found.value))) refunded++
+    }
     return { checked: stuck.length, completed, refunded }
   })
 
@@ -709,7 +781,9 @@ const make = Effect.gen(function*() {
 })
 
 export class Checkout extends Context.Tag("app/Checkout")<Checkout, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Checkout, make).pipe(Layer.provide(CheckoutRepo.Live))
+  static readonly layer = Layer.effect(Checkout, make).pipe(
+    Layer.provide(Layer.mergeAll(CheckoutRepo.Live, Books.Live))
+  )
 }
 
 /** The cart seam (src/checkout/Cart.ts) over this checkout. */

@@ -83,7 +83,9 @@ const StartPayment = Schema.Struct({
   country: Schema.String,
   /** The card's brand and last 4 digits when our page took it (null: the provider's page did). */
   brand: Schema.NullOr(Schema.String),
-  last4: Schema.NullOr(Schema.String)
+  last4: Schema.NullOr(Schema.String),
+  /** When the attempt started (the service's clock): its listing hold is reckoned from it. */
+  since: Schema.DateFromSelf
 })
 
 /** A payment attempt of a session, named by its provider reference. */
@@ -143,7 +145,7 @@ const make = Effect.gen(function*() {
       sql`
         update checkout_sessions set status = 'processing', provider = ${p.provider}, attempt = attempt + 1, payment_ref = null,
           buyer_email = ${p.email}, buyer_name = ${p.name}, buyer_country = ${p.country}, card_brand = ${p.brand},
-          card_last4 = ${p.last4}, last_error = null, processing_since = now(), updated_at = now()
+          card_last4 = ${p.last4}, last_error = null, processing_since = ${p.since}, updated_at = now()
         where id = ${p.id} returning *`
   })
   const setPaymentRef = SqlSchema.void({
@@ -209,6 +211,20 @@ const make = Effect.gen(function*() {
     execute: (id) =>
       sql`update checkout_sessions set status = 'refunded', refunded_at = now(), updated_at = now() where id = ${id} and status = 'paid'`
   })
+  const unsoldToRefund = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: Id,
+    execute: () =>
+      sql`select id from checkout_sessions where status = 'refunded' and refunded_at is null and payment_ref is not null
+          order by id limit 100`
+  })
+  const markRefundSent = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: Id,
+    execute: (id) =>
+      sql`update checkout_sessions set refunded_at = now(), updated_at = now()
+          where id = ${id} and status = 'refunded' and refunded_at is null returning id`
+  })
   const sessionOfPayment = SqlSchema.findOne({
     Request: Schema.String,
     Result: Id,
@@ -227,12 +243,14 @@ const make = Effect.gen(function*() {
       status: Status,
       order_id: Schema.NullOr(Schema.String),
       order_reversed: Schema.Boolean,
+      refund_sent: Schema.Boolean,
       partly_refunded_cents: Schema.Number
     }),
     execute: () =>
       sql`
         select s.id, s.kind, s.environment, s.currency, s.price_cents, s.status, s.order_id,
                coalesce(o.status in ('REFUNDED', 'CANCELLED'), false) as order_reversed,
+               s.refunded_at is not null as refund_sent,
                coalesce((select sum(r.amount_cents) from checkout_partial_refunds r where r.session_id = s.id), 0)::int
                  as partly_refunded_cents
         from checkout_sessions s left join partner_orders o on o.id = s.order_id
@@ -271,6 +289,10 @@ const make = Effect.gen(function*() {
     /** Paid sessions whose order was refunded or cancelled since: their money goes back. */
     paidButReversed: Effect.orDie(paidButReversed(undefined)),
     markRefunded: (id: string) => Effect.orDie(markRefunded(id)),
+    /** Sessions refused after their payment whose provider refund is not yet confirmed sent. */
+    unsoldToRefund: Effect.orDie(unsoldToRefund(undefined)),
+    /** Records a refused session's provider refund as sent; false when it already was. */
+    markRefundSent: (id: string) => Effect.orDie(Effect.map(markRefundSent(id), Option.isSome)),
     /** Part of a session's payment given back at the provider under `key` (once per key). */
     recordPartialRefund: (sessionId: string, key: string, amountCents: number) =>
       Effect.orDie(recordPartialRefund({ sessionId, key, amountCents })),

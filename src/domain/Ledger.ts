@@ -18,6 +18,8 @@
  *   payout started:              Dr commission_payable             Cr payouts_in_flight    amount
  *   payout paid:                 Dr payouts_in_flight              Cr payouts_paid         amount
  *   payout failed / refund / cancellation: the reversal of what it undoes
+ *   payment that bought nothing: Dr buyer_payments      Cr buyer_refunds_due  amount   (taken)
+ *                                Dr buyer_refunds_due   Cr buyer_payments     amount   (refund sent)
  *
  * `buyer_payments` is the cash the payment provider took from buyers (hosted checkout, /buy,
  * referral sales), net of refunds: `ledger verify` reconciles it with the checkout's payment
@@ -37,7 +39,8 @@ export const ACCOUNTS = [
   "commission_accrued",
   "commission_payable",
   "payouts_in_flight",
-  "payouts_paid"
+  "payouts_paid",
+  "buyer_refunds_due"
 ] as const
 export type Account = typeof ACCOUNTS[number]
 
@@ -214,3 +217,17 @@ export const cartItemRefunded = (cartId: string, itemId: string, amountCents: nu
   kind: "reversed",
   entries: pair("sales_revenue", "buyer_payments", amountCents)
 })
+
+/**
+ * A hosted-checkout payment that bought nothing (the domain was sold to someone else while the
+ * buyer paid): the cash came in and is owed back. Booked when the session is refused; the
+ * reversal when the provider has sent the refund (retried until it has).
+ */
+export const paymentTaken = (sessionId: string, amountCents: number): Posting => ({
+  key: `payment:${sessionId}:taken`,
+  kind: "recorded",
+  entries: pair("buyer_payments", "buyer_refunds_due", amountCents)
+})
+
+export const paymentReturned = (sessionId: string, amountCents: number): Posting =>
+  reverse(paymentTaken(sessionId, amountCents), `payment:${sessionId}:returned`)

@@ -19,7 +19,7 @@ import {
   priceKey
 } from "../domain/Cursor.js"
 import * as reservation from "../domain/Reservation.js"
-import { claim, holdOf } from "../domain/Reservation.js"
+import { claim, type Hold, holdOf } from "../domain/Reservation.js"
 import { AppConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
@@ -253,6 +253,12 @@ const make = Effect.gen(function*() {
         yield* repo.setHold(listing.id, h.next.holder, h.next.until)
         return h.next
       }),
+    /**
+     * Gives back a hold taken by `hold` that ended early (a checkout payment declined or
+     * abandoned): cleared only while it is still exactly that hold, so a newer or longer hold,
+     * or a sale that consumed it, is left as it is.
+     */
+    release: (listingId: string, held: Hold) => repo.clearHold(listingId, held.holder, held.until),
     /**
      * When another seller's live hold would refuse `claimant` (unlocked read, for a page that must
      * not offer a payment form): the hold's end, or none.

@@ -155,6 +155,12 @@ const make = Effect.gen(function*() {
     execute: ({ holder, id, until }) =>
       sql`update listings set held_by = ${holder}, held_until = ${until}, updated_at = now() where id = ${id}`
   })
+  const clearHold = SqlSchema.void({
+    Request: Schema.Struct({ id: Schema.String, holder: Schema.String, until: Schema.DateFromSelf }),
+    execute: ({ holder, id, until }) =>
+      sql`update listings set held_by = null, held_until = null, updated_at = now()
+          where id = ${id} and held_by = ${holder} and held_until = ${until}`
+  })
   const setStatus = SqlSchema.void({
     Request: Schema.Struct({ id: Schema.String, status: ListingStatus }),
     execute: ({ id, status }) => sql`update listings set status = ${status}, updated_at = now() where id = ${id}`
@@ -235,6 +241,9 @@ const make = Effect.gen(function*() {
 
     /** Records a hold on a listing (the caller holds its row lock and applied the rule). */
     setHold: (id: string, holder: string, until: Date) => Effect.orDie(setHold({ id, holder, until })),
+
+    /** Removes a hold if it is still exactly (holder, until): compare-and-clear, no lock needed. */
+    clearHold: (id: string, holder: string, until: Date) => Effect.orDie(clearHold({ id, holder, until })),
 
     /** Moves a listing through a sale (in the caller's transaction). */
     setStatus: (id: string, status: SaleStatus) => Effect.orDie(setStatus({ id, status })),

@@ -18,6 +18,8 @@ import {
   emptyBalances,
   isBalanced,
   type PaymentModel,
+  paymentReturned,
+  paymentTaken,
   type Posting,
   recorded,
   refunded,
@@ -252,3 +254,26 @@ export const postCartItemRefunded = (
     readonly amountCents: number
   }
 ) => books.post(cartScope(item.currency, item.sessionId), cartItemRefunded(item.cartId, item.itemId, item.amountCents))
+
+/**
+ * A hosted-checkout payment that bought nothing, under its session (`paymentId`) and seller:
+ * taken (caller's transaction: the session's move to `refunded`), then returned (caller's
+ * transaction: the provider refund recorded as sent).
+ */
+export interface UnsoldPayment {
+  readonly sessionId: string
+  readonly partnerId: string
+  readonly environment: PartnerEnvironment
+  readonly currency: string
+  readonly amountCents: number
+}
+const unsoldScope = (p: UnsoldPayment): PostingScope => ({
+  partnerId: p.partnerId,
+  environment: p.environment,
+  currency: p.currency,
+  paymentId: p.sessionId
+})
+export const postPaymentTaken = (books: Context.Tag.Service<Books>, p: UnsoldPayment) =>
+  books.post(unsoldScope(p), paymentTaken(p.sessionId, p.amountCents))
+export const postPaymentReturned = (books: Context.Tag.Service<Books>, p: UnsoldPayment) =>
+  books.post(unsoldScope(p), paymentReturned(p.sessionId, p.amountCents))
