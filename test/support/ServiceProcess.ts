@@ -1,9 +1,13 @@
 /**
- * The service as a separate OS process (`tsx src/main.ts`), for multi-replica and shutdown tests.
+ * The service as a separate OS process (`tsx src/main.ts`, or the production build), for
+ * multi-replica, shutdown and crash tests.
  */
 import { Effect } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import * as Fs from "node:fs"
 import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { baseEnv } from "./TestServer.js"
 
 export interface ServiceProcess {
@@ -96,3 +100,29 @@ export const runServiceToExit = (
       child.kill("SIGKILL")
     })
   })
+
+/**
+ * The production build (`scripts/build.mjs`) laid out as the image's /app (package.json,
+ * node_modules, dist/), built once per test file, asynchronously (a blocked worker loses vitest's
+ * RPC). Answers the app's root; `builtEntry("main.js")` is what the image runs.
+ */
+let builtApp: Promise<string> | undefined
+export const buildApp = (): Promise<string> => (builtApp ??= new Promise<string>((resolve, reject) => {
+  const root = Path.resolve(import.meta.dirname, "../..")
+  const app = Fs.mkdtempSync(Path.join(Os.tmpdir(), "app-build-"))
+  execFile(
+    process.execPath,
+    [Path.join(root, "scripts/build.mjs"), "--out", Path.join(app, "dist")],
+    { cwd: root },
+    (error, stdout, stderr) => {
+      if (error) return reject(new Error(`build failed:\n${stdout}${stderr}`))
+      Fs.copyFileSync(Path.join(root, "package.json"), Path.join(app, "package.json"))
+      Fs.symlinkSync(Path.join(root, "node_modules"), Path.join(app, "node_modules"))
+      resolve(app)
+    }
+  )
+}))
+
+/** The built entry `file` of the production build (`main.js`, `cli.js`), as node arguments. */
+export const builtEntry = (file: string) =>
+  Effect.map(Effect.promise(buildApp), (app) => [Path.join(app, "dist", file)] as ReadonlyArray<string>)

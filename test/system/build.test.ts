@@ -6,35 +6,24 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { execFile } from "node:child_process"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
+import { builtinModules } from "node:module"
 import * as Path from "node:path"
 import { parse as parseYaml } from "yaml"
 import { signRequest } from "../../src/partner-client/index.js"
 import { runCli } from "../support/cli.js"
 import { fetchReply } from "../support/http.js"
-import { startServiceProcess } from "../support/ServiceProcess.js"
+import { buildApp, startServiceProcess } from "../support/ServiceProcess.js"
 import { sharedDatabaseUrl } from "../support/TestServer.js"
 
 const root = Path.resolve(import.meta.dirname, "../..")
 const pkg = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8"))
 
-// The image's /app: package.json, production node_modules, dist/, docs/.
-const app = Fs.mkdtempSync(Path.join(Os.tmpdir(), "build-test-"))
-// Asynchronously: tsc takes a minute on a loaded machine, and a blocked worker loses vitest's RPC.
-let built: Promise<void> | undefined
-const buildOnce = () => (built ??= new Promise<void>((resolve, reject) =>
-  execFile(
-    process.execPath,
-    [Path.join(root, "scripts/build.mjs"), "--out", Path.join(app, "dist")],
-    { cwd: root },
-    (error, stdout, stderr) => error ? reject(new Error(`build failed:\n${stdout}${stderr}`)) : resolve()
-  )
-).then(() => {
-  Fs.copyFileSync(Path.join(root, "package.json"), Path.join(app, "package.json"))
-  Fs.symlinkSync(Path.join(root, "node_modules"), Path.join(app, "node_modules"))
-}))
+// The image's /app: package.json, production node_modules, dist/ (test/support/ServiceProcess.ts).
+let app = ""
+const buildOnce = async () => {
+  app = await buildApp()
+}
 const build = Effect.promise(buildOnce)
 const dist = (file: string) => [Path.join(app, "dist", file)]
 
@@ -49,7 +38,10 @@ const importedPackages = (dir: string): Set<string> => {
     )
     for (const m of specs) {
       const spec = m[1] ?? m[2] ?? m[3]
-      if (spec.startsWith("node:") || !/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w./-]*)?$/.test(spec)) continue
+      if (
+        spec.startsWith("node:") || builtinModules.includes(spec.split("/")[0]!) ||
+        !/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w./-]*)?$/.test(spec)
+      ) continue
       out.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0])
     }
   }

@@ -23,27 +23,44 @@ import { fetchReply } from "../support/http.js"
 import { sessionCookieOf } from "../support/identity.js"
 import { signed } from "../support/PartnerKit.js"
 import { startRtrServer } from "../support/RtrServer.js"
-import { freePort } from "../support/ServiceProcess.js"
+import { builtEntry, freePort } from "../support/ServiceProcess.js"
 import * as TestServer from "../support/TestServer.js"
 
 const RTR_KEY = "rtr-chaos-key"
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 /**
- * From spawn to /readyz on a database that exists (migrations done). The bound is for a shared,
- * loaded machine running tsx (which compiles src/ on every start): 23–38 s were measured here at a
- * load average of 29; docs/operations.md gives the figure on a quiet machine. What it catches is a
- * restart that does not come back by itself (a stale lock, a migration waiting on a dead lock).
+ * From spawn to /readyz of the production build (`node dist/main.js`, what the image runs) on a
+ * database that exists (migrations done): 5 s on an idle machine. These machines are shared, so
+ * the bound stretches with the load average per core when that is above 1 (a restart competes for
+ * the CPU like everything else); the restart's own CPU time is reported beside it. What it
+ * catches: a restart that does not come back by itself (a stale lock, a migration waiting on a
+ * dead lock) or that slows down.
  */
-const RESTART_WITHIN_MS = 90_000
+const RESTART_WITHIN_MS = 5_000
+const loadFactor = () => Math.max(1, Os.loadavg()[0]! / Os.availableParallelism())
 const ORDERS = 40
 const BULK_DOMAINS = 300
 
 const embedded = !process.env.DATABASE_URL
 const inPidNamespace = embedded && spawnSync("unshare", ["-pf", "--mount-proc", "true"]).status === 0
 
+/** A process's CPU time so far (Linux: utime + stime of /proc/<pid>/stat, in clock ticks of 10 ms). */
+const cpuMsOf = (pid: number) => {
+  try {
+    const fields = Fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return -1
+  }
+}
+
 interface Running {
   readonly baseUrl: string
   readonly readyMs: number
+  /** CPU time (user + system) the process used to get ready, and the load then. */
+  readonly cpuMs: number
+  readonly load: number
+  readonly factor: number
   readonly kill9: () => Effect.Effect<void>
 }
 
@@ -51,7 +68,7 @@ interface Running {
 const startService = (env: Record<string, string>, children: Set<ChildProcess>) =>
   Effect.gen(function*() {
     const port = yield* freePort()
-    const node = [process.execPath, "--import", "tsx", "src/main.ts"]
+    const node = [process.execPath, ...(yield* builtEntry("main.js"))]
     const [command, ...args] = inPidNamespace ? ["unshare", "-pf", "--mount-proc", "--kill-child", ...node] : node
     const started = Date.now()
     const child = spawn(command, args, {
@@ -80,15 +97,20 @@ const startService = (env: Record<string, string>, children: Set<ChildProcess>) 
       yield* Effect.sleep("50 millis")
     }
     const readyMs = Date.now() - started
+    const load = Os.loadavg()[0]!
+    const nodePid = () => {
+      // In a pid namespace the node process is unshare's child (pid 1 inside); its death ends the namespace.
+      const inner = inPidNamespace ? spawnSync("pgrep", ["-P", String(child.pid)]).stdout.toString().trim() : ""
+      return inner ? Number(inner) : child.pid!
+    }
+    const cpuMs = cpuMsOf(nodePid())
     const kill9 = () =>
       Effect.promise(async () => {
-        // In a pid namespace the node process is unshare's child (pid 1 inside); its death ends the namespace.
-        const inner = inPidNamespace ? spawnSync("pgrep", ["-P", String(child.pid)]).stdout.toString().trim() : ""
-        process.kill(inner ? Number(inner) : child.pid!, "SIGKILL")
+        process.kill(nodePid(), "SIGKILL")
         await exited
         children.delete(child)
       })
-    return { baseUrl, readyMs, kill9 } satisfies Running
+    return { baseUrl, readyMs, cpuMs, load, factor: loadFactor(), kill9 } satisfies Running
   })
 
 const query = <A>(url: string, text: string, values: ReadonlyArray<unknown> = []) =>
@@ -147,12 +169,12 @@ it.live(
           if (r.code !== 0) throw new Error(`cli ${args.join(" ")}: ${r.code} ${r.stderr}`)
           return JSON.parse(r.stdout)
         })
-      const restarts: Array<number> = []
+      const restarts: Array<{ ms: number; cpuMs: number; load: number; factor: number }> = []
       const restart = (before: Running) =>
         Effect.gen(function*() {
           yield* before.kill9()
           const after = yield* startService(env, children)
-          restarts.push(after.readyMs)
+          restarts.push({ ms: after.readyMs, cpuMs: after.cpuMs, load: after.load, factor: after.factor })
           return after
         })
 
@@ -306,10 +328,16 @@ it.live(
       expect(verify.status).toBe(200)
       expect(verify.json.ok, verify.text).toBe(true)
       expect(restarts).toHaveLength(3)
-      for (const ms of restarts) {
-        expect(ms, `restart times (ms): ${restarts.join(", ")}`).toBeLessThan(RESTART_WITHIN_MS)
+      for (const { factor, ms } of restarts) {
+        expect(ms, `restart times (ms): ${restarts.map((r) => r.ms).join(", ")}`).toBeLessThan(
+          RESTART_WITHIN_MS * factor
+        )
       }
-      console.log(`chaos (${embedded ? "embedded" : "postgres"}): restarts ready in ${restarts.join(", ")} ms`)
+      console.log(
+        `chaos (${embedded ? "embedded" : "postgres"}): restarts ready in ${
+          restarts.map((r) => `${r.ms} ms (${r.cpuMs} ms CPU, load ${r.load.toFixed(1)})`).join(", ")
+        }`
+      )
     }).pipe(Effect.scoped),
   900_000
 )
