@@ -17,9 +17,9 @@
  */
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Fs from "node:fs"
-import openapiTS, { astToString } from "openapi-typescript"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import openapiTS, { astToString } from "openapi-typescript"
 import { Api } from "../src/app/Api.js"
 import { sandboxListings } from "../src/market/data/index.js"
 
@@ -60,7 +60,7 @@ export const partnerOperations = (spec: Json): ReadonlyArray<PartnerOperation> =
 export const serviceDocument = (): Json => OpenApi.fromApi(Api) as Json
 
 const refsIn = (value: unknown, into: Set<string>) => {
-  if (Array.isArray(value)) for (const v of value) refsIn(v, into)
+  if (Array.isArray(value)) { for (const v of value) refsIn(v, into) }
   else if (typeof value === "object" && value !== null) {
     for (const [k, v] of Object.entries(value)) {
       if (k === "$ref" && typeof v === "string") into.add(v.replace("#/components/schemas/", ""))
@@ -164,7 +164,7 @@ const ok = (status: number) => [
  */
 const REQUESTS: ReadonlyArray<readonly [string, RequestSpec]> = [
   ["GET /api/partner/v1/domains/search", {
-    query: { q: "harbor" },
+    query: { q: "garden" },
     test: [
       ...ok(200),
       "const buyable = pm.response.json().results.filter((r) => r.available && r.bin_price_cents !== null)",
@@ -223,7 +223,8 @@ const REQUESTS: ReadonlyArray<readonly [string, RequestSpec]> = [
       "if (c.status !== \"closed_won\") pm.execution.setNextRequest(pm.info.requestName)",
       "else pm.collectionVariables.set(\"brokerage_order_id\", c.order_id)"
     ],
-    note: "In the runner, repeats until the case is closed_won (5 steps) and stores its order as {{brokerage_order_id}}."
+    note:
+      "In the runner, repeats until the case is closed_won (5 steps) and stores its order as {{brokerage_order_id}}."
   }],
   ["POST /api/partner/v1/sandbox/orders/{public_id}/advance", {
     path: { public_id: "{{brokerage_order_id}}" },
@@ -280,7 +281,6 @@ const ascii = (s: string) =>
     /[\u2018\u2019]/g,
     "'"
   ).replace(/[\u201C\u201D]/g, "\"").replace(/\u2265/g, ">=").replace(/\u2264/g, "<=").replace(/\u00D7/g, "x")
-    // eslint-disable-next-line no-control-regex
     .replace(/[^\x00-\x7f]/g, "?")
 
 const sampleBody = (body: Json) =>
@@ -294,7 +294,11 @@ export const VARIABLES: ReadonlyArray<readonly [string, string, string]> = [
   ["webhookUrl", "https://example.org/hooks", "Where webhooks go (HTTPS; a request bin works)"],
   ["domain", firstName.domain, "A sandbox buy-now name; the Search request stores the first one it finds"],
   ["domain2", secondName.domain, "A second sandbox buy-now name (links, checkout)"],
-  ["brokerage_domain", "postman-example-brokerage.com", "An unlisted name to broker; the Search request picks a new one"],
+  [
+    "brokerage_domain",
+    "postman-example-brokerage.com",
+    "An unlisted name to broker; the Search request picks a new one"
+  ],
   ["quote_id", "", "Set by Create quote"],
   ["price_cents", String(firstName.binPriceCents), "Set by Create quote"],
   ["order_id", "", "Set by Create order"],
