@@ -362,7 +362,8 @@ export const postmanCollection = (spec: Json): { collection: Json; environment: 
       },
       ...(r.test ? { event: [{ listen: "test", script: { type: "text/javascript", exec: [...r.test] } }] } : {})
     }
-    const name = ascii(tag.replace(/^Partner:\s*/, ""))
+    const short = tag.replace(/^Partner:\s*/, "")
+    const name = ascii(short.charAt(0).toUpperCase() + short.slice(1))
     folders.set(name, [...(folders.get(name) ?? []), item])
   }
   const collection = {
