@@ -5,22 +5,20 @@
  * order is recorded once), cursor iteration, events, an issued webhook secret and a delivery
  * verified with `verifyWebhook`. Retries honour Retry-After with a fresh nonce and one
  * Idempotency-Key, against a loopback server that fails first. Its canonical query matches the
- * server's for any input (property test).
+ * server's for any input (property test). Every operation's method, the README example and the
+ * Postman collection (run by newman): test/partner/sdk-operations.test.ts.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { execFile } from "node:child_process"
-import { createHash, createHmac, randomUUID } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
-import * as Vm from "node:vm"
 import { canonicalQuery as sdkCanonicalQuery, signRequest as sdkSign } from "../../packages/partner-sdk/src/index.js"
 import { canonicalQuery, canonicalString, EMPTY_BODY_SHA256, verifySignature } from "../../src/domain/PartnerSigning.js"
-import { fetchReply } from "../support/http.js"
 import { createPartner, seedListings } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 import { webhookReceiver } from "../support/WebhookReceiver.js"
@@ -252,63 +250,6 @@ layer(TestServer.layer({ OUTBOUND_ALLOW_LOOPBACK: "true", WEBHOOK_POLL_INTERVAL:
           })
         )
         expect(late).toMatchObject({ ok: false })
-      }))
-
-    it.scoped("the Postman collection's pre-request script signs requests the service accepts", () =>
-      Effect.gen(function*() {
-        const { baseUrl } = yield* TestServer.TestServer
-        yield* seedListings([{ domain: "postmancoffee.com", bin: 2500 }])
-        const cred = yield* createPartner({ scopes: ["search", "buy"] })
-        const collection = JSON.parse(
-          Fs.readFileSync(Path.join(sdkDir, "postman/partner-api.postman_collection.json"), "utf8")
-        )
-        const script = collection.event.find((e: any) => e.listen === "prerequest").script.exec.join("\n")
-        const vars: Record<string, string> = { baseUrl, keyId: cred.key_id, secret: cred.secret }
-        const replaceIn = (s: string) =>
-          s.replace(/\{\{(\$guid|\w+)\}\}/g, (_, k) => (k === "$guid" ? randomUUID() : vars[k]))
-        // Postman's sandbox, as much of it as the script uses: pm.request, pm.variables, CryptoJS.
-        const send = (item: any) => {
-          const req = item.request
-          const headers = new Map<string, string>((req.header ?? []).map((h: any) => [h.key, h.value]))
-          const pm = {
-            request: {
-              method: req.method,
-              url: { path: req.url.path, query: { all: () => req.url.query } },
-              body: req.body,
-              headers: { upsert: (h: any) => headers.set(h.key, h.value), has: (k: string) => headers.has(k) }
-            },
-            variables: { replaceIn },
-            collectionVariables: { get: (k: string) => vars[k] }
-          }
-          const hex = (b: Buffer) => ({ toString: () => b.toString("hex") })
-          const CryptoJS = {
-            enc: { Hex: "hex" },
-            SHA256: (s: string) => hex(createHash("sha256").update(s, "utf8").digest()),
-            HmacSHA256: (m: string, k: string) =>
-              hex(createHmac("sha256", Buffer.from(k, "utf8")).update(m, "utf8").digest())
-          }
-          Vm.runInNewContext(script, { pm, CryptoJS })
-          const query = req.url.query.map((q: any) => `${q.key}=${q.value}`).join("&")
-          const url = `${baseUrl}/${req.url.path.join("/")}${query ? `?${query}` : ""}`
-          return Effect.promise(() =>
-            fetchReply(url, {
-              method: req.method,
-              headers: Object.fromEntries(headers),
-              body: req.body ? replaceIn(req.body.raw) : undefined
-            })
-          )
-        }
-        const item = (name: string) => collection.item.find((i: any) => i.name === name)
-        const search = yield* send(item("Search"))
-        expect(search.status, search.text).toBe(200)
-        const quote = yield* send({
-          ...item("Create quote"),
-          request: {
-            ...item("Create quote").request,
-            body: { mode: "raw", raw: JSON.stringify({ domain: "postmancoffee.com" }) }
-          }
-        })
-        expect(quote.status, quote.text).toBe(201)
       }))
   }
 )

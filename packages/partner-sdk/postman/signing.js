@@ -1,7 +1,13 @@
 // Postman collection pre-request script: signs every request for the Partner API (scheme v1).
-// Collection variables: baseUrl, keyId, secret. Uses the sandbox's built-in CryptoJS.
+// Variables baseUrl, keyId and secret come from the active environment or the collection
+// (pm.variables resolves both). Uses the sandbox's built-in CryptoJS.
 const enc = (s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase())
 const dec = (s) => { try { return decodeURIComponent(s.replace(/\+/g, " ")) } catch (e) { return s } }
+const keyId = pm.variables.get("keyId")
+const secret = pm.variables.get("secret")
+if (!keyId || !secret || /REPLACE_ME/.test(keyId + secret)) {
+  throw new Error("Set keyId and secret (environment or collection variables) to your sandbox credential")
+}
 const url = pm.request.url
 const path = "/" + url.path.map((p) => pm.variables.replaceIn(p)).join("/")
 const pairs = url.query.all().filter((q) => !q.disabled).map((q) => [
@@ -14,8 +20,8 @@ const body = pm.request.body && pm.request.body.mode === "raw" ? pm.variables.re
 const timestamp = String(Math.floor(Date.now() / 1000))
 const nonce = pm.variables.replaceIn("{{$guid}}")
 const canonical = [pm.request.method.toUpperCase(), path, query, timestamp, nonce, CryptoJS.SHA256(body).toString(CryptoJS.enc.Hex)].join("\n")
-const signature = CryptoJS.HmacSHA256(canonical, pm.collectionVariables.get("secret")).toString(CryptoJS.enc.Hex)
-pm.request.headers.upsert({ key: "X-Service-Key-Id", value: pm.collectionVariables.get("keyId") })
+const signature = CryptoJS.HmacSHA256(canonical, secret).toString(CryptoJS.enc.Hex)
+pm.request.headers.upsert({ key: "X-Service-Key-Id", value: keyId })
 pm.request.headers.upsert({ key: "X-Service-Timestamp", value: timestamp })
 pm.request.headers.upsert({ key: "X-Service-Nonce", value: nonce })
 pm.request.headers.upsert({ key: "X-Service-Signature", value: "v1=" + signature })

@@ -1,16 +1,18 @@
 /**
- * The domain marketplace Partner API over `fetch`, with no dependencies.
+ * The domain marketplace Partner API over `fetch`, with no dependencies: one method per Partner
+ * API operation, typed from the service's OpenAPI document (src/types.ts, src/openapi.ts).
  *
  *   import { PartnerClient } from "@domain-marketplace/partner-sdk"
- *   const client = new PartnerClient({ baseUrl: "https://api.example.org", keyId: "pk_sandbox_…", secret: "sk_…" })
- *   const hits = await client.search("coffee")
+ *   const client = new PartnerClient({ baseUrl: "https://api.example.org", keyId: "pk_sandbox_...", secret: "sk_..." })
+ *   const { results } = await client.search("harbor")
  *   for await (const order of client.orders({ status: "TRANSFER_COMPLETED" })) console.log(order.public_id)
  *
  * Every request is signed (a fresh timestamp and nonce per attempt). 429, 502, 503 and 504 and
  * network failures are retried with exponential backoff and jitter, honouring Retry-After;
  * writes carry one Idempotency-Key across their retries, so a retried order is never recorded
- * twice. Failures throw `PartnerApiError` with the service's `code`, `message` and request id.
- * Server-side only: never ship the secret to a browser.
+ * twice. A failure the service answered throws `PartnerApiError` (its `code`, `message` and
+ * request id); a request that got no answer (refused, reset, DNS, timeout) throws
+ * `PartnerNetworkError`. Server-side only: never ship the secret to a browser.
  */
 import { signRequest } from "./signing.js"
 
@@ -18,263 +20,13 @@ export { canonicalQuery, canonicalString, encodeComponent, sha256Hex, signReques
 export type { CanonicalParts, SignedHeaders, SignInput } from "./signing.js"
 export { verifyWebhook } from "./webhooks.js"
 export type { VerifyWebhookInput, WebhookEvent, WebhookVerification } from "./webhooks.js"
-
-// ---------------------------------------------------------------------------------------------
-// Shapes (the OpenAPI document at /api/openapi.json is the reference).
-
-export type OrderStatus =
-  | "EXTERNALLY_PAID"
-  | "MANUAL_REVIEW"
-  | "TRANSFER_IN_PROGRESS"
-  | "TRANSFER_COMPLETED"
-  | "SETTLED"
-  | "REFUNDED"
-  | "CANCELLED"
-  | (string & {})
-
-export interface SearchResult {
-  readonly domain: string
-  readonly tld: string
-  readonly bin_price_cents: number | null
-  readonly floor_price_cents: number | null
-  readonly currency: string
-  readonly available: boolean
-  readonly score: number
-}
-export interface SearchResponse {
-  readonly query: string
-  readonly count: number
-  readonly results: ReadonlyArray<SearchResult>
-}
-export interface DomainDetail {
-  readonly domain: string
-  readonly domain_unicode: string
-  readonly tld: string
-  readonly available: boolean
-  readonly status: string
-  readonly bin_price_cents: number | null
-  readonly floor_price_cents: number | null
-  readonly currency: string
-  readonly reserved: boolean
-  readonly description: string | null
-  readonly listed_at: string
-}
-export interface Availability {
-  readonly domain: string
-  readonly available: boolean
-  readonly price_cents: number | null
-  readonly currency: string
-}
-export interface Pricing {
-  readonly domain: string
-  readonly bin_price_cents: number | null
-  readonly floor_price_cents: number | null
-  readonly currency: string
-}
-export interface Quote {
-  readonly quote_id: string
-  readonly domain: string
-  readonly price_cents: number
-  readonly currency: string
-  readonly expires_at: string
-}
-export interface Buyer {
-  readonly email: string
-  readonly name?: string
-  readonly country?: string
-}
-export interface OrderRequest {
-  readonly domain: string
-  readonly expected_price: number
-  readonly currency: string
-  readonly external_payment_ref: string
-  readonly buyer: Buyer
-  readonly quote_id?: string
-  readonly return_url?: string
-  readonly cancel_url?: string
-}
-export interface Order {
-  readonly public_id: string
-  readonly domain: string
-  readonly status: OrderStatus
-  readonly sale_price_cents: number
-  readonly currency: string
-  readonly environment: "live" | "sandbox"
-  readonly external_payment_ref: string
-  readonly quote_id: string | null
-  readonly buyer: Buyer
-  readonly return_url: string | null
-  readonly cancel_url: string | null
-  readonly created_at: string
-  readonly updated_at: string
-  /** How the order was sold: who collected the buyer's money. */
-  readonly payment_model: PaymentModel
-  /** Your commission on the sale (retained on partner_collected, accrued and paid out on the others). */
-  readonly commission_cents: number
-  /** Brokerage orders only: the deal price and the service's fee (= sale_price_cents) apart; else null. */
-  readonly brokerage: {
-    readonly case_id: string
-    readonly deal_price_cents: number | null
-    readonly fee_cents: number
-  } | null
-}
-export type PaymentModel = "partner_collected" | "hosted_checkout" | "referral" | "brokerage"
-export interface OrderDetail extends Order {
-  readonly transfer: {
-    readonly status: "not_started" | "in_progress" | "completed" | "aborted"
-    readonly started_at: string | null
-    readonly completed_at: string | null
-  }
-  readonly timeline: ReadonlyArray<{
-    readonly at: string
-    readonly type: "status" | "transfer_step"
-    readonly status: string | null
-    readonly from_status: string | null
-    readonly step: string | null
-    readonly event_id: string | null
-    readonly actor: string
-    readonly note: string | null
-  }>
-}
-export interface OrderFilter {
-  readonly status?: OrderStatus
-  readonly payment_model?: PaymentModel
-  readonly domain?: string
-  readonly from?: string
-  readonly to?: string
-  readonly limit?: number
-}
-export interface Refund {
-  readonly refund_id: string
-  readonly order_id: string
-  readonly amount_cents: number
-  readonly currency: string
-  readonly status: "REFUNDED"
-  readonly created_at: string
-  readonly order: Order
-}
-export type BrokerageStatus = "open" | "researching" | "contacting_owner" | "negotiating" | "deal_agreed" | "closed_won" | "closed_lost" | "cancelled"
-export type BrokerageReason = "invalid_domain" | "reserved" | "already_in_case" | "live_site"
-export interface BrokerageEligibility {
-  readonly domain: string
-  readonly eligible: boolean
-  readonly reasons: ReadonlyArray<BrokerageReason>
-  readonly details: ReadonlyArray<{ readonly reason: BrokerageReason; readonly message: string }>
-  readonly site: { readonly classification: "live" | "parking" | "error" | "none" | "blocked"; readonly url: string; readonly status: number | null } | null
-  readonly checked_at: string
-}
-export interface BrokerageCaseRequest {
-  readonly domain: string
-  readonly tier: "managed" | "self_serve"
-  readonly buyer_email: string
-  /** Integer USD cents. */
-  readonly budget: number
-  readonly notes?: string
-}
-export interface BrokerageCase {
-  readonly id: string
-  readonly domain: string
-  readonly tier: "managed" | "self_serve"
-  readonly status: BrokerageStatus
-  readonly environment: "live" | "sandbox"
-  readonly buyer_email: string
-  readonly budget: number
-  readonly currency: string
-  readonly notes: string | null
-  /** The buyer's no-login progress page. */
-  readonly progress_url: string
-  readonly agreed_price_cents: number | null
-  readonly deal_price_cents: number | null
-  readonly brokerage_fee_cents: number | null
-  readonly partner_commission_cents: number | null
-  readonly order_id: string | null
-  readonly created_at: string
-  readonly updated_at: string
-  readonly closed_at: string | null
-}
-export interface BrokerageCaseDetail extends BrokerageCase {
-  readonly timeline: ReadonlyArray<{
-    readonly at: string
-    readonly status: BrokerageStatus
-    readonly from_status: BrokerageStatus | null
-    readonly price_cents: number | null
-    readonly event_id: string | null
-    readonly actor: string
-    readonly note: string | null
-  }>
-}
-export interface BrokerageFilter {
-  readonly status?: BrokerageStatus
-  readonly from?: string
-  readonly to?: string
-  readonly limit?: number
-}
-export interface PartnerEvent {
-  readonly id: string
-  readonly type: string
-  readonly created_at: string
-  readonly data: unknown
-}
-export interface WebhookEndpoint {
-  readonly url: string
-  readonly active: boolean
-  readonly created_at: string
-  /** Present once, when the service generated the secret for you. */
-  readonly secret?: string
-}
-
-/** GET /api/partner/webhooks: the endpoint of the credential's environment (never its secret). */
-export interface WebhookState {
-  readonly url: string
-  readonly active: boolean
-  /** `disabled` after the receiver answered 410 Gone; register again to re-activate. */
-  readonly state: "active" | "disabled"
-  readonly disabled_reason: string | null
-  readonly created_at: string
-  readonly updated_at: string
-  readonly pending_deliveries: number
-  readonly last_attempt: {
-    readonly at: string
-    readonly delivery_id: string
-    readonly status: number | null
-    readonly duration_ms: number
-    readonly error: string | null
-  } | null
-}
-export type WebhookDeliveryStatus = "pending" | "delivered" | "failed" | "cancelled"
-export interface WebhookAttempt {
-  readonly attempt: number
-  readonly started_at: string
-  /** The receiver's HTTP status; null when none came (timeout, refused…). */
-  readonly status: number | null
-  readonly duration_ms: number
-  readonly error: string | null
-}
-export interface WebhookDelivery {
-  readonly id: string
-  readonly event_id: string
-  readonly event_type: string
-  readonly status: WebhookDeliveryStatus
-  readonly attempt_count: number
-  readonly next_attempt_at: string | null
-  readonly last_status: number | null
-  readonly last_error: string | null
-  readonly created_at: string
-  readonly finished_at: string | null
-  /** Newest first. */
-  readonly attempts: ReadonlyArray<WebhookAttempt>
-}
-export interface WebhookDeliveryFilter {
-  readonly status?: WebhookDeliveryStatus
-  readonly event_id?: string
-  readonly limit?: number
-}
-/** Either one event, or every event whose delivery failed since an RFC 3339 time. */
-export type RedeliverRequest = { readonly event_id: string } | { readonly since: string; readonly status?: "failed" }
+export type * from "./types.js"
+export type { components, operations, paths } from "./openapi.js"
+import type * as T from "./types.js"
 
 // ---------------------------------------------------------------------------------------------
 
-/** A failed call: the service's error `code` and `message`, the HTTP status, and its request id. */
+/** A failed call the service answered: its error `code` and `message`, the HTTP status, and its request id. */
 export class PartnerApiError extends Error {
   override readonly name = "PartnerApiError"
   constructor(
@@ -289,6 +41,47 @@ export class PartnerApiError extends Error {
     super(`${status} ${code}: ${message}`)
   }
 }
+
+/**
+ * A call that got no answer from the service: connection refused or reset, an unknown host, a
+ * TLS failure, or no response within `timeoutMs`, after every retry it was allowed. Nothing is
+ * known about whether a write arrived: retry it with the same `idempotencyKey`.
+ */
+export class PartnerNetworkError extends Error {
+  override readonly name = "PartnerNetworkError"
+  /** `timeout` when no response came within `timeoutMs`, else `network_error`. */
+  readonly code: "timeout" | "network_error"
+  constructor(
+    readonly method: string,
+    /** The path and query that was requested (never the credentials). */
+    readonly path: string,
+    /** How many attempts were made. */
+    readonly attempts: number,
+    options: { readonly cause: unknown; readonly timedOut: boolean }
+  ) {
+    const reason = describeCause(options.cause)
+    super(
+      `${method} ${path}: ${options.timedOut ? "no response in time" : "no response"} after ${attempts} attempt${
+        attempts === 1 ? "" : "s"
+      }${reason === "" ? "" : ` (${reason})`}`,
+      { cause: options.cause }
+    )
+    this.code = options.timedOut ? "timeout" : "network_error"
+  }
+}
+
+/** Node's fetch reports `TypeError: fetch failed` and keeps the reason (ECONNREFUSED…) in `cause`. */
+const describeCause = (error: unknown): string => {
+  const parts: Array<string> = []
+  for (let e: any = error, depth = 0; e !== undefined && e !== null && depth < 4; e = e.cause, depth++) {
+    const text = typeof e.code === "string" ? `${e.code}${e.message ? `: ${e.message}` : ""}` : String(e.message ?? e)
+    if (text !== "" && !parts.includes(text)) parts.push(text)
+  }
+  return parts.join("; ")
+}
+
+const isTimeout = (error: unknown) =>
+  typeof error === "object" && error !== null && ((error as any).name === "TimeoutError" || (error as any).name === "AbortError")
 
 export interface PartnerClientOptions {
   /** The service origin, e.g. `https://api.example.org`. */
@@ -312,16 +105,28 @@ export interface WriteOptions {
   readonly idempotencyKey?: string
 }
 
+export interface RequestOptions {
+  readonly idempotencyKey?: string
+  /** `text`: return the body as a string (CSV exports); default JSON. */
+  readonly as?: "json" | "text"
+}
+
 const RETRYABLE = new Set([429, 502, 503, 504])
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const query = (params: Record<string, string | number | undefined>): string => {
+type Params = { readonly [key: string]: string | number | boolean | undefined }
+
+const query = (params: Params = {}): string => {
   const q = new URLSearchParams()
   for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v))
   const s = q.toString()
   return s === "" ? "" : `?${s}`
 }
+
+const segment = (value: string) => encodeURIComponent(value)
+
+type Paged<K extends string, A> = { readonly [P in K]: ReadonlyArray<A> } & { readonly next_cursor: string | null }
 
 export class PartnerClient {
   readonly #options: PartnerClientOptions
@@ -333,15 +138,19 @@ export class PartnerClient {
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis)
   }
 
-  /** One signed call: JSON in, JSON out, retried when that is safe. */
-  async request<A>(method: string, path: string, body?: unknown, options: { readonly idempotencyKey?: string } = {}): Promise<A> {
+  /** One signed call: JSON in, JSON (or text) out, retried when that is safe. */
+  async request<A>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<A> {
     const { baseUrl, keyId, secret } = this.#options
     const maxRetries = this.#options.maxRetries ?? 3
     const base = this.#options.retryBaseMs ?? 250
     const text = body === undefined ? undefined : JSON.stringify(body)
     for (let attempt = 0;; attempt++) {
       const signed = await signRequest({ keyId, secret }, { method, url: path, body: text })
-      const headers: Record<string, string> = { accept: "application/json", ...this.#options.headers, ...signed }
+      const headers: Record<string, string> = {
+        accept: options.as === "text" ? "text/csv, application/json" : "application/json",
+        ...this.#options.headers,
+        ...signed
+      }
       if (text !== undefined) headers["content-type"] = "application/json"
       if (options.idempotencyKey !== undefined) headers["idempotency-key"] = options.idempotencyKey
       let response: Response | undefined
@@ -366,8 +175,17 @@ export class PartnerClient {
         await sleep(Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, 60_000) : backoff)
         continue
       }
-      if (response === undefined) throw failure
-      const raw = await response.text()
+      if (response === undefined) {
+        throw new PartnerNetworkError(method, path, attempt + 1, { cause: failure, timedOut: isTimeout(failure) })
+      }
+      let raw: string
+      try {
+        raw = await response.text()
+      } catch (error) {
+        // The connection broke while the body was arriving.
+        throw new PartnerNetworkError(method, path, attempt + 1, { cause: error, timedOut: isTimeout(error) })
+      }
+      if (response.ok && options.as === "text") return raw as A
       const json = raw === "" ? undefined : (() => {
         try {
           return JSON.parse(raw)
@@ -390,92 +208,194 @@ export class PartnerClient {
     }
   }
 
+  #get<A>(path: string, params?: Params): Promise<A> {
+    return this.request<A>("GET", `${path}${query(params)}`)
+  }
+
   #write<A>(method: string, path: string, body: unknown, options?: WriteOptions) {
     return this.request<A>(method, path, body, { idempotencyKey: options?.idempotencyKey ?? globalThis.crypto.randomUUID() })
+  }
+
+  /** Every item of a cursor-paged list, page after page. */
+  async *#all<K extends string, A>(key: K, page: (cursor: string | undefined) => Promise<Paged<K, A>>): AsyncGenerator<A> {
+    let cursor: string | undefined
+    do {
+      const p = await page(cursor)
+      yield* p[key]
+      cursor = p.next_cursor ?? undefined
+    } while (cursor !== undefined)
   }
 
   // Inventory (scope search) ------------------------------------------------------------------
 
   /** Up to five listed domains for free text or a name, best first. */
-  search(q: string): Promise<SearchResponse> {
-    return this.request("GET", `/api/partner/v1/domains/search${query({ q })}`)
+  search(q: string): Promise<T.SearchResponse> {
+    return this.#get("/api/partner/v1/domains/search", { q })
   }
-  domain(name: string): Promise<DomainDetail> {
-    return this.request("GET", `/api/partner/v1/domains/${encodeURIComponent(name)}`)
+  /** One listed domain: price, availability, metadata (404 not_found when it is not listed). */
+  domain(name: string): Promise<T.DomainDetail> {
+    return this.#get(`/api/partner/v1/domains/${segment(name)}`)
   }
-  availability(domain: string): Promise<Availability> {
-    return this.request("GET", `/api/partner/v1/availability${query({ domain })}`)
+  availability(domain: string): Promise<T.Availability> {
+    return this.#get("/api/partner/v1/availability", { domain })
   }
-  pricing(domain: string): Promise<Pricing> {
-    return this.request("GET", `/api/partner/v1/pricing${query({ domain })}`)
+  pricing(domain: string): Promise<T.Pricing> {
+    return this.#get("/api/partner/v1/pricing", { domain })
   }
 
   // Quotes, orders and refunds (scope buy) ----------------------------------------------------
 
   /** A firm price and a 10-minute reservation. */
-  createQuote(domain: string, options?: WriteOptions): Promise<Quote> {
-    return this.#write("POST", "/api/partner/v1/quotes", { domain }, options)
+  createQuote(domain: string, options?: WriteOptions): Promise<T.Quote> {
+    return this.#write("POST", "/api/partner/v1/quotes", { domain } satisfies T.Body<"partnerOrders.createQuote">, options)
   }
   /** Records a sale you collected. Retries reuse one Idempotency-Key: never two orders. */
-  createOrder(order: OrderRequest, options?: WriteOptions): Promise<Order> {
+  createOrder(order: T.OrderRequest, options?: WriteOptions): Promise<T.Order> {
     return this.#write("POST", "/api/partner/v1/orders", order, options)
   }
-  getOrder(publicId: string): Promise<OrderDetail> {
-    return this.request("GET", `/api/partner/v1/orders/${encodeURIComponent(publicId)}`)
+  /** One order with its timeline. */
+  getOrder(publicId: string): Promise<T.OrderDetail> {
+    return this.#get(`/api/partner/v1/orders/${segment(publicId)}`)
   }
   /** One page of orders, newest first. */
-  listOrders(filter: OrderFilter & { readonly cursor?: string } = {}): Promise<{ orders: ReadonlyArray<Order>; next_cursor: string | null }> {
-    return this.request("GET", `/api/partner/v1/orders${query({ ...filter })}`)
+  listOrders(filter: T.Query<"partnerOrders.listOrders"> = {}): Promise<T.OrderPage> {
+    return this.#get("/api/partner/v1/orders", filter)
   }
   /** Every order matching the filter, page after page. */
-  async *orders(filter: OrderFilter = {}): AsyncGenerator<Order> {
-    let cursor: string | undefined
-    do {
-      const page = await this.listOrders({ ...filter, ...(cursor === undefined ? {} : { cursor }) })
-      yield* page.orders
-      cursor = page.next_cursor ?? undefined
-    } while (cursor !== undefined)
+  orders(filter: T.OrderFilter = {}): AsyncGenerator<T.Order> {
+    return this.#all("orders", (cursor) => this.listOrders({ ...filter, cursor }))
   }
   /** Refunds an order you collected yourself (partner-collected, or your own checkout session); any other order is 404 not_found. */
-  createRefund(request: { readonly order_id: string; readonly reason?: string }, options?: WriteOptions): Promise<Refund> {
+  createRefund(request: T.RefundRequest, options?: WriteOptions): Promise<T.Refund> {
     return this.#write("POST", "/api/partner/v1/refunds", request, options)
+  }
+
+  // Hosted checkout (scope buy) ---------------------------------------------------------------
+
+  /** A hosted checkout page for one listed domain: send the buyer to `checkout_url`. */
+  createCheckoutSession(request: T.CheckoutSessionRequest, options?: WriteOptions): Promise<T.CheckoutSessionCreated> {
+    return this.#write("POST", "/api/partner/v1/checkout-session", request, options)
+  }
+  getCheckoutSession(id: string): Promise<T.CheckoutSession> {
+    return this.#get(`/api/partner/v1/checkout-session/${segment(id)}`)
   }
 
   // Brokerage (scope broker; the list: scope report) ------------------------------------------
 
   /** Every reason a domain cannot be brokered now (empty when eligible). */
-  brokerageEligibility(domain: string): Promise<BrokerageEligibility> {
-    return this.request("GET", `/api/partner/v1/brokerage/eligibility${query({ domain })}`)
+  brokerageEligibility(domain: string): Promise<T.BrokerageEligibility> {
+    return this.#get("/api/partner/v1/brokerage/eligibility", { domain })
   }
   /** Opens a case; 409 conflict (details.reasons) when ineligible. Retries reuse one Idempotency-Key. */
-  createBrokerageCase(request: BrokerageCaseRequest, options?: WriteOptions): Promise<BrokerageCase> {
+  createBrokerageCase(request: T.BrokerageCaseRequest, options?: WriteOptions): Promise<T.BrokerageCase> {
     return this.#write("POST", "/api/partner/v1/brokerage", request, options)
   }
-  getBrokerageCase(id: string): Promise<BrokerageCaseDetail> {
-    return this.request("GET", `/api/partner/v1/brokerage/${encodeURIComponent(id)}`)
+  getBrokerageCase(id: string): Promise<T.BrokerageCaseDetail> {
+    return this.#get(`/api/partner/v1/brokerage/${segment(id)}`)
   }
   /** One page of your cases, newest first. */
-  listBrokerageCases(filter: BrokerageFilter & { readonly cursor?: string } = {}): Promise<{ cases: ReadonlyArray<BrokerageCase>; next_cursor: string | null }> {
-    return this.request("GET", `/api/partner/v1/brokerage${query({ ...filter })}`)
+  listBrokerageCases(filter: T.Query<"partnerBrokerage.listCases"> = {}): Promise<T.BrokerageCasePage> {
+    return this.#get("/api/partner/v1/brokerage", filter)
   }
   /** Every case matching the filter, page after page. */
-  async *brokerageCases(filter: BrokerageFilter = {}): AsyncGenerator<BrokerageCase> {
-    let cursor: string | undefined
-    do {
-      const page = await this.listBrokerageCases({ ...filter, ...(cursor === undefined ? {} : { cursor }) })
-      yield* page.cases
-      cursor = page.next_cursor ?? undefined
-    } while (cursor !== undefined)
+  brokerageCases(filter: T.BrokerageFilter = {}): AsyncGenerator<T.BrokerageCase> {
+    return this.#all("cases", (cursor) => this.listBrokerageCases({ ...filter, cursor }))
+  }
+
+  // Settlements, transactions, payouts (settlements: scope buy; the rest: scope report) -------
+
+  /** One page of settlement statements, newest first. */
+  listSettlements(filter: T.Query<"partnerMoney.listSettlements"> = {}): Promise<T.SettlementPage> {
+    return this.#get("/api/partner/v1/settlements", filter)
+  }
+  /** Every statement in the window, page after page. */
+  settlements(filter: T.SettlementFilter = {}): AsyncGenerator<T.Settlement> {
+    return this.#all("settlements", (cursor) => this.listSettlements({ ...filter, cursor }))
+  }
+  /** One statement with its lines. */
+  getSettlement(id: string): Promise<T.Settlement> {
+    return this.#get(`/api/partner/v1/settlements/${segment(id)}`)
+  }
+  /** One statement as CSV (RFC 4180, header row), e.g. for your accounting system. */
+  settlementCsv(id: string): Promise<string> {
+    return this.request("GET", `/api/partner/v1/settlements/${segment(id)}.csv`, undefined, { as: "text" })
+  }
+  /** One page of transactions with the totals of every row matching the filter. */
+  listTransactions(filter: T.Query<"partnerMoney.listTransactions"> = {}): Promise<T.TransactionPage> {
+    return this.#get("/api/partner/v1/transactions", filter)
+  }
+  /** Every transaction matching the filter, page after page. */
+  transactions(filter: T.TransactionFilter = {}): AsyncGenerator<T.Transaction> {
+    return this.#all("transactions", (cursor) => this.listTransactions({ ...filter, cursor }))
+  }
+  /** Every transaction matching the filter as CSV (one response, no paging). */
+  transactionsCsv(filter: T.TransactionCsvFilter = {}): Promise<string> {
+    return this.request("GET", `/api/partner/v1/transactions.csv${query(filter)}`, undefined, { as: "text" })
+  }
+  /** One page of payouts, newest first, with the total paid. */
+  listPayouts(filter: T.Query<"partnerMoney.listPayouts"> = {}): Promise<T.PayoutPage> {
+    return this.#get("/api/partner/v1/payouts", filter)
+  }
+  /** Every payout, page after page. */
+  payouts(filter: T.PayoutFilter = {}): AsyncGenerator<T.Payout> {
+    return this.#all("payouts", (cursor) => this.listPayouts({ ...filter, cursor }))
+  }
+  /** Affiliates: one page of the payouts of your referral commissions. */
+  listMyPayouts(filter: T.Query<"partnerMoney.listMyPayouts"> = {}): Promise<T.PayoutPage> {
+    return this.#get("/api/partner/v1/me/payouts", filter)
+  }
+  /** Affiliates: every payout of your referral commissions, page after page. */
+  myPayouts(filter: T.Filter<"partnerMoney.listMyPayouts"> = {}): AsyncGenerator<T.Payout> {
+    return this.#all("payouts", (cursor) => this.listMyPayouts({ ...filter, cursor }))
+  }
+
+  // Referral links and reports (scope refer; /me/*: affiliates) -------------------------------
+
+  /** A tracked link: generic (the storefront), to one listed domain's buy page, or to a product. */
+  createLink(input: T.ReferralLinkInput, options?: WriteOptions): Promise<T.ReferralLink> {
+    return this.#write("POST", "/api/partner/v1/links", input, options)
+  }
+  /** One page of your links with their click and sale counts. */
+  listLinks(filter: T.Query<"partnerReferrals.listLinks"> = {}): Promise<T.ReferralLinkPage> {
+    return this.#get("/api/partner/v1/links", filter)
+  }
+  /** Every link, page after page. */
+  links(filter: T.Filter<"partnerReferrals.listLinks"> = {}): AsyncGenerator<T.ReferralLinkWithStats> {
+    return this.#all("links", (cursor) => this.listLinks({ ...filter, cursor }))
+  }
+  /** Clicks and unique clicks per day in a window (optionally one link). */
+  myClicks(filter: T.ClickFilter = {}): Promise<T.ClickReport> {
+    return this.#get("/api/partner/v1/me/clicks", filter)
+  }
+  /** One page of sales through your links, with totals. */
+  listMySales(filter: T.Query<"partnerReferrals.mySales"> = {}): Promise<T.ReferralSalePage> {
+    return this.#get("/api/partner/v1/me/sales", filter)
+  }
+  /** Every sale through your links, page after page. */
+  mySales(filter: T.SaleFilter = {}): AsyncGenerator<T.ReferralSale> {
+    return this.#all("sales", (cursor) => this.listMySales({ ...filter, cursor }))
+  }
+  /** One page of your commission ledger entries, with the balance. */
+  listMyCommissions(filter: T.Query<"partnerReferrals.myCommissions"> = {}): Promise<T.CommissionPage> {
+    return this.#get("/api/partner/v1/me/commissions", filter)
+  }
+  /** Every commission entry, page after page. */
+  myCommissions(filter: T.Filter<"partnerReferrals.myCommissions"> = {}): AsyncGenerator<T.CommissionEntry> {
+    return this.#all("entries", (cursor) => this.listMyCommissions({ ...filter, cursor }))
+  }
+  /** Clicks, checkouts, sales, conversion and money in a window, with a daily series. */
+  analytics(filter: T.AnalyticsFilter = {}): Promise<T.ReferralAnalytics> {
+    return this.#get("/api/partner/v1/analytics", filter)
   }
 
   // Events and webhooks (scope webhook) -------------------------------------------------------
 
   /** One page of events after `after_id`, oldest first. */
-  listEvents(params: { readonly after_id?: string; readonly limit?: number } = {}): Promise<{ events: ReadonlyArray<PartnerEvent>; next_cursor: string | null }> {
-    return this.request("GET", `/api/partner/v1/events${query({ ...params })}`)
+  listEvents(params: T.Query<"partnerEvents.listEvents"> = {}): Promise<T.EventPage> {
+    return this.#get("/api/partner/v1/events", params)
   }
   /** Every event after `afterId` (catching up after downtime); ends at the newest. */
-  async *events(afterId?: string): AsyncGenerator<PartnerEvent> {
+  async *events(afterId?: string): AsyncGenerator<T.PartnerEvent> {
     let after = afterId
     for (;;) {
       const page = await this.listEvents({ ...(after === undefined ? {} : { after_id: after }), limit: 100 })
@@ -485,47 +405,42 @@ export class PartnerClient {
     }
   }
   /** Registers (or replaces) your webhook endpoint; omit the secret to have one issued. */
-  registerWebhook(registration: { readonly url: string; readonly secret?: string }): Promise<WebhookEndpoint> {
+  registerWebhook(registration: T.WebhookRegistration): Promise<T.WebhookEndpoint> {
     return this.request("PUT", "/api/partner/webhooks", registration)
   }
   /** Your endpoint, its state (disabled by a 410?) and its last delivery attempt. */
-  getWebhook(): Promise<WebhookState> {
-    return this.request("GET", "/api/partner/webhooks")
+  getWebhook(): Promise<T.WebhookState> {
+    return this.#get("/api/partner/webhooks")
   }
   /** Removes your endpoint; its pending deliveries are cancelled. */
   async deleteWebhook(): Promise<void> {
     await this.request("DELETE", "/api/partner/webhooks")
   }
   /** Queues a signed `webhook.test` event, delivered like every other event. */
-  testWebhook(): Promise<{ event_id: string }> {
+  testWebhook(): Promise<T.WebhookTestResult> {
     return this.request("POST", "/api/partner/webhooks/test")
   }
   /** One page of the delivery log, newest first, each delivery with its attempts. */
-  listWebhookDeliveries(filter: WebhookDeliveryFilter & { readonly cursor?: string } = {}): Promise<{ deliveries: ReadonlyArray<WebhookDelivery>; next_cursor: string | null }> {
-    return this.request("GET", `/api/partner/v1/webhook-deliveries${query({ ...filter })}`)
+  listWebhookDeliveries(filter: T.Query<"partnerWebhooks.listWebhookDeliveries"> = {}): Promise<T.WebhookDeliveryPage> {
+    return this.#get("/api/partner/v1/webhook-deliveries", filter)
   }
   /** Every delivery matching the filter, newest first, page after page. */
-  async *webhookDeliveries(filter: WebhookDeliveryFilter = {}): AsyncGenerator<WebhookDelivery> {
-    let cursor: string | undefined
-    do {
-      const page = await this.listWebhookDeliveries({ ...filter, ...(cursor === undefined ? {} : { cursor }) })
-      yield* page.deliveries
-      cursor = page.next_cursor ?? undefined
-    } while (cursor !== undefined)
+  webhookDeliveries(filter: T.WebhookDeliveryFilter = {}): AsyncGenerator<T.WebhookDelivery> {
+    return this.#all("deliveries", (cursor) => this.listWebhookDeliveries({ ...filter, cursor }))
   }
   /** Queues one event again, or every failed one since a time; idempotent (a pending delivery is never doubled). */
-  redeliver(request: RedeliverRequest, options?: WriteOptions): Promise<{ queued: number; already_pending: number }> {
+  redeliver(request: T.RedeliverRequest, options?: WriteOptions): Promise<T.RedeliverResult> {
     return this.#write("POST", "/api/partner/v1/webhook-deliveries/redeliver", request, options)
   }
 
   // Sandbox -----------------------------------------------------------------------------------
 
-  /** Sandbox credentials only: moves a sandbox order one step along its lifecycle. */
-  advanceSandboxOrder(publicId: string): Promise<Order> {
-    return this.request("POST", `/api/partner/v1/sandbox/orders/${encodeURIComponent(publicId)}/advance`, {})
+  /** Sandbox credentials only: moves a sandbox order one step along its lifecycle (from TRANSFER_COMPLETED: settles it). */
+  advanceSandboxOrder(publicId: string): Promise<T.OrderDetail> {
+    return this.request("POST", `/api/partner/v1/sandbox/orders/${segment(publicId)}/advance`, {})
   }
   /** Sandbox credentials only: moves a sandbox brokerage case one step (to closed_won, then settles its commission). */
-  advanceSandboxBrokerageCase(id: string): Promise<BrokerageCaseDetail> {
-    return this.request("POST", `/api/partner/v1/sandbox/brokerage/${encodeURIComponent(id)}/advance`, {})
+  advanceSandboxBrokerageCase(id: string): Promise<T.BrokerageCaseDetail> {
+    return this.request("POST", `/api/partner/v1/sandbox/brokerage/${segment(id)}/advance`, {})
   }
 }
