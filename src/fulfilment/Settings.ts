@@ -4,7 +4,7 @@
  * | variable | default | meaning |
  * |---|---|---|
  * | DELIVERY_AUTOSTART | true | deliveries start by themselves once an order is paid and not held; `false` leaves them to operators (`order deliveries retry`) |
- * | DELIVERY_STATUS_POLL | 2 seconds (sandbox registrar), 5 minutes (live) | how often a transfer in progress is asked of the registrar |
+ * | DELIVERY_STATUS_POLL | 1 second (sandbox registrar), 5 minutes (live) | how often a transfer in progress is asked of the registrar |
  * | DELIVERY_RETRY_BASE | 5 seconds | back-off after a temporary registrar failure: 1×, 4×, 16×… this |
  * | DELIVERY_MAX_ATTEMPTS | 8 | temporary failures before the delivery fails for good (then an operator decides) |
  * | DELIVERY_CODE_TTL | 15 minutes | how long an auth code's one-time retrieve_url is valid |
