@@ -190,7 +190,7 @@ layer(ServerLive, { timeout: 180_000 })("fulfilment", (it) => {
       const steps = marked.json.timeline.map((t: any) => [t.step ?? t.status, t.actor, t.note])
       expect(steps).toContainEqual(["delivery_retried", "operator-cli", "lock may be over"])
       expect(steps).toContainEqual(["delivered_by_operator", "admin", "moved by phone"])
-    }))
+    }), 240_000)
 
   it.effect("two service processes on one database push each name exactly once", () =>
     Effect.gen(function*() {
@@ -214,5 +214,5 @@ layer(ServerLive, { timeout: 180_000 })("fulfilment", (it) => {
         expect(types.filter((t) => t === "transfer.completed")).toHaveLength(1)
         expect(types.filter((t) => t === "transfer.requested")).toHaveLength(1)
       }
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped), 240_000)
 })
