@@ -148,49 +148,53 @@ layer(ServerLive, { timeout: 180_000 })("fulfilment", (it) => {
       )
     }))
 
-  it.effect("a -transferfail name fails with registrar_lock_60_days, is listed, and operators act on it", () =>
-    Effect.gen(function*() {
-      yield* seedListings([{ domain: "lock-transferfail.com", bin: 10_000 }])
-      const cred = yield* createPartner()
-      const id = yield* buy(cred, "lock-transferfail.com", 10_000)
-      const failed = yield* waitUntil(detail(cred, id), (d) => d.transfer.state === "failed")
-      expect(failed.transfer.state).toBe("failed")
-      expect(failed.status).toBe("EXTERNALLY_PAID")
-      const events = yield* signed(cred, "GET", "/api/partner/v1/events?limit=100")
-      const f = (events.json.events as Array<any>).find((e) =>
-        e.type === "transfer.failed" && e.data.order.public_id === id
-      )
-      expect(f.data).toMatchObject({ reason: "registrar_lock_60_days", will_retry: false })
-      expect(f.data.action_required).toMatch(/60 days/)
+  it.effect(
+    "a -transferfail name fails with registrar_lock_60_days, is listed, and operators act on it",
+    () =>
+      Effect.gen(function*() {
+        yield* seedListings([{ domain: "lock-transferfail.com", bin: 10_000 }])
+        const cred = yield* createPartner()
+        const id = yield* buy(cred, "lock-transferfail.com", 10_000)
+        const failed = yield* waitUntil(detail(cred, id), (d) => d.transfer.state === "failed")
+        expect(failed.transfer.state).toBe("failed")
+        expect(failed.status).toBe("EXTERNALLY_PAID")
+        const events = yield* signed(cred, "GET", "/api/partner/v1/events?limit=100")
+        const f = (events.json.events as Array<any>).find((e) =>
+          e.type === "transfer.failed" && e.data.order.public_id === id
+        )
+        expect(f.data).toMatchObject({ reason: "registrar_lock_60_days", will_retry: false })
+        expect(f.data.action_required).toMatch(/60 days/)
 
-      const db = yield* SharedDb
-      const listed = yield* runCli(db, ["order", "deliveries", "--state", "failed", "--json"])
-      expect(listed.code).toBe(0)
-      const rows = JSON.parse(listed.stdout) as Array<any>
-      expect(rows.map((r) => r.order_id)).toContain(id)
-      expect(rows.find((r) => r.order_id === id)).toMatchObject({ state: "failed", domain: "lock-transferfail.com" })
+        const db = yield* SharedDb
+        const listed = yield* runCli(db, ["order", "deliveries", "--state", "failed", "--json"])
+        expect(listed.code).toBe(0)
+        const rows = JSON.parse(listed.stdout) as Array<any>
+        expect(rows.map((r) => r.order_id)).toContain(id)
+        expect(rows.find((r) => r.order_id === id)).toMatchObject({ state: "failed", domain: "lock-transferfail.com" })
 
-      // Retried, it fails again (the lock holds); delivered by hand, the order completes.
-      const retried = yield* runCli(db, ["order", "retry-delivery", id, "--note", "lock may be over", "--json"])
-      expect(retried.code).toBe(0)
-      yield* waitUntil(
-        detail(cred, id),
-        (d) => d.transfer.state === "failed" && d.timeline.some((t: any) => t.step === "delivery_retried")
-      )
-      const { baseUrl } = yield* TestServer.TestServer
-      const marked = yield* Effect.promise(() =>
-        fetchReply(`${baseUrl}/api/admin/orders/${id}/delivery/mark-delivered?note=moved%20by%20phone`, {
-          method: "POST",
-          headers: ADMIN
-        })
-      )
-      expect(marked.status).toBe(200)
-      expect(marked.json.status).toBe("TRANSFER_COMPLETED")
-      expect(marked.json.transfer.state).toBe("completed")
-      const steps = marked.json.timeline.map((t: any) => [t.step ?? t.status, t.actor, t.note])
-      expect(steps).toContainEqual(["delivery_retried", "operator-cli", "lock may be over"])
-      expect(steps).toContainEqual(["delivered_by_operator", "admin", "moved by phone"])
-    }), 240_000)
+        // Retried, it fails again (the lock holds); delivered by hand, the order completes.
+        const retried = yield* runCli(db, ["order", "retry-delivery", id, "--note", "lock may be over", "--json"])
+        expect(retried.code).toBe(0)
+        yield* waitUntil(
+          detail(cred, id),
+          (d) => d.transfer.state === "failed" && d.timeline.some((t: any) => t.step === "delivery_retried")
+        )
+        const { baseUrl } = yield* TestServer.TestServer
+        const marked = yield* Effect.promise(() =>
+          fetchReply(`${baseUrl}/api/admin/orders/${id}/delivery/mark-delivered?note=moved%20by%20phone`, {
+            method: "POST",
+            headers: ADMIN
+          })
+        )
+        expect(marked.status).toBe(200)
+        expect(marked.json.status).toBe("TRANSFER_COMPLETED")
+        expect(marked.json.transfer.state).toBe("completed")
+        const steps = marked.json.timeline.map((t: any) => [t.step ?? t.status, t.actor, t.note])
+        expect(steps).toContainEqual(["delivery_retried", "operator-cli", "lock may be over"])
+        expect(steps).toContainEqual(["delivered_by_operator", "admin", "moved by phone"])
+      }),
+    240_000
+  )
 
   it.effect("two service processes on one database push each name exactly once", () =>
     Effect.gen(function*() {
