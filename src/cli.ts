@@ -16,10 +16,11 @@ import { CliDatabaseReadyLive } from "./app/Server.js"
 import { reservedCommand } from "./availability/Cli.js"
 import { pricesCommand, tldsCommand } from "./catalogue/Cli.js"
 import { CliFailure, errorText, EXIT_CODES, json, print } from "./cli/Output.js"
+import { orderDeliveryCommands } from "./fulfilment/Cli.js"
 import { apikeyCommand, userCommand } from "./identity/Cli.js"
 import { listingsCommand } from "./market/Cli.js"
 import { brokerageCommand } from "./partner/brokerage/Cli.js"
-import { orderCommand, partnerCommand } from "./partner/Cli.js"
+import { orderDescription, orderSubcommands, partnerCommand } from "./partner/Cli.js"
 import { ledgerCommand, payoutsCommand, settleCommand, statementsCommand } from "./partner/ledger/Cli.js"
 import { AppConfigLive } from "./platform/Config.js"
 import { causeIsDatabaseOutage } from "./platform/DatabaseOutage.js"
@@ -32,6 +33,12 @@ const migrate = Command.make("migrate", { json }, ({ json }) =>
     const applied = yield* runMigrations()
     yield* print(json, { applied }, applied.length === 0 ? "Database is up to date." : `Applied: ${applied.join(", ")}`)
   })).pipe(Command.withDescription("Apply pending database migrations (the service also does this at start-up)"))
+
+/** `order`: the Partner API's lifecycle commands and fulfilment's delivery commands. */
+const orderCommand = Command.make("order").pipe(
+  Command.withDescription(orderDescription),
+  Command.withSubcommands([...orderSubcommands, ...orderDeliveryCommands])
+)
 
 const root = Command.make("marketplace").pipe(
   Command.withDescription("Domain marketplace operator CLI"),

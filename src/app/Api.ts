@@ -10,6 +10,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { BatchApi } from "../batch/Api.js"
 import { CatalogueApi } from "../catalogue/Api.js"
 import { CheckoutPagesApi, CheckoutSessionsApi } from "../checkout/Api.js"
+import { AdminDeliveriesApi, PartnerDeliveryApi } from "../fulfilment/Api.js"
 import { AuthApi } from "../identity/accounts/Api.js"
 import { OAuthApi } from "../identity/oauth/Api.js"
 import { LookupApi } from "../lookup/Api.js"
@@ -51,6 +52,8 @@ const Groups = HttpApi.make("marketplace")
   .add(PartnerEventsApi)
   .add(PartnerWebhooksApi)
   .add(AdminOrdersApi)
+  .add(PartnerDeliveryApi)
+  .add(AdminDeliveriesApi)
   .add(PartnerMoneyApi)
   .add(AdminMoneyApi)
   .add(PartnerBrokerageApi)

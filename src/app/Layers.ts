@@ -18,6 +18,8 @@ import { CatalogueConfig } from "../catalogue/Settings.js"
 import { CheckoutLive } from "../checkout/Layer.js"
 import { PaymentRecordsLive } from "../checkout/PaymentRecords.js"
 import { CheckoutConfig } from "../checkout/Settings.js"
+import { FulfilmentLive, OrderDeliveriesLive } from "../fulfilment/Layer.js"
+import { FulfilmentConfig } from "../fulfilment/Settings.js"
 import { IdentityLive } from "../identity/Layer.js"
 import { IdentityConfig } from "../identity/Settings.js"
 import { LookupLive } from "../lookup/Layer.js"
@@ -59,7 +61,8 @@ export const SettingsLive = Layer.mergeAll(
   LedgerConfig.Live,
   BrokerageConfig.Live,
   ReferralConfig.Live,
-  CheckoutConfig.Live
+  CheckoutConfig.Live,
+  FulfilmentConfig.Live
 )
 
 /** The durable job queue (tool jobs, bulk and cart jobs) with the configured lease and retention. */
@@ -85,11 +88,13 @@ const PlatformLive = Layer.mergeAll(
 export const CapabilitiesLive = Layer.mergeAll(BatchLive, SystemHttpLive, StorefrontHttpLive).pipe(
   Layer.provideMerge(PortfolioLive),
   Layer.provideMerge(CheckoutLive),
-  Layer.provideMerge(Layer.mergeAll(ReferralsLive, CartFulfilmentLive)),
+  Layer.provideMerge(Layer.mergeAll(ReferralsLive, CartFulfilmentLive, FulfilmentLive)),
   Layer.provideMerge(Layer.mergeAll(SearchLive, ToolsLive, PartnerLive(PartnerGroups))),
   Layer.provideMerge(AvailabilityLive),
   // The checkout's payment records, read by the ledger's reconciliation (a port the ledger owns).
   Layer.provideMerge(PaymentRecordsLive),
+  // Fulfilment's side of the orders' delivery port (the orders slice imports no fulfilment code).
+  Layer.provideMerge(OrderDeliveriesLive),
   Layer.provideMerge(Layer.mergeAll(CatalogueLive, LookupLive, MarketLive, NotificationsLive)),
   Layer.provideMerge(IdentityLive),
   Layer.provideMerge(PlatformLive)

@@ -3,6 +3,7 @@
  * src/partner/AuthLive.ts, reads their scope annotations; src/app/Layers.ts hands it this list).
  */
 import { CheckoutSessionsApi } from "../checkout/Api.js"
+import { PartnerDeliveryApi } from "../fulfilment/Api.js"
 import { PartnerBrokerageApi } from "../partner/brokerage/Api.js"
 import { PartnerEventsApi } from "../partner/events/Api.js"
 import { PartnerInventoryApi } from "../partner/inventory/Api.js"
@@ -15,6 +16,7 @@ import { PartnerReferralsApi } from "../referrals/Api.js"
 export const PartnerGroups = [
   PartnerInventoryApi,
   PartnerOrdersApi,
+  PartnerDeliveryApi,
   PartnerSandboxApi,
   PartnerEventsApi,
   PartnerWebhooksApi,

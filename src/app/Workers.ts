@@ -4,6 +4,7 @@
  * pure HTTP replica.
  *
  * - rate-limit and idempotency-key janitors (any replica)
+ * - deliveries of sold names (src/fulfilment: claimed per order, any replica)
  * - TLD and price sync from the registrar (singleton across replicas, every TLD_SYNC_INTERVAL;
  *   only when a registrar is configured)
  */
@@ -12,6 +13,7 @@ import { AvailabilityWorkersLive } from "../availability/Layer.js"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { CatalogueConfig } from "../catalogue/Settings.js"
 import { CheckoutWorkersLive } from "../checkout/Layer.js"
+import { FulfilmentWorkersLive } from "../fulfilment/Layer.js"
 import { IdentityJanitorLive } from "../identity/Janitor.js"
 import { PartnerWorkersLive } from "../partner/Layer.js"
 import { AppConfig } from "../platform/Config.js"
@@ -50,7 +52,8 @@ export const WorkersLive = Layer.unwrapEffect(
         PartnerWorkersLive,
         ToolWorkersLive,
         CheckoutWorkersLive,
-        BulkWorkersLive
+        BulkWorkersLive,
+        FulfilmentWorkersLive
       )
       : Layer.empty)
   )

@@ -8,6 +8,10 @@
  * - `POST /v2/domains/{name}/update`    → lock (client statuses), nameservers, registrant, auto-renew
  * - `POST /v2/domains/{name}/renew`     → `{period}` in months; `/restore` → `{reason}`
  * - `GET /v2/customers/{c}/contacts/{handle}` → whether a contact handle exists
+ * - delivery of a sold name (src/fulfilment): unlock (`update` without clientTransferProhibited),
+ *   `GET /v2/domains/{name}` → its `authcode` (EPP authInfo), `POST /v2/domains/{name}/push`
+ *   `{recipient}` → to another customer account at this registrar (a process),
+ *   `GET /v2/domains/{name}/transfer` → where a transfer out stands (`none|pending|completed|failed`)
  *
  * Writes may answer `202` with a process (`{id, status}`); the client polls
  * `GET /v2/processes/{id}` until it is COMPLETED (or FAILED/CANCELLED → an RtrError), so callers
@@ -24,6 +28,7 @@ import { Context, Data, Duration, Effect, Layer, Option, Redacted, Schema } from
 import { describeHttpFailure } from "../platform/UpstreamFault.js"
 import { defaultPriceList, snapshot } from "./data/index.js"
 import {
+  RtrAuthCode,
   RtrDomainCheck,
   RtrDomainInfo,
   type RtrDomainUpdate,
@@ -31,7 +36,8 @@ import {
   type RtrPrice,
   RtrPriceList,
   RtrProcess,
-  RtrTldInfo
+  RtrTldInfo,
+  RtrTransferStatus
 } from "./RealtimeRegisterSchema.js"
 import { CatalogueConfig } from "./Settings.js"
 
@@ -74,6 +80,13 @@ export interface RealtimeRegisterShape {
   ) => Effect.Effect<{ readonly expiryDate: string }, RtrError>
   readonly restoreDomain: (domain: string, reason: string) => Effect.Effect<{ readonly expiryDate: string }, RtrError>
   readonly contactExists: (handle: string) => Effect.Effect<boolean, RtrError>
+  /** Removes the transfer lock (clientTransferProhibited), keeping the other client statuses. */
+  readonly unlockDomain: (domain: string) => Effect.Effect<void, RtrError>
+  /** The domain's EPP authInfo. A secret: never logged, never traced. */
+  readonly authCode: (domain: string) => Effect.Effect<string, RtrError>
+  /** Moves the domain to another customer account at this registrar; finished when it succeeds. */
+  readonly pushDomain: (domain: string, recipient: string) => Effect.Effect<void, RtrError>
+  readonly transferStatus: (domain: string) => Effect.Effect<RtrTransferStatus, RtrError>
 }
 
 export class RealtimeRegister extends Context.Tag("app/RealtimeRegister")<RealtimeRegister, RealtimeRegisterShape>() {}
@@ -254,7 +267,20 @@ export const makeLive = (options: {
                 Effect.catchIf((e) =>
                   e.reason === "not_found", () => Effect.succeed(false))
               )
-        })
+        }),
+      unlockDomain: (domain) =>
+        Effect.flatMap(get(domainPath(domain), RtrDomainInfo), (info) =>
+          info.status.includes("clientTransferProhibited")
+            ? Effect.asVoid(
+              post(`${domainPath(domain)}/update`, {
+                status: info.status.filter((s) => s.startsWith("client") && s !== "clientTransferProhibited")
+              }, Schema.Unknown)
+            )
+            : Effect.void),
+      authCode: (domain) => Effect.map(get(domainPath(domain), RtrAuthCode), (a) => a.authcode),
+      pushDomain: (domain, recipient) =>
+        Effect.asVoid(post(`${domainPath(domain)}/push`, { recipient }, Schema.Unknown)),
+      transferStatus: (domain) => get(`${domainPath(domain)}/transfer`, RtrTransferStatus)
     }
     return service
   })
@@ -286,7 +312,12 @@ export const sandbox: RealtimeRegisterShape = {
   updateDomain: (domain) => unconfigured(domain),
   renewDomain: (domain) => unconfigured(domain),
   restoreDomain: (domain) => unconfigured(domain),
-  contactExists: () => Effect.fail(new RtrError({ reason: "unreachable", message: "No registrar configured" }))
+  contactExists: () => Effect.fail(new RtrError({ reason: "unreachable", message: "No registrar configured" })),
+  // Deliveries without a registrar use fulfilment's sandbox registrar (src/fulfilment/Registrar.ts).
+  unlockDomain: (domain) => unconfigured(domain),
+  authCode: (domain) => unconfigured(domain),
+  pushDomain: (domain) => unconfigured(domain),
+  transferStatus: (domain) => unconfigured(domain)
 }
 
 export const RealtimeRegisterLive = Layer.effect(

@@ -83,3 +83,17 @@ export interface RtrDomainUpdate {
   readonly registrant?: string
   readonly autoRenew?: boolean
 }
+
+/** `GET /v2/domains/{name}` as read for a transfer out: the EPP authInfo (read only for a delivery). */
+export const RtrAuthCode = Schema.Struct({ domainName: Schema.String, authcode: Schema.String })
+
+/**
+ * `GET /v2/domains/{name}/transfer`: where a transfer out of our account stands. `none` (nothing
+ * asked), `pending` (the gaining side has not finished), `completed` (the name left our account),
+ * `failed` (with the registry's reason).
+ */
+export const RtrTransferStatus = Schema.Struct({
+  status: Schema.Literal("none", "pending", "completed", "failed"),
+  reason: Schema.optional(Schema.String)
+})
+export type RtrTransferStatus = typeof RtrTransferStatus.Type

@@ -289,20 +289,20 @@ const orderShow = Command.make("show", { json, publicId }, (o) =>
     )
   })).pipe(Command.withDescription("One order with its transfer state and timeline"))
 
-export const orderCommand = Command.make("order").pipe(
-  Command.withDescription(`Partner order lifecycle (statuses: ${ORDER_STATUSES.join(", ")})`),
-  Command.withSubcommands([
-    orderList,
-    orderShow,
-    orderAction("hold", "hold", "Hold an EXTERNALLY_PAID order for manual review (order.held)"),
-    orderAction("clear-review", "clear_review", "Clear a held order (order.manual_review_cleared)"),
-    orderAction("start-transfer", "start_transfer", "Start the domain push (order.transfer_started)"),
-    orderAction(
-      "confirm-delivery",
-      "confirm_delivery",
-      "Confirm delivery to the partner's registrar (order.transfer_completed)"
-    ),
-    orderAction("cancel", "cancel", "Cancel an order before TRANSFER_COMPLETED (order.refunded)"),
-    orderRefund
-  ])
-)
+/** The `order` commands of the Partner API (src/cli.ts adds other capabilities' order commands to them). */
+export const orderSubcommands = [
+  orderList,
+  orderShow,
+  orderAction("hold", "hold", "Hold an EXTERNALLY_PAID order for manual review (order.held)"),
+  orderAction("clear-review", "clear_review", "Clear a held order (order.manual_review_cleared)"),
+  orderAction("start-transfer", "start_transfer", "Start the domain push (order.transfer_started)"),
+  orderAction(
+    "confirm-delivery",
+    "confirm_delivery",
+    "Confirm delivery to the partner's registrar (order.transfer_completed)"
+  ),
+  orderAction("cancel", "cancel", "Cancel an order before TRANSFER_COMPLETED (order.refunded)"),
+  orderRefund
+] as const
+
+export const orderDescription = `Partner order lifecycle (statuses: ${ORDER_STATUSES.join(", ")})`

@@ -233,6 +233,11 @@ const WEBHOOK_EVENT_TYPES = [
   "order.transfer_completed",
   "order.settled",
   "order.refunded",
+  "transfer.requested",
+  "transfer.auth_code_ready",
+  "transfer.pending",
+  "transfer.completed",
+  "transfer.failed",
   "webhook.test"
 ]
 
@@ -280,7 +285,11 @@ const WEBHOOK_EVENT: Json = {
     created_at: { type: "string", format: "date-time" },
     data: {
       type: "object",
-      description: "For order events: {order: {public_id, domain, status, sale_price_cents, currency}}"
+      description:
+        "For order and transfer events: {order: {public_id, domain, status, sale_price_cents, currency}, …}. " +
+        "transfer.requested: + transfer {method, target}; transfer.auth_code_ready: + retrieve_url (one-time, signed; " +
+        "GET it signed as the partner) and expires_at, never the code; transfer.pending: + registrar_state; " +
+        "transfer.completed: + transfer {method}; transfer.failed: + reason, will_retry, action_required (docs/fulfilment.md)"
     }
   }
 }

@@ -3,7 +3,12 @@
  * documentation: `GET /v2/tlds/{tld}/info`, `GET /v2/customers/{c}/pricelist`,
  * `GET /v2/domains/{name}/check`, and the domain operations: `GET /v2/domains/{name}`,
  * `POST /v2/domains/{name}/update|renew|restore` (answering 200, or 202 with a process when
- * `asyncProcesses`, polled at `GET /v2/processes/{id}`), `GET /v2/customers/{c}/contacts/{h}`.
+ * `asyncProcesses`, polled at `GET /v2/processes/{id}`), `GET /v2/customers/{c}/contacts/{h}`,
+ * and what a delivery needs: the domain's `authcode` in `GET /v2/domains/{name}` (each read is
+ * counted), `POST /v2/domains/{name}/push {recipient}` (a write; a name containing `-transferfail`
+ * is refused with RTR's 60-day lock error), `GET /v2/domains/{name}/transfer` (`none`; after a push,
+ * or once a test sets `transferOut` as the gaining registrar using the auth code would: `pending` on
+ * the first poll, then `completed`).
  * Domains are held in memory (`domains`); `anyDomain` makes every name a registered one. Requires `Authorization: ApiKey <key>`; errors use RTR's
  * `{"type": "...", "message": "..."}` body. Every request is recorded.
  */
@@ -46,14 +51,20 @@ export interface RtrDomainState {
   pastRestore: boolean
   /** Registry lock: every update is refused. */
   registryLocked: boolean
+  /** The EPP authInfo. */
+  authcode: string
+  /** A transfer out: asked (push or auth code read), and how often its status was polled. */
+  transferOut?: { kind: "push" | "auth_code"; recipient?: string; polls: number } | undefined
 }
 
 export interface RtrServer {
   readonly url: string
   readonly requests: Array<{ method: string; path: string; authorization: string | undefined }>
   readonly domains: Map<string, RtrDomainState>
-  /** Write requests (update/renew/restore) per domain. */
+  /** Write requests (update/renew/restore/push) per domain. */
   readonly writes: (domain: string) => number
+  /** Push requests per domain. */
+  readonly pushes: (domain: string) => number
 }
 
 const readBody = (req: Http.IncomingMessage) =>
@@ -80,6 +91,7 @@ export const startRtrServer = (fixture: RtrFixture) =>
       const requests: RtrServer["requests"] = []
       const domains = new Map<string, RtrDomainState>()
       const writeCounts = new Map<string, number>()
+      const pushCounts = new Map<string, number>()
       const processes = new Map<number, { polls: number; status: string; message?: string }>()
       let nextProcess = 1
       const fresh = (over: Partial<RtrDomainState> = {}): RtrDomainState => ({
@@ -91,6 +103,7 @@ export const startRtrServer = (fixture: RtrFixture) =>
         redemption: false,
         pastRestore: false,
         registryLocked: false,
+        authcode: `Ac-${Math.random().toString(36).slice(2, 12)}`,
         ...over
       })
       for (const [name, state] of Object.entries(fixture.domains ?? {})) domains.set(name, fresh(state))
@@ -147,6 +160,17 @@ export const startRtrServer = (fixture: RtrFixture) =>
           return send(res, 400, { type: "ValidationError", message: "Invalid JSON" })
         }
         writeCounts.set(name, (writeCounts.get(name) ?? 0) + 1)
+        if (action === "push") {
+          pushCounts.set(name, (pushCounts.get(name) ?? 0) + 1)
+          if (name.includes("-transferfail")) {
+            return finishWrite(res, name, {}, {
+              type: "ObjectStatusProhibitsOperation",
+              message: "Transfer prohibited: the domain was registered or transferred less than 60 days ago"
+            })
+          }
+          d.transferOut = { kind: "push", recipient: String(body.recipient ?? ""), polls: 0 }
+          return finishWrite(res, name, {})
+        }
         if (action === "update") {
           if (d.registryLocked) {
             return finishWrite(res, name, {}, {
@@ -203,14 +227,22 @@ export const startRtrServer = (fixture: RtrFixture) =>
             ? send(res, 200, { prices: fixture.prices ?? [], priceChanges: [], promos: [] })
             : send(res, 403, { type: "AuthorizationFailure", message: "Not your customer" })
         }
-        m = /^\/v2\/domains\/([^/]+)\/(update|renew|restore)$/.exec(path)
+        m = /^\/v2\/domains\/([^/]+)\/transfer$/.exec(path)
+        if (m && req.method === "GET") {
+          const d = domainOf(decodeURIComponent(m[1]))
+          if (d === undefined) return send(res, 404, { type: "EntityNotFound", message: "Entity not found" })
+          if (d.transferOut === undefined) return send(res, 200, { status: "none" })
+          d.transferOut.polls++
+          return send(res, 200, { status: d.transferOut.polls < 2 ? "pending" : "completed" })
+        }
+        m = /^\/v2\/domains\/([^/]+)\/(update|renew|restore|push)$/.exec(path)
         if (m && req.method === "POST") return void handleDomainWrite(req, res, decodeURIComponent(m[1]), m[2])
         m = /^\/v2\/domains\/([^/]+)$/.exec(path)
         if (m && req.method === "GET") {
           const name = decodeURIComponent(m[1])
           const d = domainOf(name)
           return d
-            ? send(res, 200, view(name, d))
+            ? send(res, 200, { ...view(name, d), authcode: d.authcode })
             : send(res, 404, { type: "EntityNotFound", message: `Entity not found: domain ${name}` })
         }
         m = /^\/v2\/processes\/(\d+)$/.exec(path)
@@ -246,7 +278,8 @@ export const startRtrServer = (fixture: RtrFixture) =>
             url: `http://127.0.0.1:${port}`,
             requests,
             domains,
-            writes: (domain: string) => writeCounts.get(domain) ?? 0
+            writes: (domain: string) => writeCounts.get(domain) ?? 0,
+            pushes: (domain: string) => pushCounts.get(domain) ?? 0
           }
         }))
       })

@@ -75,6 +75,8 @@ export const baseEnv: Record<string, string> = {
   SERVICE_SECRET: "test-service-key-0123456789abcdefghij",
   // The demo marketplace catalogue would otherwise appear on the embedded database only.
   DEMO_LISTINGS: "false",
+  // Orders stay where a test moves them by hand; fulfilment's tests turn automatic delivery on.
+  DELIVERY_AUTOSTART: "false",
   // No test leaves loopback: WHOIS and DNS go to a closed port unless a test starts its own
   // loopback server (TLDs without RDAP are asked of WHOIS, then DNS).
   WHOIS_REFERRAL_SERVER: "127.0.0.1",

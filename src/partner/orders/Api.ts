@@ -15,6 +15,7 @@ import { BadRequest, Conflict, errorWire, InternalError } from "../../platform/E
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { InvalidDateWindow, InvalidPageCursor, MalformedDomain, MalformedParameter } from "../Errors.js"
 import { DomainNotListed } from "../inventory/Errors.js"
+import { TRANSFER_STATES } from "./Deliveries.js"
 import {
   CurrencyMismatch,
   DomainNotAvailable,
@@ -175,14 +176,35 @@ export const OrderDetail = Schema.Struct({
   transfer: Schema.Struct({
     status: Schema.Literal("not_started", "in_progress", "completed", "aborted"),
     started_at: Schema.NullOr(Schema.String),
-    completed_at: Schema.NullOr(Schema.String)
+    completed_at: Schema.NullOr(Schema.String),
+    state: Schema.Literal(...TRANSFER_STATES).annotations({
+      description:
+        "The delivery (docs/fulfilment.md): pending (not started), auth_code_ready (retrieve the code), pushing, awaiting_registrar, completed, failed"
+    }),
+    method: Schema.NullOr(Schema.Literal("push", "auth_code")).annotations({
+      description: "push to target_account at the same registrar, or auth_code; null until chosen or started"
+    }),
+    target: Schema.NullOr(Schema.String).annotations({ description: "The push target account, if any" }),
+    attempts: Schema.Int.annotations({ description: "Failed registrar attempts so far" }),
+    last_error: Schema.NullOr(Schema.String),
+    updated_at: Schema.String
   }),
   timeline: Schema.Array(TimelineEntry)
 }).annotations({
   identifier: "PartnerOrderDetail",
   examples: [{
     ...ORDER_EXAMPLE,
-    transfer: { status: "not_started", started_at: null, completed_at: null },
+    transfer: {
+      status: "not_started",
+      started_at: null,
+      completed_at: null,
+      state: "pending",
+      method: null,
+      target: null,
+      attempts: 0,
+      last_error: null,
+      updated_at: "2026-01-01T12:00:00.000Z"
+    },
     timeline: [{
       at: "2026-01-01T12:00:00.000Z",
       type: "status",

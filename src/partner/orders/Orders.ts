@@ -29,6 +29,7 @@ import { Outbox } from "../events/Outbox.js"
 import { DomainNotListed } from "../inventory/Errors.js"
 import { Books } from "../ledger/Books.js"
 import { PartnerConfig } from "../Settings.js"
+import { OrderDeliveries } from "./Deliveries.js"
 import {
   CurrencyMismatch,
   DomainNotAvailable,
@@ -76,6 +77,7 @@ const make = Effect.gen(function*() {
   const secrets = yield* ServiceSecret
   const partnerSettings = yield* PartnerConfig
   const books = yield* Books
+  const deliveries = yield* OrderDeliveries
 
   const createQuote = (partner: PartnerIdentity, domain: string) =>
     transaction(
@@ -209,6 +211,8 @@ const make = Effect.gen(function*() {
         },
         repo.timelineAfterEvent({ orderId, status: "EXTERNALLY_PAID", actor: `partner:${partner.keyId}` })
       )
+      // Paid and not held: its delivery is queued with it (src/fulfilment).
+      if (status !== "MANUAL_REVIEW") yield* deliveries.deliverable(order)
       if (status === "MANUAL_REVIEW") {
         yield* repo.addTimeline({
           orderId,
@@ -279,6 +283,7 @@ const make = Effect.gen(function*() {
         data: { order: eventOrder(order), checkout_session_id: input.checkoutSessionId }
       })
       yield* repo.addTimeline({ orderId, kind: "status", status: "PAID", eventId, actor: input.actor })
+      yield* deliveries.deliverable(order)
       return order
     })
 
@@ -345,6 +350,8 @@ const make = Effect.gen(function*() {
           note: options.note ?? null
         })
         if (t.to === "TRANSFER_COMPLETED") yield* listings.setStatus(order.listing_id, "sold")
+        // Cleared from manual review: deliverable now.
+        if (t.to === "EXTERNALLY_PAID") yield* deliveries.deliverable(updated)
         if (t.to === "REFUNDED" || t.to === "CANCELLED") {
           yield* listings.setStatus(order.listing_id, "active")
           yield* books.reverseSale(updated)
@@ -367,7 +374,7 @@ const make = Effect.gen(function*() {
   const detail = (publicId: string, partner?: PartnerIdentity) =>
     Effect.gen(function*() {
       const order = yield* loadOwned(publicId, partner, false)
-      return orderDetailOf(order, yield* repo.timeline(order.id))
+      return orderDetailOf(order, yield* repo.timeline(order.id), yield* deliveries.view(order.id))
     })
 
   const list = (partner: PartnerIdentity, filters: OrderFilters, beforeId: string | null, limit: number) =>
@@ -398,6 +405,20 @@ const make = Effect.gen(function*() {
     detail,
     list,
     advanceSandbox,
+    /** A delivery step in the order's timeline (src/fulfilment), with the event it wrote, if any. */
+    recordTransferStep: (
+      publicId: string,
+      step: string,
+      options: { readonly actor: string; readonly note?: string | null; readonly eventId?: string | null }
+    ) =>
+      repo.addTimeline({
+        orderId: publicId,
+        kind: "transfer_step",
+        step,
+        actor: options.actor,
+        note: options.note ?? null,
+        eventId: options.eventId ?? null
+      }),
     /** Every partner's orders, newest first (operator CLI). */
     listAll: (filters: Parameters<typeof repo.listAll>[0], limit: number) =>
       Effect.map(repo.listAll(filters, limit), (rows) => rows.map(orderOf)),

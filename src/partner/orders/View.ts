@@ -2,8 +2,10 @@
  * What the Partner API shows of an order (pure): the values its success schemas (Api.ts) encode,
  * and the order as order events carry it (`data.order`).
  */
+import { Option } from "effect"
 import { iso } from "../Common.js"
 import type { Order, OrderDetail, Refund, TimelineEntry } from "./Api.js"
+import type { DeliveryView } from "./Deliveries.js"
 import type { OrderRow, TimelineRow } from "./Repo.js"
 
 export const orderOf = (o: OrderRow): typeof Order.Type => ({
@@ -48,8 +50,15 @@ export const timelineEntryOf = (t: TimelineRow): typeof TimelineEntry.Type => ({
   note: t.note
 })
 
-/** Where the domain's transfer stands, from the timeline's transfer steps. */
-const transferOf = (o: OrderRow, timeline: ReadonlyArray<TimelineRow>): typeof OrderDetail.Type["transfer"] => {
+/**
+ * Where the domain's transfer stands: the lifecycle's view from the timeline's transfer steps, and
+ * the delivery's (src/fulfilment) when there is one; "pending" with no method before that.
+ */
+const transferOf = (
+  o: OrderRow,
+  timeline: ReadonlyArray<TimelineRow>,
+  delivery: Option.Option<DeliveryView>
+): typeof OrderDetail.Type["transfer"] => {
   const started = timeline.find((t) => t.kind === "transfer_step" && t.step === "push_initiated")
   const delivered = timeline.find((t) => t.kind === "transfer_step" && t.step === "delivered")
   const status = delivered
@@ -59,12 +68,28 @@ const transferOf = (o: OrderRow, timeline: ReadonlyArray<TimelineRow>): typeof O
     : started
     ? "in_progress"
     : "not_started"
-  return { status, started_at: iso(started?.at ?? null), completed_at: iso(delivered?.at ?? null) }
+  const d = Option.getOrUndefined(delivery)
+  return {
+    status,
+    started_at: iso(started?.at ?? null),
+    completed_at: iso(delivered?.at ?? null),
+    // An order delivered by hand before (or without) a delivery reads as completed.
+    state: d?.state ?? (delivered ? "completed" : "pending"),
+    method: d?.method ?? null,
+    target: d?.target ?? null,
+    attempts: d?.attempts ?? 0,
+    last_error: d?.last_error ?? null,
+    updated_at: (d?.updated_at ?? o.updated_at).toISOString()
+  }
 }
 
-export const orderDetailOf = (o: OrderRow, timeline: ReadonlyArray<TimelineRow>): typeof OrderDetail.Type => ({
+export const orderDetailOf = (
+  o: OrderRow,
+  timeline: ReadonlyArray<TimelineRow>,
+  delivery: Option.Option<DeliveryView> = Option.none()
+): typeof OrderDetail.Type => ({
   ...orderOf(o),
-  transfer: transferOf(o, timeline),
+  transfer: transferOf(o, timeline, delivery),
   timeline: timeline.map(timelineEntryOf)
 })
 
