@@ -18,6 +18,7 @@ import { pricesCommand, tldsCommand } from "./catalogue/Cli.js"
 import { CliFailure, errorText, EXIT_CODES, json, print } from "./cli/Output.js"
 import { apikeyCommand, userCommand } from "./identity/Cli.js"
 import { listingsCommand } from "./market/Cli.js"
+import { offersCommand } from "./offers/Cli.js"
 import { brokerageCommand } from "./partner/brokerage/Cli.js"
 import { orderCommand, partnerCommand } from "./partner/Cli.js"
 import { ledgerCommand, payoutsCommand, settleCommand, statementsCommand } from "./partner/ledger/Cli.js"
@@ -42,6 +43,7 @@ const root = Command.make("marketplace").pipe(
     userCommand,
     apikeyCommand,
     listingsCommand,
+    offersCommand,
     reservedCommand,
     partnerCommand,
     orderCommand,

@@ -14,6 +14,7 @@ import { AuthApi } from "../identity/accounts/Api.js"
 import { OAuthApi } from "../identity/oauth/Api.js"
 import { LookupApi } from "../lookup/Api.js"
 import { MarketApi } from "../market/Api.js"
+import { OffersApi } from "../offers/Api.js"
 import { NotificationsApi } from "../notifications/Api.js"
 import { AdminBrokerageApi, BrokeragePagesApi, PartnerBrokerageApi } from "../partner/brokerage/Api.js"
 import { PartnerEventsApi } from "../partner/events/Api.js"
@@ -41,6 +42,7 @@ const Groups = HttpApi.make("marketplace")
   .add(ToolsApi)
   .add(SearchApi)
   .add(MarketApi)
+  .add(OffersApi)
   .add(BatchApi)
   .add(KeyedAvailabilityApi)
   .add(AuthApi)
