@@ -79,7 +79,8 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
     const offers = yield* Offers
     const config = yield* AppConfig
     const offerCsrf = makeBuyForm((yield* ServiceSecret).key("offer-csrf"))
-    const ownHost = new URL(config.baseUrl).hostname.toLowerCase()
+    const ownHost = URL.canParse(config.baseUrl) ? new URL(config.baseUrl).hostname.toLowerCase() : ""
+
     const offerAction = (domain: string, absolute: boolean) =>
       `${absolute ? config.baseUrl : ""}/d/${encodeURIComponent(domain)}/offer`
     const offerFormOf = (domain: string, currency: string, absolute: boolean) =>
