@@ -10,6 +10,7 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
+import { randomBytes } from "node:crypto"
 
 export const escapeHtml = (s: string) =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
@@ -197,17 +198,41 @@ const renderValue = (v: HtmlValue): string =>
 export const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<HtmlValue>): SafeHtml =>
   new SafeHtml(strings.reduce((out, s, i) => out + s + (i < values.length ? renderValue(values[i]!) : ""), ""))
 
+/** The site header of the storefront's pages: the name and the main links. */
+const SITE_HEADER = html`<header class="site">
+<a href="/">Domain Marketplace</a>
+<nav aria-label="Main"><a href="/">Search</a><a href="/market">Market</a><a href="/docs/storefront.md">Docs</a></nav>
+</header>`
+
+/** The site footer of the storefront's pages: where to go next. */
+const SITE_FOOTER = html`<footer class="site">
+<nav aria-label="Site"><a href="/">Search</a><a href="/market">Market</a><a href="/docs/storefront.md">Docs</a><a href="/docs">API</a><a href="/docs/storefront.md#terms">Terms</a><a href="/docs/storefront.md#privacy">Privacy</a><a href="/docs/storefront.md#contact">Contact</a></nav>
+<p>Domain Marketplace: search, buy and broker domain names.</p>
+</footer>`
+
+/**
+ * A page of the site (the storefront's pages and the HTML 404) as an HTML answer: the site header
+ * and footer around `body`, the one stylesheet, and a fresh CSP nonce that the stylesheet carries.
+ */
+export const sitePageResponse = (title: string, body: SafeHtml, status = 200) => {
+  const nonce = randomBytes(16).toString("base64url")
+  return htmlResponse(
+    page(title, body.value, { header: SITE_HEADER.value, footer: SITE_FOOTER.value, nonce }),
+    { status, nonce }
+  )
+}
+
 /** The 404 page of an unknown route for a browser (the JSON 404 stays for API callers): home and a search box. */
-export const notFoundPageHtml = () =>
-  page(
+export const notFoundPageResponse = () =>
+  sitePageResponse(
     "Page not found",
     html`<h1>Page not found</h1>
 <p>There is no page at this address. <a href="/">Go to the home page</a>, or search for a name:</p>
 <form class="search" method="get" action="/search" role="search">
 <input name="q" type="search" aria-label="Domain name" placeholder="yourname.com" maxlength="253">
-<div class="actions"><button type="submit" class="primary">Search</button></div>
-</form>`.value,
-    { width: "narrow" }
+<button type="submit" class="primary">Search</button>
+</form>`,
+    404
   )
 
 /** Whether a request prefers a page (a browser's `Accept: text/html…`) over JSON. */
