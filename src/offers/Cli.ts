@@ -83,12 +83,16 @@ const accept = Command.make("accept", { json, offerId }, (o) => decide(o, { _tag
   Command.withDescription("Accept a pending offer: the buyer gets a checkout link at the offered amount")
 )
 
-const counter = Command.make("counter", { json, offerId, amountCents }, (o) =>
-  o.amountCents < 1 || o.amountCents > MAX_OFFER_CENTS
-    ? abort(`--amount-cents must be between 1 and ${MAX_OFFER_CENTS}`, "usage")
-    : decide(o, { _tag: "counter", amountCents: o.amountCents })).pipe(
-    Command.withDescription("Answer a pending offer with another price: the buyer gets a checkout link at it")
-  )
+const counter = Command.make(
+  "counter",
+  { json, offerId, amountCents },
+  (o) =>
+    o.amountCents < 1 || o.amountCents > MAX_OFFER_CENTS
+      ? abort(`--amount-cents must be between 1 and ${MAX_OFFER_CENTS}`, "usage")
+      : decide(o, { _tag: "counter", amountCents: o.amountCents })
+).pipe(
+  Command.withDescription("Answer a pending offer with another price: the buyer gets a checkout link at it")
+)
 
 const decline = Command.make("decline", { json, offerId }, (o) => decide(o, { _tag: "decline" })).pipe(
   Command.withDescription("Decline a pending offer (the buyer is told)")

@@ -8,7 +8,7 @@
  * Contract: nothing a buyer sees depends on the listing's floor price; every new offer is
  * `pending`, whatever its amount.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Effect, Layer, Option } from "effect"
 import { Checkout } from "../checkout/Checkout.js"
 import { moneyInWords } from "../domain/TimeWords.js"
@@ -72,7 +72,9 @@ const make = Effect.gen(function*() {
           email: offer.email,
           kind: "offer.declined",
           subject: `Your offer on ${offer.domain}`,
-          message: `The seller declined your offer of ${moneyInWords(offer.amount_cents, offer.currency)} on ${offer.domain}.`,
+          message: `The seller declined your offer of ${
+            moneyInWords(offer.amount_cents, offer.currency)
+          } on ${offer.domain}.`,
           key: `offer:${id}:declined`
         })
         return { offer: row, checkoutUrl: null }

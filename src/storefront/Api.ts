@@ -11,13 +11,13 @@
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
-import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../platform/ApiAnnotations.js"
-import { InternalError } from "../platform/Errors.js"
 import { limits as marketLimits } from "../market/Api.js"
 import { limits as offerLimits } from "../offers/Api.js"
+import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../platform/ApiAnnotations.js"
+import { InternalError } from "../platform/Errors.js"
 import { limits as searchLimits } from "../search/Api.js"
 
 /** `q` once (a form submits it once); a repeated `q` uses the first rather than a JSON 400. */

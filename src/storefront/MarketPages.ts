@@ -84,7 +84,9 @@ ${
       ? html`<p>No listing matches. <a href="/market">See every listing</a> or <a href="/">search for a name</a>.</p>`
       : html`<ol class="results" aria-label="Listings">${rows.map(listingItem)}</ol>`
   }
-<nav class="pages" aria-label="Pages">${first ? html`<span></span>` : html`<a href="${marketUrl(query)}">First page</a>`}${
+<nav class="pages" aria-label="Pages">${
+    first ? html`<span></span>` : html`<a href="${marketUrl(query)}">First page</a>`
+  }${
     page.next_cursor === null ? "" : html`<a href="${marketUrl(query, page.next_cursor)}" rel="next">Next page</a>`
   }</nav>`
 })
@@ -137,7 +139,9 @@ export interface DomainView {
 
 const requirements = (m: TldMetadata) =>
   html`<dl class="facts">
-<dt>Registration</dt><dd>${m.minYears === m.maxYears ? `${m.minYears} year` : `${m.minYears} to ${m.maxYears} years`}</dd>
+<dt>Registration</dt><dd>${
+    m.minYears === m.maxYears ? `${m.minYears} year` : `${m.minYears} to ${m.maxYears} years`
+  }</dd>
 <dt>Owner</dt><dd>${m.organizationRequired ? "An organisation" : "A person or an organisation"}</dd>
 ${m.allowedCountries.length > 0 ? html`<dt>Countries</dt><dd>${m.allowedCountries.join(", ")}</dd>` : ""}
 <dt>Nameservers</dt><dd>${m.nameserversRequired ? `At least ${m.minNameservers}` : "Optional"}</dd>
@@ -163,14 +167,18 @@ export const domainPage = (v: DomainView): StorePage => {
 ${
       l === null ? "" : html`<h2>For sale</h2>
 <dl class="facts">
-<dt>Buy now</dt><dd>${l.bin_price_cents === null ? "No fixed price: make an offer" : moneyInWords(l.bin_price_cents, l.currency)}</dd>
+<dt>Buy now</dt><dd>${
+        l.bin_price_cents === null ? "No fixed price: make an offer" : moneyInWords(l.bin_price_cents, l.currency)
+      }</dd>
 <dt>Listed</dt><dd>${timeInWords(l.listed_at)}</dd>
 ${l.description === null ? "" : html`<dt>About</dt><dd>${l.description}</dd>`}
 </dl>
 ${
-        l.bin_price_cents === null || l.status !== "active" ? "" : html`<div class="actions"><a class="button primary" href="/buy/${
-          encodeURIComponent(l.domain)
-        }">Buy ${l.domain_unicode} now</a></div>`
+        l.bin_price_cents === null || l.status !== "active" ?
+          "" :
+          html`<div class="actions"><a class="button primary" href="/buy/${
+            encodeURIComponent(l.domain)
+          }">Buy ${l.domain_unicode} now</a></div>`
       }`
     }
 ${v.offer === null ? "" : offerForm(v.offer)}
@@ -217,7 +225,9 @@ ${
   }
 ${l.description === null ? "" : html`<p>${l.description}</p>`}
 ${offerForm(offer)}
-<p class="muted">Listed ${timeInWords(l.listed_at)} on <a href="${baseUrl}/d/${encodeURIComponent(l.domain)}">Domain Marketplace</a>.</p>`
+<p class="muted">Listed ${timeInWords(l.listed_at)} on <a href="${baseUrl}/d/${
+    encodeURIComponent(l.domain)
+  }">Domain Marketplace</a>.</p>`
 })
 
 /** The offer form's answer: received (201), with what the buyer offered and what happens next. */
@@ -230,7 +240,9 @@ export const offerReceivedPage = (o: {
 }): StorePage => ({
   title: "Offer sent",
   body: html`<h1>Offer sent</h1>
-<p class="success" role="status">Your offer of ${moneyInWords(o.amountCents, o.currency)} on ${o.domain} was sent to the seller.</p>
+<p class="success" role="status">Your offer of ${
+    moneyInWords(o.amountCents, o.currency)
+  } on ${o.domain} was sent to the seller.</p>
 <dl class="facts"><dt>Offer</dt><dd><code>${o.id}</code></dd><dt>Status</dt><dd>Pending</dd><dt>Answer to</dt><dd>${o.email}</dd></dl>
 <p>The seller answers by e-mail; an accepted offer comes with a link to pay.</p>
 <p><a href="/market">Browse more names</a></p>`
@@ -241,7 +253,11 @@ export const offerProblemPage = (domain: string, message: string, form: OfferFor
   title: `Offer on ${domain}`,
   body: html`<h1>Offer on ${domain}</h1>
 <p class="error" role="alert">${message}</p>
-${form === null ? html`<p><a href="/d/${encodeURIComponent(domain)}">Open the page of ${domain}</a></p>` : offerForm(form)}`
+${
+    form === null
+      ? html`<p><a href="/d/${encodeURIComponent(domain)}">Open the page of ${domain}</a></p>`
+      : offerForm(form)
+  }`
 })
 
 export type { SafeHtml }

@@ -114,7 +114,12 @@ layer(env, { timeout: 180_000 })("storefront market pages, landers and offers", 
   it.effect("/market lists with filters, sorts and cursor paging in shareable URLs; floor never shown", () =>
     Effect.gen(function*() {
       for (let i = 0; i < 26; i++) {
-        yield* list(`bulk${String(i).padStart(2, "0")}.com`, 10_000 + i * 100, 7_777, `2026-11-${10 + (i % 15)}T08:00:00Z`)
+        yield* list(
+          `bulk${String(i).padStart(2, "0")}.com`,
+          10_000 + i * 100,
+          7_777,
+          `2026-11-${10 + (i % 15)}T08:00:00Z`
+        )
       }
       yield* list("cheapname.net", 1_500, 900)
       const first = yield* page("/market?sort=price_asc", "198.51.100.1")
@@ -253,6 +258,15 @@ layer(env, { timeout: 180_000 })("storefront market pages, landers and offers", 
       expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
     }))
 
+  it.effect("the OpenAPI document has the offers endpoint (201, its errors, its rate limit) and the pages", () =>
+    Effect.gen(function*() {
+      const doc = (yield* request("/api/openapi.json")).json
+      const op = doc.paths["/api/market/offers"].post
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["201", "400", "404", "429"]))
+      expect(op["x-rate-limit"]).toMatchObject({ id: "market_offers", window_seconds: 600 })
+      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/market", "/d/{domain}", "/d/{domain}/offer"]))
+    }))
+
   it.effect("the pages' offer form: 201 'Offer sent'; a stale token 403; a bad amount 400 with the form again", () =>
     Effect.gen(function*() {
       yield* list("forsale.io", 250_000, 120_000)
@@ -283,55 +297,59 @@ layer(env, { timeout: 180_000 })("storefront market pages, landers and offers", 
       expect(bad.text).toContain(`value="form@example.test"`)
     }))
 
-  it.effect("offers CLI: list, accept (checkout link at the offer price in the notifications log), counter, decline", () =>
-    Effect.gen(function*() {
-      yield* list("cliname.com", null, 90_000)
-      const make = (amount: number, email: string) =>
-        Effect.map(
-          request("/api/market/offers", {
-            method: "POST",
-            headers: { "x-forwarded-for": `198.51.100.${10 + amount % 50}` },
-            body: { domain: "cliname.com", amount_cents: amount, email }
-          }),
-          (r) => r.json.id as string
-        )
-      const a = yield* make(123_400, "accept@example.test")
-      const c = yield* make(50_000, "counter@example.test")
-      const x = yield* make(100, "decline@example.test")
+  it.effect(
+    "offers CLI: list, accept (checkout link at the offer price in the notifications log), counter, decline",
+    () =>
+      Effect.gen(function*() {
+        yield* list("cliname.com", null, 90_000)
+        const make = (amount: number, email: string) =>
+          Effect.map(
+            request("/api/market/offers", {
+              method: "POST",
+              headers: { "x-forwarded-for": `198.51.100.${10 + amount % 50}` },
+              body: { domain: "cliname.com", amount_cents: amount, email }
+            }),
+            (r) => r.json.id as string
+          )
+        const a = yield* make(123_400, "accept@example.test")
+        const c = yield* make(50_000, "counter@example.test")
+        const x = yield* make(100, "decline@example.test")
 
-      const listed = yield* cli(["offers", "list", "--status", "pending", "--json"])
-      expect(listed.code, listed.stderr).toBe(0)
-      const ids = (JSON.parse(listed.stdout) as Array<{ id: string }>).map((o) => o.id)
-      expect(ids).toEqual(expect.arrayContaining([a, c, x]))
+        const listed = yield* cli(["offers", "list", "--status", "pending", "--json"])
+        expect(listed.code, listed.stderr).toBe(0)
+        const ids = (JSON.parse(listed.stdout) as Array<{ id: string }>).map((o) => o.id)
+        expect(ids).toEqual(expect.arrayContaining([a, c, x]))
 
-      const accepted = yield* cli(["offers", "accept", a, "--json"])
-      expect(accepted.code, accepted.stderr).toBe(0)
-      const acc = JSON.parse(accepted.stdout)
-      expect(acc.status).toBe("accepted")
-      expect(acc.checkout_url).toMatch(/\/checkout\?pt=/)
-      const sql = yield* SqlClient.SqlClient
-      const notes = yield* sql<{ kind: string; message: string }>`
+        const accepted = yield* cli(["offers", "accept", a, "--json"])
+        expect(accepted.code, accepted.stderr).toBe(0)
+        const acc = JSON.parse(accepted.stdout)
+        expect(acc.status).toBe("accepted")
+        expect(acc.checkout_url).toMatch(/\/checkout\?pt=/)
+        const sql = yield* SqlClient.SqlClient
+        const notes = yield* sql<{ kind: string; message: string }>`
         select kind, message from account_notifications where email = 'accept@example.test'`.pipe(Effect.orDie)
-      expect(notes.length).toBe(1)
-      expect(notes[0]!.kind).toBe("offer.accepted")
-      expect(notes[0]!.message).toContain("$1,234.00")
-      const link = /https?:\/\/\S+\/checkout\?pt=\S+/.exec(notes[0]!.message)![0]
-      const checkout = yield* page(new URL(link).pathname + new URL(link).search, "198.51.100.6")
-      expect(checkout.status, checkout.text.slice(0, 300)).toBe(200)
-      expect(checkout.text).toContain("cliname.com")
-      expect(checkout.text).toContain("$1,234.00")
+        expect(notes.length).toBe(1)
+        expect(notes[0]!.kind).toBe("offer.accepted")
+        expect(notes[0]!.message).toContain("$1,234.00")
+        const link = /https?:\/\/\S+\/checkout\?pt=\S+/.exec(notes[0]!.message)![0]
+        const checkout = yield* page(new URL(link).pathname + new URL(link).search, "198.51.100.6")
+        expect(checkout.status, checkout.text.slice(0, 300)).toBe(200)
+        expect(checkout.text).toContain("cliname.com")
+        expect(checkout.text).toContain("$1,234.00")
 
-      // An offer is decided once.
-      const again = yield* cli(["offers", "accept", a])
-      expect(again.code).toBe(4)
-      const declined = yield* cli(["offers", "decline", x, "--json"])
-      expect(declined.code, declined.stderr).toBe(0)
-      expect(JSON.parse(declined.stdout).status).toBe("declined")
-      const declinedNote = yield* sql<{ kind: string }>`
+        // An offer is decided once.
+        const again = yield* cli(["offers", "accept", a])
+        expect(again.code).toBe(4)
+        const declined = yield* cli(["offers", "decline", x, "--json"])
+        expect(declined.code, declined.stderr).toBe(0)
+        expect(JSON.parse(declined.stdout).status).toBe("declined")
+        const declinedNote = yield* sql<{ kind: string }>`
         select kind from account_notifications where email = 'decline@example.test'`.pipe(Effect.orDie)
-      expect(declinedNote.map((n) => n.kind)).toEqual(["offer.declined"])
-      const countered = yield* cli(["offers", "counter", c, "--amount-cents", "75000", "--json"])
-      expect(countered.code, countered.stderr).toBe(0)
-      expect(JSON.parse(countered.stdout)).toMatchObject({ status: "countered", counter_cents: 75_000 })
-    }), { timeout: 300_000 })
+        expect(declinedNote.map((n) => n.kind)).toEqual(["offer.declined"])
+        const countered = yield* cli(["offers", "counter", c, "--amount-cents", "75000", "--json"])
+        expect(countered.code, countered.stderr).toBe(0)
+        expect(JSON.parse(countered.stdout)).toMatchObject({ status: "countered", counter_cents: 75_000 })
+      }),
+    { timeout: 300_000 }
+  )
 })

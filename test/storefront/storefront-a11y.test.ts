@@ -65,10 +65,13 @@ describe.skipIf(!hasChromium)("storefront pages: axe in light and dark", () => {
           )
           const page = yield* Effect.promise(() => context.newPage())
           const csp: Array<string> = []
-          page.on("console", (m) => m.type() === "error" && /Content.Security.Policy/i.test(m.text()) && csp.push(m.text()))
+          page.on("console", (m) =>
+            m.type() === "error" && /Content.Security.Policy/i.test(m.text()) && csp.push(m.text()))
           const visit = (name: string, path: string, status: number) =>
             Effect.gen(function*() {
-              const response = yield* Effect.promise(() => page.goto(`${server.baseUrl}${path}`))
+              const response = yield* Effect.promise(() =>
+                page.goto(`${server.baseUrl}${path}`)
+              )
               expect(response?.status(), `${name} ${path}`).toBe(status)
               const header = (yield* Effect.promise(() => response!.allHeaders()))["content-security-policy"] ?? ""
               yield* check(name, header)
@@ -95,7 +98,10 @@ describe.skipIf(!hasChromium)("storefront pages: axe in light and dark", () => {
           yield* Effect.promise(() => page.fill("#amount", "900"))
           yield* Effect.promise(() => page.fill("#email", `${scheme}@example.test`))
           const [sent] = yield* Effect.promise(() =>
-            Promise.all([page.waitForResponse((r) => r.url().endsWith("/offer")), page.click("#offer button[type=submit]")])
+            Promise.all([
+              page.waitForResponse((r) => r.url().endsWith("/offer")),
+              page.click("#offer button[type=submit]")
+            ])
           )
           expect(sent.status()).toBe(201)
           yield* Effect.promise(() => page.waitForLoadState())
@@ -115,6 +121,6 @@ describe.skipIf(!hasChromium)("storefront pages: axe in light and dark", () => {
         const failing = Object.fromEntries(Object.entries(results).filter(([, v]) => v.length > 0))
         expect(failing).toEqual({})
         expect(Object.keys(results).length).toBe(20)
-      }))
+      }), { timeout: 300_000 })
   })
 })
