@@ -19,6 +19,7 @@ import { CliFailure, errorText, EXIT_CODES, json, print } from "./cli/Output.js"
 import { orderDeliveryCommands } from "./fulfilment/Cli.js"
 import { apikeyCommand, userCommand } from "./identity/Cli.js"
 import { listingsCommand } from "./market/Cli.js"
+import { offersCommand } from "./offers/Cli.js"
 import { brokerageCommand } from "./partner/brokerage/Cli.js"
 import { orderDescription, orderSubcommands, partnerCommand } from "./partner/Cli.js"
 import { ledgerCommand, payoutsCommand, settleCommand, statementsCommand } from "./partner/ledger/Cli.js"
@@ -49,6 +50,7 @@ const root = Command.make("marketplace").pipe(
     userCommand,
     apikeyCommand,
     listingsCommand,
+    offersCommand,
     reservedCommand,
     partnerCommand,
     orderCommand,

@@ -16,6 +16,7 @@ import { OAuthApi } from "../identity/oauth/Api.js"
 import { LookupApi } from "../lookup/Api.js"
 import { MarketApi } from "../market/Api.js"
 import { NotificationsApi } from "../notifications/Api.js"
+import { OffersApi } from "../offers/Api.js"
 import { AdminBrokerageApi, BrokeragePagesApi, PartnerBrokerageApi } from "../partner/brokerage/Api.js"
 import { PartnerEventsApi } from "../partner/events/Api.js"
 import { PartnerInventoryApi } from "../partner/inventory/Api.js"
@@ -42,6 +43,7 @@ const Groups = HttpApi.make("marketplace")
   .add(ToolsApi)
   .add(SearchApi)
   .add(MarketApi)
+  .add(OffersApi)
   .add(BatchApi)
   .add(KeyedAvailabilityApi)
   .add(AuthApi)

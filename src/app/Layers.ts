@@ -27,6 +27,7 @@ import { LookupConfig } from "../lookup/Settings.js"
 import { MarketLive } from "../market/Layer.js"
 import { MarketConfig } from "../market/Settings.js"
 import { NotificationsLive } from "../notifications/Layer.js"
+import { OffersLive } from "../offers/Layer.js"
 import { BrokerageConfig } from "../partner/brokerage/Settings.js"
 import { PartnerLive } from "../partner/Layer.js"
 import { LedgerConfig } from "../partner/ledger/Settings.js"
@@ -86,7 +87,7 @@ const PlatformLive = Layer.mergeAll(
 
 /** Every capability, over the shared infrastructure. Needs AppConfig and the SqlClient. */
 export const CapabilitiesLive = Layer.mergeAll(BatchLive, SystemHttpLive, StorefrontHttpLive).pipe(
-  Layer.provideMerge(PortfolioLive),
+  Layer.provideMerge(Layer.mergeAll(PortfolioLive, OffersLive)),
   Layer.provideMerge(CheckoutLive),
   Layer.provideMerge(Layer.mergeAll(ReferralsLive, CartFulfilmentLive, FulfilmentLive)),
   Layer.provideMerge(Layer.mergeAll(SearchLive, ToolsLive, PartnerLive(PartnerGroups))),

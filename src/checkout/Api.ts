@@ -40,7 +40,7 @@ export const limits = {
   buyStart: policy("buy_start", 20, 60)
 }
 
-const Email = Schema.String.pipe(
+export const Email = Schema.String.pipe(
   Schema.maxLength(254),
   Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an e-mail address" })
 )

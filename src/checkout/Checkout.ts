@@ -140,13 +140,13 @@ const make = Effect.gen(function*() {
       readonly bin_price_cents: unknown
       readonly locked: boolean
     }
-  >(domain: string, listing: Option.Option<L>) =>
+  >(domain: string, listing: Option.Option<L>, needsPrice = true) =>
     Effect.gen(function*() {
       if (
         Option.isNone(listing) || listing.value.status === "withdrawn" || listing.value.status === "sold"
       ) return yield* DomainNotForSale.of(domain)
       const l = listing.value
-      if (l.bin_price_cents === null) return yield* DomainNotPriced.of(domain)
+      if (needsPrice && l.bin_price_cents === null) return yield* DomainNotPriced.of(domain)
       // A listing leaves `active` when an order is placed on it; an operator's lock holds it without one.
       if (l.status !== "active") {
         return yield* new ListingUnavailable({
@@ -159,7 +159,10 @@ const make = Effect.gen(function*() {
       return l
     })
 
-  /** Creates a session for a listed, priced domain of `environment`'s inventory. */
+  /**
+   * Creates a session for a listed domain of `environment`'s inventory at its buy-now price, or at
+   * `priceCents` when given (an accepted or countered offer: src/offers/Offers.ts).
+   */
   const openListing = (
     kind: "partner" | "marketplace",
     environment: PartnerEnvironment,
@@ -168,11 +171,16 @@ const make = Effect.gen(function*() {
       readonly partnerId: string
       readonly credentialId: string | null
       readonly referral: Attribution | null
+      readonly priceCents?: number
     }
   ) =>
     Effect.gen(function*() {
       // Another seller's live hold (a partner's quote) refuses the session: ListingHeld, 409.
-      const l = yield* forSale(domain, yield* listings.lockForSale(environment, domain, input.partnerId))
+      const l = yield* forSale(
+        domain,
+        yield* listings.lockForSale(environment, domain, input.partnerId),
+        input.priceCents === undefined
+      )
       const now = yield* Clock.currentTimeMillis
       const created = yield* repo.insert({
         id: makeId("cs"),
@@ -182,7 +190,7 @@ const make = Effect.gen(function*() {
         environment,
         listingId: l.id,
         domain,
-        priceCents: Number(l.bin_price_cents),
+        priceCents: input.priceCents ?? Number(l.bin_price_cents),
         currency: l.currency,
         reference: input.reference ?? null,
         returnUrl: input.returnUrl ?? null,
@@ -248,6 +256,21 @@ const make = Effect.gen(function*() {
         yield* referrals.checkoutStarted(attribution.value, { sessionId: session.id, domain })
       }
       return session
+    })
+
+  /**
+   * The marketplace's sale of a live listing at an agreed price (an accepted or countered offer),
+   * for the buyer's e-mail: a session whose link the buyer receives. Runs in the caller's
+   * transaction (the listing lock is the caller's).
+   */
+  const openForOffer = (domain: string, priceCents: number, buyerEmail: string) =>
+    openListing("marketplace", "live", domain, {
+      domain,
+      partnerId: MARKETPLACE_PARTNER_ID,
+      credentialId: null,
+      referral: null,
+      buyerEmail,
+      priceCents
     })
 
   const sessionFor = (id: string, partner: PartnerIdentity) =>
@@ -760,6 +783,7 @@ const make = Effect.gen(function*() {
     openForPartner,
     offer,
     openForMarketplace,
+    openForOffer,
     openCart,
     refundCart,
     sessionFor,

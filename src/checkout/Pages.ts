@@ -3,16 +3,12 @@
  * the one visual language of platform/Html.ts. Works without JavaScript; one small inline script
  * (nonce-admitted) only prevents a double click from posting twice and spaces the card number.
  */
+import { moneyInWords } from "../domain/TimeWords.js"
 import { escapeHtml, page } from "../platform/Html.js"
 import type { SessionRow } from "./Repo.js"
 
-export const formatPrice = (cents: number, currency: string) => {
-  try {
-    return new Intl.NumberFormat("en-US", { style: "currency", currency }).format(cents / 100)
-  } catch {
-    return `${(cents / 100).toFixed(2)} ${currency}`
-  }
-}
+/** Money as the pages show it (one rule for every page: src/domain/TimeWords.ts). */
+export const formatPrice = moneyInWords
 
 const ENHANCE =
   `document.querySelectorAll("form[data-once]").forEach(function(f){f.addEventListener("submit",function(){var b=f.querySelector("button[type=submit]");if(b){b.disabled=true;b.textContent="Processing…";}});});

@@ -29,6 +29,21 @@ const make = Effect.gen(function*() {
         message: n.message,
         dedupe_key: n.key
       }),
+    /**
+     * A notice to an e-mail address (an offer's buyer, who may have no account), logged under that
+     * address. Development has no mail relay: this log is the mailbox (`byEmail`).
+     */
+    notifyEmail: (n: Omit<Notice, "userId"> & { readonly email: string }) =>
+      repo.insert({
+        id: makeId("ntf"),
+        user_id: null,
+        email: n.email,
+        kind: n.kind,
+        subject: n.subject,
+        message: n.message,
+        dedupe_key: n.key
+      }),
+    byEmail: repo.byEmail,
     list: (userId: string) =>
       Effect.map(repo.latest(userId), (rows) =>
         new NotificationList({

@@ -20,11 +20,19 @@ const make = Effect.gen(function*() {
       sql`select id, kind, subject, message, created_at from account_notifications
           where user_id = ${userId} order by id desc limit 100`
   })
+  const byEmail = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: NotificationRow,
+    execute: (email) =>
+      sql`select id, kind, subject, message, created_at from account_notifications
+          where lower(email) = lower(${email}) order by id desc limit 100`
+  })
   return {
     /** Appends a notice once per `dedupe_key` (a retried job writes it once). */
     insert: (row: {
       id: string
-      user_id: string
+      user_id: string | null
+      email?: string
       kind: string
       subject: string
       message: string
@@ -33,7 +41,9 @@ const make = Effect.gen(function*() {
       Effect.orDie(
         Effect.asVoid(sql`insert into account_notifications ${sql.insert(row)} on conflict (dedupe_key) do nothing`)
       ),
-    latest: (userId: string) => Effect.orDie(latest(userId))
+    latest: (userId: string) => Effect.orDie(latest(userId)),
+    /** The notices sent to an e-mail address, newest first (the development mailbox). */
+    byEmail: (email: string) => Effect.orDie(byEmail(email))
   }
 })
 

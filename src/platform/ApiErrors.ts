@@ -18,7 +18,7 @@ import {
   LegacyBadRequestError,
   LegacyErrorEnvelope
 } from "./Errors.js"
-import { htmlResponse, notFoundPageHtml, wantsHtml } from "./Html.js"
+import { notFoundPageResponse, wantsHtml } from "./Html.js"
 import { pathOf } from "./HttpPath.js"
 import { schemaResponse } from "./SchemaResponse.js"
 
@@ -138,7 +138,7 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
           }
           if (e instanceof HttpServerError.RouteNotFound) {
             if (request.method === "GET" && wantsHtml(request.headers["accept"])) {
-              return htmlResponse(notFoundPageHtml(), { status: 404 })
+              return notFoundPageResponse()
             }
             return errorJson(
               404,

@@ -32,3 +32,19 @@ export const isHttps = (request: HttpServerRequest.HttpServerRequest, trustProxy
   const pick = hops[hops.length - trustProxy] ?? hops[0]
   return pick === "https"
 }
+
+/**
+ * The host the caller asked for, lower-case, without port or trailing dot: `Host`, or — only when
+ * TRUST_PROXY names trusted hops — the nearest trusted proxy's `X-Forwarded-Host`.
+ */
+export const hostOf = (request: HttpServerRequest.HttpServerRequest, trustProxy: number): string => {
+  let raw = request.headers["host"] ?? ""
+  const forwarded = trustProxy > 0 ? request.headers["x-forwarded-host"] : undefined
+  if (forwarded) {
+    const hops = forwarded.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
+    raw = hops[hops.length - trustProxy] ?? hops[0] ?? raw
+  }
+  const host = raw.trim().toLowerCase()
+  const bare = host.startsWith("[") ? host : host.replace(/:\d*$/, "")
+  return bare.replace(/\.$/, "")
+}

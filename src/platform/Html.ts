@@ -10,12 +10,13 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
+import { randomBytes } from "node:crypto"
 
 export const escapeHtml = (s: string) =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
 
 export const STYLE = `
-  :root { color-scheme: light dark; --fg: #1d2330; --muted: #5b6474; --bg: #f4f5f7; --card: #fff; --line: #b8bfcc; --accent: #2357d9; --ok: #116b3a; --okbg: #e5f5ec; --err: #8a1c1c; --errbg: #fdecec; }
+  :root { color-scheme: light dark; --fg: #1d2330; --muted: #5b6474; --bg: #f4f5f7; --card: #fff; --line: #b8bfcc; --accent: #2357d9; --link: #2357d9; --ok: #116b3a; --okbg: #e5f5ec; --err: #8a1c1c; --errbg: #fdecec; }
   * { box-sizing: border-box; }
   body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: var(--bg); color: var(--fg); }
   header.site { max-width: 34rem; margin: 0 auto; padding: 1.25rem 1rem 0; font-weight: 700; letter-spacing: .01em; }
@@ -42,9 +43,25 @@ export const STYLE = `
   ul.scopes { padding-left: 1.2rem; }
   code { font-size: .9em; word-break: break-all; }
   :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+  a { color: var(--link); }
+  header.site nav, footer.site nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; }
+  header.site { display: flex; flex-wrap: wrap; justify-content: space-between; gap: .5rem 1rem; }
+  header.site nav a { font-weight: 500; }
+  footer.site { max-width: 34rem; margin: 0 auto 2rem; padding: 0 1rem; color: var(--muted); font-size: .9rem; }
+  footer.site a { color: inherit; }
+  form.search { display: flex; gap: .5rem; margin: 0 0 1rem; }
+  form.search input { flex: 1; min-width: 0; }
+  form.filters { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; margin: 0 0 1rem; }
+  form.filters > div { flex: 1 1 8rem; } form.filters label { margin-top: 0; }
+  ol.results { list-style: none; padding: 0; margin: 1rem 0 0; }
+  ol.results li { display: flex; flex-wrap: wrap; align-items: baseline; gap: .25rem .75rem; padding: .75rem 0; border-top: 1px solid var(--line); }
+  ol.results .name { font-weight: 700; flex: 1 1 12rem; overflow-wrap: anywhere; }
+  ol.results .status { font-size: .9rem; }
+  ol.results .next { flex: 1 1 100%; font-size: .9rem; }
+  nav.pages { display: flex; justify-content: space-between; margin-top: 1.5rem; }
   @media (max-width: 30rem) { main { margin: .5rem; padding: 1.25rem; } .row { flex-direction: column; gap: 0; } }
   @media (prefers-color-scheme: dark) {
-    :root { --fg: #e6e9ef; --muted: #a0a8b8; --bg: #12151b; --card: #1c2029; --line: #3a4150; --okbg: #12321f; --ok: #8fe0b0; --errbg: #3a1717; --err: #f3b0b0; }
+    :root { --fg: #e6e9ef; --muted: #a0a8b8; --bg: #12151b; --card: #1c2029; --line: #3a4150; --okbg: #12321f; --ok: #8fe0b0; --errbg: #3a1717; --err: #f3b0b0; --link: #9db8ff; }
     main { box-shadow: none; }
   }
 `
@@ -71,6 +88,10 @@ export interface PageOptions {
   readonly script?: { readonly nonce: string; readonly source: string }
   /** Rendered after `<main>` (the storefront's site footer; `html` output, already escaped). */
   readonly footer?: string
+  /** Replaces the default site header (the storefront's header with its links; `html` output). */
+  readonly header?: string
+  /** The page's CSP nonce, carried by its stylesheet (the storefront pages always have one). */
+  readonly nonce?: string
 }
 
 /** The full document of a page: same header, type and stylesheet everywhere. */
@@ -82,10 +103,10 @@ export const page = (title: string, body: string, options: PageOptions = {}) =>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
+<style${options.nonce ? ` nonce="${escapeHtml(options.nonce)}"` : ""}>${STYLE}</style>
 </head>
 <body>
-<header class="site"><a href="/">Domain Marketplace</a></header>
+${options.header ?? `<header class="site"><a href="/">Domain Marketplace</a></header>`}
 <main${options.width === "narrow" ? ` class="narrow"` : ""}>
 ${body}
 </main>
@@ -177,17 +198,41 @@ const renderValue = (v: HtmlValue): string =>
 export const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<HtmlValue>): SafeHtml =>
   new SafeHtml(strings.reduce((out, s, i) => out + s + (i < values.length ? renderValue(values[i]!) : ""), ""))
 
+/** The site header of the storefront's pages: the name and the main links. */
+const SITE_HEADER = html`<header class="site">
+<a href="/">Domain Marketplace</a>
+<nav aria-label="Main"><a href="/">Search</a><a href="/market">Market</a><a href="/docs/storefront.md">Docs</a></nav>
+</header>`
+
+/** The site footer of the storefront's pages: where to go next. */
+const SITE_FOOTER = html`<footer class="site">
+<nav aria-label="Site"><a href="/">Search</a><a href="/market">Market</a><a href="/docs/storefront.md">Docs</a><a href="/docs">API</a><a href="/docs/storefront.md#terms">Terms</a><a href="/docs/storefront.md#privacy">Privacy</a><a href="/docs/storefront.md#contact">Contact</a></nav>
+<p>Domain Marketplace: search, buy and broker domain names.</p>
+</footer>`
+
+/**
+ * A page of the site (the storefront's pages and the HTML 404) as an HTML answer: the site header
+ * and footer around `body`, the one stylesheet, and a fresh CSP nonce that the stylesheet carries.
+ */
+export const sitePageResponse = (title: string, body: SafeHtml, status = 200) => {
+  const nonce = randomBytes(16).toString("base64url")
+  return htmlResponse(
+    page(title, body.value, { header: SITE_HEADER.value, footer: SITE_FOOTER.value, nonce }),
+    { status, nonce }
+  )
+}
+
 /** The 404 page of an unknown route for a browser (the JSON 404 stays for API callers): home and a search box. */
-export const notFoundPageHtml = () =>
-  page(
+export const notFoundPageResponse = () =>
+  sitePageResponse(
     "Page not found",
     html`<h1>Page not found</h1>
 <p>There is no page at this address. <a href="/">Go to the home page</a>, or search for a name:</p>
 <form class="search" method="get" action="/search" role="search">
 <input name="q" type="search" aria-label="Domain name" placeholder="yourname.com" maxlength="253">
-<div class="actions"><button type="submit" class="primary">Search</button></div>
-</form>`.value,
-    { width: "narrow" }
+<button type="submit" class="primary">Search</button>
+</form>`,
+    404
   )
 
 /** Whether a request prefers a page (a browser's `Accept: text/html…`) over JSON. */

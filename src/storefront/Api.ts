@@ -3,11 +3,19 @@
  *
  *   GET /                 search first: one box (a GET form to /search)
  *   GET /search?q=…       the server-rendered answer for each name (rate limited like the search API)
+ *   GET /market?q&tld&sort&cursor   the listings, filtered, sorted and paged (shareable URLs)
+ *   GET /d/{domain}       one name: status, listing and price, registration price, alternatives
+ *   POST /d/{domain}/offer   the offer form (CSRF token; the same Offers service as the API)
+ *
+ * A request whose Host is a listed domain gets that domain's for-sale lander at `/`.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
+import { limits as marketLimits } from "../market/Api.js"
+import { limits as offerLimits } from "../offers/Api.js"
 import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../platform/ApiAnnotations.js"
 import { InternalError } from "../platform/Errors.js"
 import { limits as searchLimits } from "../search/Api.js"
@@ -19,10 +27,26 @@ export const SearchParams = Schema.Struct({
   })
 })
 
+/** Every parameter is read leniently: a page answers a friendly 400, never a JSON one. */
+export const MarketParams = Schema.Struct({
+  q: Schema.optional(Schema.String).annotations({ description: "Substring of the domain" }),
+  tld: Schema.optional(Schema.String).annotations({ description: "Only this extension, e.g. com or co.uk" }),
+  sort: Schema.optional(Schema.String).annotations({ description: "newest (default) | price_asc | price_desc" }),
+  cursor: Schema.optional(Schema.String).annotations({ description: "The page's `Next page` link carries it" })
+})
+
+export const OfferForm = Schema.Struct({
+  amount: Schema.optional(Schema.String),
+  email: Schema.optional(Schema.String),
+  csrf: Schema.optional(Schema.String)
+}).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
+
+const DomainSegment = HttpApiSchema.param("domain", Schema.String.annotations({ description: "A domain name" }))
+
 export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
   .add(
     HttpApiEndpoint.get("home", "/")
-      .addSuccess(HtmlPage(200, "The search-first home page"))
+      .addSuccess(HtmlPage(200, "The search-first home page, or, on a listed domain's own host, its for-sale lander"))
       .annotate(OpenApi.Summary, "Home page: search for a domain name")
       .pipe(documentedAt("/docs/storefront.md#home"))
   )
@@ -39,6 +63,42 @@ export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
         "The same answers as POST /api/domain/search, as one HTML page; counts against the same `domain_search` limit."
       )
       .pipe(rateLimited(searchLimits.search), documentedAt("/docs/storefront.md#search"))
+  )
+  .add(
+    HttpApiEndpoint.get("marketPage", "/market")
+      .setUrlParams(MarketParams)
+      .addSuccess(HtmlPage(200, "One page of listings with the filters and a `Next page` link"))
+      .addError(HtmlPage(400, "A filter, sort or cursor the page cannot use: the form with a friendly message"))
+      .addError(HtmlPage(429, "Browsing too fast: a wait page (Retry-After)"))
+      .annotateContext(htmlErrorPages("A filter, sort or cursor the page cannot use (HTML)"))
+      .annotate(OpenApi.Summary, "Browse the listings (server-rendered)")
+      .annotate(
+        OpenApi.Description,
+        "The listings of GET /api/market/listings as a page; counts against the same `market_listings` limit."
+      )
+      .pipe(rateLimited(marketLimits.listings), documentedAt("/docs/storefront.md#market"))
+  )
+  .add(
+    HttpApiEndpoint.get("domainPage")`/d/${DomainSegment}`
+      .addSuccess(HtmlPage(200, "The name's status, listing, prices, TLD requirements and alternatives"))
+      .addError(HtmlPage(404, "Not a domain name"))
+      .addError(HtmlPage(429, "Searching too fast: a wait page (Retry-After)"))
+      .annotate(OpenApi.Summary, "One domain name's page (server-rendered)")
+      .annotate(OpenApi.Description, "Counts against the `domain_search` limit, like the search it runs.")
+      .pipe(rateLimited(searchLimits.search), documentedAt("/docs/storefront.md#domain"))
+  )
+  .add(
+    HttpApiEndpoint.post("offerForm")`/d/${DomainSegment}/offer`
+      .setPayload(OfferForm)
+      .addSuccess(HtmlPage(201, "Offer sent: what was offered and what happens next"))
+      .addError(HtmlPage(400, "A bad amount or e-mail: the form again with a message"))
+      .addError(HtmlPage(403, "A missing or stale form token"))
+      .addError(HtmlPage(404, "Not listed, or not a domain name"))
+      .addError(HtmlPage(429, "Too many offers: a wait page (Retry-After)"))
+      .annotateContext(htmlErrorPages("A bad amount or e-mail (HTML)"))
+      .annotate(OpenApi.Summary, "The offer form of a domain's page and lander")
+      .annotate(OpenApi.Description, "The same offer as POST /api/market/offers, counted against `market_offers`.")
+      .pipe(rateLimited(offerLimits.offers), documentedAt("/docs/storefront.md#offers"))
   )
   .addError(InternalError)
   .annotate(OpenApi.Title, "Storefront pages")

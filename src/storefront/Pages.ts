@@ -3,35 +3,15 @@
  * results of `/search?q=…`, in the one visual language of platform/Html.ts. Every page is built
  * with `html` (escapes by default) and works without JavaScript.
  */
-import { formatPrice } from "../checkout/Pages.js"
-import { html, page, type SafeHtml } from "../platform/Html.js"
+import { moneyInWords } from "../domain/TimeWords.js"
+import { html, type SafeHtml } from "../platform/Html.js"
 import type { RowEvent } from "../search/Rows.js"
+import type { StorePage } from "./Layout.js"
 
 /** Longest query echoed back into the page (a domain name is at most 253 characters). */
-const ECHO_MAX = 253
+export const ECHO_MAX = 253
 
-/** The site footer of the storefront pages: where to go next. */
-const footer = html`<footer class="site">
-<nav aria-label="Site"><a href="/">Search</a> · <a href="/docs/storefront.md">Docs</a> · <a href="/docs">API</a></nav>
-<p>Domain Marketplace: search, buy and broker domain names.</p>
-</footer>`
-
-/** Styles of the storefront pages only (the shared stylesheet's tokens, nothing new). */
-const STOREFRONT_STYLE = html`<style>
-footer.site { max-width: 34rem; margin: 0 auto 2rem; padding: 0 1rem; color: var(--muted); font-size: .9rem; }
-footer.site a { color: inherit; }
-form.search { display: flex; gap: .5rem; margin: 0 0 1rem; }
-form.search input { flex: 1; min-width: 0; }
-ol.results { list-style: none; padding: 0; margin: 1rem 0 0; }
-ol.results li { display: flex; flex-wrap: wrap; align-items: baseline; gap: .25rem .75rem; padding: .75rem 0; border-top: 1px solid var(--line); }
-ol.results .name { font-weight: 700; flex: 1 1 12rem; overflow-wrap: anywhere; }
-ol.results .status { font-size: .9rem; }
-ol.results .next { flex: 1 1 100%; font-size: .9rem; }
-a { color: var(--accent); }
-@media (prefers-color-scheme: dark) { a { color: #9db8ff; } }
-</style>`
-
-const searchForm = (q: string, autofocus: boolean) =>
+export const searchForm = (q: string, autofocus: boolean) =>
   html`<form class="search" method="get" action="/search" role="search">
 <input id="q" name="q" type="search" aria-label="Domain name" value="${
     q.slice(0, ECHO_MAX)
@@ -41,8 +21,7 @@ const searchForm = (q: string, autofocus: boolean) =>
 <button type="submit" class="primary">Search</button>
 </form>`
 
-const layout = (title: string, body: SafeHtml) =>
-  page(title, html`${STOREFRONT_STYLE}${body}`.value, { footer: footer.value })
+const layout = (title: string, body: SafeHtml): StorePage => ({ title, body })
 
 /** `/`: search first. */
 export const homePage = () =>
@@ -53,7 +32,7 @@ export const homePage = () =>
 ${searchForm("", true)}`
   )
 
-const usd = (dollars: number, currency = "USD") => formatPrice(Math.round(dollars * 100), currency)
+const usd = (dollars: number, currency = "USD") => moneyInWords(Math.round(dollars * 100), currency)
 
 /** One row's status (what it is) and next action (what to do), in words. */
 export const describeRow = (row: RowEvent): { readonly status: SafeHtml; readonly next: SafeHtml } => {
@@ -81,8 +60,8 @@ export const describeRow = (row: RowEvent): { readonly status: SafeHtml; readonl
           next: html`<a href="/buy/${encodeURIComponent(row.domain)}">Buy ${domain} now</a>`
         }
         : {
-          status: html`<strong>For sale</strong> · price on request`,
-          next: html`Ask our <a href="/docs/brokerage.md">brokers</a> to make an offer.`
+          status: html`<strong>For sale</strong> · make an offer`,
+          next: html`<a href="/d/${encodeURIComponent(row.domain)}#offer">Make an offer on ${domain}</a>`
         }
     }
     case "registered":
@@ -113,7 +92,7 @@ export const describeRow = (row: RowEvent): { readonly status: SafeHtml; readonl
 const resultRow = (row: RowEvent) => {
   const { next, status } = describeRow(row)
   return html`<li data-state="${row.state}" data-domain="${row.domain}">
-<span class="name">${row.domain_unicode}</span>
+<span class="name"><a href="/d/${encodeURIComponent(row.domain)}">${row.domain_unicode}</a></span>
 <span class="status">${status}</span>
 <span class="next">${next}</span>
 </li>`

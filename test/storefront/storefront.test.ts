@@ -94,7 +94,7 @@ layer(env, { timeout: 120_000 })("storefront pages", (it) => {
       expect(home.text).toContain(`<header class="site">`)
       expect(home.text).toContain(`<footer class="site">`)
       expect(home.text).toContain(`href="/docs/storefront.md"`)
-      expect(home.text).not.toContain(`href="/market"`)
+      expect(home.text).toContain(`href="/market"`)
       // curl (no Accept) gets the page too: it is a page, not an API route.
       const plain = yield* page("/", "203.0.113.1", {})
       expect(plain.status).toBe(200)

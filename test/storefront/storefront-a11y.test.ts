@@ -1,0 +1,126 @@
+/**
+ * Every storefront page in headless Chromium with axe-core (WCAG 2.x A/AA and best practices),
+ * in light and in dark (prefers-color-scheme emulation): 0 violations; and each page has one
+ * stylesheet, the site header and footer, one `<main>`, `lang`, and its CSP nonce. Pages: home,
+ * search results, a bad search, the market, a market page with a bad filter, a name page, a
+ * non-name's 404, the offer form's answer, a lander, an unknown route's 404. Skipped, with a
+ * message, where /usr/bin/chromium is absent.
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import * as Fs from "node:fs"
+import { createRequire } from "node:module"
+import type { Page } from "playwright-core"
+import { hasChromium, launch, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
+import { serverAtBaseUrl } from "../support/identity.js"
+import { TestServer } from "../support/TestServer.js"
+
+warnIfNoChromium("storefront-a11y")
+const AXE_SOURCE = Fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+
+interface AxeViolation {
+  readonly id: string
+  readonly help: string
+  readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
+}
+
+/** axe's violations of the page as loaded (evaluated through the devtools protocol: the page's CSP stays on). */
+const violationsOf = (page: Page) =>
+  Effect.promise(async () => {
+    await page.evaluate(AXE_SOURCE)
+    const result = await page.evaluate(() =>
+      (globalThis as any).axe.run(document, {
+        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] }
+      })
+    ) as { violations: ReadonlyArray<AxeViolation> }
+    return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)
+  })
+
+/** The layout every page shares, read from the DOM and the response's CSP. */
+const layoutOf = (page: Page) =>
+  Effect.promise(() =>
+    page.evaluate(() => ({
+      lang: document.documentElement.lang,
+      styles: document.querySelectorAll("style, link[rel=stylesheet]").length,
+      mains: document.querySelectorAll("main").length,
+      header: document.querySelectorAll("header.site").length,
+      footer: document.querySelectorAll("footer.site").length,
+      nonce: (document.querySelector("style") as HTMLStyleElement | null)?.nonce ?? ""
+    }))
+  )
+
+describe.skipIf(!hasChromium)("storefront pages: axe in light and dark", () => {
+  layer(
+    serverAtBaseUrl({ RDAP_MODE: "sandbox", DEMO_LISTINGS: "true", TRUST_PROXY: "1" }),
+    { timeout: 300_000 }
+  )("axe", (it) => {
+    it.scoped("0 axe violations and the shared layout on every page, light and dark", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const browser = yield* launch
+        const results: Record<string, ReadonlyArray<string>> = {}
+        for (const scheme of ["light", "dark"] as const) {
+          const context = yield* Effect.promise(() =>
+            browser.newContext({ viewport: VIEWPORTS.phone, colorScheme: scheme })
+          )
+          const page = yield* Effect.promise(() => context.newPage())
+          const csp: Array<string> = []
+          page.on("console", (m) =>
+            m.type() === "error" && /Content.Security.Policy/i.test(m.text()) && csp.push(m.text()))
+          const visit = (name: string, path: string, status: number) =>
+            Effect.gen(function*() {
+              const response = yield* Effect.promise(() =>
+                page.goto(`${server.baseUrl}${path}`)
+              )
+              expect(response?.status(), `${name} ${path}`).toBe(status)
+              const header = (yield* Effect.promise(() => response!.allHeaders()))["content-security-policy"] ?? ""
+              yield* check(name, header)
+            })
+          const check = (name: string, header: string) =>
+            Effect.gen(function*() {
+              const layout = yield* layoutOf(page)
+              expect(layout, name).toMatchObject({ lang: "en", styles: 1, mains: 1, header: 1, footer: 1 })
+              expect(layout.nonce, name).not.toBe("")
+              expect(header, name).toContain(`'nonce-${layout.nonce}'`)
+              results[`${scheme} ${name}`] = yield* violationsOf(page)
+            })
+
+          yield* visit("home", "/", 200)
+          yield* visit("search results", "/search?q=brightharbor.com", 200)
+          yield* visit("bad search", "/search?q=%3Cnot%20a%20name%3E", 400)
+          yield* visit("market", "/market?sort=price_asc", 200)
+          yield* visit("market, bad filter", "/market?sort=cheapest", 400)
+          yield* visit("name page", "/d/brightharbor.com", 200)
+          yield* visit("not a name", "/d/%3Cx%3E", 404)
+
+          // The offer form, filled and sent by keyboard-reachable fields.
+          yield* Effect.promise(() => page.goto(`${server.baseUrl}/d/brightharbor.com`))
+          yield* Effect.promise(() => page.fill("#amount", "900"))
+          yield* Effect.promise(() => page.fill("#email", `${scheme}@example.test`))
+          const [sent] = yield* Effect.promise(() =>
+            Promise.all([
+              page.waitForResponse((r) => r.url().endsWith("/offer")),
+              page.click("#offer button[type=submit]")
+            ])
+          )
+          expect(sent.status()).toBe(201)
+          yield* Effect.promise(() => page.waitForLoadState())
+          expect(yield* Effect.promise(() => page.textContent("h1"))).toBe("Offer sent")
+          yield* check("offer sent", (yield* Effect.promise(() => sent.allHeaders()))["content-security-policy"] ?? "")
+
+          // The lander: the host a trusted proxy forwards is a listed domain.
+          yield* Effect.promise(() => page.setExtraHTTPHeaders({ "x-forwarded-host": "brightharbor.com" }))
+          yield* visit("lander", "/", 200)
+          expect(yield* Effect.promise(() => page.textContent("h1"))).toBe("brightharbor.com is for sale")
+          yield* Effect.promise(() => page.setExtraHTTPHeaders({}))
+
+          yield* visit("unknown route", "/no-such-page", 404)
+          expect(csp).toEqual([])
+          yield* Effect.promise(() => context.close())
+        }
+        const failing = Object.fromEntries(Object.entries(results).filter(([, v]) => v.length > 0))
+        expect(failing).toEqual({})
+        expect(Object.keys(results).length).toBe(20)
+      }), { timeout: 300_000 })
+  })
+})
