@@ -25,6 +25,7 @@ import { orderDescription, orderSubcommands, partnerCommand } from "./partner/Cl
 import { ledgerCommand, payoutsCommand, settleCommand, statementsCommand } from "./partner/ledger/Cli.js"
 import { AppConfigLive } from "./platform/Config.js"
 import { causeIsDatabaseOutage } from "./platform/DatabaseOutage.js"
+import { DatabaseUnreachable } from "./platform/DatabaseReach.js"
 import { runMigrations } from "./platform/Migrations.js"
 import { configRefusal } from "./platform/StartupRefusal.js"
 import { bulkCommand } from "./portfolio/Cli.js"
@@ -98,6 +99,12 @@ const explain = (cause: Cause.Cause<unknown>) => {
     )
   }
   const e = Option.getOrElse(failure, () => Cause.squash(cause))
+  // A database it can never use (src/platform/DatabaseReach.ts): that sentence, exit 5.
+  if (e instanceof DatabaseUnreachable) {
+    return Console.error(errorText("unavailable", e.message)).pipe(
+      Effect.zipRight(Effect.fail(new CliFailure({ message: e.message, kind: "unavailable" })))
+    )
+  }
   const kind = causeIsDatabaseOutage(cause) ? "unavailable" : "failure"
   const message = `${kind === "unavailable" ? "database unavailable: " : ""}${
     e instanceof Error ? e.message : String(e)

@@ -28,7 +28,7 @@ import { databaseLayer, DatabaseLive } from "../platform/Database.js"
 import { testModePages } from "../platform/Html.js"
 import { serverMiddleware } from "../platform/HttpMiddleware.js"
 import { DrainLive } from "../platform/Lifecycle.js"
-import { MetricsRouteLive } from "../platform/Metrics.js"
+import { MetricsListenerLive, MetricsRouteLive } from "../platform/Metrics.js"
 import { runMigrations } from "../platform/Migrations.js"
 import { OpenApiDocumentLive } from "../platform/OpenApiDeployment.js"
 import { guardSettings, makeRouteTable, RequestGuardLive } from "../platform/RequestGuard.js"
@@ -135,6 +135,8 @@ export const LoggerLive = Layer.unwrapEffect(
 export const AppLive = (configProvider?: ConfigProvider.ConfigProvider) => {
   const app = DrainLive.pipe(
     Layer.provideMerge(HttpLive),
+    // METRICS_PORT: /metrics on its own listener (src/platform/Metrics.ts).
+    Layer.provideMerge(MetricsListenerLive),
     Layer.provideMerge(WorkersLive),
     Layer.provideMerge(SeedLive),
     Layer.provideMerge(CapabilitiesLive),

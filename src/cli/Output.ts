@@ -8,6 +8,7 @@
  */
 import * as Options from "@effect/cli/Options"
 import { Console, Effect } from "effect"
+import { EX_DATABASE } from "../platform/DatabaseReach.js"
 import { EX_CONFIG } from "../platform/StartupRefusal.js"
 
 export const json = Options.boolean("json").pipe(Options.withDescription("Print the result as JSON"))
@@ -20,7 +21,7 @@ export const EXIT_CODES = {
   usage: 2,
   not_found: 3,
   conflict: 4,
-  unavailable: 5,
+  unavailable: EX_DATABASE,
   config: EX_CONFIG
 } as const
 export type FailureKind = keyof typeof EXIT_CODES

@@ -32,6 +32,11 @@ export interface AppConfigShape {
   readonly adminToken: Option.Option<Redacted.Redacted>
   /** When set, `GET /metrics` needs it as a bearer token. */
   readonly metricsToken: Option.Option<Redacted.Redacted>
+  /**
+   * When set, `/metrics` is served on a second listener on this port (same HOST), and not on PORT.
+   * Production needs METRICS_TOKEN or this.
+   */
+  readonly metricsPort: Option.Option<number>
   /** Number of proxies in front of the service whose `X-Forwarded-For` entries are trusted (0 = none). */
   readonly trustProxy: number
   readonly redisUrl: Option.Option<Redacted.Redacted>
@@ -173,6 +178,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   serviceSecret: Config.option(Config.redacted("SERVICE_SECRET")),
   adminToken: Config.option(Config.redacted("ADMIN_TOKEN")),
   metricsToken: Config.option(Config.redacted("METRICS_TOKEN")),
+  metricsPort: Config.option(Config.port("METRICS_PORT")),
   trustProxy: Config.string("TRUST_PROXY").pipe(Config.withDefault("false")),
   redisUrl: Config.option(Config.redacted("REDIS_URL")),
   rateLimitsJson: jsonRecord("RATE_LIMITS", (u) => (u ?? {}) as Record<string, number>),
@@ -200,6 +206,9 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
         if (Option.isSome(weak)) return Either.left(missing(`${name} ${weak.value} when NODE_ENV=production`))
       }
     }
+    if (Option.isSome(c.metricsPort) && c.metricsPort.value === c.port) {
+      return Either.left(missing("METRICS_PORT must differ from PORT"))
+    }
     if (production && c.outboundAllowLoopback) {
       return Either.left(missing("OUTBOUND_ALLOW_LOOPBACK is refused when NODE_ENV=production"))
     }
@@ -225,6 +234,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
       serviceSecret: c.serviceSecret,
       adminToken: c.adminToken,
       metricsToken: c.metricsToken,
+      metricsPort: c.metricsPort,
       trustProxy,
       redisUrl: c.redisUrl,
       rateLimits: c.rateLimitsJson,

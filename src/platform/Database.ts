@@ -10,13 +10,13 @@
  * integer cents in `bigint` columns; 2^53 cents is far beyond any sale), `timestamptz` to `Date`.
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { SqlError as SqlErrorClass } from "@effect/sql/SqlError"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import pg from "pg"
 import { AppConfig } from "./Config.js"
+import { type DatabaseUnreachable, probeDatabase } from "./DatabaseReach.js"
 import * as DataDirLock from "./DataDirLock.js"
 import { registerPool, unregisterPool } from "./Metrics.js"
 import { cancellingPool } from "./PgCancel.js"
@@ -127,63 +127,65 @@ export const pgLayer = (
   timeouts: PoolTimeouts = defaultTimeouts,
   /** An embedded PostgreSQL (PGlite): statements cannot be cancelled. Default: a host/port is embedded. */
   embedded: boolean = !("url" in options)
-): Layer.Layer<PgClient.PgClient | import("@effect/sql").SqlClient.SqlClient, SqlError> => {
+): Layer.Layer<PgClient.PgClient | import("@effect/sql").SqlClient.SqlClient, SqlError | DatabaseUnreachable> => {
   const statementMs = Duration.toMillis(timeouts.statementTimeout)
   const connectMs = Duration.toMillis(timeouts.connectTimeout)
-  return PgClient.layerFromPool({
-    acquire: Effect.acquireRelease(
-      Effect.sync(() => {
-        // Cancels an interrupted statement on its own socket, not on a second pooled connection
-        // that a pool full of interrupted fibers could never give it (PgCancel.ts, issue 30).
-        const Pool = cancellingPool(connectMs)
-        const pool = new Pool({
-          ...("url" in options
-            ? { connectionString: Redacted.value(options.url) }
-            : { host: options.host, port: options.port, user: "postgres", password: "postgres", database: "postgres" }),
-          max: maxConnections,
-          Client: clientClass(connectMs, !embedded) as unknown as typeof pg.Client,
-          // pg-pool applies this to waiting for a free connection; the client class above sets
-          // its own connect limit.
-          connectionTimeoutMillis: Duration.toMillis(timeouts.acquireTimeout),
-          // The server cancels a long statement (SQLSTATE 57014); the client stops waiting a
-          // little later, for a server that does not answer at all.
-          statement_timeout: statementMs,
-          query_timeout: statementMs + 500,
-          keepAlive: true,
-          idleTimeoutMillis: 30_000,
-          application_name: "domain-marketplace",
-          types
-        })
-        // Errors of idle clients (the server went away) only remove them from the pool.
-        pool.on("error", () => undefined)
-        registerPool(pool) // its usage is reported by GET /metrics
-        return pool
-      }),
-      (pool) =>
-        Effect.sync(() => unregisterPool(pool)).pipe(
-          // `interruptible`: a release runs uninterruptibly, where a time limit cannot interrupt
-          // the wait and so never fires; pool.end() waits for every checked-out client, and one
-          // that was never released would hold the shutdown for ever.
-          Effect.zipRight(
-            Effect.promise(() => pool.end().catch(() => undefined)).pipe(
-              Effect.interruptible,
-              Effect.timeoutOption(1000)
+  const connection = "url" in options
+    ? { connectionString: Redacted.value(options.url) }
+    : { host: options.host, port: options.port, user: "postgres", password: "postgres", database: "postgres" }
+  // A starting process waits for its database for a while (a replica may start first, or the
+  // machine is busy), but not for one it can never use (DatabaseReach.ts): that ends start-up.
+  const reach = probeDatabase(connection, {
+    setting: "url" in options ? "DATABASE_URL" : undefined,
+    connectTimeoutMs: connectMs,
+    statementMs
+  })
+  return Layer.unwrapEffect(Effect.as(
+    reach,
+    PgClient.layerFromPool({
+      acquire: Effect.acquireRelease(
+        Effect.sync(() => {
+          // Cancels an interrupted statement on its own socket, not on a second pooled connection
+          // that a pool full of interrupted fibers could never give it (PgCancel.ts, issue 30).
+          const Pool = cancellingPool(connectMs)
+          const pool = new Pool({
+            ...connection,
+            max: maxConnections,
+            Client: clientClass(connectMs, !embedded) as unknown as typeof pg.Client,
+            // pg-pool applies this to waiting for a free connection; the client class above sets
+            // its own connect limit.
+            connectionTimeoutMillis: Duration.toMillis(timeouts.acquireTimeout),
+            // The server cancels a long statement (SQLSTATE 57014); the client stops waiting a
+            // little later, for a server that does not answer at all.
+            statement_timeout: statementMs,
+            query_timeout: statementMs + 500,
+            keepAlive: true,
+            idleTimeoutMillis: 30_000,
+            application_name: "domain-marketplace",
+            types
+          })
+          // Errors of idle clients (the server went away) only remove them from the pool.
+          pool.on("error", () => undefined)
+          registerPool(pool) // its usage is reported by GET /metrics
+          return pool
+        }),
+        (pool) =>
+          Effect.sync(() => unregisterPool(pool)).pipe(
+            // `interruptible`: a release runs uninterruptibly, where a time limit cannot interrupt
+            // the wait and so never fires; pool.end() waits for every checked-out client, and one
+            // that was never released would hold the shutdown for ever.
+            Effect.zipRight(
+              Effect.promise(() => pool.end().catch(() => undefined)).pipe(
+                Effect.interruptible,
+                Effect.timeoutOption(1000)
+              )
             )
           )
-        )
-    ).pipe(
-      // A starting process waits for its database for a while (a replica may start first, or
-      // the machine is busy) instead of failing on the first connect time limit.
-      Effect.tap((pool) =>
-        Effect.tryPromise({
-          try: () => pool.query("select 1"),
-          catch: (cause) => new SqlErrorClass({ cause, message: "PgClient: Failed to connect" })
-        }).pipe(Effect.retry(Schedule.spaced("500 millis").pipe(Schedule.upTo("30 seconds"))))
-      )
-    ),
-    applicationName: "domain-marketplace",
-    types
-  })
+      ),
+      applicationName: "domain-marketplace",
+      types
+    })
+  ))
 }
 
 /**
