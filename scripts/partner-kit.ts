@@ -198,6 +198,18 @@ const REQUESTS: ReadonlyArray<readonly [string, RequestSpec]> = [
   }],
   ["GET /api/partner/v1/orders/{public_id}", { path: { public_id: "{{order_id}}" }, test: ok(200) }],
   ["GET /api/partner/v1/orders", { query: { limit: "25" }, test: ok(200) }],
+  ["PUT /api/partner/v1/orders/{public_id}/delivery", {
+    path: { public_id: "{{order_id}}" },
+    body: { method: "auth_code" },
+    test: ["pm.test(\"200, or 409 once the delivery started\", () => pm.expect([200, 409]).to.include(pm.response.code))"],
+    note: "Say where the name goes before its delivery starts (docs/fulfilment.md); 409 once it has."
+  }],
+  ["GET /api/partner/v1/orders/{public_id}/delivery/auth-code", {
+    path: { public_id: "{{order_id}}" },
+    query: { token: "{{auth_code_token}}" },
+    test: ["pm.test(\"answered\", () => pm.expect([200, 400, 404, 410]).to.include(pm.response.code))"],
+    note: "The token is the retrieve_url's, from a transfer.auth_code_ready event; shown once."
+  }],
   ["POST /api/partner/v1/refunds", {
     body: { order_id: "{{order_id}}", reason: "buyer changed their mind" },
     test: ok(201)

@@ -44,6 +44,14 @@ const SDK_METHODS: Record<string, readonly [string, Call]> = {
     })],
   "GET /api/partner/v1/orders": ["listOrders / orders()", (c) => c.orders({ status: "PAID" })],
   "GET /api/partner/v1/orders/{public_id}": ["getOrder", (c) => c.getOrder("ord_x")],
+  "PUT /api/partner/v1/orders/{public_id}/delivery": [
+    "setDelivery",
+    (c) => c.setDelivery("ord_x", { method: "push", target_account: "acme" })
+  ],
+  "GET /api/partner/v1/orders/{public_id}/delivery/auth-code": [
+    "retrieveAuthCode",
+    (c) => c.retrieveAuthCode("ord_x", "t")
+  ],
   "POST /api/partner/v1/refunds": ["createRefund", (c) => c.createRefund({ order_id: "ord_x" })],
   "POST /api/partner/v1/sandbox/orders/{public_id}/advance": [
     "advanceSandboxOrder",
@@ -396,6 +404,9 @@ layer(TestServer.layer({ OUTBOUND_ALLOW_LOOPBACK: "true", WEBHOOK_POLL_INTERVAL:
         const names = new Set(report.run.executions.map((e: any) => e.item.name))
         expect(names.size).toBe(requestsOf(collection()).length)
         for (const e of report.run.executions) {
+          // The auth code needs the token of a transfer.auth_code_ready event, which a collection
+          // run has no delivery to emit: its own test accepts the refusal.
+          if (JSON.stringify(e.item.request.url).includes("auth-code")) continue
           expect(e.response.code, `${e.item.name}: ${e.response.code}`).toBeLessThan(300)
         }
       }),

@@ -265,6 +265,20 @@ export class PartnerClient {
   orders(filter: T.OrderFilter = {}): AsyncGenerator<T.Order> {
     return this.#all("orders", (cursor) => this.listOrders({ ...filter, cursor }))
   }
+  /**
+   * Says where a sold name goes: `{method: "push", target_account}` (your account at the same
+   * registrar) or `{method: "auth_code"}`. Accepted until the delivery starts; afterwards 409.
+   */
+  setDelivery(publicId: string, choice: T.Body<"partnerDelivery.setDelivery">): Promise<T.OrderDetail> {
+    return this.request("PUT", `/api/partner/v1/orders/${segment(publicId)}/delivery`, choice)
+  }
+  /** The auth code of a delivery, once: `token` is from the `retrieve_url` of `transfer.auth_code_ready`. */
+  retrieveAuthCode(
+    publicId: string,
+    token: string
+  ): Promise<{ readonly order_id: string; readonly domain: string; readonly auth_code: string }> {
+    return this.#get(`/api/partner/v1/orders/${segment(publicId)}/delivery/auth-code`, { token })
+  }
   /** Refunds an order you collected yourself (partner-collected, or your own checkout session); any other order is 404 not_found. */
   createRefund(request: T.RefundRequest, options?: WriteOptions): Promise<T.Refund> {
     return this.#write("POST", "/api/partner/v1/refunds", request, options)

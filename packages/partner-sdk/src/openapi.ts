@@ -263,6 +263,43 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/partner/v1/orders/{public_id}/delivery": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        /**
+         * Say where the name goes: a push to your account, or the auth code
+         * @description Accepted until the delivery starts (held orders included); afterwards 409 conflict. Without a choice the delivery sends the auth code.
+         */
+        readonly put: operations["partnerDelivery.setDelivery"];
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/partner/v1/orders/{public_id}/delivery/auth-code": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** The auth code, once (the retrieve_url of transfer.auth_code_ready) */
+        readonly get: operations["partnerDelivery.retrieveAuthCode"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/api/partner/v1/settlements": {
         readonly parameters: {
             readonly query?: never;
@@ -973,6 +1010,22 @@ export interface components {
                 readonly status: "not_started" | "in_progress" | "completed" | "aborted";
                 readonly started_at: string | null;
                 readonly completed_at: string | null;
+                /**
+                 * @description The delivery (docs/fulfilment.md): pending (not started), auth_code_ready (retrieve the code), pushing, awaiting_registrar, completed, failed
+                 * @enum {string}
+                 */
+                readonly state: "pending" | "auth_code_ready" | "pushing" | "awaiting_registrar" | "completed" | "failed";
+                /** @description push to target_account at the same registrar, or auth_code; null until chosen or started */
+                readonly method: ("push" | "auth_code") | null;
+                /** @description The push target account, if any */
+                readonly target: string | null;
+                /**
+                 * int
+                 * @description Failed registrar attempts so far
+                 */
+                readonly attempts: number;
+                readonly last_error: string | null;
+                readonly updated_at: string;
             };
             readonly timeline: readonly components["schemas"]["PartnerOrderTimelineEntry"][];
         };
@@ -1120,6 +1173,12 @@ export interface components {
                 readonly commission_cents: number;
             };
             readonly next_cursor: string | null;
+        };
+        readonly PartnerTransferCode: {
+            readonly order_id: string;
+            readonly domain: string;
+            /** @description The EPP authInfo; shown once */
+            readonly auth_code: string;
         };
         readonly PartnerWebhookAttempt: {
             readonly attempt: number;
@@ -1937,6 +1996,68 @@ export interface operations {
                         /** @description Events left alone because a delivery of theirs is already pending */
                         readonly already_pending: number;
                     };
+                };
+            };
+        };
+    };
+    readonly "partnerDelivery.setDelivery": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly public_id: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    /** @enum {string} */
+                    readonly method: "push";
+                    /**
+                     * maxLength(100)
+                     * @description Your customer account (handle) at the same registrar
+                     */
+                    readonly target_account: string;
+                } | {
+                    /** @enum {string} */
+                    readonly method: "auth_code";
+                };
+            };
+        };
+        readonly responses: {
+            /** @description PartnerOrderDetail */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["PartnerOrderDetail"];
+                };
+            };
+        };
+    };
+    readonly "partnerDelivery.retrieveAuthCode": {
+        readonly parameters: {
+            readonly query: {
+                /** @description a string at most 1000 character(s) long */
+                readonly token: string;
+            };
+            readonly header?: never;
+            readonly path: {
+                readonly public_id: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description PartnerTransferCode */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["PartnerTransferCode"];
                 };
             };
         };
