@@ -171,6 +171,7 @@ export const serviceEnv = {
   NODE_ENV: "production",
   // Random per run: production refuses a placeholder-looking secret.
   SERVICE_SECRET: randomBytes(32).toString("hex"),
+  METRICS_TOKEN: randomBytes(24).toString("hex"),
   HOST: "127.0.0.1",
   LOG_LEVEL: "warn"
 } as const

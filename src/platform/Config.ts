@@ -209,6 +209,12 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     if (Option.isSome(c.metricsPort) && c.metricsPort.value === c.port) {
       return Either.left(missing("METRICS_PORT must differ from PORT"))
     }
+    // Behind the shipped proxy every path of PORT is public, /metrics included.
+    if (production && Option.isNone(c.metricsToken) && Option.isNone(c.metricsPort)) {
+      return Either.left(missing(
+        "METRICS_TOKEN is required when NODE_ENV=production (GET /metrics would be public): set METRICS_TOKEN, or METRICS_PORT to serve metrics on a separate listener your proxy does not expose"
+      ))
+    }
     if (production && c.outboundAllowLoopback) {
       return Either.left(missing("OUTBOUND_ALLOW_LOOPBACK is refused when NODE_ENV=production"))
     }

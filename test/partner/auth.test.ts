@@ -225,6 +225,7 @@ describe("production: HTTPS only, per-credential rate limit", () => {
   layer(
     TestServer.layer({
       NODE_ENV: "production",
+      METRICS_TOKEN: "Mt4Kq8Zr2Vx6Bn1Lp9Wd3Hs7Fj5Gc0Ya",
       TEST_MODE: "true",
       TRUST_PROXY: "true",
       RATE_LIMITS: JSON.stringify({ partner_api: 3 })

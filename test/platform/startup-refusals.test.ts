@@ -22,7 +22,8 @@ const productionSecrets = {
   SERVICE_SECRET: "Zq3v9XbLr2Kp8WmT4yNc6HdJ1sFg5QaE",
   ADMIN_TOKEN: "Hn7Rt2Wq9Lm4Xc8Vb1Kp6Zs3Df5Gj0Ya",
   STRIPE_API_KEY: "sk_test_startup_refusals",
-  STRIPE_WEBHOOK_SECRET: "whsec_startup_refusals"
+  STRIPE_WEBHOOK_SECRET: "whsec_startup_refusals",
+  METRICS_TOKEN: "Mt4Kq8Zr2Vx6Bn1Lp9Wd3Hs7Fj5Gc0Ya"
 }
 
 /** …on a database that is never reached: the refusal comes before any connection. */
@@ -48,6 +49,21 @@ describe("start-up refusals", () => {
         const line = oneLine(result.output)
         expect(line).toContain("PAYMENT_PROVIDER")
         expect(line).toContain("TEST_MODE")
+        expect(line).not.toContain(production.SERVICE_SECRET)
+      }),
+    90_000
+  )
+
+  it.live(
+    "production without METRICS_TOKEN or METRICS_PORT (GET /metrics would be public): one line, exit 78",
+    () =>
+      Effect.gen(function*() {
+        const { METRICS_TOKEN: _, ...withoutToken } = production
+        const result = yield* runServiceToExit({ ...withoutToken, METRICS_TOKEN: undefined })
+        expect(result.code, result.output).toBe(EX_CONFIG)
+        const line = oneLine(result.output)
+        expect(line).toContain("METRICS_TOKEN")
+        expect(line).toContain("METRICS_PORT")
         expect(line).not.toContain(production.SERVICE_SECRET)
       }),
     90_000

@@ -9,6 +9,7 @@ import { follow } from "./ReferralKit.js"
 layer(
   TestServer.layer({
     NODE_ENV: "production",
+    METRICS_TOKEN: "Mt4Kq8Zr2Vx6Bn1Lp9Wd3Hs7Fj5Gc0Ya",
     // A test deployment: production refuses the sandbox providers and the embedded database otherwise.
     TEST_MODE: "true",
     SERVICE_SECRET: randomBytes(32).toString("base64"),
