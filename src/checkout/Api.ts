@@ -280,4 +280,5 @@ export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
   )
   .addError(InternalError)
   .annotate(OpenApi.Title, "Hosted checkout pages")
+  .annotate(OpenApi.Description, "The server-rendered pages a buyer pays on: start a session, enter card and e-mail, confirm 3-D Secure")
 {}

@@ -236,6 +236,31 @@ const WEBHOOK_EVENT_TYPES = [
   "webhook.test"
 ]
 
+/** The headers of every delivery (src/partner/webhooks/Delivery.ts); verify one of the two signatures. */
+const WEBHOOK_HEADERS: Array<Json> = [
+  ["X-Service-Signature", "Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint's secret (UTF-8)", {
+    type: "string",
+    pattern: "^[0-9a-f]{64}$"
+  }, "5d41c0a6c1e4c5a3c9b0a9f1d5e1e0c3a2d4b6f8e0c2a4b6d8f0e2c4a6b8d0f2"],
+  ["X-Service-Event-Id", "The event's `id` (the same on every retry of it)", { type: "string" }, "evt_01J9Z7Q3K8M2"],
+  ["X-Service-Event-Type", "The event's `type`", { type: "string", enum: WEBHOOK_EVENT_TYPES }, "order.recorded"],
+  ["X-Service-Timestamp", "Unix time in seconds of this attempt; refuse one far from now (replay)", {
+    type: "string",
+    pattern: "^[0-9]+$"
+  }, "1767225600"],
+  ["webhook-id", "Standard Webhooks: the event's `id`", { type: "string" }, "evt_01J9Z7Q3K8M2"],
+  ["webhook-timestamp", "Standard Webhooks: Unix time in seconds of this attempt", {
+    type: "string",
+    pattern: "^[0-9]+$"
+  }, "1767225600"],
+  [
+    "webhook-signature",
+    "Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` (a `whsec_` secret is base64-decoded first)",
+    { type: "string", pattern: "^v1,[A-Za-z0-9+/]+=*$" },
+    "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="
+  ]
+].map(([name, description, schema, example]) => ({ name, in: "header", required: true, description, schema, example }))
+
 const webhooks = (): Json => ({
   partnerEvent: {
     post: {
@@ -243,6 +268,8 @@ const webhooks = (): Json => ({
       description:
         "Signed like a Partner API request (see docs/partner.md, Webhooks): verify the signature and timestamp, answer 2xx within the timeout; " +
         "anything else is retried with backoff. The same event can arrive more than once: de-duplicate by `id`.",
+      operationId: "webhooks.partnerEvent",
+      parameters: WEBHOOK_HEADERS,
       requestBody: {
         required: true,
         content: {

@@ -236,4 +236,5 @@ export class ReferralRedirectApi extends HttpApiGroup.make("referralRedirect")
       .pipe(documentedAt("/docs/referrals.md#clicks"))
   )
   .annotate(OpenApi.Title, "Referral links")
+  .annotate(OpenApi.Description, "The public redirect of a partner's referral link (`/r/{code}`): sets the attribution cookie and sends the visitor on")
 {}

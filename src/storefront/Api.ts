@@ -42,4 +42,5 @@ export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
   )
   .addError(InternalError)
   .annotate(OpenApi.Title, "Storefront pages")
+  .annotate(OpenApi.Description, "The server-rendered storefront: the home page and the search results page")
 {}

@@ -72,4 +72,5 @@ export class SystemApi extends HttpApiGroup.make("system")
       .annotate(OpenApi.Summary, "Machine-readable index of the public operations")
   )
   .annotate(OpenApi.Title, "System")
+  .annotate(OpenApi.Description, "Liveness, readiness, discovery and the machine-readable index of the public operations")
 {}

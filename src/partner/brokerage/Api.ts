@@ -279,4 +279,5 @@ export class BrokeragePagesApi extends HttpApiGroup.make("brokeragePages")
       )
   )
   .annotate(OpenApi.Title, "Brokerage progress page")
+  .annotate(OpenApi.Description, "The buyer-facing page that shows a brokerage case's progress")
 {}

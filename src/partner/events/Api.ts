@@ -43,4 +43,5 @@ export class PartnerEventsApi extends HttpApiGroup.make("partnerEvents")
   .middleware(PartnerAuth)
   .addError(InternalError)
   .annotate(OpenApi.Title, "Partner: events")
+  .annotate(OpenApi.Description, "The partner's event feed (the same envelopes as webhooks), paged by cursor")
 {}

@@ -205,4 +205,5 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
   .middleware(PartnerAuth)
   .addError(InternalError)
   .annotate(OpenApi.Title, "Partner: webhooks")
+  .annotate(OpenApi.Description, "Register, inspect, test and redeliver the partner's webhook endpoint")
 {}
