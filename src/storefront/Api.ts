@@ -23,6 +23,10 @@ export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
   .add(
     HttpApiEndpoint.get("home", "/")
       .addSuccess(HtmlPage(200, "The search-first home page"))
+      .annotate(
+        OpenApi.Description,
+        "The search-first home page (HTML): one search box, a GET form to /search; a partner's generic referral link lands here."
+      )
       .annotate(OpenApi.Summary, "Home page: search for a domain name")
       .pipe(documentedAt("/docs/storefront.md#home"))
   )

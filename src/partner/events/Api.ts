@@ -37,6 +37,10 @@ export class PartnerEventsApi extends HttpApiGroup.make("partnerEvents")
       .addSuccess(EventPage)
       .addError(errorWire(MalformedParameter))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Every event of your account in the order it happened (the envelopes webhooks deliver), after `after_id`; use it to catch up after your endpoint was down. `limit` caps the page. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Event history, oldest first, for catching up after downtime")
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#events"))
   )

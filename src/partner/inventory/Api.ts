@@ -87,6 +87,10 @@ export class PartnerInventoryApi extends HttpApiGroup.make("partnerInventory")
       .addError(errorWire(MalformedDomain))
       .addError(errorWire(DomainNotListed))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "A listed domain's price, availability and metadata. `name` may be an A-label or its Unicode form; 400 when it is not a domain name, 404 when it is not listed. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Single-domain detail: price, availability, metadata")
       .pipe(requiresScope("search"), documentedAt("/docs/partner.md#domain-detail"))
   )
@@ -96,6 +100,10 @@ export class PartnerInventoryApi extends HttpApiGroup.make("partnerInventory")
       .addSuccess(Availability)
       .addError(errorWire(MalformedDomain))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Whether a domain can be bought now, with its buy-now price when it can. An unlisted domain is not an error: 200 with `available: false`. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Yes/no plus price; unlisted domains answer 200 with available false")
       .pipe(requiresScope("search"), documentedAt("/docs/partner.md#availability"))
   )
@@ -106,6 +114,10 @@ export class PartnerInventoryApi extends HttpApiGroup.make("partnerInventory")
       .addError(errorWire(MalformedDomain))
       .addError(errorWire(DomainNotListed))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "The buy-now price and the floor of one listed domain, in integer cents with the currency. 404 when the domain is not listed. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Buy-now and floor price of one listed domain; 404 when unlisted")
       .pipe(requiresScope("search"), documentedAt("/docs/partner.md#pricing"))
   )

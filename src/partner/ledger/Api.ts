@@ -124,6 +124,10 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       .addError(errorWire(InvalidDateWindow))
       .addError(errorWire(InvalidCursor))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Your settlement statements, newest first, filtered by the statement's period end (`from`/`to`); page with `limit` and `cursor`. Amounts are integer cents. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Settlement statements, newest first (filters on period_end)")
       .pipe(requiresScope("buy"), documentedAt("/docs/money.md#statements"))
   )
@@ -131,6 +135,10 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
     HttpApiEndpoint.get("getSettlement")`/api/partner/v1/settlements/${HttpApiSchema.param("id", Schema.String)}`
       .addSuccess(Statement)
       .addError(errorWire(SettlementNotFound))
+      .annotate(
+        OpenApi.Description,
+        "One statement (`stl_…`) with its totals and its lines, one per settled order. Another partner's statement is 404. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "One statement with its lines")
       .pipe(requiresScope("buy"), documentedAt("/docs/money.md#statements"))
   )
@@ -138,6 +146,10 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
     HttpApiEndpoint.get("exportSettlement")`/api/partner/v1/settlements/${HttpApiSchema.param("id", Schema.String)}.csv`
       .addSuccess(CsvText)
       .addError(errorWire(SettlementNotFound))
+      .annotate(
+        OpenApi.Description,
+        "The lines of one statement as a CSV file (header row, one row per settled order), for accounting tools. 404 for an unknown statement. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "One statement's lines as CSV (`GET /settlements/stl_….csv`)")
       .pipe(requiresScope("buy"), documentedAt("/docs/partner.md#csv-exports"))
   )
@@ -147,6 +159,10 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       .addSuccess(CsvText)
       .addError(errorWire(InvalidDateWindow))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Every sale matching the filters of GET /api/partner/v1/transactions (window, status, payment model) as one CSV file, without paging. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "The sales history as CSV: every row matching the filters of GET /transactions")
       .pipe(requiresScope("report"), documentedAt("/docs/partner.md#csv-exports"))
   )
@@ -163,6 +179,10 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       .addError(errorWire(InvalidDateWindow))
       .addError(errorWire(InvalidCursor))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Your sales, newest first, filtered by window, status and payment model, with totals (GMV, commission) over the whole filter, not only the page. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Sales history with totals (GMV, commission) over the whole filter")
       .pipe(requiresScope("report"), documentedAt("/docs/money.md#transactions"))
   )
@@ -172,6 +192,10 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       .addSuccess(PayoutPage)
       .addError(errorWire(InvalidCursor))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Payouts of the commission you earned on sales the service collected, newest first, each with its amount, status and the commissions it pays. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Payouts of commission earned on service-collected sales")
       .pipe(requiresScope("report"), documentedAt("/docs/money.md#payouts"))
   )
@@ -182,6 +206,10 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       .addError(errorWire(InvalidCursor))
       .addError(errorWire(NotAnAffiliate))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "As an affiliate: payouts of your referral commission, newest first. 403 when your account is not an affiliate. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Affiliate: payouts of referral commission")
       .pipe(requiresScope("report"), documentedAt("/docs/money.md#payouts"))
   )
@@ -279,11 +307,19 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
       .addSuccess(RunResult)
       .addError(errorWire(InvalidDateWindow))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Settles every order due as of now (or `as_of`, ISO 8601) and writes the statements; the answer's `status` is `completed`, or `skipped` when another run holds the lock. Also runs every SETTLEMENT_INTERVAL (24 h). Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
       .annotate(OpenApi.Summary, "Run the settlement now (as of now, or as_of)")
   )
   .add(
     HttpApiEndpoint.post("runPayouts", "/api/admin/payouts/run")
       .addSuccess(PayoutRunResult)
+      .annotate(
+        OpenApi.Description,
+        "Pays every partner whose payable commission reaches PAYOUT_MINIMUM_CENTS, one payout each. Also runs every PAYOUT_INTERVAL (7 days). Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
       .annotate(OpenApi.Summary, "Run the payouts now: every payable commission at or above PAYOUT_MINIMUM_CENTS")
   )
   .add(
@@ -292,11 +328,19 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
       .addSuccess(StatementPage)
       .addError(errorWire(InvalidCursor))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Every partner's settlement statements, newest first; page with `limit` and `cursor`. Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
       .annotate(OpenApi.Summary, "Every partner's statements, newest first")
   )
   .add(
     HttpApiEndpoint.get("verifyLedger", "/api/admin/ledger/verify")
       .addSuccess(VerifyReport)
+      .annotate(
+        OpenApi.Description,
+        "Checks the double-entry ledger: every transaction balances, and statements, commissions and payouts agree with the orders. `ok` is true when nothing is wrong; `problems` lists each discrepancy. Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
       .annotate(
         OpenApi.Summary,
         "Reconciliation: every transaction balances; statements, commissions and payouts match the orders"
@@ -311,6 +355,10 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
       .addError(errorWire(ReceiptReferenceUsed))
       .addError(BadRequest)
       .annotate(
+        OpenApi.Description,
+        "Records a payment received from a partner: its receivable goes down and the statements it covers become paid. 404 for an unknown partner; 409 when it exceeds what is owed or its reference was used before. Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
+      .annotate(
         OpenApi.Summary,
         "Record that a partner paid what its statements say it owes: the receivable goes down, covered statements become paid"
       )
@@ -321,6 +369,10 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
       .addSuccess(BalanceReport)
       .addError(errorWire(PartnerNotFound))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "A partner's ledger accounts and what they mean: owed by the partner, commission accrued, payable and paid out (integer cents), for `env` live (default) or sandbox. 404 for an unknown partner. Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
       .annotate(OpenApi.Summary, "A partner's account balances (env default live); an unknown partner is 404")
   )
   .middleware(AdminAuth)

@@ -146,6 +146,10 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
     HttpApiEndpoint.get("getWebhook", "/api/partner/webhooks")
       .addSuccess(WebhookState)
       .addError(errorWire(WebhookEndpointNotFound))
+      .annotate(
+        OpenApi.Description,
+        "Your registered webhook url, whether it is enabled, and the outcome of its last delivery attempt; the secret is never shown again. 404 when none is registered. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "The webhook endpoint, its state and last delivery attempt (never the secret)")
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#webhook-tooling"))
   )
@@ -153,6 +157,10 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
     HttpApiEndpoint.del("deleteWebhook", "/api/partner/webhooks")
       .addSuccess(HttpApiSchema.NoContent)
       .addError(errorWire(WebhookEndpointNotFound))
+      .annotate(
+        OpenApi.Description,
+        "Removes your webhook endpoint and cancels its pending deliveries; events stay readable at GET /api/partner/v1/events. 404 when none is registered. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Remove the webhook endpoint; its pending deliveries are cancelled")
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#webhook-tooling"))
   )
@@ -182,6 +190,10 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
       .addError(errorWire(MalformedParameter))
       .addError(errorWire(InvalidPageCursor))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "The deliveries to your endpoint, newest first, each with every attempt's status code, duration and error; filter by `status` or `event_id`, page with `limit` and `cursor`. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Delivery log, newest first, each delivery with its attempts")
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#delivery-log"))
   )
