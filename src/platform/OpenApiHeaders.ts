@@ -16,7 +16,8 @@
  * - the bearer scheme as OAuth 2 authorization code with PKCE, so Swagger UI can obtain a token;
  * - response schemas without `additionalProperties: false` (fields are only ever added; request
  *   payloads keep it and reject unknown fields);
- * - an example on each JSON success response that has none, from the schema's own examples;
+ * - an example on each JSON success response and each request body that has none, composed from
+ *   the schema's own examples (never a placeholder: without them, no example);
  * - a `webhooks` section: the envelope of the events POSTed to a partner's endpoint.
  */
 import { IDEMPOTENT_OPERATIONS } from "./Idempotency.js"
@@ -98,11 +99,14 @@ const errorCodesOf = (schema: Json | undefined, schemas: Json, fallback: string 
 }
 
 /**
- * An example value for a schema, built from its own `examples`/`example`/`enum`/`const` where it
- * has them and plausible placeholders otherwise (required properties only, one array item).
+ * An example value for a schema, composed only of the examples its parts declare (`examples`,
+ * `example`, `const`, `enum`; `null` for a nullable part without one; an RFC 3339 instant for a
+ * `date-time`): required properties only, one array item. `undefined` when some required part
+ * declares none, so the document never shows an invented placeholder ("string", 0); such a
+ * schema needs an `examples` annotation of its own (test/platform/openapi-examples.test.ts).
  */
 const exampleOf = (schema: Json | undefined, schemas: Json, depth: number): unknown => {
-  if (schema === undefined || depth > 8) return undefined
+  if (schema === undefined || depth > 12) return undefined
   if (typeof schema.$ref === "string") return exampleOf(resolve(schema, schemas), schemas, depth + 1)
   if (schema.example !== undefined) return schema.example
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0]
@@ -110,32 +114,49 @@ const exampleOf = (schema: Json | undefined, schemas: Json, depth: number): unkn
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0]
   const union = schema.anyOf ?? schema.oneOf
   if (Array.isArray(union)) {
-    const first = union.find((s: Json) => s.type !== "null") ?? union[0]
-    return exampleOf(first, schemas, depth + 1)
+    for (const member of union) {
+      if (member.type === "null") continue
+      const example = exampleOf(member, schemas, depth + 1)
+      if (example !== undefined) return example
+    }
+    return union.some((m: Json) => m.type === "null") ? null : undefined
   }
   if (Array.isArray(schema.allOf) && schema.allOf.length > 0) return exampleOf(schema.allOf[0], schemas, depth + 1)
   switch (schema.type) {
     case "object": {
       const out: Json = {}
       for (const name of schema.required ?? []) {
-        out[name] = exampleOf(schema.properties?.[name], schemas, depth + 1) ?? null
+        const example = exampleOf(schema.properties?.[name], schemas, depth + 1)
+        if (example === undefined) return undefined
+        out[name] = example
       }
       return out
     }
     case "array": {
       const item = exampleOf(schema.items, schemas, depth + 1)
-      return item === undefined ? [] : [item]
+      return item === undefined ? undefined : [item]
     }
     case "string":
-      return schema.format === "date-time" ? "2026-01-01T00:00:00.000Z" : "string"
-    case "integer":
-    case "number":
-      return typeof schema.minimum === "number" ? schema.minimum : 0
-    case "boolean":
-      return true
+      return schema.format === "date-time" ? "2026-01-01T00:00:00.000Z" : undefined
+    case "null":
+      return null
     default:
       return undefined
   }
+}
+
+/** Each JSON or form body of `op` without an example gets one from its schema (`exampleOf`). */
+const withRequestExamples = (op: Json, schemas: Json): Json => {
+  const content: Json | undefined = op.requestBody?.content
+  if (content === undefined) return op
+  const out: Json = {}
+  for (const [type, media] of Object.entries<Json>(content)) {
+    const example = media.example === undefined && media.examples === undefined
+      ? exampleOf(media.schema, schemas, 0)
+      : undefined
+    out[type] = example === undefined ? media : { ...media, example }
+  }
+  return { ...op, requestBody: { ...op.requestBody, content: out } }
 }
 
 const withResponseExtras = (path: string, method: string, op: Json, schemas: Json): Json => {
@@ -319,7 +340,7 @@ export const generatorGrade = (spec: Json, scopes: ReadonlyArray<string>): Json 
     const out: Json = {}
     for (const [method, op] of Object.entries(item)) {
       out[method] = isOperation(op)
-        ? withResponseExtras(path, method, op, schemas)
+        ? withRequestExamples(withResponseExtras(path, method, op, schemas), schemas)
         : op
     }
     paths[path] = out
