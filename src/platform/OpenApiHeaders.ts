@@ -101,7 +101,7 @@ const errorCodesOf = (schema: Json | undefined, schemas: Json, fallback: string 
 /**
  * An example value for a schema, composed only of the examples its parts declare (`examples`,
  * `example`, `const`, `enum`; `null` for a nullable part without one; an RFC 3339 instant for a
- * `date-time`): required properties only, one array item. `undefined` when some required part
+ * `date-time`; `true` for a boolean): required properties only, one array item. `undefined` when some required part
  * declares none, so the document never shows an invented placeholder ("string", 0); such a
  * schema needs an `examples` annotation of its own (test/platform/openapi-examples.test.ts).
  */
@@ -138,6 +138,9 @@ const exampleOf = (schema: Json | undefined, schemas: Json, depth: number): unkn
     }
     case "string":
       return schema.format === "date-time" ? "2026-01-01T00:00:00.000Z" : undefined
+    case "boolean":
+      // Either value is real; a field where `true` would mislead declares `examples: [false]`.
+      return true
     case "null":
       return null
     default:
