@@ -8,6 +8,22 @@ import { BadRequest, errorWire, InternalError } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { MalformedParameter } from "../Errors.js"
 
+/** The event the examples show: an order recorded (the webhook section shows the same envelope). */
+const EVENT_EXAMPLE = {
+  id: "evt_01J9Z7Q3K8M2",
+  type: "order.recorded",
+  created_at: "2026-01-01T12:00:00.000Z",
+  data: {
+    order: {
+      public_id: "ord_01jd3k9x0a1b2c3d4e5f6g7h8j",
+      domain: "example.com",
+      status: "RECORDED",
+      sale_price_cents: 250000,
+      currency: "USD"
+    }
+  }
+}
+
 export const PartnerEvent = Schema.Struct({
   id: Schema.String.annotations({ description: "evt_…, sortable: later events have greater ids" }),
   type: Schema.String.annotations({
@@ -18,14 +34,17 @@ export const PartnerEvent = Schema.Struct({
   data: Schema.Unknown.annotations({
     description: "For order events: {order: {public_id, domain, status, sale_price_cents, currency}}"
   })
-}).annotations({ identifier: "PartnerEvent" })
+}).annotations({ identifier: "PartnerEvent", examples: [EVENT_EXAMPLE] })
 
 export const EventPage = Schema.Struct({
   events: Schema.Array(PartnerEvent),
   next_cursor: Schema.NullOr(Schema.String).annotations({
     description: "The last event id returned (pass as after_id); null when the page is empty"
   })
-}).annotations({ identifier: "PartnerEventPage" })
+}).annotations({
+  identifier: "PartnerEventPage",
+  examples: [{ events: [EVENT_EXAMPLE], next_cursor: "evt_01J9Z7Q3K8M2" }]
+})
 
 export class PartnerEventsApi extends HttpApiGroup.make("partnerEvents")
   .add(
