@@ -27,6 +27,40 @@ const Time = time()
 const IsoDate = Schema.String.annotations({ description: "RFC 3339 date-time or YYYY-MM-DD" })
 export const PaymentModelSchema = Schema.Literal(...PAYMENT_MODELS).annotations({ title: "PaymentModel" })
 
+/** The statement the examples show: one week, one partner-collected sale of $2,500. */
+const LINE_EXAMPLE = {
+  order_id: "ord_01jd3k9x0a1b2c3d4e5f6g7h8j",
+  domain: "example.com",
+  payment_model: "partner_collected" as const,
+  sale_price_cents: 250000,
+  commission_cents: 25000,
+  owed_cents: 225000
+}
+const STATEMENT_EXAMPLE = {
+  id: "stl_01jd9q2w3e4r5t6y7u8i9o0p1a",
+  period_start: new Date("2026-01-01T00:00:00.000Z"),
+  period_end: new Date("2026-01-08T00:00:00.000Z"),
+  currency: "USD",
+  orders_count: 1,
+  gross_sold_cents: 250000,
+  commission_retained_cents: 25000,
+  amount_owed_cents: 225000,
+  commission_payable_cents: 0,
+  refunds_cents: 0,
+  status: "closed" as const,
+  created_at: new Date("2026-01-08T00:05:00.000Z")
+}
+const PAYOUT_EXAMPLE = {
+  id: "po_01jda1s2d3f4g5h6j7k8l9z0x1",
+  amount_cents: 12000,
+  currency: "USD",
+  status: "paid" as const,
+  method: "sandbox",
+  created_at: new Date("2026-01-08T01:00:00.000Z"),
+  paid_at: new Date("2026-01-08T01:00:02.000Z"),
+  source: "checkout" as const
+}
+
 export const StatementLine = Schema.Struct({
   order_id: Schema.String,
   domain: Schema.String,
@@ -59,12 +93,18 @@ export const Statement = Schema.Struct({
   }),
   created_at: Time,
   lines: Schema.optional(Schema.Array(StatementLine))
-}).annotations({ identifier: "SettlementStatement" })
+}).annotations({
+  identifier: "SettlementStatement",
+  examples: [{ ...STATEMENT_EXAMPLE, lines: [LINE_EXAMPLE] }]
+})
 
 export const StatementPage = Schema.Struct({
   settlements: Schema.Array(Statement),
   next_cursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "SettlementPage" })
+}).annotations({
+  identifier: "SettlementPage",
+  examples: [{ settlements: [STATEMENT_EXAMPLE], next_cursor: null }]
+})
 
 export const Transaction = Schema.Struct({
   id: Schema.String.annotations({ description: "The ledger transaction that recorded the sale (ltx_…)" }),
@@ -85,7 +125,25 @@ export const TransactionPage = Schema.Struct({
     description: "Over every row matching the filters, not one page"
   }),
   next_cursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "PartnerTransactionPage" })
+}).annotations({
+  identifier: "PartnerTransactionPage",
+  examples: [{
+    transactions: [{
+      id: "ltx_01jd3k9x5m6n7b8v9c0x1z2a3s",
+      order_id: LINE_EXAMPLE.order_id,
+      domain: LINE_EXAMPLE.domain,
+      payment_model: "partner_collected" as const,
+      status: "SETTLED" as const,
+      sale_price_cents: 250000,
+      commission_cents: 25000,
+      currency: "USD",
+      created_at: new Date("2026-01-01T12:00:00.000Z"),
+      settled_at: new Date("2026-01-08T00:05:00.000Z")
+    }],
+    totals: { count: 1, gmv_cents: 250000, commission_cents: 25000 },
+    next_cursor: null
+  }]
+})
 
 export const Payout = Schema.Struct({
   id: Schema.String.annotations({ description: "po_…" }),
@@ -102,7 +160,10 @@ export const PayoutPage = Schema.Struct({
   payouts: Schema.Array(Payout),
   total_paid_cents: Cents,
   next_cursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "PayoutPage" })
+}).annotations({
+  identifier: "PayoutPage",
+  examples: [{ payouts: [PAYOUT_EXAMPLE], total_paid_cents: 12000, next_cursor: null }]
+})
 
 /** A CSV export: `text/csv; charset=utf-8`, a header row, CRLF line ends (docs/partner.md#csv-exports). */
 export const CsvText = HttpApiSchema.Text({ contentType: "text/csv; charset=utf-8" }).annotations({
@@ -235,7 +296,26 @@ export const RunResult = Schema.Struct({
     amount_owed_cents: Cents,
     commission_payable_cents: Cents
   }))
-}).annotations({ identifier: "SettlementRunResult" })
+}).annotations({
+  identifier: "SettlementRunResult",
+  examples: [{
+    status: "completed" as const,
+    run_id: "str_01jd9q2v8b7n6m5k4j3h2g1f0d",
+    as_of: new Date("2026-01-08T00:05:00.000Z"),
+    cutoff: new Date("2026-01-01T00:05:00.000Z"),
+    orders_settled: 1,
+    statements: [{
+      id: STATEMENT_EXAMPLE.id,
+      partner_id: "ptn_01jcz8x7c6v5b4n3m2l1k0j9h8",
+      environment: "live" as const,
+      currency: "USD",
+      orders_count: 1,
+      gross_sold_cents: 250000,
+      amount_owed_cents: 225000,
+      commission_payable_cents: 0
+    }]
+  }]
+})
 
 export const VerifyReport = Schema.Struct({
   ok: Schema.Boolean,
@@ -248,7 +328,14 @@ export const VerifyReport = Schema.Struct({
     receipts: Schema.Int
   }),
   problems: Schema.Array(Schema.Struct({ check: Schema.String, subject: Schema.String, message: Schema.String }))
-}).annotations({ identifier: "LedgerVerifyReport" })
+}).annotations({
+  identifier: "LedgerVerifyReport",
+  examples: [{
+    ok: true,
+    checked: { transactions: 42, statements: 3, orders: 17, payouts: 2, payments: 9, receipts: 1 },
+    problems: []
+  }]
+})
 
 export const BalanceReport = Schema.Struct({
   partner_id: Schema.String,
@@ -272,7 +359,19 @@ export const PayoutRunResult = Schema.Struct({
     amount_cents: Cents,
     status: Schema.Literal("pending", "paid", "failed")
   }))
-}).annotations({ identifier: "PayoutRunResult" })
+}).annotations({
+  identifier: "PayoutRunResult",
+  examples: [{
+    status: "completed" as const,
+    payouts: [{
+      id: PAYOUT_EXAMPLE.id,
+      partner_id: "ptn_01jcz8x7c6v5b4n3m2l1k0j9h8",
+      environment: "live" as const,
+      amount_cents: 12000,
+      status: "paid" as const
+    }]
+  }]
+})
 
 export const ReceiptRequest = Schema.Struct({
   partner_id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)).annotations({ description: "ptn_…" }),
@@ -283,7 +382,10 @@ export const ReceiptRequest = Schema.Struct({
   reference: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)).annotations({
     description: "Your reference for the payment (bank transfer id…); one receipt per reference"
   })
-}).annotations({ identifier: "LedgerReceiptRequest" })
+}).annotations({
+  identifier: "LedgerReceiptRequest",
+  examples: [{ partner_id: "ptn_01jcz8x7c6v5b4n3m2l1k0j9h8", amount_cents: 225000, reference: "SEPA-2026-01-09-0042" }]
+})
 
 export const Receipt = Schema.Struct({
   id: Schema.String.annotations({ description: "rct_…" }),
@@ -298,7 +400,21 @@ export const Receipt = Schema.Struct({
   }),
   owed_cents: Cents.annotations({ description: "What the partner's statements still say it owes" }),
   replayed: Schema.Boolean.annotations({ description: "true: this reference was recorded before; nothing new" })
-}).annotations({ identifier: "LedgerReceipt" })
+}).annotations({
+  identifier: "LedgerReceipt",
+  examples: [{
+    id: "rct_01jdb7h6g5f4d3s2a1q0w9e8r7",
+    partner_id: "ptn_01jcz8x7c6v5b4n3m2l1k0j9h8",
+    environment: "live" as const,
+    currency: "USD",
+    amount_cents: 225000,
+    reference: "SEPA-2026-01-09-0042",
+    created_at: new Date("2026-01-09T10:00:00.000Z"),
+    statements_paid: [STATEMENT_EXAMPLE.id],
+    owed_cents: 0,
+    replayed: false
+  }]
+})
 
 export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
   .add(
