@@ -59,7 +59,15 @@ export const CheckoutSessionRequest = Schema.Struct({
   reference: Schema.optional(Schema.String.pipe(Schema.maxLength(200))).annotations({
     description: "Your own reference, echoed back"
   })
-}).annotations({ identifier: "CheckoutSessionRequest" })
+}).annotations({
+  identifier: "CheckoutSessionRequest",
+  examples: [{
+    domain: "amberharbor-sandbox.app",
+    return_url: "https://partner.example.net/thanks",
+    cancel_url: "https://partner.example.net/cart",
+    reference: "cart-8812"
+  }]
+})
 
 export const CheckoutSession = Schema.Struct({
   id: Schema.String.annotations({ description: "cs_…" }),
@@ -87,7 +95,26 @@ export const CheckoutSession = Schema.Struct({
   })).annotations({
     description: "The order created when the session was paid (payment_model hosted_checkout, status PAID first)"
   })
-}).annotations({ identifier: "CheckoutSession" })
+}).annotations({
+  identifier: "CheckoutSession",
+  examples: [{
+    id: "cs_01jdc4v5b6n7m8k9j0h1g2f3d4",
+    checkout_url:
+      "https://marketplace.example.net/checkout?pt=eyJzIjoiY3NfMDFqZGM0djViNm43bThrOWowaDFnMmYzZDQifQ.Yk3Jq9c2VbT0",
+    domain: "amberharbor-sandbox.app",
+    price_cents: 1284000,
+    currency: "USD",
+    status: "paid" as const,
+    expires_at: "2026-01-08T12:00:00.000Z",
+    reference: "cart-8812",
+    return_url: "https://partner.example.net/thanks",
+    cancel_url: "https://partner.example.net/cart",
+    environment: "sandbox" as const,
+    created_at: "2026-01-01T12:00:00.000Z",
+    paid_at: "2026-01-01T12:03:10.000Z",
+    order: { public_id: "ord_01jdc4w9e8r7t6y5u4i3o2p1a0", status: "PAID", payment_model: "hosted_checkout" }
+  }]
+})
 
 export class CheckoutSessionsApi extends HttpApiGroup.make("checkoutSessions")
   .add(
