@@ -80,6 +80,9 @@ export class Api extends Groups
   )
   .annotate(OpenApi.Transform, (spec) => {
     const finished = finishOpenApi(spec, Groups)
+    // package.json is `private` with no licence: the API is offered under the operator's own terms
+    // (an SPDX `LicenseRef-`; the License annotation has no `identifier`).
+    finished.info = { ...finished.info, license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" } }
     Object.assign(finished.components.schemas, searchStreamSchemas())
     return finished as typeof spec
   })

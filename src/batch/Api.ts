@@ -91,6 +91,10 @@ export class BatchApi extends HttpApiGroup.make("batch")
   .add(
     HttpApiEndpoint.get("batchCatalogue", "/api/batch")
       .addSuccess(BatchCatalogue)
+      .annotate(
+        OpenApi.Description,
+        "The operations POST /api/batch accepts, each with its parameters, and the maximum number of items per request."
+      )
       .annotate(OpenApi.Summary, "Batch operations, their parameters and the per-request cap")
       .pipe(documentedAt("/docs/batch.md#catalogue"))
   )

@@ -59,7 +59,15 @@ export const CheckoutSessionRequest = Schema.Struct({
   reference: Schema.optional(Schema.String.pipe(Schema.maxLength(200))).annotations({
     description: "Your own reference, echoed back"
   })
-}).annotations({ identifier: "CheckoutSessionRequest" })
+}).annotations({
+  identifier: "CheckoutSessionRequest",
+  examples: [{
+    domain: "amberharbor-sandbox.app",
+    return_url: "https://partner.example.net/thanks",
+    cancel_url: "https://partner.example.net/cart",
+    reference: "cart-8812"
+  }]
+})
 
 export const CheckoutSession = Schema.Struct({
   id: Schema.String.annotations({ description: "cs_…" }),
@@ -87,7 +95,26 @@ export const CheckoutSession = Schema.Struct({
   })).annotations({
     description: "The order created when the session was paid (payment_model hosted_checkout, status PAID first)"
   })
-}).annotations({ identifier: "CheckoutSession" })
+}).annotations({
+  identifier: "CheckoutSession",
+  examples: [{
+    id: "cs_01jdc4v5b6n7m8k9j0h1g2f3d4",
+    checkout_url:
+      "https://marketplace.example.net/checkout?pt=eyJzIjoiY3NfMDFqZGM0djViNm43bThrOWowaDFnMmYzZDQifQ.Yk3Jq9c2VbT0",
+    domain: "amberharbor-sandbox.app",
+    price_cents: 1284000,
+    currency: "USD",
+    status: "paid" as const,
+    expires_at: "2026-01-08T12:00:00.000Z",
+    reference: "cart-8812",
+    return_url: "https://partner.example.net/thanks",
+    cancel_url: "https://partner.example.net/cart",
+    environment: "sandbox" as const,
+    created_at: "2026-01-01T12:00:00.000Z",
+    paid_at: "2026-01-01T12:03:10.000Z",
+    order: { public_id: "ord_01jdc4w9e8r7t6y5u4i3o2p1a0", status: "PAID", payment_model: "hosted_checkout" }
+  }]
+})
 
 export class CheckoutSessionsApi extends HttpApiGroup.make("checkoutSessions")
   .add(
@@ -120,6 +147,10 @@ export class CheckoutSessionsApi extends HttpApiGroup.make("checkoutSessions")
     }`
       .addSuccess(CheckoutSession)
       .addError(errorWire(CheckoutSessionNotFound))
+      .annotate(
+        OpenApi.Description,
+        "One of your checkout sessions (`cs_…`): its status (open, processing, requires_action, paid, expired, refunded), the price and, once paid, its order. Another partner's session is 404. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "A checkout session, its status and its order")
       .pipe(requiresScope("embed"), documentedAt("/docs/checkout.md#session-status"))
   )
@@ -187,6 +218,10 @@ export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
       .addError(Html(400, "Tampered link"))
       .addError(Html(410, "Expired link"))
       .annotateContext(htmlErrors)
+      .annotate(
+        OpenApi.Description,
+        "The hosted payment page of a checkout session, reached from the session's `checkout_url` (`pt` is its signed token): the domain, the price, the seller and the payment form (with PAYMENT_PROVIDER=stripe, a button to Stripe's page). A paid session shows its receipt. A changed link is 400, an expired one 410."
+      )
       .annotate(OpenApi.Summary, "Hosted payment page")
       .pipe(documentedAt("/docs/checkout.md#the-payment-page"))
   )
@@ -208,6 +243,10 @@ export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
       .addError(Html(409, "The domain is no longer available (not charged)"))
       .addError(Html(410, "Expired link"))
       .annotateContext(htmlErrors)
+      .annotate(
+        OpenApi.Description,
+        "The payment page's form: charges the card and redirects (303) to the partner's success URL, or to a confirmation step for a card that needs one. The domain is re-checked before any charge (409, not charged); cross-site posts and stale forms are 403."
+      )
       .annotate(OpenApi.Summary, "Pay (the payment page's form post)")
       .pipe(documentedAt("/docs/checkout.md#the-payment-page"))
   )
@@ -220,6 +259,10 @@ export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
       .addError(Html(400, "Tampered link"))
       .addError(Html(403, "Cross-site post or stale form"))
       .annotateContext(htmlErrors)
+      .annotate(
+        OpenApi.Description,
+        "The sandbox's stand-in for a 3-D Secure step: confirming completes the payment, declining fails it; both redirect (303) to the partner's URL. Cross-site posts and stale forms are 403."
+      )
       .annotate(OpenApi.Summary, "Complete the confirmation step of a sandbox payment (card 4000 0000 0000 3220)")
       .pipe(documentedAt("/docs/checkout.md#test-cards"))
   )
@@ -230,6 +273,10 @@ export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
       .addSuccess(Redirect(303, "Paid: to return_url (or the receipt); still open at the provider: back to its page"))
       .addError(Html(400, "Tampered link"))
       .annotateContext(htmlErrors)
+      .annotate(
+        OpenApi.Description,
+        "Where Stripe Checkout sends the buyer back: the payment is looked up at Stripe, recorded if paid, and the buyer is redirected (303) to the partner's success or cancel URL."
+      )
       .annotate(
         OpenApi.Summary,
         "Where the provider's payment page (Stripe Checkout) sends the buyer back, paid or cancelled"
@@ -273,6 +320,10 @@ export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
       .addSuccess(Schema.Struct({ received: Schema.Boolean }))
       .addError(BadRequest)
       .annotate(
+        OpenApi.Description,
+        "Stripe's event deliveries for hosted payments, verified with the `Stripe-Signature` header and STRIPE_WEBHOOK_SECRET (400 when the signature does not verify). Any event about a payment of ours is recorded once; others are acknowledged and ignored."
+      )
+      .annotate(
         OpenApi.Summary,
         "Stripe webhook (checkout.session.completed, async_payment_succeeded/failed, expired), verified with Stripe-Signature and STRIPE_WEBHOOK_SECRET; an event about no payment of ours is acknowledged and ignored"
       )
@@ -280,4 +331,8 @@ export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
   )
   .addError(InternalError)
   .annotate(OpenApi.Title, "Hosted checkout pages")
+  .annotate(
+    OpenApi.Description,
+    "The server-rendered pages a buyer pays on: start a session, enter card and e-mail, confirm 3-D Secure"
+  )
 {}

@@ -60,6 +60,11 @@ export class PartnerDeliveryApi extends HttpApiGroup.make("partnerDelivery")
       .addSuccess(TransferCode)
       .addError(errorWire(TransferCodeUnavailable))
       .annotate(OpenApi.Summary, "The auth code, once (the retrieve_url of transfer.auth_code_ready)")
+      .annotate(
+        OpenApi.Description,
+        "The EPP auth code of an order delivered by auth code, to the ordering partner only, once: `token` is the signed, " +
+          "short-lived one of the `retrieve_url` in `transfer.auth_code_ready`. A used, expired or foreign token is refused."
+      )
       .pipe(requiresScope("buy"), documentedAt("/docs/fulfilment.md#the-auth-code"))
   )
   .middleware(PartnerAuth)
@@ -100,6 +105,10 @@ export class AdminDeliveriesApi extends HttpApiGroup.make("adminDeliveries")
       .addSuccess(Schema.Struct({ deliveries: Schema.Array(Delivery) }))
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "Deliveries, most recently changed first (failed ones: ?state=failed)")
+      .annotate(
+        OpenApi.Description,
+        "Every order's delivery with its state, method, target, attempts and last error; `state` filters, `limit` caps (1–500)."
+      )
   )
   .add(
     HttpApiEndpoint.post("retryDelivery")`/api/admin/orders/${OrderId}/delivery/retry`
@@ -109,6 +118,10 @@ export class AdminDeliveriesApi extends HttpApiGroup.make("adminDeliveries")
       .addError(errorWire(DeliveryNotRetryable))
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "Run a failed or stuck delivery again from the start")
+      .annotate(
+        OpenApi.Description,
+        "Queues the delivery again from its first step; `note` goes into the order's timeline with the operator's action."
+      )
   )
   .add(
     HttpApiEndpoint.post("markDelivered")`/api/admin/orders/${OrderId}/delivery/mark-delivered`
@@ -118,6 +131,10 @@ export class AdminDeliveriesApi extends HttpApiGroup.make("adminDeliveries")
       .addError(errorWire(OrderMoveNotAllowed))
       .addError(BadRequest)
       .annotate(OpenApi.Summary, "The name was delivered by hand: TRANSFER_COMPLETED (the settlement clock starts)")
+      .annotate(
+        OpenApi.Description,
+        "Records a delivery done outside the service: the order moves to TRANSFER_COMPLETED, its timeline names the operator and `note`."
+      )
   )
   .middleware(AdminAuth)
   .addError(InternalError)

@@ -66,4 +66,8 @@ export class OffersApi extends HttpApiGroup.make("marketOffers")
       .pipe(rateLimited(limits.offers), documentedAt("/docs/market.md#make-an-offer"))
   )
   .annotate(OpenApi.Title, "Marketplace offers")
+  .annotate(
+    OpenApi.Description,
+    "Public, no credential, rate limited per client: offers on marketplace listings (docs/market.md#make-an-offer)."
+  )
 {}

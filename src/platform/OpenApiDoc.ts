@@ -11,6 +11,10 @@
  *   prices masked), so those operations also list the empty requirement `{}`;
  * - every operation may answer 503 `unavailable` with `Retry-After` while the database cannot be
  *   reached (`ApiErrorsLive`), so every operation lists it;
+ * - `Schema.Unknown` fields lose the `$id: "/schemas/unknown"` Effect's JSON Schema gives every one
+ *   of them (dozens of schemas with one `$id` make every example unverifiable by a linter);
+ * - an operation that only redirects (3xx) lists a `default` response (the error envelope), as
+ *   linters require a success or default answer;
  * - then what generated clients need (src/platform/OpenApiHeaders.ts): response headers, the
  *   Idempotency-Key request header, error examples by status, `servers`, the OAuth 2 scheme,
  *   open response schemas and the `webhooks` section.
@@ -178,6 +182,42 @@ const withGuardResponses = (path: string, item: Json): Json => {
   return out
 }
 
+/** The `$id`s Effect's JSON Schema gives its keyword schemas (`Schema.Unknown` → "/schemas/unknown"). */
+const KEYWORD_ID = /^\/schemas\/(unknown|any|object|\{\})$/
+
+const withoutKeywordIds = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(withoutKeywordIds)
+  if (node === null || typeof node !== "object") return node
+  const out: Json = {}
+  for (const [k, v] of Object.entries(node as Json)) {
+    if (k === "$id" && typeof v === "string" && KEYWORD_ID.test(v)) continue
+    out[k] = withoutKeywordIds(v)
+  }
+  return out
+}
+
+/** A redirect-only operation's other answers: the error envelope of its path. */
+const withDefaultResponse = (path: string, item: Json): Json => {
+  const out: Json = {}
+  for (const [method, op] of Object.entries<Json>(item)) {
+    const codes = typeof op === "object" && op !== null && op.responses !== undefined ? Object.keys(op.responses) : []
+    const redirectOnly = codes.length > 0 && !codes.some((c) => c.startsWith("2") || c === "default")
+    out[method] = redirectOnly
+      ? {
+        ...op,
+        responses: {
+          ...op.responses,
+          default: errorResponse(
+            "Any other answer: an error in the typed envelope",
+            LEGACY_ERROR_PATHS.has(path) ? "LegacyBadRequest" : "BadRequest"
+          )
+        }
+      }
+      : op
+  }
+  return out
+}
+
 export const finishOpenApi = (spec: Json, api: HttpApi.HttpApi.Any): Json => {
   const { requirements, schemes } = documentedSecurity(api)
   const securitySchemes: Json = { ...(spec.components?.securitySchemes ?? {}), ...schemes }
@@ -187,7 +227,7 @@ export const finishOpenApi = (spec: Json, api: HttpApi.HttpApi.Any): Json => {
     const secured = withGuardResponses(path, withSecurity(path, item, requirements))
     paths[path] = withUnavailable(
       replaceRefs(
-        secured,
+        withDefaultResponse(path, secured),
         legacy ? "#/components/schemas/LegacyBadRequest" : "#/components/schemas/BadRequest"
       ) as Json,
       legacy
@@ -198,7 +238,7 @@ export const finishOpenApi = (spec: Json, api: HttpApi.HttpApi.Any): Json => {
   delete schemas.Issue
   delete schemas.PropertyKey
   return generatorGrade(
-    { ...spec, paths, components: { ...spec.components, schemas, securitySchemes } },
+    withoutKeywordIds({ ...spec, paths, components: { ...spec.components, schemas, securitySchemes } }) as Json,
     SUPPORTED_SCOPES
   )
 }

@@ -16,7 +16,8 @@
  * - the bearer scheme as OAuth 2 authorization code with PKCE, so Swagger UI can obtain a token;
  * - response schemas without `additionalProperties: false` (fields are only ever added; request
  *   payloads keep it and reject unknown fields);
- * - an example on each JSON success response that has none, from the schema's own examples;
+ * - an example on each JSON success response and each request body that has none, composed from
+ *   the schema's own examples (never a placeholder: without them, no example);
  * - a `webhooks` section: the envelope of the events POSTed to a partner's endpoint.
  */
 import { IDEMPOTENT_OPERATIONS } from "./Idempotency.js"
@@ -98,11 +99,14 @@ const errorCodesOf = (schema: Json | undefined, schemas: Json, fallback: string 
 }
 
 /**
- * An example value for a schema, built from its own `examples`/`example`/`enum`/`const` where it
- * has them and plausible placeholders otherwise (required properties only, one array item).
+ * An example value for a schema, composed only of the examples its parts declare (`examples`,
+ * `example`, `const`, `enum`; `null` for a nullable part without one; an RFC 3339 instant for a
+ * `date-time`; `true` for a boolean): required properties only, one array item. `undefined` when some required part
+ * declares none, so the document never shows an invented placeholder ("string", 0); such a
+ * schema needs an `examples` annotation of its own (test/platform/openapi-examples.test.ts).
  */
 const exampleOf = (schema: Json | undefined, schemas: Json, depth: number): unknown => {
-  if (schema === undefined || depth > 8) return undefined
+  if (schema === undefined || depth > 12) return undefined
   if (typeof schema.$ref === "string") return exampleOf(resolve(schema, schemas), schemas, depth + 1)
   if (schema.example !== undefined) return schema.example
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0]
@@ -110,32 +114,52 @@ const exampleOf = (schema: Json | undefined, schemas: Json, depth: number): unkn
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0]
   const union = schema.anyOf ?? schema.oneOf
   if (Array.isArray(union)) {
-    const first = union.find((s: Json) => s.type !== "null") ?? union[0]
-    return exampleOf(first, schemas, depth + 1)
+    for (const member of union) {
+      if (member.type === "null") continue
+      const example = exampleOf(member, schemas, depth + 1)
+      if (example !== undefined) return example
+    }
+    return union.some((m: Json) => m.type === "null") ? null : undefined
   }
   if (Array.isArray(schema.allOf) && schema.allOf.length > 0) return exampleOf(schema.allOf[0], schemas, depth + 1)
   switch (schema.type) {
     case "object": {
       const out: Json = {}
       for (const name of schema.required ?? []) {
-        out[name] = exampleOf(schema.properties?.[name], schemas, depth + 1) ?? null
+        const example = exampleOf(schema.properties?.[name], schemas, depth + 1)
+        if (example === undefined) return undefined
+        out[name] = example
       }
       return out
     }
     case "array": {
       const item = exampleOf(schema.items, schemas, depth + 1)
-      return item === undefined ? [] : [item]
+      return item === undefined ? undefined : [item]
     }
     case "string":
-      return schema.format === "date-time" ? "2026-01-01T00:00:00.000Z" : "string"
-    case "integer":
-    case "number":
-      return typeof schema.minimum === "number" ? schema.minimum : 0
+      return schema.format === "date-time" ? "2026-01-01T00:00:00.000Z" : undefined
     case "boolean":
+      // Either value is real; a field where `true` would mislead declares `examples: [false]`.
       return true
+    case "null":
+      return null
     default:
       return undefined
   }
+}
+
+/** Each JSON or form body of `op` without an example gets one from its schema (`exampleOf`). */
+const withRequestExamples = (op: Json, schemas: Json): Json => {
+  const content: Json | undefined = op.requestBody?.content
+  if (content === undefined) return op
+  const out: Json = {}
+  for (const [type, media] of Object.entries<Json>(content)) {
+    const example = media.example === undefined && media.examples === undefined
+      ? exampleOf(media.schema, schemas, 0)
+      : undefined
+    out[type] = example === undefined ? media : { ...media, example }
+  }
+  return { ...op, requestBody: { ...op.requestBody, content: out } }
 }
 
 const withResponseExtras = (path: string, method: string, op: Json, schemas: Json): Json => {
@@ -241,6 +265,31 @@ const WEBHOOK_EVENT_TYPES = [
   "webhook.test"
 ]
 
+/** The headers of every delivery (src/partner/webhooks/Delivery.ts); verify one of the two signatures. */
+const WEBHOOK_HEADERS: Array<Json> = [
+  ["X-Service-Signature", "Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint's secret (UTF-8)", {
+    type: "string",
+    pattern: "^[0-9a-f]{64}$"
+  }, "5d41c0a6c1e4c5a3c9b0a9f1d5e1e0c3a2d4b6f8e0c2a4b6d8f0e2c4a6b8d0f2"],
+  ["X-Service-Event-Id", "The event's `id` (the same on every retry of it)", { type: "string" }, "evt_01J9Z7Q3K8M2"],
+  ["X-Service-Event-Type", "The event's `type`", { type: "string", enum: WEBHOOK_EVENT_TYPES }, "order.recorded"],
+  ["X-Service-Timestamp", "Unix time in seconds of this attempt; refuse one far from now (replay)", {
+    type: "string",
+    pattern: "^[0-9]+$"
+  }, "1767225600"],
+  ["webhook-id", "Standard Webhooks: the event's `id`", { type: "string" }, "evt_01J9Z7Q3K8M2"],
+  ["webhook-timestamp", "Standard Webhooks: Unix time in seconds of this attempt", {
+    type: "string",
+    pattern: "^[0-9]+$"
+  }, "1767225600"],
+  [
+    "webhook-signature",
+    "Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` (a `whsec_` secret is base64-decoded first)",
+    { type: "string", pattern: "^v1,[A-Za-z0-9+/]+=*$" },
+    "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="
+  ]
+].map(([name, description, schema, example]) => ({ name, in: "header", required: true, description, schema, example }))
+
 const webhooks = (): Json => ({
   partnerEvent: {
     post: {
@@ -248,6 +297,8 @@ const webhooks = (): Json => ({
       description:
         "Signed like a Partner API request (see docs/partner.md, Webhooks): verify the signature and timestamp, answer 2xx within the timeout; " +
         "anything else is retried with backoff. The same event can arrive more than once: de-duplicate by `id`.",
+      operationId: "webhooks.partnerEvent",
+      parameters: WEBHOOK_HEADERS,
       requestBody: {
         required: true,
         content: {
@@ -301,7 +352,7 @@ export const generatorGrade = (spec: Json, scopes: ReadonlyArray<string>): Json 
     const out: Json = {}
     for (const [method, op] of Object.entries(item)) {
       out[method] = isOperation(op)
-        ? withResponseExtras(path, method, op, schemas)
+        ? withRequestExamples(withResponseExtras(path, method, op, schemas), schemas)
         : op
     }
     paths[path] = out

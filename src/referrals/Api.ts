@@ -151,6 +151,10 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
       .addError(errorWire(InvalidLinkRequest))
       .addError(errorWire(MalformedDomain))
       .addError(errorWire(NotAnAffiliate))
+      .annotate(
+        OpenApi.Description,
+        "Creates a tracking link: generic (the home page), for one domain, or for a product, with an optional campaign. The answer's `url` is what you share; clicks on it are attributed to you. 403 when your account is not an affiliate. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Create a tracking link (generic, domain or product)")
       .pipe(requiresScope("refer"), documentedAt("/docs/referrals.md#links"))
   )
@@ -160,6 +164,10 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
       .addSuccess(LinkPage)
       .addError(errorWire(InvalidPageCursor))
       .addError(errorWire(NotAnAffiliate))
+      .annotate(
+        OpenApi.Description,
+        "Your tracking links, newest first, each with its clicks, unique clicks, attributed sales, GMV and commission; page with `limit` and `cursor`. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Your links, newest first, with clicks, unique clicks, sales, GMV and commission")
       .pipe(requiresScope("refer"), documentedAt("/docs/referrals.md#links"))
   )
@@ -170,6 +178,10 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
       .addError(errorWire(InvalidReportQuery))
       .addError(errorWire(NotAnAffiliate))
       .addError(errorWire(ReferralLinkNotFound))
+      .annotate(
+        OpenApi.Description,
+        "Clicks and unique clicks per day over `from`–`to` (default the last 30 days), for all your links or one (`link_id`; 404 when it is not yours). Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Clicks and unique clicks per day (default: the last 30 days)")
       .pipe(requiresScope("report"), documentedAt("/docs/referrals.md#reports"))
   )
@@ -181,6 +193,10 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
       .addError(errorWire(InvalidPageCursor))
       .addError(errorWire(NotAnAffiliate))
       .addError(errorWire(ReferralLinkNotFound))
+      .annotate(
+        OpenApi.Description,
+        "Sales attributed to your links over the window, newest first, with totals (count, GMV, commission) over the whole window; page with `limit` and `cursor`. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Referral sales attributed to your links, newest first, with totals over the window")
       .pipe(requiresScope("report"), documentedAt("/docs/referrals.md#reports"))
   )
@@ -202,6 +218,10 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
       .addSuccess(Analytics)
       .addError(errorWire(InvalidReportQuery))
       .addError(errorWire(NotAnAffiliate))
+      .annotate(
+        OpenApi.Description,
+        "Your funnel over `from`–`to`: clicks → unique clicks → checkouts started → sales, the conversion rates, GMV, commission and a daily series. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(
         OpenApi.Summary,
         "Funnel (clicks → unique → checkouts started → sales), conversion, GMV, commission and a daily series"
@@ -232,8 +252,16 @@ export class ReferralRedirectApi extends HttpApiGroup.make("referralRedirect")
         ...HttpApiSchema.annotations({ status: 302 })
       }))
       .addError(Html(404, "Error page: no link has this code"))
+      .annotate(
+        OpenApi.Description,
+        "Records the click (bots and a visitor's repeats within REFERRAL_REPEAT_WINDOW are not counted as unique), sets the signed attribution cookie `mk_ref` (the last click wins) and redirects (302) to the link's destination. An unknown code answers a 404 page and sets no cookie."
+      )
       .annotate(OpenApi.Summary, "Follow a referral link (records the click)")
       .pipe(documentedAt("/docs/referrals.md#clicks"))
   )
   .annotate(OpenApi.Title, "Referral links")
+  .annotate(
+    OpenApi.Description,
+    "The public redirect of a partner's referral link (`/r/{code}`): sets the attribution cookie and sends the visitor on"
+  )
 {}

@@ -71,7 +71,13 @@ const withItemSchema = (operation: Record<string, any>): Record<string, any> => 
   if (ndjson === undefined) return operation
   const content = {
     ...ok.content,
-    "application/x-ndjson": { ...ndjson, "x-item-schema": { $ref: "#/components/schemas/SearchStreamEvent" } }
+    "application/x-ndjson": {
+      ...ndjson,
+      // `contentSchema` (JSON Schema 2020-12) also makes the event schemas reachable for linters and
+      // tools that ignore the extension; it describes each line, not the whole body.
+      schema: { ...ndjson.schema, contentSchema: { $ref: "#/components/schemas/SearchStreamEvent" } },
+      "x-item-schema": { $ref: "#/components/schemas/SearchStreamEvent" }
+    }
   }
   return { ...operation, responses: { ...operation.responses, "200": { ...ok, content } } }
 }

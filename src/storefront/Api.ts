@@ -47,6 +47,10 @@ export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
   .add(
     HttpApiEndpoint.get("home", "/")
       .addSuccess(HtmlPage(200, "The search-first home page, or, on a listed domain's own host, its for-sale lander"))
+      .annotate(
+        OpenApi.Description,
+        "The search-first home page (HTML): one search box, a GET form to /search; a partner's generic referral link lands here. On a listed domain's own host (a lander), that name's for-sale page."
+      )
       .annotate(OpenApi.Summary, "Home page: search for a domain name")
       .pipe(documentedAt("/docs/storefront.md#home"))
   )
@@ -102,4 +106,5 @@ export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
   )
   .addError(InternalError)
   .annotate(OpenApi.Title, "Storefront pages")
+  .annotate(OpenApi.Description, "The server-rendered storefront: the home page and the search results page")
 {}

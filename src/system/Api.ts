@@ -49,18 +49,30 @@ export class SystemApi extends HttpApiGroup.make("system")
   .add(
     HttpApiEndpoint.get("healthz", "/healthz")
       .addSuccess(Health)
+      .annotate(
+        OpenApi.Description,
+        "Answers 200 `{status: \"ok\"}` while the process runs, without touching the database: the liveness probe for an orchestrator."
+      )
       .annotate(OpenApi.Summary, "Liveness: the process is up")
   )
   .add(
     HttpApiEndpoint.get("readyz", "/readyz")
       .addSuccess(Health)
       .addError(Unavailable)
+      .annotate(
+        OpenApi.Description,
+        "Answers 200 when the database answers a query, else 503 `not_ready` with Retry-After: the readiness probe (the image's HEALTHCHECK uses it)."
+      )
       .annotate(OpenApi.Summary, "Readiness: the database answers")
   )
   .add(
     HttpApiEndpoint.get("apiRoot", "/api")
       .addSuccess(Schema.Void)
       .addError(Unauthorized)
+      .annotate(
+        OpenApi.Description,
+        "Always 401, with a `WWW-Authenticate` header naming the protected-resource metadata (RFC 9728), so an OAuth client can discover how to obtain a token."
+      )
       .annotate(
         OpenApi.Summary,
         "Discovery: answers 401 with WWW-Authenticate pointing at the protected-resource metadata"
@@ -69,7 +81,15 @@ export class SystemApi extends HttpApiGroup.make("system")
   .add(
     HttpApiEndpoint.get("apiIndex", "/api/v1")
       .addSuccess(ApiIndex)
+      .annotate(
+        OpenApi.Description,
+        "Every public operation with its method, path, operation id, rate-limit policy, documentation page and deprecation, plus the OAuth scopes and where this document is; no authentication."
+      )
       .annotate(OpenApi.Summary, "Machine-readable index of the public operations")
   )
   .annotate(OpenApi.Title, "System")
+  .annotate(
+    OpenApi.Description,
+    "Liveness, readiness, discovery and the machine-readable index of the public operations"
+  )
 {}

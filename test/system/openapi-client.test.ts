@@ -205,7 +205,8 @@ layer(TestServer.layer({}))("OpenAPI for client generators", (it) => {
         for (const [method, op] of Object.entries<any>(item)) {
           for (const [status, response] of Object.entries<any>(op.responses ?? {})) {
             const json = response.content?.["application/json"]
-            if (status.startsWith("2") || json === undefined || !typed(json.schema)) continue
+            // `default`: the catch-all a redirect-only operation declares for the linters, not a typed error of its own.
+            if (status.startsWith("2") || status === "default" || json === undefined || !typed(json.schema)) continue
             expect(json.example ?? json.examples, `${method} ${path} ${status}`).toBeDefined()
             checked++
           }
@@ -231,13 +232,7 @@ layer(TestServer.layer({}))("OpenAPI for client generators", (it) => {
       for (const { id, op } of ops) {
         expect(JSON.stringify(op.responses).includes("\"additionalProperties\":false"), id).toBe(false)
       }
-      // 6. Every JSON success response has an example.
-      for (const { id, op } of ops) {
-        for (const [status, response] of Object.entries<any>(op.responses)) {
-          const json = response.content?.["application/json"]
-          if (status.startsWith("2") && json !== undefined) expect(json.example, `${id} ${status}`).toBeDefined()
-        }
-      }
+      // 6. Success examples: each is decoded with its schema in test/platform/openapi-examples.test.ts.
       expect(doc.paths["/api/partner/v1/orders"].get.responses["200"].content["application/json"].example.orders)
         .toHaveLength(1)
       // 5. Webhooks and the NDJSON stream's events.

@@ -31,7 +31,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Single-domain detail: price, availability, metadata */
+        /**
+         * Single-domain detail: price, availability, metadata
+         * @description A listed domain's price, availability and metadata. `name` may be an A-label or its Unicode form; 400 when it is not a domain name, 404 when it is not listed. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerInventory.domain"];
         readonly put?: never;
         readonly post?: never;
@@ -48,7 +51,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Yes/no plus price; unlisted domains answer 200 with available false */
+        /**
+         * Yes/no plus price; unlisted domains answer 200 with available false
+         * @description Whether a domain can be bought now, with its buy-now price when it can. An unlisted domain is not an error: 200 with `available: false`. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerInventory.availability"];
         readonly put?: never;
         readonly post?: never;
@@ -65,7 +71,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Buy-now and floor price of one listed domain; 404 when unlisted */
+        /**
+         * Buy-now and floor price of one listed domain; 404 when unlisted
+         * @description The buy-now price and the floor of one listed domain, in integer cents with the currency. 404 when the domain is not listed. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerInventory.pricing"];
         readonly put?: never;
         readonly post?: never;
@@ -84,7 +93,10 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Firm price plus a 10-minute reservation */
+        /**
+         * Firm price plus a 10-minute reservation
+         * @description Fixes the price of a listed domain for 10 minutes and reserves it for you: pass the quote's id to POST /orders. 404 when not listed; 409 when it is not available, has no buy-now price or is held for another buyer. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly post: operations["partnerOrders.createQuote"];
         readonly delete?: never;
         readonly options?: never;
@@ -99,7 +111,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** List orders (newest first) with filters and cursor pagination */
+        /**
+         * List orders (newest first) with filters and cursor pagination
+         * @description Your orders, newest first, filtered by status, payment model, domain and a creation window (`from`/`to`, ISO 8601); `limit` and the opaque `cursor` of the previous page page through them. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerOrders.listOrders"];
         readonly put?: never;
         /**
@@ -120,7 +135,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Order detail with its status and transfer timeline */
+        /**
+         * Order detail with its status and transfer timeline
+         * @description One of your orders by its public id (`ord_…`), with its current status and the timeline of every status change. Another partner's order is 404. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerOrders.getOrder"];
         readonly put?: never;
         readonly post?: never;
@@ -139,7 +157,10 @@ export interface paths {
         };
         readonly get?: never;
         readonly put?: never;
-        /** Refund a partner-collected order (only before TRANSFER_COMPLETED) */
+        /**
+         * Refund a partner-collected order (only before TRANSFER_COMPLETED)
+         * @description Refunds an order you collected the payment for, while it has not reached TRANSFER_COMPLETED; emits `order.refunded`. 404 for an unknown order, 409 when its status does not allow a refund. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly post: operations["partnerOrders.createRefund"];
         readonly delete?: never;
         readonly options?: never;
@@ -174,7 +195,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Event history, oldest first, for catching up after downtime */
+        /**
+         * Event history, oldest first, for catching up after downtime
+         * @description Every event of your account in the order it happened (the envelopes webhooks deliver), after `after_id`; use it to catch up after your endpoint was down. `limit` caps the page. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerEvents.listEvents"];
         readonly put?: never;
         readonly post?: never;
@@ -191,7 +215,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** The webhook endpoint, its state and last delivery attempt (never the secret) */
+        /**
+         * The webhook endpoint, its state and last delivery attempt (never the secret)
+         * @description Your registered webhook url, whether it is enabled, and the outcome of its last delivery attempt; the secret is never shown again. 404 when none is registered. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerWebhooks.getWebhook"];
         /**
          * Register or update the webhook url and secret (issued when omitted)
@@ -199,7 +226,10 @@ export interface paths {
          */
         readonly put: operations["partnerWebhooks.registerWebhook"];
         readonly post?: never;
-        /** Remove the webhook endpoint; its pending deliveries are cancelled */
+        /**
+         * Remove the webhook endpoint; its pending deliveries are cancelled
+         * @description Removes your webhook endpoint and cancels its pending deliveries; events stay readable at GET /api/partner/v1/events. 404 when none is registered. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly delete: operations["partnerWebhooks.deleteWebhook"];
         readonly options?: never;
         readonly head?: never;
@@ -233,7 +263,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Delivery log, newest first, each delivery with its attempts */
+        /**
+         * Delivery log, newest first, each delivery with its attempts
+         * @description The deliveries to your endpoint, newest first, each with every attempt's status code, duration and error; filter by `status` or `event_id`, page with `limit` and `cursor`. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerWebhooks.listWebhookDeliveries"];
         readonly put?: never;
         readonly post?: never;
@@ -290,7 +323,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** The auth code, once (the retrieve_url of transfer.auth_code_ready) */
+        /**
+         * The auth code, once (the retrieve_url of transfer.auth_code_ready)
+         * @description The EPP auth code of an order delivered by auth code, to the ordering partner only, once: `token` is the signed, short-lived one of the `retrieve_url` in `transfer.auth_code_ready`. A used, expired or foreign token is refused.
+         */
         readonly get: operations["partnerDelivery.retrieveAuthCode"];
         readonly put?: never;
         readonly post?: never;
@@ -307,7 +343,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Settlement statements, newest first (filters on period_end) */
+        /**
+         * Settlement statements, newest first (filters on period_end)
+         * @description Your settlement statements, newest first, filtered by the statement's period end (`from`/`to`); page with `limit` and `cursor`. Amounts are integer cents. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerMoney.listSettlements"];
         readonly put?: never;
         readonly post?: never;
@@ -324,7 +363,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** One statement with its lines */
+        /**
+         * One statement with its lines
+         * @description One statement (`stl_…`) with its totals and its lines, one per settled order. Another partner's statement is 404. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerMoney.getSettlement"];
         readonly put?: never;
         readonly post?: never;
@@ -341,7 +383,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** One statement's lines as CSV (`GET /settlements/stl_….csv`) */
+        /**
+         * One statement's lines as CSV (`GET /settlements/stl_….csv`)
+         * @description The lines of one statement as a CSV file (header row, one row per settled order), for accounting tools. 404 for an unknown statement. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerMoney.exportSettlement"];
         readonly put?: never;
         readonly post?: never;
@@ -358,7 +403,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** The sales history as CSV: every row matching the filters of GET /transactions */
+        /**
+         * The sales history as CSV: every row matching the filters of GET /transactions
+         * @description Every sale matching the filters of GET /api/partner/v1/transactions (window, status, payment model) as one CSV file, without paging. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerMoney.exportTransactions"];
         readonly put?: never;
         readonly post?: never;
@@ -375,7 +423,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Sales history with totals (GMV, commission) over the whole filter */
+        /**
+         * Sales history with totals (GMV, commission) over the whole filter
+         * @description Your sales, newest first, filtered by window, status and payment model, with totals (GMV, commission) over the whole filter, not only the page. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerMoney.listTransactions"];
         readonly put?: never;
         readonly post?: never;
@@ -392,7 +443,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Payouts of commission earned on service-collected sales */
+        /**
+         * Payouts of commission earned on service-collected sales
+         * @description Payouts of the commission you earned on sales the service collected, newest first, each with its amount, status and the commissions it pays. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerMoney.listPayouts"];
         readonly put?: never;
         readonly post?: never;
@@ -409,7 +463,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Affiliate: payouts of referral commission */
+        /**
+         * Affiliate: payouts of referral commission
+         * @description As an affiliate: payouts of your referral commission, newest first. 403 when your account is not an affiliate. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerMoney.listMyPayouts"];
         readonly put?: never;
         readonly post?: never;
@@ -426,7 +483,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Can this domain be brokered? Every reason it cannot */
+        /**
+         * Can this domain be brokered? Every reason it cannot
+         * @description Whether a domain can be brokered, with every reason it cannot (`reasons`, `details`) and what its site serves today (`site`). Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerBrokerage.eligibility"];
         readonly put?: never;
         readonly post?: never;
@@ -443,7 +503,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Your brokerage cases and outcomes, newest first, cursor paging */
+        /**
+         * Your brokerage cases and outcomes, newest first, cursor paging
+         * @description Your brokerage cases, newest first, with their status and outcome; filter by `status` and a window, page with `limit` and `cursor`. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerBrokerage.listCases"];
         readonly put?: never;
         /**
@@ -464,7 +527,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** One of your cases with its timeline (another partner's case: 404) */
+        /**
+         * One of your cases with its timeline (another partner's case: 404)
+         * @description One of your brokerage cases with its timeline of status changes and notes. Another partner's case is 404. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerBrokerage.getCase"];
         readonly put?: never;
         readonly post?: never;
@@ -501,10 +567,16 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Your links, newest first, with clicks, unique clicks, sales, GMV and commission */
+        /**
+         * Your links, newest first, with clicks, unique clicks, sales, GMV and commission
+         * @description Your tracking links, newest first, each with its clicks, unique clicks, attributed sales, GMV and commission; page with `limit` and `cursor`. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerReferrals.listLinks"];
         readonly put?: never;
-        /** Create a tracking link (generic, domain or product) */
+        /**
+         * Create a tracking link (generic, domain or product)
+         * @description Creates a tracking link: generic (the home page), for one domain, or for a product, with an optional campaign. The answer's `url` is what you share; clicks on it are attributed to you. 403 when your account is not an affiliate. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly post: operations["partnerReferrals.createLink"];
         readonly delete?: never;
         readonly options?: never;
@@ -519,7 +591,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Clicks and unique clicks per day (default: the last 30 days) */
+        /**
+         * Clicks and unique clicks per day (default: the last 30 days)
+         * @description Clicks and unique clicks per day over `from`–`to` (default the last 30 days), for all your links or one (`link_id`; 404 when it is not yours). Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerReferrals.myClicks"];
         readonly put?: never;
         readonly post?: never;
@@ -536,7 +611,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Referral sales attributed to your links, newest first, with totals over the window */
+        /**
+         * Referral sales attributed to your links, newest first, with totals over the window
+         * @description Sales attributed to your links over the window, newest first, with totals (count, GMV, commission) over the whole window; page with `limit` and `cursor`. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerReferrals.mySales"];
         readonly put?: never;
         readonly post?: never;
@@ -573,7 +651,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Funnel (clicks → unique → checkouts started → sales), conversion, GMV, commission and a daily series */
+        /**
+         * Funnel (clicks → unique → checkouts started → sales), conversion, GMV, commission and a daily series
+         * @description Your funnel over `from`–`to`: clicks → unique clicks → checkouts started → sales, the conversion rates, GMV, commission and a daily series. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["partnerReferrals.analytics"];
         readonly put?: never;
         readonly post?: never;
@@ -610,7 +691,10 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** A checkout session, its status and its order */
+        /**
+         * A checkout session, its status and its order
+         * @description One of your checkout sessions (`cs_…`): its status (open, processing, requires_action, paid, expired, refunded), the price and, once paid, its order. Another partner's session is 404. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         */
         readonly get: operations["checkoutSessions.getCheckoutSession"];
         readonly put?: never;
         readonly post?: never;
@@ -1105,7 +1189,11 @@ export interface components {
         };
         readonly PartnerSearchResponse: {
             readonly query: string;
-            readonly count: components["schemas"]["Int"];
+            /**
+             * int
+             * @description an integer
+             */
+            readonly count: number;
             /** @description At most 5, best first */
             readonly results: readonly components["schemas"]["PartnerSearchResult"][];
         };

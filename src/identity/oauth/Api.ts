@@ -250,18 +250,30 @@ export class OAuthApi extends HttpApiGroup.make("oauth")
   .add(
     HttpApiEndpoint.get("authorizationServerMetadata", "/.well-known/oauth-authorization-server")
       .addSuccess(AuthorizationServerMetadata)
+      .annotate(
+        OpenApi.Description,
+        "The authorization server metadata (RFC 8414): issuer, authorization and token endpoints, supported grants, scopes and PKCE methods (S256 only)."
+      )
       .annotate(OpenApi.Summary, "Authorization server metadata (RFC 8414)")
       .pipe(documentedAt("/docs/identity.md#discovery"))
   )
   .add(
     HttpApiEndpoint.get("protectedResourceMetadata", "/.well-known/oauth-protected-resource")
       .addSuccess(ProtectedResourceMetadata)
+      .annotate(
+        OpenApi.Description,
+        "The protected resource metadata of the REST API (RFC 9728): its resource identifier, the authorization server and the scopes it accepts."
+      )
       .annotate(OpenApi.Summary, "Protected resource metadata of the REST API (RFC 9728)")
       .pipe(documentedAt("/docs/identity.md#discovery"))
   )
   .add(
     HttpApiEndpoint.get("mcpProtectedResourceMetadata", "/.well-known/oauth-protected-resource/mcp")
       .addSuccess(ProtectedResourceMetadata)
+      .annotate(
+        OpenApi.Description,
+        "The protected resource metadata of the agent endpoint /mcp (RFC 9728), for MCP clients that sign in with OAuth."
+      )
       .annotate(OpenApi.Summary, "Protected resource metadata of the agent endpoint /mcp (RFC 9728)")
       .pipe(documentedAt("/docs/identity.md#discovery"))
   )
@@ -324,6 +336,10 @@ export class OAuthApi extends HttpApiGroup.make("oauth")
       .addError(Html(403, "Cross-site form post refused (Origin) or stale form"))
       .addError(Html(429, "Too many sign-in attempts"))
       .annotateContext(htmlErrors)
+      .annotate(
+        OpenApi.Description,
+        "The sign-in and consent forms of GET /oauth/authorize post here with the authorization request's parameters. Allow redirects (303) to the client's redirect_uri with `code` and `state`; deny redirects with `error=access_denied`; wrong credentials show the form again. Posts from another site are refused (403)."
+      )
       .annotate(OpenApi.Summary, "Form posts of the authorization page (sign in, allow, deny)")
       .pipe(documentedAt("/docs/identity.md#authorize"))
   )

@@ -131,6 +131,10 @@ export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
     HttpApiEndpoint.get("eligibility", "/api/partner/v1/brokerage/eligibility")
       .setUrlParams(Schema.Struct({ domain: Schema.String }))
       .addSuccess(Eligibility)
+      .annotate(
+        OpenApi.Description,
+        "Whether a domain can be brokered, with every reason it cannot (`reasons`, `details`) and what its site serves today (`site`). Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Can this domain be brokered? Every reason it cannot")
       .pipe(requiresScope("broker"), documentedAt("/docs/brokerage.md#eligibility"))
   )
@@ -168,6 +172,10 @@ export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
       .addError(errorWire(InvalidDateWindow))
       .addError(errorWire(InvalidPageCursor))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Your brokerage cases, newest first, with their status and outcome; filter by `status` and a window, page with `limit` and `cursor`. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Your brokerage cases and outcomes, newest first, cursor paging")
       .pipe(requiresScope("report"), documentedAt("/docs/brokerage.md#cases"))
   )
@@ -175,6 +183,10 @@ export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
     HttpApiEndpoint.get("getCase")`/api/partner/v1/brokerage/${CaseId}`
       .addSuccess(CaseDetail)
       .addError(errorWire(BrokerageCaseNotFound))
+      .annotate(
+        OpenApi.Description,
+        "One of your brokerage cases with its timeline of status changes and notes. Another partner's case is 404. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "One of your cases with its timeline (another partner's case: 404)")
       .pipe(requiresScope("broker"), documentedAt("/docs/brokerage.md#cases"))
   )
@@ -218,12 +230,20 @@ export class AdminBrokerageApi extends HttpApiGroup.make("adminBrokerage")
         limit: Limit
       }))
       .addSuccess(Schema.Struct({ cases: Schema.Array(Case) }))
+      .annotate(
+        OpenApi.Description,
+        "Every partner's brokerage cases, newest first, filtered by `status`, `partner` and `env`. Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
       .annotate(OpenApi.Summary, "Every partner's brokerage cases, newest first")
   )
   .add(
     HttpApiEndpoint.get("getCase")`/api/admin/brokerage/${CaseId}`
       .addSuccess(CaseDetail)
       .addError(errorWire(BrokerageCaseNotFound))
+      .annotate(
+        OpenApi.Description,
+        "Any brokerage case with its timeline. Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
       .annotate(OpenApi.Summary, "Any case with its timeline")
   )
   .add(
@@ -234,6 +254,10 @@ export class AdminBrokerageApi extends HttpApiGroup.make("adminBrokerage")
       .addError(errorWire(CaseMoveNotAllowed))
       .addError(errorWire(ListingHeld))
       .addError(errorWire(InvalidCaseMove))
+      .annotate(
+        OpenApi.Description,
+        "Moves a case to its next status, with an optional `note` for the timeline; deal_agreed → closed_won needs the deal `price` in cents. 409 when the case's status does not allow the move. Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
       .annotate(OpenApi.Summary, "Move a case to its next status (deal_agreed → closed_won needs a deal price)")
   )
   .add(
@@ -249,6 +273,10 @@ export class AdminBrokerageApi extends HttpApiGroup.make("adminBrokerage")
       .addError(errorWire(CaseMoveNotAllowed))
       .addError(errorWire(ListingHeld))
       .addError(errorWire(InvalidCaseMove))
+      .annotate(
+        OpenApi.Description,
+        "Closes a case with `outcome` won (with the deal `price`), lost or cancelled, and an optional `note`. 409 when the case is already closed. Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
       .annotate(OpenApi.Summary, "Close a case: won, lost or cancelled")
   )
   .middleware(AdminAuth)
@@ -279,4 +307,5 @@ export class BrokeragePagesApi extends HttpApiGroup.make("brokeragePages")
       )
   )
   .annotate(OpenApi.Title, "Brokerage progress page")
+  .annotate(OpenApi.Description, "The buyer-facing page that shows a brokerage case's progress")
 {}

@@ -8,6 +8,22 @@ import { BadRequest, errorWire, InternalError } from "../../platform/Errors.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { MalformedParameter } from "../Errors.js"
 
+/** The event the examples show: an order recorded (the webhook section shows the same envelope). */
+const EVENT_EXAMPLE = {
+  id: "evt_01J9Z7Q3K8M2",
+  type: "order.recorded",
+  created_at: "2026-01-01T12:00:00.000Z",
+  data: {
+    order: {
+      public_id: "ord_01jd3k9x0a1b2c3d4e5f6g7h8j",
+      domain: "example.com",
+      status: "RECORDED",
+      sale_price_cents: 250000,
+      currency: "USD"
+    }
+  }
+}
+
 export const PartnerEvent = Schema.Struct({
   id: Schema.String.annotations({ description: "evt_…, sortable: later events have greater ids" }),
   type: Schema.String.annotations({
@@ -18,14 +34,17 @@ export const PartnerEvent = Schema.Struct({
   data: Schema.Unknown.annotations({
     description: "For order events: {order: {public_id, domain, status, sale_price_cents, currency}}"
   })
-}).annotations({ identifier: "PartnerEvent" })
+}).annotations({ identifier: "PartnerEvent", examples: [EVENT_EXAMPLE] })
 
 export const EventPage = Schema.Struct({
   events: Schema.Array(PartnerEvent),
   next_cursor: Schema.NullOr(Schema.String).annotations({
     description: "The last event id returned (pass as after_id); null when the page is empty"
   })
-}).annotations({ identifier: "PartnerEventPage" })
+}).annotations({
+  identifier: "PartnerEventPage",
+  examples: [{ events: [EVENT_EXAMPLE], next_cursor: "evt_01J9Z7Q3K8M2" }]
+})
 
 export class PartnerEventsApi extends HttpApiGroup.make("partnerEvents")
   .add(
@@ -37,10 +56,15 @@ export class PartnerEventsApi extends HttpApiGroup.make("partnerEvents")
       .addSuccess(EventPage)
       .addError(errorWire(MalformedParameter))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Every event of your account in the order it happened (the envelopes webhooks deliver), after `after_id`; use it to catch up after your endpoint was down. `limit` caps the page. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Event history, oldest first, for catching up after downtime")
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#events"))
   )
   .middleware(PartnerAuth)
   .addError(InternalError)
   .annotate(OpenApi.Title, "Partner: events")
+  .annotate(OpenApi.Description, "The partner's event feed (the same envelopes as webhooks), paged by cursor")
 {}

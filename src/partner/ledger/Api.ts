@@ -27,6 +27,40 @@ const Time = time()
 const IsoDate = Schema.String.annotations({ description: "RFC 3339 date-time or YYYY-MM-DD" })
 export const PaymentModelSchema = Schema.Literal(...PAYMENT_MODELS).annotations({ title: "PaymentModel" })
 
+/** The statement the examples show: one week, one partner-collected sale of $2,500. */
+const LINE_EXAMPLE = {
+  order_id: "ord_01jd3k9x0a1b2c3d4e5f6g7h8j",
+  domain: "example.com",
+  payment_model: "partner_collected" as const,
+  sale_price_cents: 250000,
+  commission_cents: 25000,
+  owed_cents: 225000
+}
+const STATEMENT_EXAMPLE = {
+  id: "stl_01jd9q2w3e4r5t6y7u8i9o0p1a",
+  period_start: new Date("2026-01-01T00:00:00.000Z"),
+  period_end: new Date("2026-01-08T00:00:00.000Z"),
+  currency: "USD",
+  orders_count: 1,
+  gross_sold_cents: 250000,
+  commission_retained_cents: 25000,
+  amount_owed_cents: 225000,
+  commission_payable_cents: 0,
+  refunds_cents: 0,
+  status: "closed" as const,
+  created_at: new Date("2026-01-08T00:05:00.000Z")
+}
+const PAYOUT_EXAMPLE = {
+  id: "po_01jda1s2d3f4g5h6j7k8l9z0x1",
+  amount_cents: 12000,
+  currency: "USD",
+  status: "paid" as const,
+  method: "sandbox",
+  created_at: new Date("2026-01-08T01:00:00.000Z"),
+  paid_at: new Date("2026-01-08T01:00:02.000Z"),
+  source: "checkout" as const
+}
+
 export const StatementLine = Schema.Struct({
   order_id: Schema.String,
   domain: Schema.String,
@@ -59,12 +93,18 @@ export const Statement = Schema.Struct({
   }),
   created_at: Time,
   lines: Schema.optional(Schema.Array(StatementLine))
-}).annotations({ identifier: "SettlementStatement" })
+}).annotations({
+  identifier: "SettlementStatement",
+  examples: [{ ...STATEMENT_EXAMPLE, lines: [LINE_EXAMPLE] }]
+})
 
 export const StatementPage = Schema.Struct({
   settlements: Schema.Array(Statement),
   next_cursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "SettlementPage" })
+}).annotations({
+  identifier: "SettlementPage",
+  examples: [{ settlements: [STATEMENT_EXAMPLE], next_cursor: null }]
+})
 
 export const Transaction = Schema.Struct({
   id: Schema.String.annotations({ description: "The ledger transaction that recorded the sale (ltx_…)" }),
@@ -85,7 +125,25 @@ export const TransactionPage = Schema.Struct({
     description: "Over every row matching the filters, not one page"
   }),
   next_cursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "PartnerTransactionPage" })
+}).annotations({
+  identifier: "PartnerTransactionPage",
+  examples: [{
+    transactions: [{
+      id: "ltx_01jd3k9x5m6n7b8v9c0x1z2a3s",
+      order_id: LINE_EXAMPLE.order_id,
+      domain: LINE_EXAMPLE.domain,
+      payment_model: "partner_collected" as const,
+      status: "SETTLED" as const,
+      sale_price_cents: 250000,
+      commission_cents: 25000,
+      currency: "USD",
+      created_at: new Date("2026-01-01T12:00:00.000Z"),
+      settled_at: new Date("2026-01-08T00:05:00.000Z")
+    }],
+    totals: { count: 1, gmv_cents: 250000, commission_cents: 25000 },
+    next_cursor: null
+  }]
+})
 
 export const Payout = Schema.Struct({
   id: Schema.String.annotations({ description: "po_…" }),
@@ -102,7 +160,10 @@ export const PayoutPage = Schema.Struct({
   payouts: Schema.Array(Payout),
   total_paid_cents: Cents,
   next_cursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "PayoutPage" })
+}).annotations({
+  identifier: "PayoutPage",
+  examples: [{ payouts: [PAYOUT_EXAMPLE], total_paid_cents: 12000, next_cursor: null }]
+})
 
 /** A CSV export: `text/csv; charset=utf-8`, a header row, CRLF line ends (docs/partner.md#csv-exports). */
 export const CsvText = HttpApiSchema.Text({ contentType: "text/csv; charset=utf-8" }).annotations({
@@ -124,6 +185,10 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       .addError(errorWire(InvalidDateWindow))
       .addError(errorWire(InvalidCursor))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Your settlement statements, newest first, filtered by the statement's period end (`from`/`to`); page with `limit` and `cursor`. Amounts are integer cents. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Settlement statements, newest first (filters on period_end)")
       .pipe(requiresScope("buy"), documentedAt("/docs/money.md#statements"))
   )
@@ -131,6 +196,10 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
     HttpApiEndpoint.get("getSettlement")`/api/partner/v1/settlements/${HttpApiSchema.param("id", Schema.String)}`
       .addSuccess(Statement)
       .addError(errorWire(SettlementNotFound))
+      .annotate(
+        OpenApi.Description,
+        "One statement (`stl_…`) with its totals and its lines, one per settled order. Another partner's statement is 404. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "One statement with its lines")
       .pipe(requiresScope("buy"), documentedAt("/docs/money.md#statements"))
   )
@@ -138,6 +207,10 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
     HttpApiEndpoint.get("exportSettlement")`/api/partner/v1/settlements/${HttpApiSchema.param("id", Schema.String)}.csv`
       .addSuccess(CsvText)
       .addError(errorWire(SettlementNotFound))
+      .annotate(
+        OpenApi.Description,
+        "The lines of one statement as a CSV file (header row, one row per settled order), for accounting tools. 404 for an unknown statement. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "One statement's lines as CSV (`GET /settlements/stl_….csv`)")
       .pipe(requiresScope("buy"), documentedAt("/docs/partner.md#csv-exports"))
   )
@@ -147,6 +220,10 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       .addSuccess(CsvText)
       .addError(errorWire(InvalidDateWindow))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Every sale matching the filters of GET /api/partner/v1/transactions (window, status, payment model) as one CSV file, without paging. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "The sales history as CSV: every row matching the filters of GET /transactions")
       .pipe(requiresScope("report"), documentedAt("/docs/partner.md#csv-exports"))
   )
@@ -163,6 +240,10 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       .addError(errorWire(InvalidDateWindow))
       .addError(errorWire(InvalidCursor))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Your sales, newest first, filtered by window, status and payment model, with totals (GMV, commission) over the whole filter, not only the page. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Sales history with totals (GMV, commission) over the whole filter")
       .pipe(requiresScope("report"), documentedAt("/docs/money.md#transactions"))
   )
@@ -172,6 +253,10 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       .addSuccess(PayoutPage)
       .addError(errorWire(InvalidCursor))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Payouts of the commission you earned on sales the service collected, newest first, each with its amount, status and the commissions it pays. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Payouts of commission earned on service-collected sales")
       .pipe(requiresScope("report"), documentedAt("/docs/money.md#payouts"))
   )
@@ -182,6 +267,10 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       .addError(errorWire(InvalidCursor))
       .addError(errorWire(NotAnAffiliate))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "As an affiliate: payouts of your referral commission, newest first. 403 when your account is not an affiliate. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Affiliate: payouts of referral commission")
       .pipe(requiresScope("report"), documentedAt("/docs/money.md#payouts"))
   )
@@ -207,7 +296,26 @@ export const RunResult = Schema.Struct({
     amount_owed_cents: Cents,
     commission_payable_cents: Cents
   }))
-}).annotations({ identifier: "SettlementRunResult" })
+}).annotations({
+  identifier: "SettlementRunResult",
+  examples: [{
+    status: "completed" as const,
+    run_id: "str_01jd9q2v8b7n6m5k4j3h2g1f0d",
+    as_of: new Date("2026-01-08T00:05:00.000Z"),
+    cutoff: new Date("2026-01-01T00:05:00.000Z"),
+    orders_settled: 1,
+    statements: [{
+      id: STATEMENT_EXAMPLE.id,
+      partner_id: "ptn_01jcz8x7c6v5b4n3m2l1k0j9h8",
+      environment: "live" as const,
+      currency: "USD",
+      orders_count: 1,
+      gross_sold_cents: 250000,
+      amount_owed_cents: 225000,
+      commission_payable_cents: 0
+    }]
+  }]
+})
 
 export const VerifyReport = Schema.Struct({
   ok: Schema.Boolean,
@@ -220,7 +328,14 @@ export const VerifyReport = Schema.Struct({
     receipts: Schema.Int
   }),
   problems: Schema.Array(Schema.Struct({ check: Schema.String, subject: Schema.String, message: Schema.String }))
-}).annotations({ identifier: "LedgerVerifyReport" })
+}).annotations({
+  identifier: "LedgerVerifyReport",
+  examples: [{
+    ok: true,
+    checked: { transactions: 42, statements: 3, orders: 17, payouts: 2, payments: 9, receipts: 1 },
+    problems: []
+  }]
+})
 
 export const BalanceReport = Schema.Struct({
   partner_id: Schema.String,
@@ -244,7 +359,19 @@ export const PayoutRunResult = Schema.Struct({
     amount_cents: Cents,
     status: Schema.Literal("pending", "paid", "failed")
   }))
-}).annotations({ identifier: "PayoutRunResult" })
+}).annotations({
+  identifier: "PayoutRunResult",
+  examples: [{
+    status: "completed" as const,
+    payouts: [{
+      id: PAYOUT_EXAMPLE.id,
+      partner_id: "ptn_01jcz8x7c6v5b4n3m2l1k0j9h8",
+      environment: "live" as const,
+      amount_cents: 12000,
+      status: "paid" as const
+    }]
+  }]
+})
 
 export const ReceiptRequest = Schema.Struct({
   partner_id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)).annotations({ description: "ptn_…" }),
@@ -255,7 +382,10 @@ export const ReceiptRequest = Schema.Struct({
   reference: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)).annotations({
     description: "Your reference for the payment (bank transfer id…); one receipt per reference"
   })
-}).annotations({ identifier: "LedgerReceiptRequest" })
+}).annotations({
+  identifier: "LedgerReceiptRequest",
+  examples: [{ partner_id: "ptn_01jcz8x7c6v5b4n3m2l1k0j9h8", amount_cents: 225000, reference: "SEPA-2026-01-09-0042" }]
+})
 
 export const Receipt = Schema.Struct({
   id: Schema.String.annotations({ description: "rct_…" }),
@@ -270,7 +400,21 @@ export const Receipt = Schema.Struct({
   }),
   owed_cents: Cents.annotations({ description: "What the partner's statements still say it owes" }),
   replayed: Schema.Boolean.annotations({ description: "true: this reference was recorded before; nothing new" })
-}).annotations({ identifier: "LedgerReceipt" })
+}).annotations({
+  identifier: "LedgerReceipt",
+  examples: [{
+    id: "rct_01jdb7h6g5f4d3s2a1q0w9e8r7",
+    partner_id: "ptn_01jcz8x7c6v5b4n3m2l1k0j9h8",
+    environment: "live" as const,
+    currency: "USD",
+    amount_cents: 225000,
+    reference: "SEPA-2026-01-09-0042",
+    created_at: new Date("2026-01-09T10:00:00.000Z"),
+    statements_paid: [STATEMENT_EXAMPLE.id],
+    owed_cents: 0,
+    replayed: false
+  }]
+})
 
 export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
   .add(
@@ -279,11 +423,19 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
       .addSuccess(RunResult)
       .addError(errorWire(InvalidDateWindow))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Settles every order due as of now (or `as_of`, ISO 8601) and writes the statements; the answer's `status` is `completed`, or `skipped` when another run holds the lock. Also runs every SETTLEMENT_INTERVAL (24 h). Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
       .annotate(OpenApi.Summary, "Run the settlement now (as of now, or as_of)")
   )
   .add(
     HttpApiEndpoint.post("runPayouts", "/api/admin/payouts/run")
       .addSuccess(PayoutRunResult)
+      .annotate(
+        OpenApi.Description,
+        "Pays every partner whose payable commission reaches PAYOUT_MINIMUM_CENTS, one payout each. Also runs every PAYOUT_INTERVAL (7 days). Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
       .annotate(OpenApi.Summary, "Run the payouts now: every payable commission at or above PAYOUT_MINIMUM_CENTS")
   )
   .add(
@@ -292,11 +444,19 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
       .addSuccess(StatementPage)
       .addError(errorWire(InvalidCursor))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Every partner's settlement statements, newest first; page with `limit` and `cursor`. Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
       .annotate(OpenApi.Summary, "Every partner's statements, newest first")
   )
   .add(
     HttpApiEndpoint.get("verifyLedger", "/api/admin/ledger/verify")
       .addSuccess(VerifyReport)
+      .annotate(
+        OpenApi.Description,
+        "Checks the double-entry ledger: every transaction balances, and statements, commissions and payouts agree with the orders. `ok` is true when nothing is wrong; `problems` lists each discrepancy. Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
       .annotate(
         OpenApi.Summary,
         "Reconciliation: every transaction balances; statements, commissions and payouts match the orders"
@@ -311,6 +471,10 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
       .addError(errorWire(ReceiptReferenceUsed))
       .addError(BadRequest)
       .annotate(
+        OpenApi.Description,
+        "Records a payment received from a partner: its receivable goes down and the statements it covers become paid. 404 for an unknown partner; 409 when it exceeds what is owed or its reference was used before. Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
+      .annotate(
         OpenApi.Summary,
         "Record that a partner paid what its statements say it owes: the receivable goes down, covered statements become paid"
       )
@@ -321,6 +485,10 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
       .addSuccess(BalanceReport)
       .addError(errorWire(PartnerNotFound))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "A partner's ledger accounts and what they mean: owed by the partner, commission accrued, payable and paid out (integer cents), for `env` live (default) or sandbox. 404 for an unknown partner. Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
       .annotate(OpenApi.Summary, "A partner's account balances (env default live); an unknown partner is 404")
   )
   .middleware(AdminAuth)

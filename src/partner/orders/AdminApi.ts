@@ -36,6 +36,10 @@ export class AdminOrdersApi extends HttpApiGroup.make("adminOrders")
     HttpApiEndpoint.get("getOrder")`/api/admin/orders/${OrderId}`
       .addSuccess(OrderDetail)
       .addError(errorWire(OrderNotFound))
+      .annotate(
+        OpenApi.Description,
+        "Any partner's order by its public id (`ord_…`), with its timeline. Operator only: `Authorization: Bearer $ADMIN_TOKEN`, else 401."
+      )
       .annotate(OpenApi.Summary, "Any partner's order with its timeline")
   )
   .add(

@@ -267,6 +267,10 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
       .addError(errorWire(NoBuyNowPrice))
       .addError(errorWire(ListingHeld))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Fixes the price of a listed domain for 10 minutes and reserves it for you: pass the quote's id to POST /orders. 404 when not listed; 409 when it is not available, has no buy-now price or is held for another buyer. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Firm price plus a 10-minute reservation")
       .pipe(requiresScope("buy"), documentedAt("/docs/partner.md#quotes"))
   )
@@ -319,6 +323,10 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
       .addError(errorWire(MalformedDomain))
       .addError(errorWire(InvalidPageCursor))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Your orders, newest first, filtered by status, payment model, domain and a creation window (`from`/`to`, ISO 8601); `limit` and the opaque `cursor` of the previous page page through them. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "List orders (newest first) with filters and cursor pagination")
       .pipe(requiresScope("search", "buy"), documentedAt("/docs/partner.md#list-orders"))
   )
@@ -326,6 +334,10 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
     HttpApiEndpoint.get("getOrder")`/api/partner/v1/orders/${HttpApiSchema.param("public_id", Schema.String)}`
       .addSuccess(OrderDetail)
       .addError(errorWire(OrderNotFound))
+      .annotate(
+        OpenApi.Description,
+        "One of your orders by its public id (`ord_…`), with its current status and the timeline of every status change. Another partner's order is 404. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Order detail with its status and transfer timeline")
       .pipe(requiresScope("search", "buy"), documentedAt("/docs/partner.md#order-detail"))
   )
@@ -336,6 +348,10 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
       .addError(errorWire(OrderNotFound))
       .addError(errorWire(OrderMoveNotAllowed))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "Refunds an order you collected the payment for, while it has not reached TRANSFER_COMPLETED; emits `order.refunded`. 404 for an unknown order, 409 when its status does not allow a refund. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Refund a partner-collected order (only before TRANSFER_COMPLETED)")
       .pipe(requiresScope("buy"), documentedAt("/docs/partner.md#refunds"))
   )

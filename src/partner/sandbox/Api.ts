@@ -30,4 +30,8 @@ export class PartnerSandboxApi extends HttpApiGroup.make("partnerSandbox")
   .middleware(PartnerAuth)
   .addError(InternalError)
   .annotate(OpenApi.Title, "Partner: sandbox")
+  .annotate(
+    OpenApi.Description,
+    "Sandbox-only controls for testing an integration: drive sandbox orders through their states"
+  )
 {}

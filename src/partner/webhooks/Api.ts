@@ -29,7 +29,10 @@ export const WebhookRegistration = Schema.Struct({
       "Or send your own (16–256 characters): a `whsec_<base64>` secret is base64-decoded for the Standard Webhooks signature (as its libraries do); " +
       "any other secret is used as its UTF-8 bytes, so verify with `new Webhook(Buffer.from(secret, \"utf8\"), { format: \"raw\" })`."
   })
-}).annotations({ identifier: "PartnerWebhookRegistration" })
+}).annotations({
+  identifier: "PartnerWebhookRegistration",
+  examples: [{ url: "https://partner.example.net/hooks/marketplace" }]
+})
 
 export const WebhookEndpoint = Schema.Struct({
   url: Schema.String,
@@ -38,7 +41,15 @@ export const WebhookEndpoint = Schema.Struct({
   secret: Schema.optional(Schema.String).annotations({
     description: "Only when the service issued the secret (the request had none): `whsec_<base64>`, shown this once"
   })
-}).annotations({ identifier: "PartnerWebhookEndpoint" })
+}).annotations({
+  identifier: "PartnerWebhookEndpoint",
+  examples: [{
+    url: "https://partner.example.net/hooks/marketplace",
+    active: true,
+    created_at: "2026-01-01T12:00:00.000Z",
+    secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+  }]
+})
 
 export const WebhookState = Schema.Struct({
   url: Schema.String,
@@ -63,6 +74,22 @@ export const WebhookState = Schema.Struct({
   )
 }).annotations({
   identifier: "PartnerWebhookState",
+  examples: [{
+    url: "https://partner.example.net/hooks/marketplace",
+    active: true,
+    state: "active" as const,
+    disabled_reason: null,
+    created_at: "2026-01-01T12:00:00.000Z",
+    updated_at: "2026-01-01T12:00:00.000Z",
+    pending_deliveries: 0,
+    last_attempt: {
+      at: "2026-01-01T12:00:01.000Z",
+      delivery_id: "whd_01J9Z7Q5T2V6",
+      status: 200,
+      duration_ms: 84,
+      error: null
+    }
+  }],
   description: "The endpoint of the credential's environment; the secret is never shown again"
 })
 
@@ -70,7 +97,10 @@ export const WebhookTestAccepted = Schema.Struct({
   event_id: Schema.String.annotations({
     description: "The `webhook.test` event queued for delivery (also listed in GET /api/partner/v1/events)"
   })
-}).annotations({ identifier: "PartnerWebhookTestAccepted" })
+}).annotations({
+  identifier: "PartnerWebhookTestAccepted",
+  examples: [{ event_id: "evt_01J9Z7R0B4N8" }]
+})
 
 export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed", "cancelled")
 
@@ -105,7 +135,25 @@ export const WebhookDeliveryPage = Schema.Struct({
   next_cursor: Schema.NullOr(Schema.String).annotations({
     description: "Pass as cursor for the next page; null at the end"
   })
-}).annotations({ identifier: "PartnerWebhookDeliveryPage" })
+}).annotations({
+  identifier: "PartnerWebhookDeliveryPage",
+  examples: [{
+    deliveries: [{
+      id: "whd_01J9Z7Q5T2V6",
+      event_id: "evt_01J9Z7Q3K8M2",
+      event_type: "order.recorded",
+      status: "delivered" as const,
+      attempt_count: 1,
+      next_attempt_at: null,
+      last_status: 200,
+      last_error: null,
+      created_at: "2026-01-01T12:00:00.000Z",
+      finished_at: "2026-01-01T12:00:01.000Z",
+      attempts: [{ attempt: 1, started_at: "2026-01-01T12:00:01.000Z", status: 200, duration_ms: 84, error: null }]
+    }],
+    next_cursor: null
+  }]
+})
 
 export const RedeliverRequest = Schema.Struct({
   event_id: Schema.optional(Schema.String).annotations({ description: "Redeliver this one event (any status)" }),
@@ -117,6 +165,7 @@ export const RedeliverRequest = Schema.Struct({
   })
 }).annotations({
   identifier: "PartnerWebhookRedeliverRequest",
+  examples: [{ since: "2026-01-01T00:00:00.000Z", status: "failed" as const }],
   description: "Either `{event_id}` or `{since, status: \"failed\"}`"
 })
 
@@ -125,7 +174,10 @@ export const RedeliverAccepted = Schema.Struct({
   already_pending: Schema.Number.annotations({
     description: "Events left alone because a delivery of theirs is already pending"
   })
-}).annotations({ identifier: "PartnerWebhookRedeliverAccepted" })
+}).annotations({
+  identifier: "PartnerWebhookRedeliverAccepted",
+  examples: [{ queued: 3, already_pending: 1 }]
+})
 
 export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
   .add(
@@ -146,6 +198,10 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
     HttpApiEndpoint.get("getWebhook", "/api/partner/webhooks")
       .addSuccess(WebhookState)
       .addError(errorWire(WebhookEndpointNotFound))
+      .annotate(
+        OpenApi.Description,
+        "Your registered webhook url, whether it is enabled, and the outcome of its last delivery attempt; the secret is never shown again. 404 when none is registered. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "The webhook endpoint, its state and last delivery attempt (never the secret)")
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#webhook-tooling"))
   )
@@ -153,6 +209,10 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
     HttpApiEndpoint.del("deleteWebhook", "/api/partner/webhooks")
       .addSuccess(HttpApiSchema.NoContent)
       .addError(errorWire(WebhookEndpointNotFound))
+      .annotate(
+        OpenApi.Description,
+        "Removes your webhook endpoint and cancels its pending deliveries; events stay readable at GET /api/partner/v1/events. 404 when none is registered. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Remove the webhook endpoint; its pending deliveries are cancelled")
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#webhook-tooling"))
   )
@@ -182,6 +242,10 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
       .addError(errorWire(MalformedParameter))
       .addError(errorWire(InvalidPageCursor))
       .addError(BadRequest)
+      .annotate(
+        OpenApi.Description,
+        "The deliveries to your endpoint, newest first, each with every attempt's status code, duration and error; filter by `status` or `event_id`, page with `limit` and `cursor`. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+      )
       .annotate(OpenApi.Summary, "Delivery log, newest first, each delivery with its attempts")
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#delivery-log"))
   )
@@ -205,4 +269,5 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
   .middleware(PartnerAuth)
   .addError(InternalError)
   .annotate(OpenApi.Title, "Partner: webhooks")
+  .annotate(OpenApi.Description, "Register, inspect, test and redeliver the partner's webhook endpoint")
 {}

@@ -1,0 +1,191 @@
+/**
+ * Every example the served OpenAPI document shows for a request body or a JSON success response is
+ * a value the service really accepts or sends: it decodes with the endpoint's own Effect schema
+ * (refinements included), and it is not a placeholder ("string", "…"). Operations still without an
+ * example are listed in WITHOUT_EXAMPLE; the list may only shrink.
+ */
+import * as HttpApi from "@effect/platform/HttpApi"
+import { describe, expect, it } from "@effect/vitest"
+import { Either, Option, ParseResult, Schema, type SchemaAST } from "effect"
+import { Api } from "../../src/app/Api.js"
+import { publishedDocument } from "../../src/platform/OpenApiDeployment.js"
+
+type Json = Record<string, any>
+
+/**
+ * `operationId request|status` of the bodies and answers that have no example yet (issue 36,
+ * item 1: each needs an `examples` annotation on its schema or on its fields).
+ */
+const WITHOUT_EXAMPLE = new Set<string>([
+  // Added by the wave-3 offers and fulfilment operations, merged beside this list.
+  "marketOffers.makeOffer request application/json",
+  "marketOffers.makeOffer 201",
+  "adminDeliveries.listDeliveries 200",
+  "adminDeliveries.retryDelivery 200",
+  "system.apiIndex 200",
+  "catalogue.getTldPrice 200",
+  "catalogue.getTldMetadata 200",
+  "lookup.whois 201",
+  "tools.siteCheck 202",
+  "tools.bulkCheck request application/json",
+  "tools.bulkCheck 202",
+  "tools.toolJobStatus 200",
+  "market.listListings 200",
+  "market.getListing 200",
+  "batch.batchCatalogue 200",
+  "batch.runBatch 200",
+  "developer.domainAvailable 200",
+  "auth.login request application/json",
+  "auth.login 200",
+  "auth.me 200",
+  "oauth.authorizationServerMetadata 200",
+  "oauth.protectedResourceMetadata 200",
+  "oauth.mcpProtectedResourceMetadata 200",
+  "oauth.register request application/json",
+  "oauth.register 201",
+  "oauth.token request application/x-www-form-urlencoded",
+  "oauth.token request application/json",
+  "oauth.token 200",
+  "oauth.revoke request application/x-www-form-urlencoded",
+  "oauth.revoke request application/json",
+  "oauth.introspect request application/x-www-form-urlencoded",
+  "oauth.introspect request application/json",
+  "adminMoney.ledgerBalance 200",
+  "partnerBrokerage.eligibility 200",
+  "partnerBrokerage.createCase request application/json",
+  "partnerBrokerage.createCase 201",
+  "partnerBrokerage.listCases 200",
+  "partnerBrokerage.getCase 200",
+  "partnerBrokerage.advanceSandbox 200",
+  "adminBrokerage.listCases 200",
+  "adminBrokerage.getCase 200",
+  "adminBrokerage.advance 200",
+  "adminBrokerage.close 200",
+  "partnerReferrals.createLink 201",
+  "partnerReferrals.listLinks 200",
+  "partnerReferrals.myClicks 200",
+  "partnerReferrals.mySales 200",
+  "partnerReferrals.myCommissions 200",
+  "partnerReferrals.analytics 200",
+  "portfolio.list 200",
+  "portfolio.bulk.lock request application/json",
+  "portfolio.bulk.lock 200",
+  "portfolio.bulk.unlock request application/json",
+  "portfolio.bulk.unlock 200",
+  "portfolio.bulk.setNameservers request application/json",
+  "portfolio.bulk.setNameservers 200",
+  "portfolio.bulk.setFolder request application/json",
+  "portfolio.bulk.setFolder 200",
+  "portfolio.bulk.setContacts request application/json",
+  "portfolio.bulk.setContacts 200",
+  "portfolio.bulk.setAutoRenew request application/json",
+  "portfolio.bulk.setAutoRenew 200",
+  "portfolio.bulk.renew request application/json",
+  "portfolio.bulk.renew 200",
+  "portfolio.bulk.restore request application/json",
+  "portfolio.bulk.restore 200",
+  "portfolio.bulkStatus 200",
+  "portfolio.cart 200",
+  "notifications.list 200"
+])
+
+/** The schemas of each operation, by operation id (`group.endpoint`). */
+const schemasByOperation = () => {
+  const out = new Map<string, { payloads: Map<string, SchemaAST.AST>; successes: Map<string, SchemaAST.AST> }>()
+  HttpApi.reflect(Api as any, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, group, payloads, successes }) => {
+      const ok = new Map<string, SchemaAST.AST>()
+      for (const [status, s] of successes) if (Option.isSome(s.ast)) ok.set(String(status), s.ast.value)
+      const bodies = new Map<string, SchemaAST.AST>()
+      for (const [type, p] of payloads) bodies.set(type, p.ast)
+      out.set(`${group.identifier}.${endpoint.name}`, { payloads: bodies, successes: ok })
+    }
+  })
+  return out
+}
+
+/** The examples of one media type: `example`, or each of `examples`. */
+const examplesOf = (media: Json): Array<unknown> =>
+  media.example !== undefined
+    ? [media.example]
+    : Object.values<Json>(media.examples ?? {}).map((e) => e.value)
+
+const placeholders = (value: unknown, at = "$"): Array<string> => {
+  if (typeof value === "string") return value === "string" || value.includes("…") ? [`${at} = ${value}`] : []
+  if (Array.isArray(value)) return value.flatMap((v, i) => placeholders(v, `${at}[${i}]`))
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value).flatMap(([k, v]) => placeholders(v, `${at}.${k}`))
+  }
+  return []
+}
+
+const decodeProblem = (ast: SchemaAST.AST, example: unknown): string | undefined => {
+  const result = Schema.decodeUnknownEither(Schema.make(ast))(example, { onExcessProperty: "error" })
+  return Either.isLeft(result) ? ParseResult.TreeFormatter.formatErrorSync(result.left) : undefined
+}
+
+interface Target {
+  readonly key: string
+  readonly media: Json
+  readonly ast: SchemaAST.AST | undefined
+}
+
+/** Each request body (JSON or form) and JSON success answer of the document, with its schema. */
+const targets = (): Array<Target> => {
+  // As served: JSON (a `Date` example is its RFC 3339 string on the wire).
+  const doc = JSON.parse(
+    JSON.stringify(publishedDocument(Api, { baseUrl: "https://api.example.test", deprecations: {} }))
+  )
+  const schemas = schemasByOperation()
+  const out: Array<Target> = []
+  for (const item of Object.values<Json>(doc.paths)) {
+    for (const op of Object.values<Json>(item)) {
+      if (typeof op?.operationId !== "string") continue
+      // `portfolio.bulk.lock` is `portfolio.bulk` listed once per operation name (withLiteralPaths).
+      const id = [...schemas.keys()].find((k) => op.operationId === k || op.operationId.startsWith(`${k}.`))
+      const own = id === undefined ? undefined : schemas.get(id)
+      for (const [type, media] of Object.entries<Json>(op.requestBody?.content ?? {})) {
+        if (type !== "application/json" && type !== "application/x-www-form-urlencoded") continue
+        out.push({ key: `${op.operationId} request ${type}`, media, ast: own?.payloads.get(type) })
+      }
+      for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
+        const media = response.content?.["application/json"]
+        if (!status.startsWith("2") || media === undefined) continue
+        out.push({ key: `${op.operationId} ${status}`, media, ast: own?.successes.get(status) })
+      }
+    }
+  }
+  return out
+}
+
+describe("OpenAPI examples", () => {
+  const all = targets()
+
+  it("every request body and JSON success answer has an example", () => {
+    const missing = all.filter((t) => examplesOf(t.media).length === 0).map((t) => t.key)
+    expect(missing.filter((k) => !WITHOUT_EXAMPLE.has(k))).toEqual([])
+    // An operation given its example leaves the list.
+    expect([...WITHOUT_EXAMPLE].filter((k) => !missing.includes(k))).toEqual([])
+  })
+
+  it("every example decodes with the endpoint's schema", () => {
+    const problems: Array<string> = []
+    for (const t of all) {
+      for (const example of examplesOf(t.media)) {
+        if (t.ast === undefined) {
+          problems.push(`${t.key}: no schema found for the example`)
+          continue
+        }
+        const problem = decodeProblem(t.ast, example)
+        if (problem !== undefined) problems.push(`${t.key}: ${problem}`)
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
+  it("no example is a placeholder", () => {
+    const found = all.flatMap((t) => examplesOf(t.media).flatMap((e) => placeholders(e).map((p) => `${t.key}: ${p}`)))
+    expect(found).toEqual([])
+  })
+})
