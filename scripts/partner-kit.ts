@@ -201,7 +201,9 @@ const REQUESTS: ReadonlyArray<readonly [string, RequestSpec]> = [
   ["PUT /api/partner/v1/orders/{public_id}/delivery", {
     path: { public_id: "{{order_id}}" },
     body: { method: "auth_code" },
-    test: ["pm.test(\"200, or 409 once the delivery started\", () => pm.expect([200, 409]).to.include(pm.response.code))"],
+    test: [
+      "pm.test(\"200, or 409 once the delivery started\", () => pm.expect([200, 409]).to.include(pm.response.code))"
+    ],
     note: "Say where the name goes before its delivery starts (docs/fulfilment.md); 409 once it has."
   }],
   ["GET /api/partner/v1/orders/{public_id}/delivery/auth-code", {

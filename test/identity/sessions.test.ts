@@ -247,7 +247,9 @@ describe("login rate limits", () => {
 })
 
 describe("in production", () => {
-  layer(TestServer.layer({ NODE_ENV: "production", TEST_MODE: "true", METRICS_TOKEN: "Mt4Kq8Zr2Vx6Bn1Lp9Wd3Hs7Fj5Gc0Ya" }))("cookie", (it) => {
+  layer(
+    TestServer.layer({ NODE_ENV: "production", TEST_MODE: "true", METRICS_TOKEN: "Mt4Kq8Zr2Vx6Bn1Lp9Wd3Hs7Fj5Gc0Ya" })
+  )("cookie", (it) => {
     it.effect("the session cookie is Secure", () =>
       Effect.gen(function*() {
         const user = yield* createTestUser()
