@@ -304,7 +304,15 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "1000000", PARTNER_QUOTE_TTL: "
         const detail = yield* client.partnerOrders.getOrder({ path: { public_id: big.public_id } })
         expect(detail.timeline.map((t) => t.status)).toEqual(["EXTERNALLY_PAID", "MANUAL_REVIEW"])
         expect(detail.timeline[0]!.event_id).toMatch(/^evt_/)
-        expect(detail.transfer).toEqual({ status: "not_started", started_at: null, completed_at: null })
+        // Held for review: its delivery has not started (the fulfilment fields: docs/fulfilment.md).
+        expect(detail.transfer).toMatchObject({
+          status: "not_started",
+          started_at: null,
+          completed_at: null,
+          state: "pending",
+          attempts: 0,
+          last_error: null
+        })
       }))
 
     it.effect("GET /orders: filters, cursor paging without gaps or repeats; other partners' orders invisible", () =>
