@@ -3,7 +3,7 @@
  * (platform/Errors.ts) with their wire code and status. A registrar's refusal of a transfer is not
  * an API error: it is the delivery's `failed` state and its `transfer.failed` event.
  */
-import { DomainError } from "../platform/Errors.js"
+import { clipEcho, DomainError } from "../platform/Errors.js"
 
 /** PUT /orders/{id}/delivery after the delivery started: the name is already on its way. */
 export class DeliveryAlreadyStarted extends DomainError<DeliveryAlreadyStarted>()("DeliveryAlreadyStarted", {
@@ -26,7 +26,7 @@ export class DeliveryNotFound extends DomainError<DeliveryNotFound>()("DeliveryN
   description: "The order has no delivery"
 }) {
   static of(orderId: string) {
-    return new DeliveryNotFound({ message: `Order ${orderId} has no delivery` })
+    return new DeliveryNotFound({ message: `Order ${clipEcho(orderId)} has no delivery` })
   }
 }
 
