@@ -12,6 +12,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Effect, Layer, Schema } from "effect"
 import { Api, API_VERSION } from "../app/Api.js"
 import { AppConfig } from "../platform/Config.js"
+import { withLiteralPaths } from "../platform/OpenApiDeployment.js"
 import { schemaResponse } from "../platform/SchemaResponse.js"
 import {
   INSTRUCTIONS,
@@ -169,7 +170,8 @@ export const DiscoveryRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
     const docs = loadDocs()
-    const operations = operationsOf(OpenApi.fromApi(Api))
+    // The document as served: the bulk operations under their literal paths (OpenApiDeployment.ts).
+    const operations = operationsOf(withLiteralPaths(OpenApi.fromApi(Api)) as OpenApi.OpenAPISpec)
     const cache = { "cache-control": "public, max-age=300" }
     const text = (body: string, contentType: string) => HttpServerResponse.text(body, { contentType, headers: cache })
     const card = schemaResponse(ServerCard)(serverCard(config.baseUrl), { headers: cache })
