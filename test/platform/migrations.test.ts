@@ -6,7 +6,15 @@ import { pgLayer } from "../../src/platform/Database.js"
 import { migrationsDir, runMigrations } from "../../src/platform/Migrations.js"
 import { sharedDatabaseUrl } from "../support/TestServer.js"
 
-const replica = (url: string) => pgLayer({ url: Redacted.make(url) }, 4)
+// On the embedded database the first replica's migration transaction holds its one backend, so
+// the others' connections are only accepted once it ends: seconds on a loaded machine, more than
+// the service's 3 s connect limit. The test is about who applies what, not about those limits.
+const replica = (url: string) =>
+  pgLayer({ url: Redacted.make(url) }, 4, {
+    connectTimeout: "60 seconds",
+    acquireTimeout: "60 seconds",
+    statementTimeout: "60 seconds"
+  })
 
 const migrationCount = Fs.readdirSync(migrationsDir).filter((f) => /^\d+_[^.]+\.(ts|js)$/.test(f)).length
 
