@@ -13,6 +13,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import * as Fs from "node:fs"
+import { createRequire } from "node:module"
 import * as Path from "node:path"
 import pg from "pg"
 import { AppConfig } from "./Config.js"
@@ -29,6 +30,65 @@ const types: pg.CustomTypesConfig = {
     if (oid === INT8 || oid === NUMERIC) return (value: string) => (value === null ? null : Number(value))
     return pg.types.getTypeParser(oid, format)
   }) as pg.CustomTypesConfig["getTypeParser"]
+}
+
+interface Pglite {
+  dumpDataDir(compression?: "none"): Promise<Blob>
+}
+
+/**
+ * An in-memory PGlite, from a copy of a freshly initialised cluster when one is at hand.
+ *
+ * PGlite runs `initdb` for every new cluster: about 3 s of CPU, most of an in-memory database's
+ * start-up (each test server has its own, the CLI's tests start dozens). The first process to
+ * initialise one keeps a tar of the pristine data directory under `node_modules/.cache/pglite/`
+ * (named by PGlite's version, written to a temporary name and renamed, so concurrent processes
+ * never see half a file), and the next ones load it in well under a second. Only the empty
+ * cluster is copied: every server still applies the migrations and seeds through the usual path.
+ * A copy that fails to load is removed and the cluster is initialised afresh.
+ */
+const createInMemory = async <Db extends Pglite>(
+  create: (options: { readonly loadDataDir?: Blob }) => Promise<Db>
+): Promise<Db> => {
+  const file = pristineClusterFile()
+  if (file !== undefined && Fs.existsSync(file)) {
+    try {
+      return await create({ loadDataDir: new Blob([Fs.readFileSync(file)]) })
+    } catch {
+      Fs.rmSync(file, { force: true })
+    }
+  }
+  const db = await create({})
+  if (file !== undefined) {
+    try {
+      const tar = Buffer.from(await (await db.dumpDataDir("none")).arrayBuffer())
+      Fs.mkdirSync(Path.dirname(file), { recursive: true })
+      const partial = `${file}.${process.pid}.partial`
+      Fs.writeFileSync(partial, tar)
+      Fs.renameSync(partial, file)
+    } catch {
+      // A read-only install or a full disk: the next cluster is initialised afresh too.
+    }
+  }
+  return db
+}
+
+/** Where the pristine cluster of this PGlite version is kept; undefined when PGlite's folder is not found. */
+const pristineClusterFile = (): string | undefined => {
+  try {
+    let dir = Path.dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"))
+    while (!Fs.existsSync(Path.join(dir, "package.json"))) {
+      const up = Path.dirname(dir)
+      if (up === dir) return undefined
+      dir = up
+    }
+    const { version } = JSON.parse(Fs.readFileSync(Path.join(dir, "package.json"), "utf8")) as { version: string }
+    const nodeModules = Path.resolve(dir, "../..")
+    if (Path.basename(nodeModules) !== "node_modules") return undefined
+    return Path.join(nodeModules, ".cache", "pglite", `pristine-${version}-pg_trgm.tar`)
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -50,7 +110,9 @@ export const startEmbedded = (dataDir: string | ":memory:") =>
         import("@electric-sql/pglite-socket"),
         import("./PgliteQueue.js")
       ])
-      const db = await PGlite.create({ ...(dir === undefined ? {} : { dataDir: dir }), extensions: { pg_trgm } })
+      const db = dir === undefined
+        ? await createInMemory((options) => PGlite.create({ ...options, extensions: { pg_trgm } }))
+        : await PGlite.create({ dataDir: dir, extensions: { pg_trgm } })
       // PGlite runs one statement at a time whatever the number of sockets, so connections are
       // cheap; the limit only has to exceed what every process sharing it may open (pools plus
       // the sessions singletons reserve). Over it, the server answers "Too many connections".
