@@ -4,6 +4,9 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The production build, once per run: the tests that start the service or the CLI as a
+    // process run it (test/support/BuiltApp.ts).
+    globalSetup: ["test/support/globalSetup.ts"],
     // Every test file boots its own server and database; give them room on 2 cores.
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -8,6 +8,7 @@ import { fromRtrPrice } from "../../src/catalogue/Catalogue.js"
 import { makeLive, RtrTldInfo } from "../../src/catalogue/RealtimeRegister.js"
 import { type TldMetadata, toTldMetadata } from "../../src/catalogue/TldMetadata.js"
 import { apiClient } from "../support/ApiClient.js"
+import { cliEntry } from "../support/BuiltApp.js"
 import { realSleep } from "../support/http.js"
 import { rtrTldInfo, startRtrServer } from "../support/RtrServer.js"
 import * as TestServer from "../support/TestServer.js"
@@ -245,7 +246,7 @@ describe("npm run cli -- tlds sync / prices import", () => {
         const before = yield* client.catalogue.getTldMetadata({ path: { tld: "ai" } })
         expect(before.provider).not.toBe("TestRegistry")
         const { stdout } = yield* Effect.promise(() =>
-          exec("npx", ["tsx", "src/cli.ts", "tlds", "sync", "--json", "--tld", "ai", "--tld", "io"], {
+          exec(process.execPath, [...cliEntry(), "tlds", "sync", "--json", "--tld", "ai", "--tld", "io"], {
             env: {
               ...process.env,
               ...TestServer.baseEnv,
@@ -279,14 +280,14 @@ describe("npm run cli -- tlds sync / prices import", () => {
         yield* Effect.promise(() => fs.writeFile(`${dir}/bad.csv`, "tld,op,price_cents\ncom,register,1\nnet,buy,2\n"))
         const env = { ...process.env, ...TestServer.baseEnv, DATABASE_URL: server.databaseUrl!, WORKERS: "false" }
         const ok = yield* Effect.promise(() =>
-          exec("npx", ["tsx", "src/cli.ts", "prices", "import", `${dir}/good.csv`, "--json"], { env })
+          exec(process.execPath, [...cliEntry(), "prices", "import", `${dir}/good.csv`, "--json"], { env })
         )
         expect(JSON.parse(ok.stdout)).toEqual({ imported: 2 })
         expect(yield* priceCents("com", "register")).toBe(777)
         expect(yield* priceCents("net", "renew")).toBe(1555)
 
         const bad = yield* Effect.promise(() =>
-          exec("npx", ["tsx", "src/cli.ts", "prices", "import", `${dir}/bad.csv`], { env }).then(
+          exec(process.execPath, [...cliEntry(), "prices", "import", `${dir}/bad.csv`], { env }).then(
             () => ({ code: 0, stderr: "" }),
             (e) => ({ code: e.code as number, stderr: String(e.stderr) })
           )

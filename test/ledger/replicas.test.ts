@@ -7,6 +7,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
+import { cliEntry } from "../support/BuiltApp.js"
 import { runCli } from "../support/cli.js"
 import { post, request } from "../support/http.js"
 import { deliveredOrders } from "../support/PartnerKit.js"
@@ -71,7 +72,7 @@ layer(Layer.empty)("settlement across processes", (it) => {
         const run = <A, E>(e: Effect.Effect<A, E, any>) => Effect.provide(e, server) as Effect.Effect<A, E>
         const ids = yield* run(deliveredOrders("kill", 8, 3))
         const asOf = new Date(Date.now() + 8 * DAY).toISOString()
-        const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "settle", "--as-of", asOf, "--json"], {
+        const child = spawn(process.execPath, [...cliEntry(), "settle", "--as-of", asOf, "--json"], {
           env: { ...process.env, ...TestServer.baseEnv, LOG_LEVEL: "warn", DATABASE_URL: databaseUrl },
           stdio: "ignore"
         })

@@ -15,6 +15,7 @@ import { ListingsParams, type MarketListing } from "../../src/market/Api.js"
 import { ListingNotFound } from "../../src/market/Errors.js"
 import { DEFAULT_PAGE_LIMIT } from "../../src/market/Market.js"
 import { apiClient } from "../support/ApiClient.js"
+import { cliEntry } from "../support/BuiltApp.js"
 import { get } from "../support/http.js"
 import { accessToken } from "../support/identity.js"
 import * as TestServer from "../support/TestServer.js"
@@ -457,7 +458,7 @@ describe("listings import (CLI)", () => {
         )
         const cliEnv = { ...process.env, ...TestServer.baseEnv, DATABASE_URL: server.databaseUrl!, WORKERS: "false" }
         const ok = yield* Effect.promise(() =>
-          exec("npx", ["tsx", "src/cli.ts", "listings", "import", `${dir}/good.csv`, "--json"], { env: cliEnv })
+          exec(process.execPath, [...cliEntry(), "listings", "import", `${dir}/good.csv`, "--json"], { env: cliEnv })
         )
         expect(JSON.parse(ok.stdout)).toEqual({ imported: 3, environment: "live" })
 
@@ -478,7 +479,7 @@ describe("listings import (CLI)", () => {
         // Re-import updates in place: same id, new price.
         yield* Effect.promise(() => fs.writeFile(`${dir}/update.csv`, "domain,bin_price_cents\nbücher.com,175000\n"))
         yield* Effect.promise(() =>
-          exec("npx", ["tsx", "src/cli.ts", "listings", "import", `${dir}/update.csv`], { env: cliEnv })
+          exec(process.execPath, [...cliEntry(), "listings", "import", `${dir}/update.csv`], { env: cliEnv })
         )
         const after = yield* sqlRun((sql) =>
           sql<
@@ -488,7 +489,7 @@ describe("listings import (CLI)", () => {
         expect(after).toEqual([{ id: one.json.id, bin_price_cents: 175000 }])
 
         const bad = yield* Effect.promise(() =>
-          exec("npx", ["tsx", "src/cli.ts", "listings", "import", `${dir}/bad.csv`], { env: cliEnv }).then(
+          exec(process.execPath, [...cliEntry(), "listings", "import", `${dir}/bad.csv`], { env: cliEnv }).then(
             () => ({ code: 0, stderr: "" }),
             (e: any) => ({ code: e.code as number, stderr: String(e.stderr) })
           )

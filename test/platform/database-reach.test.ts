@@ -20,6 +20,7 @@ import {
   permanentCause,
   probeDatabase
 } from "../../src/platform/DatabaseReach.js"
+import { cliEntry, mainEntry } from "../support/BuiltApp.js"
 import { runCliWith } from "../support/cli.js"
 import { clockedEntry, firstConnectAt } from "../support/ConnectClock.js"
 import { freePort, runServiceToExit } from "../support/ServiceProcess.js"
@@ -151,7 +152,7 @@ const runService = (databaseUrl: string) =>
     const clock = clockFile()
     const result = yield* runServiceToExit(
       { DATABASE_URL: databaseUrl, CONNECT_CLOCK_FILE: clock },
-      { entry: clockedEntry("src/main.ts"), withinMs: 90_000 }
+      { entry: clockedEntry(mainEntry()), withinMs: 90_000 }
     )
     return { ...result, afterConnectMs: Date.now() - (firstConnectAt(clock) ?? Number.NaN) }
   })
@@ -162,7 +163,7 @@ const runCli = (databaseUrl: string, args: ReadonlyArray<string> = ["partner", "
     const result = yield* runCliWith(
       { DATABASE_URL: databaseUrl, CONNECT_CLOCK_FILE: clock },
       args,
-      clockedEntry("src/cli.ts")
+      clockedEntry(cliEntry())
     )
     return { ...result, afterConnectMs: Date.now() - (firstConnectAt(clock) ?? Number.NaN) }
   })

@@ -11,6 +11,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { socketPathOf } from "../../src/platform/DataDirLock.js"
+import { mainEntry } from "../support/BuiltApp.js"
 import { runCliWith } from "../support/cli.js"
 import { signed } from "../support/PartnerKit.js"
 import { freePort, startServiceProcess } from "../support/ServiceProcess.js"
@@ -25,7 +26,7 @@ const on = (baseUrl: string) =>
 const secondService = (dataDir: string) =>
   Effect.flatMap(freePort(), (port) =>
     Effect.async<{ code: number | null; output: string }>((resume) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      const child = spawn(process.execPath, [...mainEntry()], {
         env: { ...process.env, ...TestServer.baseEnv, PORT: String(port), DATA_DIR: dataDir },
         stdio: ["ignore", "pipe", "pipe"]
       })
@@ -51,7 +52,7 @@ const deadHolder = (dataDir: string) =>
     child.once("exit", () => resume(Effect.void))
   })
 
-/** `node src/main.ts` as pid 1 of a new pid namespace (as under tini in the image); resolves once ready. */
+/** `node dist/main.js` as pid 1 of a new pid namespace (as under tini in the image); resolves once ready. */
 const serviceInPidNamespace = (dataDir: string) =>
   Effect.flatMap(
     freePort(),
@@ -62,9 +63,7 @@ const serviceInPidNamespace = (dataDir: string) =>
           "--mount-proc",
           "--kill-child",
           process.execPath,
-          "--import",
-          "tsx",
-          "src/main.ts"
+          ...mainEntry()
         ], {
           env: { ...process.env, ...TestServer.baseEnv, PORT: String(port), DATA_DIR: dataDir },
           stdio: ["ignore", "pipe", "pipe"]

@@ -20,13 +20,13 @@ if (file !== undefined && file !== "") {
   } as typeof connect
 }
 
-/** The `node` arguments that start `script` (src/main.ts, src/cli.ts) with the clock. */
-export const clockedEntry = (script: string): ReadonlyArray<string> => [
+/** The `node` arguments that start `entry` (test/support/BuiltApp.ts: `mainEntry()`, `cliEntry()`) with the clock. */
+export const clockedEntry = (entry: ReadonlyArray<string>): ReadonlyArray<string> => [
   "--import",
   "tsx",
   "--import",
   new URL("./ConnectClock.ts", import.meta.url).pathname,
-  script
+  ...entry
 ]
 
 /** When the process first connected (epoch ms), or undefined if it never did. */

@@ -1,13 +1,12 @@
 /**
- * The service as a separate OS process (`tsx src/main.ts`, or the production build), for
+ * The service as a separate OS process (the production build of this run, `dist/main.js`), for
  * multi-replica, shutdown and crash tests.
  */
 import { Effect } from "effect"
-import { type ChildProcess, execFile, spawn } from "node:child_process"
-import * as Fs from "node:fs"
+import { type ChildProcess, spawn } from "node:child_process"
 import * as Net from "node:net"
-import * as Os from "node:os"
 import * as Path from "node:path"
+import { builtApp, mainEntry } from "./BuiltApp.js"
 import { baseEnv } from "./TestServer.js"
 
 export interface ServiceProcess {
@@ -29,7 +28,7 @@ export const freePort = () =>
 /** Starts the service and waits until /readyz answers; stops it (SIGTERM) when the scope closes. */
 export const startServiceProcess = (
   env: Record<string, string>,
-  entry: ReadonlyArray<string> = ["--import", "tsx", "src/main.ts"],
+  entry: ReadonlyArray<string> = mainEntry(),
   options?: { readonly readyWithinMs?: number }
 ) =>
   Effect.acquireRelease(
@@ -83,7 +82,7 @@ export const runServiceToExit = (
   Effect.async<{ readonly code: number | null; readonly output: string }>((resume) => {
     const full: Record<string, string | undefined> = { ...process.env, ...baseEnv, PORT: "0", ...env }
     for (const [k, v] of Object.entries(full)) if (v === undefined) delete full[k]
-    const child = spawn(process.execPath, [...(options?.entry ?? ["--import", "tsx", "src/main.ts"])], {
+    const child = spawn(process.execPath, [...(options?.entry ?? mainEntry())], {
       env: full as Record<string, string>,
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -101,28 +100,9 @@ export const runServiceToExit = (
     })
   })
 
-/**
- * The production build (`scripts/build.mjs`) laid out as the image's /app (package.json,
- * node_modules, dist/), built once per test file, asynchronously (a blocked worker loses vitest's
- * RPC). Answers the app's root; `builtEntry("main.js")` is what the image runs.
- */
-let builtApp: Promise<string> | undefined
-export const buildApp = (): Promise<string> => (builtApp ??= new Promise<string>((resolve, reject) => {
-  const root = Path.resolve(import.meta.dirname, "../..")
-  const app = Fs.mkdtempSync(Path.join(Os.tmpdir(), "app-build-"))
-  execFile(
-    process.execPath,
-    [Path.join(root, "scripts/build.mjs"), "--out", Path.join(app, "dist")],
-    { cwd: root },
-    (error, stdout, stderr) => {
-      if (error) return reject(new Error(`build failed:\n${stdout}${stderr}`))
-      Fs.copyFileSync(Path.join(root, "package.json"), Path.join(app, "package.json"))
-      Fs.symlinkSync(Path.join(root, "node_modules"), Path.join(app, "node_modules"))
-      resolve(app)
-    }
-  )
-}))
+/** The production build of this run, laid out as the image's /app (test/support/globalSetup.ts). */
+export const buildApp = (): Promise<string> => Promise.resolve(builtApp())
 
 /** The built entry `file` of the production build (`main.js`, `cli.js`), as node arguments. */
 export const builtEntry = (file: string) =>
-  Effect.map(Effect.promise(buildApp), (app) => [Path.join(app, "dist", file)] as ReadonlyArray<string>)
+  Effect.sync(() => [Path.join(builtApp(), "dist", file)] as ReadonlyArray<string>)

@@ -1,6 +1,7 @@
-/** Runs the operator CLI (`tsx src/cli.ts …`) as a separate process against a database URL. */
+/** Runs the operator CLI (the production build of this run, `dist/cli.js`) as a separate process against a database URL. */
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
+import { cliEntry } from "./BuiltApp.js"
 import { baseEnv } from "./TestServer.js"
 
 export interface CliResult {
@@ -9,25 +10,25 @@ export interface CliResult {
   readonly stderr: string
 }
 
-/** How to start the CLI: from source through tsx (default), or the compiled `dist/cli.js`. */
+/** How to start the CLI from its sources, through tsx (what `npx tsx src/cli.ts` runs). */
 export const sourceCli: ReadonlyArray<string> = ["--import", "tsx", "src/cli.ts"]
 
 export const runCli = (
   databaseUrl: string,
   args: ReadonlyArray<string>,
   env: Record<string, string> = {},
-  entry: ReadonlyArray<string> = sourceCli
+  entry: ReadonlyArray<string> = cliEntry()
 ) => runCliWith({ DATABASE_URL: databaseUrl, ...env }, args, entry)
 
 /** The CLI against a database URL with `input` on its stdin (e.g. `--password-stdin`). */
 export const runCliWithStdin = (databaseUrl: string, args: ReadonlyArray<string>, input: string) =>
-  runCliWith({ DATABASE_URL: databaseUrl }, args, sourceCli, input)
+  runCliWith({ DATABASE_URL: databaseUrl }, args, cliEntry(), input)
 
 /** The CLI with this environment; a variable set to undefined is removed (e.g. DATABASE_URL, for DATA_DIR). */
 export const runCliWith = (
   env: Record<string, string | undefined>,
   args: ReadonlyArray<string>,
-  entry: ReadonlyArray<string> = sourceCli,
+  entry: ReadonlyArray<string> = cliEntry(),
   /** Written to the CLI's stdin, then closed (stdin is closed at once without it). */
   input?: string
 ) =>

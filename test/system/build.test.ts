@@ -11,7 +11,7 @@ import { builtinModules } from "node:module"
 import * as Path from "node:path"
 import { parse as parseYaml } from "yaml"
 import { signRequest } from "../../src/partner-client/index.js"
-import { runCli } from "../support/cli.js"
+import { runCli, sourceCli } from "../support/cli.js"
 import { fetchReply } from "../support/http.js"
 import { buildApp, startServiceProcess } from "../support/ServiceProcess.js"
 import { sharedDatabaseUrl } from "../support/TestServer.js"
@@ -117,6 +117,23 @@ describe("the production build", () => {
         const headers = signRequest({ keyId: cred.key_id, secret: cred.secret }, { method: "GET", url: path })
         const reply = yield* Effect.promise(() => fetchReply(`${service.baseUrl}${path}`, { headers }))
         expect(reply.status, reply.text).toBe(200)
+      }),
+    300_000
+  )
+
+  // Every other process a test starts runs this build (test/support/BuiltApp.ts); `npm start` and
+  // `npm run cli` run the sources through tsx, checked here.
+  it.scopedLive(
+    "from the sources, as `npm start` and `npm run cli` run them: the service gets ready and the CLI answers",
+    () =>
+      Effect.gen(function*() {
+        const databaseUrl = yield* sharedDatabaseUrl
+        const service = yield* startServiceProcess({ DATABASE_URL: databaseUrl }, ["--import", "tsx", "src/main.ts"])
+        const ready = yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))
+        expect(ready.status, ready.text).toBe(200)
+        const listed = yield* runCli(databaseUrl, ["partner", "list", "--json"], {}, sourceCli)
+        expect(listed.code, listed.stderr).toBe(0)
+        expect(JSON.parse(listed.stdout).partners).toEqual(expect.any(Array))
       }),
     300_000
   )
