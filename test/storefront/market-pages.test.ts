@@ -346,6 +346,19 @@ layer(env, { timeout: 180_000 })("storefront market pages, landers and offers", 
         const countered = yield* cli(["offers", "counter", c, "--amount-cents", "75000", "--json"])
         expect(countered.code, countered.stderr).toBe(0)
         expect(JSON.parse(countered.stdout)).toMatchObject({ status: "countered", counter_cents: 75_000 })
+
+        // An offer is decided once: deciding it again is a conflict (exit 4, one line), and
+        // nothing changes: still accepted, no second notification.
+        const twice = yield* cli(["offers", "decline", a])
+        expect(twice.code, twice.stdout + twice.stderr).toBe(4)
+        expect(twice.stderr.trim().split("\n")).toHaveLength(1)
+        const [still] = yield* sql<{ status: string }>`select status from market_offers where id = ${a}`.pipe(
+          Effect.orDie
+        )
+        expect(still!.status).toBe("accepted")
+        const after = yield* sql<{ n: number }>`
+        select count(*)::int as n from account_notifications where email = 'accept@example.test'`.pipe(Effect.orDie)
+        expect(after[0]!.n).toBe(1)
       }),
     { timeout: 600_000 }
   )
