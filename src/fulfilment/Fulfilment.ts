@@ -40,7 +40,6 @@ import { FulfilmentConfig } from "./Settings.js"
 const CODE_PURPOSE = "transfer-auth-code"
 const SEAL_PURPOSE = "transfer-auth-code-at-rest"
 const ACTOR = "system:fulfilment"
-const LEASE = Duration.minutes(2)
 
 /** What the partner must do after a delivery failed for good, by reason. */
 export const actionRequired = (reason: string): string =>
@@ -309,8 +308,8 @@ const make = Effect.gen(function*() {
       return yield* runWorkers<DeliveryRow, Duration.Duration, RegistrarFailure | LeaseLost>({
         name: "delivery",
         store: {
-          claim: (limit) => repo.claim(worker, limit, LEASE),
-          renew: (row) => repo.renew(row.order_id, worker, LEASE),
+          claim: (limit) => repo.claim(worker, limit, settings.lease),
+          renew: (row) => repo.renew(row.order_id, worker, settings.lease),
           settle: settle(worker)
         },
         handle: (row) => Effect.interruptible(runStep(row, worker)),
@@ -322,7 +321,7 @@ const make = Effect.gen(function*() {
           Option.some(
             new RegistrarFailure({ temporary: true, reason: "internal", message: "unexpected error in the delivery" })
           ),
-        lease: LEASE,
+        lease: settings.lease,
         concurrency: settings.concurrency,
         pollInterval: options?.pollInterval ?? Duration.seconds(1),
         id: (row) => row.order_id,

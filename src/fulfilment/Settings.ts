@@ -10,6 +10,7 @@
  * | DELIVERY_CODE_TTL | 15 minutes | how long an auth code's one-time retrieve_url is valid |
  * | DELIVERY_SANDBOX_TRANSFER | 2 seconds | how long the sandbox registrar takes to complete a transfer |
  * | DELIVERY_CONCURRENCY | 4 | deliveries run at once per process |
+ * | DELIVERY_LEASE | 2 minutes | how long a process's claim on a running delivery lasts unrenewed: after a crash, another process resumes it once this has passed (renewed every third of it while the step runs) |
  */
 import { Config, Context, Duration, Layer, Option } from "effect"
 import { durationSetting } from "../platform/DurationSetting.js"
@@ -22,6 +23,7 @@ export interface FulfilmentSettings {
   readonly codeTtl: Duration.Duration
   readonly sandboxTransfer: Duration.Duration
   readonly concurrency: number
+  readonly lease: Duration.Duration
 }
 
 export const fulfilmentConfig: Config.Config<FulfilmentSettings> = Config.all({
@@ -43,6 +45,12 @@ export const fulfilmentConfig: Config.Config<FulfilmentSettings> = Config.all({
   concurrency: Config.integer("DELIVERY_CONCURRENCY").pipe(
     Config.validate({ message: "DELIVERY_CONCURRENCY must be between 1 and 64", validation: (n) => n >= 1 && n <= 64 }),
     Config.withDefault(4)
+  ),
+  lease: durationSetting("DELIVERY_LEASE", Duration.minutes(2)).pipe(
+    Config.validate({
+      message: "DELIVERY_LEASE must be at least 1 second",
+      validation: (d) => Duration.toMillis(d) >= 1_000
+    })
   )
 })
 
