@@ -234,7 +234,9 @@ describe("login rate limits", () => {
         // would count in two windows. Under a loaded CI they can take seconds, so start them at
         // the top of a fresh minute when less than a quarter of this one is left.
         const intoWindow = Date.now() % 60_000
-        if (intoWindow > 45_000) yield* Effect.promise(() => new Promise((go) => setTimeout(go, 60_000 - intoWindow + 50)))
+        if (intoWindow > 45_000) {
+          yield* Effect.promise(() => new Promise((go) => setTimeout(go, 60_000 - intoWindow + 50)))
+        }
         const replies = []
         for (const u of users) replies.push(yield* Effect.either(typedLogin(u.email, u.password)))
         expect(replies.map(Either.match({ onLeft: (e) => wireOf(e).status, onRight: ([, r]) => r.status }))).toEqual([
