@@ -16,6 +16,10 @@ import { startServiceProcess } from "../support/ServiceProcess.js"
 import * as TestServer from "../support/TestServer.js"
 
 const RTR_KEY = "rtr-test-key"
+
+/** The service process at `baseUrl`, as the TestServer the partner helpers sign requests for. */
+const at = (baseUrl: string, databaseUrl: string) =>
+  Layer.succeed(TestServer.TestServer, { baseUrl, port: Number(new URL(baseUrl).port), databaseUrl })
 const DOMAIN = "crash-push.com"
 
 it.scopedLive(
@@ -46,11 +50,7 @@ it.scopedLive(
       const first = yield* startServiceProcess(env)
       // The test's own connection, for the fixtures (the service applied the migrations).
       const db = pgLayer({ url: Redacted.make(databaseUrl) }, 2)
-      const onFirst = Layer.succeed(TestServer.TestServer, {
-        baseUrl: first.baseUrl,
-        port: Number(new URL(first.baseUrl).port),
-        databaseUrl
-      })
+      const onFirst = at(first.baseUrl, databaseUrl)
       const cred: IssuedCredential = yield* createPartner().pipe(Effect.provide(db))
       yield* seedListings([{ domain: DOMAIN, bin: 600_000 }]).pipe(Effect.provide(db))
 
@@ -58,9 +58,8 @@ it.scopedLive(
       // delivery can start; then cleared.
       const id = yield* buy(cred, DOMAIN, 600_000).pipe(Effect.provide(onFirst))
       const choice = yield* signed(cred, "PUT", `/api/partner/v1/orders/${id}/delivery`, {
-        body: { method: "push", target_account: "acme-registrar" },
-        baseUrl: first.baseUrl
-      })
+        body: { method: "push", target_account: "acme-registrar" }
+      }).pipe(Effect.provide(onFirst))
       expect(choice.status, choice.text).toBe(200)
       const cleared = yield* Effect.promise(() =>
         fetchReply(`${first.baseUrl}/api/admin/orders/${id}/clear-review`, {
@@ -79,15 +78,17 @@ it.scopedLive(
       })
 
       const second = yield* startServiceProcess(env)
-      const detail = signed(cred, "GET", `/api/partner/v1/orders/${id}`, { baseUrl: second.baseUrl }).pipe(
-        Effect.map((r) => r.json)
+      const onSecond = at(second.baseUrl, databaseUrl)
+      const detail = signed(cred, "GET", `/api/partner/v1/orders/${id}`).pipe(
+        Effect.map((r) => r.json),
+        Effect.provide(onSecond)
       )
       const done = yield* waitUntil(detail, (d) => d.status === "TRANSFER_COMPLETED", 90_000)
       expect(done.transfer).toMatchObject({ state: "completed", method: "push", target: "acme-registrar" })
       expect(rtr.pushes(DOMAIN)).toBe(1)
       expect(rtr.domains.get(DOMAIN)!.transferOut?.recipient).toBe("acme-registrar")
 
-      const events = yield* signed(cred, "GET", "/api/partner/v1/events?limit=100", { baseUrl: second.baseUrl })
+      const events = yield* signed(cred, "GET", "/api/partner/v1/events?limit=100").pipe(Effect.provide(onSecond))
       const types = (events.json.events as Array<any>)
         .filter((e) => e.data?.order?.public_id === id)
         .map((e) => e.type as string)
