@@ -15,6 +15,7 @@ import { CapabilitiesLive, SettingsLive } from "./app/Layers.js"
 import { CliDatabaseReadyLive } from "./app/Server.js"
 import { reservedCommand } from "./availability/Cli.js"
 import { pricesCommand, tldsCommand } from "./catalogue/Cli.js"
+import { helpText, stripAnsi } from "./cli/HelpText.js"
 import { CliFailure, errorText, EXIT_CODES, json, print } from "./cli/Output.js"
 import { orderDeliveryCommands } from "./fulfilment/Cli.js"
 import { apikeyCommand, userCommand } from "./identity/Cli.js"
@@ -125,7 +126,24 @@ const Services: Layer.Layer<Layer.Layer.Success<typeof Env>, Layer.Layer.Error<t
     Layer.merge(NodeContext.layer)
   )
 
-cli(process.argv).pipe(
+/**
+ * Help and usage errors as a reader wants them (src/cli/HelpText.ts): plain text unless stdout is
+ * a terminal (and NO_COLOR is unset), at most 120 columns. Only help goes through `log` when no
+ * command runs; `error` carries usage errors' help, and commands' own one-line errors unchanged.
+ */
+const colour = process.stdout.isTTY === true && process.env.NO_COLOR === undefined
+const shape = (text: string) =>
+  helpText(text, { width: Math.min(120, process.stdout.columns ?? 120), colour, program: "marketplace" })
+const helpConsole = (base: Console.Console): Console.Console => ({
+  ...base,
+  log: (...args) => base.log(...(needsServices ? args : [shape(args.join(" "))])),
+  error: (...args) =>
+    base.error(
+      ...args.map((a) => typeof a !== "string" ? a : a.includes("\n") ? shape(a) : colour ? a : stripAnsi(a))
+    )
+})
+
+Effect.consoleWith((base) => Effect.withConsole(cli(process.argv), helpConsole(base))).pipe(
   Effect.provide(Services),
   Effect.catchAllCause(explain),
   NodeRuntime.runMain({ disableErrorReporting: true, teardown: (exit, onExit) => onExit(exitCodeOf(exit)) })

@@ -135,6 +135,10 @@ layer(Layer.empty)("partner CLI", (it) => {
         })
         expect(help.code, help.stderr).toBe(0)
         expect(help.stdout).toContain("show")
+        // Piped, help is plain text within 120 columns, and its USAGE names the program.
+        expect(help.stdout).not.toMatch(/\x1b\[/)
+        expect(Math.max(...help.stdout.split("\n").map((l) => l.length))).toBeLessThanOrEqual(120)
+        expect(help.stdout).toContain("$ marketplace order")
         if (!process.env.DATABASE_URL) return // the embedded database is always reachable
         const down = yield* runCli("postgres://postgres@127.0.0.1:9/postgres", ["partner", "list", "--json"], {
           DB_CONNECT_TIMEOUT: "2 seconds"

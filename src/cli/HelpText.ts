@@ -1,0 +1,67 @@
+/**
+ * The CLI's help as a reader sees it. @effect/cli renders help for a wide page: the command table
+ * pads every usage to the longest one (lines of 200–480 columns), descriptions are never wrapped,
+ * colours are on whether or not the output is a terminal, and a subcommand's USAGE line leaves out
+ * the program (`$ partner` for `marketplace partner`). `helpText` reshapes that text:
+ *
+ * - ANSI escapes are removed unless `colour` (a terminal, and NO_COLOR unset);
+ * - a command-table row (`  - usage<padding>description`) becomes the usage, then the description
+ *   on the next line, indented;
+ * - every line is wrapped at `width` columns (escapes count as zero columns), continuation lines
+ *   keep the line's indentation; a single word longer than the width stays whole;
+ * - trailing spaces go; a `$ ` usage line starts with the program's name.
+ *
+ * Pure: words and their order are kept, only spaces and line breaks change.
+ */
+
+const ANSI = /\x1b\[[0-9;]*m/g
+
+export const stripAnsi = (text: string): string => text.replace(ANSI, "")
+
+const visible = (text: string): number => stripAnsi(text).length
+
+/** Wraps one line at `width`, continuation lines indented like the first (plus `hang`). */
+const wrapLine = (line: string, width: number, hang = 0): Array<string> => {
+  if (visible(line) <= width) return [line]
+  const indent = /^\s*/.exec(stripAnsi(line))![0].length
+  const words = line.trim().split(/ +/)
+  const out: Array<string> = []
+  let current = " ".repeat(indent)
+  let empty = true
+  for (const word of words) {
+    const candidate = empty ? current + word : `${current} ${word}`
+    if (!empty && visible(candidate) > width) {
+      out.push(current)
+      current = " ".repeat(indent + hang) + word
+    } else {
+      current = candidate
+    }
+    empty = false
+  }
+  out.push(current)
+  return out
+}
+
+export const helpText = (
+  text: string,
+  options: { readonly width: number; readonly colour: boolean; readonly program: string }
+): string => {
+  const source = options.colour ? text : stripAnsi(text)
+  const lines: Array<string> = []
+  for (const raw of source.split("\n")) {
+    let line = raw.replace(/\s+$/, "")
+    const plain = stripAnsi(line)
+    if (/^\$ /.test(plain) && !plain.startsWith(`$ ${options.program}`)) {
+      line = line.replace("$ ", `$ ${options.program} `)
+    }
+    const row = /^(\s*- )(.*?\S)\s{2,}(\S.*)$/.exec(line)
+    if (row !== null) {
+      const [, bullet, usage, description] = row
+      lines.push(...wrapLine(bullet + usage, options.width, 2))
+      lines.push(...wrapLine(" ".repeat(visible(bullet!) + 2) + description, options.width))
+      continue
+    }
+    lines.push(...wrapLine(line, options.width, /^\s*- /.test(plain) ? 2 : 0))
+  }
+  return lines.join("\n")
+}
