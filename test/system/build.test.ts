@@ -95,6 +95,8 @@ describe("the production build", () => {
         const dev = compose.services.service
         expect(dev.profiles).toEqual(["dev"])
         expect(compose.services.postgres.ports, "PostgreSQL is not published by default").toBeUndefined()
+        // Production never falls back to the development database password.
+        expect(compose.services["service-prod"].environment.DATABASE_URL).toMatch(/\$\{POSTGRES_PASSWORD:\?[^}]+\}@/)
         const env: Record<string, string> = Object.fromEntries(
           Object.entries(dev.environment).map(([k, v]) => [k, String(v)])
         )
