@@ -1,6 +1,6 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { defaultTeardown } from "@effect/platform/Runtime"
-import { Cause, Console, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Effect, Exit, Layer, Logger, Option } from "effect"
 import { AppLive } from "./app/Server.js"
 import { DatabaseUnreachable, EX_DATABASE } from "./platform/DatabaseReach.js"
 import { configRefusal, EX_CONFIG } from "./platform/StartupRefusal.js"
@@ -9,17 +9,24 @@ import { configRefusal, EX_CONFIG } from "./platform/StartupRefusal.js"
 const unreachable = (cause: Cause.Cause<unknown>) =>
   Option.filter(Cause.failureOption(cause), (e): e is DatabaseUnreachable => e instanceof DatabaseUnreachable)
 
+/**
+ * What ends start-up is logged in the service's one log format (JSON unless LOG_FORMAT=pretty),
+ * like every other line, even when the configuration itself could not be read.
+ */
+const StartupLogger = process.env.LOG_FORMAT === "pretty" ? Logger.pretty : Logger.json
+
 Layer.launch(AppLive()).pipe(
-  // Another live process holds the embedded DATA_DIR: one clear line, exit code 1.
+  // Another live process holds the embedded DATA_DIR: one record naming it, exit code 1.
   Effect.tapError((e) =>
-    (e as { _tag?: unknown })?._tag === "DataDirBusy" ? Console.error((e as { message: string }).message) : Effect.void
+    (e as { _tag?: unknown })?._tag === "DataDirBusy"
+      ? Effect.logError((e as { message: string }).message)
+      : Effect.void
   ),
-  // A refused configuration is one plain line and exit 78 (src/platform/StartupRefusal.ts); a
-  // database that cannot be used is one log line (JSON, like every other) and exit 5; any other
-  // failure is logged, exit 1.
+  // A refused configuration is one record and exit 78 (src/platform/StartupRefusal.ts); a
+  // database that cannot be used is one record and exit 5; any other failure is logged, exit 1.
   Effect.tapErrorCause((cause) =>
     Option.match(configRefusal(cause), {
-      onSome: Console.error,
+      onSome: (line) => Effect.logError(line),
       onNone: () =>
         Option.match(unreachable(cause), {
           onSome: (e) => Effect.logError(e.message),
@@ -27,6 +34,7 @@ Layer.launch(AppLive()).pipe(
         })
     })
   ),
+  Effect.provide(StartupLogger),
   NodeRuntime.runMain({
     disablePrettyLogger: true,
     disableErrorReporting: true,

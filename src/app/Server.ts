@@ -148,7 +148,8 @@ export const AppLive = (configProvider?: ConfigProvider.ConfigProvider) => {
     // Traces only when an OTLP endpoint is configured. Otherwise the tracer is disabled: spans (one
     // per request, SQL statement and upstream call) would cost CPU for nothing (≈ 1 ms of a
     // search's ≈ 21 ms, measured A/B). Either way no `traceparent` goes to third parties.
-    Layer.provide(TracingLive.pipe(Layer.provide(AppConfigLive)))
+    // Its "exporting traces" line in the service's log format.
+    Layer.provide(TracingLive.pipe(Layer.provide(LoggerLive), Layer.provide(AppConfigLive)))
   )
   return configProvider === undefined ? app : app.pipe(Layer.provide(Layer.setConfigProvider(configProvider)))
 }

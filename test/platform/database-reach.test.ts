@@ -23,7 +23,7 @@ import {
 import { cliEntry, mainEntry } from "../support/BuiltApp.js"
 import { runCliWith } from "../support/cli.js"
 import { clockedEntry, firstConnectAt } from "../support/ConnectClock.js"
-import { freePort, runServiceToExit } from "../support/ServiceProcess.js"
+import { freePort, onlyErrorRecord, runServiceToExit } from "../support/ServiceProcess.js"
 import { startTcpProxy } from "../support/TcpProxy.js"
 import { sharedDatabaseUrl } from "../support/TestServer.js"
 
@@ -168,16 +168,6 @@ const runCli = (databaseUrl: string, args: ReadonlyArray<string> = ["partner", "
     return { ...result, afterConnectMs: Date.now() - (firstConnectAt(clock) ?? Number.NaN) }
   })
 
-/** The service's only output: one JSON log line at level ERROR; its message. */
-const serviceSentence = (output: string) => {
-  const lines = linesOf(output)
-  expect(lines, output).toHaveLength(1)
-  const record = JSON.parse(lines[0]!)
-  expect(record.logLevel).toBe("ERROR")
-  expect(typeof record.message, output).toBe("string")
-  return record.message as string
-}
-
 /** The CLI's only output: one plain line on stderr. */
 const cliSentence = (result: { readonly stdout: string; readonly stderr: string }) => {
   expect(linesOf(result.stdout)).toEqual([])
@@ -194,7 +184,7 @@ describe("the service and the CLI stop on a database they can never use", () => 
       const result = yield* runService(`postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`)
       expect(result.code, result.output).toBe(EX_DATABASE)
       expect(result.afterConnectMs, result.output).toBeLessThan(3_000)
-      expect(serviceSentence(result.output)).toBe(
+      expect(onlyErrorRecord(result.output)).toBe(
         `PostgreSQL at 127.0.0.1:${port} refused the connection (nothing listens on that port); check the host and port in DATABASE_URL.`
       )
       expect(result.output).not.toContain(PASSWORD)
@@ -237,7 +227,7 @@ describe("the service and the CLI stop on a database they can never use", () => 
         }; create it or fix the database name in DATABASE_URL.`
         expect(service.code, service.output).toBe(EX_DATABASE)
         expect(service.afterConnectMs, service.output).toBeLessThan(3_000)
-        expect(serviceSentence(service.output)).toBe(sentence)
+        expect(onlyErrorRecord(service.output)).toBe(sentence)
         expect(cli.code, cli.stderr).toBe(EX_DATABASE)
         expect(cli.afterConnectMs, cli.stderr).toBeLessThan(3_000)
         expect(cliSentence(cli)).toBe(sentence)

@@ -11,7 +11,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { runCliWith } from "../support/cli.js"
 import { fetchReply } from "../support/http.js"
-import { runServiceToExit, startServiceProcess } from "../support/ServiceProcess.js"
+import { onlyErrorRecord, onlyPlainLine, runServiceToExit, startServiceProcess } from "../support/ServiceProcess.js"
 import { sharedDatabaseUrl } from "../support/TestServer.js"
 
 const EX_CONFIG = 78
@@ -31,22 +31,14 @@ const production = { ...productionSecrets, DATABASE_URL: "postgres://postgres@12
 
 const tempDir = () => Fs.mkdtempSync(Path.join(Os.tmpdir(), "startup-refusal-"))
 
-/** Exactly one non-empty line, not a JSON log record. */
-const oneLine = (output: string) => {
-  const lines = output.split("\n").map((l) => l.trim()).filter((l) => l !== "")
-  expect(lines, output).toHaveLength(1)
-  expect(lines[0]!.startsWith("{"), output).toBe(false)
-  return lines[0]!
-}
-
 describe("start-up refusals", () => {
   it.live(
-    "production with the default (sandbox) payment provider: one line naming PAYMENT_PROVIDER, exit 78",
+    "production with the default (sandbox) payment provider: one log record naming PAYMENT_PROVIDER, exit 78",
     () =>
       Effect.gen(function*() {
         const result = yield* runServiceToExit({ ...production, PAYOUT_PROVIDER: "stripe" })
         expect(result.code, result.output).toBe(EX_CONFIG)
-        const line = oneLine(result.output)
+        const line = onlyErrorRecord(result.output)
         expect(line).toContain("PAYMENT_PROVIDER")
         expect(line).toContain("TEST_MODE")
         expect(line).not.toContain(production.SERVICE_SECRET)
@@ -55,13 +47,13 @@ describe("start-up refusals", () => {
   )
 
   it.live(
-    "production without METRICS_TOKEN or METRICS_PORT (GET /metrics would be public): one line, exit 78",
+    "production without METRICS_TOKEN or METRICS_PORT (GET /metrics would be public): one log record, exit 78",
     () =>
       Effect.gen(function*() {
         const { METRICS_TOKEN: _, ...withoutToken } = production
         const result = yield* runServiceToExit({ ...withoutToken, METRICS_TOKEN: undefined })
         expect(result.code, result.output).toBe(EX_CONFIG)
-        const line = oneLine(result.output)
+        const line = onlyErrorRecord(result.output)
         expect(line).toContain("METRICS_TOKEN")
         expect(line).toContain("METRICS_PORT")
         expect(line).not.toContain(production.SERVICE_SECRET)
@@ -70,18 +62,18 @@ describe("start-up refusals", () => {
   )
 
   it.live(
-    "production with the default (sandbox) payout provider: one line naming PAYOUT_PROVIDER, exit 78",
+    "production with the default (sandbox) payout provider: one log record naming PAYOUT_PROVIDER, exit 78",
     () =>
       Effect.gen(function*() {
         const result = yield* runServiceToExit({ ...production, PAYMENT_PROVIDER: "stripe" })
         expect(result.code, result.output).toBe(EX_CONFIG)
-        expect(oneLine(result.output)).toContain("PAYOUT_PROVIDER")
+        expect(onlyErrorRecord(result.output)).toContain("PAYOUT_PROVIDER")
       }),
     90_000
   )
 
   it.live(
-    "production on the embedded database (no DATABASE_URL): one line naming DATABASE_URL, exit 78",
+    "production on the embedded database (no DATABASE_URL): one log record naming DATABASE_URL, exit 78",
     () =>
       Effect.gen(function*() {
         const result = yield* runServiceToExit({
@@ -92,7 +84,7 @@ describe("start-up refusals", () => {
           DATA_DIR: tempDir()
         })
         expect(result.code, result.output).toBe(EX_CONFIG)
-        expect(oneLine(result.output)).toContain("DATABASE_URL")
+        expect(onlyErrorRecord(result.output)).toContain("DATABASE_URL")
       }),
     90_000
   )
@@ -101,7 +93,7 @@ describe("start-up refusals", () => {
     Effect.gen(function*() {
       const sandbox = yield* runCliWith({ ...production, PAYOUT_PROVIDER: "stripe" }, ["partner", "list"])
       expect(sandbox.code, sandbox.stdout + sandbox.stderr).toBe(EX_CONFIG)
-      expect(oneLine(sandbox.stdout + sandbox.stderr)).toContain("PAYMENT_PROVIDER")
+      expect(onlyPlainLine(sandbox.stdout + sandbox.stderr)).toContain("PAYMENT_PROVIDER")
       const embedded = yield* runCliWith({
         ...production,
         PAYMENT_PROVIDER: "stripe",
@@ -110,16 +102,16 @@ describe("start-up refusals", () => {
         DATA_DIR: tempDir()
       }, ["partner", "list"])
       expect(embedded.code, embedded.stdout + embedded.stderr).toBe(EX_CONFIG)
-      expect(oneLine(embedded.stdout + embedded.stderr)).toContain("DATABASE_URL")
+      expect(onlyPlainLine(embedded.stdout + embedded.stderr)).toContain("DATABASE_URL")
     }), 90_000)
 
   it.live(
-    "a bad duration stops start-up: one line naming the variable and the accepted forms, exit 78",
+    "a bad duration stops start-up: one log record naming the variable and the accepted forms, exit 78",
     () =>
       Effect.gen(function*() {
         const result = yield* runServiceToExit({ SETTLEMENT_INTERVAL: "soon", DATABASE_URL: production.DATABASE_URL })
         expect(result.code, result.output).toBe(EX_CONFIG)
-        const line = oneLine(result.output)
+        const line = onlyErrorRecord(result.output)
         expect(line).toContain("SETTLEMENT_INTERVAL")
         expect(line).toContain("5 minutes")
         expect(line).toContain("0")

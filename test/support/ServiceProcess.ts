@@ -2,6 +2,7 @@
  * The service as a separate OS process (the production build of this run, `dist/main.js`), for
  * multi-replica, shutdown and crash tests.
  */
+import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Net from "node:net"
@@ -111,3 +112,24 @@ export const buildApp = (): Promise<string> => Promise.resolve(builtApp())
 /** The built entry `file` of the production build (`main.js`, `cli.js`), as node arguments. */
 export const builtEntry = (file: string) =>
   Effect.sync(() => [Path.join(builtApp(), "dist", file)] as ReadonlyArray<string>)
+
+/** The non-empty lines of an output. */
+const linesOf = (output: string) => output.split("\n").map((l) => l.trim()).filter((l) => l !== "")
+
+/** A service that stopped at start-up printed exactly one JSON log record at ERROR: its message. */
+export const onlyErrorRecord = (output: string): string => {
+  const lines = linesOf(output)
+  expect(lines, output).toHaveLength(1)
+  const record = JSON.parse(lines[0]!)
+  expect(record.logLevel, output).toBe("ERROR")
+  expect(typeof record.message, output).toBe("string")
+  return record.message as string
+}
+
+/** The CLI stopped with exactly one plain line (not a JSON record) on stdout and stderr together. */
+export const onlyPlainLine = (output: string): string => {
+  const lines = linesOf(output)
+  expect(lines, output).toHaveLength(1)
+  expect(lines[0]!.startsWith("{"), output).toBe(false)
+  return lines[0]!
+}
