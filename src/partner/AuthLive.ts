@@ -25,6 +25,7 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { canonicalString, checkTimestamp, sha256Hex, verifySignature } from "../domain/PartnerSigning.js"
+import { noteCaller } from "../platform/AccessLog.js"
 import { isHttps } from "../platform/ClientIp.js"
 import { AppConfig } from "../platform/Config.js"
 import { ForbiddenError, UnauthorizedError } from "../platform/Errors.js"
@@ -206,6 +207,7 @@ export const makePartnerAuthLive = (groups: ReadonlyArray<unknown>) =>
           yield* window !== undefined
             ? applyDecision(limiter.settle(window, admitted.count))
             : enforceWith(limiter, partnerRateLimit, `cred:${row.key_id}`)
+          noteCaller(request, { partner_id: row.partner_id, key_id: row.key_id })
           const identity: PartnerIdentity = {
             partnerId: row.partner_id,
             credentialId: row.id,

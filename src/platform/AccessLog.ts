@@ -18,7 +18,26 @@ export interface AccessLogEntry {
   readonly user_agent?: string | undefined
   /** The trace id of a valid inbound W3C `traceparent`, to correlate with the caller's traces. */
   readonly trace_id?: string | undefined
+  /** A signed Partner API request that authenticated: its partner and credential (the public key id). */
+  readonly partner_id?: string | undefined
+  readonly key_id?: string | undefined
 }
+
+/** Who made a request, noted by the authentication that established it, read by the access log. */
+export interface Caller {
+  readonly partner_id: string
+  readonly key_id: string
+}
+
+// Keyed by the request's underlying message, which every derived request object shares.
+const callers = new WeakMap<object, Caller>()
+const keyOf = (request: { readonly source: unknown }) => request.source as object
+
+export const noteCaller = (request: { readonly source: unknown }, caller: Caller): void => {
+  callers.set(keyOf(request), caller)
+}
+
+export const callerOf = (request: { readonly source: unknown }): Caller | undefined => callers.get(keyOf(request))
 
 export const MAX_USER_AGENT = 200
 

@@ -17,7 +17,7 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Context, Effect, FiberRef, Option, type Tracer } from "effect"
-import { makeAccessLog, MAX_USER_AGENT } from "./AccessLog.js"
+import { callerOf, makeAccessLog, MAX_USER_AGENT } from "./AccessLog.js"
 import { clientIpOf } from "./ClientIp.js"
 import type { AppConfigShape, DeprecationEntry } from "./Config.js"
 import { CORS_RESPONSE_HEADERS } from "./Cors.js"
@@ -139,6 +139,7 @@ export const serverMiddleware = (
               }
               if (accessLog === undefined) return
               const userAgent = request.headers["user-agent"]
+              const caller = callerOf(request)
               accessLog({
                 request_id: requestId,
                 method: request.method,
@@ -148,7 +149,9 @@ export const serverMiddleware = (
                 duration_ms: Math.round(seconds * 100_000) / 100,
                 client_ip: clientIpOf(request, config.trustProxy),
                 user_agent: userAgent === undefined ? undefined : userAgent.slice(0, MAX_USER_AGENT),
-                trace_id: span !== undefined ? span.traceId : traceIdOf(request.headers.traceparent)
+                trace_id: span !== undefined ? span.traceId : traceIdOf(request.headers.traceparent),
+                partner_id: caller?.partner_id,
+                key_id: caller?.key_id
               })
             }))
         )

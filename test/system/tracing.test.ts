@@ -213,6 +213,12 @@ describe("tracing", () => {
         }, "the access-log lines")
         expect(lines.find((l) => l.path === "/api/partner/v1/orders")!.trace_id).toBe(traceId)
         expect(lines.find((l) => l.path === "/api/pricing/tld")!.trace_id).toBe(pricingSpan.traceId)
+        // …and the partner and credential of the signed request (none for the public one).
+        expect(lines.find((l) => l.path === "/api/partner/v1/orders")).toMatchObject({
+          partner_id: partner.partner_id,
+          key_id: partner.key_id
+        })
+        expect(lines.find((l) => l.path === "/api/pricing/tld")!.partner_id).toBeUndefined()
 
         // 3. A WHOIS lookup asks RDAP (an upstream, here answering "not found"): the upstream call is
         // a span of the request's trace; the upstream receives no trace context.
