@@ -8,7 +8,6 @@
  * workers, then closes the database pool and the embedded database.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -32,6 +31,7 @@ import { MetricsListenerLive, MetricsRouteLive } from "../platform/Metrics.js"
 import { runMigrations } from "../platform/Migrations.js"
 import { OpenApiDocumentLive } from "../platform/OpenApiDeployment.js"
 import { guardSettings, makeRouteTable, RequestGuardLive } from "../platform/RequestGuard.js"
+import { SwaggerUiLive } from "../platform/SwaggerUi.js"
 import { TracingLive } from "../platform/Tracing.js"
 import { FaviconRouteLive } from "../system/Favicon.js"
 import { Api } from "./Api.js"
@@ -103,7 +103,7 @@ const HttpLive = Layer.unwrapEffect(
         // which no endpoint declares (and a valid domain name may have 253 characters). Node caps a
         // request line at 16 KiB, so with this room the endpoint's own schema judges any parameter.
         Layer.locally(HttpRouter.currentRouterConfig, { maxParamLength: 16_384 }),
-        Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+        Layer.provide(SwaggerUiLive("/docs")),
         Layer.provide(MetricsRouteLive),
         Layer.provide(FaviconRouteLive),
         Layer.provide(McpHttpLive),

@@ -170,18 +170,25 @@ export const DiscoveryRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
     const docs = loadDocs()
-    // The document as served: the bulk operations under their literal paths (OpenApiDeployment.ts).
-    const operations = operationsOf(withLiteralPaths(OpenApi.fromApi(Api)) as OpenApi.OpenAPISpec)
     const cache = { "cache-control": "public, max-age=300" }
     const text = (body: string, contentType: string) => HttpServerResponse.text(body, { contentType, headers: cache })
     const card = schemaResponse(ServerCard)(serverCard(config.baseUrl), { headers: cache })
-    const llms = text(llmsTxt(config.baseUrl, docs, operations), "text/plain; charset=utf-8")
-    const llmsFull = text(llmsFullTxt(config.baseUrl, docs, operations), "text/plain; charset=utf-8")
+    // The document as served: the bulk operations under their literal paths (OpenApiDeployment.ts).
+    // Built on first request, then kept: start-up does not pay for the document.
+    const operations = yield* Effect.cached(
+      Effect.sync(() => operationsOf(withLiteralPaths(OpenApi.fromApi(Api)) as OpenApi.OpenAPISpec))
+    )
+    const llms = yield* Effect.cached(
+      Effect.map(operations, (ops) => text(llmsTxt(config.baseUrl, docs, ops), "text/plain; charset=utf-8"))
+    )
+    const llmsFull = yield* Effect.cached(
+      Effect.map(operations, (ops) => text(llmsFullTxt(config.baseUrl, docs, ops), "text/plain; charset=utf-8"))
+    )
     const pages = new Map(docs.map((d) => [d.name, text(d.markdown, "text/markdown; charset=utf-8")]))
 
     yield* router.get("/.well-known/mcp/server-card.json", Effect.succeed(card))
-    yield* router.get("/llms.txt", Effect.succeed(llms))
-    yield* router.get("/llms-full.txt", Effect.succeed(llmsFull))
+    yield* router.get("/llms.txt", llms)
+    yield* router.get("/llms-full.txt", llmsFull)
     // An unknown page is the router's typed 404 (ApiErrorsLive), like any unknown path.
     yield* router.get(
       "/docs/:page",

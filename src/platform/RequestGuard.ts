@@ -17,10 +17,11 @@
  * Errors use the shape of the path: OAuth's `{error, error_description}` on the OAuth endpoints,
  * the legacy `{error}` on the two legacy paths, the typed envelope elsewhere.
  */
-import type { HttpApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpMethod from "@effect/platform/HttpMethod"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Duration, Effect, Fiber, FiberRef, Option, Schema } from "effect"
@@ -57,28 +58,52 @@ export interface RouteTable {
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
-/** Compiles the routes of an HttpApi (through its OpenAPI document, which names content types). */
+/**
+ * The routes of an HttpApi as its OpenAPI document lists them (template, operation id, request
+ * body media types), read from the API's definition (`HttpApi.reflect`, as `OpenApi.fromApi` reads
+ * it) without building the document: that costs ~0.3 s of CPU, and start-up does not need it.
+ * test/platform/request-guard.test.ts checks the two agree.
+ */
 export const makeRouteTable = (api: HttpApi.HttpApi.Any): RouteTable => {
-  const spec = OpenApi.fromApi(api as any) as any
-  const compiled: Array<Route & { readonly regex: RegExp }> = []
-  for (const [template, operations] of Object.entries<Record<string, any>>(spec.paths ?? {})) {
-    const pattern = template
-      .split("/")
-      .map((seg) => (/^\{[^}]+\}$/.test(seg) ? "[^/]+" : escapeRegex(seg)))
-      .join("/")
-    const regex = new RegExp(`^${pattern}/?$`)
-    for (const [method, op] of Object.entries<any>(operations)) {
-      if (typeof op !== "object" || op === null || typeof op.operationId !== "string") continue
-      const content = op.requestBody?.content
-      compiled.push({
-        method: method.toUpperCase(),
+  // Grouped by template in first-seen order, as the document's `paths` are.
+  const byTemplate = new Map<string, Array<Route>>()
+  HttpApi.reflect(api as any, {
+    onGroup: () => undefined,
+    onEndpoint: ({ endpoint, group, mergedAnnotations, payloads }) => {
+      if (Context.get(mergedAnnotations, OpenApi.Exclude)) return
+      const template = endpoint.path.replace(/:(\w+)\??/g, "{$1}")
+      const routes = byTemplate.get(template) ?? []
+      byTemplate.set(template, routes)
+      routes.push({
+        method: endpoint.method.toUpperCase(),
         template,
-        operationId: op.operationId,
-        contentTypes: content === undefined ? undefined : Object.keys(content).map((c) => c.toLowerCase()),
-        regex
+        operationId: Context.getOrElse(
+          endpoint.annotations,
+          OpenApi.Identifier,
+          () => group.topLevel ? endpoint.name : `${group.identifier}.${endpoint.name}`
+        ),
+        contentTypes: HttpMethod.hasBody(endpoint.method) && payloads.size > 0
+          ? [...payloads.keys()].map((c) => c.toLowerCase())
+          : undefined
       })
     }
-  }
+  })
+  return compileRoutes([...byTemplate.values()].flat())
+}
+
+/** The route table over routes in document order. */
+export const compileRoutes = (routes: ReadonlyArray<Route>): RouteTable => {
+  const compiled: Array<Route & { readonly regex: RegExp }> = routes.map((r) => ({
+    ...r,
+    regex: new RegExp(
+      `^${
+        r.template
+          .split("/")
+          .map((seg) => (/^\{[^}]+\}$/.test(seg) ? "[^/]+" : escapeRegex(seg)))
+          .join("/")
+      }/?$`
+    )
+  }))
   // Literal segments win over parameters (`/api/tools/whois` before `/api/tools/{slug}`).
   compiled.sort((a, b) => (a.template.split("{").length - b.template.split("{").length))
   // Every request is matched (guard, access log, metrics): a literal template is one map lookup
