@@ -1,7 +1,7 @@
 /**
  * Every storefront page in headless Chromium with axe-core (WCAG 2.x A/AA and best practices),
- * in light and in dark (prefers-color-scheme emulation): 0 violations; and each page has one
- * stylesheet, the site header and footer, one `<main>`, `lang`, and its CSP nonce. Pages: home,
+ * in light and in dark (prefers-color-scheme emulation), 390 px wide: 0 violations, no sideways
+ * scrolling; and each page has one stylesheet, the site header and footer, one `<main>`, `lang`, and its CSP nonce. Pages: home,
  * search results, a bad search, the market, a market page with a bad filter, a name page, a
  * non-name's 404, the offer form's answer, a lander, an unknown route's 404. Skipped, with a
  * message, where /usr/bin/chromium is absent.
@@ -82,6 +82,11 @@ describe.skipIf(!hasChromium)("storefront pages: axe in light and dark", () => {
               expect(layout, name).toMatchObject({ lang: "en", styles: 1, mains: 1, header: 1, footer: 1 })
               expect(layout.nonce, name).not.toBe("")
               expect(header, name).toContain(`'nonce-${layout.nonce}'`)
+              // 390 px wide (the phone viewport): nothing scrolls sideways.
+              const overflow = yield* Effect.promise(() =>
+                page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+              )
+              expect(overflow, `${name}: horizontal overflow at 390 px`).toBeLessThanOrEqual(0)
               results[`${scheme} ${name}`] = yield* violationsOf(page)
             })
 
