@@ -120,8 +120,8 @@ const make = Effect.gen(function*() {
     })
 
   const seedDefaults = Effect.gen(function*() {
-    yield* repo.seedTlds(snapshot, SNAPSHOT_TAKEN_AT)
-    yield* repo.seedPrices(defaultPriceList)
+    yield* repo.seedTlds(snapshot(), SNAPSHOT_TAKEN_AT)
+    yield* repo.seedPrices(defaultPriceList())
     yield* invalidate
   })
 

@@ -292,13 +292,13 @@ const unconfigured = (domain: string) =>
 export const sandbox: RealtimeRegisterShape = {
   mode: "sandbox",
   tldInfo: (tld) => {
-    const info = snapshot.find((i) => i.applicableFor.includes(tld))
+    const info = snapshot().find((i) => i.applicableFor.includes(tld))
     return info
       ? Effect.succeed(info)
       : Effect.fail(new RtrError({ reason: "not_found", message: `No TLD information for ${tld}`, status: 404 }))
   },
   priceList: Effect.sync(() =>
-    defaultPriceList.map((p) => ({
+    defaultPriceList().map((p) => ({
       product: `domain_${p.tld}`,
       action: p.op === "register" ? "CREATE" : p.op.toUpperCase(),
       currency: "USD",

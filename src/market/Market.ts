@@ -204,7 +204,7 @@ const make = Effect.gen(function*() {
     const now = new Date(yield* Clock.currentTimeMillis)
     if (demoEnabled) {
       yield* repo.insertMissing(
-        demoListings.map((r, i) => toNew(r, "live", true, new Date(now.getTime() - i * 3_600_000), i))
+        demoListings().map((r, i) => toNew(r, "live", true, new Date(now.getTime() - i * 3_600_000), i))
       )
     } else if (yield* repo.hasDemo) {
       yield* repo.removeDemo

@@ -11,11 +11,14 @@ import { type ListingCsvRow, parseListingCsv } from "../ListingCsv.js"
 
 const here = new URL(".", import.meta.url)
 
-export const demoListings: ReadonlyArray<ListingCsvRow> = (() => {
-  const parsed = parseListingCsv(Fs.readFileSync(new URL("demo-listings.csv", here), "utf8"))
-  if (parsed.errors.length > 0) throw new Error(`demo-listings.csv: ${parsed.errors.join("; ")}`)
-  return parsed.rows
-})()
+/** Parsed on first use (a CLI command that never seeds does not pay for it). */
+let demoRows: ReadonlyArray<ListingCsvRow> | undefined
+export const demoListings = (): ReadonlyArray<ListingCsvRow> =>
+  demoRows ??= (() => {
+    const parsed = parseListingCsv(Fs.readFileSync(new URL("demo-listings.csv", here), "utf8"))
+    if (parsed.errors.length > 0) throw new Error(`demo-listings.csv: ${parsed.errors.join("; ")}`)
+    return parsed.rows
+  })()
 
 const ADJECTIVES = [
   "amber",
