@@ -11,11 +11,9 @@ import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import { pgLayer } from "../../src/platform/Database.js"
 import { fetchReply } from "../support/http.js"
 import { buy, createPartner, seedListings, signed, waitUntil } from "../support/PartnerKit.js"
-import { startRtrServer } from "../support/RtrServer.js"
+import { rtrSettings, startRtrServer, TEST_RTR_ACCOUNT } from "../support/RtrServer.js"
 import { startServiceProcess } from "../support/ServiceProcess.js"
 import * as TestServer from "../support/TestServer.js"
-
-const RTR_KEY = "rtr-test-key"
 
 /** The service process at `baseUrl`, as the TestServer the partner helpers sign requests for. */
 const at = (baseUrl: string, databaseUrl: string) =>
@@ -28,8 +26,7 @@ it.scopedLive(
     Effect.gen(function*() {
       // Each registrar write answers after 4 s: the window in which the service is killed.
       const rtr = yield* startRtrServer({
-        apiKey: RTR_KEY,
-        customer: "test",
+        ...TEST_RTR_ACCOUNT,
         tlds: {},
         anyDomain: true,
         asyncProcesses: true,
@@ -38,10 +35,7 @@ it.scopedLive(
       const databaseUrl = yield* TestServer.sharedDatabaseUrl
       const env = {
         DATABASE_URL: databaseUrl,
-        RTR_API_URL: rtr.url,
-        RTR_API_KEY: RTR_KEY,
-        RTR_CUSTOMER: "test",
-        TLD_SYNC_INTERVAL: "0 seconds",
+        ...rtrSettings(rtr),
         DELIVERY_AUTOSTART: "true",
         DELIVERY_STATUS_POLL: "200 millis",
         DELIVERY_LEASE: "3 seconds",

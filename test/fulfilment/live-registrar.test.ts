@@ -9,27 +9,22 @@ import { Context, Effect, Layer } from "effect"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import { fetchReply } from "../support/http.js"
 import { buy, createPartner, seedListings, signed, waitUntil } from "../support/PartnerKit.js"
-import { type RtrServer, startRtrServer } from "../support/RtrServer.js"
+import { type RtrServer, rtrSettings, startRtrServer, TEST_RTR_ACCOUNT } from "../support/RtrServer.js"
 import * as TestServer from "../support/TestServer.js"
 
-const RTR_KEY = "rtr-test-key"
 class Rtr extends Context.Tag("test/Rtr")<Rtr, RtrServer>() {}
 
 const env = Layer.unwrapScoped(
   Effect.gen(function*() {
     const rtr = yield* startRtrServer({
-      apiKey: RTR_KEY,
-      customer: "test",
+      ...TEST_RTR_ACCOUNT,
       tlds: {},
       anyDomain: true,
       domains: { "locked-out.com": { status: ["clientTransferProhibited", "clientDeleteProhibited"] } },
       asyncProcesses: true
     })
     return TestServer.layer({
-      RTR_API_URL: rtr.url,
-      RTR_API_KEY: RTR_KEY,
-      RTR_CUSTOMER: "test",
-      TLD_SYNC_INTERVAL: "0 seconds",
+      ...rtrSettings(rtr),
       DELIVERY_AUTOSTART: "true",
       DELIVERY_STATUS_POLL: "200 millis",
       REVIEW_THRESHOLD_CENTS: "500000"

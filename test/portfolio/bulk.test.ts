@@ -16,18 +16,15 @@ import { apiClient } from "../support/ApiClient.js"
 import { CARDS, payWith, ptOf } from "../support/CheckoutKit.js"
 import { request, typedError } from "../support/http.js"
 import { createTestUser, signIn } from "../support/identity.js"
-import { type RtrServer, startRtrServer } from "../support/RtrServer.js"
+import { type RtrServer, rtrSettings, startRtrServer, TEST_RTR_ACCOUNT } from "../support/RtrServer.js"
 import * as TestServer from "../support/TestServer.js"
-
-const RTR_KEY = "rtr-test-key"
 
 class Rtr extends Context.Tag("test/Rtr")<Rtr, RtrServer>() {}
 
 const env = Layer.unwrapScoped(
   Effect.gen(function*() {
     const rtr = yield* startRtrServer({
-      apiKey: RTR_KEY,
-      customer: "test",
+      ...TEST_RTR_ACCOUNT,
       tlds: {},
       anyDomain: true,
       contacts: ["acme-owner"],
@@ -36,10 +33,7 @@ const env = Layer.unwrapScoped(
       checks: { "premium-name.com": { available: false, premium: true, currency: "USD", price: 30_000 } }
     })
     return TestServer.layer({
-      RTR_API_URL: rtr.url,
-      RTR_API_KEY: RTR_KEY,
-      RTR_CUSTOMER: "test",
-      TLD_SYNC_INTERVAL: "0 seconds",
+      ...rtrSettings(rtr),
       RATE_LIMITS: JSON.stringify({ auth_login: 1000, auth_login_account: 1000 })
     }).pipe(Layer.merge(Layer.succeed(Rtr, rtr)))
   })

@@ -11,19 +11,16 @@ import { expect } from "vitest"
 import { hashPassword } from "../../src/identity/Crypto.js"
 import { fetchReply } from "../support/http.js"
 import { sessionCookieOf } from "../support/identity.js"
-import { startRtrServer } from "../support/RtrServer.js"
+import { rtrSettings, startRtrServer, TEST_RTR_ACCOUNT } from "../support/RtrServer.js"
 import { startServiceProcess } from "../support/ServiceProcess.js"
 import * as TestServer from "../support/TestServer.js"
-
-const RTR_KEY = "rtr-test-key"
 
 it.scopedLive(
   "kill -9 mid 1,000-item lock job: the restarted service finishes it, each item applied once",
   () =>
     Effect.gen(function*() {
       const rtr = yield* startRtrServer({
-        apiKey: RTR_KEY,
-        customer: "test",
+        ...TEST_RTR_ACCOUNT,
         tlds: {},
         anyDomain: true,
         writeDelayMs: 25
@@ -31,10 +28,7 @@ it.scopedLive(
       const databaseUrl = yield* TestServer.sharedDatabaseUrl
       const env = {
         DATABASE_URL: databaseUrl,
-        RTR_API_URL: rtr.url,
-        RTR_API_KEY: RTR_KEY,
-        RTR_CUSTOMER: "test",
-        TLD_SYNC_INTERVAL: "0 seconds",
+        ...rtrSettings(rtr),
         JOB_LEASE: "6 seconds",
         RDAP_MODE: "sandbox",
         LOG_LEVEL: "warn"

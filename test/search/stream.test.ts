@@ -9,15 +9,13 @@ import * as DelayedRdap from "../support/DelayedRdap.js"
 import { post, realSleep } from "../support/http.js"
 import { accessToken } from "../support/identity.js"
 import { rowsOf, search } from "../support/ndjson.js"
-import { type RtrServer, startRtrServer } from "../support/RtrServer.js"
+import { type RtrServer, rtrSettings, startRtrServer, TEST_RTR_ACCOUNT } from "../support/RtrServer.js"
 import * as TestServer from "../support/TestServer.js"
 
 class Upstreams extends Context.Tag("test/Upstreams")<Upstreams, {
   readonly rdap: DelayedRdap.DelayedRdapShape
   readonly rtr: RtrServer
 }>() {}
-
-const RTR_KEY = "rtr-test-key"
 
 const env = Layer.unwrapScoped(
   Effect.gen(function*() {
@@ -31,8 +29,7 @@ const env = Layer.unwrapScoped(
       info: { unreachable: true }
     })
     const rtr = yield* startRtrServer({
-      apiKey: RTR_KEY,
-      customer: "test",
+      ...TEST_RTR_ACCOUNT,
       tlds: {},
       checks: {
         "luxury.ai": { available: true, premium: true, currency: "USD", price: 250_000 },
@@ -44,10 +41,7 @@ const env = Layer.unwrapScoped(
     })
     return TestServer.layer({
       RDAP_BOOTSTRAP_URL: rdap.bootstrapUrl,
-      RTR_API_URL: rtr.url,
-      RTR_API_KEY: RTR_KEY,
-      RTR_CUSTOMER: "test",
-      TLD_SYNC_INTERVAL: "0 seconds",
+      ...rtrSettings(rtr),
       ALTERNATE_TLDS: "net,org",
       AVAILABILITY_UPSTREAM_TIMEOUT: "10 seconds",
       DEMO_LISTINGS: "false"

@@ -13,10 +13,9 @@ import * as Http from "node:http"
 import { runCli } from "../support/cli.js"
 import * as DelayedRdap from "../support/DelayedRdap.js"
 import { request } from "../support/http.js"
-import { startRtrServer } from "../support/RtrServer.js"
+import { rtrSettings, startRtrServer, TEST_RTR_ACCOUNT } from "../support/RtrServer.js"
 import * as TestServer from "../support/TestServer.js"
 
-const RTR_KEY = "rtr-test-key"
 const HTML = { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" }
 const TIME_IN_WORDS = /\b\d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4}, \d\d:\d\d UTC\b/
 
@@ -29,8 +28,7 @@ const env = Layer.unwrapScoped(
       io: { registered: ["forsale.io", "offeronly.io"] }
     })
     const rtr = yield* startRtrServer({
-      apiKey: RTR_KEY,
-      customer: "test",
+      ...TEST_RTR_ACCOUNT,
       tlds: {},
       checks: {
         "forsale.io": { available: false, reason: "Domain is registered" },
@@ -40,10 +38,7 @@ const env = Layer.unwrapScoped(
     const databaseUrl = yield* TestServer.sharedDatabaseUrl
     return TestServer.layer({
       RDAP_BOOTSTRAP_URL: rdap.bootstrapUrl,
-      RTR_API_URL: rtr.url,
-      RTR_API_KEY: RTR_KEY,
-      RTR_CUSTOMER: "test",
-      TLD_SYNC_INTERVAL: "0 seconds",
+      ...rtrSettings(rtr),
       ALTERNATE_TLDS: "net,org",
       AVAILABILITY_UPSTREAM_TIMEOUT: "3 seconds",
       DEMO_LISTINGS: "false",

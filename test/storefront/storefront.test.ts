@@ -13,10 +13,9 @@ import { apiClient } from "../support/ApiClient.js"
 import * as DelayedRdap from "../support/DelayedRdap.js"
 import { request } from "../support/http.js"
 import { createPartner } from "../support/PartnerKit.js"
-import { startRtrServer } from "../support/RtrServer.js"
+import { rtrSettings, startRtrServer, TEST_RTR_ACCOUNT } from "../support/RtrServer.js"
 import * as TestServer from "../support/TestServer.js"
 
-const RTR_KEY = "rtr-test-key"
 const HTML = { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" }
 
 const env = Layer.unwrapScoped(
@@ -30,8 +29,7 @@ const env = Layer.unwrapScoped(
       info: { unreachable: true }
     })
     const rtr = yield* startRtrServer({
-      apiKey: RTR_KEY,
-      customer: "test",
+      ...TEST_RTR_ACCOUNT,
       tlds: {},
       checks: {
         "luxury.ai": { available: true, premium: true, currency: "USD", price: 250_000 },
@@ -42,10 +40,7 @@ const env = Layer.unwrapScoped(
     })
     return TestServer.layer({
       RDAP_BOOTSTRAP_URL: rdap.bootstrapUrl,
-      RTR_API_URL: rtr.url,
-      RTR_API_KEY: RTR_KEY,
-      RTR_CUSTOMER: "test",
-      TLD_SYNC_INTERVAL: "0 seconds",
+      ...rtrSettings(rtr),
       ALTERNATE_TLDS: "net,org",
       AVAILABILITY_UPSTREAM_TIMEOUT: "3 seconds",
       DEMO_LISTINGS: "false",

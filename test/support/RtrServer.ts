@@ -85,6 +85,17 @@ const send = (res: Http.ServerResponse, status: number, body: unknown, headers: 
   res.end(JSON.stringify(body))
 }
 
+/** The account the tests' fakes take (spread into a fixture). */
+export const TEST_RTR_ACCOUNT = { apiKey: "rtr-test-key", customer: "test" } as const
+
+/** The service's settings for the fake `rtr` on TEST_RTR_ACCOUNT, the scheduled TLD sync off. */
+export const rtrSettings = (rtr: RtrServer) => ({
+  RTR_API_URL: rtr.url,
+  RTR_API_KEY: TEST_RTR_ACCOUNT.apiKey,
+  RTR_CUSTOMER: TEST_RTR_ACCOUNT.customer,
+  TLD_SYNC_INTERVAL: "0 seconds"
+})
+
 export const startRtrServer = (fixture: RtrFixture) =>
   Effect.acquireRelease(
     Effect.async<{ server: Http.Server; handle: RtrServer }>((resume) => {
