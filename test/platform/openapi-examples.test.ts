@@ -39,12 +39,6 @@ const WITHOUT_EXAMPLE = new Set<string>([
   "auth.login 200",
   "auth.me 200",
   "adminMoney.ledgerBalance 200",
-  "partnerReferrals.createLink 201",
-  "partnerReferrals.listLinks 200",
-  "partnerReferrals.myClicks 200",
-  "partnerReferrals.mySales 200",
-  "partnerReferrals.myCommissions 200",
-  "partnerReferrals.analytics 200",
   "notifications.list 200"
 ])
 
