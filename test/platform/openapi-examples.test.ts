@@ -18,8 +18,6 @@ type Json = Record<string, any>
  */
 const WITHOUT_EXAMPLE = new Set<string>([
   // Added by the wave-3 offers and fulfilment operations, merged beside this list.
-  "marketOffers.makeOffer request application/json",
-  "marketOffers.makeOffer 201",
   "adminDeliveries.listDeliveries 200",
   "adminDeliveries.retryDelivery 200",
   "system.apiIndex 200",
@@ -30,8 +28,6 @@ const WITHOUT_EXAMPLE = new Set<string>([
   "tools.bulkCheck request application/json",
   "tools.bulkCheck 202",
   "tools.toolJobStatus 200",
-  "market.listListings 200",
-  "market.getListing 200",
   "batch.batchCatalogue 200",
   "batch.runBatch 200",
   "developer.domainAvailable 200",
