@@ -24,16 +24,9 @@ const WITHOUT_EXAMPLE = new Set<string>([
   "catalogue.getTldPrice 200",
   "catalogue.getTldMetadata 200",
   "lookup.whois 201",
-  "tools.siteCheck 202",
-  "tools.bulkCheck request application/json",
-  "tools.bulkCheck 202",
-  "tools.toolJobStatus 200",
   "batch.batchCatalogue 200",
   "batch.runBatch 200",
   "developer.domainAvailable 200",
-  "auth.login request application/json",
-  "auth.login 200",
-  "auth.me 200",
   "adminMoney.ledgerBalance 200",
   "notifications.list 200"
 ])
