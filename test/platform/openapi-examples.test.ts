@@ -18,17 +18,12 @@ type Json = Record<string, any>
  */
 const WITHOUT_EXAMPLE = new Set<string>([
   // Added by the wave-3 offers and fulfilment operations, merged beside this list.
-  "adminDeliveries.listDeliveries 200",
-  "adminDeliveries.retryDelivery 200",
   "system.apiIndex 200",
-  "catalogue.getTldPrice 200",
-  "catalogue.getTldMetadata 200",
   "lookup.whois 201",
   "batch.batchCatalogue 200",
   "batch.runBatch 200",
   "developer.domainAvailable 200",
   "adminMoney.ledgerBalance 200",
-  "notifications.list 200"
 ])
 
 /** The schemas of each operation, by operation id (`group.endpoint`). */
