@@ -19,10 +19,8 @@ type Json = Record<string, any>
 const WITHOUT_EXAMPLE = new Set<string>([
   // Added by the wave-3 offers and fulfilment operations, merged beside this list.
   "system.apiIndex 200",
-  "lookup.whois 201",
   "batch.batchCatalogue 200",
   "batch.runBatch 200",
-  "developer.domainAvailable 200",
   "adminMoney.ledgerBalance 200",
 ])
 
