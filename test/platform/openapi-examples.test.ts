@@ -17,11 +17,8 @@ type Json = Record<string, any>
  * item 1: each needs an `examples` annotation on its schema or on its fields).
  */
 const WITHOUT_EXAMPLE = new Set<string>([
-  // Added by the wave-3 offers and fulfilment operations, merged beside this list.
-  "system.apiIndex 200",
   // Its operations' params are typed `"string"`, a value the placeholder check refuses.
-  "batch.batchCatalogue 200",
-  "adminMoney.ledgerBalance 200"
+  "batch.batchCatalogue 200"
 ])
 
 /** The schemas of each operation, by operation id (`group.endpoint`). */
