@@ -44,7 +44,10 @@ export const BatchRequest = Schema.Struct({
 export class BatchResult extends Schema.Class<BatchResult>("BatchResult")({
   id: Schema.String.annotations({ examples: ["b"] }),
   op: Schema.String.annotations({ examples: ["tld_registration_price"] }),
-  status: Schema.Int.annotations({ description: "The HTTP status the single call would have answered", examples: [200] }),
+  status: Schema.Int.annotations({
+    description: "The HTTP status the single call would have answered",
+    examples: [200]
+  }),
   body: Schema.Unknown.annotations({
     description:
       "The single call's body (search_domain: {query, results: rows}); errors use the typed or legacy error shape of that endpoint",

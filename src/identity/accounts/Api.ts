@@ -42,7 +42,10 @@ export class LoginRequest extends Schema.Class<LoginRequest>("LoginRequest")({
     description: "The account's e-mail address (case-insensitive)",
     examples: ["owner@example.org"]
   }),
-  password: Schema.String.annotations({ description: "The account's password", examples: ["correct horse battery staple"] })
+  password: Schema.String.annotations({
+    description: "The account's password",
+    examples: ["correct horse battery staple"]
+  })
 }) {}
 
 export class SignedIn extends Schema.Class<SignedIn>("SignedIn")({
