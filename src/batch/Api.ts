@@ -42,19 +42,23 @@ export const BatchRequest = Schema.Struct({
 }).annotations({ identifier: "BatchRequest" })
 
 export class BatchResult extends Schema.Class<BatchResult>("BatchResult")({
-  id: Schema.String,
-  op: Schema.String,
-  status: Schema.Int.annotations({ description: "The HTTP status the single call would have answered" }),
+  id: Schema.String.annotations({ examples: ["b"] }),
+  op: Schema.String.annotations({ examples: ["tld_registration_price"] }),
+  status: Schema.Int.annotations({
+    description: "The HTTP status the single call would have answered",
+    examples: [200]
+  }),
   body: Schema.Unknown.annotations({
     description:
-      "The single call's body (search_domain: {query, results: rows}); errors use the typed or legacy error shape of that endpoint"
+      "The single call's body (search_domain: {query, results: rows}); errors use the typed or legacy error shape of that endpoint",
+    examples: [{ tld: "com", op: "register", priceCents: 1299 }]
   })
 }) {}
 
 export class BatchResponse extends Schema.Class<BatchResponse>("BatchResponse")({
   results: Schema.Array(BatchResult),
-  count: Schema.Int,
-  failed: Schema.Int.annotations({ description: "Results with status >= 400" })
+  count: Schema.Int.annotations({ examples: [1] }),
+  failed: Schema.Int.annotations({ description: "Results with status >= 400", examples: [0] })
 }) {}
 
 const ParamDoc = Schema.Struct({
@@ -66,8 +70,8 @@ const ParamDoc = Schema.Struct({
 })
 
 export class BatchCatalogue extends Schema.Class<BatchCatalogue>("BatchCatalogue")({
-  max_operations: Schema.Int,
-  min_operations: Schema.Int,
+  max_operations: Schema.Int.annotations({ examples: [MAX_OPERATIONS] }),
+  min_operations: Schema.Int.annotations({ examples: [1] }),
   operations: Schema.Array(Schema.Struct({
     op: Schema.String,
     summary: Schema.String,
@@ -84,7 +88,11 @@ export class BatchCatalogue extends Schema.Class<BatchCatalogue>("BatchCatalogue
     }))
   })),
   example: BatchRequest,
-  notes: Schema.Array(Schema.String)
+  notes: Schema.Array(Schema.String).annotations({
+    examples: [[
+      "Each operation runs the handler of its single call, without credentials, and counts against that call's per-IP rate limit."
+    ]]
+  })
 }) {}
 
 export class BatchApi extends HttpApiGroup.make("batch")

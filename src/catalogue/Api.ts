@@ -28,10 +28,14 @@ export const PriceOpParam = Schema.Literal(...PRICE_OPS).annotations({
 
 /** A plain struct (not a class): the hottest response of the service skips class construction. */
 export const TldPrice = Schema.Struct({
-  tld: Schema.String.annotations({ description: "The TLD as asked, normalised (lowercase, no leading dot)" }),
-  op: Schema.String.annotations({ description: "transfer | register | renew | restore" }),
+  tld: Schema.String.annotations({
+    description: "The TLD as asked, normalised (lowercase, no leading dot)",
+    examples: ["com"]
+  }),
+  op: Schema.String.annotations({ description: "transfer | register | renew | restore", examples: ["register"] }),
   priceCents: Schema.NullOr(Schema.Int).annotations({
-    description: "Price in USD cents for one year; null when the TLD/op combination is unsupported"
+    description: "Price in USD cents for one year; null when the TLD/op combination is unsupported",
+    examples: [1299]
   })
 }).annotations({ identifier: "TldPrice", description: "Price of one lifecycle operation of a TLD" })
 export type TldPrice = typeof TldPrice.Type

@@ -20,32 +20,47 @@ export type Feature = typeof Feature.Type
 
 export class TldMetadata extends Schema.Class<TldMetadata>("TldMetadata")({
   tld: Schema.String.annotations({ description: "The TLD, without a leading dot", examples: ["com"] }),
-  provider: Schema.String.annotations({ description: "Registry operator" }),
-  periodsMonths: Schema.Array(Schema.Int).annotations({ description: "Allowed registration lengths in months" }),
-  minPeriodMonths: Schema.Int,
-  maxPeriodMonths: Schema.Int,
-  allowedYears: Schema.Array(Schema.Int).annotations({ description: "Allowed registration lengths in whole years" }),
-  minYears: Schema.Int,
-  maxYears: Schema.Int,
-  organizationRequired: Schema.Boolean,
+  provider: Schema.String.annotations({ description: "Registry operator", examples: ["VeriSign"] }),
+  periodsMonths: Schema.Array(Schema.Int).annotations({
+    description: "Allowed registration lengths in months",
+    examples: [[12, 24, 36, 48, 60, 72, 84, 96, 108, 120]]
+  }),
+  minPeriodMonths: Schema.Int.annotations({ examples: [12] }),
+  maxPeriodMonths: Schema.Int.annotations({ examples: [120] }),
+  allowedYears: Schema.Array(Schema.Int).annotations({
+    description: "Allowed registration lengths in whole years",
+    examples: [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]]
+  }),
+  minYears: Schema.Int.annotations({ examples: [1] }),
+  maxYears: Schema.Int.annotations({ examples: [10] }),
+  organizationRequired: Schema.Boolean.annotations({ examples: [false] }),
   organizationAllowed: Schema.Boolean,
   allowedCountries: Schema.Array(Schema.String).annotations({
-    description: "ISO 3166-1 alpha-2 codes the registrant must be in; empty means no country restriction"
+    description: "ISO 3166-1 alpha-2 codes the registrant must be in; empty means no country restriction",
+    examples: [[]]
   }),
-  minNameservers: Schema.Int,
-  maxNameservers: Schema.Int,
-  nameserversRequired: Schema.Boolean,
+  minNameservers: Schema.Int.annotations({ examples: [0] }),
+  maxNameservers: Schema.Int.annotations({ examples: [13] }),
+  nameserversRequired: Schema.Boolean.annotations({ examples: [false] }),
   idnSupport: Schema.Boolean,
   premiumSupport: Schema.String.annotations({
-    description: "Registry premium-name support as reported by the registrar, e.g. NO or REGULAR"
+    description: "Registry premium-name support as reported by the registrar, e.g. NO or REGULAR",
+    examples: ["REGULAR"]
   }),
   transferRequiresAuthcode: Schema.Boolean,
   featuresAvailable: Schema.Array(Feature),
   source: Schema.Literal("rtr"),
   lastSyncedAt: Schema.String.annotations(
-    { description: "RFC 3339 time of the last successful sync", format: "date-time" } as any
+    {
+      description: "RFC 3339 time of the last successful sync",
+      format: "date-time",
+      examples: ["2026-01-09T03:00:00.000Z"]
+    } as any
   ),
-  stale: Schema.Boolean.annotations({ description: "True when lastSyncedAt is older than the configured maximum age" })
+  stale: Schema.Boolean.annotations({
+    description: "True when lastSyncedAt is older than the configured maximum age",
+    examples: [false]
+  })
 }) {}
 
 const isFeature = (s: string): s is Feature => (FEATURES as ReadonlyArray<string>).includes(s)

@@ -86,7 +86,23 @@ export const Delivery = Schema.Struct({
   registrar_state: Schema.NullOr(Schema.String),
   started_at: Schema.NullOr(Schema.String),
   updated_at: Schema.String
-}).annotations({ identifier: "AdminDelivery" })
+}).annotations({
+  identifier: "AdminDelivery",
+  examples: [{
+    order_id: "ord_01jd3k9x0a1b2c3d4e5f6g7h8j",
+    partner_id: "ptn_01jcz8x7c6v5b4n3m2l1k0j9h8",
+    environment: "live",
+    domain: "example.com",
+    state: "auth_code_ready",
+    method: "auth_code",
+    target: null,
+    attempts: 1,
+    last_error: null,
+    registrar_state: null,
+    started_at: "2026-01-09T14:02:11.000Z",
+    updated_at: "2026-01-09T14:02:13.000Z"
+  }]
+})
 
 const OrderId = HttpApiSchema.param("id", Schema.String.annotations({ description: "The order's public_id" }))
 const Note = Schema.Struct({

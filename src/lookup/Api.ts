@@ -36,18 +36,22 @@ export const WhoisRequest = Schema.Struct({
 
 export const WhoisLookup = Schema.Struct({
   id: Schema.NullOr(Schema.String).annotations({
-    description: "lkp_… id of the stored lookup; null only if storing it failed"
+    description: "lkp_… id of the stored lookup; null only if storing it failed",
+    examples: ["lkp_01jd3k9x0a1b2c3d4e5f6g7h8j"]
   }),
-  domain: Schema.String.annotations({ description: "The domain, A-label form" }),
+  domain: Schema.String.annotations({ description: "The domain, A-label form", examples: ["example.com"] }),
   result: LookupRecordSchema,
-  created_at: Schema.String.annotations({ description: "When the lookup was made, RFC 3339 UTC" })
+  created_at: Schema.String.annotations({
+    description: "When the lookup was made, RFC 3339 UTC",
+    examples: ["2026-01-09T14:02:11.000Z"]
+  })
 }).annotations({ identifier: "WhoisLookup" })
 
 export const WhoisResponse = Schema.Struct({
   lookup: WhoisLookup,
-  used: Schema.Int.annotations({ description: "Lookups spent in the current UTC day" }),
-  cap: Schema.Int.annotations({ description: "Daily lookups allowed (10 for anonymous callers)" }),
-  remaining: Schema.Int.annotations({ description: "Lookups left today" })
+  used: Schema.Int.annotations({ description: "Lookups spent in the current UTC day", examples: [1] }),
+  cap: Schema.Int.annotations({ description: "Daily lookups allowed (10 for anonymous callers)", examples: [10] }),
+  remaining: Schema.Int.annotations({ description: "Lookups left today", examples: [9] })
 }).annotations({ identifier: "WhoisResponse" })
 
 export class LookupApi extends HttpApiGroup.make("lookup")

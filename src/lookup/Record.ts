@@ -30,21 +30,40 @@ export interface LookupRecord {
 }
 
 export const LookupRecordSchema = Schema.Struct({
-  domain: Schema.String.annotations({ description: "The domain, A-label form" }),
+  domain: Schema.String.annotations({ description: "The domain, A-label form", examples: ["example.com"] }),
   status: Schema.String.annotations({
     description: "Registry statuses (RDAP vocabulary, RFC 8056) joined with \", \"; empty when unknown",
     examples: ["client delete prohibited, client transfer prohibited"]
   }),
-  registrar: Schema.String.annotations({ description: "Sponsoring registrar's name; empty when unknown" }),
+  registrar: Schema.String.annotations({
+    description: "Sponsoring registrar's name; empty when unknown",
+    examples: ["RESERVED-Internet Assigned Numbers Authority"]
+  }),
   registrant: Schema.String.annotations({
     description:
-      "Registrant name or organisation; \"REDACTED FOR PRIVACY\" when withheld (RFC 9537); empty when unknown"
+      "Registrant name or organisation; \"REDACTED FOR PRIVACY\" when withheld (RFC 9537); empty when unknown",
+    examples: ["REDACTED FOR PRIVACY"]
   }),
-  creation_date: Schema.String.annotations({ description: "Registration date, RFC 3339 UTC; empty when unknown" }),
-  expiration_date: Schema.String.annotations({ description: "Expiration date, RFC 3339 UTC; empty when unknown" }),
-  update_date: Schema.String.annotations({ description: "Last changed, RFC 3339 UTC; empty when unknown" }),
-  nameservers: Schema.Array(Schema.String).annotations({ description: "Delegated nameservers, lowercase" }),
-  emails: Schema.Array(Schema.String).annotations({ description: "Contact e-mail addresses published in the record" }),
+  creation_date: Schema.String.annotations({
+    description: "Registration date, RFC 3339 UTC; empty when unknown",
+    examples: ["1995-08-14T04:00:00Z"]
+  }),
+  expiration_date: Schema.String.annotations({
+    description: "Expiration date, RFC 3339 UTC; empty when unknown",
+    examples: ["2026-08-13T04:00:00Z"]
+  }),
+  update_date: Schema.String.annotations({
+    description: "Last changed, RFC 3339 UTC; empty when unknown",
+    examples: ["2025-08-14T07:01:39Z"]
+  }),
+  nameservers: Schema.Array(Schema.String).annotations({
+    description: "Delegated nameservers, lowercase",
+    examples: [["a.iana-servers.net", "b.iana-servers.net"]]
+  }),
+  emails: Schema.Array(Schema.String).annotations({
+    description: "Contact e-mail addresses published in the record",
+    examples: [[]]
+  }),
   raw_source: Schema.Literal("RDAP", "WHOIS").annotations({
     description: "RDAP, or WHOIS when the port-43 fallback answered"
   })

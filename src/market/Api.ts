@@ -30,27 +30,39 @@ const UsdOrNull = Schema.NullOr(Schema.Number).annotations({
 })
 
 export class MarketListing extends Schema.Class<MarketListing>("MarketListing")({
-  id: Schema.String.annotations({ description: "Listing id (`lst_…`)" }),
+  id: Schema.String.annotations({ description: "Listing id (`lst_…`)", examples: ["lst_01jd3k9x0a1b2c3d4e5f6g7h8j"] }),
   domain: Schema.String.annotations({ description: "A-label (punycode) form", examples: ["example.com"] }),
-  domain_unicode: Schema.String.annotations({ description: "Unicode form for display" }),
-  tld: Schema.String.annotations({ description: "Public suffix, e.g. com or co.uk" }),
+  domain_unicode: Schema.String.annotations({ description: "Unicode form for display", examples: ["example.com"] }),
+  tld: Schema.String.annotations({ description: "Public suffix, e.g. com or co.uk", examples: ["com"] }),
   bin_price: UsdOrNull.annotations({
     description: "Buy-now price in USD; null without pricing:read or when offer-only"
   }),
   floor_price: UsdOrNull.annotations({ description: "Lowest acceptable offer in USD; null without pricing:read" }),
   currency: Schema.String.annotations({ examples: ["USD"] }),
-  listed_at: Schema.String.annotations({ description: "RFC 3339 UTC" }),
-  locked: Schema.Boolean.annotations({ description: "A sale is pending: the domain cannot be bought right now" }),
-  demo: Schema.Boolean.annotations({ description: "Part of the demo catalogue of an embedded installation" }),
+  listed_at: Schema.String.annotations({ description: "RFC 3339 UTC", examples: ["2026-01-09T14:02:11.000Z"] }),
+  locked: Schema.Boolean.annotations({
+    description: "A sale is pending: the domain cannot be bought right now",
+    examples: [false]
+  }),
+  demo: Schema.Boolean.annotations({
+    description: "Part of the demo catalogue of an embedded installation",
+    examples: [false]
+  }),
   description: Schema.NullOr(Schema.String),
-  url: Schema.String.annotations({ description: "This listing's own resource" })
+  url: Schema.String.annotations({
+    description: "This listing's own resource",
+    examples: ["https://marketplace.example.com/api/market/listings/example.com"]
+  })
 }) {}
 
 export class Page extends Schema.Class<Page>("Page")({
-  limit: Schema.Int,
-  offset: Schema.Int.annotations({ description: "Offset of this page; 0 on a page fetched by cursor" }),
-  total: Schema.Int.annotations({ description: "Rows matching the filters (may lag writes by a few seconds)" }),
-  has_more: Schema.Boolean,
+  limit: Schema.Int.annotations({ examples: [24] }),
+  offset: Schema.Int.annotations({ description: "Offset of this page; 0 on a page fetched by cursor", examples: [0] }),
+  total: Schema.Int.annotations({
+    description: "Rows matching the filters (may lag writes by a few seconds)",
+    examples: [1]
+  }),
+  has_more: Schema.Boolean.annotations({ examples: [false] }),
   next_cursor: Schema.NullOr(Schema.String).annotations({
     description:
       "Opaque cursor of the next page (also on offset pages); null on the last page. Bound to the filters and sort."

@@ -19,7 +19,16 @@ export const Notification = Schema.Struct({
   subject: Schema.String.annotations({ description: "The id it is about, e.g. the cart's `cart_…`" }),
   message: Schema.String,
   created_at: Schema.String.annotations({ description: "RFC 3339 UTC" })
-}).annotations({ identifier: "Notification" })
+}).annotations({
+  identifier: "Notification",
+  examples: [{
+    id: "ntf_01jd3k9x0a1b2c3d4e5f6g7h8j",
+    kind: "cart.completed",
+    subject: "cart_01jd3k9x0a1b2c3d4e5f6g7h8j",
+    message: "Cart cart_01jd3k9x0a1b2c3d4e5f6g7h8j ($12.99 paid): example.com: renewed.",
+    created_at: "2026-01-09T14:05:40.000Z"
+  }]
+})
 
 export class NotificationList extends Schema.Class<NotificationList>("NotificationList")({
   notifications: Schema.Array(Notification).annotations({ description: "The latest 100, newest first" })

@@ -34,17 +34,20 @@ export const OfferRequest = Schema.Struct({
     description: "The offer in the listing's currency, in cents",
     examples: [150_000]
   }),
-  email: Email.annotations({ description: "Where the seller's answer (and a checkout link) is sent" })
-})
+  email: Email.annotations({
+    description: "Where the seller's answer (and a checkout link) is sent",
+    examples: ["buyer@example.org"]
+  })
+}).annotations({ examples: [{ domain: "example.com", amount_cents: 150_000, email: "buyer@example.org" }] })
 
 export class Offer extends Schema.Class<Offer>("Offer")({
-  id: Schema.String.annotations({ description: "Offer id (`ofr_…`)" }),
-  domain: Schema.String.annotations({ description: "A-label form" }),
-  amount_cents: Schema.Int,
+  id: Schema.String.annotations({ description: "Offer id (`ofr_…`)", examples: ["ofr_01jd3k9x0a1b2c3d4e5f6g7h8j"] }),
+  domain: Schema.String.annotations({ description: "A-label form", examples: ["example.com"] }),
+  amount_cents: Schema.Int.annotations({ examples: [150_000] }),
   status: OfferStatus.annotations({
     description: "pending (new offers always) → accepted | countered (a checkout link was sent) | declined"
   }),
-  created_at: Schema.String.annotations({ description: "RFC 3339 UTC" })
+  created_at: Schema.String.annotations({ description: "RFC 3339 UTC", examples: ["2026-01-09T14:02:11.000Z"] })
 }) {}
 
 export class OffersApi extends HttpApiGroup.make("marketOffers")

@@ -29,28 +29,29 @@ import {
 } from "./Errors.js"
 
 export const PortfolioDomain = Schema.Struct({
-  domain: Schema.String.annotations({ description: "A-label form" }),
+  domain: Schema.String.annotations({ description: "A-label form", examples: ["example.com"] }),
   domain_unicode: Schema.optional(Schema.String).annotations({ description: "U-label form, when it differs" }),
   locked: Schema.Boolean.annotations({ description: "Transfer lock (clientTransferProhibited) held" }),
   autoRenew: Schema.Boolean,
-  nameservers: Schema.Array(Schema.String),
+  nameservers: Schema.Array(Schema.String).annotations({ examples: [["ns1.example.net", "ns2.example.net"]] }),
   folder: Schema.NullOr(Schema.String),
   contactsHandle: Schema.NullOr(Schema.String).annotations({
     description: "Registrant contact handle at the registrar"
   }),
-  expiresAt: Schema.String.annotations({ description: "RFC 3339 UTC" })
+  expiresAt: Schema.String.annotations({ description: "RFC 3339 UTC", examples: ["2027-03-14T09:26:53.000Z"] })
 }).annotations({ identifier: "PortfolioDomain" })
 
 export class PortfolioList extends Schema.Class<PortfolioList>("PortfolioList")({
   domains: Schema.Array(PortfolioDomain),
-  count: Schema.Int
+  count: Schema.Int.annotations({ examples: [1] })
 }) {}
 
 export const BulkOpParam = Schema.Literal(...BULK_OPS).annotations({ description: "The operation" })
 
 export class BulkRequest extends Schema.Class<BulkRequest>("BulkRequest")({
   domains: Schema.Array(Schema.String).pipe(Schema.minItems(1), Schema.maxItems(MAX_BULK_DOMAINS)).annotations({
-    description: "1 to 1,000 owned domains (normalised to A-labels and de-duplicated)"
+    description: "1 to 1,000 owned domains (normalised to A-labels and de-duplicated)",
+    examples: [["example.com", "example.net"]]
   }),
   payload: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations({
     description: "Op-specific: setNameservers {nameservers: [2–13 host names]}; setFolder {folder: string|null}; " +
@@ -67,16 +68,18 @@ export class BulkRequest extends Schema.Class<BulkRequest>("BulkRequest")({
 }) {}
 
 const Skipped = Schema.Array(Schema.Struct({ domain: Schema.String, error: Schema.String })).annotations({
+  examples: [[{ domain: "example.org", error: "not_owned" }]],
   description: "Items left out, with skip_on_error: `not_owned`; renew/restore also `not_needed`, " +
     "`restore_required`, `past_restore_window`, `renewal_limit`, `expiry_unknown`, a registrar refusal, `price_unavailable: …`"
 })
 
 export class BulkAccepted extends Schema.Class<BulkAccepted>("BulkAccepted")({
   bulkOpId: Schema.NullOr(Schema.String).annotations({
-    description: "`bulk_…`; null on a dry run (nothing was stored)"
+    description: "`bulk_…`; null on a dry run (nothing was stored)",
+    examples: ["bulk_01jd3k9x0a1b2c3d4e5f6g7h8j"]
   }),
-  total: Schema.Int,
-  op: Schema.String,
+  total: Schema.Int.annotations({ examples: [2] }),
+  op: Schema.String.annotations({ examples: ["lock"] }),
   skipped: Schema.optional(Skipped),
   dryRun: Schema.optional(Schema.Boolean)
 }) {}
@@ -107,19 +110,19 @@ export class BulkCart extends Schema.Class<BulkCart>("BulkCart")({
 }) {}
 
 export class BulkStatus extends Schema.Class<BulkStatus>("BulkStatus")({
-  bulkOpId: Schema.String,
-  op: Schema.String,
+  bulkOpId: Schema.String.annotations({ examples: ["bulk_01jd3k9x0a1b2c3d4e5f6g7h8j"] }),
+  op: Schema.String.annotations({ examples: ["lock"] }),
   status: Schema.Literal("queued", "running", "done"),
-  total: Schema.Int,
-  succeeded: Schema.Int,
-  failed: Schema.Int,
+  total: Schema.Int.annotations({ examples: [2] }),
+  succeeded: Schema.Int.annotations({ examples: [2] }),
+  failed: Schema.Int.annotations({ examples: [0] }),
   items: Schema.Array(Schema.Struct({
-    domain: Schema.String,
+    domain: Schema.String.annotations({ examples: ["example.com"] }),
     status: Schema.Literal("queued", "running", "succeeded", "failed"),
     error: Schema.NullOr(Schema.String)
   })),
   skipped: Skipped,
-  createdAt: Schema.String,
+  createdAt: Schema.String.annotations({ examples: ["2026-01-09T14:02:11.000Z"] }),
   finishedAt: Schema.NullOr(Schema.String),
   cart_id: Schema.optional(Schema.NullOr(Schema.String)).annotations({
     description: "renew/restore: the op's cart (`cart_…`, GET /api/carts/{cartId}); its items follow the cart's"
@@ -127,23 +130,23 @@ export class BulkStatus extends Schema.Class<BulkStatus>("BulkStatus")({
 }) {}
 
 export const CartItemView = Schema.Struct({
-  domain: Schema.String,
+  domain: Schema.String.annotations({ examples: ["example.com"] }),
   op: Schema.Literal("renew", "restore"),
-  amount_cents: Schema.Int,
+  amount_cents: Schema.Int.annotations({ examples: [1299] }),
   status: Schema.Literal("pending", "done", "failed", "refunded"),
   error: Schema.optional(Schema.String).annotations({ description: "Why the registrar refused it" }),
   refund_id: Schema.optional(Schema.String).annotations({ description: "`rf_…`, when its amount was refunded" })
 }).annotations({ identifier: "CartItem" })
 
 export class CartView extends Schema.Class<CartView>("Cart")({
-  id: Schema.String,
+  id: Schema.String.annotations({ examples: ["cart_01jd3k9x0a1b2c3d4e5f6g7h8j"] }),
   status: Schema.Literal("open", "paid", "done").annotations({
     description: "open: awaiting payment; paid: its items are running; done: every item ran (or was refunded)"
   }),
-  total_cents: Schema.Int,
-  currency: Schema.String,
+  total_cents: Schema.Int.annotations({ examples: [1299] }),
+  currency: Schema.String.annotations({ examples: ["USD"] }),
   items: Schema.Array(CartItemView),
-  created_at: Schema.String,
+  created_at: Schema.String.annotations({ examples: ["2026-01-09T14:02:11.000Z"] }),
   paid_at: Schema.NullOr(Schema.String)
 }) {}
 

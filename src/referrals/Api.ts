@@ -47,7 +47,18 @@ const linkFields = {
   created_at: Time
 }
 
-export const Link = Schema.Struct(linkFields).annotations({ identifier: "ReferralLink" })
+const LINK_EXAMPLE = {
+  id: "lnk_01jd3k9x0a1b2c3d4e5f6g7h8j",
+  code: "k7Qm2XpR9a",
+  url: "https://marketplace.example.com/r/k7Qm2XpR9a",
+  kind: "domain",
+  domain: "example.com",
+  product: null,
+  campaign: "newsletter-january",
+  created_at: "2026-01-09T14:02:11.000Z"
+} as const
+
+export const Link = Schema.Struct(linkFields).annotations({ identifier: "ReferralLink", examples: [LINK_EXAMPLE] })
 
 export const LinkWithStats = Schema.Struct({
   ...linkFields,
@@ -56,7 +67,17 @@ export const LinkWithStats = Schema.Struct({
   sales: Schema.Int.annotations({ description: "Attributed sales that stand (refunds taken out)" }),
   gmv_cents: Cents,
   commission_cents: Cents
-}).annotations({ identifier: "ReferralLinkWithStats" })
+}).annotations({
+  identifier: "ReferralLinkWithStats",
+  examples: [{
+    ...LINK_EXAMPLE,
+    clicks: 412,
+    unique_clicks: 287,
+    sales: 3,
+    gmv_cents: 750_000,
+    commission_cents: 75_000
+  }]
+})
 
 export const LinkPage = Schema.Struct({ links: Schema.Array(LinkWithStats), next_cursor: Schema.NullOr(Schema.String) })
   .annotations({
@@ -69,7 +90,19 @@ export const ClickReport = Schema.Struct({
   clicks: Schema.Int,
   unique_clicks: Schema.Int,
   by_day: Schema.Array(Schema.Struct({ date: Day, clicks: Schema.Int, unique_clicks: Schema.Int }))
-}).annotations({ identifier: "ReferralClickReport" })
+}).annotations({
+  identifier: "ReferralClickReport",
+  examples: [{
+    from: "2026-01-08",
+    to: "2026-01-09",
+    clicks: 31,
+    unique_clicks: 24,
+    by_day: [
+      { date: "2026-01-08", clicks: 17, unique_clicks: 13 },
+      { date: "2026-01-09", clicks: 14, unique_clicks: 11 }
+    ]
+  }]
+})
 
 export const Sale = Schema.Struct({
   id: Schema.String.annotations({
@@ -82,12 +115,25 @@ export const Sale = Schema.Struct({
   commission_cents: Cents,
   status: OrderStatusSchema,
   created_at: Time
-}).annotations({ identifier: "ReferralSale" })
+}).annotations({
+  identifier: "ReferralSale",
+  examples: [{
+    id: "ltx_01jd3k9x0a1b2c3d4e5f6g7h8j",
+    order_id: "ord_01jd3k9x0a1b2c3d4e5f6g7h8j",
+    domain: "example.com",
+    link_id: "lnk_01jd3k9x0a1b2c3d4e5f6g7h8j",
+    sale_price_cents: 250_000,
+    commission_cents: 25_000,
+    status: "PAID",
+    created_at: "2026-01-09T14:02:11.000Z"
+  }]
+})
 
 export const SalePage = Schema.Struct({
   sales: Schema.Array(Sale),
   totals: Schema.Struct({ count: Schema.Int, gmv_cents: Cents, commission_cents: Cents }).annotations({
-    description: "Over the whole window (not one page), sales that stand: refunded and cancelled ones are left out"
+    description: "Over the whole window (not one page), sales that stand: refunded and cancelled ones are left out",
+    examples: [{ count: 1, gmv_cents: 250_000, commission_cents: 25_000 }]
   }),
   next_cursor: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "ReferralSalePage" })
@@ -105,7 +151,18 @@ export const CommissionEntry = Schema.Struct({
   order_id: Schema.NullOr(Schema.String),
   payout_id: Schema.NullOr(Schema.String),
   created_at: Time
-}).annotations({ identifier: "CommissionEntry" })
+}).annotations({
+  identifier: "CommissionEntry",
+  examples: [{
+    id: "ltx_01jd3k9x0a1b2c3d4e5f6g7h8j",
+    kind: "accrued",
+    amount_cents: 25_000,
+    balance_cents: 25_000,
+    order_id: "ord_01jd3k9x0a1b2c3d4e5f6g7h8j",
+    payout_id: null,
+    created_at: "2026-01-09T14:02:11.000Z"
+  }]
+})
 
 export const CommissionPage = Schema.Struct({
   entries: Schema.Array(CommissionEntry),
@@ -114,7 +171,7 @@ export const CommissionPage = Schema.Struct({
     payable_cents: Cents.annotations({ description: "Payable now (settled, waiting for a payout)" }),
     paid_out_cents: Cents.annotations({ description: "Paid out in total (payouts started, minus failed ones)" }),
     reversed_cents: Cents.annotations({ description: "Reversed in total (refunded sales)" })
-  }),
+  }).annotations({ examples: [{ accrued_cents: 25_000, payable_cents: 0, paid_out_cents: 0, reversed_cents: 0 }] }),
   next_cursor: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "CommissionPage" })
 
@@ -139,7 +196,29 @@ export const Analytics = Schema.Struct({
     gmv_cents: Cents,
     commission_cents: Cents
   }))
-}).annotations({ identifier: "ReferralAnalytics" })
+}).annotations({
+  identifier: "ReferralAnalytics",
+  examples: [{
+    from: "2026-01-09",
+    to: "2026-01-09",
+    clicks: 14,
+    unique_clicks: 11,
+    checkouts_started: 2,
+    sales: 1,
+    conversion_rate: 0.0909,
+    gmv_cents: 250_000,
+    commission_cents: 25_000,
+    series: [{
+      date: "2026-01-09",
+      clicks: 14,
+      unique_clicks: 11,
+      checkouts_started: 2,
+      sales: 1,
+      gmv_cents: 250_000,
+      commission_cents: 25_000
+    }]
+  }]
+})
 
 const Window = { from: Schema.optional(WindowBound), to: Schema.optional(WindowBound) }
 

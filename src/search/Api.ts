@@ -115,12 +115,13 @@ export class SearchApi extends HttpApiGroup.make("search")
 {}
 
 export class KeyedAvailability extends Schema.Class<KeyedAvailability>("KeyedAvailability")({
-  domain: Schema.String.annotations({ description: "The domain, A-label form" }),
+  domain: Schema.String.annotations({ description: "The domain, A-label form", examples: ["example.com"] }),
   available: Schema.Boolean.annotations({
     description:
-      "Can be acquired now: registrable (available or premium), or listed for sale and not locked. False when unknown."
+      "Can be acquired now: registrable (available or premium), or listed for sale and not locked. False when unknown.",
+    examples: [false]
   }),
-  locked: Schema.Boolean.annotations({ description: "Listed, but a sale is pending" }),
+  locked: Schema.Boolean.annotations({ description: "Listed, but a sale is pending", examples: [false] }),
   bin_price: Schema.NullOr(Schema.Number).annotations({ description: "Buy-now price in USD when listed, else null" }),
   floor_price: Schema.NullOr(Schema.Number).annotations({
     description: "Floor (minimum offer) in USD when listed, else null"

@@ -31,16 +31,29 @@ export const IndexOperation = Schema.Struct({
   })),
   docs: Schema.NullOr(Schema.String),
   deprecated: Schema.Boolean
+}).annotations({
+  examples: [{
+    operationId: "marketOffers.makeOffer",
+    method: "POST",
+    path: "/api/market/offers",
+    summary: "Make an offer on a listed domain",
+    group: "marketOffers",
+    rateLimit: { limit: 10, windowSeconds: 600, scope: "ip", policy: "market_offers" },
+    docs: "https://marketplace.example.com/docs/market.md#make-an-offer",
+    deprecated: false
+  }]
 })
 
 export class ApiIndex extends Schema.Class<ApiIndex>("ApiIndex")({
-  name: Schema.String,
-  version: Schema.String,
-  openapi: Schema.String,
-  docs: Schema.String,
+  name: Schema.String.annotations({ examples: ["Domain Marketplace API"] }),
+  version: Schema.String.annotations({ examples: ["1.3.0"] }),
+  openapi: Schema.String.annotations({ examples: ["https://marketplace.example.com/api/openapi.json"] }),
+  docs: Schema.String.annotations({ examples: ["https://marketplace.example.com/docs"] }),
   authorization: Schema.Struct({
-    protectedResourceMetadata: Schema.String,
-    scopes: Schema.Array(Schema.String)
+    protectedResourceMetadata: Schema.String.annotations({
+      examples: ["https://marketplace.example.com/.well-known/oauth-protected-resource"]
+    }),
+    scopes: Schema.Array(Schema.String).annotations({ examples: [["pricing:read"]] })
   }),
   operations: Schema.Array(IndexOperation)
 }) {}

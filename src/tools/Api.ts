@@ -66,7 +66,8 @@ export const SiteCheckInput = Schema.Struct({
 export const BulkCheckInput = Schema.Struct({
   domains: Schema.Array(Schema.String.pipe(Schema.maxLength(1000))).pipe(Schema.minItems(1), Schema.maxItems(500))
     .annotations({
-      description: "1 to 500 domain names"
+      description: "1 to 500 domain names",
+      examples: [["example.com", "bücher.de"]]
     })
 }).annotations({ identifier: "BulkCheckInput" })
 
@@ -85,8 +86,11 @@ export const AcceptedResponse = Schema.Struct({
   cached: Schema.Literal(false),
   result: Schema.Struct({
     mode: Schema.Literal("async"),
-    jobId: Schema.String.annotations({ description: "job_… id" }),
-    status_url: Schema.String.annotations({ description: "Poll this URL (also in the Location header)" })
+    jobId: Schema.String.annotations({ description: "job_… id", examples: ["job_01jd3k9x0a1b2c3d4e5f6g7h8j"] }),
+    status_url: Schema.String.annotations({
+      description: "Poll this URL (also in the Location header)",
+      examples: ["https://marketplace.example.com/api/tools/bulk-check/status/job_01jd3k9x0a1b2c3d4e5f6g7h8j"]
+    })
   })
 }).annotations({ identifier: "ToolAcceptedResponse" })
 
@@ -105,7 +109,26 @@ export const JobStatusResponse = Schema.Struct({
   created_at: Schema.String,
   started_at: Schema.NullOr(Schema.String),
   finished_at: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "ToolJobStatus" })
+}).annotations({
+  identifier: "ToolJobStatus",
+  examples: [{
+    jobId: "job_01jd3k9x0a1b2c3d4e5f6g7h8j",
+    tool: "bulk-check",
+    status: "done",
+    result: {
+      total: 1,
+      checked: 1,
+      available: 0,
+      registered: 1,
+      items: [{ domain: "example.com", state: "registered", available: false, price: null, error: null }]
+    },
+    progress: { checked: 1, total: 1 },
+    attempts: 1,
+    created_at: "2026-01-09T14:02:11.000Z",
+    started_at: "2026-01-09T14:02:11.250Z",
+    finished_at: "2026-01-09T14:02:12.900Z"
+  }]
+})
 
 // Each endpoint declares its specific errors before the generic BadRequest/NotFound: a typed client
 // decodes an error to the first declared class at its status that accepts it, and a generic class

@@ -25,20 +25,27 @@ export const loginLimits = {
 } as const
 
 export const UserView = Schema.Struct({
-  id: Schema.String.annotations({ description: "User id (`usr_…`)" }),
-  email: Schema.String,
-  created_at: Schema.String.annotations({ description: "RFC 3339 UTC" })
+  id: Schema.String.annotations({ description: "User id (`usr_…`)", examples: ["usr_01jd3k9x0a1b2c3d4e5f6g7h8j"] }),
+  email: Schema.String.annotations({ examples: ["owner@example.org"] }),
+  created_at: Schema.String.annotations({ description: "RFC 3339 UTC", examples: ["2026-01-09T14:02:11.000Z"] })
 }).annotations({ identifier: "User" })
 
 export const SessionView = Schema.Struct({
   expires_at: Schema.String.annotations({
-    description: "When the session ends (RFC 3339 UTC); signing in again starts a new one"
+    description: "When the session ends (RFC 3339 UTC); signing in again starts a new one",
+    examples: ["2026-01-23T14:02:11.000Z"]
   })
 }).annotations({ identifier: "Session" })
 
 export class LoginRequest extends Schema.Class<LoginRequest>("LoginRequest")({
-  email: Schema.String.annotations({ description: "The account's e-mail address (case-insensitive)" }),
-  password: Schema.String.annotations({ description: "The account's password" })
+  email: Schema.String.annotations({
+    description: "The account's e-mail address (case-insensitive)",
+    examples: ["owner@example.org"]
+  }),
+  password: Schema.String.annotations({
+    description: "The account's password",
+    examples: ["correct horse battery staple"]
+  })
 }) {}
 
 export class SignedIn extends Schema.Class<SignedIn>("SignedIn")({
@@ -49,7 +56,8 @@ export class SignedIn extends Schema.Class<SignedIn>("SignedIn")({
 export class Me extends Schema.Class<Me>("Me")({
   user: UserView,
   domains: Schema.Array(Schema.String).annotations({
-    description: "Domains this user owns (A-labels); bulk operations act on these only"
+    description: "Domains this user owns (A-labels); bulk operations act on these only",
+    examples: [["example.com", "example.net"]]
   }),
   session: SessionView
 }) {}

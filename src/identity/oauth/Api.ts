@@ -101,7 +101,27 @@ export const AuthorizationServerMetadata = Schema.Struct({
   scopes_supported: Schema.Array(Schema.String),
   authorization_response_iss_parameter_supported: Schema.Boolean,
   service_documentation: Schema.String
-}).annotations({ identifier: "AuthorizationServerMetadata", description: "RFC 8414 authorization server metadata" })
+}).annotations({
+  identifier: "AuthorizationServerMetadata",
+  description: "RFC 8414 authorization server metadata",
+  examples: [{
+    issuer: "https://marketplace.example.com",
+    authorization_endpoint: "https://marketplace.example.com/oauth/authorize",
+    token_endpoint: "https://marketplace.example.com/api/oauth/token",
+    registration_endpoint: "https://marketplace.example.com/api/oauth/register",
+    revocation_endpoint: "https://marketplace.example.com/api/oauth/revoke",
+    introspection_endpoint: "https://marketplace.example.com/api/oauth/introspect",
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    grant_types_supported: ["authorization_code", "refresh_token"],
+    code_challenge_methods_supported: ["S256"],
+    token_endpoint_auth_methods_supported: ["none"],
+    revocation_endpoint_auth_methods_supported: ["none"],
+    scopes_supported: ["pricing:read"],
+    authorization_response_iss_parameter_supported: true,
+    service_documentation: "https://marketplace.example.com/docs"
+  }]
+})
 
 export const ProtectedResourceMetadata = Schema.Struct({
   resource: Schema.String.annotations({
@@ -112,7 +132,18 @@ export const ProtectedResourceMetadata = Schema.Struct({
   bearer_methods_supported: Schema.Array(Schema.String),
   resource_name: Schema.String,
   resource_documentation: Schema.String
-}).annotations({ identifier: "ProtectedResourceMetadata", description: "RFC 9728 protected resource metadata" })
+}).annotations({
+  identifier: "ProtectedResourceMetadata",
+  description: "RFC 9728 protected resource metadata",
+  examples: [{
+    resource: "https://marketplace.example.com",
+    authorization_servers: ["https://marketplace.example.com"],
+    scopes_supported: ["pricing:read"],
+    bearer_methods_supported: ["header"],
+    resource_name: "Domain Marketplace API",
+    resource_documentation: "https://marketplace.example.com/docs"
+  }]
+})
 
 const descriptiveField = (description: string) =>
   Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(2000)))).annotations({
@@ -128,7 +159,8 @@ const descriptiveField = (description: string) =>
 export const ClientRegistrationRequest = Schema.Struct({
   redirect_uris: Schema.Array(Schema.String).pipe(Schema.minItems(1), Schema.maxItems(20)).annotations({
     description:
-      "Exact redirect URIs (1 to 20): https, or http on a loopback address (127.0.0.1, [::1], localhost); no fragment. Else `invalid_redirect_uri`"
+      "Exact redirect URIs (1 to 20): https, or http on a loopback address (127.0.0.1, [::1], localhost); no fragment. Else `invalid_redirect_uri`",
+    examples: [["http://127.0.0.1:33418/callback"]]
   }),
   client_name: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(200)))).annotations({
     description: "Shown to the user on the consent screen"
@@ -158,13 +190,13 @@ export const ClientRegistrationRequest = Schema.Struct({
 }).annotations({ identifier: "ClientRegistrationRequest" })
 
 export const ClientInformation = Schema.Struct({
-  client_id: Schema.String,
-  client_id_issued_at: Schema.Int,
+  client_id: Schema.String.annotations({ examples: ["client_01jd3k9x0a1b2c3d4e5f6g7h8j"] }),
+  client_id_issued_at: Schema.Int.annotations({ description: "Unix seconds", examples: [1767964931] }),
   client_name: Schema.optional(Schema.String),
-  redirect_uris: Schema.Array(Schema.String),
+  redirect_uris: Schema.Array(Schema.String).annotations({ examples: [["http://127.0.0.1:33418/callback"]] }),
   token_endpoint_auth_method: Schema.Literal("none"),
-  grant_types: Schema.Array(Schema.String),
-  response_types: Schema.Array(Schema.String),
+  grant_types: Schema.Array(Schema.String).annotations({ examples: [["authorization_code", "refresh_token"]] }),
+  response_types: Schema.Array(Schema.String).annotations({ examples: [["code"]] }),
   scope: Schema.optional(Schema.String),
   client_uri: Schema.optional(Schema.String),
   logo_uri: Schema.optional(Schema.String),
@@ -204,8 +236,11 @@ const AuthorizeForm = Schema.Struct({
 }).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
 
 const tokenFields = {
-  grant_type: Schema.String.annotations({ description: "authorization_code | refresh_token" }),
-  client_id: Schema.String,
+  grant_type: Schema.String.annotations({
+    description: "authorization_code | refresh_token",
+    examples: ["authorization_code"]
+  }),
+  client_id: Schema.String.annotations({ examples: ["client_01jd3k9x0a1b2c3d4e5f6g7h8j"] }),
   code: Schema.optional(Schema.String),
   redirect_uri: Schema.optional(Schema.String),
   code_verifier: Schema.optional(Schema.String),
@@ -221,15 +256,18 @@ export const TokenRequestForm = Schema.Struct(tokenFields).pipe(HttpApiSchema.wi
 export const TokenRequestJson = Schema.Struct(tokenFields).annotations({ identifier: "TokenRequestJson" })
 
 export const TokenResponse = Schema.Struct({
-  access_token: Schema.String,
+  access_token: Schema.String.annotations({ examples: ["at_pfzdK3u8G81XEFl5j6B3PGW7ZVhuNqQsO4nfsgkwTs4"] }),
   token_type: Schema.Literal("Bearer"),
-  expires_in: Schema.Int.annotations({ description: "Seconds (1800)" }),
-  refresh_token: Schema.String.annotations({ description: "Single use: every refresh returns a new one" }),
-  scope: Schema.String
+  expires_in: Schema.Int.annotations({ description: "Seconds (1800)", examples: [1800] }),
+  refresh_token: Schema.String.annotations({
+    description: "Single use: every refresh returns a new one",
+    examples: ["rt_tQ0ZRCNfAHKVACtsKD8jcb0E_Fp_uv_srwMmTP1DxeQ"]
+  }),
+  scope: Schema.String.annotations({ examples: ["pricing:read"] })
 }).annotations({ identifier: "TokenResponse" })
 
 const TokenOnlyFields = {
-  token: Schema.String,
+  token: Schema.String.annotations({ examples: ["rt_tQ0ZRCNfAHKVACtsKD8jcb0E_Fp_uv_srwMmTP1DxeQ"] }),
   token_type_hint: Schema.optional(Schema.String),
   client_id: Schema.optional(Schema.String)
 }

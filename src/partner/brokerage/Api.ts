@@ -53,7 +53,17 @@ export const Eligibility = Schema.Struct({
       "The live-site check (null when the name is invalid or reserved); reused for up to BROKERAGE_ELIGIBILITY_TTL"
   }),
   checked_at: Schema.String
-}).annotations({ identifier: "BrokerageEligibility" })
+}).annotations({
+  identifier: "BrokerageEligibility",
+  examples: [{
+    domain: "example.com",
+    eligible: true,
+    reasons: [],
+    details: [],
+    site: { classification: "parking", url: "https://example.com/", status: 200 },
+    checked_at: "2026-01-09T14:02:11.000Z"
+  }]
+})
 
 export const CaseRequest = Schema.Struct({
   domain: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(300)),
@@ -65,7 +75,38 @@ export const CaseRequest = Schema.Struct({
     description: `The buyer's budget, integer USD cents, 1 to ${MAX_AMOUNT_CENTS} ($10,000,000,000.00)`
   }),
   notes: Schema.optional(Schema.String.pipe(Schema.maxLength(2000)))
-}).annotations({ identifier: "BrokerageCaseRequest" })
+}).annotations({
+  identifier: "BrokerageCaseRequest",
+  examples: [{
+    domain: "example.com",
+    tier: "managed",
+    buyer_email: "buyer@example.org",
+    budget: 2_500_000,
+    notes: "The buyer can close within two weeks"
+  }]
+})
+
+const CASE_EXAMPLE = {
+  id: "brk_01jd3k9x0a1b2c3d4e5f6g7h8j",
+  domain: "example.com",
+  tier: "managed",
+  status: "researching",
+  environment: "live",
+  buyer_email: "buyer@example.org",
+  budget: 2_500_000,
+  currency: "USD",
+  notes: null,
+  progress_url: "https://marketplace.example.com/brokerage/progress?t=" +
+    "eyJjIjoiYnJrXzAxamQzazl4MGExYjJjM2Q0ZTVmNmc3aDhqIn0.FWJCsKUhdhbtZ4iMjrzZ7iSB8ez6nxcDSWIdACLCmJo",
+  agreed_price_cents: null,
+  deal_price_cents: null,
+  brokerage_fee_cents: null,
+  partner_commission_cents: null,
+  order_id: null,
+  created_at: "2026-01-09T14:02:11.000Z",
+  updated_at: "2026-01-10T08:30:00.000Z",
+  closed_at: null
+} as const
 
 export const Case = Schema.Struct({
   id: Schema.String.annotations({ description: "brk_…" }),
@@ -94,7 +135,7 @@ export const Case = Schema.Struct({
   created_at: Schema.String,
   updated_at: Schema.String,
   closed_at: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "BrokerageCase" })
+}).annotations({ identifier: "BrokerageCase", examples: [CASE_EXAMPLE] })
 
 export const CaseTimelineEntry = Schema.Struct({
   at: Schema.String,
@@ -107,7 +148,19 @@ export const CaseTimelineEntry = Schema.Struct({
 }).annotations({ identifier: "BrokerageTimelineEntry" })
 
 export const CaseDetail = Schema.Struct({ ...Case.fields, timeline: Schema.Array(CaseTimelineEntry) }).annotations({
-  identifier: "BrokerageCaseDetail"
+  identifier: "BrokerageCaseDetail",
+  examples: [{
+    ...CASE_EXAMPLE,
+    timeline: [{
+      at: "2026-01-10T08:30:00.000Z",
+      status: "researching",
+      from_status: "open",
+      price_cents: null,
+      event_id: "evt_01jd4m2q7r8s9t0v1w2x3y4z5a",
+      actor: "admin",
+      note: "Owner identified through the registrar"
+    }]
+  }]
 })
 
 export const CasePage = Schema.Struct({

@@ -348,7 +348,32 @@ export const BalanceReport = Schema.Struct({
   commission_accrued_cents: Cents,
   commission_payable_cents: Cents,
   paid_out_cents: Cents
-}).annotations({ identifier: "LedgerBalance" })
+}).annotations({
+  identifier: "LedgerBalance",
+  examples: [{
+    partner_id: "ptn_01jcz8x7c6v5b4n3m2l1k0j9h8",
+    environment: "live",
+    currency: "USD",
+    accounts: {
+      partner_receivable: 250_000,
+      partner_receivable_settled: 0,
+      sales_revenue: -250_000,
+      commission_expense: 25_000,
+      buyer_payments: 0,
+      brokerage_fee_receivable: 0,
+      partner_receipts: 0,
+      commission_accrued: -25_000,
+      commission_payable: 0,
+      payouts_in_flight: 0,
+      payouts_paid: 0,
+      buyer_refunds_due: 0
+    },
+    owed_by_partner_cents: 250_000,
+    commission_accrued_cents: 25_000,
+    commission_payable_cents: 0,
+    paid_out_cents: 0
+  }]
+})
 
 export const PayoutRunResult = Schema.Struct({
   status: Schema.Literal("completed", "skipped").annotations({ description: "skipped: another run holds the lock" }),
