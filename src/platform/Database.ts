@@ -47,14 +47,19 @@ interface Pglite {
  * cluster is copied: every server still applies the migrations and seeds through the usual path.
  * A copy that fails to load is removed and the cluster is initialised afresh.
  */
+let pristineBytes: Blob | undefined
+
 const createInMemory = async <Db extends Pglite>(
   create: (options: { readonly loadDataDir?: Blob }) => Promise<Db>
 ): Promise<Db> => {
   const file = pristineClusterFile()
-  if (file !== undefined && Fs.existsSync(file)) {
+  if (file !== undefined && (pristineBytes !== undefined || Fs.existsSync(file))) {
     try {
-      return await create({ loadDataDir: new Blob([Fs.readFileSync(file)]) })
+      // Read once per process (40 MB): a test worker starts many databases.
+      pristineBytes ??= new Blob([Fs.readFileSync(file)])
+      return await create({ loadDataDir: pristineBytes })
     } catch {
+      pristineBytes = undefined
       Fs.rmSync(file, { force: true })
     }
   }
