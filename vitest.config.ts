@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config"
  * worker shared with the service's test files, their fibers found the live clock where the
  * TestClock should be ("testClock.adjust is not a function"), a leak between files not yet traced.
  */
-const testClockFiles = ["test/availability/rules.test.ts", "test/platform/janitor.test.ts"]
+const testClockFiles = ["test/availability/rules.test.ts", "test/platform/jobs/janitor.test.ts"]
 
 export default defineConfig({
   test: {

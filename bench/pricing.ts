@@ -103,7 +103,7 @@ changed:
   more fibers (each copying every FiberRef), joins the winner's FiberRefs (\`Fiber.inheritAll\`
   diffs the whole service context: 59 services) and interrupts the loser; then the guard joined
   the handler's FiberRefs again. Now one fork, awaited by one timer and a fiber observer
-  (\`platform/Deadline.ts\`), and only the pre-response handlers (the one FiberRef a handler
+  (\`platform/outbound/Deadline.ts\`), and only the pre-response handlers (the one FiberRef a handler
   changes for the response) are carried back.
 - **\`serverMiddleware\`** used \`Effect.locally\` twice and \`appendPreResponseHandler\`; the request's
   root fiber ends with the request, so the three FiberRefs are now set once, nothing restored.

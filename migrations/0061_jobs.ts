@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Durable background jobs (src/platform/Jobs.ts): queued → running → done | failed, claimed with
+ * Durable background jobs (src/platform/jobs/Jobs.ts): queued → running → done | failed, claimed with
  * FOR UPDATE SKIP LOCKED by worker fibers on any replica, leased so a dead worker's job is
  * claimed again.
  */

@@ -5,7 +5,7 @@
  */
 import * as Fs from "node:fs"
 import { Api } from "../src/app/Api.js"
-import { publishedDocument } from "../src/platform/OpenApiDeployment.js"
+import { publishedDocument } from "../src/platform/openapi/OpenApiDeployment.js"
 
 const baseUrl = (process.env.BASE_URL ?? "http://localhost:3000").replace(/\/+$/, "")
 const document = JSON.stringify(publishedDocument(Api, { baseUrl, deprecations: {} }), null, 2)

@@ -2,7 +2,7 @@
  * Operator CLI: `npm run cli -- <command> [--json]`. Every command talks to the same database
  * as the service (DATABASE_URL, or the embedded database in DATA_DIR: when a service is running
  * on that DATA_DIR, the CLI joins the database socket it serves, since one directory is never
- * opened by two processes; see src/platform/DataDirLock.ts).
+ * opened by two processes; see src/platform/db/DataDirLock.ts).
  *
  * Each capability contributes its commands from its own `Cli.ts`.
  */
@@ -25,9 +25,9 @@ import { brokerageCommand } from "./partner/brokerage/Cli.js"
 import { orderDescription, orderSubcommands, partnerCommand } from "./partner/Cli.js"
 import { ledgerCommand, payoutsCommand, settleCommand, statementsCommand } from "./partner/ledger/Cli.js"
 import { AppConfigLive } from "./platform/Config.js"
-import { causeIsDatabaseOutage } from "./platform/DatabaseOutage.js"
-import { DatabaseUnreachable } from "./platform/DatabaseReach.js"
-import { runMigrations } from "./platform/Migrations.js"
+import { causeIsDatabaseOutage } from "./platform/db/DatabaseOutage.js"
+import { DatabaseUnreachable } from "./platform/db/DatabaseReach.js"
+import { runMigrations } from "./platform/db/Migrations.js"
 import { configRefusal } from "./platform/StartupRefusal.js"
 import { bulkCommand } from "./portfolio/Cli.js"
 
@@ -100,7 +100,7 @@ const explain = (cause: Cause.Cause<unknown>) => {
     )
   }
   const e = Option.getOrElse(failure, () => Cause.squash(cause))
-  // A database it can never use (src/platform/DatabaseReach.ts): that sentence, exit 5.
+  // A database it can never use (src/platform/db/DatabaseReach.ts): that sentence, exit 5.
   if (e instanceof DatabaseUnreachable) {
     return Console.error(errorText("unavailable", e.message)).pipe(
       Effect.zipRight(Effect.fail(new CliFailure({ message: e.message, kind: "unavailable" })))

@@ -2,10 +2,10 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { defaultTeardown } from "@effect/platform/Runtime"
 import { Cause, Effect, Exit, Layer, Logger, Option } from "effect"
 import { AppLive } from "./app/Server.js"
-import { DatabaseUnreachable, EX_DATABASE } from "./platform/DatabaseReach.js"
+import { DatabaseUnreachable, EX_DATABASE } from "./platform/db/DatabaseReach.js"
 import { configRefusal, EX_CONFIG } from "./platform/StartupRefusal.js"
 
-/** The database cannot be used (src/platform/DatabaseReach.ts): its one sentence, exit 5. */
+/** The database cannot be used (src/platform/db/DatabaseReach.ts): its one sentence, exit 5. */
 const unreachable = (cause: Cause.Cause<unknown>) =>
   Option.filter(Cause.failureOption(cause), (e): e is DatabaseUnreachable => e instanceof DatabaseUnreachable)
 

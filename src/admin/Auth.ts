@@ -7,8 +7,8 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { AppConfig } from "../platform/Config.js"
-import { Unauthorized, UnauthorizedError } from "../platform/Errors.js"
-import type { DocumentedSecurity } from "../platform/OpenApiDoc.js"
+import { Unauthorized, UnauthorizedError } from "../platform/http/Errors.js"
+import type { DocumentedSecurity } from "../platform/openapi/OpenApiDoc.js"
 
 export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("AdminAuth", {
   failure: Unauthorized

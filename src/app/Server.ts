@@ -20,19 +20,19 @@ import { createServer } from "node:http"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { Market } from "../market/Market.js"
 import { McpHttpLive } from "../mcp/Discovery.js"
-import { ApiErrorsLive } from "../platform/ApiErrors.js"
-import { answerClientErrors } from "../platform/ClientError.js"
 import { AppConfig, AppConfigLive, type AppConfigShape } from "../platform/Config.js"
-import { databaseLayer, DatabaseLive } from "../platform/Database.js"
-import { testModePages } from "../platform/Html.js"
-import { serverMiddleware } from "../platform/HttpMiddleware.js"
+import { databaseLayer, DatabaseLive } from "../platform/db/Database.js"
+import { runMigrations } from "../platform/db/Migrations.js"
+import { ApiErrorsLive } from "../platform/http/ApiErrors.js"
+import { answerClientErrors } from "../platform/http/ClientError.js"
+import { testModePages } from "../platform/http/Html.js"
+import { serverMiddleware } from "../platform/http/HttpMiddleware.js"
+import { guardSettings, makeRouteTable, RequestGuardLive } from "../platform/http/RequestGuard.js"
 import { DrainLive } from "../platform/Lifecycle.js"
-import { MetricsListenerLive, MetricsRouteLive } from "../platform/Metrics.js"
-import { runMigrations } from "../platform/Migrations.js"
-import { OpenApiDocumentLive } from "../platform/OpenApiDeployment.js"
-import { guardSettings, makeRouteTable, RequestGuardLive } from "../platform/RequestGuard.js"
-import { SwaggerUiLive } from "../platform/SwaggerUi.js"
-import { TracingLive } from "../platform/Tracing.js"
+import { MetricsListenerLive, MetricsRouteLive } from "../platform/http/MetricsRoute.js"
+import { TracingLive } from "../platform/observability/Tracing.js"
+import { OpenApiDocumentLive } from "../platform/openapi/OpenApiDeployment.js"
+import { SwaggerUiLive } from "../platform/openapi/SwaggerUi.js"
 import { FaviconRouteLive } from "../system/Favicon.js"
 import { Api } from "./Api.js"
 import { CapabilitiesLive, SettingsLive } from "./Layers.js"
@@ -43,7 +43,7 @@ export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer
 
 /**
  * The operator CLI's database: on an embedded DATA_DIR a running service holds, the CLI joins the
- * service's database socket rather than opening the directory a second time (src/platform/DataDirLock.ts).
+ * service's database socket rather than opening the directory a second time (src/platform/db/DataDirLock.ts).
  */
 export const CliDatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(
   Layer.provideMerge(databaseLayer({ join: true }))
@@ -135,7 +135,7 @@ export const LoggerLive = Layer.unwrapEffect(
 export const AppLive = (configProvider?: ConfigProvider.ConfigProvider) => {
   const app = DrainLive.pipe(
     Layer.provideMerge(HttpLive),
-    // METRICS_PORT: /metrics on its own listener (src/platform/Metrics.ts).
+    // METRICS_PORT: /metrics on its own listener (src/platform/observability/Metrics.ts).
     Layer.provideMerge(MetricsListenerLive),
     Layer.provideMerge(WorkersLive),
     Layer.provideMerge(SeedLive),

@@ -8,9 +8,9 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
-import { documentedAt, rateLimited } from "../platform/ApiAnnotations.js"
-import { BadRequest, RateLimited } from "../platform/Errors.js"
-import { policy } from "../platform/RateLimit.js"
+import { documentedAt, rateLimited } from "../platform/http/ApiAnnotations.js"
+import { BadRequest, RateLimited } from "../platform/http/Errors.js"
+import { policy } from "../platform/http/RateLimit.js"
 
 /** Operations one batch may hold. */
 export const MAX_OPERATIONS = 20

@@ -1,9 +1,9 @@
 /**
  * What can go wrong with one operation of a batch before it runs, as domain errors
- * (platform/Errors.ts). They fail only their operation: each is encoded into that operation's
+ * (platform/http/Errors.ts). They fail only their operation: each is encoded into that operation's
  * result (`status` + the typed error envelope), never into the batch's own answer.
  */
-import { DomainError } from "../platform/Errors.js"
+import { DomainError } from "../platform/http/Errors.js"
 
 export class UnknownOperation extends DomainError<UnknownOperation>()("UnknownOperation", {
   code: "unknown_operation",

@@ -16,10 +16,10 @@ import { TldMetadata } from "../catalogue/TldMetadata.js"
 import { limits as lookupLimits, WhoisRequest } from "../lookup/Api.js"
 import { WhoisNotFound, WhoisQuotaSpent, WhoisUnavailable } from "../lookup/Errors.js"
 import { Lookups } from "../lookup/Lookups.js"
-import { internalErrorBody, unavailableBody } from "../platform/ApiErrors.js"
-import { causeIsDatabaseOutage } from "../platform/DatabaseOutage.js"
-import { validationFailure } from "../platform/DecodeErrors.js"
-import { domainInput, InvalidDomain } from "../platform/DomainInput.js"
+import { causeIsDatabaseOutage } from "../platform/db/DatabaseOutage.js"
+import { internalErrorBody, unavailableBody } from "../platform/http/ApiErrors.js"
+import { validationFailure } from "../platform/http/DecodeErrors.js"
+import { domainInput, InvalidDomain } from "../platform/http/DomainInput.js"
 import {
   BadRequest,
   BadRequestError,
@@ -30,9 +30,9 @@ import {
   LegacyBadRequestError,
   legacyErrorWire,
   RateLimited
-} from "../platform/Errors.js"
-import { enforceWith, RateLimiter, type RateLimitPolicy } from "../platform/RateLimit.js"
-import { CurrentResponseHeaders } from "../platform/ResponseHeaders.js"
+} from "../platform/http/Errors.js"
+import { enforceWith, RateLimiter, type RateLimitPolicy } from "../platform/http/RateLimit.js"
+import { CurrentResponseHeaders } from "../platform/http/ResponseHeaders.js"
 import { limits as searchLimits, SearchBody } from "../search/Api.js"
 import { Search } from "../search/Search.js"
 import { InvalidParams } from "./Errors.js"
@@ -111,7 +111,7 @@ const answered = <A, I>(schema: Schema.Schema<A, I>, status = 200) => (value: A)
 
 /**
  * The params decoded by the single call's input schema, or the 400 `validation_error` its own
- * decode answers (platform/ApiErrors.ts), in the shape of that endpoint.
+ * decode answers (platform/http/ApiErrors.ts), in the shape of that endpoint.
  */
 const decodeInput = <A, I>(
   schema: Schema.Schema<A, I>,
@@ -144,7 +144,7 @@ const asLegacyValidationError = (e: HttpApiError.HttpApiDecodeError) =>
 const admit = (policy: RateLimitPolicy, ip: string) =>
   Effect.flatMap(RateLimiter, (limiter) => Effect.locally(enforceWith(limiter, policy, ip), CurrentResponseHeaders, {}))
 
-/** What an operation answers when it dies: what its single call would (platform/ApiErrors.ts). */
+/** What an operation answers when it dies: what its single call would (platform/http/ApiErrors.ts). */
 const diedLikeItsEndpoint = (legacy: boolean) => (cause: Cause.Cause<never>) =>
   Effect.gen(function*() {
     if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)

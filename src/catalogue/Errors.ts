@@ -1,8 +1,8 @@
 /**
- * What can go wrong reading the catalogue, as domain errors (platform/Errors.ts): each carries
+ * What can go wrong reading the catalogue, as domain errors (platform/http/Errors.ts): each carries
  * its wire code and status; the endpoints declare them with `errorWire`.
  */
-import { DomainError } from "../platform/Errors.js"
+import { DomainError } from "../platform/http/Errors.js"
 
 /** The path's TLD is not a syntactically valid TLD. */
 export class InvalidTld extends DomainError<InvalidTld>()("InvalidTld", {

@@ -2,7 +2,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../app/Api.js"
-import { enforce } from "../platform/RateLimit.js"
+import { enforce } from "../platform/http/RateLimit.js"
 import { limits } from "./Api.js"
 import { Catalogue } from "./Catalogue.js"
 

@@ -25,7 +25,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Context, Data, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { describeHttpFailure } from "../platform/UpstreamFault.js"
+import { describeHttpFailure } from "../platform/outbound/UpstreamFault.js"
 import { defaultPriceList, snapshot } from "./data/index.js"
 import {
   RtrAuthCode,

@@ -20,9 +20,9 @@ import { SESSION_STATUSES } from "../domain/Checkout.js"
 import { ListingHeld } from "../market/Errors.js"
 import { PartnerAuth, requiresScope } from "../partner/Auth.js"
 import { MalformedDomain } from "../partner/Errors.js"
-import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../platform/ApiAnnotations.js"
-import { BadRequest, Conflict, errorWire, InternalError } from "../platform/Errors.js"
-import { policy } from "../platform/RateLimit.js"
+import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../platform/http/ApiAnnotations.js"
+import { BadRequest, Conflict, errorWire, InternalError } from "../platform/http/Errors.js"
+import { policy } from "../platform/http/RateLimit.js"
 import {
   CheckoutSessionNotFound,
   DomainNotForSale,

@@ -1,9 +1,9 @@
 /**
  * What can go wrong opening or reading a hosted checkout session, as domain errors
- * (platform/Errors.ts): each carries its wire code and status; the endpoints declare them with
+ * (platform/http/Errors.ts): each carries its wire code and status; the endpoints declare them with
  * `errorWire`, the buy page turns them into its HTML pages.
  */
-import { clipEcho, DomainError } from "../platform/Errors.js"
+import { clipEcho, DomainError } from "../platform/http/Errors.js"
 
 /** The Partner API's one answer for an unlisted name: 404 `not_found`, the finer reason in `details`. */
 export class DomainNotForSale extends DomainError<DomainNotForSale>()("DomainNotForSale", {

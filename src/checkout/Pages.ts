@@ -1,10 +1,10 @@
 /**
  * The HTML of the hosted checkout: the buy page's offer, payment page, confirmation step, receipt and result pages, in
- * the one visual language of platform/Html.ts. Works without JavaScript; one small inline script
+ * the one visual language of platform/http/Html.ts. Works without JavaScript; one small inline script
  * (nonce-admitted) only prevents a double click from posting twice and spaces the card number.
  */
 import { moneyInWords } from "../domain/TimeWords.js"
-import { escapeHtml, page } from "../platform/Html.js"
+import { escapeHtml, page } from "../platform/http/Html.js"
 import type { SessionRow } from "./Repo.js"
 
 /** Money as the pages show it (one rule for every page: src/domain/TimeWords.ts). */

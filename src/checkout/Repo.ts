@@ -8,7 +8,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SESSION_STATUSES } from "../domain/Checkout.js"
-import { transactionOf } from "../platform/SqlTransaction.js"
+import { transactionOf } from "../platform/db/SqlTransaction.js"
 
 const Environment = Schema.Literal("live", "sandbox")
 const Status = Schema.Literal(...SESSION_STATUSES)

@@ -7,7 +7,7 @@
  * buyer's own request still creates one order.
  */
 import { Duration, Effect, Layer, Schedule } from "effect"
-import { runExclusive } from "../platform/Singleton.js"
+import { runExclusive } from "../platform/jobs/Singleton.js"
 import { Checkout } from "./Checkout.js"
 import { CheckoutConfig } from "./Settings.js"
 

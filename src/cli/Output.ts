@@ -8,7 +8,7 @@
  */
 import * as Options from "@effect/cli/Options"
 import { Console, Effect } from "effect"
-import { EX_DATABASE } from "../platform/DatabaseReach.js"
+import { EX_DATABASE } from "../platform/db/DatabaseReach.js"
 import { EX_CONFIG } from "../platform/StartupRefusal.js"
 
 export const json = Options.boolean("json").pipe(Options.withDescription("Print the result as JSON"))

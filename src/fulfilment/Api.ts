@@ -12,8 +12,8 @@ import { PartnerAuth, requiresScope } from "../partner/Auth.js"
 import { OrderDetail } from "../partner/orders/Api.js"
 import { TRANSFER_STATES } from "../partner/orders/Deliveries.js"
 import { OrderMoveNotAllowed, OrderNotFound } from "../partner/orders/Errors.js"
-import { documentedAt } from "../platform/ApiAnnotations.js"
-import { BadRequest, errorWire, InternalError, Unauthorized } from "../platform/Errors.js"
+import { documentedAt } from "../platform/http/ApiAnnotations.js"
+import { BadRequest, errorWire, InternalError, Unauthorized } from "../platform/http/Errors.js"
 import { DeliveryAlreadyStarted, DeliveryNotFound, DeliveryNotRetryable, TransferCodeUnavailable } from "./Errors.js"
 
 export const DeliveryRequest = Schema.Union(

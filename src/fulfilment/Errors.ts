@@ -1,9 +1,9 @@
 /**
  * What can go wrong choosing, retrieving and operating a delivery, as domain errors
- * (platform/Errors.ts) with their wire code and status. A registrar's refusal of a transfer is not
+ * (platform/http/Errors.ts) with their wire code and status. A registrar's refusal of a transfer is not
  * an API error: it is the delivery's `failed` state and its `transfer.failed` event.
  */
-import { clipEcho, DomainError } from "../platform/Errors.js"
+import { clipEcho, DomainError } from "../platform/http/Errors.js"
 
 /** PUT /orders/{id}/delivery after the delivery started: the name is already on its way. */
 export class DeliveryAlreadyStarted extends DomainError<DeliveryAlreadyStarted>()("DeliveryAlreadyStarted", {

@@ -3,7 +3,7 @@
  * operator (docs/fulfilment.md).
  *
  * A delivery is a row of `order_deliveries` and, when ready, an item of the one durable-queue
- * engine (src/platform/DurableQueue.ts): claimed with `FOR UPDATE SKIP LOCKED` under a lease, so
+ * engine (src/platform/jobs/DurableQueue.ts): claimed with `FOR UPDATE SKIP LOCKED` under a lease, so
  * one worker of one process runs an order's delivery at a time; each run does the next step:
  *
  *   pending ──(transfer.requested; unlock; order.transfer_started)──▶ pushing ──push──▶ awaiting_registrar ──▶ completed
@@ -29,9 +29,9 @@ import type { OrderDetail } from "../partner/orders/Api.js"
 import type { DeliveryView } from "../partner/orders/Deliveries.js"
 import { Orders } from "../partner/orders/Orders.js"
 import { AppConfig } from "../platform/Config.js"
-import { Backoff, type Outcome, runWorkers } from "../platform/DurableQueue.js"
+import { transactionOf } from "../platform/db/SqlTransaction.js"
+import { Backoff, type Outcome, runWorkers } from "../platform/jobs/DurableQueue.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
-import { transactionOf } from "../platform/SqlTransaction.js"
 import { DeliveryAlreadyStarted, DeliveryNotFound, DeliveryNotRetryable, TransferCodeUnavailable } from "./Errors.js"
 import { DeliveryRegistrar, RegistrarFailure } from "./Registrar.js"
 import { DeliveryRepo, type DeliveryRow, type StepPatch } from "./Repo.js"

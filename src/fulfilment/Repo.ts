@@ -1,6 +1,6 @@
 /**
  * SQL of the deliveries (`order_deliveries`, migration 0330): a delivery row is also its queue
- * item on the durable-queue engine (src/platform/DurableQueue.ts). Every write of a step is
+ * item on the durable-queue engine (src/platform/jobs/DurableQueue.ts). Every write of a step is
  * guarded by the lease (`locked_by = worker`), so a worker that lost its lease writes nothing and
  * its transaction (with the step's events) rolls back. Rows are decoded by their schema; a
  * database error is a defect here, once.

@@ -5,8 +5,8 @@
  */
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import { Context } from "effect"
-import { LegacyUnauthorized } from "../platform/Errors.js"
-import { type DocumentedSecurity, headerScheme } from "../platform/OpenApiDoc.js"
+import { LegacyUnauthorized } from "../platform/http/Errors.js"
+import { type DocumentedSecurity, headerScheme } from "../platform/openapi/OpenApiDoc.js"
 
 export interface ApiKeyIdentity {
   readonly keyId: string

@@ -5,7 +5,7 @@
  */
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Layer } from "effect"
-import { LegacyUnauthorizedError } from "../platform/Errors.js"
+import { LegacyUnauthorizedError } from "../platform/http/Errors.js"
 import { ApiKeyAuth } from "./ApiKeys.js"
 import { ApiKeyStore } from "./apikeys/ApiKeyStore.js"
 

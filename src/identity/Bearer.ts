@@ -12,7 +12,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../platform/Config.js"
-import { ForbiddenError, UnauthorizedError } from "../platform/Errors.js"
+import { ForbiddenError, UnauthorizedError } from "../platform/http/Errors.js"
 import { OAuth } from "./oauth/OAuth.js"
 import { anonymous, CurrentViewer, hasScope, OptionalBearer, type Viewer } from "./Viewer.js"
 

@@ -4,7 +4,7 @@
  * code or refresh token is still recognised as reuse, not just as unknown).
  */
 import { Effect } from "effect"
-import { janitorOf } from "../platform/Janitor.js"
+import { janitorOf } from "../platform/jobs/Janitor.js"
 import { Accounts } from "./accounts/Accounts.js"
 import { OAuth } from "./oauth/OAuth.js"
 

@@ -22,7 +22,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import type { AppConfigShape } from "../platform/Config.js"
 import { AppConfig } from "../platform/Config.js"
-import { Forbidden, ForbiddenError, Unauthorized, UnauthorizedError } from "../platform/Errors.js"
+import { Forbidden, ForbiddenError, Unauthorized, UnauthorizedError } from "../platform/http/Errors.js"
 import { Accounts, type User } from "./accounts/Accounts.js"
 
 export const SESSION_COOKIE = "mp_session"

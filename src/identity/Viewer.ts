@@ -14,7 +14,7 @@
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import { Context } from "effect"
-import { Unauthorized } from "../platform/Errors.js"
+import { Unauthorized } from "../platform/http/Errors.js"
 
 export type Viewer =
   | { readonly _tag: "Anonymous" }

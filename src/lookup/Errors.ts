@@ -1,10 +1,10 @@
 /**
- * What can go wrong with a WHOIS lookup, as domain errors (platform/Errors.ts): each carries its
+ * What can go wrong with a WHOIS lookup, as domain errors (platform/http/Errors.ts): each carries its
  * wire code and status; POST /api/tools/whois declares them with `errorWire`, batch encodes them
  * into an operation's result, the MCP tool reports their code and message.
  */
-import { DomainError } from "../platform/Errors.js"
-import type { RateLimitDecision } from "../platform/RateLimit.js"
+import { DomainError } from "../platform/http/Errors.js"
+import type { RateLimitDecision } from "../platform/http/RateLimit.js"
 
 /** The caller's daily WHOIS quota is spent. */
 export class WhoisQuotaSpent extends DomainError<WhoisQuotaSpent>()("WhoisQuotaSpent", {

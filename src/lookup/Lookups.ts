@@ -15,8 +15,8 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { Viewer } from "../identity/Viewer.js"
+import { type RateLimitDecision, RateLimiter, type RateLimitPolicy } from "../platform/http/RateLimit.js"
 import { makeId } from "../platform/Ids.js"
-import { type RateLimitDecision, RateLimiter, type RateLimitPolicy } from "../platform/RateLimit.js"
 import { limits } from "./Api.js"
 import { WhoisNotFound, WhoisQuotaSpent, WhoisUnavailable } from "./Errors.js"
 import { RdapClient } from "./Rdap.js"

@@ -47,7 +47,7 @@ import { Context, Data, Duration, Effect, FiberRef, Layer, Option, type Tracer }
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Https from "node:https"
-import { describeHttpFailure, systemCodeOf } from "../platform/UpstreamFault.js"
+import { describeHttpFailure, systemCodeOf } from "../platform/outbound/UpstreamFault.js"
 import {
   type Bootstrap,
   domainQueryUrl,

@@ -1,6 +1,6 @@
 /**
  * SQL of the lookup capability: stored lookups. A database failure is a defect here, once.
- * (The WHOIS quota's counters belong to the rate limiter: platform/RateLimit.ts `peek`.)
+ * (The WHOIS quota's counters belong to the rate limiter: platform/http/RateLimit.ts `peek`.)
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"

@@ -1,11 +1,11 @@
 /**
- * What can go wrong browsing the marketplace, as domain errors (platform/Errors.ts): each carries
+ * What can go wrong browsing the marketplace, as domain errors (platform/http/Errors.ts): each carries
  * its wire code and status; the endpoints declare them with `errorWire`.
  */
 import { Effect, Either } from "effect"
 import type { CursorProblem } from "../domain/Cursor.js"
 import { parseDomainName } from "../domain/DomainName.js"
-import { DomainError } from "../platform/Errors.js"
+import { DomainError } from "../platform/http/Errors.js"
 
 /**
  * A cursor this endpoint did not issue (to this caller), or issued for other filters or another

@@ -12,8 +12,8 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Effect, Layer, Schema } from "effect"
 import { Api, API_VERSION } from "../app/Api.js"
 import { AppConfig } from "../platform/Config.js"
-import { withLiteralPaths } from "../platform/OpenApiDeployment.js"
-import { schemaResponse } from "../platform/SchemaResponse.js"
+import { schemaResponse } from "../platform/http/SchemaResponse.js"
+import { withLiteralPaths } from "../platform/openapi/OpenApiDeployment.js"
 import {
   INSTRUCTIONS,
   PROMPT,

@@ -11,7 +11,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { SessionAuth } from "../identity/Session.js"
-import { documentedAt } from "../platform/ApiAnnotations.js"
+import { documentedAt } from "../platform/http/ApiAnnotations.js"
 
 export const Notification = Schema.Struct({
   id: Schema.String.annotations({ description: "`ntf_…`, time-sortable" }),

@@ -1,5 +1,5 @@
-/** What can go wrong with an offer, as domain errors (platform/Errors.ts). */
-import { DomainError } from "../platform/Errors.js"
+/** What can go wrong with an offer, as domain errors (platform/http/Errors.ts). */
+import { DomainError } from "../platform/http/Errors.js"
 
 export class OfferNotFound extends DomainError<OfferNotFound>()("OfferNotFound", {
   code: "offer_not_found",

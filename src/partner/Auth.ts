@@ -9,8 +9,8 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Schema } from "effect"
-import { Forbidden, RateLimited, Unauthorized } from "../platform/Errors.js"
-import { type DocumentedSecurity, headerScheme } from "../platform/OpenApiDoc.js"
+import { Forbidden, RateLimited, Unauthorized } from "../platform/http/Errors.js"
+import { type DocumentedSecurity, headerScheme } from "../platform/openapi/OpenApiDoc.js"
 
 export const SCOPES = ["search", "embed", "buy", "broker", "refer", "report", "webhook"] as const
 export type Scope = typeof SCOPES[number]

@@ -25,12 +25,12 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { canonicalString, checkTimestamp, sha256Hex, verifySignature } from "../domain/PartnerSigning.js"
-import { noteCaller } from "../platform/AccessLog.js"
-import { isHttps } from "../platform/ClientIp.js"
 import { AppConfig } from "../platform/Config.js"
-import { ForbiddenError, UnauthorizedError } from "../platform/Errors.js"
-import { pathOf, queryOf } from "../platform/HttpPath.js"
-import { applyDecision, enforceWith, policy, RateLimiter } from "../platform/RateLimit.js"
+import { noteCaller } from "../platform/http/AccessLog.js"
+import { isHttps } from "../platform/http/ClientIp.js"
+import { ForbiddenError, UnauthorizedError } from "../platform/http/Errors.js"
+import { pathOf, queryOf } from "../platform/http/HttpPath.js"
+import { applyDecision, enforceWith, policy, RateLimiter } from "../platform/http/RateLimit.js"
 import {
   CurrentPartner,
   PartnerAuth,

@@ -9,7 +9,7 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import { groupCommit } from "../platform/GroupCommit.js"
+import { groupCommit } from "../platform/db/GroupCommit.js"
 import { makeId } from "../platform/Ids.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import type { PartnerEnvironment, Scope } from "./Auth.js"

@@ -1,9 +1,9 @@
 /**
- * Partner-wide domain errors (platform/Errors.ts): what can go wrong with the credential's
+ * Partner-wide domain errors (platform/http/Errors.ts): what can go wrong with the credential's
  * partner account itself, whichever capability asks. One tag, one class in the whole Api: the
  * ledger's payouts and the referral links both answer `NotAnAffiliate` with this class.
  */
-import { DomainError } from "../platform/Errors.js"
+import { DomainError } from "../platform/http/Errors.js"
 
 /** The credential's partner is not an affiliate account. */
 export class NotAnAffiliate extends DomainError<NotAnAffiliate>()("NotAnAffiliate", {

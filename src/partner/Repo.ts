@@ -67,7 +67,7 @@ const Admission = Schema.Struct({
   count: Schema.NullOr(Schema.NumberFromString)
 })
 
-/** A rate-limit window to count an admitted request in (platform/RateLimit.ts `windowOf`). */
+/** A rate-limit window to count an admitted request in (platform/http/RateLimit.ts `windowOf`). */
 export interface AdmissionCount {
   readonly bucket: string
   readonly windowStart: number

@@ -7,7 +7,7 @@
 import { Config, ConfigError, Context, Duration, Effect, Either, HashSet, Layer, Option, Redacted } from "effect"
 import { deploymentConfig, refusesStandIns, standInRefusal } from "./Deployment.js"
 import { durationSetting } from "./DurationSetting.js"
-import { tracingConfig, type TracingSettings } from "./TracingSettings.js"
+import { tracingConfig, type TracingSettings } from "./observability/TracingSettings.js"
 
 export interface DeprecationEntry {
   /** When the operation was (or will be) deprecated. */
@@ -59,7 +59,7 @@ export interface AppConfigShape {
   /** Ports outbound HTTP to user-influenced URLs may use (OUTBOUND_ALLOWED_PORTS, default 80,443). */
   readonly outboundAllowedPorts: ReadonlyArray<number>
   readonly http: HttpSettings
-  /** OpenTelemetry trace export (OTEL_* variables; src/platform/TracingSettings.ts). */
+  /** OpenTelemetry trace export (OTEL_* variables; src/platform/observability/TracingSettings.ts). */
   readonly tracing: TracingSettings
 }
 
@@ -149,7 +149,7 @@ const rateLimitOverrides: Effect.Effect<Record<string, number>> = Effect.configP
   )
 })
 
-/** Limits every request is held to (src/platform/RequestGuard.ts). */
+/** Limits every request is held to (src/platform/http/RequestGuard.ts). */
 export interface HttpSettings {
   /** Largest request body accepted (MAX_BODY_BYTES, default 1 MiB); larger bodies get 413. */
   readonly maxBodyBytes: number

@@ -14,8 +14,8 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { BULK_OPS, MAX_BULK_DOMAINS } from "../domain/BulkRules.js"
 import { SessionAuth } from "../identity/Session.js"
-import { documentedAt } from "../platform/ApiAnnotations.js"
-import { errorWire } from "../platform/Errors.js"
+import { documentedAt } from "../platform/http/ApiAnnotations.js"
+import { errorWire } from "../platform/http/Errors.js"
 import {
   BulkOpNotFound,
   CartNotFound,

@@ -1,8 +1,8 @@
 /**
- * What can go wrong with a bulk operation, as domain errors (platform/Errors.ts): each carries
+ * What can go wrong with a bulk operation, as domain errors (platform/http/Errors.ts): each carries
  * its wire code and status; the endpoints declare them with `errorWire`, the CLI prints the message.
  */
-import { DomainError } from "../platform/Errors.js"
+import { DomainError } from "../platform/http/Errors.js"
 
 /** The op's payload is not acceptable (`details: [{field, message, …}]`, `payload.…` fields). */
 export class InvalidBulkPayload extends DomainError<InvalidBulkPayload>()("InvalidBulkPayload", {

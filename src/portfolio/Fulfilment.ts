@@ -10,7 +10,7 @@
 import { Effect, Layer, Option } from "effect"
 import { CartFulfilment } from "../checkout/Cart.js"
 import { Books, postCartPaid } from "../partner/ledger/Books.js"
-import { Jobs } from "../platform/Jobs.js"
+import { Jobs } from "../platform/jobs/Jobs.js"
 import { PortfolioRepo } from "./Repo.js"
 
 export const CART_JOB = "portfolio:cart"

@@ -6,7 +6,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { transactionOf } from "../platform/SqlTransaction.js"
+import { transactionOf } from "../platform/db/SqlTransaction.js"
 
 export const PortfolioDomainRow = Schema.Struct({
   domain: Schema.String,

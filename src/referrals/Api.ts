@@ -14,8 +14,8 @@ import { LINK_KINDS, PRODUCTS } from "../domain/Referral.js"
 import { PartnerAuth, requiresScope } from "../partner/Auth.js"
 import { Paging } from "../partner/Common.js"
 import { InvalidPageCursor, MalformedDomain, NotAnAffiliate } from "../partner/Errors.js"
-import { documentedAt } from "../platform/ApiAnnotations.js"
-import { errorWire, InternalError } from "../platform/Errors.js"
+import { documentedAt } from "../platform/http/ApiAnnotations.js"
+import { errorWire, InternalError } from "../platform/http/Errors.js"
 import { InvalidLinkRequest, InvalidReportQuery, ReferralLinkNotFound } from "./Errors.js"
 
 const Cents = Schema.Int.annotations({ description: "Integer USD cents" })

@@ -1,9 +1,9 @@
 /**
- * What can go wrong with referral links and reports, as domain errors (platform/Errors.ts): each
+ * What can go wrong with referral links and reports, as domain errors (platform/http/Errors.ts): each
  * carries its wire code and status; the endpoints declare them with `errorWire`. `NotAnAffiliate`,
  * `MalformedDomain` and `InvalidPageCursor` are partner-wide (partner/Errors.ts).
  */
-import { clipEcho, DomainError } from "../platform/Errors.js"
+import { clipEcho, DomainError } from "../platform/http/Errors.js"
 
 /** A link's fields do not fit its kind (`details: [{path, message}]`). */
 export class InvalidLinkRequest extends DomainError<InvalidLinkRequest>()("InvalidLinkRequest", {

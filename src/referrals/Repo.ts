@@ -9,8 +9,8 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { ORDER_STATUSES } from "../domain/OrderState.js"
 import { LINK_KINDS, PRODUCTS } from "../domain/Referral.js"
 import type { PartnerEnvironment } from "../partner/Auth.js"
-import { bulkInsertText } from "../platform/BulkInsert.js"
-import { transactionOf } from "../platform/SqlTransaction.js"
+import { bulkInsertText } from "../platform/db/BulkInsert.js"
+import { transactionOf } from "../platform/db/SqlTransaction.js"
 import type { Visit } from "./Visitors.js"
 
 const Environment = Schema.Literal("live", "sandbox")
@@ -39,7 +39,7 @@ const LinkStatsRow = Schema.Struct({
 })
 export type LinkStatsRow = typeof LinkStatsRow.Type
 
-/** A click as the batch writes it (one jsonb parameter, platform/BulkInsert.ts). */
+/** A click as the batch writes it (one jsonb parameter, platform/db/BulkInsert.ts). */
 export interface ClickRow {
   readonly id: string
   readonly link_id: string
@@ -301,7 +301,7 @@ const make = Effect.gen(function*() {
         }
         const contested = new Set(visits.map((v) => v.unique_click_id))
         const decided = clicks.map((c) => ({ ...c, is_unique: c.is_unique && (!contested.has(c.id) || won.has(c.id)) }))
-        // The clicks travel as one jsonb parameter (platform/BulkInsert.ts), not 10 bound values per
+        // The clicks travel as one jsonb parameter (platform/db/BulkInsert.ts), not 10 bound values per
         // click: one cheap statement to parse whatever the batch (bench/referrals.ts), and no
         // 65,535-parameter ceiling. Roll-up rows in (link, day) order: two writers never lock them
         // in opposite orders.

@@ -19,7 +19,7 @@ import { AvailabilityConfig } from "../availability/Settings.js"
 import { type DomainName, type InvalidDomainName, parseDomainName } from "../domain/DomainName.js"
 import type { Environment } from "../market/Market.js"
 import { AppConfig } from "../platform/Config.js"
-import { InvalidDomain } from "../platform/DomainInput.js"
+import { InvalidDomain } from "../platform/http/DomainInput.js"
 import { line, type RowEvent, type SearchEvent, toRow } from "./Rows.js"
 
 export interface SearchPlan {

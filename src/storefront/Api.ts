@@ -16,8 +16,8 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { limits as marketLimits } from "../market/Api.js"
 import { limits as offerLimits } from "../offers/Api.js"
-import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../platform/ApiAnnotations.js"
-import { InternalError } from "../platform/Errors.js"
+import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../platform/http/ApiAnnotations.js"
+import { InternalError } from "../platform/http/Errors.js"
 import { limits as searchLimits } from "../search/Api.js"
 
 /** `q` once (a form submits it once); a repeated `q` uses the first rather than a JSON 400. */

@@ -1,10 +1,10 @@
 /**
- * The storefront's one layout (docs/storefront.md): the site page of platform/Html.ts (the one
+ * The storefront's one layout (docs/storefront.md): the site page of platform/http/Html.ts (the one
  * stylesheet, header and footer with the same links everywhere, `<main>`, `lang`, and a fresh CSP
  * nonce per answer). A page function returns its title and body; the handler answers with it.
  */
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { type SafeHtml, sitePageResponse } from "../platform/Html.js"
+import { type SafeHtml, sitePageResponse } from "../platform/http/Html.js"
 
 /** What a page function returns: its title and the body of its `<main>`. */
 export interface StorePage {

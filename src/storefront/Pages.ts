@@ -1,10 +1,10 @@
 /**
  * The storefront's pages (docs/storefront.md): the search-first home page and the server-rendered
- * results of `/search?q=…`, in the one visual language of platform/Html.ts. Every page is built
+ * results of `/search?q=…`, in the one visual language of platform/http/Html.ts. Every page is built
  * with `html` (escapes by default) and works without JavaScript.
  */
 import { moneyInWords } from "../domain/TimeWords.js"
-import { html, type SafeHtml } from "../platform/Html.js"
+import { html, type SafeHtml } from "../platform/http/Html.js"
 import type { RowEvent } from "../search/Rows.js"
 import type { StorePage } from "./Layout.js"
 

@@ -10,7 +10,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
-import { Unauthorized, Unavailable } from "../platform/Errors.js"
+import { Unauthorized, Unavailable } from "../platform/http/Errors.js"
 
 export class Health extends Schema.Class<Health>("Health")({
   status: Schema.Literal("ok"),

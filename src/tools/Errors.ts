@@ -1,9 +1,9 @@
 /**
- * What can go wrong with a free tool, as domain errors (platform/Errors.ts): each carries its wire
+ * What can go wrong with a free tool, as domain errors (platform/http/Errors.ts): each carries its wire
  * code and status; the tool endpoints declare them with `errorWire`. A name that is not a domain
- * name is the shared `InvalidDomain` (platform/DomainInput.ts).
+ * name is the shared `InvalidDomain` (platform/http/DomainInput.ts).
  */
-import { DomainError } from "../platform/Errors.js"
+import { DomainError } from "../platform/http/Errors.js"
 
 /** domain-suggest: the keywords hold no letter or digit to build a name from. */
 export class InvalidKeywords extends DomainError<InvalidKeywords>()("InvalidKeywords", {

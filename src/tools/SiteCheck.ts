@@ -5,8 +5,8 @@
  * a finished check with `reachable: false`.
  */
 import { Effect } from "effect"
-import { JobFailure } from "../platform/Jobs.js"
-import type { OutboundShape } from "../platform/Outbound.js"
+import { JobFailure } from "../platform/jobs/Jobs.js"
+import type { OutboundShape } from "../platform/outbound/Outbound.js"
 
 export interface SiteCheckResult {
   readonly url: string

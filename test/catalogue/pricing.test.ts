@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { RateLimitedError } from "../../src/platform/Errors.js"
+import { RateLimitedError } from "../../src/platform/http/Errors.js"
 import { apiClient } from "../support/ApiClient.js"
 import { get } from "../support/http.js"
 import * as TestServer from "../support/TestServer.js"

@@ -8,7 +8,7 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
-import { pgLayer } from "../../src/platform/Database.js"
+import { pgLayer } from "../../src/platform/db/Database.js"
 import { fetchReply } from "../support/http.js"
 import { buy, createPartner, seedListings, signed, waitUntil } from "../support/PartnerKit.js"
 import { rtrSettings, startRtrServer, TEST_RTR_ACCOUNT } from "../support/RtrServer.js"

@@ -13,7 +13,7 @@ import { PartnerApiError, PartnerClient } from "../../packages/partner-sdk/src/i
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import type { WebhookDelivery } from "../../src/partner/webhooks/Api.js"
 import { WebhookDisabled, WebhookEndpointNotFound } from "../../src/partner/webhooks/Errors.js"
-import { ForbiddenError } from "../../src/platform/Errors.js"
+import { ForbiddenError } from "../../src/platform/http/Errors.js"
 import { type ApiClient, apiClient } from "../support/ApiClient.js"
 import { createPartner, expectError, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"

@@ -2,10 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Option } from "effect"
 import fc from "fast-check"
 import { parsePriceCsv } from "../../src/catalogue/PriceCsv.js"
-import { fingerprint } from "../../src/platform/Idempotency.js"
+import { fingerprint } from "../../src/platform/http/Idempotency.js"
 import { idTime, isId, makeId } from "../../src/platform/Ids.js"
+import { lockKey } from "../../src/platform/jobs/Singleton.js"
 import { makeServiceSecret } from "../../src/platform/ServiceSecret.js"
-import { lockKey } from "../../src/platform/Singleton.js"
 
 describe("ids", () => {
   it("are prefixed, well-formed and sort by creation time, even within one millisecond", () => {

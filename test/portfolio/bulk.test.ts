@@ -8,7 +8,7 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { UnauthorizedError } from "../../src/platform/Errors.js"
+import { UnauthorizedError } from "../../src/platform/http/Errors.js"
 import { BulkAccepted, BulkCart, BulkUpdated } from "../../src/portfolio/Api.js"
 import type { BulkStatus } from "../../src/portfolio/Api.js"
 import { BulkOpNotFound } from "../../src/portfolio/Errors.js"

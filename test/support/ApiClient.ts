@@ -17,7 +17,7 @@ import { Effect, type Schema } from "effect"
 import { Api } from "../../src/app/Api.js"
 import { withPartnerSigning } from "../../src/partner-client/index.js"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
-import * as Errors from "../../src/platform/Errors.js"
+import * as Errors from "../../src/platform/http/Errors.js"
 import { TestServer } from "./TestServer.js"
 
 export interface ApiClientOptions {
@@ -49,7 +49,7 @@ export const apiClient = (options: ApiClientOptions = {}) =>
 
 export type ApiClient = Effect.Effect.Success<ReturnType<typeof apiClient>>
 
-/** The generic error classes (any code) and their wire schemas, as platform/Errors.ts declares them. */
+/** The generic error classes (any code) and their wire schemas, as platform/http/Errors.ts declares them. */
 export const GENERIC_ERRORS: ReadonlyArray<
   readonly [abstract new(...args: ReadonlyArray<any>) => unknown, Schema.Schema.All]
 > = [

@@ -20,7 +20,7 @@ import { Clock, ConfigProvider, Context, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { AppLive } from "../../src/app/Server.js"
-import { startEmbedded } from "../../src/platform/Database.js"
+import { startEmbedded } from "../../src/platform/db/Database.js"
 
 export interface TestServerShape {
   readonly baseUrl: string

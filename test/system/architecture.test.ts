@@ -3,7 +3,7 @@
  * nor does a capability or a capability's sub-slice (partner/orders ↔ partner/ledger: a port),
  * `platform/` and `domain/` import no capability (and `domain/` no I/O), capability layers are
  * merged only in `app/`, and the handlers return what their schemas encode (no `unsafeJson`
- * outside platform/SchemaResponse.ts). Reads the files; starts nothing.
+ * outside platform/http/SchemaResponse.ts). Reads the files; starts nothing.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
@@ -148,10 +148,18 @@ describe("architecture", () => {
     expect(offending).toEqual([])
   })
 
-  it("answers are encoded by schemas: unsafeJson only inside platform/SchemaResponse.ts", () => {
+  it("answers are encoded by schemas: unsafeJson only inside platform/http/SchemaResponse.ts", () => {
     const users = [...sources].filter(([file, text]) =>
-      text.includes("unsafeJson(") && file !== Path.join("platform", "SchemaResponse.ts")
+      text.includes("unsafeJson(") && file !== Path.join("platform", "http", "SchemaResponse.ts")
     ).map(([file]) => file)
     expect(users).toEqual([])
+  })
+
+  it("platform/ is in rooms: at most 8 files at its top level, every other file in a room", () => {
+    const platform = [...sources.keys()].filter((file) => top(file) === "platform")
+    const atTop = platform.filter((file) => file.split(Path.sep).length === 2)
+    const rooms = new Set(platform.filter((file) => file.split(Path.sep).length === 3).map((f) => f.split(Path.sep)[1]))
+    expect(atTop.length).toBeLessThanOrEqual(8)
+    expect([...rooms].sort()).toEqual(["db", "http", "jobs", "observability", "openapi", "outbound"])
   })
 })

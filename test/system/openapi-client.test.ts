@@ -16,7 +16,7 @@ import { pathToFileURL } from "node:url"
 import { promisify } from "node:util"
 import ts from "typescript"
 import { signRequest } from "../../src/partner-client/index.js"
-import { forDeployment } from "../../src/platform/OpenApiDeployment.js"
+import { forDeployment } from "../../src/platform/openapi/OpenApiDeployment.js"
 import { get } from "../support/http.js"
 import { createPartner, seedListings } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
@@ -232,7 +232,7 @@ layer(TestServer.layer({}))("OpenAPI for client generators", (it) => {
       for (const { id, op } of ops) {
         expect(JSON.stringify(op.responses).includes("\"additionalProperties\":false"), id).toBe(false)
       }
-      // 6. Success examples: each is decoded with its schema in test/platform/openapi-examples.test.ts.
+      // 6. Success examples: each is decoded with its schema in test/platform/openapi/openapi-examples.test.ts.
       expect(doc.paths["/api/partner/v1/orders"].get.responses["200"].content["application/json"].example.orders)
         .toHaveLength(1)
       // 5. Webhooks and the NDJSON stream's events.

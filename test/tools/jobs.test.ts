@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Data, Deferred, Duration, Effect, Exit, Option, Scope } from "effect"
-import { JobFailure, makeJobs } from "../../src/platform/Jobs.js"
+import { JobFailure, makeJobs } from "../../src/platform/jobs/Jobs.js"
 import * as TestServer from "../support/TestServer.js"
 
 /** Any failure other than JobFailure: retried. */

@@ -3,9 +3,13 @@ import { Effect } from "effect"
 import * as fc from "fast-check"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import { classifyAddress } from "../../src/platform/AddressClass.js"
-import { makeOutbound, OutboundError } from "../../src/platform/Outbound.js"
-import type { ConnectTarget, OutboundConnector, OutboundResolver } from "../../src/platform/OutboundConnector.js"
+import { classifyAddress } from "../../src/platform/outbound/AddressClass.js"
+import { makeOutbound, OutboundError } from "../../src/platform/outbound/Outbound.js"
+import type {
+  ConnectTarget,
+  OutboundConnector,
+  OutboundResolver
+} from "../../src/platform/outbound/OutboundConnector.js"
 
 /** A resolver that answers from a table, never from the network. */
 const tableResolver = (table: Record<string, Array<string>>): OutboundResolver => (host) =>

@@ -3,7 +3,7 @@
  * code and status an endpoint answers if it declares it (`.addError(errorWire(InvalidCredentials))`);
  * the CLI prints the message.
  */
-import { DomainError } from "../../platform/Errors.js"
+import { DomainError } from "../../platform/http/Errors.js"
 
 export class InvalidCredentials extends DomainError<InvalidCredentials>()("InvalidCredentials", {
   code: "invalid_credentials",

@@ -5,7 +5,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Schema } from "effect"
-import { transactionOf } from "../../platform/SqlTransaction.js"
+import { transactionOf } from "../../platform/db/SqlTransaction.js"
 
 export const UserRow = Schema.Struct({
   id: Schema.String,

@@ -19,8 +19,8 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
-import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../../platform/ApiAnnotations.js"
-import { policy } from "../../platform/RateLimit.js"
+import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../../platform/http/ApiAnnotations.js"
+import { policy } from "../../platform/http/RateLimit.js"
 
 export const oauthLimits = {
   register: policy("oauth_register", 100, 3600),

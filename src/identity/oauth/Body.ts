@@ -5,7 +5,7 @@
  */
 import type { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
-import { clipEcho } from "../../platform/Errors.js"
+import { clipEcho } from "../../platform/http/Errors.js"
 import { OAuthError } from "./OAuth.js"
 
 const invalidRequest = (description: string) => new OAuthError({ error: "invalid_request", description })

@@ -23,7 +23,7 @@ import {
   verifyS256
 } from "../../domain/OAuthRules.js"
 import { AppConfig } from "../../platform/Config.js"
-import { clipEcho } from "../../platform/Errors.js"
+import { clipEcho } from "../../platform/http/Errors.js"
 import { makeId } from "../../platform/Ids.js"
 import { randomSecret, sha256Hex } from "../Crypto.js"
 import { IdentityConfig } from "../Settings.js"

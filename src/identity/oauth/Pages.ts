@@ -1,9 +1,9 @@
 /**
  * The HTML of GET/POST /oauth/authorize: sign-in form, consent screen, error page. Self-contained
- * (inline CSS, no scripts, no external assets), in the visual language of platform/Html.ts.
+ * (inline CSS, no scripts, no external assets), in the visual language of platform/http/Html.ts.
  */
 import { SCOPE_DESCRIPTIONS } from "../../domain/OAuthRules.js"
-import { escapeHtml, page } from "../../platform/Html.js"
+import { escapeHtml, page } from "../../platform/http/Html.js"
 
 const layout = (title: string, body: string) => page(title, body, { width: "narrow" })
 

@@ -5,7 +5,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Schema } from "effect"
-import { transactionOf } from "../../platform/SqlTransaction.js"
+import { transactionOf } from "../../platform/db/SqlTransaction.js"
 
 /** A jsonb column: the pg driver parses it; a text rendering (older drivers, casts) is parsed here. */
 const Jsonb = <A, I>(schema: Schema.Schema<A, I>) => Schema.Union(schema, Schema.parseJson(schema))

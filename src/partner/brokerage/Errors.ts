@@ -1,8 +1,8 @@
 /**
- * What can go wrong with a brokerage case, as domain errors (platform/Errors.ts): each carries
+ * What can go wrong with a brokerage case, as domain errors (platform/http/Errors.ts): each carries
  * its wire code and status; the endpoints declare them with `errorWire`.
  */
-import { clipEcho, DomainError } from "../../platform/Errors.js"
+import { clipEcho, DomainError } from "../../platform/http/Errors.js"
 
 /** The requested domain is not a registrable name (`details: [{path: ["domain"], message}]`). */
 export class InvalidBrokerageDomain extends DomainError<InvalidBrokerageDomain>()("InvalidBrokerageDomain", {

@@ -1,10 +1,10 @@
 /**
  * The buyer's progress page (GET /brokerage/progress?t=…): the case's domain, status and timeline
- * in plain words, in the visual language of platform/Html.ts. It never shows the seller, the
+ * in plain words, in the visual language of platform/http/Html.ts. It never shows the seller, the
  * partner, operator notes, amounts or anything a credential could be derived from.
  */
 import { type CaseStatus, CLOSED_STATUSES, PATH, STATUS_WORDS, type Tier } from "../../domain/Brokerage.js"
-import { escapeHtml, page } from "../../platform/Html.js"
+import { escapeHtml, page } from "../../platform/http/Html.js"
 
 export interface ProgressView {
   readonly domain: string

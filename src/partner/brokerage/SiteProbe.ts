@@ -9,8 +9,8 @@
  */
 import { Duration, Effect, Option } from "effect"
 import * as Dns from "node:dns"
-import { makeOutbound, OutboundError, type OutboundShape } from "../../platform/Outbound.js"
-import type { OutboundResolver } from "../../platform/OutboundConnector.js"
+import { makeOutbound, OutboundError, type OutboundShape } from "../../platform/outbound/Outbound.js"
+import type { OutboundResolver } from "../../platform/outbound/OutboundConnector.js"
 import { extractTitle } from "../../tools/SiteCheck.js"
 
 export type SiteClass = "live" | "parking" | "error" | "none" | "blocked"

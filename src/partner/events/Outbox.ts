@@ -18,9 +18,9 @@ import type { Statement } from "@effect/sql"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Schema } from "effect"
-import { bulkInsert } from "../../platform/BulkInsert.js"
+import { bulkInsert } from "../../platform/db/BulkInsert.js"
 import { idTime, makeId } from "../../platform/Ids.js"
-import { lockKey } from "../../platform/Singleton.js"
+import { lockKey } from "../../platform/jobs/Singleton.js"
 import type { PartnerEnvironment } from "../Auth.js"
 
 export const EventRow = Schema.Struct({

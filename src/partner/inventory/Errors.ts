@@ -1,5 +1,5 @@
-/** What can go wrong reading the partner inventory, as domain errors (platform/Errors.ts). */
-import { DomainError } from "../../platform/Errors.js"
+/** What can go wrong reading the partner inventory, as domain errors (platform/http/Errors.ts). */
+import { DomainError } from "../../platform/http/Errors.js"
 
 /**
  * The domain is not in the credential's inventory (or, for pricing, no longer offered): 404

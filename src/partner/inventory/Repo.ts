@@ -5,7 +5,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { groupCommit } from "../../platform/GroupCommit.js"
+import { groupCommit } from "../../platform/db/GroupCommit.js"
 import type { PartnerEnvironment } from "../Auth.js"
 
 const Environment = Schema.Literal("live", "sandbox")

@@ -25,7 +25,7 @@ import {
   refunded,
   type SaleFacts
 } from "../../domain/Ledger.js"
-import { bulkInsert } from "../../platform/BulkInsert.js"
+import { bulkInsert } from "../../platform/db/BulkInsert.js"
 import { makeId } from "../../platform/Ids.js"
 import type { PartnerEnvironment } from "../Auth.js"
 

@@ -1,10 +1,10 @@
 /**
- * What can go wrong reading the partner money endpoints, as domain errors (platform/Errors.ts):
+ * What can go wrong reading the partner money endpoints, as domain errors (platform/http/Errors.ts):
  * each carries its wire code and status; the endpoints declare them with `errorWire`. A bad cursor
  * is the market's `InvalidCursor` and a partner that is not an affiliate is `NotAnAffiliate`
  * (partner/Errors.ts): one tag, one class in the whole Api.
  */
-import { clipEcho, DomainError } from "../../platform/Errors.js"
+import { clipEcho, DomainError } from "../../platform/http/Errors.js"
 
 export class SettlementNotFound extends DomainError<SettlementNotFound>()("SettlementNotFound", {
   code: "not_found",

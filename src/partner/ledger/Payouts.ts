@@ -12,7 +12,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { payoutFailed, payoutPaid, payoutStarted } from "../../domain/Ledger.js"
 import { makeId } from "../../platform/Ids.js"
-import { lockKey, runExclusive } from "../../platform/Singleton.js"
+import { lockKey, runExclusive } from "../../platform/jobs/Singleton.js"
 import type { PartnerEnvironment } from "../Auth.js"
 import { Books } from "./Books.js"
 import { type PayoutOutcome, PayoutProvider, SandboxPayouts } from "./PayoutProvider.js"

@@ -12,7 +12,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { receipt } from "../../domain/Ledger.js"
 import { makeId } from "../../platform/Ids.js"
-import { lockKey } from "../../platform/Singleton.js"
+import { lockKey } from "../../platform/jobs/Singleton.js"
 import type { PartnerEnvironment } from "../Auth.js"
 import { Credentials } from "../Credentials.js"
 import { Books } from "./Books.js"

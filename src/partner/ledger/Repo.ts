@@ -5,7 +5,7 @@
  * by partner AND environment.
  *
  * Rows are decoded by the schemas below (money columns are `bigint`, numbers through the driver's
- * int8 parser on both databases: platform/Database.ts); a database error is a defect here, once.
+ * int8 parser on both databases: platform/db/Database.ts); a database error is a defect here, once.
  * The callers keep their transactions (`transaction` runs one; the statements below join it).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -13,8 +13,8 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { PAYMENT_MODELS } from "../../domain/Ledger.js"
 import { ORDER_STATUSES } from "../../domain/OrderState.js"
-import { bulkInsert } from "../../platform/BulkInsert.js"
-import { transactionOf } from "../../platform/SqlTransaction.js"
+import { bulkInsert } from "../../platform/db/BulkInsert.js"
+import { transactionOf } from "../../platform/db/SqlTransaction.js"
 
 const Environment = Schema.Literal("live", "sandbox")
 const PaymentModel = Schema.Literal(...PAYMENT_MODELS)

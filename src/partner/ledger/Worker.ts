@@ -4,7 +4,7 @@
  * PAYOUT_INTERVAL (0 disables either).
  */
 import { Duration, Effect, Layer } from "effect"
-import { schedule } from "../../platform/Singleton.js"
+import { schedule } from "../../platform/jobs/Singleton.js"
 import { Payouts } from "./Payouts.js"
 import { LedgerConfig } from "./Settings.js"
 import { Settlement } from "./Settlement.js"

@@ -5,7 +5,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { AdminAuth } from "../../admin/Auth.js"
-import { BadRequest, errorWire, InternalError, Unauthorized } from "../../platform/Errors.js"
+import { BadRequest, errorWire, InternalError, Unauthorized } from "../../platform/http/Errors.js"
 import { OrderDetail, Refund } from "./Api.js"
 import { OrderMoveNotAllowed, OrderNotFound } from "./Errors.js"
 

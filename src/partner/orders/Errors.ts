@@ -1,11 +1,11 @@
 /**
  * What can go wrong quoting, ordering and moving a partner order, as domain errors
- * (platform/Errors.ts): each carries its wire code and status; the endpoints declare them with
+ * (platform/http/Errors.ts): each carries its wire code and status; the endpoints declare them with
  * `errorWire`. The codes are the Partner API's (docs/partner.md): several problems share
  * `conflict` or `validation_error`, the class says which one it is. `DomainNotListed` is the
  * inventory's (partner/inventory/Errors.ts): one tag, one class in the whole Api.
  */
-import { clipEcho, DomainError } from "../../platform/Errors.js"
+import { clipEcho, DomainError } from "../../platform/http/Errors.js"
 
 /** POST /orders came without its Idempotency-Key: a retry could record the sale twice. */
 export class MissingIdempotencyKey extends DomainError<MissingIdempotencyKey>()("MissingIdempotencyKey", {

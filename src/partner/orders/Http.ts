@@ -2,7 +2,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Schema } from "effect"
 import { Api } from "../../app/Api.js"
-import { bodyFingerprint, Idempotency, isValidKey } from "../../platform/Idempotency.js"
+import { bodyFingerprint, Idempotency, isValidKey } from "../../platform/http/Idempotency.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
 import { dateParam, domainParam, iso, pageCursor } from "../Common.js"

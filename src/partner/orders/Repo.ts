@@ -10,7 +10,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Context, Effect, Layer, Schema } from "effect"
 import { PAYMENT_MODELS, type PaymentModel } from "../../domain/Ledger.js"
 import { ORDER_STATUSES, type OrderStatus } from "../../domain/OrderState.js"
-import { bulkInsert } from "../../platform/BulkInsert.js"
+import { bulkInsert } from "../../platform/db/BulkInsert.js"
 import type { PartnerEnvironment } from "../Auth.js"
 
 const Environment = Schema.Literal("live", "sandbox")

@@ -1,5 +1,5 @@
 /** The one thing that goes wrong with every sandbox helper: a live credential called it. */
-import { DomainError } from "../../platform/Errors.js"
+import { DomainError } from "../../platform/http/Errors.js"
 
 export class SandboxOnly extends DomainError<SandboxOnly>()("SandboxOnly", {
   code: "forbidden",

@@ -1,6 +1,6 @@
 /**
  * The webhook deliveries of one replica (`run`, started by Worker.ts), on the durable-queue engine
- * of platform/DurableQueue.ts (the jobs' engine: one claim loop, lease, retry and back-off). This
+ * of platform/jobs/DurableQueue.ts (the jobs' engine: one claim loop, lease, retry and back-off). This
  * file is what is particular to a delivery: the claim (Repo.claimDue: a cap per endpoint, endpoints
  * served in turn, one order's events in the order they were created), the attempt, and what its
  * outcome writes.
@@ -19,8 +19,8 @@
  */
 import { Clock, Data, Duration, Effect, Option, type Scope } from "effect"
 import { standardWebhookSignature, webhookSignature } from "../../domain/PartnerSigning.js"
-import { Backoff, type Outcome, runWorkers } from "../../platform/DurableQueue.js"
-import { Outbound } from "../../platform/Outbound.js"
+import { Backoff, type Outcome, runWorkers } from "../../platform/jobs/DurableQueue.js"
+import { Outbound } from "../../platform/outbound/Outbound.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { PartnerConfig } from "../Settings.js"
 import { type ClaimedDelivery, type ClaimPool, WebhookRepo } from "./Repo.js"

@@ -1,8 +1,8 @@
 /**
- * What can go wrong with a partner's webhook endpoint, as domain errors (platform/Errors.ts):
+ * What can go wrong with a partner's webhook endpoint, as domain errors (platform/http/Errors.ts):
  * each carries its wire code and status; the endpoints declare them with `errorWire`.
  */
-import { DomainError } from "../../platform/Errors.js"
+import { DomainError } from "../../platform/http/Errors.js"
 
 /** The registered URL is not acceptable (`details: [{path: ["url"], message}]`). */
 export class InvalidWebhookUrl extends DomainError<InvalidWebhookUrl>()("InvalidWebhookUrl", {

@@ -1,9 +1,9 @@
 /**
- * The webhook delivery backlog as `/metrics` gauges (platform/Metrics.ts reads them at scrape
+ * The webhook delivery backlog as `/metrics` gauges (platform/observability/Metrics.ts reads them at scrape
  * time through `ScrapeGauges`; the deliveries table stays this capability's own).
  */
 import { Effect, Layer } from "effect"
-import { ScrapeGauges } from "../../platform/Metrics.js"
+import { ScrapeGauges } from "../../platform/observability/Metrics.js"
 import { BREAKER_THRESHOLD } from "./Delivery.js"
 import { WebhookRepo } from "./Repo.js"
 

@@ -9,7 +9,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../../platform/Config.js"
-import { Outbound } from "../../platform/Outbound.js"
+import { Outbound } from "../../platform/outbound/Outbound.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import type { PartnerIdentity } from "../Auth.js"
 import { Outbox } from "../events/Outbox.js"

@@ -5,7 +5,7 @@
  * - the nonce janitor (expired nonces are deleted; replays are refused until then).
  */
 import { Effect, Layer } from "effect"
-import { janitorOf } from "../../platform/Janitor.js"
+import { janitorOf } from "../../platform/jobs/Janitor.js"
 import { Credentials } from "../Credentials.js"
 import { Webhooks } from "./Webhooks.js"
 

@@ -1,0 +1,54 @@
+/**
+ * Endpoint annotations shared by OpenAPI and the machine-readable index at /api/v1:
+ * the rate-limit policy an endpoint enforces, and its documentation page; and the shapes of the
+ * server-rendered HTML pages (OAuth, checkout, brokerage progress).
+ */
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { Context } from "effect"
+import type { RateLimitPolicy } from "./RateLimit.js"
+
+export class RateLimitAnnotation
+  extends Context.Tag("app/RateLimitAnnotation")<RateLimitAnnotation, RateLimitPolicy>()
+{}
+export class DocsAnnotation extends Context.Tag("app/DocsAnnotation")<DocsAnnotation, string>() {}
+
+/** Declares the policy (for docs and the index) and adds `x-rate-limit` to the OpenAPI operation. */
+export const rateLimited = (p: RateLimitPolicy) => <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
+  (endpoint as any)
+    .annotate(RateLimitAnnotation, p)
+    .annotate(OpenApi.Override, {
+      "x-rate-limit": { id: p.id, limit: p.limit, window_seconds: p.windowSeconds, scope: "ip" }
+    })
+
+export const documentedAt = (docsPath: string) => <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
+  (endpoint as any).annotate(DocsAnnotation, docsPath)
+
+/** An HTML answer of a server-rendered page (platform/http/Html.ts), with its status. */
+export const HtmlPage = (status: number, description: string) =>
+  HttpApiSchema.Text({ contentType: "text/html" }).annotations({
+    description,
+    ...HttpApiSchema.annotations({ status })
+  })
+
+/**
+ * A page's 400 in OpenAPI: an HTML error page (what a browser gets), or the typed JSON 400 when
+ * the query string or form could not be decoded at all.
+ */
+export const htmlErrorPages = (description: string) =>
+  OpenApi.annotations({
+    transform: (op: any) => ({
+      ...op,
+      responses: {
+        ...op.responses,
+        "400": {
+          description,
+          content: {
+            "text/html": { schema: { type: "string" } },
+            "application/json": { schema: { $ref: "#/components/schemas/BadRequest" } }
+          }
+        }
+      }
+    })
+  })

@@ -1,0 +1,443 @@
+/**
+ * Request hygiene in front of every endpoint, from one route table built once from the HttpApi:
+ *
+ * - a known path with a method it does not serve → 405 `method_not_allowed` with `Allow`;
+ * - a body over `MAX_BODY_BYTES` → 413 `payload_too_large`, on Content-Length and while streaming
+ *   (the body is read here once; `request.text` is cached, so the payload decodes from it and the
+ *   signed Partner API hashes the same bytes — never a second read of a consumed stream);
+ * - an operation with a body sent a content type it does not accept (even with the body empty) → 415 `unsupported_media_type`;
+ * - JSON nested deeper than `MAX_JSON_DEPTH` → 400 `invalid_body`;
+ * - U+0000 in any string (path, query, JSON or form body) → 400 `validation_error`: PostgreSQL
+ *   text cannot hold it, and no identifier or name of this service contains one;
+ * - a declared body not received whole within `REQUEST_BODY_TIMEOUT` → 408 `request_timeout`, and
+ *   the connection is closed (a slow sender holds nothing longer than that);
+ * - a handler that runs longer than `REQUEST_TIMEOUT` → 503 `request_timeout` with `Retry-After`;
+ * - a CORS preflight (OPTIONS with Origin and Access-Control-Request-Method) → 204 (Cors.ts).
+ *
+ * Errors use the shape of the path: OAuth's `{error, error_description}` on the OAuth endpoints,
+ * the legacy `{error}` on the two legacy paths, the typed envelope elsewhere.
+ */
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpMethod from "@effect/platform/HttpMethod"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { Context, Duration, Effect, Fiber, FiberRef, Option, Schema } from "effect"
+import type { IncomingMessage } from "node:http"
+import type { AppConfigShape } from "../Config.js"
+import { awaitWithin } from "../outbound/Deadline.js"
+import { LEGACY_ERROR_PATHS, legacyResponse, typedResponse } from "./ApiErrors.js"
+import { corsPreflight } from "./Cors.js"
+import { CurrentRequestId } from "./Errors.js"
+import { pathOf } from "./HttpPath.js"
+import { schemaResponse } from "./SchemaResponse.js"
+
+/** JSON deeper than this is refused before any decoding (no endpoint takes more than a few levels). */
+export const MAX_JSON_DEPTH = 32
+
+export interface Route {
+  readonly method: string
+  /** The OpenAPI path template, e.g. `/api/tools/{slug}`. */
+  readonly template: string
+  readonly operationId: string
+  /** Media types the operation's body may have; undefined when it takes no body. */
+  readonly contentTypes: ReadonlyArray<string> | undefined
+}
+
+export interface RouteTable {
+  /** The operation serving `method path` (HEAD is served by GET). */
+  readonly match: (method: string, path: string) => Route | undefined
+  /** The methods served at a path; empty when no operation has that path. */
+  readonly allowed: (path: string) => ReadonlyArray<string>
+  /** The operation id (`group.endpoint`) of `method path`, for per-operation configuration. */
+  readonly operationId: (method: string, path: string) => string | undefined
+  readonly routes: ReadonlyArray<Route>
+}
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * The routes of an HttpApi as its OpenAPI document lists them (template, operation id, request
+ * body media types), read from the API's definition (`HttpApi.reflect`, as `OpenApi.fromApi` reads
+ * it) without building the document: that costs ~0.3 s of CPU, and start-up does not need it.
+ * test/platform/request-guard.test.ts checks the two agree.
+ */
+export const makeRouteTable = (api: HttpApi.HttpApi.Any): RouteTable => {
+  // Grouped by template in first-seen order, as the document's `paths` are.
+  const byTemplate = new Map<string, Array<Route>>()
+  HttpApi.reflect(api as any, {
+    onGroup: () => undefined,
+    onEndpoint: ({ endpoint, group, mergedAnnotations, payloads }) => {
+      if (Context.get(mergedAnnotations, OpenApi.Exclude)) return
+      const template = endpoint.path.replace(/:(\w+)\??/g, "{$1}")
+      const routes = byTemplate.get(template) ?? []
+      byTemplate.set(template, routes)
+      routes.push({
+        method: endpoint.method.toUpperCase(),
+        template,
+        operationId: Context.getOrElse(
+          endpoint.annotations,
+          OpenApi.Identifier,
+          () => group.topLevel ? endpoint.name : `${group.identifier}.${endpoint.name}`
+        ),
+        contentTypes: HttpMethod.hasBody(endpoint.method) && payloads.size > 0
+          ? [...payloads.keys()].map((c) => c.toLowerCase())
+          : undefined
+      })
+    }
+  })
+  return compileRoutes([...byTemplate.values()].flat())
+}
+
+/** The route table over routes in document order. */
+export const compileRoutes = (routes: ReadonlyArray<Route>): RouteTable => {
+  const compiled: Array<Route & { readonly regex: RegExp }> = routes.map((r) => ({
+    ...r,
+    regex: new RegExp(
+      `^${
+        r.template
+          .split("/")
+          .map((seg) => (/^\{[^}]+\}$/.test(seg) ? "[^/]+" : escapeRegex(seg)))
+          .join("/")
+      }/?$`
+    )
+  }))
+  // Literal segments win over parameters (`/api/tools/whois` before `/api/tools/{slug}`).
+  compiled.sort((a, b) => (a.template.split("{").length - b.template.split("{").length))
+  // Every request is matched (guard, access log, metrics): a literal template is one map lookup
+  // instead of a scan of every route's regex (the scan gives the same answer: literal routes sort
+  // first, and at most one literal template matches a path).
+  const literal = new Map<string, Route>()
+  for (const r of compiled) {
+    if (r.template.includes("{")) continue
+    for (const p of [r.template, r.template.endsWith("/") ? r.template : `${r.template}/`]) {
+      const key = `${r.method} ${p}`
+      if (!literal.has(key)) literal.set(key, r)
+    }
+  }
+  const parameterised = compiled.filter((r) => r.template.includes("{"))
+  const match = (method: string, path: string): Route | undefined => {
+    const m = method === "HEAD" ? "GET" : method
+    return literal.get(`${m} ${path}`) ?? parameterised.find((r) => r.method === m && r.regex.test(path))
+  }
+  return {
+    routes: compiled,
+    match,
+    allowed: (path) => {
+      const methods = new Set<string>()
+      for (const r of compiled) if (r.regex.test(path)) methods.add(r.method)
+      if (methods.has("GET")) methods.add("HEAD")
+      return [...methods]
+    },
+    operationId: (method, path) => match(method, path)?.operationId
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Body inspection
+
+export type BodyProblem = "too_deep" | "nul"
+
+/**
+ * One pass over JSON text: nesting depth outside strings, and `\u0000` escapes inside them (a raw
+ * NUL byte is not valid JSON and fails parsing anyway).
+ */
+export const inspectJson = (text: string, maxDepth = MAX_JSON_DEPTH): BodyProblem | undefined => {
+  let depth = 0
+  let inString = false
+  let nul = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92 /* \ */) {
+        if (text.charCodeAt(i + 1) === 117 /* u */ && /^[0]{4}$/.test(text.slice(i + 2, i + 6))) nul = true
+        i++
+      } else if (c === 34 /* " */) {
+        inString = false
+      }
+    } else if (c === 34) {
+      inString = true
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > maxDepth) return "too_deep"
+    } else if (c === 125 || c === 93) {
+      depth--
+    }
+  }
+  return nul ? "nul" : undefined
+}
+
+const NUL_IN_URL = /%00/
+
+const mediaTypeOf = (contentType: string | undefined) =>
+  contentType === undefined ? undefined : contentType.split(";")[0]!.trim().toLowerCase()
+
+const isOAuthPath = (path: string) => path.startsWith("/api/oauth/")
+
+/** The OAuth 2.0 error body (RFC 6749 section 5.2), as identity/oauth/Api.ts documents it. */
+const OAuthErrorBody = Schema.Struct({ error: Schema.String, error_description: Schema.String })
+const oauthResponse = schemaResponse(OAuthErrorBody)
+
+/** An error response in the shape the path documents. */
+export const shapedError = (
+  path: string,
+  status: number,
+  code: string,
+  message: string,
+  requestId: string,
+  headers: Record<string, string> = {}
+) => {
+  if (isOAuthPath(path)) {
+    // OAuth clients understand its registered codes: a malformed or mistyped request is
+    // invalid_request (status 400 or 415); other statuses keep the service's code.
+    const error = status === 400 || status === 415 ? "invalid_request" : code
+    return oauthResponse({ error, error_description: message }, {
+      status,
+      headers: { "cache-control": "no-store", ...headers }
+    })
+  }
+  if (LEGACY_ERROR_PATHS.has(path)) return legacyResponse({ error: message }, { status, headers })
+  return typedResponse({ error: { code, message, request_id: requestId } }, { status, headers })
+}
+
+const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
+  const length = request.headers["content-length"]
+  if (length !== undefined) return Number(length) > 0
+  return request.headers["transfer-encoding"] !== undefined
+}
+
+type BodyRead =
+  | { readonly _tag: "Read"; readonly text: string }
+  | { readonly _tag: "TooLarge" }
+  | { readonly _tag: "Unreadable" }
+  | { readonly _tag: "TimedOut" }
+
+/** After refusing an over-long body, at most this much more is read (and dropped) before the connection is cut. */
+const DRAIN_FACTOR = 4
+
+/**
+ * Reads the body once, up to `max` bytes within `withinMs` (0: no limit), and leaves it as the
+ * request's cached text. Past the limit the rest is read and dropped (up to a bound, then the
+ * connection is cut) so the 413 reaches the client instead of a connection reset.
+ */
+const readBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  max: number,
+  withinMs: number
+): Effect.Effect<BodyRead> => {
+  const source = (request as any).source as IncomingMessage | undefined
+  if (source === undefined || typeof source.on !== "function") {
+    const read = request.text.pipe(
+      HttpIncomingMessage.withMaxBodySize(Option.some(max)),
+      Effect.map((text): BodyRead => ({ _tag: "Read", text })),
+      Effect.catchAll((e) =>
+        Effect.succeed<BodyRead>(
+          String((e as any).cause?.message ?? "").includes("maxBytes") ? { _tag: "TooLarge" } : { _tag: "Unreadable" }
+        )
+      )
+    )
+    return withinMs === 0 ? read : Effect.timeoutTo(read, {
+      duration: Duration.millis(withinMs),
+      onSuccess: (r) => r,
+      onTimeout: (): BodyRead => ({ _tag: "TimedOut" })
+    })
+  }
+  return Effect.async<BodyRead>((resume) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    // A sender that declared a body and stops sending it (slowloris) is answered at the deadline.
+    const timer = withinMs === 0 ? undefined : setTimeout(() => {
+      cleanup()
+      chunks.length = 0
+      resume(Effect.succeed({ _tag: "TimedOut" }))
+    }, withinMs)
+    const cleanup = () => {
+      clearTimeout(timer)
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onError)
+      source.off("aborted", onError)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= max) {
+        chunks.push(chunk)
+        return
+      }
+      cleanup()
+      chunks.length = 0
+      let dropped = 0
+      source.on("data", (c: Buffer) => {
+        dropped += c.length
+        if (dropped > max * DRAIN_FACTOR) source.socket?.destroy()
+      })
+      resume(Effect.succeed({ _tag: "TooLarge" }))
+    }
+    const onEnd = () => {
+      cleanup()
+      const text = Buffer.concat(chunks).toString("utf8") // The platform request caches its text here: the payload decoder and the signature check
+       // read this, never the (consumed) stream.
+      ;(request as any).textEffect = Effect.succeed(text)
+      resume(Effect.succeed({ _tag: "Read", text }))
+    }
+    const onError = () => {
+      cleanup()
+      resume(Effect.succeed({ _tag: "Unreadable" }))
+    }
+    source.on("data", onData)
+    source.once("end", onEnd)
+    source.once("error", onError)
+    source.once("aborted", onError)
+    return Effect.sync(cleanup)
+  })
+}
+
+export interface GuardSettings {
+  readonly maxBodyBytes: number
+  readonly requestTimeout: Duration.Duration
+  /** 0: no limit. */
+  readonly bodyTimeout: Duration.Duration
+}
+
+export const guardSettings = (config: AppConfigShape): GuardSettings => ({
+  maxBodyBytes: config.http.maxBodyBytes,
+  requestTimeout: config.http.requestTimeout,
+  bodyTimeout: config.http.bodyTimeout
+})
+
+/**
+ * The child's pre-response handlers (headers and cookies its handler added), made the current
+ * fiber's: the one FiberRef a handler changes for what follows it (see `requestGuard`).
+ */
+const inheritResponseHandlers = (child: Fiber.RuntimeFiber<unknown, unknown>): Effect.Effect<void> =>
+  Effect.withFiberRuntime((parent) => {
+    const handlers = child.getFiberRef(HttpApp.currentPreResponseHandlers)
+    return handlers === parent.getFiberRef(HttpApp.currentPreResponseHandlers)
+      ? Effect.void
+      : FiberRef.set(HttpApp.currentPreResponseHandlers, handlers)
+  })
+
+/**
+ * The guard, as an HttpApp middleware around the API's router: its answers go out like any
+ * handler's (with `X-Request-Id` and the other response headers). It also answers CORS preflight
+ * requests (before routing: no endpoint declares OPTIONS).
+ *
+ * Hot path (every request): no generator, the route matched once (RouteTable memoises it per
+ * request for the access log), the handler forked once.
+ */
+export const requestGuard = (settings: GuardSettings, routes: RouteTable) => {
+  const timeoutMs = Duration.toMillis(settings.requestTimeout)
+  const bodyTimeoutMs = Duration.toMillis(settings.bodyTimeout)
+  return (app: HttpApp.Default): HttpApp.Default =>
+    Effect.withFiberRuntime((current) => {
+      const request = Context.unsafeGet(current.currentContext, HttpServerRequest.HttpServerRequest)
+      if (request.method === "OPTIONS") return corsPreflight(request) ?? app
+      const path = pathOf(request.url)
+      const requestId = current.getFiberRef(CurrentRequestId)
+      const fail = (status: number, code: string, message: string, headers?: Record<string, string>) =>
+        Effect.succeed(shapedError(path, status, code, message, requestId, headers))
+
+      const route = routes.match(request.method, path)
+      if (route === undefined) {
+        const allowed = routes.allowed(path)
+        if (allowed.length > 0) {
+          return fail(
+            405,
+            "method_not_allowed",
+            `${request.method} is not allowed on ${path.slice(0, 100)}; use ${allowed.join(", ")}`,
+            {
+              allow: allowed.join(", ")
+            }
+          )
+        }
+        return app
+      }
+
+      if (NUL_IN_URL.test(request.url)) {
+        return fail(400, "validation_error", "The URL contains U+0000 (%00), which no parameter accepts")
+      }
+
+      // The declared type is checked even for an empty body: the payload decoder trusts it (an
+      // empty multipart body would otherwise wait for parts until the request timed out).
+      const media = mediaTypeOf(request.headers["content-type"])
+      if (route.contentTypes !== undefined && media !== undefined && !route.contentTypes.includes(media)) {
+        return fail(415, "unsupported_media_type", `Send the body as ${route.contentTypes.join(" or ")}`)
+      }
+
+      const run = runWithin(app, path, requestId)
+      if (!hasBody(request)) return run
+      const declared = Number(request.headers["content-length"])
+      if (Number.isFinite(declared) && declared > settings.maxBodyBytes) {
+        return fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
+      }
+      // Read once, bounded; every later reader (signature, payload) gets this cached text.
+      return Effect.flatMap(readBody(request, settings.maxBodyBytes, bodyTimeoutMs), (text) => {
+        if (text._tag === "TimedOut") {
+          // `connection: close`: Node closes the socket once this answer is sent, dropping the rest.
+          return fail(
+            408,
+            "request_timeout",
+            `The request body did not arrive within ${Duration.format(settings.bodyTimeout)}`,
+            { connection: "close" }
+          )
+        }
+        if (text._tag === "TooLarge") {
+          return fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
+        }
+        if (text._tag === "Unreadable") {
+          return fail(400, "invalid_body", "The request body could not be read")
+        }
+        if (media === undefined || media === "application/json") {
+          const problem = inspectJson(text.text)
+          if (problem === "too_deep") {
+            return fail(400, "invalid_body", `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`)
+          }
+          if (problem === "nul") {
+            return fail(400, "validation_error", "A string in the body contains U+0000, which no field accepts")
+          }
+        } else if (
+          media === "application/x-www-form-urlencoded" && (text.text.includes("\u0000") || NUL_IN_URL.test(text.text))
+        ) {
+          return fail(400, "validation_error", "A parameter in the body contains U+0000, which no parameter accepts")
+        }
+        return run
+      })
+    })
+
+  // The handler runs in its own fiber so it can be cut off without waiting for it (work that
+  // cannot be interrupted at once finishes in the background); on completion its pre-response
+  // handlers (headers, cookies) are carried back, as if it had run here. A client that hangs up
+  // interrupts it too.
+  function runWithin(app: HttpApp.Default, path: string, requestId: string): HttpApp.Default {
+    return Effect.flatMap(Effect.forkDaemon(app), (fiber) =>
+      Effect.flatMap(
+        Effect.onInterrupt(Effect.interruptible(awaitWithin(fiber, timeoutMs)), () => Fiber.interruptFork(fiber)),
+        (exit) => {
+          if (Option.isNone(exit)) {
+            return Effect.as(
+              Fiber.interruptFork(fiber),
+              shapedError(
+                path,
+                503,
+                "request_timeout",
+                "The request took too long to handle; retry shortly",
+                requestId,
+                { "retry-after": "1" }
+              )
+            )
+          }
+          // Only the pre-response handlers come back (what a handler changes for the response:
+          // headers, cookies). `Fiber.inheritAll` joined every FiberRef, diffing the whole
+          // service context per request.
+          return Effect.zipRight(inheritResponseHandlers(fiber), exit.value)
+        }
+      ))
+  }
+}
+
+/** The guard as an API middleware layer (see `requestGuard`). */
+export const RequestGuardLive = (settings: GuardSettings, routes: RouteTable) => {
+  const guard = requestGuard(settings, routes)
+  return HttpApiBuilder.middleware((app) => guard(app as HttpApp.Default) as any)
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { fetchReply } from "../../support/http.js"
+import { startServiceProcess } from "../../support/ServiceProcess.js"
+import { sharedDatabaseUrl } from "../../support/TestServer.js"
+
+describe("two service processes on one database", () => {
+  it.scopedLive(
+    "share the per-IP limit: the 121st pricing request in a minute, spread over both, is a 429",
+    () =>
+      Effect.gen(function*() {
+        const databaseUrl = yield* sharedDatabaseUrl
+        const [a, b] = yield* Effect.all([
+          startServiceProcess({ DATABASE_URL: databaseUrl }),
+          startServiceProcess({ DATABASE_URL: databaseUrl })
+        ], { concurrency: 2 })
+
+        // Start at the beginning of a window so all 121 requests fall into the same minute.
+        const first = yield* Effect.promise(() => fetchReply(`${a.baseUrl}/api/pricing/tld?tld=com`))
+        const reset = Number(first.headers.get("ratelimit-reset"))
+        if (reset < 20) {
+          yield* Effect.sleep(`${reset + 1} seconds`)
+        }
+        const statuses: Array<number> = []
+        const remaining: Array<number> = []
+        // (If we slept, the first request counted in an earlier window: send 120 + 1 again.)
+        const sent = reset < 20 ? 0 : 1
+        if (sent === 1) statuses.push(first.status)
+        for (let i = sent; i < 121; i++) {
+          const target = i % 2 === 0 ? a : b
+          const reply = yield* Effect.promise(() => fetchReply(`${target.baseUrl}/api/pricing/tld?tld=com&op=register`))
+          statuses.push(reply.status)
+          remaining.push(Number(reply.headers.get("ratelimit-remaining")))
+        }
+        // On failure, say which statuses came back and what the processes logged.
+        const problems = () =>
+          [a, b].flatMap((p) => p.output().split("\n").filter((l) => /ERROR|WARN|FATAL|"status":[45]\d\d/.test(l)))
+            .slice(-10).join("\n")
+        expect(statuses.slice(0, 120).filter((s) => s !== 200), `statuses: ${statuses.join(",")}\n${problems()}`)
+          .toEqual([])
+        expect(statuses[120]).toBe(429)
+        expect(Math.min(...remaining)).toBe(0)
+      }),
+    { timeout: 120_000 }
+  )
+})
