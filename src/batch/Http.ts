@@ -10,8 +10,7 @@ import { Api } from "../app/Api.js"
 import { AppConfig } from "../platform/Config.js"
 import { clientIpOf } from "../platform/http/ClientIp.js"
 import { CurrentRequestId, errorWire } from "../platform/http/Errors.js"
-import { enforce } from "../platform/http/RateLimit.js"
-import { BatchCatalogue, BatchResponse, BatchResult, limits, MAX_OPERATIONS } from "./Api.js"
+import { BatchCatalogue, BatchResponse, BatchResult, MAX_OPERATIONS } from "./Api.js"
 import { InvalidParams, UnknownOperation } from "./Errors.js"
 import {
   type BatchCaller,
@@ -83,7 +82,6 @@ export const BatchHttpLive = HttpApiBuilder.group(Api, "batch", (handlers) =>
       .handle("batchCatalogue", () => Effect.succeed(catalogue(config.rateLimits)))
       .handle("runBatch", ({ payload }) =>
         Effect.gen(function*() {
-          yield* enforce(limits.batch)
           const request = yield* HttpServerRequest.HttpServerRequest
           const caller: BatchCaller = {
             ip: clientIpOf(request, config.trustProxy),

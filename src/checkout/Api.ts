@@ -15,14 +15,16 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { SESSION_STATUSES } from "../domain/Checkout.js"
 import { ListingHeld } from "../market/Errors.js"
 import { PartnerAuth, requiresScope } from "../partner/Auth.js"
 import { MalformedDomain } from "../partner/Errors.js"
 import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../platform/http/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError } from "../platform/http/Errors.js"
+import { errorPageHtml, htmlResponse } from "../platform/http/Html.js"
 import { policy } from "../platform/http/RateLimit.js"
+import type { Refusal } from "../platform/http/RateLimitEdge.js"
 import {
   CheckoutSessionNotFound,
   DomainNotForSale,
@@ -35,6 +37,14 @@ import {
  * Per-IP limits of the public buy page (RATE_LIMIT_BUY_PAGE, RATE_LIMIT_BUY_START): showing the
  * page is a public read; starting a checkout writes a session, so it has the tighter budget.
  */
+/** A buy page over its limit: a page a person can read (counted by the request guard). */
+const pageRefused: Refusal = (_request, error) =>
+  Effect.sync(() =>
+    htmlResponse(errorPageHtml("Too many requests", error.message, "Wait a minute, then reload the page."), {
+      status: 429
+    })
+  )
+
 export const limits = {
   buyPage: policy("buy_page", 120, 60),
   buyStart: policy("buy_start", 20, 60)
@@ -296,7 +306,10 @@ export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
         OpenApi.Description,
         "Renders the purchase page and writes nothing (no session, no referral funnel entry): link previews and crawlers may fetch it freely. The page's form posts to the same path."
       )
-      .pipe(rateLimited(limits.buyPage), documentedAt("/docs/checkout.md#buy-without-a-partner"))
+      .pipe(
+        rateLimited(limits.buyPage, { refusal: pageRefused }),
+        documentedAt("/docs/checkout.md#buy-without-a-partner")
+      )
   )
   .add(
     HttpApiEndpoint.post("buyStart")`/buy/${HttpApiSchema.param("domain", Schema.String)}`
@@ -313,7 +326,10 @@ export class CheckoutPagesApi extends HttpApiGroup.make("checkoutPages")
         OpenApi.Description,
         "Opens a checkout session for the page's domain (attributed to the referral cookie's link of the same environment; a visitor's repeated starts count once in the funnel) and redirects to the payment page."
       )
-      .pipe(rateLimited(limits.buyStart), documentedAt("/docs/checkout.md#buy-without-a-partner"))
+      .pipe(
+        rateLimited(limits.buyStart, { refusal: pageRefused }),
+        documentedAt("/docs/checkout.md#buy-without-a-partner")
+      )
   )
   .add(
     HttpApiEndpoint.post("stripeWebhook", "/api/checkout/stripe/webhook")

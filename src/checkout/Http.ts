@@ -25,10 +25,9 @@ import { AppConfig } from "../platform/Config.js"
 import { BadRequestError } from "../platform/http/Errors.js"
 import { errorPageHtml, htmlResponse } from "../platform/http/Html.js"
 import { bodyFingerprint, Idempotency, isValidKey } from "../platform/http/Idempotency.js"
-import { enforce, type RateLimitPolicy } from "../platform/http/RateLimit.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { REFERRAL_COOKIE } from "../referrals/Attribution.js"
-import { CheckoutSession, limits } from "./Api.js"
+import { CheckoutSession } from "./Api.js"
 import { buyPath, makeBuyForm } from "./BuyForm.js"
 import { Checkout, MARKETPLACE_NAME, type PayResult, reservedMessage } from "./Checkout.js"
 import type { DomainNotForSale, DomainNotPriced, ListingUnavailable } from "./Errors.js"
@@ -176,15 +175,6 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
     const csrfKey = secrets.key("checkout-csrf")
     const csrfFor = (sessionId: string) => createHmac("sha256", csrfKey).update(sessionId).digest("base64url")
     const buyForm = makeBuyForm(secrets.key("buy-csrf"))
-    /** The rate limit of a page: None when admitted (RateLimit-* headers added), else the HTML 429. */
-    const limitedPage = (p: RateLimitPolicy) =>
-      enforce(p).pipe(
-        Effect.as(Option.none<HttpServerResponse.HttpServerResponse>()),
-        Effect.catchTag("RateLimited", (e) =>
-          Effect.succeed(Option.some(
-            page(errorPageHtml("Too many requests", e.message, "Wait a minute, then reload the page."), 429)
-          )))
-      )
     const notForSale = (domain: string, e: DomainNotForSale | DomainNotPriced | ListingUnavailable | ListingHeld) =>
       e._tag === "DomainNotForSale"
         ? page(errorPageHtml("Not for sale", `${domain} is not listed for sale.`, "Search for another name."), 404)
@@ -393,8 +383,6 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
         }))
       .handle("buyPage", ({ path, urlParams }) =>
         Effect.gen(function*() {
-          const limited = yield* limitedPage(limits.buyPage)
-          if (Option.isSome(limited)) return limited.value
           const environment = urlParams.env ?? "live"
           const name = yield* buyName(path.domain)
           if (Option.isNone(name)) return notADomain(path.domain)
@@ -410,8 +398,6 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
         }))
       .handle("buyStart", ({ path, payload, request, urlParams }) =>
         Effect.gen(function*() {
-          const limited = yield* limitedPage(limits.buyStart)
-          if (Option.isSome(limited)) return limited.value
           const environment = urlParams.env ?? "live"
           const name = yield* buyName(path.domain)
           if (Option.isNone(name)) return notADomain(path.domain)

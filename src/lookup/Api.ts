@@ -82,7 +82,7 @@ export class LookupApi extends HttpApiGroup.make("lookup")
           "Optional `Idempotency-Key` (echoed): the same key and domain replay the stored 201 with `Idempotent-Replayed: true` and spend nothing; " +
           "the same key with another domain is 409. 400 `invalid_domain`; 404 `whois_not_found` (no source has the name) or `whois_unavailable` (sources failed)."
       )
-      .pipe(rateLimited(limits.whois), documentedAt("/docs/lookup.md#post-apitoolswhois"))
+      .pipe(rateLimited(limits.whois, { enforcedBy: "service" }), documentedAt("/docs/lookup.md#post-apitoolswhois"))
   )
   .annotate(OpenApi.Title, "WHOIS")
   .annotate(OpenApi.Description, "WHOIS/RDAP registration data")

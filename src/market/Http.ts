@@ -7,8 +7,7 @@ import { requireScopeForParameters } from "../identity/Bearer.js"
 import { canSeeMarketPrices, CurrentViewer, PRICING_READ } from "../identity/Viewer.js"
 import { AppConfig } from "../platform/Config.js"
 import { domainInput } from "../platform/http/DomainInput.js"
-import { enforce } from "../platform/http/RateLimit.js"
-import { limits, ListingPage, MarketListing, Page } from "./Api.js"
+import { ListingPage, MarketListing, Page } from "./Api.js"
 import { tldFilter } from "./Errors.js"
 import { Market } from "./Market.js"
 import { toListingItem } from "./View.js"
@@ -20,7 +19,6 @@ export const MarketHttpLive = HttpApiBuilder.group(Api, "market", (handlers) =>
     return handlers
       .handle("listListings", ({ urlParams }) =>
         Effect.gen(function*() {
-          yield* enforce(limits.listings)
           // A price filter answers "is the hidden price ≤ x?": bisection would reveal every masked price.
           yield* requireScopeForParameters(PRICING_READ, [["max", urlParams.max !== undefined]])
           const canSee = canSeeMarketPrices(yield* CurrentViewer)
@@ -46,7 +44,6 @@ export const MarketHttpLive = HttpApiBuilder.group(Api, "market", (handlers) =>
         }))
       .handle("getListing", ({ path }) =>
         Effect.gen(function*() {
-          yield* enforce(limits.listings)
           const canSee = canSeeMarketPrices(yield* CurrentViewer)
           const name = yield* domainInput("domain", path.domain, "whole-input")
           const row = yield* market.listedListing("live", name.ascii)

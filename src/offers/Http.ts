@@ -3,8 +3,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../app/Api.js"
 import { domainInput } from "../platform/http/DomainInput.js"
-import { enforce } from "../platform/http/RateLimit.js"
-import { limits, Offer } from "./Api.js"
+import { Offer } from "./Api.js"
 import { Offers } from "./Offers.js"
 import type { OfferRow } from "./Repo.js"
 
@@ -22,7 +21,6 @@ export const OffersHttpLive = HttpApiBuilder.group(Api, "marketOffers", (handler
     const offers = yield* Offers
     return handlers.handle("makeOffer", ({ payload }) =>
       Effect.gen(function*() {
-        yield* enforce(limits.offers)
         const name = yield* domainInput("domain", payload.domain, "whole-input")
         const row = yield* offers.create({
           domain: name.ascii,

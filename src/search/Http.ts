@@ -9,8 +9,7 @@ import { centsToUsd } from "../market/View.js"
 import { InvalidDomain, LegacyInvalidDomain } from "../platform/http/DomainInput.js"
 import { CurrentRequestId } from "../platform/http/Errors.js"
 import { InvalidIdempotencyKey, isValidKey } from "../platform/http/Idempotency.js"
-import { enforce } from "../platform/http/RateLimit.js"
-import { KeyedAvailability, limits } from "./Api.js"
+import { KeyedAvailability } from "./Api.js"
 import { Search, type SearchPlan } from "./Search.js"
 
 /** The search's plan, or the 400 its input earns (reported only after the rate-limit check). */
@@ -36,19 +35,12 @@ export const SearchHttpLive = HttpApiBuilder.group(Api, "search", (handlers) =>
         const key = headers["idempotency-key"]
         const viewer = yield* CurrentViewer
         const requestId = yield* FiberRef.get(CurrentRequestId)
-        // A valid search's local lookups start now, alongside the rate-limit check (its upstream
-        // calls wait for the body to be sent); a refused request cancels them. Bad input is
-        // reported after the rate-limit check, so it counts like any other request.
-        const started = yield* Effect.either(
-          Effect.flatMap(
-            validate(key, search.parse(payload.q)),
-            (plan) => search.start(plan, { requestId, canSeeMarketPrices: canSeeMarketPrices(viewer), startedAt })
-          )
+        // The rate limit was counted at the edge (bad input counts like any request); a valid
+        // search's local lookups start now, its upstream calls once the body is being sent.
+        const { ndjson } = yield* Effect.flatMap(
+          validate(key, search.parse(payload.q)),
+          (plan) => search.start(plan, { requestId, canSeeMarketPrices: canSeeMarketPrices(viewer), startedAt })
         )
-        yield* enforce(limits.search).pipe(
-          Effect.onError(() => Either.isRight(started) ? started.right.cancel : Effect.void)
-        )
-        const { ndjson } = yield* started
         return HttpServerResponse.stream(ndjson, {
           contentType: "application/x-ndjson",
           headers: {

@@ -19,6 +19,7 @@ import { limits as offerLimits } from "../offers/Api.js"
 import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../platform/http/ApiAnnotations.js"
 import { InternalError } from "../platform/http/Errors.js"
 import { limits as searchLimits } from "../search/Api.js"
+import { domainRefused, searchRefused, waitRefused } from "./Refusals.js"
 
 /** `q` once (a form submits it once); a repeated `q` uses the first rather than a JSON 400. */
 export const SearchParams = Schema.Struct({
@@ -66,7 +67,7 @@ export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
         OpenApi.Description,
         "The same answers as POST /api/domain/search, as one HTML page; counts against the same `domain_search` limit."
       )
-      .pipe(rateLimited(searchLimits.search), documentedAt("/docs/storefront.md#search"))
+      .pipe(rateLimited(searchLimits.search, { refusal: searchRefused }), documentedAt("/docs/storefront.md#search"))
   )
   .add(
     HttpApiEndpoint.get("marketPage", "/market")
@@ -80,7 +81,7 @@ export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
         OpenApi.Description,
         "The listings of GET /api/market/listings as a page; counts against the same `market_listings` limit."
       )
-      .pipe(rateLimited(marketLimits.listings), documentedAt("/docs/storefront.md#market"))
+      .pipe(rateLimited(marketLimits.listings, { refusal: waitRefused }), documentedAt("/docs/storefront.md#market"))
   )
   .add(
     HttpApiEndpoint.get("domainPage")`/d/${DomainSegment}`
@@ -89,7 +90,7 @@ export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
       .addError(HtmlPage(429, "Searching too fast: a wait page (Retry-After)"))
       .annotate(OpenApi.Summary, "One domain name's page (server-rendered)")
       .annotate(OpenApi.Description, "Counts against the `domain_search` limit, like the search it runs.")
-      .pipe(rateLimited(searchLimits.search), documentedAt("/docs/storefront.md#domain"))
+      .pipe(rateLimited(searchLimits.search, { refusal: domainRefused }), documentedAt("/docs/storefront.md#domain"))
   )
   .add(
     HttpApiEndpoint.post("offerForm")`/d/${DomainSegment}/offer`
@@ -102,7 +103,7 @@ export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
       .annotateContext(htmlErrorPages("A bad amount or e-mail (HTML)"))
       .annotate(OpenApi.Summary, "The offer form of a domain's page and lander")
       .annotate(OpenApi.Description, "The same offer as POST /api/market/offers, counted against `market_offers`.")
-      .pipe(rateLimited(offerLimits.offers), documentedAt("/docs/storefront.md#offers"))
+      .pipe(rateLimited(offerLimits.offers, { refusal: waitRefused }), documentedAt("/docs/storefront.md#offers"))
   )
   .addError(InternalError)
   .annotate(OpenApi.Title, "Storefront pages")

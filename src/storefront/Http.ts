@@ -9,17 +9,14 @@ import { Catalogue } from "../catalogue/Catalogue.js"
 import { Email } from "../checkout/Api.js"
 import { makeBuyForm } from "../checkout/BuyForm.js"
 import { LISTING_SORTS, type ListingSort } from "../domain/Cursor.js"
-import { limits as marketLimits } from "../market/Api.js"
 import { tldFilter } from "../market/Errors.js"
 import { DEFAULT_PAGE_LIMIT, Market } from "../market/Market.js"
-import { limits as offerLimits, MAX_OFFER_CENTS } from "../offers/Api.js"
+import { MAX_OFFER_CENTS } from "../offers/Api.js"
 import { Offers } from "../offers/Offers.js"
 import { AppConfig } from "../platform/Config.js"
 import { hostOf } from "../platform/http/ClientIp.js"
 import { CurrentRequestId } from "../platform/http/Errors.js"
-import { enforce, type RateLimitPolicy } from "../platform/http/RateLimit.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
-import { limits as searchLimits } from "../search/Api.js"
 import { Search } from "../search/Search.js"
 import { storePage } from "./Layout.js"
 import {
@@ -31,24 +28,10 @@ import {
   offerProblemPage,
   offerReceivedPage
 } from "./MarketPages.js"
-import { homePage, resultsPage, searchProblemPage, waitPage } from "./Pages.js"
-
-const retryAfterOf = (details: unknown) => {
-  const n = (details as { retry_after?: unknown } | undefined)?.retry_after
-  return typeof n === "number" && n > 0 ? n : 60
-}
+import { homePage, resultsPage, searchProblemPage } from "./Pages.js"
+import { decodeSegment } from "./Refusals.js"
 
 const first = (v: string | ReadonlyArray<string> | undefined) => (Array.isArray(v) ? v[0] ?? "" : (v as string) ?? "")
-
-/** The policy's answer, or the friendly 429 wait page. */
-const limitedPage = (p: RateLimitPolicy, q = "") =>
-  Effect.map(
-    Effect.either(enforce(p)),
-    (admitted) =>
-      Either.isLeft(admitted)
-        ? Option.some(storePage(waitPage(q, retryAfterOf(admitted.left.details)), { status: 429 }))
-        : Option.none()
-  )
 
 /** "1500", "1,500.50", "$1500" → cents; null when it is not a positive amount. */
 export const centsOf = (input: string): number | null => {
@@ -56,14 +39,6 @@ export const centsOf = (input: string): number | null => {
   if (!/^\d{1,12}(\.\d{1,2})?$/.test(t)) return null
   const cents = Math.round(Number(t) * 100)
   return cents >= 1 && cents <= MAX_OFFER_CENTS ? cents : null
-}
-
-const decodeSegment = (raw: string) => {
-  try {
-    return decodeURIComponent(raw)
-  } catch {
-    return raw
-  }
 }
 
 /** Hosts that are never a lander (this service's own name, addresses, single labels). */
@@ -109,8 +84,6 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
         Effect.gen(function*() {
           const startedAt = yield* Clock.currentTimeMillis
           const q = first(urlParams.q).trim()
-          const limited = yield* limitedPage(searchLimits.search, q)
-          if (Option.isSome(limited)) return limited.value
           if (q === "") return storePage(searchProblemPage("", "Type a domain name, for example yourname.com."))
           const plan = search.plan(q)
           if (Either.isLeft(plan)) {
@@ -126,8 +99,6 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
         }))
       .handle("marketPage", ({ urlParams }) =>
         Effect.gen(function*() {
-          const limited = yield* limitedPage(marketLimits.listings)
-          if (Option.isSome(limited)) return limited.value
           const rawSort = urlParams.sort ?? "newest"
           const query = {
             q: (urlParams.q ?? "").trim(),
@@ -158,8 +129,6 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
         Effect.gen(function*() {
           const startedAt = yield* Clock.currentTimeMillis
           const raw = decodeSegment(path.domain)
-          const limited = yield* limitedPage(searchLimits.search, raw)
-          if (Option.isSome(limited)) return limited.value
           const plan = search.plan(raw)
           if (Either.isLeft(plan)) return storePage(notADomainPage(raw), { status: 404 })
           const requestId = yield* FiberRef.get(CurrentRequestId)
@@ -188,8 +157,6 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
       .handle("offerForm", ({ path, payload }) =>
         Effect.gen(function*() {
           const raw = decodeSegment(path.domain)
-          const limited = yield* limitedPage(offerLimits.offers)
-          if (Option.isSome(limited)) return limited.value
           const plan = search.plan(raw)
           if (Either.isLeft(plan)) return storePage(notADomainPage(raw), { status: 404 })
           const domain = plan.right.primary.ascii

@@ -3,10 +3,8 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../app/Api.js"
 import { AppConfig } from "../platform/Config.js"
-import { enforce } from "../platform/http/RateLimit.js"
 import { addResponseHeaders } from "../platform/http/ResponseHeaders.js"
 import type { JobState } from "../platform/jobs/Jobs.js"
-import { limits } from "./Api.js"
 import { UnknownTool } from "./Errors.js"
 import { type AsyncTool, Tools } from "./Tools.js"
 
@@ -22,7 +20,6 @@ export const ToolsHttpLive = HttpApiBuilder.group(Api, "tools", (handlers) =>
 
     const accepted = <E>(slug: AsyncTool, enqueue: Effect.Effect<JobState, E>) =>
       Effect.gen(function*() {
-        yield* enforce(limits[slug])
         const job = yield* enqueue
         const path = `/api/tools/${slug}/status/${job.id}`
         yield* addResponseHeaders({ location: path })
@@ -36,20 +33,19 @@ export const ToolsHttpLive = HttpApiBuilder.group(Api, "tools", (handlers) =>
     return handlers
       .handle(
         "idnConvert",
-        ({ payload }) => Effect.zipRight(enforce(limits["idn-convert"]), inline(tools.idn(payload)))
+        ({ payload }) => inline(tools.idn(payload))
       )
-      .handle("dnsLookup", ({ payload }) => Effect.zipRight(enforce(limits["dns-lookup"]), inline(tools.dns(payload))))
+      .handle("dnsLookup", ({ payload }) => inline(tools.dns(payload)))
       .handle(
         "domainSuggest",
-        ({ payload }) => Effect.zipRight(enforce(limits["domain-suggest"]), inline(tools.suggest(payload)))
+        ({ payload }) => inline(tools.suggest(payload))
       )
-      .handle("appraise", ({ payload }) => Effect.zipRight(enforce(limits.appraise), inline(tools.appraise(payload))))
+      .handle("appraise", ({ payload }) => inline(tools.appraise(payload)))
       .handle("siteCheck", ({ payload }) => accepted("site-check", tools.enqueueSiteCheck(payload)))
       .handle("bulkCheck", ({ payload }) => accepted("bulk-check", tools.enqueueBulkCheck(payload)))
       .handle("unknownTool", ({ path }) => Effect.fail(UnknownTool.of(path.slug)))
       .handle("toolJobStatus", ({ path }) =>
         Effect.gen(function*() {
-          yield* enforce(limits.status)
           const job = yield* tools.status(path.slug, path.jobId)
           return statusBody(path.slug, job)
         }))

@@ -44,7 +44,7 @@ const env = Layer.unwrapScoped(
       DEMO_LISTINGS: "false",
       LISTINGS_COUNT_CACHE_TTL: "0 seconds",
       TRUST_PROXY: "1",
-      RATE_LIMITS: JSON.stringify({ market_offers: 3 })
+      RATE_LIMITS: JSON.stringify({ market_offers: 4 })
     }, { databaseUrl })
   })
 )
@@ -208,7 +208,7 @@ layer(env, { timeout: 180_000 })("storefront market pages, landers and offers", 
       expect(unknown.text).toContain("Find your domain name")
     }))
 
-  it.effect("POST /api/market/offers: 201 pending whatever the amount, floor never revealed, bad input 4xx, rate limited", () =>
+  it.effect("POST /api/market/offers: 201 pending whatever the amount, floor never revealed, bad input 4xx and counted, rate limited", () =>
     Effect.gen(function*() {
       yield* list("forsale.io", 250_000, 120_000)
       const ip = { "x-forwarded-for": "198.51.100.4" }
@@ -243,6 +243,8 @@ layer(env, { timeout: 180_000 })("storefront market pages, landers and offers", 
         body: { domain: "forsale.io", amount_cents: 100, email: "nope" }
       })
       expect(badEmail.status).toBe(400)
+      // Counted at the edge before the body is decoded: bad input uses up the limit too.
+      expect(badEmail.headers.get("ratelimit-remaining")).toBe("0")
       const limited = yield* request("/api/market/offers", {
         method: "POST",
         headers: ip,

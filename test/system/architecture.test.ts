@@ -162,4 +162,11 @@ describe("architecture", () => {
     expect(atTop.length).toBeLessThanOrEqual(8)
     expect([...rooms].sort()).toEqual(["db", "http", "jobs", "observability", "openapi", "outbound"])
   })
+
+  it("handlers count no rate limit: the request guard enforces each endpoint's `rateLimited` annotation", () => {
+    const counting = [...sources].filter(([file, text]) =>
+      Path.basename(file) === "Http.ts" && /\b(enforceWith|RateLimiter)\b|\.consume\(/.test(text)
+    ).map(([file]) => file)
+    expect(counting).toEqual([])
+  })
 })

@@ -76,7 +76,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
         OpenApi.Description,
         "Sets the session cookie `mp_session` (HttpOnly, SameSite=Lax, Secure in production). 401 `invalid_credentials` for an unknown e-mail or a wrong password (the same answer for both). 403 `origin_refused` when a browser page of another site sends it. Rate-limited per IP (20/min) and per account (10 per 15 min)."
       )
-      .pipe(rateLimited(loginLimits.ip), documentedAt("/docs/identity.md#sign-in"))
+      .pipe(rateLimited(loginLimits.ip, { enforcedBy: "service" }), documentedAt("/docs/identity.md#sign-in"))
   )
   .add(
     HttpApiEndpoint.post("logout", "/api/auth/logout")

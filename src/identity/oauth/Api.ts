@@ -17,10 +17,12 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../../platform/http/ApiAnnotations.js"
 import { policy } from "../../platform/http/RateLimit.js"
+import type { Refusal } from "../../platform/http/RateLimitEdge.js"
 
 export const oauthLimits = {
   register: policy("oauth_register", 100, 3600),
@@ -58,6 +60,13 @@ export const OAuthRateLimited = oauthErrorBody(
   429,
   "Too many requests (error rate_limited); see Retry-After"
 )
+
+/** Over the register or token limit: OAuth's own error shape (counted by the request guard). */
+const oauthRefused: Refusal = (_request, error) =>
+  HttpServerResponse.schemaJson(OAuthRateLimited)({ error: "rate_limited", error_description: error.message }, {
+    status: 429,
+    headers: { "cache-control": "no-store", pragma: "no-cache", "access-control-allow-origin": "*" }
+  }).pipe(Effect.orDie)
 
 /**
  * These endpoints read their own bodies (form or JSON; see Body.ts) and never answer the typed 400
@@ -338,7 +347,10 @@ export class OAuthApi extends HttpApiGroup.make("oauth")
         OpenApi.Description,
         "No approval step and no client secret: `token_endpoint_auth_method` is always `none`. Redirect URIs must be https, or http on a loopback address. Errors: `invalid_redirect_uri`, `invalid_client_metadata`."
       )
-      .pipe(rateLimited(oauthLimits.register), documentedAt("/docs/identity.md#register-a-client"))
+      .pipe(
+        rateLimited(oauthLimits.register, { refusal: oauthRefused }),
+        documentedAt("/docs/identity.md#register-a-client")
+      )
   )
   .add(
     HttpApiEndpoint.get("authorize", "/oauth/authorize")
@@ -398,7 +410,10 @@ export class OAuthApi extends HttpApiGroup.make("oauth")
         OpenApi.Description,
         "Form-encoded (standard) or JSON body. Answers carry `Cache-Control: no-store`. Codes are single use and live 60 s; access tokens 30 min; refresh tokens 30 days and rotate on every use. Presenting a spent code or refresh token again revokes every token of that authorization."
       )
-      .pipe(rateLimited(oauthLimits.token), documentedAt("/docs/identity.md#exchange-the-code"))
+      .pipe(
+        rateLimited(oauthLimits.token, { refusal: oauthRefused }),
+        documentedAt("/docs/identity.md#exchange-the-code")
+      )
   )
   .add(
     HttpApiEndpoint.post("revoke", "/api/oauth/revoke")

@@ -12,8 +12,6 @@ import { createHmac } from "node:crypto"
 import { Api } from "../../app/Api.js"
 import { SUPPORTED_SCOPES } from "../../domain/OAuthRules.js"
 import { AppConfig } from "../../platform/Config.js"
-import type { RateLimitedError } from "../../platform/http/Errors.js"
-import { enforce } from "../../platform/http/RateLimit.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { Accounts } from "../accounts/Accounts.js"
 import { limitLogin } from "../accounts/LoginLimit.js"
@@ -24,8 +22,6 @@ import {
   Introspection,
   OAuthError400,
   OAuthError401,
-  oauthLimits,
-  OAuthRateLimited,
   RegistrationError,
   TokenResponse
 } from "./Api.js"
@@ -49,9 +45,6 @@ const oauthErrorResponse = (e: OAuthError) => {
   if (e.error === "invalid_client") return oauthJson(OAuthError401, 401, body)
   return oauthJson(REGISTRATION_ERRORS.has(e.error) ? RegistrationError : OAuthError400, 400, body)
 }
-
-const rateLimitedResponse = (e: RateLimitedError) =>
-  oauthJson(OAuthRateLimited, 429, { error: "rate_limited", error_description: e.message })
 
 /** Adds headers to the response the success schema encodes. */
 const withHeaders = (headers: Record<string, string>) =>
@@ -148,10 +141,9 @@ export const OAuthHttpLive = HttpApiBuilder.group(Api, "oauth", (handlers) =>
         metadata(resourceMetadata(`${base}/mcp`, "Domain Marketplace agent endpoint (MCP)", `${base}/docs/agents.md`)))
       .handleRaw("register", ({ request }) =>
         Effect.gen(function*() {
-          yield* enforce(oauthLimits.register)
           const client = yield* oauth.registerClient(yield* readClientMetadata(request))
           return yield* oauthJson(ClientInformation, 201, client)
-        }).pipe(Effect.catchTags({ OAuthError: oauthErrorResponse, RateLimited: rateLimitedResponse })))
+        }).pipe(Effect.catchTags({ OAuthError: oauthErrorResponse })))
       .handle("authorize", ({ urlParams }) =>
         Effect.gen(function*() {
           const check = yield* oauth.checkAuthorize(urlParams)
@@ -241,10 +233,9 @@ export const OAuthHttpLive = HttpApiBuilder.group(Api, "oauth", (handlers) =>
         }))
       .handleRaw("token", ({ request }) =>
         Effect.gen(function*() {
-          yield* enforce(oauthLimits.token)
           const tokens = yield* oauth.token(yield* readParams(request))
           return yield* oauthJson(TokenResponse, 200, tokens)
-        }).pipe(Effect.catchTags({ OAuthError: oauthErrorResponse, RateLimited: rateLimitedResponse })))
+        }).pipe(Effect.catchTags({ OAuthError: oauthErrorResponse })))
       .handleRaw("revoke", ({ request }) =>
         Effect.gen(function*() {
           const params = yield* readParams(request)

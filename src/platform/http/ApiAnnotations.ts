@@ -8,19 +8,33 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Context } from "effect"
 import type { RateLimitPolicy } from "./RateLimit.js"
+import { EdgeLimitAnnotation, type Refusal } from "./RateLimitEdge.js"
 
 export class RateLimitAnnotation
   extends Context.Tag("app/RateLimitAnnotation")<RateLimitAnnotation, RateLimitPolicy>()
 {}
 export class DocsAnnotation extends Context.Tag("app/DocsAnnotation")<DocsAnnotation, string>() {}
 
-/** Declares the policy (for docs and the index) and adds `x-rate-limit` to the OpenAPI operation. */
-export const rateLimited = (p: RateLimitPolicy) => <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
-  (endpoint as any)
+/**
+ * Declares the policy (for docs and the index, with `x-rate-limit` in the OpenAPI operation) and
+ * has the request guard enforce it before the input is read (RateLimitEdge.ts), answering a
+ * refusal with `refusal` when given, else the typed 429. `enforcedBy: "service"`: documented
+ * only, the endpoint's service counts (sign-in, WHOIS).
+ */
+export const rateLimited = (
+  p: RateLimitPolicy,
+  options: { readonly refusal?: Refusal; readonly enforcedBy?: "edge" | "service" } = {}
+) =>
+<E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E => {
+  const documented = (endpoint as any)
     .annotate(RateLimitAnnotation, p)
     .annotate(OpenApi.Override, {
       "x-rate-limit": { id: p.id, limit: p.limit, window_seconds: p.windowSeconds, scope: "ip" }
     })
+  return options.enforcedBy === "service"
+    ? documented
+    : documented.annotate(EdgeLimitAnnotation, { policy: p, refusal: options.refusal })
+}
 
 export const documentedAt = (docsPath: string) => <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
   (endpoint as any).annotate(DocsAnnotation, docsPath)

@@ -96,7 +96,7 @@ export const serverMiddleware = (
         const requestId = incoming !== undefined && VALID_REQUEST_ID.test(incoming) ? incoming : makeId("req")
         const started = performance.now()
 
-        // Mutable on purpose: `enforce` (rate limits) adds its headers here; one pre-response
+        // Mutable on purpose: rate limits add their headers here; one pre-response
         // handler applies them all to whatever response is sent.
         const headers: Record<string, string> = { "x-request-id": requestId }
         if (request.headers.origin !== undefined) Object.assign(headers, CORS_RESPONSE_HEADERS)

@@ -18,7 +18,6 @@
  * outage (per process, so with N replicas a caller may get up to N × the limit), and goes back to
  * the shared store as soon as it answers again.
  */
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Clock, Context, Data, Deferred, Effect, FiberId, Layer, Option, Redacted, Schema } from "effect"
@@ -27,7 +26,6 @@ import { AppConfig } from "../Config.js"
 import { janitorOf } from "../jobs/Janitor.js"
 import { recordRateLimitDenial } from "../observability/Metrics.js"
 import { runWithin } from "../outbound/Deadline.js"
-import { clientIpOf } from "./ClientIp.js"
 import { RateLimitedError } from "./Errors.js"
 import { addResponseHeaders } from "./ResponseHeaders.js"
 
@@ -295,26 +293,10 @@ export const rateLimitHeaders = (d: RateLimitDecision): Record<string, string> =
 })
 
 /**
- * Count the current request against `policy` for the caller's IP: adds the RateLimit headers to
- * whatever response follows, and fails with a 429 `rate_limited` (with `Retry-After`) when over.
- */
-export const enforce = (
-  p: RateLimitPolicy,
-  options?: { readonly key?: string }
-): Effect.Effect<RateLimitDecision, RateLimitedError, HttpServerRequest.HttpServerRequest | RateLimiter | AppConfig> =>
-  Effect.withFiberRuntime((fiber) => {
-    const context = fiber.currentContext as Context.Context<
-      HttpServerRequest.HttpServerRequest | RateLimiter | AppConfig
-    >
-    const limiter = Context.get(context, RateLimiter)
-    const key = options?.key ??
-      clientIpOf(Context.get(context, HttpServerRequest.HttpServerRequest), Context.get(context, AppConfig).trustProxy)
-    return enforceWith(limiter, p, key)
-  })
-
-/**
- * `enforce` for a caller that holds the limiter and its key (the signed Partner API): nothing
- * read from the context, so nothing provided to it per request.
+ * Counts a request of `key` against `policy`: adds the RateLimit headers to whatever response
+ * follows, and fails with a 429 `rate_limited` (with `Retry-After`) when over. The request guard
+ * calls it for every endpoint's `rateLimited` policy (RateLimitEdge.ts); the signed Partner API
+ * and batch for theirs.
  */
 export const enforceWith = (
   limiter: RateLimiterShape,

@@ -24,7 +24,7 @@ import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpMethod from "@effect/platform/HttpMethod"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Context, Duration, Effect, Fiber, FiberRef, Option, Schema } from "effect"
+import { Context, Duration, Effect, Fiber, FiberRef, Layer, Option, Schema } from "effect"
 import type { IncomingMessage } from "node:http"
 import type { AppConfigShape } from "../Config.js"
 import { awaitWithin } from "../outbound/Deadline.js"
@@ -32,6 +32,8 @@ import { LEGACY_ERROR_PATHS, legacyResponse, typedResponse } from "./ApiErrors.j
 import { corsPreflight } from "./Cors.js"
 import { CurrentRequestId } from "./Errors.js"
 import { pathOf } from "./HttpPath.js"
+import { RateLimiter } from "./RateLimit.js"
+import { type Admission, admit, type EdgeLimit, EdgeLimitAnnotation } from "./RateLimitEdge.js"
 import { schemaResponse } from "./SchemaResponse.js"
 
 /** JSON deeper than this is refused before any decoding (no endpoint takes more than a few levels). */
@@ -44,6 +46,8 @@ export interface Route {
   readonly operationId: string
   /** Media types the operation's body may have; undefined when it takes no body. */
   readonly contentTypes: ReadonlyArray<string> | undefined
+  /** The rate limit the guard enforces before reading anything (RateLimitEdge.ts). */
+  readonly limit?: EdgeLimit | undefined
 }
 
 export interface RouteTable {
@@ -84,7 +88,8 @@ export const makeRouteTable = (api: HttpApi.HttpApi.Any): RouteTable => {
         ),
         contentTypes: HttpMethod.hasBody(endpoint.method) && payloads.size > 0
           ? [...payloads.keys()].map((c) => c.toLowerCase())
-          : undefined
+          : undefined,
+        limit: Option.getOrUndefined(Context.getOption(mergedAnnotations, EdgeLimitAnnotation))
       })
     }
   })
@@ -298,12 +303,15 @@ export interface GuardSettings {
   readonly requestTimeout: Duration.Duration
   /** 0: no limit. */
   readonly bodyTimeout: Duration.Duration
+  /** TRUST_PROXY, for the caller's IP that rate limits count. */
+  readonly trustProxy: number
 }
 
 export const guardSettings = (config: AppConfigShape): GuardSettings => ({
   maxBodyBytes: config.http.maxBodyBytes,
   requestTimeout: config.http.requestTimeout,
-  bodyTimeout: config.http.bodyTimeout
+  bodyTimeout: config.http.bodyTimeout,
+  trustProxy: config.trustProxy
 })
 
 /**
@@ -326,7 +334,7 @@ const inheritResponseHandlers = (child: Fiber.RuntimeFiber<unknown, unknown>): E
  * Hot path (every request): no generator, the route matched once (RouteTable memoises it per
  * request for the access log), the handler forked once.
  */
-export const requestGuard = (settings: GuardSettings, routes: RouteTable) => {
+export const requestGuard = (settings: GuardSettings, routes: RouteTable, admission: Admission) => {
   const timeoutMs = Duration.toMillis(settings.requestTimeout)
   const bodyTimeoutMs = Duration.toMillis(settings.bodyTimeout)
   return (app: HttpApp.Default): HttpApp.Default =>
@@ -335,75 +343,93 @@ export const requestGuard = (settings: GuardSettings, routes: RouteTable) => {
       if (request.method === "OPTIONS") return corsPreflight(request) ?? app
       const path = pathOf(request.url)
       const requestId = current.getFiberRef(CurrentRequestId)
-      const fail = (status: number, code: string, message: string, headers?: Record<string, string>) =>
-        Effect.succeed(shapedError(path, status, code, message, requestId, headers))
-
       const route = routes.match(request.method, path)
       if (route === undefined) {
         const allowed = routes.allowed(path)
         if (allowed.length > 0) {
-          return fail(
+          return Effect.succeed(shapedError(
+            path,
             405,
             "method_not_allowed",
             `${request.method} is not allowed on ${path.slice(0, 100)}; use ${allowed.join(", ")}`,
-            {
-              allow: allowed.join(", ")
-            }
-          )
+            requestId,
+            { allow: allowed.join(", ") }
+          ))
         }
         return app
       }
 
-      if (NUL_IN_URL.test(request.url)) {
-        return fail(400, "validation_error", "The URL contains U+0000 (%00), which no parameter accepts")
+      // The endpoint's rate limit, before anything is read: bad input counts like any request.
+      const limit = route.limit
+      if (limit !== undefined) {
+        return Effect.flatMap(
+          admit(admission, limit, request, requestId),
+          (refused) => refused !== undefined ? Effect.succeed(refused) : checked(app, request, route, path, requestId)
+        )
       }
+      return checked(app, request, route, path, requestId)
+    })
 
-      // The declared type is checked even for an empty body: the payload decoder trusts it (an
-      // empty multipart body would otherwise wait for parts until the request timed out).
-      const media = mediaTypeOf(request.headers["content-type"])
-      if (route.contentTypes !== undefined && media !== undefined && !route.contentTypes.includes(media)) {
-        return fail(415, "unsupported_media_type", `Send the body as ${route.contentTypes.join(" or ")}`)
+  /** The guard's checks of a routed request that its rate limit admitted, then the handler. */
+  function checked(
+    app: HttpApp.Default,
+    request: HttpServerRequest.HttpServerRequest,
+    route: Route,
+    path: string,
+    requestId: string
+  ): HttpApp.Default {
+    const fail = (status: number, code: string, message: string, headers?: Record<string, string>) =>
+      Effect.succeed(shapedError(path, status, code, message, requestId, headers))
+    if (NUL_IN_URL.test(request.url)) {
+      return fail(400, "validation_error", "The URL contains U+0000 (%00), which no parameter accepts")
+    }
+
+    // The declared type is checked even for an empty body: the payload decoder trusts it (an
+    // empty multipart body would otherwise wait for parts until the request timed out).
+    const media = mediaTypeOf(request.headers["content-type"])
+    if (route.contentTypes !== undefined && media !== undefined && !route.contentTypes.includes(media)) {
+      return fail(415, "unsupported_media_type", `Send the body as ${route.contentTypes.join(" or ")}`)
+    }
+
+    const run = runWithin(app, path, requestId)
+    if (!hasBody(request)) return run
+    const declared = Number(request.headers["content-length"])
+    if (Number.isFinite(declared) && declared > settings.maxBodyBytes) {
+      return fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
+    }
+    // Read once, bounded; every later reader (signature, payload) gets this cached text.
+    return Effect.flatMap(readBody(request, settings.maxBodyBytes, bodyTimeoutMs), (text) => {
+      if (text._tag === "TimedOut") {
+        // `connection: close`: Node closes the socket once this answer is sent, dropping the rest.
+        return fail(
+          408,
+          "request_timeout",
+          `The request body did not arrive within ${Duration.format(settings.bodyTimeout)}`,
+          { connection: "close" }
+        )
       }
-
-      const run = runWithin(app, path, requestId)
-      if (!hasBody(request)) return run
-      const declared = Number(request.headers["content-length"])
-      if (Number.isFinite(declared) && declared > settings.maxBodyBytes) {
+      if (text._tag === "TooLarge") {
         return fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
       }
-      // Read once, bounded; every later reader (signature, payload) gets this cached text.
-      return Effect.flatMap(readBody(request, settings.maxBodyBytes, bodyTimeoutMs), (text) => {
-        if (text._tag === "TimedOut") {
-          // `connection: close`: Node closes the socket once this answer is sent, dropping the rest.
-          return fail(
-            408,
-            "request_timeout",
-            `The request body did not arrive within ${Duration.format(settings.bodyTimeout)}`,
-            { connection: "close" }
-          )
+      if (text._tag === "Unreadable") {
+        return fail(400, "invalid_body", "The request body could not be read")
+      }
+      if (media === undefined || media === "application/json") {
+        const problem = inspectJson(text.text)
+        if (problem === "too_deep") {
+          return fail(400, "invalid_body", `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`)
         }
-        if (text._tag === "TooLarge") {
-          return fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
+        if (problem === "nul") {
+          return fail(400, "validation_error", "A string in the body contains U+0000, which no field accepts")
         }
-        if (text._tag === "Unreadable") {
-          return fail(400, "invalid_body", "The request body could not be read")
-        }
-        if (media === undefined || media === "application/json") {
-          const problem = inspectJson(text.text)
-          if (problem === "too_deep") {
-            return fail(400, "invalid_body", `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`)
-          }
-          if (problem === "nul") {
-            return fail(400, "validation_error", "A string in the body contains U+0000, which no field accepts")
-          }
-        } else if (
-          media === "application/x-www-form-urlencoded" && (text.text.includes("\u0000") || NUL_IN_URL.test(text.text))
-        ) {
-          return fail(400, "validation_error", "A parameter in the body contains U+0000, which no parameter accepts")
-        }
-        return run
-      })
+      } else if (
+        media === "application/x-www-form-urlencoded" && (text.text.includes("\u0000") || NUL_IN_URL.test(text.text))
+      ) {
+        return fail(400, "validation_error", "A parameter in the body contains U+0000, which no parameter accepts")
+      }
+      return run
     })
+  }
 
   // The handler runs in its own fiber so it can be cut off without waiting for it (work that
   // cannot be interrupted at once finishes in the background); on completion its pre-response
@@ -436,8 +462,9 @@ export const requestGuard = (settings: GuardSettings, routes: RouteTable) => {
   }
 }
 
-/** The guard as an API middleware layer (see `requestGuard`). */
-export const RequestGuardLive = (settings: GuardSettings, routes: RouteTable) => {
-  const guard = requestGuard(settings, routes)
-  return HttpApiBuilder.middleware((app) => guard(app as HttpApp.Default) as any)
-}
+/** The guard as an API middleware layer (see `requestGuard`); it counts rate limits with the service's limiter. */
+export const RequestGuardLive = (settings: GuardSettings, routes: RouteTable) =>
+  Layer.unwrapEffect(Effect.map(RateLimiter, (limiter) => {
+    const guard = requestGuard(settings, routes, { limiter, trustProxy: settings.trustProxy })
+    return HttpApiBuilder.middleware((app) => guard(app as HttpApp.Default) as any)
+  }))

@@ -21,17 +21,30 @@ describe("two service processes on one database", () => {
         if (reset < 20) {
           yield* Effect.sleep(`${reset + 1} seconds`)
         }
-        const statuses: Array<number> = []
-        const remaining: Array<number> = []
+        // 121 requests, alternating between the processes, all in one window: on a loaded machine
+        // they may take long enough to cross into the next one, and then they are sent again (the
+        // new window has just begun).
+        const run = (sent: number) =>
+          Effect.gen(function*() {
+            const statuses: Array<number> = sent === 1 ? [first.status] : []
+            const remaining: Array<number> = []
+            let lastReset = sent === 1 ? reset : Infinity
+            for (let i = sent; i < 121; i++) {
+              const target = i % 2 === 0 ? a : b
+              const reply = yield* Effect.promise(() =>
+                fetchReply(`${target.baseUrl}/api/pricing/tld?tld=com&op=register`)
+              )
+              const replyReset = Number(reply.headers.get("ratelimit-reset"))
+              if (replyReset > lastReset) return undefined // the window rolled over
+              lastReset = replyReset
+              statuses.push(reply.status)
+              remaining.push(Number(reply.headers.get("ratelimit-remaining")))
+            }
+            return { statuses, remaining }
+          })
         // (If we slept, the first request counted in an earlier window: send 120 + 1 again.)
-        const sent = reset < 20 ? 0 : 1
-        if (sent === 1) statuses.push(first.status)
-        for (let i = sent; i < 121; i++) {
-          const target = i % 2 === 0 ? a : b
-          const reply = yield* Effect.promise(() => fetchReply(`${target.baseUrl}/api/pricing/tld?tld=com&op=register`))
-          statuses.push(reply.status)
-          remaining.push(Number(reply.headers.get("ratelimit-remaining")))
-        }
+        const once = yield* run(reset < 20 ? 0 : 1)
+        const { remaining, statuses } = once ?? (yield* run(0))!
         // On failure, say which statuses came back and what the processes logged.
         const problems = () =>
           [a, b].flatMap((p) => p.output().split("\n").filter((l) => /ERROR|WARN|FATAL|"status":[45]\d\d/.test(l)))
