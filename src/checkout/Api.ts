@@ -22,6 +22,7 @@ import { PartnerAuth, requiresScope } from "../partner/Auth.js"
 import { MalformedDomain } from "../partner/Errors.js"
 import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../platform/http/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError } from "../platform/http/Errors.js"
+import { IdempotencyKey } from "../platform/http/IdempotencyKey.js"
 import { policy } from "../platform/http/RateLimit.js"
 import {
   CheckoutSessionNotFound,
@@ -121,7 +122,7 @@ export class CheckoutSessionsApi extends HttpApiGroup.make("checkoutSessions")
     HttpApiEndpoint.post("createCheckoutSession", "/api/partner/v1/checkout-session")
       .setPayload(CheckoutSessionRequest)
       .setHeaders(Schema.Struct({
-        "idempotency-key": Schema.optional(Schema.String).annotations({
+        "idempotency-key": Schema.optional(IdempotencyKey).annotations({
           description: "Optional: a retry with the same key and body answers the first 201"
         })
       }))

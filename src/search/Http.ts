@@ -6,26 +6,11 @@ import { Api } from "../app/Api.js"
 import { AvailabilityEngine } from "../availability/Availability.js"
 import { canSeeMarketPrices, CurrentViewer } from "../identity/Viewer.js"
 import { centsToUsd } from "../market/View.js"
-import { InvalidDomain, LegacyInvalidDomain } from "../platform/http/DomainInput.js"
+import { LegacyInvalidDomain } from "../platform/http/DomainInput.js"
 import { CurrentRequestId } from "../platform/http/Errors.js"
-import { InvalidIdempotencyKey, isValidKey } from "../platform/http/Idempotency.js"
 import { enforce } from "../platform/http/RateLimit.js"
 import { KeyedAvailability, limits } from "./Api.js"
-import { Search, type SearchPlan } from "./Search.js"
-
-/** The search's plan, or the 400 its input earns (reported only after the rate-limit check). */
-const validate = (
-  key: string | undefined,
-  plan: Either.Either<SearchPlan, InvalidDomain>
-): Either.Either<SearchPlan, InvalidIdempotencyKey | InvalidDomain> =>
-  key !== undefined && !isValidKey(key)
-    ? Either.left(
-      new InvalidIdempotencyKey({
-        message: "Idempotency-Key must be 1 to 255 visible ASCII characters",
-        details: { field: "Idempotency-Key" }
-      })
-    )
-    : plan
+import { Search } from "./Search.js"
 
 export const SearchHttpLive = HttpApiBuilder.group(Api, "search", (handlers) =>
   Effect.gen(function*() {
@@ -37,11 +22,11 @@ export const SearchHttpLive = HttpApiBuilder.group(Api, "search", (handlers) =>
         const viewer = yield* CurrentViewer
         const requestId = yield* FiberRef.get(CurrentRequestId)
         // A valid search's local lookups start now, alongside the rate-limit check (its upstream
-        // calls wait for the body to be sent); a refused request cancels them. Bad input is
-        // reported after the rate-limit check, so it counts like any other request.
+        // calls wait for the body to be sent); a refused request cancels them. A name that is not
+        // one is reported after the rate-limit check, so it counts like any other request.
         const started = yield* Effect.either(
           Effect.flatMap(
-            validate(key, search.parse(payload.q)),
+            search.parse(payload.q),
             (plan) => search.start(plan, { requestId, canSeeMarketPrices: canSeeMarketPrices(viewer), startedAt })
           )
         )
