@@ -3,7 +3,8 @@
  * missing or malformed key answers (each operation's documented answer, byte for byte), and what
  * "the same request" is (the fingerprint stored with the key). The fingerprints are pinned to
  * the formula rows already in the database were written with, so a key used before a release
- * still replays after it (keys live 7 days).
+ * still replays after it (keys live 7 days). What counts is the request as decoded: JSON spelling
+ * and fields the operation does not know make no other request.
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
@@ -151,6 +152,13 @@ layer(TestServer.layer())("Idempotency-Key", (it) => {
       expect(again.status, again.text).toBe(201)
       expect(again.headers.get("idempotent-replayed")).toBe("true")
       expect(again.json).toEqual(first.json)
+      // A field the operation does not know is not part of the request (the payload as decoded).
+      const unknownField = yield* signed(cred, "POST", ORDERS, {
+        body: orderBody("idem-replay.com", { note: "ignored" }),
+        headers: { "idempotency-key": key }
+      })
+      expect(unknownField.status, unknownField.text).toBe(201)
+      expect(unknownField.headers.get("idempotent-replayed")).toBe("true")
       const other = yield* signed(cred, "POST", ORDERS, {
         body: orderBody("idem-replay.com", { external_payment_ref: "another" }),
         headers: { "idempotency-key": key }
