@@ -23,6 +23,7 @@ import { MalformedDomain } from "../partner/Errors.js"
 import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../platform/http/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError } from "../platform/http/Errors.js"
 import { errorPageHtml, htmlResponse } from "../platform/http/Html.js"
+import { IdempotencyKey } from "../platform/http/IdempotencyKey.js"
 import { policy } from "../platform/http/RateLimit.js"
 import type { Refusal } from "../platform/http/RateLimitEdge.js"
 import {
@@ -131,7 +132,7 @@ export class CheckoutSessionsApi extends HttpApiGroup.make("checkoutSessions")
     HttpApiEndpoint.post("createCheckoutSession", "/api/partner/v1/checkout-session")
       .setPayload(CheckoutSessionRequest)
       .setHeaders(Schema.Struct({
-        "idempotency-key": Schema.optional(Schema.String).annotations({
+        "idempotency-key": Schema.optional(IdempotencyKey).annotations({
           description: "Optional: a retry with the same key and body answers the first 201"
         })
       }))

@@ -24,10 +24,10 @@ import { Orders } from "../partner/orders/Orders.js"
 import { AppConfig } from "../platform/Config.js"
 import { BadRequestError } from "../platform/http/Errors.js"
 import { errorPageHtml, htmlResponse } from "../platform/http/Html.js"
-import { bodyFingerprint, Idempotency, isValidKey } from "../platform/http/Idempotency.js"
+import { Idempotency, payloadFingerprint } from "../platform/http/Idempotency.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { REFERRAL_COOKIE } from "../referrals/Attribution.js"
-import { CheckoutSession } from "./Api.js"
+import { CheckoutSession, CheckoutSessionRequest } from "./Api.js"
 import { buyPath, makeBuyForm } from "./BuyForm.js"
 import { Checkout, MARKETPLACE_NAME, type PayResult, reservedMessage } from "./Checkout.js"
 import type { DomainNotForSale, DomainNotPriced, ListingUnavailable } from "./Errors.js"
@@ -84,7 +84,11 @@ export const CheckoutSessionsHttpLive = HttpApiBuilder.group(
       const checkout = yield* Checkout
       const orders = yield* Orders
       const config = yield* AppConfig
-      const createSessions = (yield* Idempotency).endpoint({ success: CheckoutSession, status: 201 })
+      const createSessions = (yield* Idempotency).endpoint({
+        success: CheckoutSession,
+        status: 201,
+        fingerprint: payloadFingerprint("POST /api/partner/v1/checkout-session", CheckoutSessionRequest)
+      })
 
       const sessionJson = (s: SessionRow) =>
         Effect.gen(function*() {
@@ -121,7 +125,7 @@ export const CheckoutSessionsHttpLive = HttpApiBuilder.group(
       }
 
       return handlers
-        .handle("createCheckoutSession", ({ headers, payload, request }) =>
+        .handle("createCheckoutSession", ({ headers, payload }) =>
           Effect.gen(function*() {
             const partner = yield* CurrentPartner
             yield* checkUrl("return_url", payload.return_url)
@@ -137,20 +141,11 @@ export const CheckoutSessionsHttpLive = HttpApiBuilder.group(
               }),
               sessionJson
             )
-            const key = headers["idempotency-key"]
-            if (key === undefined) return yield* open
-            if (!isValidKey(key)) {
-              return yield* new BadRequestError({
-                code: "validation_error",
-                message: "Idempotency-Key: 1-255 visible ASCII characters"
-              })
-            }
-            const body = yield* request.text.pipe(Effect.orDie)
             const result = yield* createSessions.run(
               {
                 scope: `checkout-sessions:${partner.credentialId}`,
-                key,
-                fingerprint: bodyFingerprint("POST", "/api/partner/v1/checkout-session", body),
+                key: headers["idempotency-key"],
+                request: payload,
                 transactional: true
               },
               open

@@ -15,7 +15,7 @@ import { OptionalBearer } from "../identity/Viewer.js"
 import { documentedAt, rateLimited } from "../platform/http/ApiAnnotations.js"
 import { InvalidDomain } from "../platform/http/DomainInput.js"
 import { BadRequest, Conflict, errorWire, RateLimited } from "../platform/http/Errors.js"
-import { InvalidIdempotencyKey } from "../platform/http/Idempotency.js"
+import { IdempotencyKey, InvalidIdempotencyKey } from "../platform/http/IdempotencyKey.js"
 import { policy } from "../platform/http/RateLimit.js"
 import { WhoisNotFound, WhoisQuotaSpent, WhoisUnavailable } from "./Errors.js"
 import { LookupRecordSchema } from "./Record.js"
@@ -59,7 +59,7 @@ export class LookupApi extends HttpApiGroup.make("lookup")
     HttpApiEndpoint.post("whois", "/api/tools/whois")
       .setPayload(WhoisRequest)
       .setHeaders(Schema.Struct({
-        "idempotency-key": Schema.optional(Schema.String).annotations({
+        "idempotency-key": Schema.optional(IdempotencyKey).annotations({
           description: "Optional: a retry with the same key answers the stored 201 without spending quota"
         })
       }))

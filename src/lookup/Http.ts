@@ -1,4 +1,4 @@
-/** Handler of POST /api/tools/whois: validation, idempotency, then `Lookups.whois` (quota and lookup). */
+/** Handler of POST /api/tools/whois: the name, idempotency, then `Lookups.whois` (quota and lookup). */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -8,7 +8,7 @@ import { CurrentViewer } from "../identity/Viewer.js"
 import { AppConfig } from "../platform/Config.js"
 import { clientIpOf } from "../platform/http/ClientIp.js"
 import { domainInput } from "../platform/http/DomainInput.js"
-import { fingerprint, Idempotency, InvalidIdempotencyKey, isValidKey } from "../platform/http/Idempotency.js"
+import { fingerprint, Idempotency } from "../platform/http/Idempotency.js"
 import { makePeek, type RateLimitDecision, rateLimitHeaders } from "../platform/http/RateLimit.js"
 import { addResponseHeaders } from "../platform/http/ResponseHeaders.js"
 import { WhoisResponse } from "./Api.js"
@@ -20,7 +20,12 @@ const headersOf = (d: RateLimitDecision): Record<string, string> =>
 export const LookupHttpLive = HttpApiBuilder.group(Api, "lookup", (handlers) =>
   Effect.gen(function*() {
     const lookups = yield* Lookups
-    const whoisKeys = (yield* Idempotency).endpoint({ success: WhoisResponse, status: 201 })
+    // "The same lookup" is the same name however it was spelt (its A-label), as every stored key's fingerprint.
+    const whoisKeys = (yield* Idempotency).endpoint({
+      success: WhoisResponse,
+      status: 201,
+      fingerprint: (domain: string) => fingerprint("whois", domain)
+    })
     const config = yield* AppConfig
     const peek = yield* makePeek
 
@@ -28,9 +33,6 @@ export const LookupHttpLive = HttpApiBuilder.group(Api, "lookup", (handlers) =>
       Effect.gen(function*() {
         const viewer = yield* CurrentViewer
         const key = headers["idempotency-key"]
-        if (key !== undefined && !isValidKey(key)) {
-          return yield* new InvalidIdempotencyKey({ message: "Idempotency-Key: 1-255 visible ASCII characters" })
-        }
         const domain = (yield* domainInput("domain", payload.domain)).ascii
         const quota = lookups.quotaOf(viewer, clientIpOf(request, config.trustProxy))
 
@@ -47,15 +49,10 @@ export const LookupHttpLive = HttpApiBuilder.group(Api, "lookup", (handlers) =>
 
         const work = lookups.whois(domain, quota, (d) => Effect.sync(() => (decision = d)))
 
-        if (key === undefined) return yield* work
-        const result = yield* whoisKeys.run({
-          scope: `whois:${quota.key}`,
-          key,
-          fingerprint: fingerprint("whois", domain)
-        }, work)
+        const result = yield* whoisKeys.run({ scope: `whois:${quota.key}`, key, request: domain }, work)
         if (result.replayed) decision = yield* peek(quota.policy, quota.key)
-        // This endpoint also says when an answer is not a replay (docs/lookup.md).
-        else yield* addResponseHeaders({ "idempotent-replayed": "false" })
+        // This endpoint also says when a keyed answer is not a replay (docs/lookup.md).
+        else if (key !== undefined) yield* addResponseHeaders({ "idempotent-replayed": "false" })
         return result.value
       }))
   }))

@@ -14,7 +14,7 @@ import { OptionalBearer } from "../identity/Viewer.js"
 import { documentedAt, rateLimited } from "../platform/http/ApiAnnotations.js"
 import { InvalidDomain, LegacyInvalidDomain } from "../platform/http/DomainInput.js"
 import { BadRequest, errorWire, LegacyBadRequest, legacyErrorWire, RateLimited } from "../platform/http/Errors.js"
-import { InvalidIdempotencyKey } from "../platform/http/Idempotency.js"
+import { IdempotencyKey, InvalidIdempotencyKey } from "../platform/http/IdempotencyKey.js"
 import { policy } from "../platform/http/RateLimit.js"
 import { SearchEvent } from "./Rows.js"
 
@@ -87,7 +87,7 @@ export class SearchApi extends HttpApiGroup.make("search")
     HttpApiEndpoint.post("searchDomain", "/api/domain/search")
       .setPayload(SearchBody)
       .setHeaders(Schema.Struct({
-        "idempotency-key": Schema.optional(Schema.String.annotations({
+        "idempotency-key": Schema.optional(IdempotencyKey.annotations({
           description: "Echoed on the response (1–255 visible ASCII characters)"
         }))
       }))

@@ -1,30 +1,15 @@
 /** Handlers of the search stream and keyed availability: HTTP in, Search/engine calls, HTTP out. */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Clock, Effect, Either, FiberRef } from "effect"
+import { Clock, Effect, FiberRef } from "effect"
 import { Api } from "../app/Api.js"
 import { AvailabilityEngine } from "../availability/Availability.js"
 import { canSeeMarketPrices, CurrentViewer } from "../identity/Viewer.js"
 import { centsToUsd } from "../market/View.js"
-import { InvalidDomain, LegacyInvalidDomain } from "../platform/http/DomainInput.js"
+import { LegacyInvalidDomain } from "../platform/http/DomainInput.js"
 import { CurrentRequestId } from "../platform/http/Errors.js"
-import { InvalidIdempotencyKey, isValidKey } from "../platform/http/Idempotency.js"
 import { KeyedAvailability } from "./Api.js"
-import { Search, type SearchPlan } from "./Search.js"
-
-/** The search's plan, or the 400 its input earns (reported only after the rate-limit check). */
-const validate = (
-  key: string | undefined,
-  plan: Either.Either<SearchPlan, InvalidDomain>
-): Either.Either<SearchPlan, InvalidIdempotencyKey | InvalidDomain> =>
-  key !== undefined && !isValidKey(key)
-    ? Either.left(
-      new InvalidIdempotencyKey({
-        message: "Idempotency-Key must be 1 to 255 visible ASCII characters",
-        details: { field: "Idempotency-Key" }
-      })
-    )
-    : plan
+import { Search } from "./Search.js"
 
 export const SearchHttpLive = HttpApiBuilder.group(Api, "search", (handlers) =>
   Effect.gen(function*() {
@@ -38,7 +23,7 @@ export const SearchHttpLive = HttpApiBuilder.group(Api, "search", (handlers) =>
         // The rate limit was counted at the edge (bad input counts like any request); a valid
         // search's local lookups start now, its upstream calls once the body is being sent.
         const { ndjson } = yield* Effect.flatMap(
-          validate(key, search.parse(payload.q)),
+          search.parse(payload.q),
           (plan) => search.start(plan, { requestId, canSeeMarketPrices: canSeeMarketPrices(viewer), startedAt })
         )
         return HttpServerResponse.stream(ndjson, {

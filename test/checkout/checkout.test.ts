@@ -10,6 +10,7 @@ import { Effect } from "effect"
 import type { CheckoutSessionRequest } from "../../src/checkout/Api.js"
 import { DomainNotForSale, DomainNotPriced, ListingUnavailable } from "../../src/checkout/Errors.js"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
+import { IdempotencyKey } from "../../src/platform/http/IdempotencyKey.js"
 import { apiClient, expectFailure } from "../support/ApiClient.js"
 import {
   buyThroughPage,
@@ -396,7 +397,7 @@ describe("hosted checkout", () => {
         const key = crypto.randomUUID()
         const create = client.checkoutSessions.createCheckoutSession({
           payload: { domain: "idem-session.com" },
-          headers: { "idempotency-key": key },
+          headers: { "idempotency-key": IdempotencyKey.make(key) },
           withResponse: true
         })
         const [first, firstResponse] = yield* create

@@ -14,6 +14,7 @@ import { Deferred, Effect, Fiber, Option } from "effect"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import { Outbox } from "../../src/partner/events/Outbox.js"
 import type { OrderRequest } from "../../src/partner/orders/Api.js"
+import { IdempotencyKey } from "../../src/platform/http/IdempotencyKey.js"
 import { apiClient } from "../support/ApiClient.js"
 import { createPartner, seedListings } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
@@ -37,7 +38,7 @@ const createOrder = (cred: IssuedCredential, payload: typeof OrderRequest.Type) 
     (client) =>
       client.partnerOrders.createOrder({
         payload,
-        headers: { "idempotency-key": crypto.randomUUID() },
+        headers: { "idempotency-key": IdempotencyKey.make(crypto.randomUUID()) },
         withResponse: true
       })
   )

@@ -10,6 +10,7 @@ import { Effect } from "effect"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import { DomainNotListed } from "../../src/partner/inventory/Errors.js"
 import type { OrderPage, OrderRequest } from "../../src/partner/orders/Api.js"
+import { IdempotencyKey } from "../../src/platform/http/IdempotencyKey.js"
 import { apiClient, expectFailure } from "../support/ApiClient.js"
 import { createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
@@ -30,7 +31,7 @@ const orderBody = (
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
 
 /** The Idempotency-Key header POST /orders requires (a fresh one unless given). */
-const keyed = (key: string = crypto.randomUUID()) => ({ "idempotency-key": key })
+const keyed = (key: string = crypto.randomUUID()) => ({ "idempotency-key": IdempotencyKey.make(key) })
 
 /** POST /orders through the typed client signed as `cred`, with a fresh Idempotency-Key. */
 const createOrder = (cred: IssuedCredential, payload: typeof OrderRequest.Type) =>
@@ -165,7 +166,7 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "1000000", PARTNER_QUOTE_TTL: "
         yield* seedListings([{ domain: "direct.com", bin: 12_345 }, { domain: "nobin.com", bin: null }])
         const a = yield* createPartner()
         const client = yield* apiClient({ partner: a })
-        const idem = () => ({ "idempotency-key": crypto.randomUUID() })
+        const idem = () => keyed()
         const mismatch = yield* expectFailure(createOrder(a, orderBody("direct.com", 12_000)), 422, "price_mismatch")
         expect(mismatch.message).toContain("12345")
         yield* expectFailure(createOrder(a, orderBody("unlisted.com", 1)), 404, "not_found")

@@ -14,6 +14,7 @@ import { AmountCentsFromString, MAX_AMOUNT_CENTS, PositiveAmountCents } from "..
 import { ListingHeld } from "../../market/Errors.js"
 import { documentedAt, htmlErrorPages, HtmlPage } from "../../platform/http/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError, Unauthorized } from "../../platform/http/Errors.js"
+import { IdempotencyKey } from "../../platform/http/IdempotencyKey.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { InvalidDateWindow, InvalidPageCursor, MalformedParameter } from "../Errors.js"
 import { SandboxOnly } from "../sandbox/Errors.js"
@@ -195,7 +196,7 @@ export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
     HttpApiEndpoint.post("createCase", "/api/partner/v1/brokerage")
       .setPayload(CaseRequest)
       .setHeaders(Schema.Struct({
-        "idempotency-key": Schema.optional(Schema.String).annotations({
+        "idempotency-key": Schema.optional(IdempotencyKey).annotations({
           description: "Optional: a retry with the same key and body answers the first 201"
         })
       }))

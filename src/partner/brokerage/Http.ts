@@ -1,19 +1,17 @@
 /** Handlers of the brokerage endpoints: partner, admin and the progress page. */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import { Api } from "../../app/Api.js"
 import { errorPageHtml, htmlResponse } from "../../platform/http/Html.js"
-import { bodyFingerprint, Idempotency, isValidKey } from "../../platform/http/Idempotency.js"
+import { Idempotency, payloadFingerprint } from "../../platform/http/Idempotency.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
 import { dateWindow, iso, pageCursor } from "../Common.js"
-import { MalformedParameter } from "../Errors.js"
 import { Case, CaseRequest } from "./Api.js"
 import { Brokerage } from "./Brokerage.js"
 import { progressPage } from "./Pages.js"
 
 const CURSOR_PURPOSE = "partner-brokerage-cursor"
-const encodeRequest = Schema.encodeSync(CaseRequest)
 
 export const PartnerBrokerageHttpLive = HttpApiBuilder.group(
   Api,
@@ -22,7 +20,11 @@ export const PartnerBrokerageHttpLive = HttpApiBuilder.group(
     Effect.gen(function*() {
       const brokerage = yield* Brokerage
       const secrets = yield* ServiceSecret
-      const createCases = (yield* Idempotency).endpoint({ success: Case, status: 201 })
+      const createCases = (yield* Idempotency).endpoint({
+        success: Case,
+        status: 201,
+        fingerprint: payloadFingerprint("POST /api/partner/v1/brokerage", CaseRequest)
+      })
       return handlers
         .handle(
           "eligibility",
@@ -32,17 +34,12 @@ export const PartnerBrokerageHttpLive = HttpApiBuilder.group(
         .handle("createCase", ({ headers, payload }) =>
           Effect.gen(function*() {
             const partner = yield* CurrentPartner
-            const key = headers["idempotency-key"]
-            if (key === undefined) return yield* brokerage.create(partner, payload)
             // Optional here (the SDK sends one on every write): a retried create answers the first 201.
-            if (!isValidKey(key)) return yield* MalformedParameter.of("Idempotency-Key: 1-255 visible ASCII characters")
-            // "The same request" is the same decoded payload (canonical JSON of the request schema).
-            const body = JSON.stringify(encodeRequest(payload))
             const result = yield* createCases.run(
               {
                 scope: `partner-brokerage:${partner.credentialId}`,
-                key,
-                fingerprint: bodyFingerprint("POST", "/api/partner/v1/brokerage", body)
+                key: headers["idempotency-key"],
+                request: payload
               },
               brokerage.create(partner, payload)
             )

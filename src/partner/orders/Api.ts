@@ -12,6 +12,7 @@ import { OrderStatusSchema } from "../../domain/OrderState.js"
 import { ListingHeld } from "../../market/Errors.js"
 import { documentedAt } from "../../platform/http/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError } from "../../platform/http/Errors.js"
+import { IdempotencyKey, MissingIdempotencyKey } from "../../platform/http/IdempotencyKey.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { InvalidDateWindow, InvalidPageCursor, MalformedDomain, MalformedParameter } from "../Errors.js"
 import { DomainNotListed } from "../inventory/Errors.js"
@@ -20,7 +21,6 @@ import {
   CurrencyMismatch,
   DomainNotAvailable,
   InvalidQuote,
-  MissingIdempotencyKey,
   NoBuyNowPrice,
   OrderMoveNotAllowed,
   OrderNotFound,
@@ -278,8 +278,8 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
     HttpApiEndpoint.post("createOrder", "/api/partner/v1/orders")
       .setPayload(OrderRequest)
       .setHeaders(Schema.Struct({
-        // Optional to the decoder so that its absence is the documented 400 missing_idempotency_key.
-        "idempotency-key": Schema.optional(Schema.String).annotations({
+        // Its absence is the documented 400 missing_idempotency_key (platform/http/IdempotencyKey.ts).
+        "idempotency-key": IdempotencyKey.annotations({
           description: "Required: the same key on every retry of this order (1-255 visible ASCII characters)"
         })
       }))

@@ -7,13 +7,6 @@
  */
 import { clipEcho, DomainError } from "../../platform/http/Errors.js"
 
-/** POST /orders came without its Idempotency-Key: a retry could record the sale twice. */
-export class MissingIdempotencyKey extends DomainError<MissingIdempotencyKey>()("MissingIdempotencyKey", {
-  code: "missing_idempotency_key",
-  status: 400,
-  description: "POST /orders requires an Idempotency-Key header"
-}) {}
-
 /** The listing cannot be sold now: an order is open on it, it was sold, or it is locked. */
 export class DomainNotAvailable extends DomainError<DomainNotAvailable>()("DomainNotAvailable", {
   code: "conflict",

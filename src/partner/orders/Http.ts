@@ -2,13 +2,11 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Schema } from "effect"
 import { Api } from "../../app/Api.js"
-import { bodyFingerprint, Idempotency, isValidKey } from "../../platform/http/Idempotency.js"
+import { Idempotency, payloadFingerprint } from "../../platform/http/Idempotency.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
 import { dateParam, domainParam, iso, pageCursor } from "../Common.js"
-import { MalformedParameter } from "../Errors.js"
-import { Order } from "./Api.js"
-import { MissingIdempotencyKey } from "./Errors.js"
+import { Order, OrderRequest } from "./Api.js"
 import { Orders } from "./Orders.js"
 import { orderOf, refundOf } from "./View.js"
 
@@ -29,7 +27,11 @@ const StoredOrder = Schema.Struct({
 export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", (handlers) =>
   Effect.gen(function*() {
     const orders = yield* Orders
-    const createOrders = (yield* Idempotency).endpoint({ success: StoredOrder, status: 201 })
+    const createOrders = (yield* Idempotency).endpoint({
+      success: StoredOrder,
+      status: 201,
+      fingerprint: payloadFingerprint("POST /api/partner/v1/orders", OrderRequest)
+    })
     const secrets = yield* ServiceSecret
     return handlers
       .handle("createQuote", ({ payload }) =>
@@ -38,24 +40,15 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
           const name = yield* domainParam("domain", payload.domain)
           return yield* orders.createQuote(partner, name.ascii)
         }))
-      .handle("createOrder", ({ headers, payload, request }) =>
+      .handle("createOrder", ({ headers, payload }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
-          const key = headers["idempotency-key"]
-          if (key === undefined || key.trim() === "") {
-            return yield* new MissingIdempotencyKey({
-              message:
-                "POST /orders requires an Idempotency-Key header (1-255 visible ASCII characters, e.g. a UUID v4, the same on every retry of this order)"
-            })
-          }
-          if (!isValidKey(key)) return yield* MalformedParameter.of("Idempotency-Key: 1-255 visible ASCII characters")
           const name = yield* domainParam("domain", payload.domain)
-          const body = yield* request.text.pipe(Effect.orDie)
           const result = yield* createOrders.run(
             {
               scope: `partner-orders:${partner.credentialId}`,
-              key,
-              fingerprint: bodyFingerprint("POST", "/api/partner/v1/orders", body),
+              key: headers["idempotency-key"],
+              request: payload,
               transactional: true
             },
             Effect.map(orders.createOrder(partner, payload, name.ascii), orderOf)

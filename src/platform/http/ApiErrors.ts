@@ -20,6 +20,7 @@ import {
 } from "./Errors.js"
 import { notFoundPageResponse, wantsHtml } from "./Html.js"
 import { pathOf } from "./HttpPath.js"
+import { IDEMPOTENCY_KEY_HEADER, keyRefusal } from "./IdempotencyKey.js"
 import { schemaResponse } from "./SchemaResponse.js"
 
 /** Paths answering with the legacy error shape (`{"error":"message"}`). */
@@ -81,7 +82,8 @@ const badRequestFor = (
 /**
  * HttpApi-level middleware (inside the API, before errors are encoded):
  * - request input that fails its schema, or a body that is not valid JSON, becomes our 400
- *   (typed, or legacy on the legacy paths);
+ *   (typed, or legacy on the legacy paths); a bad Idempotency-Key header, the answer its
+ *   operation documents (./IdempotencyKey.ts);
  * - an unknown route becomes a typed 404;
  * - an unreachable database (refused, timed out, connection lost; see DatabaseOutage.ts) becomes
  *   503 `unavailable` with `Retry-After`, whichever endpoint met it;
@@ -126,6 +128,9 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
             return typedResponse(internalErrorBody(requestId), { status: 500 })
           }
           if (e instanceof HttpApiError.HttpApiDecodeError) {
+            // A malformed or missing Idempotency-Key: the operation's own documented answer.
+            const refused = keyRefusal(request.method, pathOf(request.url), request.headers[IDEMPOTENCY_KEY_HEADER], e)
+            if (refused !== undefined) return yield* Effect.fail(refused)
             const { details, message } = validationFailure(e)
             return yield* badRequestFor(request, "validation_error", message, details)
           }

@@ -6,10 +6,15 @@
  *   `Retry-After`. The claim is a lease (IDEMPOTENCY_LEASE, default 5 s) renewed while the work
  *   runs, so a request whose process crashed frees its key within seconds.
  * - When the work succeeds its value is stored (`done`), encoded by the endpoint's success schema,
- *   and every later request with the same key and the same fingerprint (usually a hash of the
- *   body) gets it back decoded by that schema: the handler returns it like a fresh value, so a
- *   replay reaches the wire through the endpoint's own encoding, with the same bytes.
- * - Same key, other fingerprint → 409 `conflict`. A failed attempt releases the key.
+ *   and every later request with the same key and the same fingerprint gets it back decoded by
+ *   that schema: the handler returns it like a fresh value, so a replay reaches the wire through
+ *   the endpoint's own encoding, with the same bytes.
+ * - The fingerprint ("the same request") is computed here, from the decoded request the handler
+ *   passes, by the endpoint's own rule (`payloadFingerprint` for a JSON write); no handler reads
+ *   the raw body for it. Same key, other fingerprint → 409 `conflict`. A failed attempt releases
+ *   the key.
+ * - The key itself arrives decoded (`IdempotencyKey`, ./IdempotencyKey.ts); without one (where it
+ *   is optional) the work just runs.
  * - `transactional: true` runs the work and the `done` update in one transaction: if the process
  *   dies mid-way nothing is committed, and once the claim's lease lapses a retry runs the work
  *   again — exactly once overall.
@@ -31,23 +36,31 @@ import { canonicalJson } from "../../domain/CanonicalJson.js"
 import { AppConfig } from "../Config.js"
 import { transactionOf } from "../db/SqlTransaction.js"
 import { janitorOf } from "../jobs/Janitor.js"
-import { ConflictError, DomainError } from "./Errors.js"
+import { ConflictError } from "./Errors.js"
+import type { IdempotencyKey } from "./IdempotencyKey.js"
 import { addResponseHeaders } from "./ResponseHeaders.js"
 
 /** The endpoint whose answers are stored and replayed. */
-export interface IdempotentEndpoint<A, I> {
+export interface IdempotentEndpoint<A, I, P> {
   /** Its success schema (the one given to `addSuccess`). */
   readonly success: Schema.Schema<A, I>
   /** Its success status (the one given to `addSuccess`), stored for the previous release. */
   readonly status: number
+  /**
+   * What makes two requests with one key "the same": the fingerprint of the decoded request
+   * (`payloadFingerprint(operation, PayloadSchema)` for a JSON write). Stored with the key, so a
+   * rule that changes makes the keys of the previous release conflict until they expire.
+   */
+  readonly fingerprint: (request: P) => string
 }
 
-export interface IdempotencyOptions {
+export interface IdempotencyOptions<P> {
   /** Namespace of the key, e.g. `orders:<credential id>` or `whois:<ip>`. */
   readonly scope: string
-  readonly key: string
-  /** What makes two requests "the same": `bodyFingerprint(method, path, body)` for a JSON write. */
-  readonly fingerprint: string
+  /** The decoded key; undefined (an optional key not sent): the work just runs. */
+  readonly key: IdempotencyKey | undefined
+  /** The decoded request, fingerprinted by the endpoint's rule. */
+  readonly request: P
   /** How long a stored response is replayed. Default 7 days. */
   readonly ttl?: Duration.DurationInput
   /** How long a claim blocks twins before a crashed attempt may be retried. Default IDEMPOTENCY_LEASE. */
@@ -63,17 +76,17 @@ export interface IdempotentResult<A> {
 }
 
 /** The keys of one endpoint. */
-export interface IdempotentRunner<A> {
+export interface IdempotentRunner<A, P> {
   /** `work` once per key; a repeat with the same fingerprint gets its stored value back. */
   readonly run: <E, R>(
-    options: IdempotencyOptions,
+    options: IdempotencyOptions<P>,
     work: Effect.Effect<A, E, R>
   ) => Effect.Effect<IdempotentResult<A>, E | ConflictError, R>
 }
 
 export interface IdempotencyShape {
   /** The runner of one endpoint: build it once, with the endpoint's handlers. */
-  readonly endpoint: <A, I>(endpoint: IdempotentEndpoint<A, I>) => IdempotentRunner<A>
+  readonly endpoint: <A, I, P>(endpoint: IdempotentEndpoint<A, I, P>) => IdempotentRunner<A, P>
 }
 
 /** SHA-256 hex of the parts, separated so that ("ab","c") ≠ ("a","bc"). */
@@ -84,24 +97,21 @@ export const fingerprint = (...parts: ReadonlyArray<string>): string => {
 }
 
 /**
- * The fingerprint of a request with a JSON body: "the same body" is the same JSON value (key
- * order, whitespace and number spelling do not matter; src/domain/CanonicalJson.ts).
+ * The fingerprint rule of a JSON write (`operation` is `METHOD path`): its decoded payload,
+ * encoded again by the payload schema, as canonical JSON (key order, whitespace and number
+ * spelling do not matter; src/domain/CanonicalJson.ts). Fields the schema does not know are not
+ * part of the request, so they do not make it another one.
+ *
+ * Rows stored before this rule hashed the raw body's canonical JSON: the same string whenever
+ * the body held only the schema's fields (its decoding changes no value), so their keys still
+ * replay; a body that carried unknown fields stops matching its key, which then answers 409
+ * until it expires (7 days).
  */
-export const bodyFingerprint = (method: string, path: string, body: string): string =>
-  fingerprint(method, path, canonicalJson(body))
-
-/** Idempotency-Key syntax accepted by the service: 1–255 visible ASCII characters. */
-export const isValidKey = (key: string) => /^[\x21-\x7e]{1,255}$/.test(key)
-
-/**
- * The key is not that (WHOIS lookups and the search stream: 400 `invalid_idempotency_key`; the
- * Partner API's writes answer its own `validation_error`, docs/partner.md).
- */
-export class InvalidIdempotencyKey extends DomainError<InvalidIdempotencyKey>()("InvalidIdempotencyKey", {
-  code: "invalid_idempotency_key",
-  status: 400,
-  description: "Idempotency-Key must be 1-255 visible ASCII characters"
-}) {}
+export const payloadFingerprint = <P, PI>(operation: string, payload: Schema.Schema<P, PI>) => {
+  const [method = "", path = ""] = operation.split(" ")
+  const encode = Schema.encodeSync(payload)
+  return (request: P): string => fingerprint(method, path, canonicalJson(JSON.stringify(encode(request))))
+}
 
 const KeyOf = Schema.Struct({ scope: Schema.String, key: Schema.String })
 const ClaimOf = Schema.Struct({
@@ -177,7 +187,9 @@ const make = Effect.gen(function*() {
           from idempotency_keys where scope = ${k.scope} and key = ${k.key}`
   })
 
-  const endpoint = <A, I>({ status, success }: IdempotentEndpoint<A, I>): IdempotentRunner<A> => {
+  const endpoint = <A, I, P>(
+    { fingerprint: fingerprintOf, status, success }: IdempotentEndpoint<A, I, P>
+  ): IdempotentRunner<A, P> => {
     const decodeStored = Schema.decodeUnknown(success)
     const complete = SqlSchema.void({
       Request: Schema.Struct({ ...KeyOf.fields, status: Schema.Number, body: Schema.parseJson(success) }),
@@ -188,13 +200,15 @@ const make = Effect.gen(function*() {
     })
 
     const run = <E, R>(
-      o: IdempotencyOptions,
+      o: IdempotencyOptions<P>,
       work: Effect.Effect<A, E, R>
     ): Effect.Effect<IdempotentResult<A>, E | ConflictError, R> =>
       Effect.gen(function*() {
+        if (o.key === undefined) return { replayed: false, value: yield* work }
+        const key: string = o.key
         const ttlMs = Duration.toMillis(o.ttl ?? Duration.days(7))
         const leaseMs = Duration.toMillis(o.lease ?? defaultLease)
-        const c = { scope: o.scope, key: o.key, fingerprint: o.fingerprint, leaseMs, ttlMs }
+        const c = { scope: o.scope, key, fingerprint: fingerprintOf(o.request), leaseMs, ttlMs }
         for (let attempt = 0; attempt < 3; attempt++) {
           if (Option.isSome(yield* Effect.orDie(claim(c)))) {
             // Forked before any transaction starts, so the renewals commit on their own.
@@ -207,18 +221,18 @@ const make = Effect.gen(function*() {
             )
             const done = Effect.tap(
               work,
-              (value) => Effect.orDie(complete({ scope: o.scope, key: o.key, status, body: value }))
+              (value) => Effect.orDie(complete({ scope: o.scope, key, status, body: value }))
             )
             const value = yield* (o.transactional ? transaction(done) : done).pipe(
               Effect.ensuring(Fiber.interruptFork(renewal)),
               Effect.onError(() => Effect.ignore(release(c)))
             )
-            yield* addResponseHeaders({ "idempotency-key": o.key })
+            yield* addResponseHeaders({ "idempotency-key": key })
             return { replayed: false, value }
           }
           const row = yield* Effect.orDie(existing(c))
           if (Option.isNone(row)) continue // released or expired between our two statements: claim again
-          if (row.value.fingerprint !== o.fingerprint) {
+          if (row.value.fingerprint !== c.fingerprint) {
             return yield* new ConflictError({
               code: "conflict",
               message:
@@ -238,7 +252,7 @@ const make = Effect.gen(function*() {
             })
           }
           const value = yield* Effect.orDie(decodeStored(row.value.response_body))
-          yield* addResponseHeaders({ "idempotency-key": o.key, "idempotent-replayed": "true" })
+          yield* addResponseHeaders({ "idempotency-key": key, "idempotent-replayed": "true" })
           return { replayed: true, value }
         }
         return yield* new ConflictError({ code: "conflict", message: "Could not claim the Idempotency-Key; retry." })
@@ -261,17 +275,3 @@ export const IdempotencyJanitorLive = janitorOf(
   SqlClient.SqlClient,
   (sql) => sql`delete from idempotency_keys where expires_at < now()`
 )
-
-/**
- * The operations that honour `Idempotency-Key` (by `METHOD path-template`) and whether they
- * require it; `replays` says whether a repeat answers the stored response with
- * `Idempotent-Replayed: true`. The OpenAPI document declares the header pair from this list
- * (src/platform/openapi/OpenApiHeaders.ts); add an operation here when its handler starts taking a key.
- */
-export const IDEMPOTENT_OPERATIONS: ReadonlyArray<
-  { readonly operation: string; readonly required: boolean; readonly replays: boolean }
-> = [
-  { operation: "POST /api/partner/v1/orders", required: true, replays: true },
-  { operation: "POST /api/tools/whois", required: false, replays: true },
-  { operation: "POST /api/domain/search", required: false, replays: false }
-]

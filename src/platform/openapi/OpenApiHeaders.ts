@@ -20,7 +20,7 @@
  *   the schema's own examples (never a placeholder: without them, no example);
  * - a `webhooks` section: the envelope of the events POSTed to a partner's endpoint.
  */
-import { IDEMPOTENT_OPERATIONS } from "../http/Idempotency.js"
+import { IDEMPOTENT_OPERATIONS } from "../http/IdempotencyKey.js"
 
 type Json = Record<string, any>
 
@@ -210,7 +210,7 @@ const withResponseExtras = (path: string, method: string, op: Json, schemas: Jso
     parameters = [...others, {
       name: "Idempotency-Key",
       in: "header",
-      required: idempotent.required,
+      required: idempotent.required !== undefined,
       description: "1-255 visible ASCII characters (e.g. a UUID v4), the same on every retry of one operation" +
         (idempotent.replays ? "; a repeat answers the stored response with Idempotent-Replayed: true" : ""),
       schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7E]+$" }

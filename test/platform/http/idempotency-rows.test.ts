@@ -11,11 +11,15 @@ import { AppConfigLive } from "../../../src/platform/Config.js"
 import { pgLayer } from "../../../src/platform/db/Database.js"
 import { runMigrations } from "../../../src/platform/db/Migrations.js"
 import { Idempotency } from "../../../src/platform/http/Idempotency.js"
+import { IdempotencyKey } from "../../../src/platform/http/IdempotencyKey.js"
 import { baseEnv, sharedDatabaseUrl } from "../../support/TestServer.js"
 
 /** A success schema whose type differs from its encoding, so that both directions show. */
 const Created = Schema.Struct({ id: Schema.String, created_at: Schema.DateFromString })
 const at = new Date("2026-01-02T03:04:05.000Z")
+/** The store's endpoint under test: the request is its own fingerprint. */
+const endpoint = { success: Created, status: 201, fingerprint: (request: string) => request }
+const k1 = IdempotencyKey.make("k1")
 
 const StoreLive = Layer.unwrapScoped(Effect.gen(function*() {
   const url = yield* sharedDatabaseUrl
@@ -41,10 +45,10 @@ describe("Idempotency store", () => {
   layer(StoreLive, { timeout: 120_000, excludeTestServices: true })((it) => {
     it.effect("stores the encoded answer with the previous release's columns, and replays it decoded", () =>
       Effect.gen(function*() {
-        const keys = (yield* Idempotency).endpoint({ success: Created, status: 201 })
+        const keys = (yield* Idempotency).endpoint(endpoint)
         const runs = yield* Ref.make(0)
         const work = Effect.as(Ref.update(runs, (n) => n + 1), { id: "c_1", created_at: at })
-        const options = { scope: "test:a", key: "k1", fingerprint: "f1" }
+        const options = { scope: "test:a", key: k1, request: "f1" }
 
         const first = yield* keys.run(options, work)
         expect(first).toEqual({ replayed: false, value: { id: "c_1", created_at: at } })
@@ -59,7 +63,7 @@ describe("Idempotency store", () => {
         expect(again).toEqual({ replayed: true, value: { id: "c_1", created_at: at } })
         expect(yield* Ref.get(runs)).toBe(1)
 
-        const other = yield* Effect.flip(keys.run({ ...options, fingerprint: "f2" }, work))
+        const other = yield* Effect.flip(keys.run({ ...options, request: "f2" }, work))
         expect(other).toMatchObject({ _tag: "Conflict", code: "conflict" })
       }))
 
@@ -73,9 +77,9 @@ describe("Idempotency store", () => {
                    values ('test:old', 'k1', 'f1', 'done', 201,
                            ${JSON.stringify({ id: "c_old", created_at: "2026-01-02T03:04:05.000Z" })},
                            ${JSON.stringify({})}, now(), now() + interval '1 day')`
-        const keys = (yield* Idempotency).endpoint({ success: Created, status: 201 })
+        const keys = (yield* Idempotency).endpoint(endpoint)
         const replay = yield* keys.run(
-          { scope: "test:old", key: "k1", fingerprint: "f1" },
+          { scope: "test:old", key: k1, request: "f1" },
           Effect.dieMessage("the work must not run again")
         )
         expect(replay).toEqual({ replayed: true, value: { id: "c_old", created_at: at } })
@@ -83,8 +87,8 @@ describe("Idempotency store", () => {
 
     it.effect("a failed attempt releases the key; a held one answers idempotency_in_progress", () =>
       Effect.gen(function*() {
-        const keys = (yield* Idempotency).endpoint({ success: Created, status: 201 })
-        const options = { scope: "test:b", key: "k1", fingerprint: "f1" }
+        const keys = (yield* Idempotency).endpoint(endpoint)
+        const options = { scope: "test:b", key: k1, request: "f1" }
         const failed = yield* Effect.flip(keys.run(options, Effect.fail("nope" as const)))
         expect(failed).toBe("nope")
         expect(yield* rowOf("test:b", "k1")).toBeUndefined()
@@ -92,7 +96,9 @@ describe("Idempotency store", () => {
         const sql = yield* SqlClient.SqlClient
         yield* sql`insert into idempotency_keys (scope, key, fingerprint, state, locked_until, expires_at)
                    values ('test:b', 'k2', 'f1', 'in_flight', now() + interval '3 seconds', now() + interval '1 day')`
-        const held = yield* Effect.flip(keys.run({ ...options, key: "k2" }, Effect.dieMessage("held")))
+        const held = yield* Effect.flip(
+          keys.run({ ...options, key: IdempotencyKey.make("k2") }, Effect.dieMessage("held"))
+        )
         expect(held).toMatchObject({ code: "idempotency_in_progress", details: { retry_after: 3 } })
       }))
   })
