@@ -261,7 +261,7 @@ order (sampled as \`idle in transaction (aborted)\` on the loaded machine; the c
   for each other; each still gives its event an id above every committed one. The feed
   (\`GET /events\`, \`partner_events_after\`) takes it exclusively: it waits for the writers in flight,
   so no event commits later with an id below a page's cursor
-  (test/partner/concurrent-orders.test.ts holds a writer open to show both).
+  (test/partner/orders/concurrent-orders.test.ts holds a writer open to show both).
 
 After the change, 0–0.4 backends wait on a lock during the orders run (was 5.7–7, measured at the
 same moments with the previous code; bench/results/NOTES.md). The remaining \`transactionid\` waits

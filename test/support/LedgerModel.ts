@@ -1,5 +1,5 @@
 /**
- * Fixtures of the ledger model tests (test/ledger/rules.test.ts, test/domain/referral.test.ts):
+ * Fixtures of the ledger model tests (test/partner/ledger/rules.test.ts, test/domain/referral.test.ts):
  * amounts and rates as arbitraries, a sale's facts, and a payout as the ledger posts it, so both
  * models build their books the same way.
  */

@@ -11,13 +11,13 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Option } from "effect"
-import type { IssuedCredential } from "../../src/partner/Credentials.js"
-import { Outbox } from "../../src/partner/events/Outbox.js"
-import type { OrderRequest } from "../../src/partner/orders/Api.js"
-import { IdempotencyKey } from "../../src/platform/http/IdempotencyKey.js"
-import { apiClient } from "../support/ApiClient.js"
-import { createPartner, seedListings } from "../support/PartnerKit.js"
-import * as TestServer from "../support/TestServer.js"
+import type { IssuedCredential } from "../../../src/partner/Credentials.js"
+import { Outbox } from "../../../src/partner/events/Outbox.js"
+import type { OrderRequest } from "../../../src/partner/orders/Api.js"
+import { IdempotencyKey } from "../../../src/platform/http/IdempotencyKey.js"
+import { apiClient } from "../../support/ApiClient.js"
+import { createPartner, seedListings } from "../../support/PartnerKit.js"
+import * as TestServer from "../../support/TestServer.js"
 
 const realSleep = (ms: number) => Effect.promise(() => new Promise<void>((r) => setTimeout(r, ms)))
 const orderBody = (domain: string, price: number): typeof OrderRequest.Type => ({

@@ -6,12 +6,12 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { makeId } from "../../src/platform/Ids.js"
-import { runCli } from "../support/cli.js"
-import { post } from "../support/http.js"
-import { buy, createPartner, seedListings } from "../support/PartnerKit.js"
-import { capturedPayment } from "../support/PaymentKit.js"
-import * as TestServer from "../support/TestServer.js"
+import { makeId } from "../../../src/platform/Ids.js"
+import { runCli } from "../../support/cli.js"
+import { post } from "../../support/http.js"
+import { buy, createPartner, seedListings } from "../../support/PartnerKit.js"
+import { capturedPayment } from "../../support/PaymentKit.js"
+import * as TestServer from "../../support/TestServer.js"
 
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 

@@ -15,10 +15,10 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import pg from "pg"
-import { lockFileOf } from "../../src/platform/db/DataDirLock.js"
-import { post, realSleep, request } from "../support/http.js"
-import { deliveredOrders } from "../support/PartnerKit.js"
-import * as TestServer from "../support/TestServer.js"
+import { lockFileOf } from "../../../src/platform/db/DataDirLock.js"
+import { post, realSleep, request } from "../../support/http.js"
+import { deliveredOrders } from "../../support/PartnerKit.js"
+import * as TestServer from "../../support/TestServer.js"
 
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 /** Well above the shutdown grace (2 s in tests); the defect never finished at all. */

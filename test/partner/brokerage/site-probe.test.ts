@@ -6,13 +6,13 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect } from "effect"
-import { classifyAnswer, probeSite } from "../../src/partner/brokerage/SiteProbe.js"
-import { makeOutbound, OutboundError } from "../../src/platform/outbound/Outbound.js"
+import { classifyAnswer, probeSite } from "../../../src/partner/brokerage/SiteProbe.js"
+import { makeOutbound, OutboundError } from "../../../src/platform/outbound/Outbound.js"
 import type {
   ConnectTarget,
   OutboundConnector,
   OutboundResolver
-} from "../../src/platform/outbound/OutboundConnector.js"
+} from "../../../src/platform/outbound/OutboundConnector.js"
 
 const tableResolver = (table: Record<string, Array<string>>): OutboundResolver => (host) =>
   table[host]

@@ -5,10 +5,10 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { apiClient } from "../support/ApiClient.js"
-import { runCli } from "../support/cli.js"
-import { createPartner } from "../support/PartnerKit.js"
-import * as TestServer from "../support/TestServer.js"
+import { apiClient } from "../../support/ApiClient.js"
+import { runCli } from "../../support/cli.js"
+import { createPartner } from "../../support/PartnerKit.js"
+import * as TestServer from "../../support/TestServer.js"
 
 layer(Layer.empty)("brokerage CLI", (it) => {
   it.scoped(

@@ -9,11 +9,11 @@ import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { ndcgAt } from "../../src/domain/SearchRanking.js"
-import { Inventory, type SearchMode } from "../../src/partner/inventory/Inventory.js"
-import { apiClient, expectFailure } from "../support/ApiClient.js"
-import { createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
-import * as TestServer from "../support/TestServer.js"
+import { ndcgAt } from "../../../src/domain/SearchRanking.js"
+import { Inventory, type SearchMode } from "../../../src/partner/inventory/Inventory.js"
+import { apiClient, expectFailure } from "../../support/ApiClient.js"
+import { createPartner, expectError, seedListings, signed } from "../../support/PartnerKit.js"
+import * as TestServer from "../../support/TestServer.js"
 
 const evalSet: {
   catalogue: Array<string>

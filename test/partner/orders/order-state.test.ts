@@ -10,7 +10,7 @@ import {
   type OrderStatus,
   TERMINAL_STATUSES,
   transition
-} from "../../src/domain/OrderState.js"
+} from "../../../src/domain/OrderState.js"
 
 const ALLOWED: ReadonlyArray<readonly [OrderStatus, string, OrderStatus]> = [
   ["EXTERNALLY_PAID", "hold", "MANUAL_REVIEW"],

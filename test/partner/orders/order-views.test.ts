@@ -6,12 +6,12 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { follow } from "../referrals/ReferralKit.js"
-import { apiClient } from "../support/ApiClient.js"
-import { buyAndPay } from "../support/CheckoutKit.js"
-import { CARDS, openSession, payWith, ptOf } from "../support/CheckoutKit.js"
-import { buy, createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
-import * as TestServer from "../support/TestServer.js"
+import { follow } from "../../referrals/ReferralKit.js"
+import { apiClient } from "../../support/ApiClient.js"
+import { buyAndPay } from "../../support/CheckoutKit.js"
+import { CARDS, openSession, payWith, ptOf } from "../../support/CheckoutKit.js"
+import { buy, createPartner, expectError, seedListings, signed } from "../../support/PartnerKit.js"
+import * as TestServer from "../../support/TestServer.js"
 
 layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis" }), { timeout: 180_000 })(
   "orders show how they were sold",

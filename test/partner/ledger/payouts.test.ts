@@ -7,13 +7,13 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { Books } from "../../src/partner/ledger/Books.js"
-import { makeId } from "../../src/platform/Ids.js"
-import { apiClient } from "../support/ApiClient.js"
-import { createPartner, signed } from "../support/PartnerKit.js"
-import { capturedPayment } from "../support/PaymentKit.js"
-import { startStripeFake } from "../support/StripeServer.js"
-import * as TestServer from "../support/TestServer.js"
+import { Books } from "../../../src/partner/ledger/Books.js"
+import { makeId } from "../../../src/platform/Ids.js"
+import { apiClient } from "../../support/ApiClient.js"
+import { createPartner, signed } from "../../support/PartnerKit.js"
+import { capturedPayment } from "../../support/PaymentKit.js"
+import { startStripeFake } from "../../support/StripeServer.js"
+import * as TestServer from "../../support/TestServer.js"
 
 const DAY = 86_400_000
 

@@ -6,10 +6,10 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { apiClient } from "../support/ApiClient.js"
-import { post, request } from "../support/http.js"
-import { buy, createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
-import * as TestServer from "../support/TestServer.js"
+import { apiClient } from "../../support/ApiClient.js"
+import { post, request } from "../../support/http.js"
+import { buy, createPartner, expectError, seedListings, signed } from "../../support/PartnerKit.js"
+import * as TestServer from "../../support/TestServer.js"
 
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 /** The operator's typed client (bearer ADMIN_TOKEN): answers decoded by the success schemas. */

@@ -12,7 +12,7 @@ import {
   sandboxStep,
   STATUS_WORDS,
   transition
-} from "../../src/domain/Brokerage.js"
+} from "../../../src/domain/Brokerage.js"
 
 const status = fc.constantFrom(...CASE_STATUSES)
 const action: fc.Arbitrary<CaseAction> = fc.oneof(

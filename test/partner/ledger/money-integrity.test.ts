@@ -12,16 +12,16 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { MAX_AMOUNT_CENTS } from "../../src/domain/Money.js"
-import type { IssuedCredential } from "../../src/partner/Credentials.js"
-import { STATEMENT_COLUMNS, TRANSACTION_COLUMNS } from "../../src/partner/ledger/Exports.js"
-import { makeId } from "../../src/platform/Ids.js"
-import { apiClient } from "../support/ApiClient.js"
-import { CARDS, openSession, payWith, ptOf } from "../support/CheckoutKit.js"
-import { post, request } from "../support/http.js"
-import { buy, createPartner, expectError, seedListings, signed, waitUntil } from "../support/PartnerKit.js"
-import { capturedPayment } from "../support/PaymentKit.js"
-import * as TestServer from "../support/TestServer.js"
+import { MAX_AMOUNT_CENTS } from "../../../src/domain/Money.js"
+import type { IssuedCredential } from "../../../src/partner/Credentials.js"
+import { STATEMENT_COLUMNS, TRANSACTION_COLUMNS } from "../../../src/partner/ledger/Exports.js"
+import { makeId } from "../../../src/platform/Ids.js"
+import { apiClient } from "../../support/ApiClient.js"
+import { CARDS, openSession, payWith, ptOf } from "../../support/CheckoutKit.js"
+import { post, request } from "../../support/http.js"
+import { buy, createPartner, expectError, seedListings, signed, waitUntil } from "../../support/PartnerKit.js"
+import { capturedPayment } from "../../support/PaymentKit.js"
+import * as TestServer from "../../support/TestServer.js"
 
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 const adminClient = apiClient({ bearer: TestServer.baseEnv.ADMIN_TOKEN })
@@ -319,7 +319,7 @@ layer(TestServer.layer({ CHECKOUT_RECONCILE_INTERVAL: "200 millis", PAYOUT_MINIM
       expect(report.problems.find((p) => p.check === "cash" && p.subject === "live/USD")?.message).toMatch(
         /captured \d+.*the ledger's cash \(buyer_payments\) is/
       )
-      // The CLI says the same and exits 1 (not shown here: test/ledger/receipts-cli.test.ts).
+      // The CLI says the same and exits 1 (not shown here: test/partner/ledger/receipts-cli.test.ts).
       const raw = yield* request("/api/admin/ledger/verify", { headers: ADMIN })
       expect(raw.json.ok).toBe(false)
     }))

@@ -12,11 +12,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import { signRequest } from "../../src/partner-client/index.js"
-import { pgLayer } from "../../src/platform/db/Database.js"
-import { createPartner } from "../support/PartnerKit.js"
-import { startServiceProcess } from "../support/ServiceProcess.js"
-import { sharedDatabaseUrl } from "../support/TestServer.js"
+import { signRequest } from "../../../src/partner-client/index.js"
+import { pgLayer } from "../../../src/platform/db/Database.js"
+import { createPartner } from "../../support/PartnerKit.js"
+import { startServiceProcess } from "../../support/ServiceProcess.js"
+import { sharedDatabaseUrl } from "../../support/TestServer.js"
 
 interface ExportedSpan {
   readonly traceId: string

@@ -7,11 +7,11 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
-import { cliEntry } from "../support/BuiltApp.js"
-import { runCli } from "../support/cli.js"
-import { post, request } from "../support/http.js"
-import { deliveredOrders } from "../support/PartnerKit.js"
-import * as TestServer from "../support/TestServer.js"
+import { cliEntry } from "../../support/BuiltApp.js"
+import { runCli } from "../../support/cli.js"
+import { post, request } from "../../support/http.js"
+import { deliveredOrders } from "../../support/PartnerKit.js"
+import * as TestServer from "../../support/TestServer.js"
 
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 const DAY = 86_400_000

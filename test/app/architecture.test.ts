@@ -169,4 +169,17 @@ describe("architecture", () => {
     ).map(([file]) => file)
     expect(counting).toEqual([])
   })
+
+  it("test/ mirrors src/: every test folder is a source folder's (support/ and docs/ aside)", () => {
+    const testRoot = Path.join(root, "test")
+    const folders = (dir: string): Array<string> =>
+      Fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).flatMap((e) => {
+        const path = Path.join(dir, e.name)
+        return [Path.relative(testRoot, path), ...folders(path)]
+      })
+    const strays = folders(testRoot).filter((folder) =>
+      !["support", "docs"].includes(folder.split(Path.sep)[0]!) && !Fs.existsSync(Path.join(src, folder))
+    )
+    expect(strays).toEqual([])
+  })
 })

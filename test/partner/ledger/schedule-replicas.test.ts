@@ -10,14 +10,14 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { Books } from "../../src/partner/ledger/Books.js"
-import { makeId } from "../../src/platform/Ids.js"
-import { post, realSleep, request } from "../support/http.js"
-import { buy, createPartner, seedListings } from "../support/PartnerKit.js"
-import { capturedPayment } from "../support/PaymentKit.js"
-import { startServiceProcess } from "../support/ServiceProcess.js"
-import { startStripeFake } from "../support/StripeServer.js"
-import * as TestServer from "../support/TestServer.js"
+import { Books } from "../../../src/partner/ledger/Books.js"
+import { makeId } from "../../../src/platform/Ids.js"
+import { post, realSleep, request } from "../../support/http.js"
+import { buy, createPartner, seedListings } from "../../support/PartnerKit.js"
+import { capturedPayment } from "../../support/PaymentKit.js"
+import { startServiceProcess } from "../../support/ServiceProcess.js"
+import { startStripeFake } from "../../support/StripeServer.js"
+import * as TestServer from "../../support/TestServer.js"
 
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 const onPostgres = Boolean(process.env.DATABASE_URL)

@@ -4,13 +4,13 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import type { IssuedCredential } from "../../src/partner/Credentials.js"
-import type { EventPage, PartnerEvent } from "../../src/partner/events/Api.js"
-import type { ADMIN_ORDER_ACTIONS } from "../../src/partner/orders/AdminApi.js"
-import { apiClient, expectFailure } from "../support/ApiClient.js"
-import { post } from "../support/http.js"
-import { buy, createPartner, expectError, seedListings, signed } from "../support/PartnerKit.js"
-import * as TestServer from "../support/TestServer.js"
+import type { IssuedCredential } from "../../../src/partner/Credentials.js"
+import type { EventPage, PartnerEvent } from "../../../src/partner/events/Api.js"
+import type { ADMIN_ORDER_ACTIONS } from "../../../src/partner/orders/AdminApi.js"
+import { apiClient, expectFailure } from "../../support/ApiClient.js"
+import { post } from "../../support/http.js"
+import { buy, createPartner, expectError, seedListings, signed } from "../../support/PartnerKit.js"
+import * as TestServer from "../../support/TestServer.js"
 
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 

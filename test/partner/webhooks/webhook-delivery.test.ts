@@ -16,13 +16,21 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { Webhook } from "standardwebhooks"
-import { verifyWebhook } from "../../src/partner-client/index.js"
-import type { IssuedCredential } from "../../src/partner/Credentials.js"
-import { makeOutbound } from "../../src/platform/outbound/Outbound.js"
-import { get, post } from "../support/http.js"
-import { buy, createPartner, deliveryOf, expectError, seedListings, signed, waitUntil } from "../support/PartnerKit.js"
-import * as TestServer from "../support/TestServer.js"
-import { type ReceivedDelivery, webhookReceiver } from "../support/WebhookReceiver.js"
+import { verifyWebhook } from "../../../src/partner-client/index.js"
+import type { IssuedCredential } from "../../../src/partner/Credentials.js"
+import { makeOutbound } from "../../../src/platform/outbound/Outbound.js"
+import { get, post } from "../../support/http.js"
+import {
+  buy,
+  createPartner,
+  deliveryOf,
+  expectError,
+  seedListings,
+  signed,
+  waitUntil
+} from "../../support/PartnerKit.js"
+import * as TestServer from "../../support/TestServer.js"
+import { type ReceivedDelivery, webhookReceiver } from "../../support/WebhookReceiver.js"
 
 const ENV = {
   OUTBOUND_ALLOW_LOOPBACK: "true",

@@ -21,9 +21,9 @@ import {
   type SaleFacts,
   serviceCollects,
   settled
-} from "../../src/domain/Ledger.js"
-import { add, commissionOf, money, negate, owedOf, subtract } from "../../src/domain/Money.js"
-import { anySale, bps, cents, payableOf, payoutPostings, saleFacts } from "../support/LedgerModel.js"
+} from "../../../src/domain/Ledger.js"
+import { add, commissionOf, money, negate, owedOf, subtract } from "../../../src/domain/Money.js"
+import { anySale, bps, cents, payableOf, payoutPostings, saleFacts } from "../../support/LedgerModel.js"
 
 describe("Money", () => {
   it("commission is ⌊sale × bps / 10 000⌋, never more than the sale, and owed + commission = sale", () => {

@@ -9,12 +9,20 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { Webhook } from "standardwebhooks"
-import type { IssuedCredential } from "../../src/partner/Credentials.js"
-import { ForbiddenError } from "../../src/platform/http/Errors.js"
-import { apiClient } from "../support/ApiClient.js"
-import { buy, createPartner, deliveryOf, expectError, seedListings, signed, waitUntil } from "../support/PartnerKit.js"
-import * as TestServer from "../support/TestServer.js"
-import { type ReceivedDelivery, webhookReceiver } from "../support/WebhookReceiver.js"
+import type { IssuedCredential } from "../../../src/partner/Credentials.js"
+import { ForbiddenError } from "../../../src/platform/http/Errors.js"
+import { apiClient } from "../../support/ApiClient.js"
+import {
+  buy,
+  createPartner,
+  deliveryOf,
+  expectError,
+  seedListings,
+  signed,
+  waitUntil
+} from "../../support/PartnerKit.js"
+import * as TestServer from "../../support/TestServer.js"
+import { type ReceivedDelivery, webhookReceiver } from "../../support/WebhookReceiver.js"
 
 const ENV = { OUTBOUND_ALLOW_LOOPBACK: "true", WEBHOOK_RETRY_BASE: "50 millis", WEBHOOK_POLL_INTERVAL: "100 millis" }
 

@@ -8,10 +8,10 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
-import { hasChromium, launch, warnIfNoChromium } from "../support/Browser.js"
-import { post } from "../support/http.js"
-import { createPartner, signed } from "../support/PartnerKit.js"
-import * as TestServer from "../support/TestServer.js"
+import { hasChromium, launch, warnIfNoChromium } from "../../support/Browser.js"
+import { post } from "../../support/http.js"
+import { createPartner, signed } from "../../support/PartnerKit.js"
+import * as TestServer from "../../support/TestServer.js"
 
 warnIfNoChromium("progress-browser")
 
