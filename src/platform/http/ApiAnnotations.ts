@@ -5,6 +5,7 @@
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import type { HttpMethod } from "@effect/platform/HttpMethod"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Context } from "effect"
 import type { RateLimitPolicy } from "./RateLimit.js"
@@ -14,16 +15,24 @@ export class RateLimitAnnotation
 {}
 export class DocsAnnotation extends Context.Tag("app/DocsAnnotation")<DocsAnnotation, string>() {}
 
+/**
+ * An annotation of endpoints: it gives back the endpoint it was given, every type parameter kept
+ * (as `annotate` does), so a `.pipe(rateLimited(p))` still types its handler.
+ */
+export type EndpointAnnotation = <N extends string, M extends HttpMethod, P, U, B, H, S, E, R, RE>(
+  endpoint: HttpApiEndpoint.HttpApiEndpoint<N, M, P, U, B, H, S, E, R, RE>
+) => HttpApiEndpoint.HttpApiEndpoint<N, M, P, U, B, H, S, E, R, RE>
+
 /** Declares the policy (for docs and the index) and adds `x-rate-limit` to the OpenAPI operation. */
-export const rateLimited = (p: RateLimitPolicy) => <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
-  (endpoint as any)
+export const rateLimited = (p: RateLimitPolicy): EndpointAnnotation => (endpoint) =>
+  endpoint
     .annotate(RateLimitAnnotation, p)
     .annotate(OpenApi.Override, {
       "x-rate-limit": { id: p.id, limit: p.limit, window_seconds: p.windowSeconds, scope: "ip" }
     })
 
-export const documentedAt = (docsPath: string) => <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
-  (endpoint as any).annotate(DocsAnnotation, docsPath)
+export const documentedAt = (docsPath: string): EndpointAnnotation => (endpoint) =>
+  endpoint.annotate(DocsAnnotation, docsPath)
 
 /** An HTML answer of a server-rendered page (platform/http/Html.ts), with its status. */
 export const HtmlPage = (status: number, description: string) =>
