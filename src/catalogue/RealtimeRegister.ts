@@ -24,7 +24,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Context, Data, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Context, Data, Duration, Effect, Layer, Option, Predicate, Redacted, Schema } from "effect"
 import { describeHttpFailure } from "../platform/outbound/UpstreamFault.js"
 import { defaultPriceList, snapshot } from "./data/index.js"
 import {
@@ -101,8 +101,11 @@ const retryAfterSeconds = (value: string | undefined): number | undefined => {
 /** Maps an RTR error body (`{"type":"…","message":"…"}`) and status to an RtrError. */
 const failFromResponse = (response: HttpClientResponse.HttpClientResponse) =>
   Effect.gen(function*() {
-    const body = yield* response.json.pipe(Effect.orElseSucceed(() => ({} as any)))
-    const upstreamMessage = typeof body?.message === "string" ? body.message : `HTTP ${response.status}`
+    const body = yield* response.json.pipe(Effect.orElseSucceed((): unknown => ({})))
+    const text = (field: string) =>
+      Predicate.hasProperty(body, field) && typeof body[field] === "string" ? body[field] : undefined
+    const upstreamMessage = text("message") ?? `HTTP ${response.status}`
+    const type = text("type")
     const status = response.status
     const reason = status === 404
       ? "not_found" as const
@@ -117,7 +120,7 @@ const failFromResponse = (response: HttpClientResponse.HttpClientResponse) =>
       reason,
       message: `Realtime Register ${status}: ${upstreamMessage}`,
       status,
-      ...(typeof body?.type === "string" ? { type: body.type } : {}),
+      ...(type !== undefined ? { type } : {}),
       retryAfter: retryAfterSeconds(response.headers["retry-after"])
     })
   })
@@ -182,8 +185,8 @@ export const makeLive = (options: {
         "rtr.post"
       ).pipe(
         Effect.flatMap((answer) =>
-          typeof answer === "object" && answer !== null && "process" in answer &&
-            typeof (answer as any).process?.id === "number"
+          Predicate.hasProperty(answer, "process") && Predicate.hasProperty(answer.process, "id") &&
+            typeof answer.process.id === "number"
             ? Effect.as(awaitProcess((answer as { process: RtrProcess }).process), Option.none<A>())
             : Effect.succeed(Option.some(answer as A))
         )

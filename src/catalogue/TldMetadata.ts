@@ -55,7 +55,7 @@ export class TldMetadata extends Schema.Class<TldMetadata>("TldMetadata")({
       description: "RFC 3339 time of the last successful sync",
       format: "date-time",
       examples: ["2026-01-09T03:00:00.000Z"]
-    } as any
+    }
   ),
   stale: Schema.Boolean.annotations({
     description: "True when lastSyncedAt is older than the configured maximum age",

@@ -279,7 +279,7 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
       s: SessionRow,
       csrf: string | undefined
     ) => {
-      if (!isSameOriginWrite(request as any, config.baseUrl)) {
+      if (!isSameOriginWrite(request, config.baseUrl)) {
         return Option.some(
           page(
             errorPageHtml(
@@ -396,7 +396,7 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
           const environment = urlParams.env ?? "live"
           const name = yield* buyName(path.domain)
           if (Option.isNone(name)) return notADomain(path.domain)
-          if (!isSameOriginWrite(request as any, config.baseUrl)) {
+          if (!isSameOriginWrite(request, config.baseUrl)) {
             return page(
               errorPageHtml("Request refused", "This form was posted from another site.", "Open the buy page again."),
               403

@@ -53,7 +53,10 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
  * Whether a request may act with the session cookie it carries: safe methods always; writes only
  * when `Origin` is this service (BASE_URL's origin, or the very host the request was sent to).
  */
-export const isSameOriginWrite = (request: HttpServerRequest.HttpServerRequest, baseUrl: string): boolean => {
+export const isSameOriginWrite = (
+  request: { readonly method: string; readonly headers: Readonly<Record<string, string | undefined>> },
+  baseUrl: string
+): boolean => {
   if (SAFE_METHODS.has(request.method.toUpperCase())) return true
   const origin = request.headers.origin
   if (origin !== undefined) {

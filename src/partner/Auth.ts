@@ -5,10 +5,10 @@
  * it needs with `requiresScope("buy")`; the middleware (src/partner/AuthLive.ts) verifies the
  * HMAC signature, timestamp and nonce, then the scope, and provides `CurrentPartner`.
  */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Schema } from "effect"
+import { type EndpointAnnotation } from "../platform/http/ApiAnnotations.js"
 import { Forbidden, RateLimited, Unauthorized } from "../platform/http/Errors.js"
 import { type DocumentedSecurity, headerScheme } from "../platform/openapi/OpenApiDoc.js"
 
@@ -57,11 +57,10 @@ export class PartnerAuth extends HttpApiMiddleware.Tag<PartnerAuth>()("PartnerAu
 /** Endpoint annotation: any one of these scopes grants access. */
 export class RequiredScopes extends Context.Tag("app/RequiredScopes")<RequiredScopes, ReadonlyArray<Scope>>() {}
 
-export const requiresScope =
-  (...scopes: ReadonlyArray<Scope>) => <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
-    (endpoint as any)
-      .annotate(RequiredScopes, scopes)
-      .annotate(OpenApi.Override, { "x-required-scopes": scopes })
+export const requiresScope = (...scopes: ReadonlyArray<Scope>): EndpointAnnotation => (endpoint) =>
+  endpoint
+    .annotate(RequiredScopes, scopes)
+    .annotate(OpenApi.Override, { "x-required-scopes": scopes })
 
 /** The four signing headers. */
 export const SIGNING_HEADERS = {

@@ -6,6 +6,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
+import { sqlArray } from "../platform/db/SqlArray.js"
 import { SCOPES } from "./Auth.js"
 
 const Environment = Schema.Literal("live", "sandbox")
@@ -105,9 +106,9 @@ const make = Effect.gen(function*() {
     Request: NewCredential,
     execute: (c) =>
       sql`insert into partner_credentials (id, partner_id, key_id, secret_sealed, environment, scopes)
-          values (${c.id}, ${c.partnerId}, ${c.keyId}, ${c.secretSealed}, ${c.environment}, ${[
-        ...c.scopes
-      ] as any}::text[])`
+          values (${c.id}, ${c.partnerId}, ${c.keyId}, ${c.secretSealed}, ${c.environment}, ${
+        sqlArray([...c.scopes])
+      }::text[])`
   })
 
   const deactivate = SqlSchema.findOne({
@@ -136,8 +137,8 @@ const make = Effect.gen(function*() {
       sql`
         with req as (
           select r.key_id, r.nonce, r.bucket, r.window_start, r.expires_ms, r.i::int as i
-          from unnest(${r.keyIds as any}::text[], ${r.nonces as any}::text[], ${r.buckets as any}::text[],
-                      ${r.windowStarts as any}::bigint[], ${r.expiresMs as any}::float8[])
+          from unnest(${sqlArray(r.keyIds)}::text[], ${sqlArray(r.nonces)}::text[], ${sqlArray(r.buckets)}::text[],
+                      ${sqlArray(r.windowStarts)}::bigint[], ${sqlArray(r.expiresMs)}::float8[])
             with ordinality as r (key_id, nonce, bucket, window_start, expires_ms, i)
         ), live as (
           select req.* from req join partner_credentials c on c.key_id = req.key_id and c.active

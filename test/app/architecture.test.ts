@@ -3,7 +3,8 @@
  * nor does a capability or a capability's sub-slice (partner/orders ↔ partner/ledger: a port),
  * `platform/` and `domain/` import no capability (and `domain/` no I/O), capability layers are
  * merged only in `app/`, and the handlers return what their schemas encode (no `unsafeJson`
- * outside platform/http/SchemaResponse.ts). Reads the files; starts nothing.
+ * outside platform/http/SchemaResponse.ts), and no `as any` outside a named seam. Reads the files;
+ * starts nothing.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
@@ -153,6 +154,18 @@ describe("architecture", () => {
       text.includes("unsafeJson(") && file !== Path.join("platform", "http", "SchemaResponse.ts")
     ).map(([file]) => file)
     expect(users).toEqual([])
+  })
+
+  it("no `as any` outside a named seam (`// seam: <why>` on the same line)", () => {
+    // A seam is where the types cannot follow the code (a library's private field, a class
+    // factory's Self); everywhere else a real type, a typed helper (platform/db/SqlArray.ts) or
+    // `Predicate.hasProperty` says what the value is.
+    const offending = [...sources].flatMap(([file, text]) =>
+      text.split("\n").flatMap((line, i) =>
+        /\bas any\b/.test(line) && !/\/\/ seam: \S/.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : []
+      )
+    )
+    expect(offending).toEqual([])
   })
 
   it("platform/ is in rooms: at most 8 files at its top level, every other file in a room", () => {

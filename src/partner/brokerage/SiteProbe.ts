@@ -10,7 +10,7 @@
 import { Duration, Effect, Option } from "effect"
 import * as Dns from "node:dns"
 import { makeOutbound, OutboundError, type OutboundShape } from "../../platform/outbound/Outbound.js"
-import type { OutboundResolver } from "../../platform/outbound/OutboundConnector.js"
+import { type OutboundResolver, systemResolver } from "../../platform/outbound/OutboundConnector.js"
 import { extractTitle } from "../../tools/SiteCheck.js"
 
 export type SiteClass = "live" | "parking" | "error" | "none" | "blocked"
@@ -142,7 +142,7 @@ export const probeSite = (
 
 /** A resolver asking `DNS_RESOLVER` (host:port) when set, else the system's (as the dns-lookup tool). */
 export const configuredResolver = (server: Option.Option<string>, timeoutMs: number): OutboundResolver => {
-  if (Option.isNone(server)) return (host) => makeSystemLookup(host)
+  if (Option.isNone(server)) return systemResolver
   return (host) =>
     Effect.tryPromise({
       try: async () => {
@@ -161,19 +161,6 @@ export const configuredResolver = (server: Option.Option<string>, timeoutMs: num
         new OutboundError({ reason: "dns_failure", message: `could not resolve ${host}: ${String(e)}`, url: host })
     })
 }
-
-const makeSystemLookup: OutboundResolver = (host) =>
-  Effect.tryPromise({
-    try: () => Dns.promises.lookup(host, { all: true, verbatim: true }),
-    catch: (e) =>
-      new OutboundError({
-        reason: "dns_failure",
-        message: `could not resolve ${host}: ${(e as any)?.code ?? e}`,
-        url: host
-      })
-  }).pipe(
-    Effect.map((list) => list.map((a) => ({ address: a.address, family: a.family === 6 ? 6 as const : 4 as const })))
-  )
 
 /** The Outbound the probe uses: the service's SSRF rules with the configured resolver. */
 export const probeOutbound = (

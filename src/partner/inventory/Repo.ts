@@ -6,6 +6,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { groupCommit } from "../../platform/db/GroupCommit.js"
+import { sqlArray } from "../../platform/db/SqlArray.js"
 import type { PartnerEnvironment } from "../Auth.js"
 
 const Environment = Schema.Literal("live", "sandbox")
@@ -78,7 +79,7 @@ const make = Effect.gen(function*() {
         select ${cols}, similarity(label, ${r.compact}) as sim
         from listings
         where environment = ${r.env} and status = 'active'
-          and (label % ${r.compact} or label like any(${r.patterns as any}::text[]))
+          and (label % ${r.compact} or label like any(${sqlArray(r.patterns)}::text[]))
         order by sim desc, id
         limit ${r.limit}`
   })
@@ -90,7 +91,7 @@ const make = Effect.gen(function*() {
       sql`
         select ${cols} from listings
         where environment = ${r.env} and status = 'active'
-          and label like any(${r.patterns as any}::text[])
+          and label like any(${sqlArray(r.patterns)}::text[])
         limit ${r.limit}`
   })
 

@@ -26,6 +26,7 @@ import {
   type SaleFacts
 } from "../../domain/Ledger.js"
 import { bulkInsert } from "../../platform/db/BulkInsert.js"
+import { sqlArray } from "../../platform/db/SqlArray.js"
 import { makeId } from "../../platform/Ids.js"
 import type { PartnerEnvironment } from "../Auth.js"
 
@@ -129,9 +130,9 @@ const make = Effect.gen(function*() {
         ), e as (
           insert into ledger_entries (transaction_id, partner_id, environment, account, amount_cents, currency)
           select t.id, ${scope.partnerId}, ${scope.environment}, x.account, x.amount, ${scope.currency}
-          from t cross join unnest(${posting.entries.map((e) => e.account) as any}::text[], ${posting.entries.map((e) =>
-        String(e.amount)
-      ) as any}::bigint[])
+          from t cross join unnest(${sqlArray(posting.entries.map((e) => e.account))}::text[], ${
+        sqlArray(posting.entries.map((e) => String(e.amount)))
+      }::bigint[])
             with ordinality as x (account, amount, ord)
           order by x.ord
         )

@@ -12,6 +12,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
+import { sqlArray } from "../../platform/db/SqlArray.js"
 import { Credentials } from "../Credentials.js"
 import { Books } from "./Books.js"
 import { PartnerNotFound } from "./Errors.js"
@@ -60,9 +61,9 @@ const make = Effect.gen(function*() {
           select p.id, (select coalesce(sum(e.amount_cents), 0) from ledger_transactions t
                         join ledger_entries e on e.transaction_id = t.id and e.account = 'buyer_payments'
                         where t.payment_id = p.id or t.order_id = p.order_id) as cash
-          from unnest(${chunk.map((c) => c.paymentId) as any}::text[], ${chunk.map((c) =>
-            c.orderId
-          ) as any}::text[]) as p (id, order_id)`
+          from unnest(${sqlArray(chunk.map((c) => c.paymentId))}::text[], ${
+            sqlArray(chunk.map((c) => c.orderId))
+          }::text[]) as p (id, order_id)`
         ) posted.set(r.id, r.cash)
       }
       const totals = new Map<

@@ -122,9 +122,9 @@ export const startEmbedded = (dataDir: string | ":memory:") =>
       // cheap; the limit only has to exceed what every process sharing it may open (pools plus
       // the sessions singletons reserve). Over it, the server answers "Too many connections".
       const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 64 })
-      ;(server as any).queryQueue = new GroupedQueryQueue(db) // keep each connection's messages together
+      ;(server as any).queryQueue = new GroupedQueryQueue(db) // seam: pglite-socket's private queue; keep each connection's messages together
       await server.start()
-      const address = (server as any).server?.address?.()
+      const address = (server as any).server?.address?.() // seam: pglite-socket's private net.Server
       const port: number = typeof address === "object" && address
         ? address.port
         : Number(server.getServerConn().split(":").pop())
@@ -174,13 +174,13 @@ const clientClass = (connectTimeoutMs: number, cancellable: boolean) =>
         const callback = args[last]
         args[last] = (err: Error | null, result: unknown) => {
           if (err && /Query read timeout/.test(err.message)) {
-            ;(this as any)._queryable = false
-            ;(this as any).connection?.stream?.destroy()
+            ;(this as any)._queryable = false // seam: pg's private flag; the pool drops a client that is not queryable
+            this.connection?.stream?.destroy()
           }
           callback(err, result)
         }
       }
-      return (super.query as any)(...args)
+      return Reflect.apply(super.query, this, args)
     }
   }
 

@@ -10,7 +10,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Effect, Schedule, Schema } from "effect"
+import { Effect, Predicate, Schedule, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -74,7 +74,11 @@ export const runMigrations = (dir: string = migrationsDir) =>
           if (!Effect.isEffect(migration)) return yield* Effect.dieMessage(`migration ${m.file} has no default Effect`)
           yield* (migration as Effect.Effect<unknown, unknown, SqlClient.SqlClient>).pipe(
             Effect.orDieWith((e) =>
-              new Error(`migration ${m.id}_${m.name} failed: ${String((e as any)?.message ?? e)}`)
+              new Error(
+                `migration ${m.id}_${m.name} failed: ${
+                  String((Predicate.hasProperty(e, "message") ? e.message : undefined) ?? e)
+                }`
+              )
             )
           )
           yield* sql`insert into schema_migrations (migration_id, name) values (${m.id}, ${m.name})`

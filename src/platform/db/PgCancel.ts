@@ -21,6 +21,16 @@ import pg from "pg"
 /** The statement `@effect/sql-pg` (0.53, `makeCancel`) sends to cancel an interrupted one. */
 const CANCEL_QUERY = /^SELECT pg_cancel_backend\((\d+)\)$/
 
+/**
+ * pg's connection and client as its JS has them: `connect` and `cancel` on the connection, the
+ * backend's key (BackendKeyData) on a connected client; its type declarations omit them.
+ */
+type RawConnection = pg.Connection & {
+  connect(portOrSocket: number | string, host?: string): void
+  cancel(pid: number, secret: number): void
+}
+type KeyedClient = pg.Client & { readonly processID?: number | null; readonly secretKey?: number | null }
+
 interface BackendKey {
   readonly host: string
   readonly port: number
@@ -34,7 +44,7 @@ interface BackendKey {
  */
 export const sendCancelRequest = (key: BackendKey, timeoutMs: number): Promise<void> =>
   new Promise((resolve) => {
-    const con = new pg.Connection() as pg.Connection & { cancel(pid: number, secret: number): void }
+    const con = new pg.Connection() as RawConnection
     const done = () => {
       clearTimeout(timer)
       con.removeAllListeners()
@@ -47,8 +57,8 @@ export const sendCancelRequest = (key: BackendKey, timeoutMs: number): Promise<v
     con.once("end", done)
     con.once("error", done)
     try {
-      if (key.host.startsWith("/")) (con as any).connect(`${key.host}/.s.PGSQL.${key.port}`)
-      else (con as any).connect(key.port, key.host)
+      if (key.host.startsWith("/")) con.connect(`${key.host}/.s.PGSQL.${key.port}`)
+      else con.connect(key.port, key.host)
     } catch {
       done()
     }
@@ -61,32 +71,33 @@ export const sendCancelRequest = (key: BackendKey, timeoutMs: number): Promise<v
 export const cancellingPool = (cancelTimeoutMs: number) =>
   class CancellingPool extends pg.Pool {
     /** The pool's connected clients by backend pid: the keys a cancel needs. */
-    private readonly backends = new Map<number, pg.Client>()
+    private readonly backends = new Map<number, KeyedClient>()
 
     constructor(config?: pg.PoolConfig) {
       super(config)
-      this.on("connect", (client) => {
-        const pid = (client as any).processID
+      this.on("connect", (client: KeyedClient) => {
+        const pid = client.processID
         if (typeof pid === "number") this.backends.set(pid, client)
       })
-      this.on("remove", (client) => {
-        const pid = (client as any).processID
-        if (this.backends.get(pid) === client) this.backends.delete(pid)
+      this.on("remove", (client: KeyedClient) => {
+        const pid = client.processID
+        if (typeof pid === "number" && this.backends.get(pid) === client) this.backends.delete(pid)
       })
     }
 
     override query(...args: Array<any>): any {
       const match = typeof args[0] === "string" ? CANCEL_QUERY.exec(args[0]) : null
       const callback = args[args.length - 1]
-      if (match === null || typeof callback !== "function") return (super.query as any)(...args)
-      const client = this.backends.get(Number(match[1])) as any
+      if (match === null || typeof callback !== "function") return Reflect.apply(super.query, this, args)
+      const pid = Number(match[1])
+      const client = this.backends.get(pid)
       // A pid the pool no longer holds: its statement ended with its connection, nothing to cancel.
       if (client === undefined || client.secretKey == null) {
         queueMicrotask(() => callback(null, { rows: [] }))
         return undefined
       }
       void sendCancelRequest(
-        { host: client.host, port: client.port, processID: client.processID, secretKey: client.secretKey },
+        { host: client.host, port: client.port, processID: pid, secretKey: client.secretKey },
         cancelTimeoutMs
       ).then(() => callback(null, { rows: [] }))
       return undefined

@@ -5,6 +5,7 @@
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import type { HttpMethod } from "@effect/platform/HttpMethod"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Context } from "effect"
 import type { RateLimitPolicy } from "./RateLimit.js"
@@ -16,6 +17,14 @@ export class RateLimitAnnotation
 export class DocsAnnotation extends Context.Tag("app/DocsAnnotation")<DocsAnnotation, string>() {}
 
 /**
+ * An annotation of endpoints: it gives back the endpoint it was given, every type parameter kept
+ * (as `annotate` does), so a `.pipe(rateLimited(p))` still types its handler.
+ */
+export type EndpointAnnotation = <N extends string, M extends HttpMethod, P, U, B, H, S, E, R, RE>(
+  endpoint: HttpApiEndpoint.HttpApiEndpoint<N, M, P, U, B, H, S, E, R, RE>
+) => HttpApiEndpoint.HttpApiEndpoint<N, M, P, U, B, H, S, E, R, RE>
+
+/**
  * Declares the policy (for docs and the index, with `x-rate-limit` in the OpenAPI operation) and
  * has the request guard enforce it before the input is read (RateLimitEdge.ts), answering a
  * refusal with `refusal` when given, else the typed 429. `enforcedBy: "service"`: documented
@@ -24,9 +33,9 @@ export class DocsAnnotation extends Context.Tag("app/DocsAnnotation")<DocsAnnota
 export const rateLimited = (
   p: RateLimitPolicy,
   options: { readonly refusal?: Refusal; readonly enforcedBy?: "edge" | "service" } = {}
-) =>
-<E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E => {
-  const documented = (endpoint as any)
+): EndpointAnnotation =>
+(endpoint) => {
+  const documented = endpoint
     .annotate(RateLimitAnnotation, p)
     .annotate(OpenApi.Override, {
       "x-rate-limit": { id: p.id, limit: p.limit, window_seconds: p.windowSeconds, scope: "ip" }
@@ -36,8 +45,8 @@ export const rateLimited = (
     : documented.annotate(EdgeLimitAnnotation, { policy: p, refusal: options.refusal })
 }
 
-export const documentedAt = (docsPath: string) => <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
-  (endpoint as any).annotate(DocsAnnotation, docsPath)
+export const documentedAt = (docsPath: string): EndpointAnnotation => (endpoint) =>
+  endpoint.annotate(DocsAnnotation, docsPath)
 
 /** An HTML answer of a server-rendered page (platform/http/Html.ts), with its status. */
 export const HtmlPage = (status: number, description: string) =>

@@ -4,6 +4,7 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiError from "@effect/platform/HttpApiError"
+import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -90,6 +91,8 @@ const badRequestFor = (
  * - a success value that fails its own schema (isResponseEncodingFailure) is a 500 logged as an
  *   error (an alert), never a 400;
  * - any other defect (bug) becomes a typed 500 and is logged; never a stack trace.
+ * The failures it passes on are the API's own errors, which HttpApi encodes after this middleware;
+ * `MiddlewareFn<never>` cannot say so, hence the `HttpApp.Default` at the end.
  */
 export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
   Effect.catchAllCause(
@@ -157,5 +160,5 @@ export const ApiErrorsLive = HttpApiBuilder.middleware((app) =>
         yield* Effect.logError("unhandled defect", cause)
         return typedResponse(internalErrorBody(requestId), { status: 500 })
       })
-  ) as any
+  ) as HttpApp.Default
 )

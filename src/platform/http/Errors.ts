@@ -130,7 +130,7 @@ export const DomainError = <Self>() =>
   const Base = Schema.TaggedError<{ readonly _: unique symbol }>()(tag, DomainErrorFields)
   return class extends Base {
     static readonly meta: DomainErrorMeta = meta
-  } as any
+  } as any // seam: Self is still a type parameter here; the caller's `extends DomainError<X>()` fixes it
 }
 
 interface DomainErrorClass<A> extends Schema.Schema<A, any> {

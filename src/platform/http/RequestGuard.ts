@@ -17,14 +17,16 @@
  * Errors use the shape of the path: OAuth's `{error, error_description}` on the OAuth endpoints,
  * the legacy `{error}` on the two legacy paths, the typed envelope elsewhere.
  */
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpMethod from "@effect/platform/HttpMethod"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Context, Duration, Effect, Fiber, FiberRef, Layer, Option, Schema } from "effect"
+import { Context, Duration, Effect, Fiber, FiberRef, Layer, Option, Predicate, Schema } from "effect"
 import type { IncomingMessage } from "node:http"
 import type { AppConfigShape } from "../Config.js"
 import { awaitWithin } from "../outbound/Deadline.js"
@@ -68,10 +70,12 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
  * it) without building the document: that costs ~0.3 s of CPU, and start-up does not need it.
  * test/platform/request-guard.test.ts checks the two agree.
  */
-export const makeRouteTable = (api: HttpApi.HttpApi.Any): RouteTable => {
+export const makeRouteTable = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  api: HttpApi.HttpApi<Id, Groups, E, R>
+): RouteTable => {
   // Grouped by template in first-seen order, as the document's `paths` are.
   const byTemplate = new Map<string, Array<Route>>()
-  HttpApi.reflect(api as any, {
+  HttpApi.reflect(api, {
     onGroup: () => undefined,
     onEndpoint: ({ endpoint, group, mergedAnnotations, payloads }) => {
       if (Context.get(mergedAnnotations, OpenApi.Exclude)) return
@@ -231,14 +235,16 @@ const readBody = (
   max: number,
   withinMs: number
 ): Effect.Effect<BodyRead> => {
-  const source = (request as any).source as IncomingMessage | undefined
+  const source: IncomingMessage | undefined = NodeHttpServerRequest.toIncomingMessage(request)
   if (source === undefined || typeof source.on !== "function") {
     const read = request.text.pipe(
       HttpIncomingMessage.withMaxBodySize(Option.some(max)),
       Effect.map((text): BodyRead => ({ _tag: "Read", text })),
       Effect.catchAll((e) =>
         Effect.succeed<BodyRead>(
-          String((e as any).cause?.message ?? "").includes("maxBytes") ? { _tag: "TooLarge" } : { _tag: "Unreadable" }
+          String((Predicate.hasProperty(e.cause, "message") ? e.cause.message : undefined) ?? "").includes("maxBytes")
+            ? { _tag: "TooLarge" }
+            : { _tag: "Unreadable" }
         )
       )
     )
@@ -283,7 +289,7 @@ const readBody = (
       cleanup()
       const text = Buffer.concat(chunks).toString("utf8") // The platform request caches its text here: the payload decoder and the signature check
        // read this, never the (consumed) stream.
-      ;(request as any).textEffect = Effect.succeed(text)
+      ;(request as any).textEffect = Effect.succeed(text) // seam: platform-node's IncomingMessage caches its text in a private field
       resume(Effect.succeed({ _tag: "Read", text }))
     }
     const onError = () => {
@@ -466,5 +472,5 @@ export const requestGuard = (settings: GuardSettings, routes: RouteTable, admiss
 export const RequestGuardLive = (settings: GuardSettings, routes: RouteTable) =>
   Layer.unwrapEffect(Effect.map(RateLimiter, (limiter) => {
     const guard = requestGuard(settings, routes, { limiter, trustProxy: settings.trustProxy })
-    return HttpApiBuilder.middleware((app) => guard(app as HttpApp.Default) as any)
+    return HttpApiBuilder.middleware((app) => guard(app as HttpApp.Default))
   }))

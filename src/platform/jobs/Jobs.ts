@@ -30,7 +30,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Data, Duration, Effect, Layer, Option, Schema, type Scope } from "effect"
+import { Context, Data, Duration, Effect, Layer, Option, Predicate, Schema, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Os from "node:os"
 import { makeId } from "../Ids.js"
@@ -88,7 +88,9 @@ const ms = (d: Duration.DurationInput) => `${Duration.toMillis(d)} milliseconds`
 const retryDelay = Backoff.exponential(Duration.seconds(1), 4)
 
 const messageOf = (failure: unknown): string =>
-  failure instanceof JobFailure ? failure.message : String((failure as any)?.message ?? failure)
+  failure instanceof JobFailure
+    ? failure.message
+    : String((Predicate.hasProperty(failure, "message") ? failure.message : undefined) ?? failure)
 
 const Id = Schema.Struct({ id: Schema.String })
 

@@ -161,7 +161,7 @@ const poolGauges = (): Array<Gauge> => {
     total += p.totalCount
     idle += p.idleCount
     waiting += p.waitingCount
-    max += (p as any).options?.max ?? 0
+    max += p.options?.max ?? 0
   }
   return [
     {

@@ -6,6 +6,7 @@
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Effect } from "effect"
@@ -87,8 +88,10 @@ export const withLiteralPaths = (spec: Json): Json => {
 }
 
 /** The document as served: the code's document, this deployment's facts, literal clashing paths. */
-export const publishedDocument = (api: HttpApi.HttpApi.Any, facts: DeploymentFacts): Json =>
-  withLiteralPaths(forDeployment(OpenApi.fromApi(api as any) as Json, facts))
+export const publishedDocument = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  api: HttpApi.HttpApi<Id, Groups, E, R>,
+  facts: DeploymentFacts
+): Json => withLiteralPaths(forDeployment(OpenApi.fromApi(api) as Json, facts))
 
 /** Serves the document at /api/openapi.json with the deployment's facts applied. */
 export const OpenApiDocumentLive = (facts: DeploymentFacts) =>

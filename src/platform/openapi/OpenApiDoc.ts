@@ -20,6 +20,7 @@
  *   open response schemas and the `webhooks` section.
  */
 import * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import { SUPPORTED_SCOPES } from "../../domain/OAuthRules.js"
 import { LEGACY_ERROR_PATHS } from "../http/ApiErrors.js"
 import { generatorGrade } from "./OpenApiHeaders.js"
@@ -49,10 +50,12 @@ const documentedSecurityOf = (middleware: unknown): DocumentedSecurity | undefin
  * From the middlewares that declare `openApiSecurity`: the requirement of each guarded operation
  * (by `method path-template`) and every scheme those requirements name.
  */
-const documentedSecurity = (api: HttpApi.HttpApi.Any) => {
+const documentedSecurity = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  api: HttpApi.HttpApi<Id, Groups, E, R>
+) => {
   const requirements = new Map<string, Json>()
   const schemes: Json = {}
-  HttpApi.reflect(api as any, {
+  HttpApi.reflect(api, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, middleware }) => {
       const documented = [...middleware].map(documentedSecurityOf).filter((d) => d !== undefined)
@@ -218,7 +221,10 @@ const withDefaultResponse = (path: string, item: Json): Json => {
   return out
 }
 
-export const finishOpenApi = (spec: Json, api: HttpApi.HttpApi.Any): Json => {
+export const finishOpenApi = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  spec: Json,
+  api: HttpApi.HttpApi<Id, Groups, E, R>
+): Json => {
   const { requirements, schemes } = documentedSecurity(api)
   const securitySchemes: Json = { ...(spec.components?.securitySchemes ?? {}), ...schemes }
   const paths: Json = {}

@@ -4,7 +4,7 @@
  * second DNS lookup, so no rebinding between check and connect). Both are injectable, so tests
  * prove refusals without opening any connection.
  */
-import { Data, Effect } from "effect"
+import { Data, Effect, Predicate } from "effect"
 import * as Dns from "node:dns"
 import * as Http from "node:http"
 import * as Https from "node:https"
@@ -68,7 +68,7 @@ export const systemResolver: OutboundResolver = (hostname) =>
     catch: (e) =>
       new OutboundError({
         reason: "dns_failure",
-        message: `could not resolve ${hostname}: ${(e as any)?.code ?? e}`,
+        message: `could not resolve ${hostname}: ${(Predicate.hasProperty(e, "code") ? e.code : undefined) ?? e}`,
         url: hostname
       })
   }).pipe(
@@ -98,7 +98,7 @@ export const nodeConnector: OutboundConnector = (t) =>
       port: t.url.port === "" ? (isHttps ? 443 : 80) : Number(t.url.port),
       path: `${t.url.pathname}${t.url.search}`,
       headers,
-      lookup: pinned as any,
+      lookup: pinned,
       agent: false,
       ...(isHttps
         ? { rejectUnauthorized: !t.allowInvalidTls, servername: Net.isIP(hostname) ? undefined : hostname }

@@ -1,0 +1,134 @@
+/**
+ * SQL of the partner's view of its deliveries (newest first, with their attempts) and of
+ * redelivery: which events failed since a time, and a new delivery queued for one (one pending
+ * delivery per event). A database error is a defect here.
+ */
+import type * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import { Effect, Schema } from "effect"
+import { makeId } from "../../platform/Ids.js"
+import type { PartnerEnvironment } from "../Auth.js"
+import { AttemptRow, DeliveryRow, DeliveryStatus, EventId, Id, Owner, REDELIVER_BATCH } from "./RepoRows.js"
+
+const DeliveriesRequest = Schema.Struct({
+  ...Owner.fields,
+  status: Schema.optional(DeliveryStatus),
+  eventId: Schema.optional(Schema.String),
+  before: Schema.NullOr(Schema.String),
+  limit: Schema.Number
+})
+
+const deliveryRowsQuery = (sql: SqlClient.SqlClient) =>
+  SqlSchema.findAll({
+    Request: DeliveriesRequest,
+    Result: DeliveryRow,
+    execute: (r) =>
+      sql`
+        select d.id, d.event_id, e.type as event_type, d.status, d.attempts, d.next_attempt_at, d.last_status,
+               d.last_error, d.created_at, d.finished_at
+        from partner_webhook_deliveries d join partner_events e on e.id = d.event_id
+        where d.partner_id = ${r.partnerId} and d.environment = ${r.environment}
+          ${r.status === undefined ? sql`` : sql`and d.status = ${r.status}`}
+          ${r.eventId === undefined ? sql`` : sql`and d.event_id = ${r.eventId}`}
+          ${r.before === null ? sql`` : sql`and d.id < ${r.before}`}
+        order by d.id desc limit ${r.limit}`
+  })
+
+const attemptsOfQuery = (sql: SqlClient.SqlClient) =>
+  SqlSchema.findAll({
+    Request: Schema.Array(Schema.String),
+    Result: AttemptRow,
+    execute: (ids) =>
+      sql`select delivery_id, attempt, started_at, duration_ms, status, error from partner_webhook_attempts
+          where delivery_id in ${sql.in(ids)}
+          order by seq desc`
+  })
+
+const ownedEventQuery = (sql: SqlClient.SqlClient) =>
+  SqlSchema.findOne({
+    Request: Schema.Struct({ ...Owner.fields, eventId: Schema.String }),
+    Result: Id,
+    execute: (r) =>
+      sql`select id from partner_events
+          where id = ${r.eventId} and partner_id = ${r.partnerId} and environment = ${r.environment}`
+  })
+
+const failedSinceQuery = (sql: SqlClient.SqlClient) =>
+  SqlSchema.findAll({
+    Request: Schema.Struct({ ...Owner.fields, since: Schema.DateFromSelf }),
+    Result: EventId,
+    execute: (r) =>
+      sql`
+        select distinct d.event_id from partner_webhook_deliveries d
+        where d.partner_id = ${r.partnerId} and d.environment = ${r.environment} and d.status = 'failed'
+          and coalesce(d.finished_at, d.created_at) >= ${r.since}
+          and not exists (
+            select 1 from partner_webhook_deliveries o
+            where o.event_id = d.event_id and o.status in ('pending', 'delivered'))
+        order by d.event_id limit ${REDELIVER_BATCH}`
+  })
+
+const enqueueQuery = (sql: SqlClient.SqlClient) =>
+  SqlSchema.findOne({
+    Request: Schema.Struct({ ...Owner.fields, eventId: Schema.String }),
+    Result: Id,
+    execute: (r) =>
+      sql`
+        insert into partner_webhook_deliveries (id, event_id, partner_id, environment, ordering_key)
+        select ${makeId("whd")}, e.id, e.partner_id, e.environment, e.data -> 'order' ->> 'public_id'
+        from partner_events e
+        join partner_webhooks w on w.partner_id = e.partner_id and w.environment = e.environment and w.active
+        where e.id = ${r.eventId} and e.partner_id = ${r.partnerId} and e.environment = ${r.environment}
+        on conflict (event_id) where status = 'pending' do nothing
+        returning id`
+  })
+
+/** The partner's deliveries and redelivery, of the repository. */
+export const deliveryQueries = (sql: SqlClient.SqlClient) => {
+  const deliveryRows = deliveryRowsQuery(sql)
+  const attemptsOf = attemptsOfQuery(sql)
+  const ownedEvent = ownedEventQuery(sql)
+  const failedSince = failedSinceQuery(sql)
+  const enqueue = enqueueQuery(sql)
+  return {
+    /** Deliveries newest first (by id, below `before` when given), `limit + 1` read to tell whether more follow. */
+    deliveries: (
+      partnerId: string,
+      environment: PartnerEnvironment,
+      filters: { readonly status?: DeliveryStatus | undefined; readonly eventId?: string | undefined },
+      before: string | null,
+      limit: number
+    ) =>
+      Effect.gen(function*() {
+        const rows = yield* deliveryRows({
+          partnerId,
+          environment,
+          ...(filters.status === undefined ? {} : { status: filters.status }),
+          ...(filters.eventId === undefined ? {} : { eventId: filters.eventId }),
+          before,
+          limit: limit + 1
+        })
+        const page = rows.slice(0, limit)
+        const attempts = page.length === 0 ? [] : yield* attemptsOf(page.map((d) => d.id))
+        return { deliveries: page, attempts, hasMore: rows.length > limit }
+      }).pipe(Effect.orDie),
+
+    /** Whether the event exists for this partner and environment. */
+    ownsEvent: (partnerId: string, environment: PartnerEnvironment, eventId: string) =>
+      ownedEvent({ partnerId, environment, eventId }).pipe(Effect.map((r) => r._tag === "Some"), Effect.orDie),
+
+    /** Event ids whose delivery failed at or after `since` and that were neither delivered since nor are pending. */
+    failedSince: (partnerId: string, environment: PartnerEnvironment, since: Date) =>
+      failedSince({ partnerId, environment, since }).pipe(
+        Effect.map((rows) => rows.map((r) => r.event_id)),
+        Effect.orDie
+      ),
+
+    /**
+     * Queues a new delivery of the event to the partner's active endpoint: true when queued,
+     * false when one is already pending (a unique index admits one pending delivery per event).
+     */
+    enqueue: (partnerId: string, environment: PartnerEnvironment, eventId: string) =>
+      enqueue({ partnerId, environment, eventId }).pipe(Effect.map((r) => r._tag === "Some"), Effect.orDie)
+  }
+}
