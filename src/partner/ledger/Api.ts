@@ -11,9 +11,9 @@ import { AdminAuth } from "../../admin/Auth.js"
 import { ACCOUNTS, PAYMENT_MODELS } from "../../domain/Ledger.js"
 import { MAX_AMOUNT_CENTS, PositiveAmountCents } from "../../domain/Money.js"
 import { OrderStatusSchema } from "../../domain/OrderState.js"
-import { InvalidCursor } from "../../market/Errors.js"
 import { documentedAt } from "../../platform/http/ApiAnnotations.js"
 import { BadRequest, errorWire, InternalError, Unauthorized } from "../../platform/http/Errors.js"
+import { InvalidCursorWire } from "../../platform/http/PageCursor.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { Paging } from "../Common.js"
 import { InvalidDateWindow, NotAnAffiliate } from "../Errors.js"
@@ -183,7 +183,7 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       .setUrlParams(Schema.Struct({ from: Schema.optional(IsoDate), to: Schema.optional(IsoDate), ...Paging }))
       .addSuccess(StatementPage)
       .addError(errorWire(InvalidDateWindow))
-      .addError(errorWire(InvalidCursor))
+      .addError(InvalidCursorWire)
       .addError(BadRequest)
       .annotate(
         OpenApi.Description,
@@ -238,7 +238,7 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       }))
       .addSuccess(TransactionPage)
       .addError(errorWire(InvalidDateWindow))
-      .addError(errorWire(InvalidCursor))
+      .addError(InvalidCursorWire)
       .addError(BadRequest)
       .annotate(
         OpenApi.Description,
@@ -251,7 +251,7 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
     HttpApiEndpoint.get("listPayouts", "/api/partner/v1/payouts")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(PayoutPage)
-      .addError(errorWire(InvalidCursor))
+      .addError(InvalidCursorWire)
       .addError(BadRequest)
       .annotate(
         OpenApi.Description,
@@ -264,7 +264,7 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
     HttpApiEndpoint.get("listMyPayouts", "/api/partner/v1/me/payouts")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(PayoutPage)
-      .addError(errorWire(InvalidCursor))
+      .addError(InvalidCursorWire)
       .addError(errorWire(NotAnAffiliate))
       .addError(BadRequest)
       .annotate(
@@ -467,7 +467,7 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
     HttpApiEndpoint.get("listStatements", "/api/admin/statements")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(StatementPage)
-      .addError(errorWire(InvalidCursor))
+      .addError(InvalidCursorWire)
       .addError(BadRequest)
       .annotate(
         OpenApi.Description,
