@@ -11,13 +11,14 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
-import { LISTING_SORTS } from "../domain/Cursor.js"
+import { LISTING_SORTS } from "../domain/ListingOrder.js"
 import { OptionalBearer } from "../identity/Viewer.js"
 import { documentedAt, rateLimited } from "../platform/http/ApiAnnotations.js"
 import { InvalidDomain } from "../platform/http/DomainInput.js"
 import { BadRequest, errorWire, Forbidden, RateLimited } from "../platform/http/Errors.js"
+import { InvalidCursorWire } from "../platform/http/PageCursor.js"
 import { policy } from "../platform/http/RateLimit.js"
-import { InvalidCursor, InvalidTldFilter, ListingNotFound } from "./Errors.js"
+import { InvalidTldFilter, ListingNotFound } from "./Errors.js"
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "./Market.js"
 
 export const limits = {
@@ -112,7 +113,7 @@ export class MarketApi extends HttpApiGroup.make("market")
     HttpApiEndpoint.get("listListings", "/api/market/listings")
       .setUrlParams(ListingsParams)
       .addSuccess(ListingPage)
-      .addError(errorWire(InvalidCursor))
+      .addError(InvalidCursorWire)
       .addError(errorWire(InvalidTldFilter))
       .addError(RateLimited)
       .addError(BadRequest)

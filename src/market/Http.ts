@@ -2,7 +2,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../app/Api.js"
-import type { ListingFilters } from "../domain/Cursor.js"
+import type { ListingFilters } from "../domain/ListingOrder.js"
 import { requireScopeForParameters } from "../identity/Bearer.js"
 import { canSeeMarketPrices, CurrentViewer, PRICING_READ } from "../identity/Viewer.js"
 import { AppConfig } from "../platform/Config.js"

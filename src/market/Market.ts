@@ -8,23 +8,22 @@
  * and a page costs one index range scan at any depth. Offset pages work too, and also return a
  * cursor, so a walk may switch to cursors at any point.
  */
-import { Clock, Context, Duration, Effect, Either, Layer, Option } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import {
-  bindingOf,
-  type CursorPosition,
-  decodeCursor,
-  encodeCursor,
   type ListingFilters,
+  type ListingPosition,
+  listingScope,
   type ListingSort,
   priceKey
-} from "../domain/Cursor.js"
+} from "../domain/ListingOrder.js"
 import * as reservation from "../domain/Reservation.js"
 import { claim, type Hold, holdOf } from "../domain/Reservation.js"
 import { AppConfig } from "../platform/Config.js"
+import { pageCursor, PAGED_LISTS } from "../platform/http/PageCursor.js"
 import { makeId } from "../platform/Ids.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { demoListings, sandboxListings } from "./data/index.js"
-import { InvalidCursor, ListingHeld, ListingNotFound } from "./Errors.js"
+import { ListingHeld, ListingNotFound } from "./Errors.js"
 import type { ListingCsvRow } from "./ListingCsv.js"
 import {
   type Environment,
@@ -43,7 +42,6 @@ export const MARKETPLACE_SELLER = "ptn_marketplace"
 
 export const MAX_PAGE_LIMIT = 200
 export const DEFAULT_PAGE_LIMIT = 24
-const CURSOR_PURPOSE = "listings-cursor"
 
 export interface BrowseQuery {
   readonly filters: ListingFilters
@@ -65,7 +63,7 @@ export interface BrowsePage {
 }
 
 /** The keyset position after a row in a sort. */
-export const positionOf = (row: ListingRow, sort: ListingSort): CursorPosition =>
+export const positionOf = (row: ListingRow, sort: ListingSort): ListingPosition =>
   sort === "newest" ? { key: row.listed_key, id: row.id } : { key: priceKey(sort, row.bin_price_cents), id: row.id }
 
 const toNew = (
@@ -103,22 +101,10 @@ const make = Effect.gen(function*() {
   const countTtlMs = Duration.toMillis(marketSettings.countCacheTtl)
   const counts = new Map<string, { readonly total: number; readonly at: number }>()
 
-  // Encrypted (AES-GCM: also authenticated), not just signed: a price-sort cursor holds the last
-  // row's price, which callers without pricing:read must not read.
-  const sign = (payload: unknown) => secret.encrypt(CURSOR_PURPOSE, JSON.stringify(payload))
-  const verify = (token: string) =>
-    Option.getOrUndefined(Option.flatMap(secret.decrypt(CURSOR_PURPOSE, token), (text) => {
-      try {
-        return Option.some(JSON.parse(text) as unknown)
-      } catch {
-        return Option.none()
-      }
-    }))
-
   /** Counting a large catalogue is the costly part of a page: reuse a recent count of the same filters. */
   const total = (filters: ListingFilters) =>
     Effect.gen(function*() {
-      const key = bindingOf(filters, "newest")
+      const key = JSON.stringify(listingScope(filters, "newest"))
       const now = yield* Clock.currentTimeMillis
       const hit = counts.get(key)
       if (hit !== undefined && now - hit.at < countTtlMs) return hit.total
@@ -132,20 +118,13 @@ const make = Effect.gen(function*() {
 
   const browse = (query: BrowseQuery) =>
     Effect.gen(function*() {
-      const binding = bindingOf(query.filters, query.sort)
-      let from: { after: CursorPosition } | { offset: number } = { offset: query.offset }
-      if (query.cursor !== undefined) {
-        const decoded = decodeCursor(verify, query.cursor, query.filters, query.sort)
-        if (Either.isLeft(decoded)) {
-          return yield* InvalidCursor.of(
-            decoded.left,
-            decoded.left === "other_query"
-              ? "This cursor was issued for other filters or another sort; repeat the query that returned it, or start again without a cursor"
-              : "The cursor is not one this service issued; use page.next_cursor exactly as returned"
-          )
-        }
-        from = { after: decoded.right }
-      }
+      // Anyone may follow a listing cursor (holder null); it is encrypted, not just signed: a
+      // price-sort cursor holds the last row's price, which callers without pricing:read must not read.
+      const cursor = pageCursor(secret, PAGED_LISTS.listings, null, listingScope(query.filters, query.sort))
+      const after = yield* cursor.read(query.cursor)
+      const from: { after: ListingPosition } | { offset: number } = after === null
+        ? { offset: query.offset }
+        : { after }
       const [rows, n] = yield* Effect.all([
         repo.page(query.filters, query.sort, query.limit + 1, from),
         total(query.filters)
@@ -162,7 +141,7 @@ const make = Effect.gen(function*() {
           offset: "offset" in from ? from.offset : 0,
           total: n,
           has_more: hasMore,
-          next_cursor: hasMore && last !== undefined ? encodeCursor(sign, binding, positionOf(last, query.sort)) : null
+          next_cursor: cursor.next(last && positionOf(last, query.sort), hasMore)
         }
       } satisfies BrowsePage
     })

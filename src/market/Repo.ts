@@ -8,12 +8,12 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import type { Fragment } from "@effect/sql/Statement"
 import { Context, Effect, Layer, Schema } from "effect"
 import {
-  type CursorPosition,
   type ListingFilters,
+  type ListingPosition,
   type ListingSort,
   NO_PRICE_ASC,
   NO_PRICE_DESC
-} from "../domain/Cursor.js"
+} from "../domain/ListingOrder.js"
 
 export const Environment = Schema.Literal("live", "sandbox")
 export type Environment = typeof Environment.Type
@@ -99,7 +99,7 @@ const make = Effect.gen(function*() {
     return clauses
   }
 
-  const keysetClause = (sort: ListingSort, after: CursorPosition): Fragment => {
+  const keysetClause = (sort: ListingSort, after: ListingPosition): Fragment => {
     switch (sort) {
       case "newest":
         return sql`(listed_at, id) < (${after.key}::timestamptz, ${after.id})`
@@ -201,7 +201,7 @@ const make = Effect.gen(function*() {
       filters: ListingFilters,
       sort: ListingSort,
       limit: number,
-      from: { readonly after: CursorPosition } | { readonly offset: number }
+      from: { readonly after: ListingPosition } | { readonly offset: number }
     ) => {
       const clauses = filterClauses(filters)
       if ("after" in from) clauses.push(keysetClause(sort, from.after))

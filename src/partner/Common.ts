@@ -2,10 +2,9 @@
  * Small helpers shared by the partner handlers and services. They fail with the partner-wide
  * domain errors (./Errors.ts), never an HTTP error, so a service may use them.
  */
-import { Effect, Either, Option, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { parseDomainName } from "../domain/DomainName.js"
-import type { ServiceSecretShape } from "../platform/ServiceSecret.js"
-import { InvalidDateWindow, InvalidPageCursor, MalformedDomain } from "./Errors.js"
+import { InvalidDateWindow, MalformedDomain } from "./Errors.js"
 
 /**
  * A `from`/`to` query window of a partner list: each an RFC 3339 date-time or YYYY-MM-DD, `from`
@@ -41,44 +40,11 @@ export const domainParam = (field: string, input: string) =>
 /** RFC 3339 UTC with milliseconds. */
 export const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString())
 
-/**
- * Keyset cursors of the partner lists (newest first): a signed `{b: last id, o: holder, f: filters}`,
- * valid only for the credential it was issued to and with the filters it was issued for (the rule
- * of every partner cursor, the money lists' included). `read` gives the id to continue before (null
- * on the first page) or `InvalidPageCursor`; `next` the cursor after a page (null at the end).
- */
-export const pageCursor = (
-  secrets: ServiceSecretShape,
-  purpose: string,
-  holder: string,
-  filters: ReadonlyArray<unknown>
-) => {
-  const f = JSON.stringify(filters)
-  return {
-    read: (cursor: string | undefined): Effect.Effect<string | null, InvalidPageCursor> => {
-      if (cursor === undefined) return Effect.succeed(null)
-      const c = secrets.verify<{ b: string; o?: string; f: string }>(purpose, cursor)
-      if (Option.isNone(c) || c.value.o !== holder) {
-        return Effect.fail(new InvalidPageCursor({ message: "cursor: not a cursor this endpoint issued to you" }))
-      }
-      if (c.value.f !== f) {
-        return Effect.fail(
-          new InvalidPageCursor({
-            message: "cursor: was issued for other filters; send the same filters as the first page"
-          })
-        )
-      }
-      return Effect.succeed(c.value.b)
-    },
-    next: (last: { readonly id: string } | undefined, hasMore: boolean): string | null =>
-      hasMore && last ? secrets.sign(purpose, { b: last.id, o: holder, f }) : null
-  }
-}
-
 /** A page size in a query string: 1–100 (the handlers default to 25). */
 export const PageLimit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({
   description: "1–100, default 25"
 })
 
-/** The cursor-paging query parameters of list endpoints (spread into their url params struct). */
+/** The cursor-paging query parameters of list endpoints (spread into their url params struct); the
+ * cursors themselves are platform/http/PageCursor.ts. */
 export const Paging = { limit: Schema.optional(PageLimit), cursor: Schema.optional(Schema.String) }

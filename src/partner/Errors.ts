@@ -44,10 +44,3 @@ export class InvalidDateWindow extends DomainError<InvalidDateWindow>()("Invalid
   status: 400,
   description: "from/to must be RFC 3339 date-times or YYYY-MM-DD, from not after to"
 }) {}
-
-/** A list cursor this endpoint did not issue, or issued for other filters. */
-export class InvalidPageCursor extends DomainError<InvalidPageCursor>()("InvalidPageCursor", {
-  code: "validation_error",
-  status: 400,
-  description: "The cursor was not issued by this endpoint, or was issued for other filters"
-}) {}

@@ -13,9 +13,10 @@ import { OrderStatusSchema } from "../domain/OrderState.js"
 import { LINK_KINDS, PRODUCTS } from "../domain/Referral.js"
 import { PartnerAuth, requiresScope } from "../partner/Auth.js"
 import { Paging } from "../partner/Common.js"
-import { InvalidPageCursor, MalformedDomain, NotAnAffiliate } from "../partner/Errors.js"
+import { MalformedDomain, NotAnAffiliate } from "../partner/Errors.js"
 import { documentedAt } from "../platform/http/ApiAnnotations.js"
 import { errorWire, InternalError } from "../platform/http/Errors.js"
+import { InvalidCursorWire } from "../platform/http/PageCursor.js"
 import { InvalidLinkRequest, InvalidReportQuery, ReferralLinkNotFound } from "./Errors.js"
 
 const Cents = Schema.Int.annotations({ description: "Integer USD cents" })
@@ -241,7 +242,7 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
     HttpApiEndpoint.get("listLinks", "/api/partner/v1/links")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(LinkPage)
-      .addError(errorWire(InvalidPageCursor))
+      .addError(InvalidCursorWire)
       .addError(errorWire(NotAnAffiliate))
       .annotate(
         OpenApi.Description,
@@ -269,7 +270,7 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
       .setUrlParams(Schema.Struct({ ...Window, link_id: Schema.optional(Schema.String), ...Paging }))
       .addSuccess(SalePage)
       .addError(errorWire(InvalidReportQuery))
-      .addError(errorWire(InvalidPageCursor))
+      .addError(InvalidCursorWire)
       .addError(errorWire(NotAnAffiliate))
       .addError(errorWire(ReferralLinkNotFound))
       .annotate(
@@ -283,7 +284,7 @@ export class PartnerReferralsApi extends HttpApiGroup.make("partnerReferrals")
     HttpApiEndpoint.get("myCommissions", "/api/partner/v1/me/commissions")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(CommissionPage)
-      .addError(errorWire(InvalidPageCursor))
+      .addError(InvalidCursorWire)
       .annotate(OpenApi.Summary, "Your commission ledger, oldest first, with the running balance")
       .annotate(
         OpenApi.Description,

@@ -1,7 +1,8 @@
 /**
  * What can go wrong with referral links and reports, as domain errors (platform/http/Errors.ts): each
- * carries its wire code and status; the endpoints declare them with `errorWire`. `NotAnAffiliate`,
- * `MalformedDomain` and `InvalidPageCursor` are partner-wide (partner/Errors.ts).
+ * carries its wire code and status; the endpoints declare them with `errorWire`. `NotAnAffiliate`
+ * and `MalformedDomain` are partner-wide (partner/Errors.ts); a bad cursor is the one
+ * `InvalidCursor` (platform/http/PageCursor.ts).
  */
 import { clipEcho, DomainError } from "../platform/http/Errors.js"
 

@@ -23,9 +23,10 @@ import {
   withinWindow
 } from "../domain/Referral.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../partner/Auth.js"
-import { domainParam, iso, pageCursor } from "../partner/Common.js"
+import { domainParam, iso } from "../partner/Common.js"
 import { NotAnAffiliate } from "../partner/Errors.js"
 import { AppConfig } from "../platform/Config.js"
+import { pageCursor, PAGED_LISTS } from "../platform/http/PageCursor.js"
 import { makeId } from "../platform/Ids.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import type { Attribution } from "./Attribution.js"
@@ -162,7 +163,7 @@ const make = Effect.gen(function*() {
   const listLinks = (partner: PartnerIdentity, cursor: string | undefined, limit = 25) =>
     Effect.gen(function*() {
       yield* affiliate(partner)
-      const pages = pageCursor(secrets, "referral-links", partner.credentialId, [])
+      const pages = pageCursor(secrets, PAGED_LISTS.referralLinks, partner.credentialId, [])
       const before = yield* pages.read(cursor)
       const rows = yield* repo.listLinks(ownerOf(partner), before, limit + 1)
       const page = rows.slice(0, limit)
@@ -175,7 +176,7 @@ const make = Effect.gen(function*() {
           gmv_cents: r.gmv_cents,
           commission_cents: r.commission_cents
         })),
-        next_cursor: pages.next(page[page.length - 1], rows.length > limit)
+        next_cursor: pages.next(page[page.length - 1]?.id, rows.length > limit)
       }
     })
 
@@ -268,7 +269,7 @@ const make = Effect.gen(function*() {
       const w = yield* window(q.from, q.to)
       const owner = ownerOf(partner)
       yield* ownLink(owner, q.link_id)
-      const pages = pageCursor(secrets, "referral-sales", partner.credentialId, [
+      const pages = pageCursor(secrets, PAGED_LISTS.referralSales, partner.credentialId, [
         w.from,
         w.to,
         q.link_id ?? null
@@ -295,7 +296,7 @@ const make = Effect.gen(function*() {
           created_at: iso(r.created_at)!
         })),
         totals,
-        next_cursor: pages.next(page[page.length - 1], rows.length > limit)
+        next_cursor: pages.next(page[page.length - 1]?.id, rows.length > limit)
       }
     })
 
@@ -305,7 +306,7 @@ const make = Effect.gen(function*() {
    */
   const commissions = (partner: PartnerIdentity, q: { cursor?: string | undefined; limit?: number | undefined }) =>
     Effect.gen(function*() {
-      const pages = pageCursor(secrets, "referral-commissions", partner.credentialId, [])
+      const pages = pageCursor(secrets, PAGED_LISTS.referralCommissions, partner.credentialId, [])
       const after = yield* pages.read(q.cursor)
       const limit = q.limit ?? 25
       const ledger = commissionLedger(yield* repo.commissionMovements(ownerOf(partner)))
@@ -329,7 +330,7 @@ const make = Effect.gen(function*() {
           paid_out_cents: ledger.balance.paidOut,
           reversed_cents: ledger.balance.reversed
         },
-        next_cursor: pages.next(last ? { id: String(last.movement.seq) } : undefined, rest.length > limit)
+        next_cursor: pages.next(last ? String(last.movement.seq) : undefined, rest.length > limit)
       }
     })
 

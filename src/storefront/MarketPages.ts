@@ -5,7 +5,7 @@
  * /buy) and never the floor price.
  */
 import type { TldMetadata } from "../catalogue/TldMetadata.js"
-import { LISTING_SORTS, type ListingSort } from "../domain/Cursor.js"
+import { LISTING_SORTS, type ListingSort } from "../domain/ListingOrder.js"
 import { moneyInWords, timeInWords } from "../domain/TimeWords.js"
 import type { ListingRow } from "../market/Market.js"
 import { html, type SafeHtml } from "../platform/http/Html.js"

@@ -7,8 +7,8 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { InvalidPageCursor } from "../../src/partner/Errors.js"
 import { ForbiddenError } from "../../src/platform/http/Errors.js"
+import { InvalidCursor } from "../../src/platform/http/PageCursor.js"
 import { InvalidLinkRequest, InvalidReportQuery, ReferralLinkNotFound } from "../../src/referrals/Errors.js"
 import { apiClient } from "../support/ApiClient.js"
 import { request } from "../support/http.js"
@@ -113,7 +113,7 @@ layer(TestServer.layer({ REFERRAL_FLUSH_INTERVAL: "50 millis", PAYOUT_MINIMUM_CE
       expect(p2.links.map((l) => l.id)).toEqual([generic.json.id])
       expect(p2.next_cursor).toBeNull()
       expect(yield* Effect.flip(client.partnerReferrals.listLinks({ urlParams: { cursor: "forged" } }))).toBeInstanceOf(
-        InvalidPageCursor
+        InvalidCursor
       )
     }))
 

@@ -18,6 +18,7 @@ import { Api } from "../../src/app/Api.js"
 import { withPartnerSigning } from "../../src/partner-client/index.js"
 import type { IssuedCredential } from "../../src/partner/Credentials.js"
 import * as Errors from "../../src/platform/http/Errors.js"
+import { InvalidCursor } from "../../src/platform/http/PageCursor.js"
 import { TestServer } from "./TestServer.js"
 
 export interface ApiClientOptions {
@@ -72,6 +73,8 @@ export const GENERIC_ERRORS: ReadonlyArray<
  * the message), not the class, for those.
  */
 export const wireOf = (error: unknown): { readonly status: number; readonly code: string } => {
+  // The one cursor refusal carries its list's code (platform/http/PageCursor.ts), always at 400.
+  if (error instanceof InvalidCursor) return { status: 400, code: error.code }
   const meta = (error as { constructor?: { meta?: Errors.DomainErrorMeta } })?.constructor?.meta
   if (meta !== undefined) return { status: meta.status, code: meta.code }
   const generic = GENERIC_ERRORS.find(([cls]) => error instanceof cls)

@@ -15,8 +15,9 @@ import { ListingHeld } from "../../market/Errors.js"
 import { documentedAt, htmlErrorPages, HtmlPage } from "../../platform/http/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError, Unauthorized } from "../../platform/http/Errors.js"
 import { IdempotencyKey } from "../../platform/http/IdempotencyKey.js"
+import { InvalidCursorWire } from "../../platform/http/PageCursor.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
-import { InvalidDateWindow, InvalidPageCursor, MalformedParameter } from "../Errors.js"
+import { InvalidDateWindow, MalformedParameter } from "../Errors.js"
 import { SandboxOnly } from "../sandbox/Errors.js"
 import {
   BrokerageCaseNotFound,
@@ -224,7 +225,7 @@ export class PartnerBrokerageApi extends HttpApiGroup.make("partnerBrokerage")
       }))
       .addSuccess(CasePage)
       .addError(errorWire(InvalidDateWindow))
-      .addError(errorWire(InvalidPageCursor))
+      .addError(InvalidCursorWire)
       .addError(BadRequest)
       .annotate(
         OpenApi.Description,

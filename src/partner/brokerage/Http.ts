@@ -4,14 +4,13 @@ import { Effect, Option } from "effect"
 import { Api } from "../../app/Api.js"
 import { errorPageHtml, htmlResponse } from "../../platform/http/Html.js"
 import { Idempotency, payloadFingerprint } from "../../platform/http/Idempotency.js"
+import { pageCursor, PAGED_LISTS } from "../../platform/http/PageCursor.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
-import { dateWindow, iso, pageCursor } from "../Common.js"
+import { dateWindow, iso } from "../Common.js"
 import { Case, CaseRequest } from "./Api.js"
 import { Brokerage } from "./Brokerage.js"
 import { progressPage } from "./Pages.js"
-
-const CURSOR_PURPOSE = "partner-brokerage-cursor"
 
 export const PartnerBrokerageHttpLive = HttpApiBuilder.group(
   Api,
@@ -49,7 +48,7 @@ export const PartnerBrokerageHttpLive = HttpApiBuilder.group(
           Effect.gen(function*() {
             const partner = yield* CurrentPartner
             const { from, to } = yield* dateWindow(urlParams.from, urlParams.to)
-            const cursor = pageCursor(secrets, CURSOR_PURPOSE, partner.credentialId, [
+            const cursor = pageCursor(secrets, PAGED_LISTS.brokerageCases, partner.credentialId, [
               urlParams.status ?? null,
               iso(from ?? null),
               iso(to ?? null)
@@ -60,7 +59,7 @@ export const PartnerBrokerageHttpLive = HttpApiBuilder.group(
               before,
               urlParams.limit ?? 25
             )
-            return { cases: page.cases, next_cursor: cursor.next(page.cases[page.cases.length - 1], page.hasMore) }
+            return { cases: page.cases, next_cursor: cursor.next(page.cases[page.cases.length - 1]?.id, page.hasMore) }
           }))
         .handle(
           "getCase",

@@ -10,8 +10,8 @@ import { Schema } from "effect"
 import { AdminAuth } from "../../admin/Auth.js"
 import { ACCOUNTS } from "../../domain/Ledger.js"
 import { MAX_AMOUNT_CENTS, PositiveAmountCents } from "../../domain/Money.js"
-import { InvalidCursor } from "../../market/Errors.js"
 import { BadRequest, errorWire, InternalError, Unauthorized } from "../../platform/http/Errors.js"
+import { InvalidCursorWire } from "../../platform/http/PageCursor.js"
 import { Paging } from "../Common.js"
 import { InvalidDateWindow } from "../Errors.js"
 import { Cents, IsoDate, PAYOUT_EXAMPLE, STATEMENT_EXAMPLE, StatementPage, Time, time } from "./Api.js"
@@ -204,7 +204,7 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
     HttpApiEndpoint.get("listStatements", "/api/admin/statements")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(StatementPage)
-      .addError(errorWire(InvalidCursor))
+      .addError(InvalidCursorWire)
       .addError(BadRequest)
       .annotate(
         OpenApi.Description,

@@ -9,9 +9,9 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { PAYMENT_MODELS } from "../../domain/Ledger.js"
 import { OrderStatusSchema } from "../../domain/OrderState.js"
-import { InvalidCursor } from "../../market/Errors.js"
 import { documentedAt } from "../../platform/http/ApiAnnotations.js"
 import { BadRequest, errorWire, InternalError } from "../../platform/http/Errors.js"
+import { InvalidCursorWire } from "../../platform/http/PageCursor.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
 import { Paging } from "../Common.js"
 import { InvalidDateWindow, NotAnAffiliate } from "../Errors.js"
@@ -181,7 +181,7 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       .setUrlParams(Schema.Struct({ from: Schema.optional(IsoDate), to: Schema.optional(IsoDate), ...Paging }))
       .addSuccess(StatementPage)
       .addError(errorWire(InvalidDateWindow))
-      .addError(errorWire(InvalidCursor))
+      .addError(InvalidCursorWire)
       .addError(BadRequest)
       .annotate(
         OpenApi.Description,
@@ -236,7 +236,7 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
       }))
       .addSuccess(TransactionPage)
       .addError(errorWire(InvalidDateWindow))
-      .addError(errorWire(InvalidCursor))
+      .addError(InvalidCursorWire)
       .addError(BadRequest)
       .annotate(
         OpenApi.Description,
@@ -249,7 +249,7 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
     HttpApiEndpoint.get("listPayouts", "/api/partner/v1/payouts")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(PayoutPage)
-      .addError(errorWire(InvalidCursor))
+      .addError(InvalidCursorWire)
       .addError(BadRequest)
       .annotate(
         OpenApi.Description,
@@ -262,7 +262,7 @@ export class PartnerMoneyApi extends HttpApiGroup.make("partnerMoney")
     HttpApiEndpoint.get("listMyPayouts", "/api/partner/v1/me/payouts")
       .setUrlParams(Schema.Struct(Paging))
       .addSuccess(PayoutPage)
-      .addError(errorWire(InvalidCursor))
+      .addError(InvalidCursorWire)
       .addError(errorWire(NotAnAffiliate))
       .addError(BadRequest)
       .annotate(

@@ -1,8 +1,8 @@
 /**
  * What can go wrong reading the partner money endpoints, as domain errors (platform/http/Errors.ts):
  * each carries its wire code and status; the endpoints declare them with `errorWire`. A bad cursor
- * is the market's `InvalidCursor` and a partner that is not an affiliate is `NotAnAffiliate`
- * (partner/Errors.ts): one tag, one class in the whole Api.
+ * is the one `InvalidCursor` (platform/http/PageCursor.ts) and a partner that is not an affiliate is
+ * `NotAnAffiliate` (partner/Errors.ts): one tag, one class in the whole Api.
  */
 import { clipEcho, DomainError } from "../../platform/http/Errors.js"
 

@@ -5,7 +5,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Option } from "effect"
 import { Api } from "../../app/Api.js"
-import { InvalidCursor } from "../../market/Errors.js"
+import { pageCursor, PAGED_LISTS, type PagedList } from "../../platform/http/PageCursor.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
 import { dateParam, dateWindow, iso } from "../Common.js"
@@ -18,59 +18,28 @@ import { Reconcile } from "./Reconcile.js"
 import { MoneyRepo, type PayoutSource } from "./Repo.js"
 import { Settlement } from "./Settlement.js"
 
-/** Cursors are signed and bound to the endpoint, the caller and the filters. */
-const moneyCursor = Effect.map(ServiceSecret, (secrets) => ({
-  issue: (purpose: string, owner: string, filters: unknown, lastId: string | undefined, more: boolean) =>
-    more && lastId
-      ? secrets.sign(`money-cursor:${purpose}`, { b: lastId, o: owner, f: JSON.stringify(filters) })
-      : null,
-  read: (
-    purpose: string,
-    owner: string,
-    filters: unknown,
-    token: string | undefined
-  ): Effect.Effect<string | null, InvalidCursor> => {
-    if (token === undefined) return Effect.succeed(null)
-    const c = secrets.verify<{ b: string; o: string; f: string }>(`money-cursor:${purpose}`, token)
-    if (Option.isNone(c) || c.value.o !== owner) {
-      return Effect.fail(new InvalidCursor({ message: "cursor: not a cursor this endpoint issued to you" }))
-    }
-    if (c.value.f !== JSON.stringify(filters)) {
-      return Effect.fail(
-        new InvalidCursor({ message: "cursor: was issued for other filters; send the same filters as the first page" })
-      )
-    }
-    return Effect.succeed(c.value.b)
-  }
-}))
-
 export const PartnerMoneyHttpLive = HttpApiBuilder.group(Api, "partnerMoney", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* MoneyRepo
     const exports = yield* Exports
-    const cursor = yield* moneyCursor
+    const secrets = yield* ServiceSecret
     const payouts = (
       sources: ReadonlyArray<typeof PayoutSource.Type> | null,
-      purpose: string,
+      paged: PagedList<string>,
       params: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
     ) =>
       Effect.gen(function*() {
         const partner = yield* CurrentPartner
         const owner = { partnerId: partner.partnerId, environment: partner.environment }
-        const before = yield* cursor.read(purpose, partner.credentialId, sources, params.cursor)
+        const cursor = pageCursor(secrets, paged, partner.credentialId, sources)
+        const before = yield* cursor.read(params.cursor)
         const limit = params.limit ?? 25
         const rows = yield* repo.payouts(owner, sources, before, limit + 1)
         const page = rows.slice(0, limit)
         return {
           payouts: page,
           total_paid_cents: yield* repo.totalPaid(owner, sources),
-          next_cursor: cursor.issue(
-            purpose,
-            partner.credentialId,
-            sources,
-            page[page.length - 1]?.id,
-            rows.length > limit
-          )
+          next_cursor: cursor.next(page[page.length - 1]?.id, rows.length > limit)
         }
       })
 
@@ -80,7 +49,8 @@ export const PartnerMoneyHttpLive = HttpApiBuilder.group(Api, "partnerMoney", (h
           const partner = yield* CurrentPartner
           const r = yield* dateWindow(urlParams.from, urlParams.to)
           const filters = [iso(r.from ?? null), iso(r.to ?? null)]
-          const before = yield* cursor.read("settlements", partner.credentialId, filters, urlParams.cursor)
+          const cursor = pageCursor(secrets, PAGED_LISTS.settlements, partner.credentialId, filters)
+          const before = yield* cursor.read(urlParams.cursor)
           const limit = urlParams.limit ?? 25
           const rows = yield* repo.statements(
             { partnerId: partner.partnerId, environment: partner.environment },
@@ -91,13 +61,7 @@ export const PartnerMoneyHttpLive = HttpApiBuilder.group(Api, "partnerMoney", (h
           const page = rows.slice(0, limit)
           return {
             settlements: page,
-            next_cursor: cursor.issue(
-              "settlements",
-              partner.credentialId,
-              filters,
-              page[page.length - 1]?.id,
-              rows.length > limit
-            )
+            next_cursor: cursor.next(page[page.length - 1]?.id, rows.length > limit)
           }
         }))
       .handle("getSettlement", ({ path }) =>
@@ -138,7 +102,8 @@ export const PartnerMoneyHttpLive = HttpApiBuilder.group(Api, "partnerMoney", (h
             urlParams.status ?? null,
             urlParams.payment_model ?? null
           ]
-          const before = yield* cursor.read("transactions", partner.credentialId, key, urlParams.cursor)
+          const cursor = pageCursor(secrets, PAGED_LISTS.transactions, partner.credentialId, key)
+          const before = yield* cursor.read(urlParams.cursor)
           const limit = urlParams.limit ?? 25
           const [rows, totals] = yield* Effect.all([
             repo.transactions(owner, filters, before, limit + 1),
@@ -150,23 +115,17 @@ export const PartnerMoneyHttpLive = HttpApiBuilder.group(Api, "partnerMoney", (h
           return {
             transactions: page,
             totals,
-            next_cursor: cursor.issue(
-              "transactions",
-              partner.credentialId,
-              key,
-              page[page.length - 1]?.order_id,
-              rows.length > limit
-            )
+            next_cursor: cursor.next(page[page.length - 1]?.order_id, rows.length > limit)
           }
         }))
-      .handle("listPayouts", ({ urlParams }) => payouts(null, "payouts", urlParams))
+      .handle("listPayouts", ({ urlParams }) => payouts(null, PAGED_LISTS.payouts, urlParams))
       .handle("listMyPayouts", ({ urlParams }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
           if (!partner.affiliate) {
             return yield* new NotAnAffiliate({ message: "This credential is not linked to an affiliate account" })
           }
-          return yield* payouts(["referral"], "me-payouts", urlParams)
+          return yield* payouts(["referral"], PAGED_LISTS.myPayouts, urlParams)
         }))
   }))
 
@@ -177,7 +136,7 @@ export const AdminMoneyHttpLive = HttpApiBuilder.group(Api, "adminMoney", (handl
     const payouts = yield* Payouts
     const receipts = yield* Receipts
     const repo = yield* MoneyRepo
-    const cursor = yield* moneyCursor
+    const secrets = yield* ServiceSecret
     return handlers
       .handle("runSettlement", ({ urlParams }) =>
         Effect.gen(function*() {
@@ -186,13 +145,14 @@ export const AdminMoneyHttpLive = HttpApiBuilder.group(Api, "adminMoney", (handl
         }))
       .handle("listStatements", ({ urlParams }) =>
         Effect.gen(function*() {
-          const before = yield* cursor.read("admin-statements", "admin", null, urlParams.cursor)
+          const cursor = pageCursor(secrets, PAGED_LISTS.adminStatements, "admin", null)
+          const before = yield* cursor.read(urlParams.cursor)
           const limit = urlParams.limit ?? 25
           const rows = yield* repo.statements(null, {}, before, limit + 1)
           const page = rows.slice(0, limit)
           return {
             settlements: page,
-            next_cursor: cursor.issue("admin-statements", "admin", null, page[page.length - 1]?.id, rows.length > limit)
+            next_cursor: cursor.next(page[page.length - 1]?.id, rows.length > limit)
           }
         }))
       .handle("runPayouts", () => payouts.run)

@@ -13,8 +13,9 @@ import { ListingHeld } from "../../market/Errors.js"
 import { documentedAt } from "../../platform/http/ApiAnnotations.js"
 import { BadRequest, Conflict, errorWire, InternalError } from "../../platform/http/Errors.js"
 import { IdempotencyKey, MissingIdempotencyKey } from "../../platform/http/IdempotencyKey.js"
+import { InvalidCursorWire } from "../../platform/http/PageCursor.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
-import { InvalidDateWindow, InvalidPageCursor, MalformedDomain, MalformedParameter } from "../Errors.js"
+import { InvalidDateWindow, MalformedDomain, MalformedParameter } from "../Errors.js"
 import { DomainNotListed } from "../inventory/Errors.js"
 import { TRANSFER_STATES } from "./Deliveries.js"
 import {
@@ -321,7 +322,7 @@ export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
       .addSuccess(OrderPage)
       .addError(errorWire(InvalidDateWindow))
       .addError(errorWire(MalformedDomain))
-      .addError(errorWire(InvalidPageCursor))
+      .addError(InvalidCursorWire)
       .addError(BadRequest)
       .annotate(
         OpenApi.Description,

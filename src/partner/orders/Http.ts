@@ -3,14 +3,13 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Schema } from "effect"
 import { Api } from "../../app/Api.js"
 import { Idempotency, payloadFingerprint } from "../../platform/http/Idempotency.js"
+import { pageCursor, PAGED_LISTS } from "../../platform/http/PageCursor.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
-import { dateParam, domainParam, iso, pageCursor } from "../Common.js"
+import { dateParam, domainParam, iso } from "../Common.js"
 import { Order, OrderRequest } from "./Api.js"
 import { Orders } from "./Orders.js"
 import { orderOf, refundOf } from "./View.js"
-
-const CURSOR_PURPOSE = "partner-orders-cursor"
 
 /**
  * `Order` for the Idempotency-Key store: a response stored before `payment_model`,
@@ -64,7 +63,7 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
             ? undefined
             : (yield* domainParam("domain", urlParams.domain)).ascii
           const filters = { status: urlParams.status, paymentModel: urlParams.payment_model, domain, from, to }
-          const cursor = pageCursor(secrets, CURSOR_PURPOSE, partner.credentialId, [
+          const cursor = pageCursor(secrets, PAGED_LISTS.partnerOrders, partner.credentialId, [
             filters.status ?? null,
             ...(filters.paymentModel === undefined ? [] : [filters.paymentModel]),
             domain ?? null,
@@ -75,7 +74,7 @@ export const PartnerOrdersHttpLive = HttpApiBuilder.group(Api, "partnerOrders", 
           const page = yield* orders.list(partner, filters, before, urlParams.limit ?? 25)
           return {
             orders: page.orders.map(orderOf),
-            next_cursor: cursor.next(page.orders[page.orders.length - 1], page.hasMore)
+            next_cursor: cursor.next(page.orders[page.orders.length - 1]?.id, page.hasMore)
           }
         }))
       .handle("getOrder", ({ path }) =>

@@ -9,8 +9,9 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { documentedAt } from "../../platform/http/ApiAnnotations.js"
 import { BadRequest, errorWire, InternalError } from "../../platform/http/Errors.js"
+import { InvalidCursorWire } from "../../platform/http/PageCursor.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
-import { InvalidPageCursor, MalformedParameter } from "../Errors.js"
+import { MalformedParameter } from "../Errors.js"
 import {
   InvalidWebhookSecret,
   InvalidWebhookUrl,
@@ -240,7 +241,7 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
       }))
       .addSuccess(WebhookDeliveryPage)
       .addError(errorWire(MalformedParameter))
-      .addError(errorWire(InvalidPageCursor))
+      .addError(InvalidCursorWire)
       .addError(BadRequest)
       .annotate(
         OpenApi.Description,

@@ -2,14 +2,13 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../../app/Api.js"
+import { pageCursor, PAGED_LISTS } from "../../platform/http/PageCursor.js"
 import { isId } from "../../platform/Ids.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
-import { pageCursor } from "../Common.js"
 import { MalformedParameter } from "../Errors.js"
 import { Webhooks } from "./Webhooks.js"
 
-const CURSOR_PURPOSE = "partner-webhook-deliveries-cursor"
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
 
 export const PartnerWebhooksHttpLive = HttpApiBuilder.group(
@@ -37,7 +36,7 @@ export const PartnerWebhooksHttpLive = HttpApiBuilder.group(
                 message: "must be an event id (evt_…)"
               }])
             }
-            const cursor = pageCursor(secrets, CURSOR_PURPOSE, partner.credentialId, [
+            const cursor = pageCursor(secrets, PAGED_LISTS.webhookDeliveries, partner.credentialId, [
               urlParams.status ?? null,
               urlParams.event_id ?? null
             ])
@@ -51,7 +50,7 @@ export const PartnerWebhooksHttpLive = HttpApiBuilder.group(
             const last = page.deliveries[page.deliveries.length - 1]
             return {
               deliveries: page.deliveries,
-              next_cursor: cursor.next(last, page.hasMore)
+              next_cursor: cursor.next(last?.id, page.hasMore)
             }
           }))
         .handle("redeliverWebhooks", ({ payload }) =>

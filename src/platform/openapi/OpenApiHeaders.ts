@@ -11,7 +11,8 @@
  *   `IDEMPOTENT_OPERATIONS`;
  * - error examples with the codes each response really sends: a domain error's own code
  *   (`tld_not_found`), else the status's usual code (400 `validation_error`, 401 `unauthorized`,
- *   429 `rate_limited`, …); several errors at one status give one named example per code;
+ *   429 `rate_limited`, …); several errors at one status give one named example per code; a
+ *   paged list's `InvalidCursor` gives the one code that list answers (`PAGED_LISTS`);
  * - `servers` relative to the document (it is served by the service itself, so `/` is BASE_URL);
  * - the bearer scheme as OAuth 2 authorization code with PKCE, so Swagger UI can obtain a token;
  * - response schemas without `additionalProperties: false` (fields are only ever added; request
@@ -22,6 +23,7 @@
  *   (OpenApiWebhooks.ts).
  */
 import { IDEMPOTENT_OPERATIONS } from "../http/IdempotencyKey.js"
+import { cursorCodeOf } from "../http/PageCursor.js"
 import { WEBHOOK_EVENT, webhooks } from "./OpenApiWebhooks.js"
 
 type Json = Record<string, any>
@@ -87,11 +89,19 @@ const resolve = (schema: Json | undefined, schemas: Json): Json | undefined =>
  * (`errorWire`) declares its code as a literal; the generic envelope of a status sends that
  * status's usual code (`fallback`). Several errors at one status are an `anyOf`.
  */
-const errorCodesOf = (schema: Json | undefined, schemas: Json, fallback: string | undefined): Array<string> => {
+const errorCodesOf = (
+  schema: Json | undefined,
+  schemas: Json,
+  fallback: string | undefined,
+  cursorCode: string | undefined
+): Array<string> => {
+  if (cursorCode !== undefined && schema?.$ref === "#/components/schemas/InvalidCursor") return [cursorCode]
   const resolved = resolve(schema, schemas)
   const alternatives: Array<Json> | undefined = resolved?.anyOf ?? resolved?.oneOf
   if (Array.isArray(alternatives)) {
-    return [...new Set(alternatives.flatMap((alternative) => errorCodesOf(alternative, schemas, fallback)))]
+    return [
+      ...new Set(alternatives.flatMap((alternative) => errorCodesOf(alternative, schemas, fallback, cursorCode)))
+    ]
   }
   if (!isTypedError(resolved)) return []
   const code = resolve(resolved!.properties.error, schemas)?.properties?.code
@@ -196,7 +206,7 @@ const withResponseExtras = (path: string, method: string, op: Json, schemas: Jso
       !status.startsWith("2") && json?.schema !== undefined && json.example === undefined && json.examples === undefined
     ) {
       const fallback = status === "401" && path.startsWith("/api/partner/") ? PARTNER_401 : ERROR_CODE_BY_STATUS[status]
-      const codes = errorCodesOf(json.schema, schemas, fallback)
+      const codes = errorCodesOf(json.schema, schemas, fallback, cursorCodeOf(key))
       if (codes.length === 1) {
         content = { ...content, "application/json": { ...json, example: errorExample(codes[0]!) } }
       } else if (codes.length > 1) {

@@ -293,7 +293,7 @@ layer(TestServer.layer(ENV))("brokerage", (it) => {
       expect(backwards).toBeInstanceOf(InvalidDateWindow)
       expect(backwards.message).toBe("from: must not be after to")
       expect(yield* Effect.flip(list({ from: "yesterday" }))).toBeInstanceOf(InvalidDateWindow)
-      // Raw: InvalidPageCursor and InvalidDateWindow are both 400 validation_error, and the typed
+      // Raw: InvalidCursor and InvalidDateWindow are both 400 validation_error, and the typed
       // client decodes either as the first one declared, so only the wire code is asserted here.
       expectError(
         yield* signed(cred, "GET", `${BASE}?status=closed_won&cursor=${encodeURIComponent(all.next_cursor ?? "")}`),
