@@ -74,9 +74,15 @@ export const makeServiceSecret = (master: Buffer): ServiceSecretShape => {
     decrypt: (purpose, sealed) => {
       const [v, iv, tag, ct] = sealed.split(".")
       if (v !== "v1" || !iv || !tag || ct === undefined) return Option.none()
+      // Only the full 16-byte tag: GCM accepts a truncated one, which would make a forgery a
+      // matter of 2^32 tries instead of 2^128.
+      const tagBytes = Buffer.from(tag, "base64url")
+      if (tagBytes.length !== 16 || tagBytes.toString("base64url") !== tag) return Option.none()
       try {
-        const decipher = createDecipheriv("aes-256-gcm", key(`enc:${purpose}`), Buffer.from(iv, "base64url"))
-        decipher.setAuthTag(Buffer.from(tag, "base64url"))
+        const decipher = createDecipheriv("aes-256-gcm", key(`enc:${purpose}`), Buffer.from(iv, "base64url"), {
+          authTagLength: 16
+        })
+        decipher.setAuthTag(tagBytes)
         return Option.some(
           Buffer.concat([decipher.update(Buffer.from(ct, "base64url")), decipher.final()]).toString("utf8")
         )

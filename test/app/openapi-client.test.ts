@@ -22,7 +22,7 @@ import { createPartner, seedListings } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 
 const PROGRAM = `
-import type { components, paths } from "../system/schema"
+import type { components, paths } from "./schema"
 
 type JsonBody<O> = O extends { requestBody?: { content: { "application/json": infer B } } } ? B : never
 type Json<O, S extends number> = O extends { responses: { [K in S]: { content: { "application/json": infer R } } } } ? R : never
@@ -75,7 +75,7 @@ export async function buy(base: string, sign: Signer, domain: string, price: num
 
 /** Misuses of the generated types that must not compile. */
 const WRONG = `
-import type { paths } from "../system/schema"
+import type { paths } from "./schema"
 type JsonBody<O> = O extends { requestBody?: { content: { "application/json": infer B } } } ? B : never
 export const order: JsonBody<paths["/api/partner/v1/orders"]["post"]> = { domain: "x.com", expected_price: "12", currency: "USD" }
 export const headers: paths["/api/partner/v1/orders"]["post"]["parameters"]["header"] = {}

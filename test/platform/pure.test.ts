@@ -70,6 +70,16 @@ describe("service secret tokens", () => {
       })
     )
   })
+
+  it("decrypt refuses a truncated authentication tag (GCM would otherwise accept 4 bytes of it)", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.integer({ min: 4, max: 15 }), (plaintext, length) => {
+        const [v, iv, tag, ct] = secret.encrypt("partner-secret", plaintext).split(".")
+        const short = Buffer.from(tag!, "base64url").subarray(0, length).toString("base64url")
+        expect(Option.isNone(secret.decrypt("partner-secret", [v, iv, short, ct].join(".")))).toBe(true)
+      })
+    )
+  })
 })
 
 describe("price list CSV", () => {
