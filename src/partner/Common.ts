@@ -20,6 +20,12 @@ export const dateWindow = (from: string | undefined, to: string | undefined) =>
     return { from: f, to: t }
   })
 
+/**
+ * A date query parameter on the wire (`from`, `to`, `as_of`): a string that `dateWindow` /
+ * `dateParam` read, so a bad one is `InvalidDateWindow` naming the field (not a decode error).
+ */
+export const IsoDate = Schema.String.annotations({ description: "RFC 3339 date-time or YYYY-MM-DD" })
+
 /** One date query parameter (RFC 3339 date-time or YYYY-MM-DD), or `InvalidDateWindow` naming the field. */
 export const dateParam = (field: string, s: string | undefined) => {
   if (s === undefined) return Effect.succeed(undefined)

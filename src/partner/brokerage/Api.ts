@@ -17,6 +17,7 @@ import { BadRequest, Conflict, errorWire, InternalError, Unauthorized } from "..
 import { IdempotencyKey } from "../../platform/http/IdempotencyKey.js"
 import { InvalidCursorWire } from "../../platform/http/PageCursor.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
+import { IsoDate } from "../Common.js"
 import { InvalidDateWindow, MalformedParameter } from "../Errors.js"
 import { SandboxOnly } from "../sandbox/Errors.js"
 import {
@@ -172,7 +173,6 @@ export const CasePage = Schema.Struct({
   })
 }).annotations({ identifier: "BrokerageCasePage" })
 
-const IsoDate = Schema.String.annotations({ description: "RFC 3339 date-time or YYYY-MM-DD" })
 const CaseId = HttpApiSchema.param("id", Schema.String.annotations({ description: "brk_…" }))
 const Limit = Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))).annotations({
   description: "1–100, default 25"

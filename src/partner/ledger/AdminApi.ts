@@ -12,9 +12,9 @@ import { ACCOUNTS } from "../../domain/Ledger.js"
 import { MAX_AMOUNT_CENTS, PositiveAmountCents } from "../../domain/Money.js"
 import { BadRequest, errorWire, InternalError, Unauthorized } from "../../platform/http/Errors.js"
 import { InvalidCursorWire } from "../../platform/http/PageCursor.js"
-import { Paging } from "../Common.js"
+import { IsoDate, Paging } from "../Common.js"
 import { InvalidDateWindow } from "../Errors.js"
-import { Cents, IsoDate, PAYOUT_EXAMPLE, STATEMENT_EXAMPLE, StatementPage, Time, time } from "./Api.js"
+import { Cents, PAYOUT_EXAMPLE, STATEMENT_EXAMPLE, StatementPage, Time, time } from "./Api.js"
 import { PartnerNotFound, ReceiptExceedsOwed, ReceiptReferenceUsed } from "./Errors.js"
 
 export const RunResult = Schema.Struct({

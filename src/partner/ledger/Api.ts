@@ -13,7 +13,7 @@ import { documentedAt } from "../../platform/http/ApiAnnotations.js"
 import { BadRequest, errorWire, InternalError } from "../../platform/http/Errors.js"
 import { InvalidCursorWire } from "../../platform/http/PageCursor.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
-import { Paging } from "../Common.js"
+import { IsoDate, Paging } from "../Common.js"
 import { InvalidDateWindow, NotAnAffiliate } from "../Errors.js"
 import { SettlementNotFound } from "./Errors.js"
 
@@ -22,7 +22,6 @@ export const Cents = Schema.Int.annotations({ description: "Integer USD cents" }
 export const time = (description = "RFC 3339 UTC with milliseconds") =>
   Schema.Date.annotations({ jsonSchema: { type: "string", format: "date-time", description } })
 export const Time = time()
-export const IsoDate = Schema.String.annotations({ description: "RFC 3339 date-time or YYYY-MM-DD" })
 export const PaymentModelSchema = Schema.Literal(...PAYMENT_MODELS).annotations({ title: "PaymentModel" })
 
 /** The statement the examples show: one week, one partner-collected sale of $2,500. */

@@ -15,6 +15,7 @@ import { BadRequest, Conflict, errorWire, InternalError } from "../../platform/h
 import { IdempotencyKey, MissingIdempotencyKey } from "../../platform/http/IdempotencyKey.js"
 import { InvalidCursorWire } from "../../platform/http/PageCursor.js"
 import { PartnerAuth, requiresScope } from "../Auth.js"
+import { IsoDate } from "../Common.js"
 import { InvalidDateWindow, MalformedDomain, MalformedParameter } from "../Errors.js"
 import { DomainNotListed } from "../inventory/Errors.js"
 import { TRANSFER_STATES } from "./Deliveries.js"
@@ -254,8 +255,6 @@ export const Refund = Schema.Struct({
     order: { ...ORDER_EXAMPLE, status: "REFUNDED", updated_at: "2026-01-01T13:00:00.000Z" }
   }]
 })
-
-const IsoDate = Schema.String.annotations({ description: "RFC 3339 date-time or YYYY-MM-DD" })
 
 export class PartnerOrdersApi extends HttpApiGroup.make("partnerOrders")
   .add(
