@@ -103,8 +103,9 @@ const runItem = (d: BulkDeps, r: BulkRun, item: ClaimedItem) =>
     }
     const outcome = yield* Effect.either(retrying(apply(d.registrar, r.kind, item.domain, r.payload)))
     if (Either.isRight(outcome)) return "succeeded" as const
-    yield* d.repo.itemFinished(r.id, item.position, r.run, { status: "failed", error: describeError(outcome.left) })
+    // Stop before recording the refusal: no call starts while its row is being written.
     if (!r.payload.skipOnError) r.stopped = true
+    yield* d.repo.itemFinished(r.id, item.position, r.run, { status: "failed", error: describeError(outcome.left) })
     return "failed" as const
   })
 

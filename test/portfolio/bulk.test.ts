@@ -269,9 +269,10 @@ layer(env, { timeout: 240_000 })("portfolio and bulk operations", (it) => {
       // Exact counts: every item is the refusal, a success (a call in flight when it came) or not run.
       expect(1 + succeeded.length + notRun.length).toBe(200)
       expect(final).toMatchObject({ status: "done", succeeded: succeeded.length, failed: 1 + notRun.length })
-      // The refusal is the first call: at most the window's other calls and those started before
-      // it was seen went out; the rest were never sent.
-      expect(notRun.length).toBeGreaterThan(150)
+      // The refusal is the first call: only the window's other calls, and those started while it
+      // was on its way back, went out; the rest were never sent (checked below, name by name). How
+      // many went out depends on how fast the machine is (50 in flight; a loaded CI saw 50 succeed).
+      expect(notRun.length).toBeGreaterThan(100)
       const rtr = yield* Rtr
       expect(rtr.writes("stop-locked.com")).toBe(1)
       for (const i of succeeded) {
