@@ -174,8 +174,8 @@ const make = Effect.gen(function*() {
   }
 
   /**
-   * Starts a search's local lookups now and returns its events and NDJSON body, plus `cancel` for when the
-   * request is refused before the body is sent. The body waits for the lookups already under way.
+   * Starts a search's local lookups now and returns its events and NDJSON body. The body waits
+   * for the lookups already under way (the rate limit was counted before, by the request guard).
    */
   const start = (p: SearchPlan, options: StreamOptions) =>
     Effect.map(
@@ -185,8 +185,7 @@ const make = Effect.gen(function*() {
         return {
           /** The same events as values (for the MCP tool, which reports rows as progress). */
           events: typed,
-          ndjson: Stream.map(typed, line),
-          cancel: Fiber.interruptFork(lookups)
+          ndjson: Stream.map(typed, line)
         }
       }
     )

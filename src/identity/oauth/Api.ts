@@ -17,9 +17,8 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../../platform/http/ApiAnnotations.js"
 import { policy } from "../../platform/http/RateLimit.js"
 import type { Refusal } from "../../platform/http/RateLimitEdge.js"
@@ -32,6 +31,7 @@ import {
   Introspection,
   OAuthError400,
   OAuthError401,
+  oauthJson,
   OAuthRateLimited,
   ProtectedResourceMetadata,
   RegistrationError,
@@ -59,10 +59,7 @@ export const oauthLimits = {
 
 /** Over the register or token limit: OAuth's own error shape (counted by the request guard). */
 const oauthRefused: Refusal = (_request, error) =>
-  HttpServerResponse.schemaJson(OAuthRateLimited)({ error: "rate_limited", error_description: error.message }, {
-    status: 429,
-    headers: { "cache-control": "no-store", pragma: "no-cache", "access-control-allow-origin": "*" }
-  }).pipe(Effect.orDie)
+  oauthJson(OAuthRateLimited, 429, { error: "rate_limited", error_description: error.message })
 
 /**
  * These endpoints read their own bodies (form or JSON; see Body.ts) and never answer the typed 400

@@ -6,7 +6,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import type { Schema } from "effect"
 import { Effect, Either, Option, Redacted } from "effect"
 import { createHmac } from "node:crypto"
 import { Api } from "../../app/Api.js"
@@ -28,14 +27,7 @@ import {
 import { readClientMetadata, readParams } from "./Body.js"
 import { type AuthorizeParams, type AuthorizeRequest, OAuth, OAuthError, redirectTo } from "./OAuth.js"
 import { consentPage, errorPage, type PageContext, signInPage } from "./Pages.js"
-
-const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" }
-/** Public, cross-origin readable (browser-based clients run discovery and the token exchange). */
-const CORS = { "access-control-allow-origin": "*" }
-
-/** An OAuth JSON answer, encoded by the endpoint's declared schema for that status. */
-const oauthJson = <A, I>(schema: Schema.Schema<A, I>, status: number, body: A) =>
-  HttpServerResponse.schemaJson(schema)(body, { status, headers: { ...NO_STORE, ...CORS } }).pipe(Effect.orDie)
+import { CORS, NO_STORE, oauthJson } from "./Wire.js"
 
 const REGISTRATION_ERRORS = new Set(["invalid_redirect_uri", "invalid_client_metadata"])
 

@@ -5,7 +5,16 @@
  * The contract: these are what the wire carries and OpenAPI shows, not the service's typed envelope.
  */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import { Schema } from "effect"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Effect, Schema } from "effect"
+
+export const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" }
+/** Public, cross-origin readable (browser-based clients run discovery and the token exchange). */
+export const CORS = { "access-control-allow-origin": "*" }
+
+/** An OAuth JSON answer, encoded by the endpoint's declared schema for that status. */
+export const oauthJson = <A, I>(schema: Schema.Schema<A, I>, status: number, body: A) =>
+  HttpServerResponse.schemaJson(schema)(body, { status, headers: { ...NO_STORE, ...CORS } }).pipe(Effect.orDie)
 
 const oauthErrorBody = (identifier: string, status: number, description: string) =>
   Schema.Struct({
