@@ -878,3 +878,22 @@ describe("lifetimes (configurable for tests)", () => {
     }
   )
 })
+
+describe("rate limit (counted by the request guard, answered in OAuth's shape)", () => {
+  layer(serverAtBaseUrl({ RATE_LIMITS: JSON.stringify({ oauth_token: 1 }) }), { timeout: 120_000 })(
+    "token endpoint limited to 1 a minute",
+    (it) => {
+      it.effect("the request over the limit is 429 {error: rate_limited}, no-store, CORS, Retry-After; a bad one counted", () =>
+        Effect.gen(function*() {
+          const bad = yield* tokenRequest({ grant_type: "bogus" })
+          expectOAuthError(bad, 400, "unsupported_grant_type")
+          const refused = yield* tokenRequest({ grant_type: "bogus" })
+          expectOAuthError(refused, 429, "rate_limited")
+          expect(refused.headers.get("access-control-allow-origin")).toBe("*")
+          expect(refused.headers.get("pragma")).toBe("no-cache")
+          expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+          expect(refused.headers.get("ratelimit-policy")).toBe("1;w=60")
+        }))
+    }
+  )
+})
