@@ -5,10 +5,12 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import * as Net from "node:net"
 import * as Path from "node:path"
 import { builtApp, mainEntry } from "./BuiltApp.js"
+import { freePort } from "./FreePort.js"
 import { baseEnv } from "./TestServer.js"
+
+export { freePort }
 
 export interface ServiceProcess {
   readonly baseUrl: string
@@ -16,15 +18,6 @@ export interface ServiceProcess {
   /** Everything the process printed so far. */
   readonly output: () => string
 }
-
-export const freePort = () =>
-  Effect.async<number>((resume) => {
-    const srv = Net.createServer()
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as Net.AddressInfo
-      srv.close(() => resume(Effect.succeed(port)))
-    })
-  })
 
 /** Starts the service and waits until /readyz answers; stops it (SIGTERM) when the scope closes. */
 export const startServiceProcess = (

@@ -13,6 +13,7 @@
  */
 import { Effect } from "effect"
 import * as Net from "node:net"
+import { freePort } from "./FreePort.js"
 
 export type ProxyMode = "forward" | "refuse" | "blackhole"
 
@@ -72,7 +73,8 @@ export const startTcpProxy = (upstreamHost: string, upstreamPort: number) =>
 
     let server = Net.createServer(onConnection)
     const listen = (port: number) =>
-      Effect.async<number>((resume) => {
+      Effect.async<number, Error>((resume) => {
+        server.once("error", (e) => resume(Effect.fail(e)))
         server.listen(port, "127.0.0.1", () => resume(Effect.succeed((server.address() as Net.AddressInfo).port)))
       })
     const closeServer = Effect.async<void>((resume) => {
@@ -80,7 +82,9 @@ export const startTcpProxy = (upstreamHost: string, upstreamPort: number) =>
       server.close(() => resume(Effect.void))
     })
 
-    const port = yield* listen(0)
+    // Outside the ephemeral range (see freePort): `refuse` closes the port and `forward` binds it
+    // again, and a closed ephemeral port may meanwhile go to another test's `listen(0)`.
+    const port = yield* Effect.flatMap(freePort(), listen).pipe(Effect.retry({ times: 5 }), Effect.orDie)
     yield* Effect.addFinalizer(() => Effect.zipRight(Effect.sync(() => [...pairs].forEach(destroy)), closeServer))
 
     const proxy: TcpProxy = {
@@ -96,7 +100,7 @@ export const startTcpProxy = (upstreamHost: string, upstreamPort: number) =>
           for (const pair of [...pairs]) if (pair.silenced) destroy(pair)
           if (previous === "refuse") {
             server = Net.createServer(onConnection)
-            yield* listen(port)
+            yield* Effect.orDie(listen(port))
           }
         }),
       refuse: () =>
@@ -110,7 +114,7 @@ export const startTcpProxy = (upstreamHost: string, upstreamPort: number) =>
         Effect.gen(function*() {
           if (mode === "refuse") {
             server = Net.createServer(onConnection)
-            yield* listen(port)
+            yield* Effect.orDie(listen(port))
           }
           mode = "blackhole"
           for (const pair of pairs) pair.silenced = true
