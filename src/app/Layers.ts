@@ -31,6 +31,7 @@ import { OffersLive } from "../offers/Layer.js"
 import { BrokerageConfig } from "../partner/brokerage/Settings.js"
 import { PartnerLive } from "../partner/Layer.js"
 import { LedgerConfig } from "../partner/ledger/Settings.js"
+import { PartnerSandboxHttpLive } from "../partner/sandbox/Http.js"
 import { PartnerConfig } from "../partner/Settings.js"
 import { Idempotency } from "../platform/http/Idempotency.js"
 import { RateLimiterLive } from "../platform/http/RateLimit.js"
@@ -86,7 +87,13 @@ const PlatformLive = Layer.mergeAll(
 )
 
 /** Every capability, over the shared infrastructure. Needs AppConfig and the SqlClient. */
-export const CapabilitiesLive = Layer.mergeAll(BatchLive, SystemHttpLive, StorefrontHttpLive).pipe(
+export const CapabilitiesLive = Layer.mergeAll(
+  BatchLive,
+  SystemHttpLive,
+  StorefrontHttpLive,
+  // The sandbox's advance drives orders, their deliveries and settlement: it sits above all three.
+  PartnerSandboxHttpLive
+).pipe(
   Layer.provideMerge(Layer.mergeAll(PortfolioLive, OffersLive)),
   Layer.provideMerge(CheckoutLive),
   Layer.provideMerge(Layer.mergeAll(ReferralsLive, CartFulfilmentLive, FulfilmentLive)),

@@ -30,12 +30,13 @@ import type { PartnerIdentity } from "../partner/Auth.js"
 import { Outbox } from "../partner/events/Outbox.js"
 import type { DeliveryView } from "../partner/orders/Deliveries.js"
 import { Orders } from "../partner/orders/Orders.js"
+import type { Advanced } from "../partner/sandbox/Deliveries.js"
 import { AppConfig } from "../platform/Config.js"
 import { transactionOf } from "../platform/db/SqlTransaction.js"
-import { Backoff, runWorkers } from "../platform/jobs/DurableQueue.js"
+import { Backoff, type QueueWorkers, runClaimed, runWorkers } from "../platform/jobs/DurableQueue.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { DeliveryAlreadyStarted, DeliveryNotFound, DeliveryNotRetryable, TransferCodeUnavailable } from "./Errors.js"
-import { DeliveryRegistrar, RegistrarFailure } from "./Registrar.js"
+import { DeliveryRegistrars, RegistrarFailure } from "./Registrar.js"
 import { DeliveryRepo, type DeliveryRow } from "./Repo.js"
 import { FulfilmentConfig } from "./Settings.js"
 import {
@@ -80,39 +81,64 @@ export const operatorViewOf = (row: DeliveryRow) => ({
   updated_at: row.updated_at.toISOString()
 })
 
+/** The delivery queue as this worker runs it on the durable-queue engine. */
+const queueOf = (
+  d: FulfilmentDeps,
+  backoff: (attempt: number) => Duration.Duration,
+  worker: string,
+  pollInterval: Duration.DurationInput = Duration.seconds(1)
+): QueueWorkers<DeliveryRow, Duration.Duration, RegistrarFailure | LeaseLost> => ({
+  name: "delivery",
+  store: {
+    claim: (limit) => d.repo.claim(worker, limit, d.settings.lease),
+    renew: (row) => d.repo.renew(row.order_id, worker, d.settings.lease),
+    settle: settle(d, worker)
+  },
+  handle: (row) => Effect.interruptible(runStep(d, row, worker)),
+  retryAfter: (row, f) =>
+    f._tag === "RegistrarFailure" && f.temporary && row.attempts + 1 < d.settings.maxAttempts
+      ? Option.some(backoff(row.attempts + 1))
+      : Option.none(),
+  onDefect: () =>
+    Option.some(
+      new RegistrarFailure({ temporary: true, reason: "internal", message: "unexpected error in the delivery" })
+    ),
+  lease: d.settings.lease,
+  concurrency: d.settings.concurrency,
+  pollInterval,
+  id: (row) => row.order_id,
+  span: (row) => ({
+    name: "fulfilment.delivery",
+    attributes: { "order.id": row.order_id, "delivery.state": row.state, "delivery.attempts": row.attempts }
+  })
+})
+
+const workerId = (kind: string) => `${kind}:${Os.hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`
+
 /** Starts this process's delivery workers in the current scope. */
 const work = (
   d: FulfilmentDeps,
   backoff: (attempt: number) => Duration.Duration,
   options?: { readonly pollInterval?: Duration.DurationInput }
-) =>
+) => runWorkers(queueOf(d, backoff, workerId("worker"), options?.pollInterval))
+
+/**
+ * The sandbox's `advance` on a delivery: its next step now, whatever its schedule or DELIVERY_AUTOSTART,
+ * run as a worker runs it (`runClaimed`), so it writes and announces exactly what a worker would;
+ * the sandbox registrar completes the transfers asked so far at once. While a worker holds the
+ * delivery, that worker is running the step, and this one does nothing more.
+ */
+const advance = (d: FulfilmentDeps, backoff: (attempt: number) => Duration.Duration, publicId: string) =>
   Effect.gen(function*() {
-    const worker = `${Os.hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`
-    return yield* runWorkers<DeliveryRow, Duration.Duration, RegistrarFailure | LeaseLost>({
-      name: "delivery",
-      store: {
-        claim: (limit) => d.repo.claim(worker, limit, d.settings.lease),
-        renew: (row) => d.repo.renew(row.order_id, worker, d.settings.lease),
-        settle: settle(d, worker)
-      },
-      handle: (row) => Effect.interruptible(runStep(d, row, worker)),
-      retryAfter: (row, f) =>
-        f._tag === "RegistrarFailure" && f.temporary && row.attempts + 1 < d.settings.maxAttempts
-          ? Option.some(backoff(row.attempts + 1))
-          : Option.none(),
-      onDefect: () =>
-        Option.some(
-          new RegistrarFailure({ temporary: true, reason: "internal", message: "unexpected error in the delivery" })
-        ),
-      lease: d.settings.lease,
-      concurrency: d.settings.concurrency,
-      pollInterval: options?.pollInterval ?? Duration.seconds(1),
-      id: (row) => row.order_id,
-      span: (row) => ({
-        name: "fulfilment.delivery",
-        attributes: { "order.id": row.order_id, "delivery.state": row.state, "delivery.attempts": row.attempts }
-      })
-    })
+    const found = yield* d.repo.byOrder(publicId)
+    if (Option.isNone(found) || found.value.state === "completed") return { _tag: "NoDelivery" } as Advanced
+    const row = found.value
+    if (row.state === "failed") return { _tag: "Failed", lastError: row.last_error } as Advanced
+    if (row.environment === "sandbox") yield* d.registrars.hurry(row.domain)
+    const worker = workerId("sandbox-advance")
+    const claimed = yield* d.repo.claimOne(publicId, worker, d.settings.lease)
+    if (Option.isSome(claimed)) yield* runClaimed(queueOf(d, backoff, worker), claimed.value)
+    return { _tag: "Stepped" } as Advanced
   })
 
 /** The partner's choice of delivery, until the delivery starts (409 after); the order detail. */
@@ -179,21 +205,22 @@ const markDelivered = (d: FulfilmentDeps, publicId: string, actor: string, note?
   }))
 
 const make = Effect.gen(function*() {
-  const registrar = yield* DeliveryRegistrar
+  const registrars = yield* DeliveryRegistrars
   const settings = yield* FulfilmentConfig
   const d: FulfilmentDeps = {
     transaction: transactionOf(yield* SqlClient.SqlClient),
     repo: yield* DeliveryRepo,
-    registrar,
+    registrars,
     orders: yield* Orders,
     outbox: yield* Outbox,
     secrets: yield* ServiceSecret,
     settings,
     baseUrl: (yield* AppConfig).baseUrl,
-    poll: Option.getOrElse(
-      settings.statusPoll,
-      () => registrar.mode === "sandbox" ? Duration.seconds(1) : Duration.minutes(5)
-    )
+    poll: (environment) =>
+      Option.getOrElse(
+        settings.statusPoll,
+        () => registrars.of(environment).mode === "sandbox" ? Duration.seconds(1) : Duration.minutes(5)
+      )
   }
   const backoff = Backoff.exponential(settings.retryBase, 4)
   return {
@@ -207,7 +234,8 @@ const make = Effect.gen(function*() {
     list: (state: DeliveryRow["state"] | undefined, limit: number) =>
       Effect.map(d.repo.list(state, limit), (rows) => rows.map(operatorViewOf)),
     retry: (publicId: string, actor: string, note?: string) => retry(d, publicId, actor, note),
-    markDelivered: (publicId: string, actor: string, note?: string) => markDelivered(d, publicId, actor, note)
+    markDelivered: (publicId: string, actor: string, note?: string) => markDelivered(d, publicId, actor, note),
+    advance: (publicId: string) => advance(d, backoff, publicId)
   }
 })
 

@@ -7,12 +7,14 @@
 import { Layer } from "effect"
 import { Fulfilment } from "./Fulfilment.js"
 import { AdminDeliveriesHttpLive, PartnerDeliveryHttpLive } from "./Http.js"
-import { DeliveryRegistrarLive } from "./Registrar.js"
+import { SandboxDeliveriesLive } from "./Port.js"
+import { DeliveryRegistrarsLive } from "./Registrar.js"
 
-export const FulfilmentLive = Layer.mergeAll(PartnerDeliveryHttpLive, AdminDeliveriesHttpLive).pipe(
-  Layer.provideMerge(Fulfilment.Live),
-  Layer.provideMerge(DeliveryRegistrarLive)
-)
+export const FulfilmentLive = Layer.mergeAll(PartnerDeliveryHttpLive, AdminDeliveriesHttpLive, SandboxDeliveriesLive)
+  .pipe(
+    Layer.provideMerge(Fulfilment.Live),
+    Layer.provideMerge(DeliveryRegistrarsLive)
+  )
 
 export { OrderDeliveriesLive } from "./Port.js"
 export { FulfilmentWorkersLive } from "./Worker.js"

@@ -3,13 +3,15 @@
  * account at the same registrar, and ask where a transfer out stands.
  *
  * - live (RTR_API_URL set): Realtime Register (src/catalogue/RealtimeRegister.ts), processes
- *   polled to completion by the client.
+ *   polled to completion by the client. Only live orders go there: a sandbox partner's delivery
+ *   always talks to the sandbox registrar, whatever is configured.
  * - sandbox: deterministic outcomes by name, remembered in the database
  *   (`sandbox_registrar_transfers`, one row per push or hand-over asked for) so a restarted
  *   process sees what its predecessor asked:
  *   - a name containing `-transferfail` is refused: the registry's 60-day transfer lock;
  *   - a name containing `-transferflaky` is unreachable twice, then works (temporary failures);
- *   - any other push or auth code completes DELIVERY_SANDBOX_TRANSFER (2 s) after it was asked.
+ *   - any other push or auth code completes DELIVERY_SANDBOX_TRANSFER (2 s) after it was asked,
+ *     or at once when the partner's sandbox `advance` hurries it.
  *
  * A failure says whether it is temporary (retried with back-off) and, if not, the reason given to
  * the partner (`registrar_lock_60_days`, `registrar_rejected`).
@@ -41,9 +43,17 @@ export interface DeliveryRegistrarShape {
   ) => Effect.Effect<{ readonly status: TransferStatus; readonly reason?: string | undefined }, RegistrarFailure>
 }
 
-export class DeliveryRegistrar extends Context.Tag("fulfilment/DeliveryRegistrar")<
-  DeliveryRegistrar,
-  DeliveryRegistrarShape
+/** The registrar of each environment's deliveries. */
+export interface DeliveryRegistrarsShape {
+  /** Sandbox deliveries: always the sandbox registrar. Live ones: Realtime Register when configured. */
+  readonly of: (environment: "live" | "sandbox") => DeliveryRegistrarShape
+  /** The sandbox registrar completes the transfers of `domain` asked so far now (sandbox `advance`). */
+  readonly hurry: (domain: string) => Effect.Effect<void>
+}
+
+export class DeliveryRegistrars extends Context.Tag("fulfilment/DeliveryRegistrars")<
+  DeliveryRegistrars,
+  DeliveryRegistrarsShape
 >() {}
 
 export const LOCK_60_DAYS = "registrar_lock_60_days"
@@ -107,6 +117,11 @@ const makeSandbox = Effect.gen(function*() {
       }
     })
   const transferMs = Duration.toMillis(settings.sandboxTransfer)
+  const hurry = (domain: string) =>
+    Effect.asVoid(Effect.orDie(
+      sql`update sandbox_registrar_transfers set at = least(at, now() - ${`${transferMs} milliseconds`}::interval)
+          where domain = ${domain}`
+    ))
   const shape: DeliveryRegistrarShape = {
     mode: "sandbox",
     unlock: (domain) => refusal(domain),
@@ -124,15 +139,19 @@ const makeSandbox = Effect.gen(function*() {
         return { status: first.age_ms >= transferMs ? "completed" as const : "pending" as const }
       })
   }
-  return shape
+  return { shape, hurry }
 })
 
-/** Live when a registrar is configured (RTR_API_URL), else the sandbox registrar. */
-export const DeliveryRegistrarLive = Layer.effect(
-  DeliveryRegistrar,
-  Effect.flatMap(
-    RealtimeRegister,
-    (rtr): Effect.Effect<DeliveryRegistrarShape, never, RealtimeRegister | SqlClient.SqlClient | FulfilmentConfig> =>
-      rtr.mode === "live" ? makeLive : makeSandbox
-  )
+/** Live orders: Realtime Register when configured (RTR_API_URL), else the sandbox registrar, as sandbox orders. */
+export const DeliveryRegistrarsLive = Layer.effect(
+  DeliveryRegistrars,
+  Effect.gen(function*() {
+    const rtr = yield* RealtimeRegister
+    const sandbox = yield* makeSandbox
+    const live = rtr.mode === "live" ? yield* makeLive : sandbox.shape
+    return {
+      of: (environment) => environment === "sandbox" ? sandbox.shape : live,
+      hurry: sandbox.hurry
+    } satisfies DeliveryRegistrarsShape
+  })
 )

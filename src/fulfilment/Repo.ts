@@ -106,6 +106,17 @@ const make = Effect.gen(function*() {
           returning ${cols}`
       ),
 
+    /** This order's unfinished delivery for this worker, due or not, ready or not; None while another holds it. */
+    claimOne: (orderId: string, workerId: string, lease: Duration.Duration) =>
+      one(() =>
+        sql`
+          update order_deliveries set locked_by = ${workerId}, locked_until = now() + ${ms(lease)}::interval,
+            started_at = coalesce(started_at, now())
+          where order_id = ${orderId} and state not in ('completed', 'failed')
+            and (locked_until is null or locked_until < now())
+          returning ${cols}`
+      ),
+
     renew: (orderId: string, workerId: string, lease: Duration.Duration) =>
       Effect.map(
         one(() =>

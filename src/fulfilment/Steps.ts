@@ -15,7 +15,7 @@ import type { Orders } from "../partner/orders/Orders.js"
 import type { transactionOf } from "../platform/db/SqlTransaction.js"
 import type { Outcome } from "../platform/jobs/DurableQueue.js"
 import type { ServiceSecret } from "../platform/ServiceSecret.js"
-import { type DeliveryRegistrar, RegistrarFailure } from "./Registrar.js"
+import { type DeliveryRegistrars, RegistrarFailure } from "./Registrar.js"
 import type { DeliveryRepo, DeliveryRow, StepPatch } from "./Repo.js"
 import type { FulfilmentConfig } from "./Settings.js"
 
@@ -48,14 +48,14 @@ export class LeaseLost {
 export interface FulfilmentDeps {
   readonly transaction: ReturnType<typeof transactionOf>
   readonly repo: Context.Tag.Service<typeof DeliveryRepo>
-  readonly registrar: Context.Tag.Service<typeof DeliveryRegistrar>
+  readonly registrars: Context.Tag.Service<typeof DeliveryRegistrars>
   readonly orders: Context.Tag.Service<typeof Orders>
   readonly outbox: Context.Tag.Service<typeof Outbox>
   readonly secrets: Context.Tag.Service<typeof ServiceSecret>
   readonly settings: Context.Tag.Service<typeof FulfilmentConfig>
   readonly baseUrl: string
-  /** How long until the registrar is asked again about a transfer in flight. */
-  readonly poll: Duration.Duration
+  /** How long until the registrar is asked again about a transfer in flight, by environment. */
+  readonly poll: (environment: DeliveryRow["environment"]) => Duration.Duration
 }
 
 export const orderOf = (d: FulfilmentDeps, orderId: string) => Effect.orDie(d.orders.detail(orderId))
@@ -146,7 +146,7 @@ export const failFor = (
 /** Where the registrar says the transfer stands: pending (announced once), completed, failed. */
 export const follow = (d: FulfilmentDeps, row: DeliveryRow, worker: string) =>
   Effect.gen(function*() {
-    const st = yield* d.registrar.status(row.domain)
+    const st = yield* d.registrars.of(row.environment).status(row.domain)
     if (st.status === "completed") {
       if (row.state !== "awaiting_registrar") {
         yield* commitStep(
@@ -176,14 +176,15 @@ export const follow = (d: FulfilmentDeps, row: DeliveryRow, worker: string) =>
         emit(d, row, "transfer.pending", "transfer_pending", { registrar_state: "pending" })
       )
     }
-    return d.poll
+    return d.poll(row.environment)
   })
 
 export const push = (d: FulfilmentDeps, row: DeliveryRow, worker: string) =>
   Effect.gen(function*() {
     // Asked first: a run resumed after a crash between the push and its record never pushes again.
-    const before = yield* d.registrar.status(row.domain)
-    if (before.status === "none") yield* d.registrar.push(row.domain, row.target ?? "")
+    const registrar = d.registrars.of(row.environment)
+    const before = yield* registrar.status(row.domain)
+    if (before.status === "none") yield* registrar.push(row.domain, row.target ?? "")
     return yield* follow(d, { ...row, state: "pushing" }, worker)
   })
 
@@ -199,7 +200,7 @@ export const start = (d: FulfilmentDeps, row: DeliveryRow, worker: string) =>
         emit(d, row, "transfer.requested", "transfer_requested", { transfer: { method, target: row.target } })
       )
     }
-    yield* d.registrar.unlock(row.domain)
+    yield* d.registrars.of(row.environment).unlock(row.domain)
     if (method === "push") {
       yield* commitStep(
         d,
@@ -210,7 +211,7 @@ export const start = (d: FulfilmentDeps, row: DeliveryRow, worker: string) =>
       )
       return yield* push(d, { ...row, method, state: "pushing" }, worker)
     }
-    const code = yield* d.registrar.authCode(row.domain)
+    const code = yield* d.registrars.of(row.environment).authCode(row.domain)
     const nonce = randomBytes(12).toString("base64url")
     const expiresAt = new Date(Date.now() + Duration.toMillis(d.settings.codeTtl))
     const token = d.secrets.sign(
@@ -231,7 +232,7 @@ export const start = (d: FulfilmentDeps, row: DeliveryRow, worker: string) =>
         })
       )
     )
-    return d.poll
+    return d.poll(row.environment)
   })
 
 /** One run of a claimed delivery: the next step; the delay before the next run. */
@@ -251,7 +252,7 @@ export const runStep = (
       yield* complete(d, row, worker)
       return Duration.zero
     }
-    if (order.status === "MANUAL_REVIEW") return d.poll
+    if (order.status === "MANUAL_REVIEW") return d.poll(row.environment)
     switch (row.state) {
       case "pending":
         return yield* start(d, row, worker)

@@ -27,7 +27,6 @@ import { AdminOrdersHttpLive } from "./orders/AdminHttp.js"
 import { PartnerOrdersHttpLive } from "./orders/Http.js"
 import { Orders } from "./orders/Orders.js"
 import { SettlementOrdersLive } from "./orders/SettlementOrders.js"
-import { PartnerSandboxHttpLive } from "./sandbox/Http.js"
 import { WebhookGaugesLive } from "./webhooks/Gauges.js"
 import { PartnerWebhooksHttpLive } from "./webhooks/Http.js"
 import { Webhooks } from "./webhooks/Webhooks.js"
@@ -56,7 +55,6 @@ const ServicesLive = Layer.mergeAll(
 const HandlersLive = Layer.mergeAll(
   PartnerInventoryHttpLive,
   PartnerOrdersHttpLive,
-  PartnerSandboxHttpLive,
   PartnerEventsHttpLive,
   PartnerWebhooksHttpLive,
   AdminOrdersHttpLive,

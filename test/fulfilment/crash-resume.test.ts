@@ -45,8 +45,8 @@ it.scopedLive(
       // The test's own connection, for the fixtures (the service applied the migrations).
       const db = pgLayer({ url: Redacted.make(databaseUrl) }, 2)
       const onFirst = at(first.baseUrl, databaseUrl)
-      const cred: IssuedCredential = yield* createPartner().pipe(Effect.provide(db))
-      yield* seedListings([{ domain: DOMAIN, bin: 600_000 }]).pipe(Effect.provide(db))
+      const cred: IssuedCredential = yield* createPartner({ environment: "live" }).pipe(Effect.provide(db))
+      yield* seedListings([{ domain: DOMAIN, bin: 600_000, environment: "live" }]).pipe(Effect.provide(db))
 
       // Held for review (over REVIEW_THRESHOLD_CENTS), so the push target is chosen before the
       // delivery can start; then cleared.

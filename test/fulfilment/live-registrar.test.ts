@@ -3,6 +3,7 @@
  * (test/support/RtrServer.ts): a push target is pushed once (the process polled to completion),
  * the transfer status followed to TRANSFER_COMPLETED; the auth code read from the registrar is
  * handed out once; the registry's 60-day lock error ends in transfer.failed with its reason.
+ * These are live partners' orders: a sandbox partner's delivery never reaches the registrar.
  */
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
@@ -38,7 +39,7 @@ const env = Layer.unwrapScoped(
  */
 const heldOrderPushedTo = (cred: IssuedCredential, domain: string, target: string) =>
   Effect.gen(function*() {
-    yield* seedListings([{ domain, bin: 600_000 }])
+    yield* seedListings([{ domain, bin: 600_000, environment: "live" }])
     const id = yield* buy(cred, domain, 600_000)
     const choice = yield* signed(cred, "PUT", `/api/partner/v1/orders/${id}/delivery`, {
       body: { method: "push", target_account: target }
@@ -68,7 +69,7 @@ layer(env, { timeout: 120_000 })("fulfilment through the live registrar client",
   it.effect("a push: unlocked, pushed once to the target account, followed to TRANSFER_COMPLETED", () =>
     Effect.gen(function*() {
       const rtr = yield* Rtr
-      const cred = yield* createPartner()
+      const cred = yield* createPartner({ environment: "live" })
       const id = yield* heldOrderPushedTo(cred, "locked-out.com", "acme-registrar")
       const done = yield* waitUntil(detail(cred, id), (d) => d.status === "TRANSFER_COMPLETED")
       expect(done.status).toBe("TRANSFER_COMPLETED")
@@ -88,8 +89,8 @@ layer(env, { timeout: 120_000 })("fulfilment through the live registrar client",
   it.effect("the auth code: read from the registrar, sealed, handed out once; the gaining side completes it", () =>
     Effect.gen(function*() {
       const rtr = yield* Rtr
-      yield* seedListings([{ domain: "code-out.com", bin: 10_000 }])
-      const cred = yield* createPartner()
+      yield* seedListings([{ domain: "code-out.com", bin: 10_000, environment: "live" }])
+      const cred = yield* createPartner({ environment: "live" })
       const id = yield* buy(cred, "code-out.com", 10_000)
       const ready = yield* waitUntil(detail(cred, id), (d) => d.transfer.state === "auth_code_ready")
       expect(ready.transfer).toMatchObject({ state: "auth_code_ready", method: "auth_code" })
@@ -108,7 +109,7 @@ layer(env, { timeout: 120_000 })("fulfilment through the live registrar client",
   it.effect("the registry's 60-day lock: transfer.failed with registrar_lock_60_days, not retried", () =>
     Effect.gen(function*() {
       const rtr = yield* Rtr
-      const cred = yield* createPartner()
+      const cred = yield* createPartner({ environment: "live" })
       const id = yield* heldOrderPushedTo(cred, "fresh-transferfail.com", "acme-registrar")
       const failed = yield* waitUntil(detail(cred, id), (d) => d.transfer.state === "failed")
       expect(failed.transfer).toMatchObject({ state: "failed", method: "push", attempts: 1 })
@@ -116,5 +117,15 @@ layer(env, { timeout: 120_000 })("fulfilment through the live registrar client",
       const f = (yield* eventsOf(cred, id)).find((e) => e.type === "transfer.failed")
       expect(f.data).toMatchObject({ reason: "registrar_lock_60_days", will_retry: false })
       expect(rtr.pushes("fresh-transferfail.com")).toBe(1)
+    }))
+  it.effect("a sandbox partner's order is delivered by the sandbox registrar: the registrar hears nothing of it", () =>
+    Effect.gen(function*() {
+      const rtr = yield* Rtr
+      yield* seedListings([{ domain: "sandbox-only.com", bin: 10_000 }])
+      const cred = yield* createPartner()
+      const id = yield* buy(cred, "sandbox-only.com", 10_000)
+      const done = yield* waitUntil(detail(cred, id), (d) => d.status === "TRANSFER_COMPLETED")
+      expect(done.transfer).toMatchObject({ state: "completed", method: "auth_code" })
+      expect(rtr.requests.filter((r) => r.path.includes("sandbox-only"))).toEqual([])
     }))
 })

@@ -49,7 +49,7 @@ layer(server, { timeout: 180_000 })("seeded inventories", (it) => {
     120_000
   )
 
-  it.effect("the sandbox inventory: 144 synthetic test domains with synthetic prices, never on the live surface", () =>
+  it.effect("the sandbox inventory: 144 synthetic test domains with synthetic prices and 2 failing deliveries, never on the live surface", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const rows = yield* sql<
@@ -58,8 +58,12 @@ layer(server, { timeout: 180_000 })("seeded inventories", (it) => {
         select domain, bin_price_cents, floor_price_cents, status from listings where environment = 'sandbox'`.pipe(
         Effect.orDie
       )
-      expect(rows).toHaveLength(144)
-      expect(rows.every((r) => /^[a-z]+-sandbox\.(com|net|org|io|co|dev|app|xyz)$/.test(r.domain))).toBe(true)
+      expect(rows).toHaveLength(146)
+      expect(rows.every((r) => /^[a-z-]+-sandbox\.(com|net|org|io|co|dev|app|xyz)$/.test(r.domain))).toBe(true)
+      expect(rows.filter((r) => /-transferfail-|-transferflaky-/.test(r.domain)).map((r) => r.domain).sort()).toEqual([
+        "locked-transferfail-sandbox.com",
+        "wobbly-transferflaky-sandbox.com"
+      ])
       const priced = rows.filter((r) => r.bin_price_cents !== null)
       expect(priced.length).toBeGreaterThan(100)
       expect(

@@ -56,6 +56,9 @@ const hash = (s: string) => createHash("sha256").update(s).digest().readUInt32BE
 /**
  * 144 sandbox domains (`<adjective><noun>-sandbox.<tld>`), priced $250–$25,000 in $5 steps with
  * a floor at 60 %; every 7th is offer-only (no buy-now price), every 11th is locked (sale pending).
+ * Then the sandbox registrar's failing deliveries (docs/fulfilment.md#sandbox), so they can be
+ * tried from the docs: `locked-transferfail-sandbox.com` (refused for good) and
+ * `wobbly-transferflaky-sandbox.com` (unreachable twice, then delivered), $2,500 each.
  */
 export const sandboxListings: ReadonlyArray<ListingCsvRow & { readonly listedAt: Date }> = (() => {
   const rows: Array<ListingCsvRow & { listedAt: Date }> = []
@@ -83,6 +86,21 @@ export const sandboxListings: ReadonlyArray<ListingCsvRow & { readonly listedAt:
       })
       i++
     }
+  }
+  for (const label of ["locked-transferfail-sandbox", "wobbly-transferflaky-sandbox"]) {
+    rows.push({
+      domain: `${label}.com`,
+      domainUnicode: `${label}.com`,
+      tld: "com",
+      label,
+      binPriceCents: 250_000,
+      floorPriceCents: 150_000,
+      currency: "USD",
+      status: "active",
+      locked: false,
+      listedAt: new Date(epoch),
+      description: "Sandbox test domain: a delivery that fails (docs/fulfilment.md#sandbox)"
+    })
   }
   return rows
 })()

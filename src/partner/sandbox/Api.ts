@@ -23,7 +23,7 @@ export class PartnerSandboxApi extends HttpApiGroup.make("partnerSandbox")
       .annotate(OpenApi.Summary, "Sandbox only: perform the order's next admin step")
       .annotate(
         OpenApi.Description,
-        "MANUAL_REVIEW → EXTERNALLY_PAID → TRANSFER_IN_PROGRESS → TRANSFER_COMPLETED → SETTLED, each with its event and webhook. 409 at the end; 403 for live credentials."
+        "MANUAL_REVIEW → EXTERNALLY_PAID → TRANSFER_IN_PROGRESS → TRANSFER_COMPLETED → SETTLED, each with its event and webhook. While the name is being delivered, each call runs the delivery's next step at once (transfer.requested, transfer.auth_code_ready or transfer.pending, then transfer.completed; the sandbox registrar completes a transfer when advanced). 409 at the end, and after a delivery failed for good (an operator decides); 403 for live credentials."
       )
       .pipe(requiresScope("buy"), documentedAt("/docs/partner.md#sandbox"))
   )

@@ -68,69 +68,82 @@ export const Backoff = {
       Option.map(Option.fromNullable(multiples[failedRuns - 1]), (m) => Duration.times(Duration.decode(base), m))
 }
 
+const annotateItem = <A, R, F>(q: QueueWorkers<A, R, F>, item: A) =>
+  Effect.annotateLogs({ queue: q.name, item: q.id(item) })
+
+/** Renews the lease while the handler runs; stops the handler when the lease was lost. */
+const keepLease = <A, R, F>(
+  q: QueueWorkers<A, R, F>,
+  renew: (item: A) => Effect.Effect<boolean>,
+  item: A,
+  running: Fiber.Fiber<R, F>
+) =>
+  Effect.gen(function*() {
+    const lease = Duration.decode(q.lease)
+    while (true) {
+      yield* Effect.sleep(Duration.millis(Math.max(50, Duration.toMillis(lease) / 3)))
+      const held = yield* renew(item).pipe(Effect.catchAllCause(() => Effect.succeed(true)))
+      if (!held) {
+        yield* Effect.logWarning(`${q.name} lease lost; stopping its handler`).pipe(annotateItem(q, item))
+        return yield* Fiber.interrupt(running)
+      }
+    }
+  })
+
+const outcomeOf = <A, R, F>(
+  q: QueueWorkers<A, R, F>,
+  item: A,
+  exit: Exit.Exit<R, F>
+): Effect.Effect<Option.Option<Outcome<R, F>>> =>
+  Effect.gen(function*() {
+    if (Exit.isSuccess(exit)) return Option.some({ _tag: "Done" as const, value: exit.value })
+    if (Cause.isInterruptedOnly(exit.cause)) return Option.none()
+    let failure = Cause.failureOption(exit.cause)
+    if (Option.isNone(failure)) {
+      yield* Effect.logError(`${q.name} handler defect`, exit.cause).pipe(annotateItem(q, item))
+      failure = q.onDefect(item)
+    }
+    return Option.map(failure, (f): Outcome<R, F> =>
+      Option.match(q.retryAfter(item, f), {
+        onNone: () => ({ _tag: "Failed" as const, failure: f }),
+        onSome: (delay) => ({ _tag: "Retry" as const, failure: f, delay })
+      }))
+  })
+
+/**
+ * One run of an item this process has claimed: the handler under its lease, then its outcome
+ * settled. The loop below runs every claimed item through it; a caller that claimed one item
+ * itself (the sandbox's `advance`) runs it the same way. The handler's fiber starts
+ * uninterruptible, so an answer computed after its interruptible part is never dropped by an
+ * interruption arriving as that part ends.
+ */
+export const runClaimed = <A, R, F>(q: QueueWorkers<A, R, F>, item: A): Effect.Effect<void> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const running = yield* Effect.fork(q.handle(item))
+      const keeper = q.store.renew === undefined
+        ? undefined
+        : yield* Effect.fork(restore(keepLease(q, q.store.renew, item, running)))
+      // Interrupted (shutdown): stop the handler, and settle what it had answered, if anything.
+      const exit = yield* restore(Fiber.await(running)).pipe(
+        Effect.catchAllCause(() => Fiber.interrupt(running))
+      )
+      if (keeper !== undefined) yield* Fiber.interrupt(keeper)
+      const outcome = yield* outcomeOf(q, item, exit)
+      if (Option.isSome(outcome)) yield* q.store.settle(item, outcome.value)
+    })
+  )
+
 /** Starts the workers of one queue in the current scope; `wake` makes them claim at once. */
 export const runWorkers = <A, R, F>(
   q: QueueWorkers<A, R, F>
 ): Effect.Effect<{ readonly wake: Effect.Effect<void> }, never, Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Effect.scope
-    const lease = Duration.decode(q.lease)
     const poll = Duration.decode(q.pollInterval)
     const wakeup = yield* Queue.sliding<void>(1)
     const wake = Effect.asVoid(Queue.offer(wakeup, undefined))
     const inFlight = yield* Ref.make(0)
-    const annotate = (item: A) => Effect.annotateLogs({ queue: q.name, item: q.id(item) })
-
-    /** Renews the lease while the handler runs; stops the handler when the lease was lost. */
-    const keepLease = (renew: (item: A) => Effect.Effect<boolean>, item: A, running: Fiber.Fiber<R, F>) =>
-      Effect.gen(function*() {
-        while (true) {
-          yield* Effect.sleep(Duration.millis(Math.max(50, Duration.toMillis(lease) / 3)))
-          const held = yield* renew(item).pipe(Effect.catchAllCause(() => Effect.succeed(true)))
-          if (!held) {
-            yield* Effect.logWarning(`${q.name} lease lost; stopping its handler`).pipe(annotate(item))
-            return yield* Fiber.interrupt(running)
-          }
-        }
-      })
-
-    const outcomeOf = (item: A, exit: Exit.Exit<R, F>): Effect.Effect<Option.Option<Outcome<R, F>>> =>
-      Effect.gen(function*() {
-        if (Exit.isSuccess(exit)) return Option.some({ _tag: "Done" as const, value: exit.value })
-        if (Cause.isInterruptedOnly(exit.cause)) return Option.none()
-        let failure = Cause.failureOption(exit.cause)
-        if (Option.isNone(failure)) {
-          yield* Effect.logError(`${q.name} handler defect`, exit.cause).pipe(annotate(item))
-          failure = q.onDefect(item)
-        }
-        return Option.map(failure, (f): Outcome<R, F> =>
-          Option.match(q.retryAfter(item, f), {
-            onNone: () => ({ _tag: "Failed" as const, failure: f }),
-            onSome: (delay) => ({ _tag: "Retry" as const, failure: f, delay })
-          }))
-      })
-
-    /**
-     * One run: the handler under its lease, then its outcome. The handler's fiber starts
-     * uninterruptible, so an answer computed after its interruptible part is never dropped by an
-     * interruption arriving as that part ends.
-     */
-    const runOne = (item: A) =>
-      Effect.uninterruptibleMask((restore) =>
-        Effect.gen(function*() {
-          const running = yield* Effect.fork(q.handle(item))
-          const keeper = q.store.renew === undefined
-            ? undefined
-            : yield* Effect.fork(restore(keepLease(q.store.renew, item, running)))
-          // Interrupted (shutdown): stop the handler, and settle what it had answered, if anything.
-          const exit = yield* restore(Fiber.await(running)).pipe(
-            Effect.catchAllCause(() => Fiber.interrupt(running))
-          )
-          if (keeper !== undefined) yield* Fiber.interrupt(keeper)
-          const outcome = yield* outcomeOf(item, exit)
-          if (Option.isSome(outcome)) yield* q.store.settle(item, outcome.value)
-        })
-      )
 
     const release = Ref.update(inFlight, (n) => n - 1).pipe(Effect.zipRight(wake))
 
@@ -144,7 +157,7 @@ export const runWorkers = <A, R, F>(
           yield* Ref.update(inFlight, (n) => n + claimed.length)
           for (const item of claimed) {
             const span = q.span(item)
-            yield* runOne(item).pipe(
+            yield* runClaimed(q, item).pipe(
               Effect.withSpan(span.name, { root: true, captureStackTrace: false, attributes: span.attributes }),
               Effect.catchAllCause((cause) => Effect.logWarning(`${q.name} bookkeeping failed`, cause)),
               Effect.ensuring(release),

@@ -131,7 +131,7 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "500000" }))("order lifecycle",
       expect((yield* adminClient.adminOrders.getOrder({ path: { id } })).status).toBe("TRANSFER_COMPLETED")
     }))
 
-  it.effect("sandbox advance: MANUAL_REVIEW → … → SETTLED, one event per step, then 409; live credentials get 403", () =>
+  it.effect("sandbox advance: MANUAL_REVIEW → … → SETTLED, each step's events, then 409; live credentials get 403", () =>
     Effect.gen(function*() {
       yield* seedListings([{ domain: "advance.com", bin: 600_000 }, {
         domain: "advance.com",
@@ -150,11 +150,16 @@ layer(TestServer.layer({ REVIEW_THRESHOLD_CENTS: "500000" }))("order lifecycle",
       expect(statuses).toEqual(["EXTERNALLY_PAID", "TRANSFER_IN_PROGRESS", "TRANSFER_COMPLETED", "SETTLED"])
       yield* expectFailure(client.partnerSandbox.advance({ path: { public_id: id } }), 409, "conflict")
       const types = (yield* allEvents(cred)).filter((e) => orderOf(e).public_id === id).map((e) => e.type)
+      // The transfer steps are the delivery's (test/partner/sandbox/advance.test.ts walks them).
       expect(types).toEqual([
         "order.recorded",
         "order.manual_review_cleared",
+        "transfer.requested",
         "order.transfer_started",
+        "transfer.auth_code_ready",
+        "transfer.pending",
         "order.transfer_completed",
+        "transfer.completed",
         "order.settled"
       ])
       const live = yield* createPartner({ environment: "live" })

@@ -164,14 +164,16 @@ layer(TestServer.layer(ENV))("webhook delivery", (it) => {
             .status
         ).toBe(201)
         const secondId = yield* buy(cred, "second.com", 1_000)
-        const got = yield* receiver.waitFor(6, 30_000)
-        expect(got).toHaveLength(6)
+        const got = yield* receiver.waitFor(8, 30_000)
+        expect(got).toHaveLength(8)
         const first = got.filter((d) => orderOf(d).public_id === firstId).map(typeOf)
         expect(first).toEqual([
           "order.recorded",
           "order.recorded",
           "order.recorded",
+          "transfer.requested",
           "order.transfer_started",
+          "transfer.auth_code_ready",
           "order.refunded"
         ])
         // The second order went out while the first order's recorded event was still being retried.
@@ -319,14 +321,16 @@ describe("two replicas", () => {
         const ids: Array<string> = []
         for (const d of domains) ids.push(yield* run(buy(cred, d, 1_000)))
         for (const id of ids) yield* run(signed(cred, "POST", `/api/partner/v1/sandbox/orders/${id}/advance`))
-        const got = yield* receiver.waitFor(24, 30_000)
+        const got = yield* receiver.waitFor(48, 30_000)
         yield* sleep(1_000)
-        expect(receiver.received).toHaveLength(24)
-        expect(new Set(got.map((d) => JSON.parse(d.body).id)).size).toBe(24)
+        expect(receiver.received).toHaveLength(48)
+        expect(new Set(got.map((d) => JSON.parse(d.body).id)).size).toBe(48)
         for (const id of ids) {
           expect(got.filter((d) => orderOf(d).public_id === id).map(typeOf)).toEqual([
             "order.recorded",
-            "order.transfer_started"
+            "transfer.requested",
+            "order.transfer_started",
+            "transfer.auth_code_ready"
           ])
         }
       }), 120_000)

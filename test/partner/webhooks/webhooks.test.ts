@@ -126,10 +126,15 @@ layer(TestServer.layer(ENV))("webhooks", (it) => {
       expect(d.headers["webhook-id"]).toBe(envelope.id)
       expect(d.headers["x-service-event-type"]).toBe("order.recorded")
       expect(Math.abs(Number(d.headers["x-service-timestamp"]) - Date.now() / 1000)).toBeLessThan(60)
-      // Sandbox advance fires the next webhooks.
+      // Sandbox advance fires the next webhooks (the delivery's start).
       yield* signed(cred, "POST", `/api/partner/v1/sandbox/orders/${id}/advance`)
-      const all = yield* receiver.waitFor(2)
-      expect(JSON.parse(all[1].body).type).toBe("order.transfer_started")
+      const all = yield* receiver.waitFor(4)
+      expect(all.map((d) => JSON.parse(d.body).type)).toEqual([
+        "order.recorded",
+        "transfer.requested",
+        "order.transfer_started",
+        "transfer.auth_code_ready"
+      ])
       expect(serviceSignatureOk(secret, all[1])).toBe(true)
     }))
 
