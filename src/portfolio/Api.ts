@@ -16,6 +16,7 @@ import { BULK_OPS, MAX_BULK_DOMAINS } from "../domain/BulkRules.js"
 import { SessionAuth } from "../identity/Session.js"
 import { documentedAt } from "../platform/http/ApiAnnotations.js"
 import { errorWire } from "../platform/http/Errors.js"
+import { payloadJsonSchema } from "./BulkPayloads.js"
 import {
   BulkOpNotFound,
   CartNotFound,
@@ -53,7 +54,10 @@ export class BulkRequest extends Schema.Class<BulkRequest>("BulkRequest")({
     description: "1 to 1,000 owned domains (normalised to A-labels and de-duplicated)",
     examples: [["example.com", "example.net"]]
   }),
-  payload: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations({
+  // Decoded by the op's own schema in the service (the op is in the path); every shape is documented here.
+  payload: Schema.optional(
+    Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ jsonSchema: payloadJsonSchema })
+  ).annotations({
     description: "Op-specific: setNameservers {nameservers: [2–13 host names]}; setFolder {folder: string|null}; " +
       "setContacts {contacts: handle}; setAutoRenew {autoRenew: boolean}; renew {years}; restore {reason?}; lock/unlock {}"
   }),

@@ -17,7 +17,7 @@
 import { Context, Duration, Effect, Layer } from "effect"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { CartCheckout } from "../checkout/Cart.js"
-import { type BulkOp, type CartOp, isJobOp, type JobOp, normalizeDomainList } from "../domain/BulkRules.js"
+import { type BulkOp, type JobOp, normalizeDomainList } from "../domain/BulkRules.js"
 import { Notifications } from "../notifications/Notifications.js"
 import { Books } from "../partner/ledger/Books.js"
 import { makeId } from "../platform/Ids.js"
@@ -145,23 +145,29 @@ const bulk = (
     const dryRun = request.options?.dry_run ?? false
     const decoded = yield* decodePayload(op, request.payload)
     const { domains, skipped } = yield* ownedDomains(d, user.id, request.domains, skipOnError)
-    const payload = yield* validateFor(d, op, decoded, domains)
+    const command = yield* validateFor(d, decoded, domains)
     const skippedField = skipped.length > 0 ? { skipped } : {}
 
-    if (isJobOp(op)) {
-      if (dryRun) {
-        return new BulkAccepted({ bulkOpId: null, total: domains.length, op, ...skippedField, dryRun: true })
+    switch (command.op) {
+      case "setAutoRenew":
+        if (dryRun) return new BulkUpdated({ updated: false, count: domains.length, ...skippedField, dryRun: true })
+        return yield* setAutoRenew(d, domains, command.payload.autoRenew, skipOnError, skippedField)
+      case "renew":
+      case "restore": {
+        const years = command.op === "renew" ? command.payload.years : 1
+        return yield* cartFor(d, { user, op: command.op, years, domains, skipped, skipOnError, dryRun })
       }
-      const id = yield* enqueue(d, user.id, op, { ...payload, skipOnError }, domains, skipped)
-      return new BulkAccepted({ bulkOpId: id, total: domains.length, op, ...skippedField })
+      default:
+        if (dryRun) {
+          return new BulkAccepted({ bulkOpId: null, total: domains.length, op, ...skippedField, dryRun: true })
+        }
+        return new BulkAccepted({
+          bulkOpId: yield* enqueue(d, user.id, command.op, { ...command.payload, skipOnError }, domains, skipped),
+          total: domains.length,
+          op,
+          ...skippedField
+        })
     }
-    if (op === "setAutoRenew") {
-      if (dryRun) return new BulkUpdated({ updated: false, count: domains.length, ...skippedField, dryRun: true })
-      return yield* setAutoRenew(d, domains, payload.autoRenew as boolean, skipOnError, skippedField)
-    }
-    const cartOp = op as CartOp
-    const years = cartOp === "renew" ? (payload.years as number) : 1
-    return yield* cartFor(d, { user, op: cartOp, years, domains, skipped, skipOnError, dryRun })
   })
 
 const make = Effect.gen(function*() {

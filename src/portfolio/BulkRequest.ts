@@ -3,39 +3,15 @@
  * op's own rules that need the catalogue or the registrar (a TLD's nameserver count and renewal
  * years, a contact handle that exists). Every refusal is a typed 400 naming its field.
  */
-import { type Context, Effect, Either, Option, ParseResult, Schema } from "effect"
+import { type Context, Effect, Either, Option, ParseResult } from "effect"
 import type { Catalogue } from "../catalogue/Catalogue.js"
-import {
-  type BulkOp,
-  folderNameProblem,
-  isContactHandle,
-  MAX_NAMESERVERS,
-  MIN_NAMESERVERS,
-  parseHostName
-} from "../domain/BulkRules.js"
+import { type BulkOp, folderNameProblem, isContactHandle, MIN_NAMESERVERS, parseHostName } from "../domain/BulkRules.js"
 import { parseDomainName } from "../domain/DomainName.js"
 import { meaningfulIssues } from "../platform/http/DecodeErrors.js"
+import { type BulkCommand, commandOf } from "./BulkPayloads.js"
 import { registrarUnavailable } from "./BulkRegistrar.js"
 import { InvalidBulkPayload, type RegistrarUnavailable } from "./Errors.js"
 import type { Registrar } from "./Registrar.js"
-
-const Reason = Schema.optional(Schema.String.pipe(Schema.maxLength(500)))
-const payloadSchemas = {
-  lock: Schema.Struct({ reason: Reason }),
-  unlock: Schema.Struct({ reason: Reason }),
-  setNameservers: Schema.Struct({
-    nameservers: Schema.Array(Schema.String).pipe(Schema.minItems(MIN_NAMESERVERS), Schema.maxItems(MAX_NAMESERVERS))
-  }),
-  setFolder: Schema.Struct({ folder: Schema.NullOr(Schema.String) }),
-  setContacts: Schema.Struct({ contacts: Schema.String }),
-  setAutoRenew: Schema.Struct({ autoRenew: Schema.Boolean }),
-  renew: Schema.Struct({ years: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 10)), { default: () => 1 }) }),
-  restore: Schema.Struct({
-    reason: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(500)), {
-      default: () => "Restore requested by the owner"
-    })
-  })
-} as const
 
 /** What a stored job needs to run its items. */
 export interface JobPayload {
@@ -45,26 +21,21 @@ export interface JobPayload {
   readonly skipOnError: boolean
 }
 
-export const decodePayload = (op: BulkOp, payload: unknown) =>
-  Either.match(
-    Schema.decodeUnknownEither(payloadSchemas[op] as Schema.Schema<any, any>, {
-      onExcessProperty: "error",
-      errors: "all"
-    })(payload ?? {}),
-    {
-      onRight: (value) => Effect.succeed(value as Record<string, any>),
-      onLeft: (error) => {
-        const issues = meaningfulIssues(ParseResult.ArrayFormatter.formatErrorSync(error))
-        const details = issues.slice(0, 20).map((i) => ({
-          field: ["payload", ...i.path.map(String)].join("."),
-          message: i.message
-        }))
-        return Effect.fail(
-          new InvalidBulkPayload({ message: details.map((d) => `${d.field}: ${d.message}`).join("; "), details })
-        )
-      }
+/** The request's payload decoded by its op's schema (./BulkPayloads.ts), or a typed 400 naming each field. */
+export const decodePayload = (op: BulkOp, payload: unknown): Effect.Effect<BulkCommand, InvalidBulkPayload> =>
+  Either.match(commandOf(op, payload), {
+    onRight: Effect.succeed,
+    onLeft: (error) => {
+      const issues = meaningfulIssues(ParseResult.ArrayFormatter.formatErrorSync(error))
+      const details = issues.slice(0, 20).map((i) => ({
+        field: ["payload", ...i.path.map(String)].join("."),
+        message: i.message
+      }))
+      return Effect.fail(
+        new InvalidBulkPayload({ message: details.map((d) => `${d.field}: ${d.message}`).join("; "), details })
+      )
     }
-  )
+  })
 
 export const suffixOf = (domain: string) =>
   Either.getOrElse(Either.map(parseDomainName(domain), (d) => d.suffix), () => domain.split(".").pop()!)
@@ -142,24 +113,29 @@ const checkRenewYears = (s: CheckSources, years: number, tlds: ReadonlyArray<str
     return { years }
   })
 
-/** Op-specific checks that need the catalogue or the registrar. Returns the normalised payload. */
+/** Op-specific checks that need the catalogue or the registrar: the command with its payload normalised. */
 export const validateFor = (
   s: CheckSources,
-  op: BulkOp,
-  payload: Record<string, any>,
+  command: BulkCommand,
   domains: ReadonlyArray<string>
-): Effect.Effect<Record<string, any>, InvalidBulkPayload | RegistrarUnavailable> =>
+): Effect.Effect<BulkCommand, InvalidBulkPayload | RegistrarUnavailable> =>
   Effect.gen(function*() {
     const tlds = [...new Set(domains.map(suffixOf))]
-    if (op === "setNameservers") return yield* checkNameservers(s, payload.nameservers as ReadonlyArray<string>, tlds)
-    if (op === "setFolder") {
-      if (payload.folder === null) return { folder: null }
-      const folder = (payload.folder as string).normalize("NFC")
-      const problem = folderNameProblem(folder)
-      if (problem !== undefined) return yield* InvalidBulkPayload.of("payload.folder", problem)
-      return { folder }
+    switch (command.op) {
+      case "setNameservers":
+        return { op: command.op, payload: yield* checkNameservers(s, command.payload.nameservers, tlds) }
+      case "setFolder": {
+        if (command.payload.folder === null) return command
+        const folder = command.payload.folder.normalize("NFC")
+        const problem = folderNameProblem(folder)
+        if (problem !== undefined) return yield* InvalidBulkPayload.of("payload.folder", problem)
+        return { op: command.op, payload: { folder } }
+      }
+      case "setContacts":
+        return { op: command.op, payload: yield* checkContacts(s, command.payload.contacts) }
+      case "renew":
+        return { op: command.op, payload: yield* checkRenewYears(s, command.payload.years, tlds) }
+      default:
+        return command
     }
-    if (op === "setContacts") return yield* checkContacts(s, payload.contacts as string)
-    if (op === "renew") return yield* checkRenewYears(s, payload.years, tlds)
-    return payload
   })
