@@ -55,6 +55,10 @@ const infoPage = <const Name extends string, const Path extends `/${string}`>(
   HttpApiEndpoint.get(name, path)
     .addSuccess(HtmlPage(200, summary))
     .annotate(OpenApi.Summary, `${summary} (HTML page)`)
+    .annotate(
+      OpenApi.Description,
+      "A page of the site footer, in the site layout (HTML); the operators' address is CONTACT_EMAIL."
+    )
     .pipe(documentedAt(`/docs/storefront.md#${anchor}`))
 
 export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
