@@ -44,6 +44,7 @@ import { ReferralsLive } from "../referrals/Layer.js"
 import { ReferralConfig } from "../referrals/Settings.js"
 import { SearchLive } from "../search/Layer.js"
 import { StorefrontHttpLive } from "../storefront/Http.js"
+import { StorefrontConfig } from "../storefront/Settings.js"
 import { SystemHttpLive } from "../system/Http.js"
 import { ToolsLive } from "../tools/Layer.js"
 import { PartnerGroups } from "./PartnerGroups.js"
@@ -64,7 +65,8 @@ export const SettingsLive = Layer.mergeAll(
   BrokerageConfig.Live,
   ReferralConfig.Live,
   CheckoutConfig.Live,
-  FulfilmentConfig.Live
+  FulfilmentConfig.Live,
+  StorefrontConfig.Live
 )
 
 /** The durable job queue (tool jobs, bulk and cart jobs) with the configured lease and retention. */

@@ -3,7 +3,7 @@
  * the one visual language of platform/http/Html.ts. Works without JavaScript; one small inline script
  * (nonce-admitted) only prevents a double click from posting twice and spaces the card number.
  */
-import { moneyInWords } from "../domain/TimeWords.js"
+import { moneyInWords, timeInWords } from "../domain/TimeWords.js"
 import { escapeHtml, page } from "../platform/http/Html.js"
 import type { SessionRow } from "./Repo.js"
 
@@ -31,13 +31,13 @@ const cartLines = (items: unknown): ReadonlyArray<CartLine> => {
 
 const cartSummary = (s: SessionRow) =>
   `<p>Renewals and restores for your domains</p>
-<table class="lines" style="width:100%;border-collapse:collapse">
-  <thead><tr><th scope="col" style="text-align:left">Domain</th><th scope="col" style="text-align:left">Service</th><th scope="col" style="text-align:right">Price</th></tr></thead>
+<table class="lines">
+  <thead><tr><th scope="col">Domain</th><th scope="col">Service</th><th scope="col" class="amount">Price</th></tr></thead>
   <tbody>${
     cartLines(s.items).map((l) =>
       `<tr><td>${escapeHtml(l.domain)}</td><td>${l.op === "renew" ? "Renew" : "Restore"}, ${l.years} ${
         l.years === 1 ? "year" : "years"
-      }</td><td style="text-align:right">${escapeHtml(formatPrice(l.priceCents, s.currency))}</td></tr>`
+      }</td><td class="amount">${escapeHtml(formatPrice(l.priceCents, s.currency))}</td></tr>`
     ).join("")
   }</tbody>
 </table>`
@@ -45,7 +45,7 @@ const cartSummary = (s: SessionRow) =>
 const summary = (s: SessionRow, seller: string) => {
   const what = s.kind === "cart"
     ? cartSummary(s)
-    : `<p class="muted">Domain</p><p class="price" style="margin-top:0">${escapeHtml(s.domain ?? "")}</p>`
+    : `<p class="muted label">Domain</p><p class="price">${escapeHtml(s.domain ?? "")}</p>`
   return `${what}
 <dl class="facts">
   <dt>Price</dt><dd><strong data-testid="price">${escapeHtml(formatPrice(s.price_cents, s.currency))}</strong></dd>
@@ -77,10 +77,10 @@ export const buyOfferPage = (ctx: {
     `<h1>Buy ${escapeHtml(o.domain)}</h1>
 ${
       o.environment === "sandbox"
-        ? `<p class="muted" role="note" data-testid="sandbox">Sandbox: a test purchase of sandbox inventory; no real money moves. Pay with the test card 4242 4242 4242 4242.</p>`
+        ? `<p class="note" role="note" data-testid="sandbox">Sandbox: a test purchase of sandbox inventory; no real money moves. Pay with the test card 4242 4242 4242 4242.</p>`
         : ""
     }
-<p class="muted">Domain</p><p class="price" style="margin-top:0">${escapeHtml(o.domain)}</p>
+<p class="muted label">Domain</p><p class="price">${escapeHtml(o.domain)}</p>
 <dl class="facts">
   <dt>Price</dt><dd><strong data-testid="price">${price}</strong></dd>
   <dt>Sold by</dt><dd data-testid="seller">${escapeHtml(o.seller)}</dd>
@@ -156,7 +156,7 @@ ${ctx.error ? `<p class="error" role="alert" id="form-error">${escapeHtml(ctx.er
     }
   ${
       s.environment === "sandbox"
-        ? `<p class="muted">Sandbox: no real money moves. Test cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined, 4000 0000 0000 3220 asks for a confirmation step.</p>`
+        ? `<p class="note">Sandbox: no real money moves. Test cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined, 4000 0000 0000 3220 asks for a confirmation step.</p>`
         : ""
     }
   <div class="actions">
@@ -186,7 +186,7 @@ ${summary(ctx.session, ctx.seller)}
 <p>Your bank asks you to confirm this payment of <strong>${
       escapeHtml(formatPrice(ctx.session.price_cents, ctx.session.currency))
     }</strong>.</p>
-<p class="muted">Sandbox: this page stands in for the bank's confirmation step.</p>
+<p class="note">Sandbox: this page stands in for the bank's confirmation step.</p>
 <form method="post" action="/checkout/confirm?pt=${escapeHtml(encodeURIComponent(ctx.pt))}" data-once>
   <input type="hidden" name="csrf" value="${escapeHtml(ctx.csrf)}">
   <div class="actions">
@@ -196,6 +196,10 @@ ${summary(ctx.session, ctx.seller)}
 </form>`,
     { width: "narrow", script: script(ctx.nonce) }
   )
+
+/** When it was paid, in words, with the exact instant for machines. */
+const paidAt = (d: Date) =>
+  `<time datetime="${escapeHtml(d.toISOString())}" data-testid="paid-at">${escapeHtml(timeInWords(d))}</time>`
 
 export const receiptPage = (s: SessionRow, seller: string) =>
   page(
@@ -213,7 +217,7 @@ ${summary(s, seller)}
         ? `<dt>Card</dt><dd>${escapeHtml(s.card_brand ?? "card")} ending ${escapeHtml(s.card_last4)}</dd>`
         : ""
     }
-  ${s.paid_at ? `<dt>Paid at</dt><dd>${escapeHtml(new Date(s.paid_at).toISOString())}</dd>` : ""}
+  ${s.paid_at ? `<dt>Paid</dt><dd>${paidAt(new Date(s.paid_at))}</dd>` : ""}
   ${s.buyer_email ? `<dt>E-mail</dt><dd>${escapeHtml(s.buyer_email)}</dd>` : ""}
 </dl>
 ${

@@ -6,6 +6,7 @@
  *   GET /market?q&tld&sort&cursor   the listings, filtered, sorted and paged (shareable URLs)
  *   GET /d/{domain}       one name: status, listing and price, registration price, alternatives
  *   POST /d/{domain}/offer   the offer form (CSRF token; the same Offers service as the API)
+ *   GET /terms, /privacy, /contact   the footer's information pages
  *
  * A request whose Host is a listed domain gets that domain's for-sale lander at `/`.
  */
@@ -43,6 +44,22 @@ export const OfferForm = Schema.Struct({
 }).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
 
 const DomainSegment = HttpApiSchema.param("domain", Schema.String.annotations({ description: "A domain name" }))
+
+/** An information page of the footer (terms, privacy, contact): plain HTML, no input. */
+const infoPage = <const Name extends string, const Path extends `/${string}`>(
+  name: Name,
+  path: Path,
+  summary: string,
+  anchor: string
+) =>
+  HttpApiEndpoint.get(name, path)
+    .addSuccess(HtmlPage(200, summary))
+    .annotate(OpenApi.Summary, `${summary} (HTML page)`)
+    .annotate(
+      OpenApi.Description,
+      "A page of the site footer, in the site layout (HTML); the operators' address is CONTACT_EMAIL."
+    )
+    .pipe(documentedAt(`/docs/storefront.md#${anchor}`))
 
 export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
   .add(
@@ -105,6 +122,9 @@ export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
       .annotate(OpenApi.Description, "The same offer as POST /api/market/offers, counted against `market_offers`.")
       .pipe(rateLimited(offerLimits.offers, { refusal: waitRefused }), documentedAt("/docs/storefront.md#offers"))
   )
+  .add(infoPage("termsPage", "/terms", "Terms of sale", "terms"))
+  .add(infoPage("privacyPage", "/privacy", "Privacy notice: what is kept and why", "privacy"))
+  .add(infoPage("contactPage", "/contact", "How to reach the operators", "contact"))
   .addError(InternalError)
   .annotate(OpenApi.Title, "Storefront pages")
   .annotate(OpenApi.Description, "The server-rendered storefront: the home page and the search results page")

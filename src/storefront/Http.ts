@@ -18,6 +18,7 @@ import { hostOf } from "../platform/http/ClientIp.js"
 import { CurrentRequestId } from "../platform/http/Errors.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { Search } from "../search/Search.js"
+import { contactPage, privacyPage, termsPage } from "./InfoPages.js"
 import { storePage } from "./Layout.js"
 import {
   domainPage,
@@ -30,6 +31,7 @@ import {
 } from "./MarketPages.js"
 import { homePage, resultsPage, searchProblemPage } from "./Pages.js"
 import { decodeSegment } from "./Refusals.js"
+import { contactAddress, StorefrontConfig } from "./Settings.js"
 
 const first = (v: string | ReadonlyArray<string> | undefined) => (Array.isArray(v) ? v[0] ?? "" : (v as string) ?? "")
 
@@ -54,6 +56,7 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
     const offers = yield* Offers
     const config = yield* AppConfig
     const offerCsrf = makeBuyForm((yield* ServiceSecret).key("offer-csrf"))
+    const contact = contactAddress(yield* StorefrontConfig, config.baseUrl)
     const ownHost = URL.canParse(config.baseUrl) ? new URL(config.baseUrl).hostname.toLowerCase() : ""
 
     const offerAction = (domain: string, absolute: boolean) =>
@@ -194,4 +197,7 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
             { status: 201 }
           )
         }))
+      .handle("termsPage", () => Effect.succeed(storePage(termsPage(contact))))
+      .handle("privacyPage", () => Effect.succeed(storePage(privacyPage(contact))))
+      .handle("contactPage", () => Effect.succeed(storePage(contactPage(contact))))
   }))

@@ -1,53 +1,20 @@
 /**
  * Every storefront page in headless Chromium with axe-core (WCAG 2.x A/AA and best practices),
  * in light and in dark (prefers-color-scheme emulation), 390 px wide: 0 violations, no sideways
- * scrolling; and each page has one stylesheet, the site header and footer, one `<main>`, `lang`, and its CSP nonce. Pages: home,
+ * scrolling; and each page has one stylesheet, the site header and footer with their links
+ * (test/support/PageChecks.ts), one `<main>`, `lang`, and its CSP nonce. Pages: home,
  * search results, a bad search, the market, a market page with a bad filter, a name page, a
  * non-name's 404, the offer form's answer, a lander, an unknown route's 404. Skipped, with a
  * message, where /usr/bin/chromium is absent.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import * as Fs from "node:fs"
-import { createRequire } from "node:module"
-import type { Page } from "playwright-core"
 import { hasChromium, launch, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
 import { serverAtBaseUrl } from "../support/identity.js"
+import { FOOTER_LINKS, frameOf, HEADER_LINKS, violationsOf } from "../support/PageChecks.js"
 import { TestServer } from "../support/TestServer.js"
 
 warnIfNoChromium("storefront-a11y")
-const AXE_SOURCE = Fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
-
-interface AxeViolation {
-  readonly id: string
-  readonly help: string
-  readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
-}
-
-/** axe's violations of the page as loaded (evaluated through the devtools protocol: the page's CSP stays on). */
-const violationsOf = (page: Page) =>
-  Effect.promise(async () => {
-    await page.evaluate(AXE_SOURCE)
-    const result = await page.evaluate(() =>
-      (globalThis as any).axe.run(document, {
-        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] }
-      })
-    ) as { violations: ReadonlyArray<AxeViolation> }
-    return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)
-  })
-
-/** The layout every page shares, read from the DOM and the response's CSP. */
-const layoutOf = (page: Page) =>
-  Effect.promise(() =>
-    page.evaluate(() => ({
-      lang: document.documentElement.lang,
-      styles: document.querySelectorAll("style, link[rel=stylesheet]").length,
-      mains: document.querySelectorAll("main").length,
-      header: document.querySelectorAll("header.site").length,
-      footer: document.querySelectorAll("footer.site").length,
-      nonce: (document.querySelector("style") as HTMLStyleElement | null)?.nonce ?? ""
-    }))
-  )
 
 describe.skipIf(!hasChromium)("storefront pages: axe in light and dark", () => {
   layer(
@@ -78,15 +45,23 @@ describe.skipIf(!hasChromium)("storefront pages: axe in light and dark", () => {
             })
           const check = (name: string, header: string) =>
             Effect.gen(function*() {
-              const layout = yield* layoutOf(page)
-              expect(layout, name).toMatchObject({ lang: "en", styles: 1, mains: 1, header: 1, footer: 1 })
-              expect(layout.nonce, name).not.toBe("")
-              expect(header, name).toContain(`'nonce-${layout.nonce}'`)
-              // 390 px wide (the phone viewport): nothing scrolls sideways.
-              const overflow = yield* Effect.promise(() =>
-                page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+              const frame = yield* frameOf(page)
+              expect(frame, name).toMatchObject({
+                lang: "en",
+                styles: 1,
+                mains: 1,
+                brand: "Domain Marketplace",
+                logo: true,
+                headerLinks: HEADER_LINKS,
+                footerLinks: FOOTER_LINKS
+              })
+              const nonce = yield* Effect.promise(() =>
+                page.evaluate(() => (document.querySelector("style") as HTMLStyleElement | null)?.nonce ?? "")
               )
-              expect(overflow, `${name}: horizontal overflow at 390 px`).toBeLessThanOrEqual(0)
+              expect(nonce, name).not.toBe("")
+              expect(header, name).toContain(`'nonce-${nonce}'`)
+              // 390 px wide (the phone viewport): nothing scrolls sideways.
+              expect(frame.overflow, `${name}: horizontal overflow at 390 px`).toBeLessThanOrEqual(0)
               results[`${scheme} ${name}`] = yield* violationsOf(page)
             })
 

@@ -28,7 +28,7 @@ describe.skipIf(!hasChromium)("storefront in headless Chromium", () => {
         page.on("pageerror", (e) => problems.push(String(e)))
 
         yield* Effect.promise(() => page.goto(`${server.baseUrl}/`))
-        expect(yield* Effect.promise(() => page.title())).toBe("Find your domain name")
+        expect(yield* Effect.promise(() => page.title())).toBe("Find your domain name · Domain Marketplace")
         // The box has the focus on arrival; the keyboard alone searches.
         expect(yield* Effect.promise(() => page.evaluate(() => document.activeElement?.id))).toBe("q")
         yield* Effect.promise(() => page.keyboard.type("example.com"))

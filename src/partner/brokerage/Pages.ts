@@ -4,6 +4,7 @@
  * partner, operator notes, amounts or anything a credential could be derived from.
  */
 import { type CaseStatus, CLOSED_STATUSES, PATH, STATUS_WORDS, type Tier } from "../../domain/Brokerage.js"
+import { dayInWords, timeInWords } from "../../domain/TimeWords.js"
 import { escapeHtml, page } from "../../platform/http/Html.js"
 
 export interface ProgressView {
@@ -14,8 +15,9 @@ export interface ProgressView {
   readonly timeline: ReadonlyArray<{ readonly status: CaseStatus; readonly at: Date }>
 }
 
-const day = (d: Date) => d.toISOString().slice(0, 10)
-const when = (d: Date) => `${day(d)} ${d.toISOString().slice(11, 16)} UTC`
+/** A time in words ("27 Nov 2026, 16:18 UTC"), with the exact instant for machines. */
+const time = (d: Date, words: (d: Date) => string) =>
+  `<time datetime="${escapeHtml(d.toISOString())}">${escapeHtml(words(d))}</time>`
 
 const TIER_WORDS: Readonly<Record<Tier, string>> = {
   managed: "Managed: our brokers negotiate for you",
@@ -34,9 +36,7 @@ export const progressPage = (v: ProgressView): string => {
     }${current ? "</strong>" : ""}</li>`
   }).join("\n")
   const history = [...v.timeline].reverse().map((t) =>
-    `<li><time datetime="${t.at.toISOString()}">${escapeHtml(when(t.at))}</time> — ${
-      escapeHtml(STATUS_WORDS[t.status].title)
-    }</li>`
+    `<li>${time(t.at, timeInWords)} — ${escapeHtml(STATUS_WORDS[t.status].title)}</li>`
   ).join("\n")
   return page(
     `${v.domain}: ${words.title}`,
@@ -49,7 +49,7 @@ export const progressPage = (v: ProgressView): string => {
 <dl class="facts">
   <dt>Domain</dt><dd>${escapeHtml(v.domain)}</dd>
   <dt>Service</dt><dd>${escapeHtml(TIER_WORDS[v.tier])}</dd>
-  <dt>Requested</dt><dd>${escapeHtml(day(v.createdAt))}</dd>
+  <dt>Requested</dt><dd>${time(v.createdAt, dayInWords)}</dd>
 </dl>
 ${closed && v.status !== "closed_won" ? "" : `<h2>Steps</h2>\n<ol class="timeline steps">\n${steps}\n</ol>`}
 <h2>History</h2>

@@ -3,68 +3,20 @@
  * hosted checkout, the buy page, receipts, brokerage progress, referral and error pages).
  *
  * Pages are server-rendered, self-contained (inline CSS, no third-party assets), work without
- * JavaScript and stay within `PAGE_CSP`. A page that needs a script sets `script` and the layout
- * adds it inline with the nonce given (the CSP then allows that nonce only).
+ * JavaScript and stay within `pageCsp`. Every page has the same frame: the site header (name,
+ * logo, main links), one `<main>`, the site footer (every link, Terms, Privacy and Contact
+ * included) and the one stylesheet of ./PageStyle.ts. A page that needs a script sets `script` and
+ * the layout adds it inline with the nonce given (the CSP then allows that nonce only).
  */
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
+import { STYLE } from "./PageStyle.js"
 
 export const escapeHtml = (s: string) =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
-
-export const STYLE = `
-  :root { color-scheme: light dark; --fg: #1d2330; --muted: #5b6474; --bg: #f4f5f7; --card: #fff; --line: #b8bfcc; --accent: #2357d9; --link: #2357d9; --ok: #116b3a; --okbg: #e5f5ec; --err: #8a1c1c; --errbg: #fdecec; }
-  * { box-sizing: border-box; }
-  body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: var(--bg); color: var(--fg); }
-  header.site { max-width: 34rem; margin: 0 auto; padding: 1.25rem 1rem 0; font-weight: 700; letter-spacing: .01em; }
-  header.site a { color: inherit; text-decoration: none; }
-  main { max-width: 34rem; margin: 1rem auto 3rem; padding: 2rem; background: var(--card); border-radius: 12px; box-shadow: 0 2px 12px rgba(0,0,0,.08); }
-  main.narrow { max-width: 26rem; }
-  h1 { font-size: 1.35rem; margin: 0 0 1rem; }
-  h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
-  p { margin: .5rem 0 1rem; }
-  label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
-  input, select { width: 100%; padding: .6rem .7rem; font: inherit; border: 1px solid var(--line); border-radius: 8px; background: var(--card); color: inherit; }
-  input[type=checkbox], input[type=radio] { width: auto; }
-  button, .button { display: inline-block; font: inherit; padding: .6rem 1.1rem; border-radius: 8px; border: 1px solid transparent; cursor: pointer; text-decoration: none; }
-  .primary { background: var(--accent); color: #fff; }
-  .secondary { background: transparent; border-color: var(--line); color: inherit; }
-  .actions { display: flex; flex-wrap: wrap; gap: .75rem; margin-top: 1.5rem; }
-  .error { background: var(--errbg); color: var(--err); padding: .6rem .8rem; border-radius: 8px; }
-  .success { background: var(--okbg); color: var(--ok); padding: .6rem .8rem; border-radius: 8px; }
-  .muted { color: var(--muted); font-size: .9rem; }
-  .price { font-size: 1.6rem; font-weight: 700; }
-  .row { display: flex; gap: .75rem; } .row > * { flex: 1; }
-  dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; } dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; }
-  ol.timeline { padding-left: 1.2rem; } ol.timeline li { margin: .35rem 0; }
-  ul.scopes { padding-left: 1.2rem; }
-  code { font-size: .9em; word-break: break-all; }
-  :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
-  a { color: var(--link); }
-  header.site nav, footer.site nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; }
-  header.site { display: flex; flex-wrap: wrap; justify-content: space-between; gap: .5rem 1rem; }
-  header.site nav a { font-weight: 500; }
-  footer.site { max-width: 34rem; margin: 0 auto 2rem; padding: 0 1rem; color: var(--muted); font-size: .9rem; }
-  footer.site a { color: inherit; }
-  form.search { display: flex; gap: .5rem; margin: 0 0 1rem; }
-  form.search input { flex: 1; min-width: 0; }
-  form.filters { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; margin: 0 0 1rem; }
-  form.filters > div { flex: 1 1 8rem; } form.filters label { margin-top: 0; }
-  ol.results { list-style: none; padding: 0; margin: 1rem 0 0; }
-  ol.results li { display: flex; flex-wrap: wrap; align-items: baseline; gap: .25rem .75rem; padding: .75rem 0; border-top: 1px solid var(--line); }
-  ol.results .name { font-weight: 700; flex: 1 1 12rem; overflow-wrap: anywhere; }
-  ol.results .status { font-size: .9rem; }
-  ol.results .next { flex: 1 1 100%; font-size: .9rem; }
-  nav.pages { display: flex; justify-content: space-between; margin-top: 1.5rem; }
-  @media (max-width: 30rem) { main { margin: .5rem; padding: 1.25rem; } .row { flex-direction: column; gap: 0; } }
-  @media (prefers-color-scheme: dark) {
-    :root { --fg: #e6e9ef; --muted: #a0a8b8; --bg: #12151b; --card: #1c2029; --line: #3a4150; --okbg: #12321f; --ok: #8fe0b0; --errbg: #3a1717; --err: #f3b0b0; --link: #9db8ff; }
-    main { box-shadow: none; }
-  }
-`
 
 /**
  * The Content-Security-Policy of every HTML page (a nonce admits one inline script). No
@@ -82,19 +34,45 @@ export const pageCsp = (nonce?: string) =>
   ].join("; ")
 
 export interface PageOptions {
-  /** `narrow` for short forms (sign-in, consent, errors). */
+  /** `narrow` for short forms (sign-in, consent, checkout, errors). */
   readonly width?: "normal" | "narrow"
   /** One inline script (progressive enhancement only: the page works without it). */
   readonly script?: { readonly nonce: string; readonly source: string }
-  /** Rendered after `<main>` (the storefront's site footer; `html` output, already escaped). */
-  readonly footer?: string
-  /** Replaces the default site header (the storefront's header with its links; `html` output). */
-  readonly header?: string
   /** The page's CSP nonce, carried by its stylesheet (the storefront pages always have one). */
   readonly nonce?: string
 }
 
-/** The full document of a page: same header, type and stylesheet everywhere. */
+/** The mark beside the name: a globe on the accent square (decorative; the name is the link's text). */
+const LOGO = `<svg class="logo" viewBox="0 0 32 32" aria-hidden="true" focusable="false">` +
+  `<rect class="mark" width="32" height="32" rx="8"/>` +
+  `<g class="globe"><circle cx="16" cy="16" r="9"/><ellipse cx="16" cy="16" rx="4" ry="9"/><path d="M7 16h18"/></g></svg>`
+
+/** The links of the header (where to go) and of the footer (every page of the site). */
+const MAIN_LINKS = [["/", "Search"], ["/market", "Market"], ["/docs/storefront.md", "Docs"]] as const
+const SITE_LINKS = [
+  ...MAIN_LINKS,
+  ["/docs", "API"],
+  ["/terms", "Terms"],
+  ["/privacy", "Privacy"],
+  ["/contact", "Contact"]
+] as const
+
+const links = (list: ReadonlyArray<readonly [string, string]>) =>
+  list.map(([href, text]) => `<a href="${href}">${text}</a>`).join("")
+
+/** The site header of every page: the name with its logo, and the main links. */
+export const SITE_HEADER = `<header class="site"><div class="bar">
+<a class="brand" href="/">${LOGO}<span>Domain Marketplace</span></a>
+<nav aria-label="Main">${links(MAIN_LINKS)}</nav>
+</div></header>`
+
+/** The site footer of every page: every link of the site, Terms, Privacy and Contact included. */
+export const SITE_FOOTER = `<footer class="site"><div class="bar">
+<nav aria-label="Site">${links(SITE_LINKS)}</nav>
+<p>Domain Marketplace: search, buy and broker domain names. Payments go through our payment provider.</p>
+</div></footer>`
+
+/** The full document of a page: same header, footer, type and stylesheet everywhere. */
 export const page = (title: string, body: string, options: PageOptions = {}) =>
   `<!doctype html>
 <html lang="en">
@@ -102,15 +80,16 @@ export const page = (title: string, body: string, options: PageOptions = {}) =>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
-<title>${escapeHtml(title)}</title>
+<title>${escapeHtml(title)} · Domain Marketplace</title>
 <style${options.nonce ? ` nonce="${escapeHtml(options.nonce)}"` : ""}>${STYLE}</style>
 </head>
 <body>
-${options.header ?? `<header class="site"><a href="/">Domain Marketplace</a></header>`}
-<main${options.width === "narrow" ? ` class="narrow"` : ""}>
+<a class="skip" href="#main">Skip to content</a>
+${SITE_HEADER}
+<main id="main"${options.width === "narrow" ? ` class="narrow"` : ""}>
 ${body}
 </main>
-${options.footer ?? ""}
+${SITE_FOOTER}
 ${options.script ? `<script nonce="${escapeHtml(options.script.nonce)}">${options.script.source}</script>` : ""}
 </body>
 </html>`
@@ -198,18 +177,6 @@ const renderValue = (v: HtmlValue): string =>
 export const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<HtmlValue>): SafeHtml =>
   new SafeHtml(strings.reduce((out, s, i) => out + s + (i < values.length ? renderValue(values[i]!) : ""), ""))
 
-/** The site header of the storefront's pages: the name and the main links. */
-const SITE_HEADER = html`<header class="site">
-<a href="/">Domain Marketplace</a>
-<nav aria-label="Main"><a href="/">Search</a><a href="/market">Market</a><a href="/docs/storefront.md">Docs</a></nav>
-</header>`
-
-/** The site footer of the storefront's pages: where to go next. */
-const SITE_FOOTER = html`<footer class="site">
-<nav aria-label="Site"><a href="/">Search</a><a href="/market">Market</a><a href="/docs/storefront.md">Docs</a><a href="/docs">API</a><a href="/docs/storefront.md#terms">Terms</a><a href="/docs/storefront.md#privacy">Privacy</a><a href="/docs/storefront.md#contact">Contact</a></nav>
-<p>Domain Marketplace: search, buy and broker domain names.</p>
-</footer>`
-
 /**
  * A page of the site (the storefront's pages and the HTML 404) as an HTML answer: the site header
  * and footer around `body`, the one stylesheet, and a fresh CSP nonce that the stylesheet carries.
@@ -217,7 +184,7 @@ const SITE_FOOTER = html`<footer class="site">
 export const sitePageResponse = (title: string, body: SafeHtml, status = 200) => {
   const nonce = randomBytes(16).toString("base64url")
   return htmlResponse(
-    page(title, body.value, { header: SITE_HEADER.value, footer: SITE_FOOTER.value, nonce }),
+    page(title, body.value, { nonce }),
     { status, nonce }
   )
 }

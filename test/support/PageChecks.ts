@@ -1,0 +1,65 @@
+/**
+ * What every page of the service must be, read from a loaded page in headless Chromium: axe-core's
+ * violations (WCAG 2.x A/AA and best practices, run through the devtools protocol so the page's
+ * CSP stays on), and the shared frame a reader sees (the site header and footer with their links,
+ * one `<main>`, one stylesheet, `lang`, nothing scrolling sideways).
+ */
+import { Effect } from "effect"
+import * as Fs from "node:fs"
+import { createRequire } from "node:module"
+import type { Page } from "playwright-core"
+
+const AXE_SOURCE = Fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+
+interface AxeViolation {
+  readonly id: string
+  readonly help: string
+  readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
+}
+
+/** axe's violations of the page as loaded, one line each ("rule: help (targets)"). */
+export const violationsOf = (page: Page) =>
+  Effect.promise(async () => {
+    await page.evaluate(AXE_SOURCE)
+    const result = await page.evaluate(() =>
+      (globalThis as any).axe.run(document, {
+        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] }
+      })
+    ) as { violations: ReadonlyArray<AxeViolation> }
+    return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)
+  })
+
+/** The header's links, as a reader sees them (text → where it goes). */
+export const HEADER_LINKS = [["Search", "/"], ["Market", "/market"], ["Docs", "/docs/storefront.md"]]
+
+/** The footer's links: every page of the site, Terms, Privacy and Contact included. */
+export const FOOTER_LINKS = [
+  ...HEADER_LINKS,
+  ["API", "/docs"],
+  ["Terms", "/terms"],
+  ["Privacy", "/privacy"],
+  ["Contact", "/contact"]
+]
+
+/** The frame every page shares, read from the DOM (sizes at the page's own viewport). */
+export const frameOf = (page: Page) =>
+  Effect.promise(() =>
+    page.evaluate(() => {
+      const linksIn = (selector: string) =>
+        Array.from(document.querySelectorAll<HTMLAnchorElement>(`${selector} a`)).map((a) => [
+          (a.textContent ?? "").trim(),
+          a.getAttribute("href") ?? ""
+        ])
+      const brand = document.querySelector("header.site a.brand")
+      return {
+        lang: document.documentElement.lang,
+        styles: document.querySelectorAll("style, link[rel=stylesheet]").length,
+        mains: document.querySelectorAll("main").length,
+        brand: (brand?.textContent ?? "").trim(),
+        logo: brand?.querySelector("svg") !== null && brand?.querySelector("svg") !== undefined,
+        headerLinks: linksIn("header.site nav"),
+        footerLinks: linksIn("footer.site nav"),
+        overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth
+      }
+    })
+  )
