@@ -2,11 +2,21 @@ import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 
 /**
- * Test files that drive @effect/vitest's TestClock (`TestClock.adjust`). They run isolated: in a
- * worker shared with the service's test files, their fibers found the live clock where the
- * TestClock should be ("testClock.adjust is not a function"), a leak between files not yet traced.
+ * Test files that run isolated, each in a fresh worker:
+ * - those that drive @effect/vitest's TestClock (`TestClock.adjust`): in a worker shared with the
+ *   service's test files, their fibers found the live clock where the TestClock should be
+ *   ("testClock.adjust is not a function"), a leak between files not yet traced;
+ * - those that serve their own small HttpApi with `HttpApiBuilder.serve` on the in-memory server:
+ *   run after another such file in the same worker, the second served the first file's app (its
+ *   requests answered 404 "No route" with the first file's request id), some state of
+ *   HttpApiBuilder shared within a process, not yet traced either.
  */
-const testClockFiles = ["test/availability/rules.test.ts", "test/platform/jobs/janitor.test.ts"]
+const isolatedFiles = [
+  "test/availability/rules.test.ts",
+  "test/platform/jobs/janitor.test.ts",
+  "test/platform/http/domain-error.test.ts",
+  "test/platform/http/rate-limit-edge.test.ts"
+]
 
 export default defineConfig({
   test: {
@@ -17,7 +27,7 @@ export default defineConfig({
     // service's ~1,900 modules again for each of 140 files (the embedded pass's collect time went
     // from 587 s to 42 s, the pass from 30 to 13.5 min). Every file still builds its own servers
     // and databases; what the files share is code, not state. (`isolate` inside a project is not
-    // read for the forks pool: it is set here, and undone for the TestClock files below.)
+    // read for the forks pool: it is set here, and undone for the isolated files below.)
     poolOptions: { forks: { isolate: false } },
     // Vitest's default on a 2-core machine is one worker (cores - 1), which runs the files one
     // after another while most of their time is spent waiting on servers, child processes and
@@ -32,7 +42,7 @@ export default defineConfig({
         test: {
           name: "service",
           include: ["test/**/*.test.ts"],
-          exclude: testClockFiles,
+          exclude: isolatedFiles,
           // The production build, once per run: the tests that start the service or the CLI as a
           // process run it (test/support/BuiltApp.ts).
           globalSetup: ["test/support/globalSetup.ts"]
@@ -40,7 +50,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: "test-clock", include: testClockFiles, poolOptions: { forks: { isolate: true } } }
+        test: { name: "isolated", include: isolatedFiles, poolOptions: { forks: { isolate: true } } }
       }
     ]
   }

@@ -17,7 +17,8 @@ import {
   type RateLimitPolicy
 } from "../../../src/platform/http/RateLimit.js"
 import { retryAfterOf } from "../../../src/platform/http/RateLimitEdge.js"
-import { makeRouteTable, RequestGuardLive } from "../../../src/platform/http/RequestGuard.js"
+import { RequestGuardLive } from "../../../src/platform/http/RequestGuard.js"
+import { makeRouteTable } from "../../../src/platform/http/RouteTable.js"
 
 const things = policy("things", 2, 60)
 const pages = policy("pages", 1, 60)

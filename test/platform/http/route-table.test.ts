@@ -1,12 +1,12 @@
 /**
- * The request guard's route table (src/platform/http/RequestGuard.ts) is read from the API's definition
+ * The request guard's route table (src/platform/http/RouteTable.ts) is read from the API's definition
  * without building the OpenAPI document; it must list exactly what the document lists, in the
  * same order (the order decides between parameterised templates).
  */
 import * as OpenApi from "@effect/platform/OpenApi"
 import { describe, expect, it } from "@effect/vitest"
 import { Api } from "../../../src/app/Api.js"
-import { makeRouteTable } from "../../../src/platform/http/RequestGuard.js"
+import { makeRouteTable } from "../../../src/platform/http/RouteTable.js"
 
 /** The routes as the OpenAPI document states them. */
 const documented = () => {
