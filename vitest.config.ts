@@ -50,7 +50,9 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: "isolated", include: isolatedFiles, poolOptions: { forks: { isolate: true } } }
+        // Threads, not forks: the forks pool reads `isolate` only at the root (above), so a forks
+        // project here would share its worker's modules after all.
+        test: { name: "isolated", include: isolatedFiles, pool: "threads", isolate: true }
       }
     ]
   }
