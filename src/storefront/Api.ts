@@ -6,6 +6,7 @@
  *   GET /market?q&tld&sort&cursor   the listings, filtered, sorted and paged (shareable URLs)
  *   GET /d/{domain}       one name: status, listing and price, registration price, alternatives
  *   POST /d/{domain}/offer   the offer form (CSRF token; the same Offers service as the API)
+ *   GET /assets/{file}    the search island's script (content-hashed name, cached for a year)
  *
  * A request whose Host is a listed domain gets that domain's for-sale lander at `/`.
  */
@@ -41,6 +42,8 @@ export const OfferForm = Schema.Struct({
   email: Schema.optional(Schema.String),
   csrf: Schema.optional(Schema.String)
 }).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
+
+const AssetFile = HttpApiSchema.param("file", Schema.String.annotations({ description: "search.<hash>.js" }))
 
 const DomainSegment = HttpApiSchema.param("domain", Schema.String.annotations({ description: "A domain name" }))
 
@@ -104,6 +107,26 @@ export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
       .annotate(OpenApi.Summary, "The offer form of a domain's page and lander")
       .annotate(OpenApi.Description, "The same offer as POST /api/market/offers, counted against `market_offers`.")
       .pipe(rateLimited(offerLimits.offers, { refusal: waitRefused }), documentedAt("/docs/storefront.md#offers"))
+  )
+  .add(
+    HttpApiEndpoint.get("asset")`/assets/${AssetFile}`
+      .addSuccess(
+        HttpApiSchema.Text({ contentType: "text/javascript" }).annotations({
+          description: "The script; `cache-control: public, max-age=31536000, immutable` (its name changes with it)"
+        })
+      )
+      .addError(
+        HttpApiSchema.Text({ contentType: "text/plain" }).annotations({
+          description: "No such file (an older build's name, or none)",
+          ...HttpApiSchema.annotations({ status: 404 })
+        })
+      )
+      .annotate(OpenApi.Summary, "The storefront's search island script")
+      .annotate(
+        OpenApi.Description,
+        "The as-you-type search of the home and results pages; the pages name the current file."
+      )
+      .pipe(documentedAt("/docs/storefront.md#search"))
   )
   .addError(InternalError)
   .annotate(OpenApi.Title, "Storefront pages")

@@ -3,7 +3,8 @@
  * Offers) → the rendered page. Each page answers HTML, whatever goes wrong with the input.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Clock, Effect, Either, FiberRef, Option, Schema } from "effect"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Clock, Effect, Either, FiberRef, Layer, Option, Schema } from "effect"
 import { Api } from "../app/Api.js"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { Email } from "../checkout/Api.js"
@@ -28,6 +29,7 @@ import {
   offerProblemPage,
   offerReceivedPage
 } from "./MarketPages.js"
+import { SearchIsland } from "./Island.js"
 import { homePage, resultsPage, searchProblemPage } from "./Pages.js"
 import { decodeSegment } from "./Refusals.js"
 
@@ -52,6 +54,7 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
     const market = yield* Market
     const catalogue = yield* Catalogue
     const offers = yield* Offers
+    const island = yield* SearchIsland
     const config = yield* AppConfig
     const offerCsrf = makeBuyForm((yield* ServiceSecret).key("offer-csrf"))
     const ownHost = URL.canParse(config.baseUrl) ? new URL(config.baseUrl).hostname.toLowerCase() : ""
@@ -78,24 +81,27 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
               return storePage(landerPage(l, config.baseUrl, form))
             }
           }
-          return storePage(homePage())
+          return storePage(homePage(), { script: yield* island.src })
         }))
       .handle("searchPage", ({ urlParams }) =>
         Effect.gen(function*() {
           const startedAt = yield* Clock.currentTimeMillis
           const q = first(urlParams.q).trim()
-          if (q === "") return storePage(searchProblemPage("", "Type a domain name, for example yourname.com."))
+          const script = yield* island.src
+          if (q === "") {
+            return storePage(searchProblemPage("", "Type a domain name, for example yourname.com."), { script })
+          }
           const plan = search.plan(q)
           if (Either.isLeft(plan)) {
             return storePage(
               searchProblemPage(q, `“${q.slice(0, 253)}” is not a domain name: ${plan.left.message}`),
-              { status: 400 }
+              { status: 400, script }
             )
           }
           const requestId = yield* FiberRef.get(CurrentRequestId)
           // The page shows the buy-now price (public on /buy) and never the floor price.
           const rows = yield* search.rows(plan.right, { requestId, canSeeMarketPrices: true, startedAt })
-          return storePage(resultsPage(q, rows))
+          return storePage(resultsPage(q, rows), { script })
         }))
       .handle("marketPage", ({ urlParams }) =>
         Effect.gen(function*() {
@@ -194,4 +200,12 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
             { status: 201 }
           )
         }))
-  }))
+      .handle("asset", ({ path }) =>
+        Effect.map(island.asset, (asset) =>
+          Option.isSome(asset) && asset.value.file === path.file
+            ? HttpServerResponse.uint8Array(asset.value.code, {
+              contentType: "text/javascript; charset=utf-8",
+              headers: { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
+            })
+            : HttpServerResponse.text("No such file", { status: 404, headers: { "cache-control": "no-store" } })))
+  })).pipe(Layer.provide(SearchIsland.Default))

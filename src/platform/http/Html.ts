@@ -4,7 +4,9 @@
  *
  * Pages are server-rendered, self-contained (inline CSS, no third-party assets), work without
  * JavaScript and stay within `PAGE_CSP`. A page that needs a script sets `script` and the layout
- * adds it inline with the nonce given (the CSP then allows that nonce only).
+ * adds it inline with the nonce given (the CSP then allows that nonce only), or `scriptSrc`: a
+ * script file of this service, loaded with the page's nonce (the CSP then also allows fetches to
+ * the page's own origin).
  */
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpBody from "@effect/platform/HttpBody"
@@ -12,8 +14,9 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 
-export const escapeHtml = (s: string) =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
+import { escapeHtml, html, type SafeHtml } from "./SafeHtml.js"
+
+export { escapeHtml, html, SafeHtml } from "./SafeHtml.js"
 
 export const STYLE = `
   :root { color-scheme: light dark; --fg: #1d2330; --muted: #5b6474; --bg: #f4f5f7; --card: #fff; --line: #b8bfcc; --accent: #2357d9; --link: #2357d9; --ok: #116b3a; --okbg: #e5f5ec; --err: #8a1c1c; --errbg: #fdecec; }
@@ -71,11 +74,13 @@ export const STYLE = `
  * `form-action`: browsers apply it to the redirect after a post, and our forms end by redirecting
  * to the client's own return URL.
  */
-export const pageCsp = (nonce?: string) =>
+export const pageCsp = (nonce?: string, options: { readonly connectSelf?: boolean } = {}) =>
   [
     "default-src 'none'",
     "style-src 'unsafe-inline'",
     nonce ? `script-src 'nonce-${nonce}'` : "script-src 'none'",
+    // A page with a script file (the storefront's search island) fetches from its own origin only.
+    ...(options.connectSelf ? ["connect-src 'self'"] : []),
     "img-src 'self' data:",
     "frame-ancestors 'none'",
     "base-uri 'none'"
@@ -92,6 +97,8 @@ export interface PageOptions {
   readonly header?: string
   /** The page's CSP nonce, carried by its stylesheet (the storefront pages always have one). */
   readonly nonce?: string
+  /** A script file of this service (progressive enhancement), loaded with `nonce`. */
+  readonly scriptSrc?: string
 }
 
 /** The full document of a page: same header, type and stylesheet everywhere. */
@@ -111,17 +118,24 @@ ${options.header ?? `<header class="site"><a href="/">Domain Marketplace</a></he
 ${body}
 </main>
 ${options.footer ?? ""}
-${options.script ? `<script nonce="${escapeHtml(options.script.nonce)}">${options.script.source}</script>` : ""}
+${options.script ? `<script nonce="${escapeHtml(options.script.nonce)}">${options.script.source}</script>` : ""}${
+    options.scriptSrc && options.nonce
+      ? `<script nonce="${escapeHtml(options.nonce)}" src="${escapeHtml(options.scriptSrc)}" defer></script>`
+      : ""
+  }
 </body>
 </html>`
 
 /** An HTML answer with the page headers (CSP, no-store, no framing, no sniffing). */
-export const htmlResponse = (html: string, options: { readonly status?: number; readonly nonce?: string } = {}) =>
+export const htmlResponse = (
+  html: string,
+  options: { readonly status?: number; readonly nonce?: string; readonly connectSelf?: boolean } = {}
+) =>
   HttpServerResponse.text(html, {
     status: options.status ?? 200,
     contentType: "text/html; charset=utf-8",
     headers: {
-      "content-security-policy": pageCsp(options.nonce),
+      "content-security-policy": pageCsp(options.nonce, { connectSelf: options.connectSelf ?? false }),
       "cache-control": "no-store",
       "x-frame-options": "DENY",
       "x-content-type-options": "nosniff",
@@ -171,33 +185,6 @@ const bannered: HttpApp.PreResponseHandler = (_request, response) => {
 export const testModePages = (app: HttpApp.Default): HttpApp.Default =>
   Effect.zipRight(HttpApp.appendPreResponseHandler(bannered), app)
 
-/** Markup that is already safe (the output of `html`): interpolated as is, never escaped again. */
-export class SafeHtml {
-  constructor(readonly value: string) {}
-  toString() {
-    return this.value
-  }
-}
-
-type HtmlValue = SafeHtml | string | number | null | undefined | false | ReadonlyArray<HtmlValue>
-
-const renderValue = (v: HtmlValue): string =>
-  v === null || v === undefined || v === false
-    ? ""
-    : v instanceof SafeHtml
-    ? v.value
-    : Array.isArray(v)
-    ? v.map(renderValue).join("")
-    : escapeHtml(String(v))
-
-/**
- * A tagged template that escapes by default: every interpolated string or number is escaped,
- * arrays are joined, `null`/`undefined`/`false` render nothing, and only another `html` result
- * goes in as markup. Pages built with it never concatenate untrusted text into HTML.
- */
-export const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<HtmlValue>): SafeHtml =>
-  new SafeHtml(strings.reduce((out, s, i) => out + s + (i < values.length ? renderValue(values[i]!) : ""), ""))
-
 /** The site header of the storefront's pages: the name and the main links. */
 const SITE_HEADER = html`<header class="site">
 <a href="/">Domain Marketplace</a>
@@ -214,11 +201,16 @@ const SITE_FOOTER = html`<footer class="site">
  * A page of the site (the storefront's pages and the HTML 404) as an HTML answer: the site header
  * and footer around `body`, the one stylesheet, and a fresh CSP nonce that the stylesheet carries.
  */
-export const sitePageResponse = (title: string, body: SafeHtml, status = 200) => {
+export const sitePageResponse = (title: string, body: SafeHtml, status = 200, scriptSrc?: string) => {
   const nonce = randomBytes(16).toString("base64url")
   return htmlResponse(
-    page(title, body.value, { header: SITE_HEADER.value, footer: SITE_FOOTER.value, nonce }),
-    { status, nonce }
+    page(title, body.value, {
+      header: SITE_HEADER.value,
+      footer: SITE_FOOTER.value,
+      nonce,
+      ...(scriptSrc !== undefined ? { scriptSrc } : {})
+    }),
+    { status, nonce, connectSelf: scriptSrc !== undefined }
   )
 }
 
