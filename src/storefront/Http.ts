@@ -19,6 +19,7 @@ import { hostOf } from "../platform/http/ClientIp.js"
 import { CurrentRequestId } from "../platform/http/Errors.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { Search } from "../search/Search.js"
+import { SearchIsland } from "./Island.js"
 import { storePage } from "./Layout.js"
 import {
   domainPage,
@@ -29,7 +30,6 @@ import {
   offerProblemPage,
   offerReceivedPage
 } from "./MarketPages.js"
-import { SearchIsland } from "./Island.js"
 import { homePage, resultsPage, searchProblemPage } from "./Pages.js"
 import { decodeSegment } from "./Refusals.js"
 

@@ -57,7 +57,10 @@ const load: Effect.Effect<Option.Option<IslandAsset>> = readBuilt.pipe(
     return Option.some({ file, src: `/assets/${file}`, code })
   }),
   Effect.catchAll((e) =>
-    Effect.as(Effect.logWarning("storefront: the search island is unavailable; pages work without it", e), Option.none())
+    Effect.as(
+      Effect.logWarning("storefront: the search island is unavailable; pages work without it", e),
+      Option.none()
+    )
   )
 )
 

@@ -22,9 +22,40 @@ const looksLikeName = (q: string) => /^[^\s.]+(\.[^\s.]+)*\.[^\s.]{2,}$/u.test(q
 const placeholders = (domains: ReadonlyArray<string>) =>
   html`<ol class="results" aria-label="Results">${
     domains.map((d) =>
-      html`<li data-pending="${d}"><span class="name">${d}</span><span class="status">Checking…</span><span class="next">&nbsp;<br>&nbsp;</span></li>`
+      html`<li data-pending="${d}"><span class="name">${d}</span><span class="status">Checking…</span><span class="next"></span></li>`
     )
   }</ol>`
+
+/** The row of `domain` with the longest wording there is (premium: a long price and the longest next action). */
+const tallestRow = (domain: string) =>
+  resultRow({
+    kind: "row",
+    domain,
+    domain_unicode: domain,
+    state: "premium",
+    state_label: "Premium",
+    available: true,
+    price: 99_999.99,
+    listing: null,
+    whois_summary: null,
+    cached: false,
+    meta: { source: "", checked_at: "", latency_ms: 0 }
+  })
+
+/**
+ * Each placeholder gets the height of the tallest row its name could become at this width
+ * (measured on an unseen copy in the same list, before the browser paints), so an answer never
+ * makes its row grow and push down what is below.
+ */
+const reserve = (list: HTMLOListElement) => {
+  for (const li of Array.from(list.querySelectorAll<HTMLElement>("li[data-pending]"))) {
+    li.insertAdjacentHTML("afterend", tallestRow(li.dataset.pending ?? "").value)
+    const probe = li.nextElementSibling as HTMLElement
+    probe.setAttribute("aria-hidden", "true")
+    li.style.minHeight = `${Math.max(li.offsetHeight, probe.offsetHeight)}px`
+    probe.remove()
+  }
+}
 
 const island = (form: HTMLFormElement, input: HTMLInputElement, region: HTMLElement) => {
   /** The query whose answers the region shows (or is streaming). */
@@ -50,6 +81,8 @@ const island = (form: HTMLFormElement, input: HTMLInputElement, region: HTMLElem
     if (event.kind === "header") {
       region.setAttribute("aria-busy", "true")
       region.innerHTML = placeholders(event.domains).value
+      const list = region.querySelector("ol")
+      if (list) reserve(list)
     } else if (event.kind === "row") fill(event)
     else if (event.kind === "done") region.removeAttribute("aria-busy")
   }
@@ -92,7 +125,9 @@ const island = (form: HTMLFormElement, input: HTMLInputElement, region: HTMLElem
     stream(q, controller.signal).catch((e: unknown) => {
       if (controller.signal.aborted) return
       shown = ""
-      say(e instanceof SyntaxError ? "The answer was cut short: try again." : "We could not search just now: try again.")
+      say(
+        e instanceof SyntaxError ? "The answer was cut short: try again." : "We could not search just now: try again."
+      )
     })
   }
 
