@@ -18,7 +18,7 @@ import { Schema } from "effect"
 import { limits as marketLimits } from "../market/Api.js"
 import { limits as offerLimits } from "../offers/Api.js"
 import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../platform/http/ApiAnnotations.js"
-import { InternalError } from "../platform/http/Errors.js"
+import { InternalError, NotFound } from "../platform/http/Errors.js"
 import { limits as searchLimits } from "../search/Api.js"
 import { domainRefused, searchRefused, waitRefused } from "./Refusals.js"
 
@@ -115,12 +115,7 @@ export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
           description: "The script; `cache-control: public, max-age=31536000, immutable` (its name changes with it)"
         })
       )
-      .addError(
-        HttpApiSchema.Text({ contentType: "text/plain" }).annotations({
-          description: "No such file (an older build's name, or none)",
-          ...HttpApiSchema.annotations({ status: 404 })
-        })
-      )
+      .addError(NotFound)
       .annotate(OpenApi.Summary, "The storefront's search island script")
       .annotate(
         OpenApi.Description,

@@ -16,7 +16,7 @@ import { MAX_OFFER_CENTS } from "../offers/Api.js"
 import { Offers } from "../offers/Offers.js"
 import { AppConfig } from "../platform/Config.js"
 import { hostOf } from "../platform/http/ClientIp.js"
-import { CurrentRequestId } from "../platform/http/Errors.js"
+import { CurrentRequestId, NotFoundError } from "../platform/http/Errors.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { Search } from "../search/Search.js"
 import { SearchIsland } from "./Island.js"
@@ -201,11 +201,11 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
           )
         }))
       .handle("asset", ({ path }) =>
-        Effect.map(island.asset, (asset) =>
+        Effect.flatMap(island.asset, (asset) =>
           Option.isSome(asset) && asset.value.file === path.file
-            ? HttpServerResponse.uint8Array(asset.value.code, {
+            ? Effect.succeed(HttpServerResponse.uint8Array(asset.value.code, {
               contentType: "text/javascript; charset=utf-8",
               headers: { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
-            })
-            : HttpServerResponse.text("No such file", { status: 404, headers: { "cache-control": "no-store" } })))
+            }))
+            : new NotFoundError({ code: "not_found", message: "No such asset (an older build's, or none)" })))
   })).pipe(Layer.provide(SearchIsland.Default))

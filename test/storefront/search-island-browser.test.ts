@@ -12,8 +12,10 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { createHash } from "node:crypto"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
+import { gzipSync } from "node:zlib"
 import type { Browser, Page } from "playwright-core"
 import { hasChromium, launch, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
 import * as DelayedRdap from "../support/DelayedRdap.js"
@@ -183,6 +185,29 @@ describe.skipIf(!hasChromium)("the search island in headless Chromium", () => {
         expect(yield* axeViolations(page)).toEqual([])
         // The failed 429 fetch is the browser's own console line; nothing else went wrong.
         expect(problems.filter((p) => !/status of 429/.test(p))).toEqual([])
+      }))
+
+    it.effect("the page loads the island by its content hash, with its CSP nonce; the file is cached for a year", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer.TestServer
+        const home = yield* run(() => fetch(`${server.baseUrl}/`))
+        const csp = home.headers.get("content-security-policy") ?? ""
+        const tag = /<script nonce="([^"]+)" src="(\/assets\/search\.([0-9a-f]{16})\.js)" defer><\/script>/.exec(
+          yield* run(() => home.text())
+        )
+        expect(tag, "the island's script tag").not.toBeNull()
+        expect(csp).toContain(`script-src 'nonce-${tag![1]}'`)
+        expect(csp).toContain("connect-src 'self'")
+        const script = yield* run(() => fetch(`${server.baseUrl}${tag![2]}`))
+        expect(script.status).toBe(200)
+        expect(script.headers.get("content-type")).toMatch(/^text\/javascript/)
+        expect(script.headers.get("cache-control")).toBe("public, max-age=31536000, immutable")
+        const bytes = Buffer.from(yield* run(() => script.arrayBuffer()))
+        expect(createHash("sha256").update(bytes).digest("hex").slice(0, 16)).toBe(tag![3])
+        expect(gzipSync(bytes).length).toBeLessThan(30 * 1024)
+        const stale = yield* run(() => fetch(`${server.baseUrl}/assets/search.0123456789abcdef.js`))
+        expect(stale.status).toBe(404)
+        expect((yield* run(() => stale.json())).error.code).toBe("not_found")
       }))
 
     it.scoped("without JavaScript the box submits to the server-rendered results page", () =>
