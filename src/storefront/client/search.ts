@@ -57,6 +57,23 @@ const reserve = (list: HTMLOListElement) => {
   }
 }
 
+/** Each line of an NDJSON body as it arrives, until it ends or `signal` aborts. */
+const readEvents = async (
+  body: NonNullable<Response["body"]>,
+  signal: AbortSignal,
+  onEvent: (event: SearchEvent) => void
+) => {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader()
+  let buffered = ""
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done || signal.aborted) return
+    const lines = (buffered + value).split("\n")
+    buffered = lines.pop() ?? ""
+    for (const line of lines) if (line !== "") onEvent(JSON.parse(line) as SearchEvent)
+  }
+}
+
 const island = (form: HTMLFormElement, input: HTMLInputElement, region: HTMLElement) => {
   /** The query whose answers the region shows (or is streaming). */
   let shown = new URLSearchParams(location.search).get("q")?.trim() ?? ""
@@ -100,15 +117,7 @@ const island = (form: HTMLFormElement, input: HTMLInputElement, region: HTMLElem
       const body = await res.json().catch(() => null) as { error?: { message?: string } } | null
       return say(body?.error?.message ?? "We could not search just now: try again.")
     }
-    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
-    let buffered = ""
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done || signal.aborted) return
-      const lines = (buffered + value).split("\n")
-      buffered = lines.pop() ?? ""
-      for (const line of lines) if (line !== "") onEvent(JSON.parse(line) as SearchEvent)
-    }
+    await readEvents(res.body, signal, onEvent)
   }
 
   const run = (q: string) => {
