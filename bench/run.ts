@@ -42,6 +42,7 @@ const search = read("search")
 const scale = read("scale")
 const listings = read("listings")
 const memory = read("memory")
+const frontend = read("frontend")
 
 const n = (x: number | undefined, digits = 0) =>
   x === undefined || Number.isNaN(x)
@@ -114,6 +115,21 @@ if (memory) {
 } else {
   rows.push(
     "| RSS idle / after 20,000 mixed requests (real PostgreSQL) | not run | — | ≤ 200 MB / ≤ 300 MB | not run (`npm run bench -- memory`) | — |"
+  )
+}
+if (frontend) {
+  rows.push(
+    `| storefront \`/\`: JavaScript gzipped; FCP p50; primary row chunk → painted p50; CLS max (load avg ${
+      frontend.loadavg.before[0]
+    }) | ${n(frontend.js.gzipBytes)} B; ${n(frontend.fcpMs.median, 1)} ms; ${
+      n(frontend.primaryFrameMs.median, 1)
+    } ms; ${frontend.cls.max.toFixed(3)} | — | ≤ 30 KB; —; —; 0 | ${
+      met(frontend.js.gzipBytes <= 30 * 1024 && frontend.cls.max === 0)
+    } | ${when(frontend)} |`
+  )
+} else {
+  rows.push(
+    "| storefront `/` front-end budget | not run | — | ≤ 30 KB JS gzipped, CLS 0 | not run (`npm run bench -- frontend`) | — |"
   )
 }
 

@@ -7,6 +7,7 @@
  *   GET /d/{domain}       one name: status, listing and price, registration price, alternatives
  *   POST /d/{domain}/offer   the offer form (CSRF token; the same Offers service as the API)
  *   GET /terms, /privacy, /contact   the footer's information pages
+ *   GET /assets/{file}    the search island's script (content-hashed name, cached for a year)
  *
  * A request whose Host is a listed domain gets that domain's for-sale lander at `/`.
  */
@@ -18,7 +19,7 @@ import { Schema } from "effect"
 import { limits as marketLimits } from "../market/Api.js"
 import { limits as offerLimits } from "../offers/Api.js"
 import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../platform/http/ApiAnnotations.js"
-import { InternalError } from "../platform/http/Errors.js"
+import { InternalError, NotFound } from "../platform/http/Errors.js"
 import { limits as searchLimits } from "../search/Api.js"
 import { domainRefused, searchRefused, waitRefused } from "./Refusals.js"
 
@@ -42,6 +43,8 @@ export const OfferForm = Schema.Struct({
   email: Schema.optional(Schema.String),
   csrf: Schema.optional(Schema.String)
 }).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
+
+const AssetFile = HttpApiSchema.param("file", Schema.String.annotations({ description: "search.<hash>.js" }))
 
 const DomainSegment = HttpApiSchema.param("domain", Schema.String.annotations({ description: "A domain name" }))
 
@@ -125,6 +128,21 @@ export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
   .add(infoPage("termsPage", "/terms", "Terms of sale", "terms"))
   .add(infoPage("privacyPage", "/privacy", "Privacy notice: what is kept and why", "privacy"))
   .add(infoPage("contactPage", "/contact", "How to reach the operators", "contact"))
+  .add(
+    HttpApiEndpoint.get("asset")`/assets/${AssetFile}`
+      .addSuccess(
+        HttpApiSchema.Text({ contentType: "text/javascript" }).annotations({
+          description: "The script; `cache-control: public, max-age=31536000, immutable` (its name changes with it)"
+        })
+      )
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "The storefront's search island script")
+      .annotate(
+        OpenApi.Description,
+        "The as-you-type search of the home and results pages; the pages name the current file."
+      )
+      .pipe(documentedAt("/docs/storefront.md#search"))
+  )
   .addError(InternalError)
   .annotate(OpenApi.Title, "Storefront pages")
   .annotate(OpenApi.Description, "The server-rendered storefront: the home page and the search results page")

@@ -3,7 +3,8 @@
  * Offers) → the rendered page. Each page answers HTML, whatever goes wrong with the input.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Clock, Effect, Either, FiberRef, Option, Schema } from "effect"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Clock, Effect, Either, FiberRef, Layer, Option, Schema } from "effect"
 import { Api } from "../app/Api.js"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { Email } from "../checkout/Api.js"
@@ -15,10 +16,11 @@ import { MAX_OFFER_CENTS } from "../offers/Api.js"
 import { Offers } from "../offers/Offers.js"
 import { AppConfig } from "../platform/Config.js"
 import { hostOf } from "../platform/http/ClientIp.js"
-import { CurrentRequestId } from "../platform/http/Errors.js"
+import { CurrentRequestId, NotFoundError } from "../platform/http/Errors.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { Search } from "../search/Search.js"
 import { contactPage, privacyPage, termsPage } from "./InfoPages.js"
+import { SearchIsland } from "./Island.js"
 import { storePage } from "./Layout.js"
 import {
   domainPage,
@@ -54,6 +56,7 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
     const market = yield* Market
     const catalogue = yield* Catalogue
     const offers = yield* Offers
+    const island = yield* SearchIsland
     const config = yield* AppConfig
     const offerCsrf = makeBuyForm((yield* ServiceSecret).key("offer-csrf"))
     const contact = contactAddress(yield* StorefrontConfig, config.baseUrl)
@@ -81,24 +84,27 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
               return storePage(landerPage(l, config.baseUrl, form))
             }
           }
-          return storePage(homePage())
+          return storePage(homePage(), { script: yield* island.src })
         }))
       .handle("searchPage", ({ urlParams }) =>
         Effect.gen(function*() {
           const startedAt = yield* Clock.currentTimeMillis
           const q = first(urlParams.q).trim()
-          if (q === "") return storePage(searchProblemPage("", "Type a domain name, for example yourname.com."))
+          const script = yield* island.src
+          if (q === "") {
+            return storePage(searchProblemPage("", "Type a domain name, for example yourname.com."), { script })
+          }
           const plan = search.plan(q)
           if (Either.isLeft(plan)) {
             return storePage(
               searchProblemPage(q, `“${q.slice(0, 253)}” is not a domain name: ${plan.left.message}`),
-              { status: 400 }
+              { status: 400, script }
             )
           }
           const requestId = yield* FiberRef.get(CurrentRequestId)
           // The page shows the buy-now price (public on /buy) and never the floor price.
           const rows = yield* search.rows(plan.right, { requestId, canSeeMarketPrices: true, startedAt })
-          return storePage(resultsPage(q, rows))
+          return storePage(resultsPage(q, rows), { script })
         }))
       .handle("marketPage", ({ urlParams }) =>
         Effect.gen(function*() {
@@ -200,4 +206,12 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
       .handle("termsPage", () => Effect.succeed(storePage(termsPage(contact))))
       .handle("privacyPage", () => Effect.succeed(storePage(privacyPage(contact))))
       .handle("contactPage", () => Effect.succeed(storePage(contactPage(contact))))
-  }))
+      .handle("asset", ({ path }) =>
+        Effect.flatMap(island.asset, (asset) =>
+          Option.isSome(asset) && asset.value.file === path.file
+            ? Effect.succeed(HttpServerResponse.uint8Array(asset.value.code, {
+              contentType: "text/javascript; charset=utf-8",
+              headers: { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
+            }))
+            : new NotFoundError({ code: "not_found", message: "No such asset (an older build's, or none)" })))
+  })).pipe(Layer.provide(SearchIsland.Default))

@@ -15,5 +15,9 @@ export interface StorePage {
 /** A storefront page as an HTML answer with the page headers (CSP with the page's nonce). */
 export const storePage = (
   p: StorePage,
-  options: { readonly status?: number } = {}
-): HttpServerResponse.HttpServerResponse => sitePageResponse(p.title, p.body, options.status ?? 200)
+  options: {
+    readonly status?: number
+    /** The `src` of the page's island script (loaded with the page's nonce), if it has one. */
+    readonly script?: string | undefined
+  } = {}
+): HttpServerResponse.HttpServerResponse => sitePageResponse(p.title, p.body, options.status ?? 200, options.script)

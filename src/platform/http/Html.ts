@@ -6,7 +6,9 @@
  * JavaScript and stay within `pageCsp`. Every page has the same frame: the site header (name,
  * logo, main links), one `<main>`, the site footer (every link, Terms, Privacy and Contact
  * included) and the one stylesheet of ./PageStyle.ts. A page that needs a script sets `script` and
- * the layout adds it inline with the nonce given (the CSP then allows that nonce only).
+ * the layout adds it inline with the nonce given (the CSP then allows that nonce only), or
+ * `scriptSrc`: a script file of this service, loaded with the page's nonce (the CSP then also
+ * allows fetches to the page's own origin).
  */
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpBody from "@effect/platform/HttpBody"
@@ -14,20 +16,22 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import { STYLE } from "./PageStyle.js"
+import { escapeHtml, html, type SafeHtml } from "./SafeHtml.js"
 
-export const escapeHtml = (s: string) =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
+export { escapeHtml, html, SafeHtml } from "./SafeHtml.js"
 
 /**
  * The Content-Security-Policy of every HTML page (a nonce admits one inline script). No
  * `form-action`: browsers apply it to the redirect after a post, and our forms end by redirecting
  * to the client's own return URL.
  */
-export const pageCsp = (nonce?: string) =>
+export const pageCsp = (nonce?: string, options: { readonly connectSelf?: boolean } = {}) =>
   [
     "default-src 'none'",
     "style-src 'unsafe-inline'",
     nonce ? `script-src 'nonce-${nonce}'` : "script-src 'none'",
+    // A page with a script file (the storefront's search island) fetches from its own origin only.
+    ...(options.connectSelf ? ["connect-src 'self'"] : []),
     "img-src 'self' data:",
     "frame-ancestors 'none'",
     "base-uri 'none'"
@@ -40,6 +44,8 @@ export interface PageOptions {
   readonly script?: { readonly nonce: string; readonly source: string }
   /** The page's CSP nonce, carried by its stylesheet (the storefront pages always have one). */
   readonly nonce?: string
+  /** A script file of this service (progressive enhancement), loaded with `nonce`. */
+  readonly scriptSrc?: string
 }
 
 /** The mark beside the name: a globe on the accent square (decorative; the name is the link's text). */
@@ -90,17 +96,24 @@ ${SITE_HEADER}
 ${body}
 </main>
 ${SITE_FOOTER}
-${options.script ? `<script nonce="${escapeHtml(options.script.nonce)}">${options.script.source}</script>` : ""}
+${options.script ? `<script nonce="${escapeHtml(options.script.nonce)}">${options.script.source}</script>` : ""}${
+    options.scriptSrc && options.nonce
+      ? `<script nonce="${escapeHtml(options.nonce)}" src="${escapeHtml(options.scriptSrc)}" defer></script>`
+      : ""
+  }
 </body>
 </html>`
 
 /** An HTML answer with the page headers (CSP, no-store, no framing, no sniffing). */
-export const htmlResponse = (html: string, options: { readonly status?: number; readonly nonce?: string } = {}) =>
+export const htmlResponse = (
+  html: string,
+  options: { readonly status?: number; readonly nonce?: string; readonly connectSelf?: boolean } = {}
+) =>
   HttpServerResponse.text(html, {
     status: options.status ?? 200,
     contentType: "text/html; charset=utf-8",
     headers: {
-      "content-security-policy": pageCsp(options.nonce),
+      "content-security-policy": pageCsp(options.nonce, { connectSelf: options.connectSelf ?? false }),
       "cache-control": "no-store",
       "x-frame-options": "DENY",
       "x-content-type-options": "nosniff",
@@ -150,42 +163,15 @@ const bannered: HttpApp.PreResponseHandler = (_request, response) => {
 export const testModePages = (app: HttpApp.Default): HttpApp.Default =>
   Effect.zipRight(HttpApp.appendPreResponseHandler(bannered), app)
 
-/** Markup that is already safe (the output of `html`): interpolated as is, never escaped again. */
-export class SafeHtml {
-  constructor(readonly value: string) {}
-  toString() {
-    return this.value
-  }
-}
-
-type HtmlValue = SafeHtml | string | number | null | undefined | false | ReadonlyArray<HtmlValue>
-
-const renderValue = (v: HtmlValue): string =>
-  v === null || v === undefined || v === false
-    ? ""
-    : v instanceof SafeHtml
-    ? v.value
-    : Array.isArray(v)
-    ? v.map(renderValue).join("")
-    : escapeHtml(String(v))
-
-/**
- * A tagged template that escapes by default: every interpolated string or number is escaped,
- * arrays are joined, `null`/`undefined`/`false` render nothing, and only another `html` result
- * goes in as markup. Pages built with it never concatenate untrusted text into HTML.
- */
-export const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<HtmlValue>): SafeHtml =>
-  new SafeHtml(strings.reduce((out, s, i) => out + s + (i < values.length ? renderValue(values[i]!) : ""), ""))
-
 /**
  * A page of the site (the storefront's pages and the HTML 404) as an HTML answer: the site header
  * and footer around `body`, the one stylesheet, and a fresh CSP nonce that the stylesheet carries.
  */
-export const sitePageResponse = (title: string, body: SafeHtml, status = 200) => {
+export const sitePageResponse = (title: string, body: SafeHtml, status = 200, scriptSrc?: string) => {
   const nonce = randomBytes(16).toString("base64url")
   return htmlResponse(
-    page(title, body.value, { nonce }),
-    { status, nonce }
+    page(title, body.value, { nonce, ...(scriptSrc !== undefined ? { scriptSrc } : {}) }),
+    { status, nonce, connectSelf: scriptSrc !== undefined }
   )
 }
 
