@@ -185,7 +185,7 @@ describe.skipIf(!hasChromium)("the search island in headless Chromium", () => {
         expect(seconds).toBeGreaterThan(0)
         expect(seconds).toBeLessThanOrEqual(60)
         // Still the page, with its box: nothing broken, nothing thrown.
-        expect(yield* run(() => page.title())).toBe("Find your domain name")
+        expect(yield* run(() => page.title())).toBe("Find your domain name · Domain Marketplace")
         expect(yield* run(() => page.locator("#q").inputValue())).toBe("onemore.io")
         expect(yield* axeViolations(page)).toEqual([])
         // The failed 429 fetch is the browser's own console line; nothing else went wrong.
