@@ -167,19 +167,27 @@ describe.skipIf(!hasChromium)("the search island in headless Chromium", () => {
         const { context, page, problems } = yield* personAt(browser, "10.33.0.3")
         yield* run(() => page.goto(`${server.baseUrl}/`))
         yield* boxFocused(page)
-        // This client has already spent its budget on other searches.
-        for (let i = 0; i < LIMIT; i++) {
-          const spent = yield* run(() =>
-            context.request.post(`${server.baseUrl}/api/domain/search`, {
-              data: { q: `spent${i}.io` },
-              headers: { "x-forwarded-for": "10.33.0.3" }
-            })
-          )
-          expect(spent.status()).toBe(200)
+        // This client has already spent its budget on other searches. The limit's window is fixed:
+        // when it turns between the spending and the typing, the search is answered, and the
+        // client spends the new window's budget and types again.
+        let words = ""
+        for (let attempt = 0; attempt < 3 && words === ""; attempt++) {
+          for (let i = 0; i < LIMIT; i++) {
+            const spent = yield* run(() =>
+              context.request.post(`${server.baseUrl}/api/domain/search`, {
+                data: { q: `spent${attempt}x${i}.io` },
+                headers: { "x-forwarded-for": "10.33.0.3" }
+              })
+            )
+            expect([200, 429]).toContain(spent.status())
+          }
+          yield* run(() => page.locator("#q").fill(""))
+          yield* run(() => page.keyboard.type("onemore.io", { delay: 40 }))
+          const outcome = page.locator("#results [role=alert], #results li[data-state]")
+          yield* run(() => outcome.first().waitFor({ timeout: 10_000 }))
+          const wait = page.locator("#results [role=alert]")
+          if ((yield* run(() => wait.count())) > 0) words = yield* run(() => wait.innerText())
         }
-        yield* run(() => page.keyboard.type("onemore.io", { delay: 40 }))
-        const wait = page.locator("#results [role=alert]")
-        const words = yield* run(() => wait.innerText({ timeout: 10_000 }))
         expect(words).toMatch(/^You have searched a lot in a short time\. Try again in \d+ seconds?\.$/)
         const seconds = Number(/in (\d+) second/.exec(words)![1])
         expect(seconds).toBeGreaterThan(0)

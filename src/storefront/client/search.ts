@@ -152,6 +152,9 @@ const island = (form: HTMLFormElement, input: HTMLInputElement, region: HTMLElem
     clearTimeout(timer)
     run(q)
   })
+  // What was typed before this deferred script ran got no input event: search it now.
+  const typed = input.value.trim()
+  if (typed !== shown && looksLikeName(typed)) run(typed)
 }
 
 const form = document.querySelector<HTMLFormElement>("form.search")
