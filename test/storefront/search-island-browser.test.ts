@@ -173,16 +173,18 @@ describe.skipIf(!hasChromium)("the search island in headless Chromium", () => {
         let words = ""
         for (let attempt = 0; attempt < 3 && words === ""; attempt++) {
           for (let i = 0; i < LIMIT; i++) {
+            // A bad query is refused at once and counts like any search (the edge counts first).
             const spent = yield* run(() =>
               context.request.post(`${server.baseUrl}/api/domain/search`, {
-                data: { q: `spent${attempt}x${i}.io` },
+                data: { q: "" },
                 headers: { "x-forwarded-for": "10.33.0.3" }
               })
             )
-            expect([200, 429]).toContain(spent.status())
+            expect([400, 429]).toContain(spent.status())
           }
+          // A new name each time: the island does not search again for the name it shows.
           yield* run(() => page.locator("#q").fill(""))
-          yield* run(() => page.keyboard.type("onemore.io", { delay: 40 }))
+          yield* run(() => page.keyboard.type(`onemore${attempt || ""}.io`, { delay: 40 }))
           const outcome = page.locator("#results [role=alert], #results li[data-state]")
           yield* run(() => outcome.first().waitFor({ timeout: 10_000 }))
           const wait = page.locator("#results [role=alert]")
@@ -194,7 +196,7 @@ describe.skipIf(!hasChromium)("the search island in headless Chromium", () => {
         expect(seconds).toBeLessThanOrEqual(60)
         // Still the page, with its box: nothing broken, nothing thrown.
         expect(yield* run(() => page.title())).toBe("Find your domain name · Domain Marketplace")
-        expect(yield* run(() => page.locator("#q").inputValue())).toBe("onemore.io")
+        expect(yield* run(() => page.locator("#q").inputValue())).toMatch(/^onemore\d?\.io$/)
         expect(yield* axeViolations(page)).toEqual([])
         // The failed 429 fetch is the browser's own console line; nothing else went wrong.
         expect(problems.filter((p) => !/status of 429/.test(p))).toEqual([])
