@@ -20,12 +20,12 @@ import * as Path from "node:path"
 import { Worker } from "node:worker_threads"
 import { gzipSync } from "node:zlib"
 import { chromium } from "playwright-core"
+import { CHROMIUM, CHROMIUM_OPTIONS } from "../test/support/Browser.js"
 import { postgresReachable, privateDatabase, root, serviceEnv, start, writeFigures, writeResult } from "./lib.js"
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15)
 const BUDGET_GZIP_BYTES = 30 * 1024
 const TLDS = ["com", "net", "org", "io"]
-const CHROMIUM = "/usr/bin/chromium"
 
 if (!Fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is absent (apt-get install -y chromium)`)
 
@@ -89,18 +89,7 @@ const INSTRUMENT = `
   }).observe(document, { subtree: true, childList: true })
 `
 
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  headless: true,
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run"
-  ]
-})
+const browser = await chromium.launch(CHROMIUM_OPTIONS)
 interface Run {
   fcp: number
   shown: number

@@ -16,22 +16,23 @@ export const warnIfNoChromium = (file: string) => {
   }
 }
 
+/** How the tests and the front-end benchmark (bench/frontend.ts) start Chromium (NOTES.md). */
+export const CHROMIUM_OPTIONS = {
+  executablePath: CHROMIUM,
+  headless: true,
+  args: [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run"
+  ]
+}
+
 /** A browser for the scope, closed with it. */
 export const launch = Effect.acquireRelease(
-  Effect.promise(() =>
-    chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--no-first-run"
-      ]
-    })
-  ),
+  Effect.promise(() => chromium.launch(CHROMIUM_OPTIONS)),
   (browser) => Effect.promise(() => browser.close())
 )
 
