@@ -128,17 +128,21 @@ const work = (
  * the sandbox registrar completes the transfers asked so far at once. While a worker holds the
  * delivery, that worker is running the step, and this one does nothing more.
  */
-const advance = (d: FulfilmentDeps, backoff: (attempt: number) => Duration.Duration, publicId: string) =>
+const advance = (
+  d: FulfilmentDeps,
+  backoff: (attempt: number) => Duration.Duration,
+  publicId: string
+): Effect.Effect<Advanced> =>
   Effect.gen(function*() {
     const found = yield* d.repo.byOrder(publicId)
-    if (Option.isNone(found) || found.value.state === "completed") return { _tag: "NoDelivery" } as Advanced
+    if (Option.isNone(found) || found.value.state === "completed") return { _tag: "NoDelivery" }
     const row = found.value
-    if (row.state === "failed") return { _tag: "Failed", lastError: row.last_error } as Advanced
+    if (row.state === "failed") return { _tag: "Failed", lastError: row.last_error }
     if (row.environment === "sandbox") yield* d.registrars.hurry(row.domain)
     const worker = workerId("sandbox-advance")
     const claimed = yield* d.repo.claimOne(publicId, worker, d.settings.lease)
     if (Option.isSome(claimed)) yield* runClaimed(queueOf(d, backoff, worker), claimed.value)
-    return { _tag: "Stepped" } as Advanced
+    return { _tag: "Stepped" }
   })
 
 /** The partner's choice of delivery, until the delivery starts (409 after); the order detail. */
