@@ -1,6 +1,6 @@
 /**
- * Handlers of the hosted checkout: the partner's session endpoints (JSON), the payment pages
- * (HTML: decode → one service call → page), the buy page and Stripe's webhook.
+ * Handlers of the hosted checkout's pages (HTML: decode → one service call → page), the buy page and
+ * Stripe's webhook. The partner's session endpoints (JSON) are ./SessionsHttp.ts.
  *
  * Form posts are CSRF-safe twice over: the Origin (or Fetch Metadata) must be this service, and
  * the form carries an HMAC (SERVICE_SECRET) that no other page has: of the session id on the
@@ -14,24 +14,19 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Option, Redacted } from "effect"
 import { createHmac, randomBytes } from "node:crypto"
 import { Api } from "../app/Api.js"
-import { redirectUrlProblem, verifyStripeSignature } from "../domain/Checkout.js"
+import { verifyStripeSignature } from "../domain/Checkout.js"
 import { safeEqual } from "../identity/Crypto.js"
 import { isSameOriginWrite } from "../identity/Session.js"
 import type { ListingHeld } from "../market/Errors.js"
-import { CurrentPartner } from "../partner/Auth.js"
-import { domainParam, iso } from "../partner/Common.js"
-import { Orders } from "../partner/orders/Orders.js"
+import { domainParam } from "../partner/Common.js"
 import { AppConfig } from "../platform/Config.js"
 import { BadRequestError } from "../platform/http/Errors.js"
 import { errorPageHtml, htmlResponse } from "../platform/http/Html.js"
-import { Idempotency, payloadFingerprint } from "../platform/http/Idempotency.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { REFERRAL_COOKIE } from "../referrals/Attribution.js"
-import { CheckoutSession, CheckoutSessionRequest } from "./Api.js"
 import { buyPath, makeBuyForm } from "./BuyForm.js"
 import { Checkout, MARKETPLACE_NAME, type PayResult, reservedMessage } from "./Checkout.js"
 import type { DomainNotForSale, DomainNotPriced, ListingUnavailable } from "./Errors.js"
-import { InvalidRedirectUrl } from "./Errors.js"
 import { buyOfferPage, checkoutPage, confirmPage, messagePage, receiptPage } from "./Pages.js"
 import type { SessionRow } from "./Repo.js"
 import { CheckoutConfig } from "./Settings.js"
@@ -75,91 +70,6 @@ const notADomain = (raw: string) =>
   page(errorPageHtml("Not for sale", `${raw.slice(0, 100)} is not a domain name.`), 404)
 
 const LIMITS = { email: 254, name: 200, country: 2, card_number: 23, card_exp: 7, card_cvc: 4, csrf: 100 } as const
-
-export const CheckoutSessionsHttpLive = HttpApiBuilder.group(
-  Api,
-  "checkoutSessions",
-  (handlers) =>
-    Effect.gen(function*() {
-      const checkout = yield* Checkout
-      const orders = yield* Orders
-      const config = yield* AppConfig
-      const createSessions = (yield* Idempotency).endpoint({
-        success: CheckoutSession,
-        status: 201,
-        fingerprint: payloadFingerprint("POST /api/partner/v1/checkout-session", CheckoutSessionRequest)
-      })
-
-      const sessionJson = (s: SessionRow) =>
-        Effect.gen(function*() {
-          const order = s.order_id === null ? null : yield* Effect.option(orders.detail(s.order_id))
-          const now = yield* Clock.currentTimeMillis
-          return {
-            id: s.id,
-            checkout_url: checkout.checkoutUrl(s),
-            domain: s.domain ?? "",
-            price_cents: s.price_cents,
-            currency: s.currency,
-            status: checkout.isExpired(s, now) ? "expired" as const : s.status,
-            expires_at: iso(s.expires_at)!,
-            reference: s.reference,
-            return_url: s.return_url,
-            cancel_url: s.cancel_url,
-            environment: s.environment,
-            created_at: iso(s.created_at)!,
-            paid_at: iso(s.paid_at),
-            order: order === null || Option.isNone(order)
-              ? null
-              : {
-                public_id: order.value.public_id,
-                status: order.value.status,
-                payment_model: s.referral_partner_id ? "referral" : "hosted_checkout"
-              }
-          }
-        })
-
-      const checkUrl = (field: string, url: string | undefined) => {
-        if (url === undefined) return Effect.void
-        const problem = redirectUrlProblem(url, config.production)
-        return problem ? Effect.fail(InvalidRedirectUrl.of(field, problem)) : Effect.void
-      }
-
-      return handlers
-        .handle("createCheckoutSession", ({ headers, payload }) =>
-          Effect.gen(function*() {
-            const partner = yield* CurrentPartner
-            yield* checkUrl("return_url", payload.return_url)
-            yield* checkUrl("cancel_url", payload.cancel_url)
-            const name = yield* domainParam("domain", payload.domain)
-            const open = Effect.flatMap(
-              checkout.openForPartner(partner, name.ascii, {
-                domain: name.ascii,
-                buyerEmail: payload.buyer_email,
-                returnUrl: payload.return_url,
-                cancelUrl: payload.cancel_url,
-                reference: payload.reference
-              }),
-              sessionJson
-            )
-            const result = yield* createSessions.run(
-              {
-                scope: `checkout-sessions:${partner.credentialId}`,
-                key: headers["idempotency-key"],
-                request: payload,
-                transactional: true
-              },
-              open
-            )
-            return result.value
-          }))
-        .handle("getCheckoutSession", ({ path }) =>
-          Effect.gen(function*() {
-            const partner = yield* CurrentPartner
-            const s = yield* checkout.sessionFor(path.id, partner)
-            return yield* sessionJson(s)
-          }))
-    })
-)
 
 export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", (handlers) =>
   Effect.gen(function*() {

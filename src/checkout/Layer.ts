@@ -5,8 +5,9 @@
  */
 import { Layer } from "effect"
 import { CartCheckoutLive, Checkout } from "./Checkout.js"
-import { CheckoutPagesHttpLive, CheckoutSessionsHttpLive } from "./Http.js"
+import { CheckoutPagesHttpLive } from "./Http.js"
 import { PaymentProvidersLive } from "./PaymentProvider.js"
+import { CheckoutSessionsHttpLive } from "./SessionsHttp.js"
 
 export const CheckoutLive = Layer.mergeAll(CheckoutSessionsHttpLive, CheckoutPagesHttpLive).pipe(
   Layer.provideMerge(Layer.provideMerge(CartCheckoutLive, Checkout.layer.pipe(Layer.provide(PaymentProvidersLive))))

@@ -3,7 +3,8 @@
  * prompt, and the protocol version it speaks. Discovery (server card, llms.txt) reads these at
  * start-up; the SDK itself (and zod under it) loads with the first `/mcp` request (mcp/Http.ts).
  */
-import { TOOL_ANNOTATIONS, TOOLS } from "./Tools.js"
+import { TOOL_ANNOTATIONS } from "./Tool.js"
+import { TOOLS } from "./Tools.js"
 
 /** The MCP revision the bundled SDK speaks (its LATEST_PROTOCOL_VERSION; a test keeps them equal). */
 export const PROTOCOL_VERSION = "2025-11-25"

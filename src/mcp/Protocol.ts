@@ -21,7 +21,8 @@ import {
 import { Cause, Effect, Exit, Runtime } from "effect"
 import { INSTRUCTIONS, PROMPT, RESOURCE_PAGES, SERVER_NAME, SERVER_TITLE, toolList } from "./Catalog.js"
 import type { DocPage } from "./Docs.js"
-import { type Caller, toolNamed } from "./Tools.js"
+import type { Caller } from "./Tool.js"
+import { toolNamed } from "./Tools.js"
 
 export interface ProtocolOptions {
   readonly version: string

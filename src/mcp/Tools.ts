@@ -1,17 +1,18 @@
 /**
- * The four agent tools: the public reads (`search_domain`, `whois_lookup`,
- * `tld_registration_price`, `tld_requirements`), each calling the service its REST endpoint calls,
- * with the same validation, masking and quota, and answering the REST body as structured content.
+ * The agent tools: the public reads (`search_domain`, `whois_lookup`, `tld_registration_price`,
+ * `tld_requirements`, `check_domains`, `suggest_domains`, `get_listing`) and `create_purchase_link`,
+ * each calling the service its REST endpoint calls, with the same validation, masking and quota,
+ * and answering the REST body as structured content. What a tool is: ./Tool.ts.
  *
  * Contract: a tool never re-enters the service through HTTP, and a tool failure (bad input,
  * quota, no data) is a `ToolFailure` with the REST error's code and message, never a defect.
  */
-import { Effect, Either, Option, ParseResult, Schema, Stream } from "effect"
+import { Effect, Either, Option, Stream } from "effect"
 import { limits as catalogueLimits } from "../catalogue/Api.js"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { isTld, normalizeTld } from "../catalogue/PriceCsv.js"
 import { buyPath } from "../checkout/BuyForm.js"
-import { canSeeMarketPrices, type Viewer } from "../identity/Viewer.js"
+import { canSeeMarketPrices } from "../identity/Viewer.js"
 import { WhoisNotFound, WhoisQuotaSpent, WhoisUnavailable } from "../lookup/Errors.js"
 import { Lookups } from "../lookup/Lookups.js"
 import { limits as marketLimits } from "../market/Api.js"
@@ -20,8 +21,6 @@ import { Market } from "../market/Market.js"
 import { toListingItem } from "../market/View.js"
 import { AppConfig } from "../platform/Config.js"
 import { domainInput, InvalidDomain } from "../platform/http/DomainInput.js"
-import type { DomainErrorMeta } from "../platform/http/Errors.js"
-import { RateLimiter, type RateLimitPolicy } from "../platform/http/RateLimit.js"
 import { limits as searchLimits } from "../search/Api.js"
 import type { RowEvent } from "../search/Rows.js"
 import { Search } from "../search/Search.js"
@@ -35,8 +34,6 @@ import {
   CreatePurchaseLinkOutput,
   GetListingInput,
   GetListingOutput,
-  type ObjectJsonSchema,
-  objectJsonSchema,
   SearchDomainInput,
   SearchDomainOutput,
   SuggestDomainsInput,
@@ -48,108 +45,7 @@ import {
   WhoisLookupInput,
   WhoisLookupOutput
 } from "./Schemas.js"
-
-/** Who calls, as far as a tool needs to know. */
-export interface Caller {
-  readonly viewer: Viewer
-  /** The client IP (per-IP quotas of anonymous callers). */
-  readonly ip: string
-  readonly requestId: string
-  /** Reports progress (search rows as they arrive); a no-op when the client asked for none. */
-  readonly progress: (progress: number, total: number, message: string) => Effect.Effect<void>
-}
-
-export class ToolFailure extends Schema.TaggedError<ToolFailure>()("ToolFailure", {
-  code: Schema.String,
-  message: Schema.String,
-  details: Schema.optional(Schema.Unknown)
-}) {}
-
-export interface ToolResult {
-  readonly structured: Record<string, unknown>
-  readonly summary: string
-}
-
-export type ToolServices = Search | Catalogue | Lookups | RateLimiter | AppConfig | Market | Tools
-type Services = ToolServices
-
-export interface AgentTool {
-  readonly name: string
-  readonly title: string
-  readonly description: string
-  readonly inputSchema: ObjectJsonSchema
-  readonly outputSchema: ObjectJsonSchema
-  /** Decodes the arguments, then runs. */
-  readonly call: (args: unknown, caller: Caller) => Effect.Effect<ToolResult, ToolFailure, Services>
-}
-
-export const TOOL_ANNOTATIONS = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: true
-} as const
-
-const tool = <I, IE, O, OE>(spec: {
-  readonly name: string
-  readonly title: string
-  readonly description: string
-  readonly input: Schema.Schema<I, IE>
-  readonly output: Schema.Schema<O, OE>
-  readonly run: (
-    input: I,
-    caller: Caller
-  ) => Effect.Effect<{ readonly value: O; readonly summary: string }, ToolFailure, Services>
-}): AgentTool => {
-  const decode = Schema.decodeUnknown(spec.input, { onExcessProperty: "error" })
-  const encode = Schema.encode(spec.output)
-  return {
-    name: spec.name,
-    title: spec.title,
-    description: spec.description,
-    inputSchema: objectJsonSchema(spec.input),
-    outputSchema: objectJsonSchema(spec.output),
-    call: (args, caller) =>
-      Effect.gen(function*() {
-        const input = yield* decode(args ?? {}).pipe(
-          Effect.mapError((e) =>
-            new ToolFailure({
-              code: "invalid_arguments",
-              message: `Invalid arguments: ${ParseResult.TreeFormatter.formatErrorSync(e)}`
-            })
-          )
-        )
-        const { summary, value } = yield* spec.run(input, caller)
-        const structured = yield* Effect.orDie(encode(value))
-        return { structured: structured as Record<string, unknown>, summary }
-      })
-  }
-}
-
-/** A service's domain error as a tool failure: its wire code, message and details. */
-const toolFailure =
-  (cls: { readonly meta: DomainErrorMeta }) => (e: { readonly message: string; readonly details?: unknown }) =>
-    new ToolFailure(
-      e.details === undefined
-        ? { code: cls.meta.code, message: e.message }
-        : { code: cls.meta.code, message: e.message, details: e.details }
-    )
-
-/** Counts one call against a REST policy, per caller: the token's user, else the IP. */
-const admit = (p: RateLimitPolicy, caller: Caller) =>
-  Effect.gen(function*() {
-    const limiter = yield* RateLimiter
-    const key = caller.viewer._tag === "User" ? `user:${caller.viewer.userId}` : caller.ip
-    const d = yield* limiter.consume(p, key)
-    if (!d.allowed) {
-      return yield* new ToolFailure({
-        code: "rate_limited",
-        message: `Rate limit of ${d.limit} calls per ${d.windowSeconds}s exceeded; retry in ${d.resetSeconds}s`,
-        details: { limit: d.limit, window_seconds: d.windowSeconds, retry_after: d.resetSeconds }
-      })
-    }
-    return d
-  })
+import { admit, type AgentTool, tool, ToolFailure, toolFailure } from "./Tool.js"
 
 const describeRow = (row: RowEvent): string => {
   const price = row.price === null

@@ -3,8 +3,8 @@
  * nor does a capability or a capability's sub-slice (partner/orders ↔ partner/ledger: a port),
  * `platform/` and `domain/` import no capability (and `domain/` no I/O), capability layers are
  * merged only in `app/`, and the handlers return what their schemas encode (no `unsafeJson`
- * outside platform/http/SchemaResponse.ts), and no `as any` outside a named seam. Reads the files;
- * starts nothing.
+ * outside platform/http/SchemaResponse.ts), no `as any` outside a named seam, and no file over 400
+ * lines. Reads the files; starts nothing.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
@@ -166,6 +166,14 @@ describe("architecture", () => {
       )
     )
     expect(offending).toEqual([])
+  })
+
+  it("no source file is over 400 lines (a reader takes a module in at one sitting)", () => {
+    const long = [...sources].flatMap(([file, text]) => {
+      const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0)
+      return lines > 400 ? [`${file}: ${lines} lines`] : []
+    })
+    expect(long).toEqual([])
   })
 
   it("platform/ is in rooms: at most 8 files at its top level, every other file in a room", () => {
