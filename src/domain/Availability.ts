@@ -115,51 +115,83 @@ export const combineEvidence = (
   registrar: RegistrarEvidence,
   rdap: RdapEvidence,
   standardPriceCents: number | null
+): UpstreamOutcome =>
+  registrar._tag === "Answered"
+    ? fromRegistrar(registrar, rdap, standardPriceCents)
+    : fromRdap(registrar, rdap, standardPriceCents)
+
+const whoisOf = (rdap: RdapEvidence) => rdap._tag === "Registered" ? rdap.whois : null
+const viaOf = (rdap: RdapEvidence): RegistrySource =>
+  rdap._tag === "Registered" || rdap._tag === "Unregistered" ? rdap.via ?? "rdap" : "rdap"
+const noPrice = (standardPriceCents: number | null) =>
+  standardPriceCents === null ? "no retail price for this TLD" : null
+
+/** The registrar answered: it decides; RDAP adds the WHOIS summary and tells reserved from taken. */
+const fromRegistrar = (
+  registrar: Extract<RegistrarEvidence, { _tag: "Answered" }>,
+  rdap: RdapEvidence,
+  standardPriceCents: number | null
 ): UpstreamOutcome => {
-  const whois = rdap._tag === "Registered" ? rdap.whois : null
   const rdapUsed = rdap._tag === "Registered" || rdap._tag === "Unregistered"
-  const via: RegistrySource = rdapUsed ? rdap.via ?? "rdap" : "rdap"
-  const noPrice = (tail: string | null) => standardPriceCents === null ? "no retail price for this TLD" : tail
-
-  if (registrar._tag === "Answered") {
-    const source: UpstreamSource = rdapUsed ? `registrar+${via}` : "registrar"
-    if (registrar.available && registrar.premium) {
-      return {
-        state: "premium",
-        priceCents: registrar.priceCents,
-        whois: null,
-        source,
-        reason: registrar.priceCents === null ? "premium name: the registry did not quote a USD price" : null,
-        complete: true
-      }
+  const source: UpstreamSource = rdapUsed ? `registrar+${viaOf(rdap)}` : "registrar"
+  if (registrar.available && registrar.premium) {
+    return {
+      state: "premium",
+      priceCents: registrar.priceCents,
+      whois: null,
+      source,
+      reason: registrar.priceCents === null ? "premium name: the registry did not quote a USD price" : null,
+      complete: true
     }
-    if (registrar.available) {
-      return {
-        state: "available",
-        priceCents: standardPriceCents,
-        whois: null,
-        source,
-        reason: noPrice(null),
-        complete: true
-      }
-    }
-    if (rdap._tag === "Unregistered") {
-      return {
-        state: "reserved",
-        priceCents: null,
-        whois: null,
-        source,
-        reason: registrar.reason ?? "not registrable although unregistered: reserved by the registry",
-        complete: true
-      }
-    }
-    return { state: "registered", priceCents: null, whois, source, reason: registrar.reason, complete: true }
   }
+  if (registrar.available) {
+    return {
+      state: "available",
+      priceCents: standardPriceCents,
+      whois: null,
+      source,
+      reason: noPrice(standardPriceCents),
+      complete: true
+    }
+  }
+  if (rdap._tag === "Unregistered") {
+    return {
+      state: "reserved",
+      priceCents: null,
+      whois: null,
+      source,
+      reason: registrar.reason ?? "not registrable although unregistered: reserved by the registry",
+      complete: true
+    }
+  }
+  return {
+    state: "registered",
+    priceCents: null,
+    whois: whoisOf(rdap),
+    source,
+    reason: registrar.reason,
+    complete: true
+  }
+}
 
+/** The registrar failed or is not configured: RDAP alone, and no premium price without it. */
+const fromRdap = (
+  registrar: Exclude<RegistrarEvidence, { _tag: "Answered" }>,
+  rdap: RdapEvidence,
+  standardPriceCents: number | null
+): UpstreamOutcome => {
   const registrarNote = registrar._tag === "Failed" ? `registrar: ${registrar.reason}` : null
+  const via = viaOf(rdap)
   switch (rdap._tag) {
     case "Registered":
-      return { state: "registered", priceCents: null, whois, source: via, reason: registrarNote, complete: true }
+      return {
+        state: "registered",
+        priceCents: null,
+        whois: rdap.whois,
+        source: via,
+        reason: registrarNote,
+        complete: true
+      }
     case "Unregistered":
       if (registrar._tag === "Failed") {
         // Unregistered for sure, but premium or not is unconfirmed: no price rather than a wrong one.
@@ -177,7 +209,7 @@ export const combineEvidence = (
         priceCents: standardPriceCents,
         whois: null,
         source: via,
-        reason: noPrice(null),
+        reason: noPrice(standardPriceCents),
         complete: true
       }
     case "NoService":
