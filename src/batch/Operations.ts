@@ -177,7 +177,7 @@ const searchDomain: BatchOperation = {
       yield* admit(searchLimits.search, caller.ip)
       const search = yield* Search
       const plan = yield* search.parse(q)
-      const rows = yield* search.rows(plan, { requestId: caller.requestId, canSeeMarketPrices: false, startedAt: 0 })
+      const rows = yield* search.rows(plan, { requestId: caller.requestId, marketPrices: "none", startedAt: 0 })
       return { status: 200, body: { query: q, results: rows } }
     }).pipe(
       Effect.catchTags({

@@ -76,7 +76,7 @@ const searchDomain = tool({
       const startedAt = Date.now()
       const started = yield* search.start(plan, {
         requestId: caller.requestId,
-        canSeeMarketPrices: canSeeMarketPrices(caller.viewer),
+        marketPrices: canSeeMarketPrices(caller.viewer) ? "all" : "none",
         startedAt
       })
       const total = plan.names.length
@@ -213,7 +213,7 @@ const checkDomains = tool({
       const plan = { primary: names[0]!, names, plain: false }
       const started = yield* search.start(plan, {
         requestId: caller.requestId,
-        canSeeMarketPrices: canSeeMarketPrices(caller.viewer),
+        marketPrices: canSeeMarketPrices(caller.viewer) ? "all" : "none",
         startedAt: Date.now()
       })
       const total = names.length

@@ -30,7 +30,7 @@ export const SearchBody = Schema.Struct({
   })
 }).annotations({ identifier: "SearchRequest" })
 
-const NDJSON_DESCRIPTION = [
+export const NDJSON_DESCRIPTION = [
   "One JSON object per line; `kind` discriminates.",
   "",
   "1. `{\"kind\":\"header\",\"request_id\",\"primary\",\"domains\":[…],\"primary_index\":0}` — at once; `domains[0]` is the primary.",
@@ -65,7 +65,7 @@ export const searchStreamSchemas = (): Record<string, unknown> => {
   return { ...defs, SearchStreamEvent: { ...event, oneOf: anyOf, discriminator: { propertyName: "kind", mapping } } }
 }
 
-const withItemSchema = (operation: Record<string, any>): Record<string, any> => {
+export const withItemSchema = (operation: Record<string, any>): Record<string, any> => {
   const ok = operation.responses?.["200"]
   const ndjson = ok?.content?.["application/x-ndjson"]
   if (ndjson === undefined) return operation

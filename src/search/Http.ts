@@ -24,7 +24,8 @@ export const SearchHttpLive = HttpApiBuilder.group(Api, "search", (handlers) =>
         // search's local lookups start now, its upstream calls once the body is being sent.
         const { ndjson } = yield* Effect.flatMap(
           search.parse(payload.q),
-          (plan) => search.start(plan, { requestId, canSeeMarketPrices: canSeeMarketPrices(viewer), startedAt })
+          (plan) =>
+            search.start(plan, { requestId, marketPrices: canSeeMarketPrices(viewer) ? "all" : "none", startedAt })
         )
         return HttpServerResponse.stream(ndjson, {
           contentType: "application/x-ndjson",

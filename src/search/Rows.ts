@@ -80,14 +80,18 @@ export const SearchEvent = Schema.Union(HeaderEvent, RowEvent, PrimaryDoneEvent,
 export type SearchEvent = typeof SearchEvent.Type
 
 /**
- * A row as the caller may see it: marketplace prices (buy-now, floor) only with `pricing:read`;
- * new-registration prices always.
+ * Which marketplace prices a row shows: `all` (buy-now and floor: a caller with `pricing:read`),
+ * `buy-now` (the storefront's own pages and stream: the buy-now price is public on /buy, the floor
+ * never), `none` (an anonymous API caller).
  */
-export const toRow = (a: Availability, canSeeMarketPrices: boolean, baseUrl: string): RowEvent => {
+export type MarketPrices = "all" | "buy-now" | "none"
+
+/** A row as the caller may see it (`MarketPrices`); new-registration prices always. */
+export const toRow = (a: Availability, prices: MarketPrices, baseUrl: string): RowEvent => {
   // A name sold through the marketplace (`registered`) is no longer offered: no listing on its row.
   const listing = a.state === "for_sale" ? a.listing : null
-  const bin = listing !== null && canSeeMarketPrices ? centsToUsd(listing.bin_price_cents) : null
-  const floor = listing !== null && canSeeMarketPrices ? centsToUsd(listing.floor_price_cents) : null
+  const bin = listing !== null && prices !== "none" ? centsToUsd(listing.bin_price_cents) : null
+  const floor = listing !== null && prices === "all" ? centsToUsd(listing.floor_price_cents) : null
   const price: RowEvent["price"] = a.state === "for_sale" && listing !== null
     ? { bin, floor, currency: listing.currency }
     : a.state === "available" || a.state === "premium"

@@ -20,7 +20,7 @@ import { type DomainName, type InvalidDomainName, parseDomainName } from "../dom
 import type { Environment } from "../market/Market.js"
 import { AppConfig } from "../platform/Config.js"
 import { InvalidDomain } from "../platform/http/DomainInput.js"
-import { line, type RowEvent, type SearchEvent, toRow } from "./Rows.js"
+import { line, type MarketPrices, type RowEvent, type SearchEvent, toRow } from "./Rows.js"
 
 export interface SearchPlan {
   /** The queried name (its registrable part). */
@@ -65,7 +65,7 @@ const endOfPollPhase: Effect.Effect<void> = Effect.async<void>((resume) => {
 
 export interface StreamOptions {
   readonly requestId: string
-  readonly canSeeMarketPrices: boolean
+  readonly marketPrices: MarketPrices
   readonly environment?: Environment
   /** When the request arrived (ms), for `done.duration_ms`. */
   readonly startedAt: number
@@ -94,7 +94,7 @@ const make = Effect.gen(function*() {
       domains: p.names.map((n) => n.registrable),
       primary_index: 0
     }
-    const row = (a: Availability): SearchEvent => toRow(a, options.canSeeMarketPrices, config.baseUrl)
+    const row = (a: Availability): SearchEvent => toRow(a, options.marketPrices, config.baseUrl)
     const total = p.names.length
 
     const done = (now: number): SearchEvent => ({

@@ -3,6 +3,7 @@
  *
  *   GET /                 search first: one box (a GET form to /search)
  *   GET /search?q=…       the server-rendered answer for each name (rate limited like the search API)
+ *   GET /search/stream?q=…   the search stream of the pages' as-you-type search (NDJSON, the pages' prices)
  *   GET /market?q&tld&sort&cursor   the listings, filtered, sorted and paged (shareable URLs)
  *   GET /d/{domain}       one name: status, listing and price, registration price, alternatives
  *   POST /d/{domain}/offer   the offer form (CSRF token; the same Offers service as the API)
@@ -19,8 +20,9 @@ import { Schema } from "effect"
 import { limits as marketLimits } from "../market/Api.js"
 import { limits as offerLimits } from "../offers/Api.js"
 import { documentedAt, htmlErrorPages, HtmlPage, rateLimited } from "../platform/http/ApiAnnotations.js"
-import { InternalError, NotFound } from "../platform/http/Errors.js"
-import { limits as searchLimits } from "../search/Api.js"
+import { InvalidDomain } from "../platform/http/DomainInput.js"
+import { BadRequest, errorWire, InternalError, NotFound, RateLimited } from "../platform/http/Errors.js"
+import { limits as searchLimits, NDJSON_DESCRIPTION, withItemSchema } from "../search/Api.js"
 import { domainRefused, searchRefused, waitRefused } from "./Refusals.js"
 
 /** `q` once (a form submits it once); a repeated `q` uses the first rather than a JSON 400. */
@@ -88,6 +90,27 @@ export class StorefrontPagesApi extends HttpApiGroup.make("storefrontPages")
         "The same answers as POST /api/domain/search, as one HTML page; counts against the same `domain_search` limit."
       )
       .pipe(rateLimited(searchLimits.search, { refusal: searchRefused }), documentedAt("/docs/storefront.md#search"))
+  )
+  .add(
+    HttpApiEndpoint.get("searchStream", "/search/stream")
+      .setUrlParams(Schema.Struct({
+        q: Schema.String.annotations({ description: "A domain name, as typed", examples: ["yourname.com"] })
+      }))
+      .addSuccess(
+        HttpApiSchema.Text({ contentType: "application/x-ndjson" }).annotations({ description: NDJSON_DESCRIPTION })
+      )
+      .annotate(OpenApi.Transform, withItemSchema)
+      .addError(errorWire(InvalidDomain))
+      .addError(RateLimited)
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "The search stream of the storefront's pages (NDJSON)")
+      .annotate(
+        OpenApi.Description,
+        "The lines of POST /api/domain/search, with the prices the storefront's pages show: a listed name's buy-now " +
+          "price (as on /search and /buy), never its floor. The pages' as-you-type search reads it; counts against " +
+          "the same `domain_search` limit. API callers use POST /api/domain/search."
+      )
+      .pipe(rateLimited(searchLimits.search), documentedAt("/docs/storefront.md#search"))
   )
   .add(
     HttpApiEndpoint.get("marketPage", "/market")

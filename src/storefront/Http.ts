@@ -103,8 +103,22 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
           }
           const requestId = yield* FiberRef.get(CurrentRequestId)
           // The page shows the buy-now price (public on /buy) and never the floor price.
-          const rows = yield* search.rows(plan.right, { requestId, canSeeMarketPrices: true, startedAt })
+          const rows = yield* search.rows(plan.right, { requestId, marketPrices: "buy-now", startedAt })
           return storePage(resultsPage(q, rows), { script })
+        }))
+      .handle("searchStream", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const startedAt = yield* Clock.currentTimeMillis
+          const requestId = yield* FiberRef.get(CurrentRequestId)
+          // The pages' prices: the buy-now price as /search and /buy show it, never the floor.
+          const { ndjson } = yield* Effect.flatMap(
+            search.parse(urlParams.q),
+            (plan) => search.start(plan, { requestId, marketPrices: "buy-now", startedAt })
+          )
+          return HttpServerResponse.stream(ndjson, {
+            contentType: "application/x-ndjson",
+            headers: { "cache-control": "no-store", "x-accel-buffering": "no" }
+          })
         }))
       .handle("marketPage", ({ urlParams }) =>
         Effect.gen(function*() {
@@ -142,7 +156,7 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
           if (Either.isLeft(plan)) return storePage(notADomainPage(raw), { status: 404 })
           const requestId = yield* FiberRef.get(CurrentRequestId)
           const [rows, listing] = yield* Effect.all([
-            search.rows(plan.right, { requestId, canSeeMarketPrices: true, startedAt }),
+            search.rows(plan.right, { requestId, marketPrices: "buy-now", startedAt }),
             Effect.option(market.listedListing("live", plan.right.primary.ascii))
           ], { concurrency: 2 })
           const primary = rows.find((r) => r.domain === plan.right.primary.ascii) ?? rows[0]

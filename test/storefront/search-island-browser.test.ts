@@ -7,9 +7,12 @@
  * finds nothing; rows arriving move nothing (no layout shift).
  *
  * RDAP is a loopback stand-in: `.org` answers after 2.5 s, so the alternates arrive visibly later
- * than the primary. Each browser context is its own client (X-Forwarded-For, trusted), so each
+ * than the primary. A listed name's row shows its buy-now price, as the results page does (the
+ * island reads `/search/stream`, the pages' prices); after a 429 it searches again by itself. Each
+ * browser context is its own client (X-Forwarded-For, trusted), so each
  * has its own search budget (`domain_search`, 4 a minute here).
  */
+import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
@@ -199,6 +202,44 @@ describe.skipIf(!hasChromium)("the search island in headless Chromium", () => {
         expect(yield* run(() => page.locator("#q").inputValue())).toMatch(/^onemore\d?\.io$/)
         expect(yield* axeViolations(page)).toEqual([])
         // The failed 429 fetch is the browser's own console line; nothing else went wrong.
+        expect(problems.filter((p) => !/status of 429/.test(p))).toEqual([])
+      }))
+
+    it.scoped("a listed name reads as the results page reads it (its buy-now price); after a wait the island searches again", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer.TestServer
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`insert into listings (id, environment, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents)
+          values ('lst_island_shopfront', 'live', 'shopfront.io', 'shopfront.io', 'io', 'shopfront', 420000, 190000)
+          on conflict (environment, domain) do nothing`.pipe(Effect.orDie)
+        const browser = yield* launch
+        const { page, problems } = yield* personAt(browser, "10.33.0.5")
+        // The first stream is refused as over the limit (Retry-After: 1); the island waits, then
+        // searches again by itself, the name still in the box.
+        let refused = 0
+        yield* run(() =>
+          page.route("**/search/stream?*", (route) =>
+            refused++ === 0
+              ? route.fulfill({
+                status: 429,
+                headers: { "retry-after": "1", "content-type": "application/json" },
+                body: JSON.stringify({ error: { code: "rate_limited", message: "slow down" } })
+              })
+              : route.continue())
+        )
+        yield* run(() => page.goto(`${server.baseUrl}/`))
+        yield* boxFocused(page)
+        yield* run(() => page.keyboard.type("shopfront.io", { delay: 40 }))
+        const wait = yield* run(() => page.locator("#results [role=alert]").innerText({ timeout: 10_000 }))
+        expect(wait).toBe("You have searched a lot in a short time. Try again in 1 second.")
+        const row = yield* rowText(page, "shopfront.io")
+        expect(refused).toBe(2)
+        expect(row).toContain("$4,200.00")
+        expect(row).not.toContain("1,900")
+
+        const serverPage = yield* personAt(browser, "10.33.0.6", { javaScriptEnabled: false })
+        yield* run(() => serverPage.page.goto(`${server.baseUrl}/search?q=shopfront.io`))
+        expect(row).toBe(yield* rowText(serverPage.page, "shopfront.io"))
         expect(problems.filter((p) => !/status of 429/.test(p))).toEqual([])
       }))
 

@@ -146,6 +146,45 @@ layer(env, { timeout: 120_000 })("storefront pages", (it) => {
       expect(rowOf(unknown.text, "down.info").state).toMatch(/^(unknown|available|registered)$/)
     }))
 
+  it.effect("/search/stream: the pages' prices (buy-now shown, floor never), the search API's limit and errors", () =>
+    Effect.gen(function*() {
+      yield* list("streamsale.io", 310_000, 170_000)
+      const lines = (text: string) => text.trim().split("\n").map((l) => JSON.parse(l))
+      const stream = yield* page("/search/stream?q=streamsale.io", "203.0.113.7", { accept: "application/x-ndjson" })
+      expect(stream.status, stream.text).toBe(200)
+      expect(stream.headers.get("content-type")).toMatch(/^application\/x-ndjson/)
+      const events = lines(stream.text)
+      expect(events.map((e) => e.kind)).toEqual(["header", "row", "primary_done", "row", "row", "done"])
+      const row = events.find((e) => e.kind === "row" && e.domain === "streamsale.io")
+      expect(row.state).toBe("for_sale")
+      expect(row.price).toEqual({ bin: 3100, floor: null, currency: "USD" })
+      expect(row.listing).toMatchObject({ bin_price: 3100, floor_price: null })
+      expect(stream.text).not.toContain("1700")
+      // The API's anonymous stream keeps its masking: no market price without pricing:read.
+      const api = yield* request("/api/domain/search", {
+        method: "POST",
+        body: { q: "streamsale.io" },
+        headers: { "x-forwarded-for": "203.0.113.7" }
+      })
+      expect(lines(api.text).find((e) => e.kind === "row" && e.domain === "streamsale.io").price).toEqual({
+        bin: null,
+        floor: null,
+        currency: "USD"
+      })
+
+      const bad = yield* page("/search/stream?q=not%20a%20name", "203.0.113.7", { accept: "application/x-ndjson" })
+      expect(bad.status).toBe(400)
+      expect(bad.json.error.code).toBe("invalid_domain")
+      // Same budget as /search and the search API (8 a minute here): the stream is refused with 429 JSON.
+      let last = bad
+      for (let i = 0; i < 12 && last.status !== 429; i++) {
+        last = yield* page("/search/stream?q=x", "203.0.113.7", { accept: "application/x-ndjson" })
+      }
+      expect(last.status).toBe(429)
+      expect(Number(last.headers.get("retry-after"))).toBeGreaterThan(0)
+      expect(last.json.error.code).toBe("rate_limited")
+    }))
+
   it.effect("a hostile or empty q: a friendly page, escaped, never JSON or 500", () =>
     Effect.gen(function*() {
       const hostile = `<script>alert("x")</script>'&`

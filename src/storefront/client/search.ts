@@ -1,14 +1,16 @@
 /**
  * The search island of `/` and `/search` (docs/storefront.md#search), bundled for the browser by
- * ../Island.ts: as a person types a name, the rows of the search stream (`POST /api/domain/search`,
- * NDJSON: header, row…, primary_done, done) appear in `#results`, worded by the server's own
- * ../ResultRows.ts. Progressive enhancement only: without it the form submits to the server-rendered
- * `/search`, which is also the shareable URL the island keeps in the address bar.
+ * ../Island.ts: as a person types a name, the rows of the search stream (`GET /search/stream`, the
+ * lines of the search API with the pages' prices: header, row…, primary_done, done) appear in
+ * `#results`, worded by the server's own ../ResultRows.ts. Progressive enhancement only: without it
+ * the form submits to the server-rendered `/search`, which is also the shareable URL the island
+ * keeps in the address bar.
  *
  * Contract: one stream at a time (a new query aborts the previous one, which cancels its upstream
  * checks on the server), and a row never moves what is below it: the header's names are laid out
  * at once as placeholders, each answer fills its own in place, and a row keeps at least the
- * placeholder's height.
+ * placeholder's height. Over the search limit it says how long to wait, then searches again by
+ * itself if the box still holds that name.
  */
 import { html } from "../../platform/http/SafeHtml.js"
 import type { RowEvent, SearchEvent } from "../../search/Rows.js"
@@ -79,6 +81,7 @@ const island = (form: HTMLFormElement, input: HTMLInputElement, region: HTMLElem
   let shown = new URLSearchParams(location.search).get("q")?.trim() ?? ""
   let timer: ReturnType<typeof setTimeout> | undefined
   let running: AbortController | undefined
+  let retry: ReturnType<typeof setTimeout> | undefined
 
   const say = (message: string) => {
     region.removeAttribute("aria-busy")
@@ -105,15 +108,17 @@ const island = (form: HTMLFormElement, input: HTMLInputElement, region: HTMLElem
   }
 
   const stream = async (q: string, signal: AbortSignal) => {
-    const res = await fetch("/api/domain/search", {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/x-ndjson" },
-      body: JSON.stringify({ q }),
+    const res = await fetch(`/search/stream?q=${encodeURIComponent(q)}`, {
+      headers: { accept: "application/x-ndjson" },
       signal
     })
     if (!res.ok || res.body === null) {
       shown = ""
-      if (res.status === 429) return say(waitWords(Math.max(1, Number(res.headers.get("retry-after")) || 1)))
+      if (res.status === 429) {
+        const seconds = Math.max(1, Number(res.headers.get("retry-after")) || 1)
+        retry = setTimeout(() => input.value.trim() === q && run(q), seconds * 1000)
+        return say(waitWords(seconds))
+      }
       const body = await res.json().catch(() => null) as { error?: { message?: string } } | null
       return say(body?.error?.message ?? "We could not search just now: try again.")
     }
@@ -123,6 +128,7 @@ const island = (form: HTMLFormElement, input: HTMLInputElement, region: HTMLElem
   const run = (q: string) => {
     if (q === shown) return
     shown = q
+    clearTimeout(retry)
     running?.abort()
     running = undefined
     history.replaceState(history.state, "", q === "" ? location.pathname : `/search?q=${encodeURIComponent(q)}`)
