@@ -13,9 +13,9 @@
  * Packages that load files of their own at run time stay outside the bundle (EXTERNAL), as do the
  * migrations. Only production dependencies may be bundled (checked below).
  *
- * The storefront's search island (src/storefront/client/search.ts) is bundled for the browser into
- * `dist/src/storefront/client/search.bundle.js`, where src/storefront/Island.ts reads it (from
- * sources it bundles the island itself, with the same options: ISLAND_BUILD there).
+ * The storefront's islands (src/storefront/client/search.ts and bulk.ts) are bundled for the browser
+ * into `dist/src/storefront/client/<name>.bundle.js`, where src/storefront/Island.ts reads them (from
+ * sources it bundles each island itself, with the same options: ISLAND_BUILD there).
  *
  * Each file is transpiled on its own by esbuild (the project is `isolatedModules`, so a file
  * needs nothing of the others); type-checking is `npx tsc --noEmit` (CI runs it), not the build's job.
@@ -123,18 +123,20 @@ const bundle = async (entry, out, banner = "") => {
 await Promise.all([
   bundle("src/main.ts", "main.js"),
   bundle("src/cli.ts", "cli.js", "#!/usr/bin/env node\n"),
-  build({
-    // ISLAND_BUILD of src/storefront/Island.ts
-    bundle: true,
-    minify: true,
-    format: "iife",
-    target: "es2020",
-    platform: "browser",
-    legalComments: "none",
-    entryPoints: [Path.join(root, "src/storefront/client/search.ts")],
-    outfile: Path.join(dist, "src/storefront/client/search.bundle.js"),
-    logLevel: "warning"
-  })
+  ...["search", "bulk"].map((island) =>
+    build({
+      // ISLAND_BUILD of src/storefront/Island.ts
+      bundle: true,
+      minify: true,
+      format: "iife",
+      target: "es2020",
+      platform: "browser",
+      legalComments: "none",
+      entryPoints: [Path.join(root, `src/storefront/client/${island}.ts`)],
+      outfile: Path.join(dist, `src/storefront/client/${island}.bundle.js`),
+      logLevel: "warning"
+    })
+  )
 ])
 Fs.chmodSync(Path.join(dist, "cli.js"), 0o755)
 console.log(

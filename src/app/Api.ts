@@ -30,6 +30,7 @@ import { finishOpenApi } from "../platform/openapi/OpenApiDoc.js"
 import { PortfolioApi } from "../portfolio/Api.js"
 import { PartnerReferralsApi, ReferralRedirectApi } from "../referrals/Api.js"
 import { KeyedAvailabilityApi, SearchApi, searchStreamSchemas } from "../search/Api.js"
+import { AccountPagesApi } from "../storefront/AccountApi.js"
 import { StorefrontPagesApi } from "../storefront/Api.js"
 import { SystemApi } from "../system/Api.js"
 import { ToolsApi } from "../tools/Api.js"
@@ -69,6 +70,7 @@ const Groups = HttpApi.make("marketplace")
   .add(PortfolioApi)
   .add(NotificationsApi)
   .add(StorefrontPagesApi)
+  .add(AccountPagesApi)
 
 export class Api extends Groups
   .annotate(OpenApi.Title, "Domain Marketplace API")

@@ -43,6 +43,7 @@ import { CartFulfilmentLive, PortfolioLive } from "../portfolio/Layer.js"
 import { ReferralsLive } from "../referrals/Layer.js"
 import { ReferralConfig } from "../referrals/Settings.js"
 import { SearchLive } from "../search/Layer.js"
+import { AccountHttpLive } from "../storefront/AccountHttp.js"
 import { StorefrontHttpLive } from "../storefront/Http.js"
 import { StorefrontConfig } from "../storefront/Settings.js"
 import { SystemHttpLive } from "../system/Http.js"
@@ -93,6 +94,7 @@ export const CapabilitiesLive = Layer.mergeAll(
   BatchLive,
   SystemHttpLive,
   StorefrontHttpLive,
+  AccountHttpLive,
   // The sandbox's advance drives orders, their deliveries and settlement: it sits above all three.
   PartnerSandboxHttpLive
 ).pipe(

@@ -27,7 +27,7 @@ import { cartFor, runCart } from "./BulkCarts.js"
 import { runBulk } from "./BulkJob.js"
 import { describeError, retrying } from "./BulkRegistrar.js"
 import { clipList, decodePayload, type JobPayload, validateFor } from "./BulkRequest.js"
-import { cartView, status } from "./BulkTracking.js"
+import { cartView, recent, status } from "./BulkTracking.js"
 import { PortfolioConfig } from "./Config.js"
 import { DomainsNotOwned, InvalidBulkDomains } from "./Errors.js"
 import { CART_JOB } from "./Fulfilment.js"
@@ -186,6 +186,8 @@ const make = Effect.gen(function*() {
       bulk(d, user, op, request),
     status: (id: string, ownerId?: string) => status(d.repo, id, ownerId),
     cart: (id: string, ownerId: string) => cartView(d.repo, id, ownerId),
+    /** The owner's latest job ops and carts (the account page); never another user's. */
+    recent: (ownerId: string) => recent(d.repo, ownerId),
     runBulk: (job: RunningJob<{ readonly bulkOpId: string }>) => runBulk(d, job),
     runCart: (job: RunningJob<{ readonly cartId: string }>) => runCart(d, job)
   }

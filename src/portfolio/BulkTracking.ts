@@ -103,3 +103,23 @@ export const cartView = (repo: Repo, id: string, ownerId: string) =>
       paid_at: cart.paid_at?.toISOString() ?? null
     })
   })
+
+/** How many of each the account page lists. */
+export const RECENT_LIMIT = 10
+
+/**
+ * The owner's latest bulk operations and carts, newest first: read by owner in the query, then
+ * each through the same owner-checked views as GET /api/domains/bulk/{id} and /api/carts/{id}.
+ */
+export const recent = (repo: Repo, ownerId: string) =>
+  Effect.gen(function*() {
+    const [ops, cartIds] = yield* Effect.all([
+      repo.opsOf(ownerId, RECENT_LIMIT),
+      repo.cartIdsOf(ownerId, RECENT_LIMIT)
+    ], { concurrency: 2 })
+    const [jobs, carts] = yield* Effect.all([
+      Effect.forEach(ops.filter((op) => op.cart_id === null), (op) => status(repo, op.id, ownerId)),
+      Effect.forEach(cartIds, (id) => cartView(repo, id, ownerId))
+    ])
+    return { jobs, carts }
+  }).pipe(Effect.orDie)

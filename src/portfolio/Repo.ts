@@ -201,6 +201,18 @@ const make = Effect.gen(function*() {
       sql`update cart_items set status = 'refunded', refund_id = ${refundId}, refunded_at = now()
           where id = ${id} and status = 'failed' returning id`
   })
+  const opsOf = SqlSchema.findAll({
+    Request: Schema.Struct({ userId: Schema.String, limit: Schema.Number }),
+    Result: BulkOpRow,
+    execute: ({ limit, userId }) =>
+      sql`select * from bulk_ops where user_id = ${userId} order by created_at desc, id desc limit ${limit}`
+  })
+  const cartsOf = SqlSchema.findAll({
+    Request: Schema.Struct({ userId: Schema.String, limit: Schema.Number }),
+    Result: Id,
+    execute: ({ limit, userId }) =>
+      sql`select id from carts where user_id = ${userId} order by created_at desc, id desc limit ${limit}`
+  })
   const cartItems = SqlSchema.findAll({
     Request: Schema.String,
     Result: CartItemRow,
@@ -345,6 +357,11 @@ const make = Effect.gen(function*() {
     setCartJob: (id: string, jobId: string) => run(sql`update carts set job_id = ${jobId} where id = ${id}`),
 
     cartItems: (cartId: string) => Effect.orDie(cartItems(cartId)),
+
+    /** The user's latest bulk operations and carts, newest first (the account page). */
+    opsOf: (userId: string, limit: number) => Effect.orDie(opsOf({ userId, limit })),
+    cartIdsOf: (userId: string, limit: number) =>
+      Effect.orDie(Effect.map(cartsOf({ userId, limit }), (rows) => rows.map((r) => r.id))),
 
     cartItemStatus: (id: string, status: CartItemRow["status"], error: string | null) =>
       run(sql`update cart_items set status = ${status}, error = ${error} where id = ${id}`)

@@ -20,7 +20,7 @@ import { CurrentRequestId, NotFoundError } from "../platform/http/Errors.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { Search } from "../search/Search.js"
 import { contactPage, privacyPage, termsPage } from "./InfoPages.js"
-import { SearchIsland } from "./Island.js"
+import { BulkIsland, SearchIsland } from "./Island.js"
 import { storePage } from "./Layout.js"
 import {
   domainPage,
@@ -57,6 +57,7 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
     const catalogue = yield* Catalogue
     const offers = yield* Offers
     const island = yield* SearchIsland
+    const bulkIsland = yield* BulkIsland
     const config = yield* AppConfig
     const offerCsrf = makeBuyForm((yield* ServiceSecret).key("offer-csrf"))
     const contact = contactAddress(yield* StorefrontConfig, config.baseUrl)
@@ -221,11 +222,11 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
       .handle("privacyPage", () => Effect.succeed(storePage(privacyPage(contact))))
       .handle("contactPage", () => Effect.succeed(storePage(contactPage(contact))))
       .handle("asset", ({ path }) =>
-        Effect.flatMap(island.asset, (asset) =>
+        Effect.flatMap((path.file.startsWith("bulk.") ? bulkIsland : island).asset, (asset) =>
           Option.isSome(asset) && asset.value.file === path.file
             ? Effect.succeed(HttpServerResponse.uint8Array(asset.value.code, {
               contentType: "text/javascript; charset=utf-8",
               headers: { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
             }))
             : new NotFoundError({ code: "not_found", message: "No such asset (an older build's, or none)" })))
-  })).pipe(Layer.provide(SearchIsland.Default))
+  })).pipe(Layer.provide(Layer.merge(SearchIsland.Default, BulkIsland.Default)))

@@ -1,11 +1,11 @@
 /**
- * The search island's script (client/search.ts) as a static asset of the storefront, served at
- * `/assets/search.<hash>.js`. The name carries a hash of the bytes, so a changed script is a new
- * URL and every answer can be cached for a year (`immutable`). Contract: the name changes
- * whenever the bytes do.
+ * The storefront's islands (client/<name>.ts: `search`, the as-you-type search; `bulk`, a bulk
+ * job's live progress) as static assets, served at `/assets/<name>.<hash>.js`. The name carries a
+ * hash of the bytes, so a changed script is a new URL and every answer can be cached for a year
+ * (`immutable`). Contract: the name changes whenever the bytes do.
  *
- * Where the bytes come from: the production build bundles the island (scripts/build.mjs writes
- * `client/search.bundle.js` beside this module's compiled file); from sources (`npm start`, the
+ * Where the bytes come from: the production build bundles each island (scripts/build.mjs writes
+ * `client/<name>.bundle.js` beside this module's compiled file); from sources (`npm start`, the
  * tests, the benchmarks' compiled tree) esbuild bundles it in memory, once, for the first page
  * that asks. If neither works the pages go without it (they work without JavaScript), with a warning.
  */
@@ -14,8 +14,12 @@ import { createHash } from "node:crypto"
 import * as Fs from "node:fs"
 import { fileURLToPath } from "node:url"
 
+/** The islands there are (each is client/<name>.ts). */
+export const ISLANDS = ["search", "bulk"] as const
+export type IslandName = typeof ISLANDS[number]
+
 export interface IslandAsset {
-  /** `search.<hash>.js` */
+  /** `<name>.<hash>.js` */
   readonly file: string
   /** Where a page loads it from. */
   readonly src: string
@@ -37,38 +41,47 @@ const beside = (relative: string) => fileURLToPath(new URL(relative, import.meta
 /** esbuild is a dev dependency: named here only for running from sources (production reads the built file). */
 const ESBUILD = "esbuild"
 
-const bundleNow = Effect.tryPromise(async () => {
-  const entry = [beside("./client/search.ts"), beside("./client/search.js")].find((f) => Fs.existsSync(f))
-  if (entry === undefined) throw new Error("client/search.ts is missing")
-  const esbuild = await import(ESBUILD) as typeof import("esbuild")
-  const out = await esbuild.build({ ...ISLAND_BUILD, entryPoints: [entry], write: false, logLevel: "silent" })
-  return out.outputFiles[0]!.contents
-})
+const bundleNow = (name: IslandName) =>
+  Effect.tryPromise(async () => {
+    const entry = [beside(`./client/${name}.ts`), beside(`./client/${name}.js`)].find((f) => Fs.existsSync(f))
+    if (entry === undefined) throw new Error(`client/${name}.ts is missing`)
+    const esbuild = await import(ESBUILD) as typeof import("esbuild")
+    const out = await esbuild.build({ ...ISLAND_BUILD, entryPoints: [entry], write: false, logLevel: "silent" })
+    return out.outputFiles[0]!.contents
+  })
 
-const readBuilt = Effect.sync(() => {
-  const built = beside("./client/search.bundle.js")
-  return Fs.existsSync(built) ? Option.some(new Uint8Array(Fs.readFileSync(built))) : Option.none()
-})
+const readBuilt = (name: IslandName) =>
+  Effect.sync(() => {
+    const built = beside(`./client/${name}.bundle.js`)
+    return Fs.existsSync(built) ? Option.some(new Uint8Array(Fs.readFileSync(built))) : Option.none()
+  })
 
-const load: Effect.Effect<Option.Option<IslandAsset>> = readBuilt.pipe(
-  Effect.flatMap(Option.match({ onSome: Effect.succeed, onNone: () => bundleNow })),
-  Effect.map((code) => {
-    const file = `search.${createHash("sha256").update(code).digest("hex").slice(0, 16)}.js`
-    return Option.some({ file, src: `/assets/${file}`, code })
-  }),
-  Effect.catchAll((e) =>
-    Effect.as(
-      Effect.logWarning("storefront: the search island is unavailable; pages work without it", e),
-      Option.none()
+const load = (name: IslandName): Effect.Effect<Option.Option<IslandAsset>> =>
+  readBuilt(name).pipe(
+    Effect.flatMap(Option.match({ onSome: Effect.succeed, onNone: () => bundleNow(name) })),
+    Effect.map((code) => {
+      const file = `${name}.${createHash("sha256").update(code).digest("hex").slice(0, 16)}.js`
+      return Option.some({ file, src: `/assets/${file}`, code })
+    }),
+    Effect.catchAll((e) =>
+      Effect.as(
+        Effect.logWarning(`storefront: the ${name} island is unavailable; pages work without it`, e),
+        Option.none()
+      )
     )
   )
-)
 
-export class SearchIsland extends Effect.Service<SearchIsland>()("storefront/SearchIsland", {
-  effect: Effect.map(Effect.cached(load), (asset) => ({
-    /** The island, bundled on first use. */
+/** One island, bundled on first use, and the `src` of its script for a page (undefined without it). */
+const island = (name: IslandName) =>
+  Effect.map(Effect.cached(load(name)), (asset) => ({
     asset,
-    /** The `src` of the page's script, when there is an island. */
     src: Effect.map(asset, Option.match({ onNone: () => undefined, onSome: (a) => a.src }))
   }))
+
+export class SearchIsland extends Effect.Service<SearchIsland>()("storefront/SearchIsland", {
+  effect: island("search")
+}) {}
+
+export class BulkIsland extends Effect.Service<BulkIsland>()("storefront/BulkIsland", {
+  effect: island("bulk")
 }) {}

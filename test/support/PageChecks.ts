@@ -30,7 +30,12 @@ export const violationsOf = (page: Page) =>
   })
 
 /** The header's links, as a reader sees them (text → where it goes). */
-export const HEADER_LINKS = [["Search", "/"], ["Market", "/market"], ["Docs", "/docs/storefront.md"]]
+export const HEADER_LINKS = [
+  ["Search", "/"],
+  ["Market", "/market"],
+  ["Docs", "/docs/storefront.md"],
+  ["Account", "/account"]
+]
 
 /** The footer's links: every page of the site, Terms, Privacy and Contact included. */
 export const FOOTER_LINKS = [

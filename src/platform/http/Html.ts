@@ -54,7 +54,13 @@ const LOGO = `<svg class="logo" viewBox="0 0 32 32" aria-hidden="true" focusable
   `<g class="globe"><circle cx="16" cy="16" r="9"/><ellipse cx="16" cy="16" rx="4" ry="9"/><path d="M7 16h18"/></g></svg>`
 
 /** The links of the header (where to go) and of the footer (every page of the site). */
-const MAIN_LINKS = [["/", "Search"], ["/market", "Market"], ["/docs/storefront.md", "Docs"]] as const
+const MAIN_LINKS = [
+  ["/", "Search"],
+  ["/market", "Market"],
+  ["/docs/storefront.md", "Docs"],
+  // One header for every page, signed in or not: /account asks an anonymous reader to sign in.
+  ["/account", "Account"]
+] as const
 const SITE_LINKS = [
   ...MAIN_LINKS,
   ["/docs", "API"],
