@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import { Context, Effect, Layer, Redacted } from "effect"
 import * as Fs from "node:fs"
+import * as Path from "node:path"
 import { pgLayer } from "../../../src/platform/db/Database.js"
 import { migrationsDir, runMigrations } from "../../../src/platform/db/Migrations.js"
 import { sharedDatabaseUrl } from "../../support/TestServer.js"
@@ -40,4 +41,52 @@ describe("migrations", () => {
       // Running again is a no-op.
       expect(yield* runMigrations().pipe(Effect.provide(replica(url)))).toEqual([])
     }), { timeout: 120_000 })
+
+  it.scopedLive(
+    "an up-to-date database costs one read: no lock, so a held migration lock does not delay start-up",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* sharedDatabaseUrl
+        yield* runMigrations().pipe(Effect.provide(replica(url)))
+        // Another session holds the migrations' advisory lock (a replica migrating, say) and keeps it.
+        const holder = yield* Layer.build(replica(url))
+        const sql = Context.get(holder, SqlClient.SqlClient)
+        const session = yield* sql.reserve
+        yield* session.executeRaw("select pg_advisory_lock(7340001)", [])
+        // The locked path would poll for the lock every 200 ms until the time limit.
+        const applied = yield* runMigrations().pipe(
+          Effect.provide(replica(url)),
+          Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => "waited for the migration lock" })
+        )
+        expect(applied).toEqual([])
+        yield* session.executeRaw("select pg_advisory_unlock(7340001)", [])
+      }),
+    { timeout: 120_000 }
+  )
+
+  it.scopedLive(
+    "a migration numbered below the applied ones is still applied (the up-to-date check compares ids, not the latest)",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* sharedDatabaseUrl
+        // Inside the project so that the migration files resolve "effect" and "@effect/sql".
+        const dir = Fs.mkdtempSync(Path.join(migrationsDir, "..", "node_modules", ".cache", "migrations-test-"))
+        yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
+        const write = (name: string) =>
+          Fs.writeFileSync(
+            Path.join(dir, name),
+            `import { SqlClient } from "@effect/sql"\nimport { Effect } from "effect"\n` +
+              `export default Effect.flatMap(SqlClient.SqlClient, (sql) => sql\`create table t_${
+                name.slice(0, 4)
+              } (id int)\`)\n`
+          )
+        write("9001_a.js")
+        write("9003_c.js")
+        expect(yield* runMigrations(dir).pipe(Effect.provide(replica(url)))).toEqual(["9001_a", "9003_c"])
+        expect(yield* runMigrations(dir).pipe(Effect.provide(replica(url)))).toEqual([])
+        write("9002_b.js")
+        expect(yield* runMigrations(dir).pipe(Effect.provide(replica(url)))).toEqual(["9002_b"])
+      }),
+    { timeout: 120_000 }
+  )
 })
