@@ -89,8 +89,14 @@ const moduleUrls = {
 const pkg = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8"))
 const bundle = async (entry, out, banner = "") => {
   const result = await build({
-    entryPoints: [Path.join(root, entry)],
-    outfile: Path.join(dist, out),
+    entryPoints: { [out.replace(/\.js$/, "")]: Path.join(root, entry) },
+    // Split: what a module imports dynamically (`await import(...)`: the MCP SDK, OpenTelemetry,
+    // a CLI command's services) becomes a chunk loaded on first use, not at start-up (issue 35
+    // item 6, issue 36 item 8). Chunks sit beside the entry in dist/, so the compiled paths that
+    // `module-urls` gives `import.meta.url` resolve the same from a chunk as from the entry.
+    outdir: dist,
+    splitting: true,
+    chunkNames: "[name]-[hash]",
     bundle: true,
     platform: "node",
     format: "esm",
