@@ -21,7 +21,7 @@ import { Catalogue } from "../catalogue/Catalogue.js"
 import { Market } from "../market/Market.js"
 import { McpHttpLive } from "../mcp/Discovery.js"
 import { AppConfig, AppConfigLive, type AppConfigShape } from "../platform/Config.js"
-import { databaseLayer, DatabaseLive } from "../platform/db/Database.js"
+import { DatabaseLive } from "../platform/db/Database.js"
 import { runMigrations } from "../platform/db/Migrations.js"
 import { ApiErrorsLive } from "../platform/http/ApiErrors.js"
 import { answerClientErrors } from "../platform/http/ClientError.js"
@@ -41,14 +41,6 @@ import { WorkersLive } from "./Workers.js"
 
 /** Database, migrations and seed data: what every process of the service (server, CLI) needs. */
 export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(DatabaseLive))
-
-/**
- * The operator CLI's database: on an embedded DATA_DIR a running service holds, the CLI joins the
- * service's database socket rather than opening the directory a second time (src/platform/db/DataDirLock.ts).
- */
-export const CliDatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(
-  Layer.provideMerge(databaseLayer({ join: true }))
-)
 
 const SeedLive = Layer.effectDiscard(
   Effect.zipRight(Effect.flatMap(Catalogue, (c) => c.seedDefaults), Effect.flatMap(Market, (m) => m.seed))
