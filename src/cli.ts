@@ -130,7 +130,7 @@ const Services: Layer.Layer<Layer.Layer.Success<typeof Env>, Layer.Layer.Error<t
  */
 const colour = process.stdout.isTTY === true && process.env.NO_COLOR === undefined
 const shape = (text: string) =>
-  helpText(text, { width: Math.min(120, process.stdout.columns ?? 120), colour, program: "marketplace" })
+  helpText(text, { width: Math.min(120, process.stdout.columns ?? 120), colour, program: "marketplace", words: args })
 const helpConsole = (base: Console.Console): Console.Console => ({
   ...base,
   log: (...args) => base.log(...(needsServices ? args : [shape(args.join(" "))])),
