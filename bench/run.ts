@@ -43,6 +43,7 @@ const scale = read("scale")
 const listings = read("listings")
 const memory = read("memory")
 const frontend = read("frontend")
+const startup = read("startup")
 
 const n = (x: number | undefined, digits = 0) =>
   x === undefined || Number.isNaN(x)
@@ -170,6 +171,33 @@ See bench/results/scale.md for latencies and the set-up.
 `
   : ""
 
+// Start-up: each figure with its spread and the load average, beside the baseline measured in
+// the same rounds when there was one (bench/startup.ts).
+const startupTrees: Array<string> = startup ? Object.keys(startup.figures) : []
+const startupCell = (f: any) =>
+  f ?
+    `${(f.medianMs / 1000).toFixed(2)} s (${(f.minMs / 1000).toFixed(2)}–${
+      (f.maxMs / 1000).toFixed(2)
+    }), load ${f.load.min}–${f.load.max}` :
+    "not run"
+const startupTable = startup
+  ? `## Start-up
+
+Median (min–max) of ${startup.rounds} rounds on ${startup.cores} cores, run ${when(startup)} UTC, with the 1-minute load
+average at each measurement; ${
+    startup.baseline ? "before = the baseline tree, measured in the same rounds, alternating" : "no baseline this run"
+  }. Details: bench/results/startup.md.
+
+| measure | ${startupTrees.join(" | ")} |
+|---|${startupTrees.map(() => "---").join("|")}|
+${
+    Object.keys(startup.figures[startupTrees[0]!]).map((m) =>
+      `| ${m} | ${startupTrees.map((t) => startupCell(startup.figures[t][m])).join(" | ")} |`
+    ).join("\n")
+  }
+`
+  : ""
+
 Fs.writeFileSync(
   Path.join(results, "REPORT.md"),
   `# Performance report (issue 18)
@@ -186,6 +214,7 @@ ${rows.join("\n")}
 
 ${costTable}
 ${scaleTable}
+${startupTable}
 ${
     listings
       ? `Listings at depth: see bench/results/listings.md (cursor pages at depth 900,000 within 1.5× of page 1).\n`

@@ -1,6 +1,6 @@
 /**
  * `npm run build`: the service and the operator CLI as two bundles, `dist/main.js` and
- * `dist/cli.js`, beside `dist/src/` and `dist/migrations/` (every module compiled on its own:
+ * `dist/cli.js` (with the chunks they import on first use, `dist/<name>-<hash>.js`), beside `dist/src/` and `dist/migrations/` (every module compiled on its own:
  * the migrations, loaded by file at run time, and what they import) and the data files the code
  * reads at run time (`src/**\/data/*` that are not TypeScript). The result runs with plain `node`,
  * no TypeScript loader: `node dist/main.js`. `node scripts/build.mjs --out <dir>` builds elsewhere
@@ -89,8 +89,14 @@ const moduleUrls = {
 const pkg = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8"))
 const bundle = async (entry, out, banner = "") => {
   const result = await build({
-    entryPoints: [Path.join(root, entry)],
-    outfile: Path.join(dist, out),
+    entryPoints: { [out.replace(/\.js$/, "")]: Path.join(root, entry) },
+    // Split: what a module imports dynamically (`await import(...)`: the MCP SDK, OpenTelemetry,
+    // a CLI command's services) becomes a chunk loaded on first use, not at start-up (issue 35
+    // item 6, issue 36 item 8). Chunks sit beside the entry in dist/, so the compiled paths that
+    // `module-urls` gives `import.meta.url` resolve the same from a chunk as from the entry.
+    outdir: dist,
+    splitting: true,
+    chunkNames: "[name]-[hash]",
     bundle: true,
     platform: "node",
     format: "esm",

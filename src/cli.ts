@@ -10,9 +10,8 @@ import * as Command from "@effect/cli/Command"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Console, Context, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
-import { CapabilitiesLive, SettingsLive } from "./app/Layers.js"
-import { CliDatabaseReadyLive } from "./app/Server.js"
+import { Cause, Console, Context, Effect, Exit, Layer, Option } from "effect"
+import type { CliEnv } from "./app/CliEnv.js"
 import { reservedCommand } from "./availability/Cli.js"
 import { pricesCommand, tldsCommand } from "./catalogue/Cli.js"
 import { helpText, stripAnsi } from "./cli/HelpText.js"
@@ -24,7 +23,6 @@ import { offersCommand } from "./offers/Cli.js"
 import { brokerageCommand } from "./partner/brokerage/Cli.js"
 import { orderDescription, orderSubcommands, partnerCommand } from "./partner/Cli.js"
 import { ledgerCommand, payoutsCommand, settleCommand, statementsCommand } from "./partner/ledger/Cli.js"
-import { AppConfigLive } from "./platform/Config.js"
 import { causeIsDatabaseOutage } from "./platform/db/DatabaseOutage.js"
 import { DatabaseUnreachable } from "./platform/db/DatabaseReach.js"
 import { runMigrations } from "./platform/db/Migrations.js"
@@ -67,14 +65,13 @@ const root = Command.make("marketplace").pipe(
 
 const cli = Command.run(root, { name: "marketplace", version: "1.3.0" })
 
-/** The server's capabilities (src/app/Layers.ts), without the HTTP listener, the workers and the seeding. */
-const Env = CapabilitiesLive.pipe(
-  Layer.provideMerge(CliDatabaseReadyLive),
-  Layer.provideMerge(SettingsLive),
-  Layer.provideMerge(AppConfigLive),
-  Layer.provideMerge(Logger.minimumLogLevel(LogLevel.Warning)),
-  Layer.provideMerge(NodeContext.layer)
-)
+/**
+ * The server's capabilities without the listener, the workers and the seeding (src/app/CliEnv.ts),
+ * loaded when a command runs: help and usage errors never load them (issue 36 item 8: --help in
+ * 1.5–1.9 s compiled, most of it loading services no help text needs).
+ */
+type Env = typeof CliEnv
+const Env: Env = Layer.unwrapEffect(Effect.promise(() => import("./app/CliEnv.js")).pipe(Effect.map((m) => m.CliEnv)))
 
 /** Usage errors (already explained by @effect/cli) exit 2; commands' own failures carry their code. */
 const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
@@ -133,7 +130,7 @@ const Services: Layer.Layer<Layer.Layer.Success<typeof Env>, Layer.Layer.Error<t
  */
 const colour = process.stdout.isTTY === true && process.env.NO_COLOR === undefined
 const shape = (text: string) =>
-  helpText(text, { width: Math.min(120, process.stdout.columns ?? 120), colour, program: "marketplace" })
+  helpText(text, { width: Math.min(120, process.stdout.columns ?? 120), colour, program: "marketplace", words: args })
 const helpConsole = (base: Console.Console): Console.Console => ({
   ...base,
   log: (...args) => base.log(...(needsServices ? args : [shape(args.join(" "))])),

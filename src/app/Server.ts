@@ -15,13 +15,13 @@ import * as HttpServer from "@effect/platform/HttpServer"
 // ~50 files), which the service never uses (bench/results/memory.md).
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { type ConfigProvider, Duration, Effect, Layer, Logger, LogLevel } from "effect"
+import { type ConfigProvider, Deferred, Duration, Effect, Layer, Logger, LogLevel } from "effect"
 import { createServer } from "node:http"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { Market } from "../market/Market.js"
 import { McpHttpLive } from "../mcp/Discovery.js"
 import { AppConfig, AppConfigLive, type AppConfigShape } from "../platform/Config.js"
-import { databaseLayer, DatabaseLive } from "../platform/db/Database.js"
+import { DatabaseLive } from "../platform/db/Database.js"
 import { runMigrations } from "../platform/db/Migrations.js"
 import { ApiErrorsLive } from "../platform/http/ApiErrors.js"
 import { answerClientErrors } from "../platform/http/ClientError.js"
@@ -41,14 +41,6 @@ import { WorkersLive } from "./Workers.js"
 
 /** Database, migrations and seed data: what every process of the service (server, CLI) needs. */
 export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(DatabaseLive))
-
-/**
- * The operator CLI's database: on an embedded DATA_DIR a running service holds, the CLI joins the
- * service's database socket rather than opening the directory a second time (src/platform/db/DataDirLock.ts).
- */
-export const CliDatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(
-  Layer.provideMerge(databaseLayer({ join: true }))
-)
 
 const SeedLive = Layer.effectDiscard(
   Effect.zipRight(Effect.flatMap(Catalogue, (c) => c.seedDefaults), Effect.flatMap(Market, (m) => m.seed))
@@ -132,25 +124,48 @@ export const LoggerLive = Layer.unwrapEffect(
   })
 )
 
+/**
+ * The background workers, started once the listener is up (their first runs no longer delay
+ * `/readyz`, issue 35 item 6) yet stopped after it on shutdown: the layer sits in the workers'
+ * place below HTTP, so its scope closes after the listener's, and builds them in that scope when
+ * `listening` is done. A worker that fails to start is logged; the service keeps serving.
+ */
+const WorkersAfterListening = (listening: Deferred.Deferred<void>) =>
+  Layer.scopedDiscard(
+    Effect.gen(function*() {
+      const scope = yield* Effect.scope
+      yield* Effect.forkScoped(
+        Deferred.await(listening).pipe(
+          Effect.zipRight(Layer.buildWithScope(WorkersLive, scope)),
+          Effect.tapErrorCause((cause) => Effect.logError("the background workers failed to start", cause))
+        )
+      )
+    })
+  )
+
 /** The whole service. Configuration comes from `configProvider`, else the environment. */
 export const AppLive = (configProvider?: ConfigProvider.ConfigProvider) => {
-  const app = DrainLive.pipe(
-    Layer.provideMerge(HttpLive),
-    // METRICS_PORT: /metrics on its own listener (src/platform/observability/Metrics.ts).
-    Layer.provideMerge(MetricsListenerLive),
-    Layer.provideMerge(WorkersLive),
-    Layer.provideMerge(SeedLive),
-    Layer.provideMerge(CapabilitiesLive),
-    Layer.provideMerge(DatabaseReadyLive),
-    Layer.provideMerge(SettingsLive),
-    Layer.provideMerge(NodeContext.layer),
-    Layer.provideMerge(LoggerLive),
-    Layer.provideMerge(AppConfigLive),
-    // Traces only when an OTLP endpoint is configured. Otherwise the tracer is disabled: spans (one
-    // per request, SQL statement and upstream call) would cost CPU for nothing (≈ 1 ms of a
-    // search's ≈ 21 ms, measured A/B). Either way no `traceparent` goes to third parties.
-    // Its "exporting traces" line in the service's log format.
-    Layer.provide(TracingLive.pipe(Layer.provide(LoggerLive), Layer.provide(AppConfigLive)))
+  const app = Layer.unwrapEffect(
+    Effect.map(Deferred.make<void>(), (listening) =>
+      Layer.effectDiscard(Deferred.succeed(listening, undefined)).pipe(
+        Layer.provideMerge(DrainLive),
+        Layer.provideMerge(HttpLive),
+        // METRICS_PORT: /metrics on its own listener (src/platform/observability/Metrics.ts).
+        Layer.provideMerge(MetricsListenerLive),
+        Layer.provideMerge(WorkersAfterListening(listening)),
+        Layer.provideMerge(SeedLive),
+        Layer.provideMerge(CapabilitiesLive),
+        Layer.provideMerge(DatabaseReadyLive),
+        Layer.provideMerge(SettingsLive),
+        Layer.provideMerge(NodeContext.layer),
+        Layer.provideMerge(LoggerLive),
+        Layer.provideMerge(AppConfigLive),
+        // Traces only when an OTLP endpoint is configured. Otherwise the tracer is disabled: spans (one
+        // per request, SQL statement and upstream call) would cost CPU for nothing (≈ 1 ms of a
+        // search's ≈ 21 ms, measured A/B). Either way no `traceparent` goes to third parties.
+        // Its "exporting traces" line in the service's log format.
+        Layer.provide(TracingLive.pipe(Layer.provide(LoggerLive), Layer.provide(AppConfigLive)))
+      ))
   )
   return configProvider === undefined ? app : app.pipe(Layer.provide(Layer.setConfigProvider(configProvider)))
 }

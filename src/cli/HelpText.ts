@@ -9,7 +9,10 @@
  *   on the next line, indented;
  * - every line is wrapped at `width` columns (escapes count as zero columns), continuation lines
  *   keep the line's indentation; a single word longer than the width stays whole;
- * - trailing spaces go; a `$ ` usage line starts with the program's name.
+ * - trailing spaces go; a `$ ` usage line starts with the program's name and the parent commands
+ *   the reader typed (`$ create` for `marketplace user create --help` becomes
+ *   `$ marketplace user create`): `words` are the command line's arguments, and the words before
+ *   the usage's command name among them are its parents.
  *
  * Pure: words and their order are kept, only spaces and line breaks change.
  */
@@ -42,9 +45,24 @@ const wrapLine = (line: string, width: number, hang = 0): Array<string> => {
   return out
 }
 
+/** The commands typed before the usage line's own command: `user` for `$ create …` after `user create --help`. */
+const parentsOf = (usage: string, words: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const command = usage.slice(2).split(" ")[0] ?? ""
+  const firstOption = words.findIndex((w) => w.startsWith("-"))
+  const typed = firstOption === -1 ? words : words.slice(0, firstOption)
+  const at = typed.indexOf(command)
+  return at > 0 ? typed.slice(0, at) : []
+}
+
 export const helpText = (
   text: string,
-  options: { readonly width: number; readonly colour: boolean; readonly program: string }
+  options: {
+    readonly width: number
+    readonly colour: boolean
+    readonly program: string
+    /** The command line's arguments (process.argv without node and the script). */
+    readonly words?: ReadonlyArray<string>
+  }
 ): string => {
   const source = options.colour ? text : stripAnsi(text)
   const lines: Array<string> = []
@@ -52,7 +70,7 @@ export const helpText = (
     let line = raw.replace(/\s+$/, "")
     const plain = stripAnsi(line)
     if (/^\$ /.test(plain) && !plain.startsWith(`$ ${options.program}`)) {
-      line = line.replace("$ ", `$ ${options.program} `)
+      line = line.replace("$ ", `$ ${[options.program, ...parentsOf(plain, options.words ?? [])].join(" ")} `)
     }
     const row = /^(\s*- )(.*?\S)\s{2,}(\S.*)$/.exec(line)
     if (row !== null) {

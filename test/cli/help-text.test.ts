@@ -13,6 +13,15 @@ describe("the CLI's help text", () => {
   it("a subcommand's USAGE names the program; colours go unless asked for", () => {
     expect(helpText("\x1b[1m$ partner create\x1b[0m", plain)).toBe("$ marketplace partner create")
     expect(helpText("$ marketplace order", plain)).toBe("$ marketplace order")
+  })
+
+  it("a nested subcommand's USAGE names its parent commands, as typed before the options", () => {
+    const words = ["user", "create", "--help"]
+    expect(helpText("$ create --email text", { ...plain, words })).toBe("$ marketplace user create --email text")
+    // A positional argument after the command is not a parent.
+    expect(helpText("$ revoke <KEY>", { ...plain, words: ["apikey", "revoke", "k_1", "--help"] }))
+      .toBe("$ marketplace apikey revoke <KEY>")
+    expect(helpText("$ user", { ...plain, words: ["user", "--help"] })).toBe("$ marketplace user")
     expect(helpText("\x1b[1mUSAGE\x1b[0m", { ...plain, colour: true })).toBe("\x1b[1mUSAGE\x1b[0m")
   })
 

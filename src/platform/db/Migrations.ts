@@ -7,6 +7,10 @@
  * 200 ms), then finds nothing to do.
  * Unlike a "latest id" migrator, every migration not yet recorded is applied, so migrations
  * added by parallel branches with lower numbers are never skipped.
+ *
+ * Contract: when every migration file is already recorded, start-up costs one statement (the
+ * recorded ids), no transaction and no lock; only a database missing one takes the locked path.
+ * On the embedded database the locked path cost 0.2–0.3 s of a warm start (issue 35, item 6).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
@@ -42,15 +46,22 @@ export const runMigrations = (dir: string = migrationsDir) =>
       if (ids.has(f.id)) return yield* Effect.dieMessage(`duplicate migration id ${f.id}`)
       ids.add(f.id)
     }
-    const tryLock = SqlSchema.single({
-      Request: Schema.Void,
-      Result: Schema.Struct({ locked: Schema.Boolean }),
-      execute: () => sql`select pg_try_advisory_xact_lock(${MIGRATIONS_LOCK}) as locked`
-    })
     const appliedIds = SqlSchema.findAll({
       Request: Schema.Void,
       Result: Schema.Struct({ migration_id: Schema.Number }),
       execute: () => sql`select migration_id from schema_migrations`
+    })
+    // Up to date: nothing to wait for. Any error (no table yet) takes the locked path, which
+    // creates it; a migration recorded by another replica meanwhile is skipped there as well.
+    const recorded = yield* appliedIds(undefined).pipe(
+      Effect.map((rows) => new Set(rows.map((r) => r.migration_id))),
+      Effect.orElseSucceed(() => new Set<number>())
+    )
+    if (files.length > 0 && files.every((f) => recorded.has(f.id))) return [] as Array<string>
+    const tryLock = SqlSchema.single({
+      Request: Schema.Void,
+      Result: Schema.Struct({ locked: Schema.Boolean }),
+      execute: () => sql`select pg_try_advisory_xact_lock(${MIGRATIONS_LOCK}) as locked`
     })
     return yield* sql.withTransaction(
       Effect.gen(function*() {
