@@ -1,7 +1,8 @@
 /**
  * `npm run build`: the service and the operator CLI as two bundles, `dist/main.js` and
- * `dist/cli.js` (with the chunks they import on first use, `dist/<name>-<hash>.js`), beside `dist/src/` and `dist/migrations/` (every module compiled on its own:
- * the migrations, loaded by file at run time, and what they import) and the data files the code
+ * `dist/cli.js` (with the chunks they import on first use, `dist/<name>-<hash>.js`), beside
+ * `dist/src/` and `dist/migrations/` (every module compiled on its own: the migrations, loaded by
+ * file at run time, and what they import) and the data files the code
  * reads at run time (`src/**\/data/*` that are not TypeScript). The result runs with plain `node`,
  * no TypeScript loader: `node dist/main.js`. `node scripts/build.mjs --out <dir>` builds elsewhere
  * (the build and chaos tests do).
