@@ -73,7 +73,7 @@ const INSTRUMENT = `
   const fetch0 = window.fetch
   window.fetch = async (...args) => {
     const res = await fetch0(...args)
-    if (!String(args[0]).includes("/api/domain/search") || res.body === null) return res
+    if (!String(args[0]).includes("/search/stream") || res.body === null) return res
     const text = new TextDecoder()
     const spy = new TransformStream({ transform(chunk, out) {
       if (window.__deliveredAt === undefined && text.decode(chunk, { stream: true }).includes('"kind":"row"')) window.__deliveredAt = performance.now()

@@ -1,0 +1,94 @@
+/**
+ * `npm run screenshots`: the storefront's pages as a person sees them, for docs/storefront.md —
+ * each page on a desktop in the light theme and on a phone (390 px) in the dark one, written to
+ * docs/images/<page>-desktop.png and <page>-phone.png.
+ *
+ * Runs the production build (`scripts/build.mjs` into bench/.build) on an embedded database of its
+ * own with the demo listings, and a loopback RDAP stand-in that answers every name "not
+ * registered" (bench/servers/rdap-worker.mjs), so nothing leaves 127.0.0.1. Needs /usr/bin/chromium.
+ */
+import { execFileSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { Worker } from "node:worker_threads"
+import { chromium, type Page } from "playwright-core"
+import { outDir, root, serviceEnv, start } from "../bench/lib.js"
+import { CHROMIUM, CHROMIUM_OPTIONS, VIEWPORTS } from "../test/support/Browser.js"
+
+if (!Fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is absent (apt-get install -y chromium)`)
+
+const images = Path.join(root, "docs", "images")
+const dist = Path.join(outDir, "screenshots-dist")
+const dataDir = Path.join(outDir, "screenshots-data")
+Fs.rmSync(dataDir, { recursive: true, force: true })
+Fs.mkdirSync(images, { recursive: true })
+execFileSync(process.execPath, [Path.join(root, "scripts/build.mjs"), "--out", dist], { stdio: "ignore" })
+
+const rdap = new Worker(new URL("../bench/servers/rdap-worker.mjs", import.meta.url), {
+  workerData: { delayMs: 20, tlds: ["com", "net", "org", "io", "ai", "co"] }
+})
+const rdapBase = await new Promise<string>((resolve) => rdap.once("message", (m: { base: string }) => resolve(m.base)))
+const service = await start(Path.join(dist, "main.js"), {
+  ...serviceEnv,
+  // The sandbox card and the embedded database are refused in production; the pages are the same.
+  NODE_ENV: "development",
+  WORKERS: "false",
+  DATA_DIR: dataDir,
+  RDAP_BOOTSTRAP_URL: `${rdapBase}/dns.json`,
+  ALTERNATE_TLDS: "net,org,io",
+  DEMO_LISTINGS: "true"
+})
+
+/** A listed demo name: the market's first (its page, its buy page). */
+const listings = await (await fetch(`${service.url}/api/market/listings?limit=1`)).json() as {
+  items: ReadonlyArray<{ domain: string }>
+}
+const listed = listings.items[0]?.domain
+if (listed === undefined) throw new Error("no demo listing: is DEMO_LISTINGS on?")
+
+/** What each screenshot shows: a path, or steps a person takes. */
+const shots: ReadonlyArray<{ readonly name: string; readonly open: (page: Page) => Promise<unknown> }> = [
+  { name: "home", open: (p) => p.goto(`${service.url}/`) },
+  {
+    name: "search",
+    open: async (p) => {
+      await p.goto(`${service.url}/`)
+      await p.locator("#q").fill("")
+      await p.keyboard.type("brightharbor.com", { delay: 30 })
+      await p.waitForFunction(() =>
+        document.querySelectorAll("#results li[data-domain]").length > 0 &&
+        document.querySelectorAll("#results li[data-pending]").length === 0
+      )
+    }
+  },
+  { name: "market", open: (p) => p.goto(`${service.url}/market`) },
+  { name: "domain", open: (p) => p.goto(`${service.url}/d/${listed}`) },
+  { name: "buy", open: (p) => p.goto(`${service.url}/buy/${listed}`) },
+  { name: "signin", open: (p) => p.goto(`${service.url}/signin`) }
+]
+
+const browser = await chromium.launch(CHROMIUM_OPTIONS)
+const written: Array<string> = []
+for (
+  const [device, viewport, colorScheme] of [["desktop", VIEWPORTS.desktop, "light"], [
+    "phone",
+    VIEWPORTS.phone,
+    "dark"
+  ]] as const
+) {
+  const context = await browser.newContext({ viewport, colorScheme })
+  for (const shot of shots) {
+    const page = await context.newPage()
+    await shot.open(page)
+    await page.waitForLoadState("networkidle")
+    const file = Path.join(images, `${shot.name}-${device}.png`)
+    await page.screenshot({ path: file, fullPage: device === "desktop" ? false : true })
+    written.push(Path.relative(root, file))
+    await page.close()
+  }
+  await context.close()
+}
+await browser.close()
+await service.stop()
+await rdap.terminate()
+console.log(`${written.length} screenshots (${listed} as the listed name):\n${written.join("\n")}`)
