@@ -86,7 +86,25 @@ export class BatchCatalogue extends Schema.Class<BatchCatalogue>("BatchCatalogue
       window_seconds: Schema.Int,
       scope: Schema.Literal("ip")
     }))
-  })),
+  })).annotations({
+    examples: [[{
+      op: "tld_registration_price",
+      summary: "Price of a TLD in USD cents for one year (GET /api/pricing/tld; op defaults to register here)",
+      endpoint: "GET /api/pricing/tld",
+      available: true,
+      params: {
+        tld: { type: "string", required: true, description: "The TLD, e.g. com" },
+        op: {
+          type: "string",
+          required: false,
+          description: "Lifecycle operation",
+          enum: ["register", "renew", "transfer", "restore"],
+          default: "register"
+        }
+      },
+      rate_limit: { policy: "pricing_tld", limit: 120, window_seconds: 60, scope: "ip" }
+    }]]
+  }),
   example: BatchRequest,
   notes: Schema.Array(Schema.String).annotations({
     examples: [[
