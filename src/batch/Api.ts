@@ -87,22 +87,16 @@ export class BatchCatalogue extends Schema.Class<BatchCatalogue>("BatchCatalogue
       scope: Schema.Literal("ip")
     }))
   })).annotations({
+    // search_domain as the catalogue lists it (an example param with a `default` would read as a
+    // schema to Spectral's example rule, so the example shows the one without).
     examples: [[{
-      op: "tld_registration_price",
-      summary: "Price of a TLD in USD cents for one year (GET /api/pricing/tld; op defaults to register here)",
-      endpoint: "GET /api/pricing/tld",
+      op: "search_domain",
+      summary:
+        "Availability of a domain and, for a plain label.tld, its alternate TLDs (the rows of POST /api/domain/search)",
+      endpoint: "POST /api/domain/search",
       available: true,
-      params: {
-        tld: { type: "string", required: true, description: "The TLD, e.g. com" },
-        op: {
-          type: "string",
-          required: false,
-          description: "Lifecycle operation",
-          enum: ["register", "renew", "transfer", "restore"],
-          default: "register"
-        }
-      },
-      rate_limit: { policy: "pricing_tld", limit: 120, window_seconds: 60, scope: "ip" }
+      params: { q: { type: "string", required: true, description: "The domain to check" } },
+      rate_limit: { policy: "domain_search", limit: 60, window_seconds: 60, scope: "ip" }
     }]]
   }),
   example: BatchRequest,

@@ -71,6 +71,10 @@ export class AccountPagesApi extends HttpApiGroup.make("accountPages")
       .setUrlParams(NextParam)
       .addSuccess(HtmlPage(200, "The sign-in form"))
       .annotate(OpenApi.Summary, "Sign-in page")
+      .annotate(
+        OpenApi.Description,
+        "The sign-in form (HTML) with its form token; `next` (a path of this site, anything else is ignored) is where a successful sign-in goes."
+      )
       .pipe(documentedAt("/docs/storefront.md#account"))
   )
   .add(
@@ -92,6 +96,10 @@ export class AccountPagesApi extends HttpApiGroup.make("accountPages")
       .setUrlParams(NextParam)
       .addSuccess(HtmlPage(200, "The sign-up form"))
       .annotate(OpenApi.Summary, "Sign-up page")
+      .annotate(
+        OpenApi.Description,
+        "The sign-up form (HTML): e-mail and password; `next` as on the sign-in page."
+      )
       .pipe(documentedAt("/docs/storefront.md#account"))
   )
   .add(
@@ -114,6 +122,10 @@ export class AccountPagesApi extends HttpApiGroup.make("accountPages")
       .addSuccess(Redirect("Signed out (session ended, cookie expired): to /"))
       .addError(HtmlPage(403, "A missing or stale form token, or a post from another site"))
       .annotate(OpenApi.Summary, "The sign-out button")
+      .annotate(
+        OpenApi.Description,
+        "Ends the session (as POST /api/auth/logout) and expires its cookie; the form token is bound to the session."
+      )
       .pipe(documentedAt("/docs/storefront.md#account"))
   )
   .add(
@@ -121,6 +133,10 @@ export class AccountPagesApi extends HttpApiGroup.make("accountPages")
       .addSuccess(HtmlPage(200, "The portfolio with its bulk actions, the latest jobs and carts"))
       .addSuccess(Redirect("Not signed in: to /signin?next=/account"))
       .annotate(OpenApi.Summary, "The account page (sign-in required)")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in person's names (as GET /api/domains) with the bulk actions, and their latest bulk jobs and carts; anonymous → 303 to /signin?next=/account."
+      )
       .pipe(documentedAt("/docs/storefront.md#account"))
   )
   .add(
@@ -138,6 +154,10 @@ export class AccountPagesApi extends HttpApiGroup.make("accountPages")
       .addSuccess(HtmlPage(200, "The job's items and counts; live with the island, refreshing without it"))
       .addError(HtmlPage(404, "No such job of this person's"))
       .annotate(OpenApi.Summary, "A bulk job's progress (sign-in required)")
+      .annotate(
+        OpenApi.Description,
+        "The job of GET /api/domains/bulk/{bulkOpId} as a page, updated live by its island; another person's job is a 404."
+      )
       .pipe(documentedAt("/docs/storefront.md#account"))
   )
   .add(
@@ -145,6 +165,10 @@ export class AccountPagesApi extends HttpApiGroup.make("accountPages")
       .addSuccess(HtmlPage(200, "The cart's items, each with its amount and outcome"))
       .addError(HtmlPage(404, "No such cart of this person's"))
       .annotate(OpenApi.Summary, "A renew/restore cart (sign-in required)")
+      .annotate(
+        OpenApi.Description,
+        "The cart of GET /api/carts/{cartId} as a page, each item with its outcome; another person's cart is a 404."
+      )
       .pipe(documentedAt("/docs/storefront.md#account"))
   )
   .addError(InternalError)
