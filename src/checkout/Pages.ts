@@ -1,10 +1,14 @@
 /**
  * The HTML of the hosted checkout: the buy page's offer, payment page, confirmation step, receipt and result pages, in
- * the one visual language of platform/http/Html.ts. Works without JavaScript; one small inline script
- * (nonce-admitted) only prevents a double click from posting twice and spaces the card number.
+ * the one visual language of platform/http/Html.ts, built with the `html` template (escapes by
+ * default). Works without JavaScript; one small inline script (nonce-admitted) only prevents a
+ * double click from posting twice and spaces the card number.
+ *
+ * Whenever this service takes the card itself (the sandbox payment provider: no real money can
+ * move), the page says so and names the test cards, so a person trying the shop knows what to type.
  */
 import { moneyInWords, timeInWords } from "../domain/TimeWords.js"
-import { escapeHtml, page } from "../platform/http/Html.js"
+import { html, page, type SafeHtml } from "../platform/http/Html.js"
 import type { SessionRow } from "./Repo.js"
 
 /** Money as the pages show it (one rule for every page: src/domain/TimeWords.ts). */
@@ -30,28 +34,30 @@ const cartLines = (items: unknown): ReadonlyArray<CartLine> => {
 }
 
 const cartSummary = (s: SessionRow) =>
-  `<p>Renewals and restores for your domains</p>
+  html`<p>Renewals and restores for your domains</p>
 <table class="lines">
   <thead><tr><th scope="col">Domain</th><th scope="col">Service</th><th scope="col" class="amount">Price</th></tr></thead>
   <tbody>${
     cartLines(s.items).map((l) =>
-      `<tr><td>${escapeHtml(l.domain)}</td><td>${l.op === "renew" ? "Renew" : "Restore"}, ${l.years} ${
+      html`<tr><td>${l.domain}</td><td>${l.op === "renew" ? "Renew" : "Restore"}, ${l.years} ${
         l.years === 1 ? "year" : "years"
-      }</td><td class="amount">${escapeHtml(formatPrice(l.priceCents, s.currency))}</td></tr>`
-    ).join("")
+      }</td><td class="amount">${formatPrice(l.priceCents, s.currency)}</td></tr>`
+    )
   }</tbody>
 </table>`
 
-const summary = (s: SessionRow, seller: string) => {
-  const what = s.kind === "cart"
-    ? cartSummary(s)
-    : `<p class="muted label">Domain</p><p class="price">${escapeHtml(s.domain ?? "")}</p>`
-  return `${what}
+const summary = (s: SessionRow, seller: string) =>
+  html`${
+    s.kind === "cart" ? cartSummary(s) : html`<p class="muted label">Domain</p><p class="price">${s.domain ?? ""}</p>`
+  }
 <dl class="facts">
-  <dt>Price</dt><dd><strong data-testid="price">${escapeHtml(formatPrice(s.price_cents, s.currency))}</strong></dd>
-  <dt>Sold by</dt><dd data-testid="seller">${escapeHtml(seller)}</dd>
+  <dt>Price</dt><dd><strong data-testid="price">${formatPrice(s.price_cents, s.currency)}</strong></dd>
+  <dt>Sold by</dt><dd data-testid="seller">${seller}</dd>
 </dl>`
-}
+
+/** The test cards of the sandbox payment provider, named wherever it takes the card. */
+const TEST_CARDS =
+  "4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined, 4000 0000 0000 3220 asks for a confirmation step"
 
 /**
  * The public buy page (`GET /buy/{domain}`): what is for sale, at what price, by whom, and one
@@ -71,23 +77,21 @@ export const buyOfferPage = (ctx: {
   readonly nonce: string
 }) => {
   const o = ctx.offer
-  const price = escapeHtml(formatPrice(o.priceCents, o.currency))
   return page(
     `Buy ${o.domain}`,
-    `<h1>Buy ${escapeHtml(o.domain)}</h1>
+    html`<h1>Buy ${o.domain}</h1>
 ${
-      o.environment === "sandbox"
-        ? `<p class="note" role="note" data-testid="sandbox">Sandbox: a test purchase of sandbox inventory; no real money moves. Pay with the test card 4242 4242 4242 4242.</p>`
-        : ""
+      o.environment === "sandbox" &&
+      html`<p class="note" role="note" data-testid="sandbox">Sandbox: a test purchase of sandbox inventory; no real money moves. Pay with the test card 4242 4242 4242 4242.</p>`
     }
-<p class="muted label">Domain</p><p class="price">${escapeHtml(o.domain)}</p>
+<p class="muted label">Domain</p><p class="price">${o.domain}</p>
 <dl class="facts">
-  <dt>Price</dt><dd><strong data-testid="price">${price}</strong></dd>
-  <dt>Sold by</dt><dd data-testid="seller">${escapeHtml(o.seller)}</dd>
+  <dt>Price</dt><dd><strong data-testid="price">${formatPrice(o.priceCents, o.currency)}</strong></dd>
+  <dt>Sold by</dt><dd data-testid="seller">${o.seller}</dd>
 </dl>
 <p>The next step asks for your details and your card. You are charged only when you pay there.</p>
-<form method="post" action="${escapeHtml(ctx.action)}" data-once>
-  <input type="hidden" name="csrf" value="${escapeHtml(ctx.csrf)}">
+<form method="post" action="${ctx.action}" data-once>
+  <input type="hidden" name="csrf" value="${ctx.csrf}">
   <div class="actions">
     <button class="primary" type="submit">Continue to payment</button>
   </div>
@@ -103,7 +107,7 @@ export interface FormValues {
 }
 
 /** The card part of the form (the `card` flow only: the sandbox provider). */
-const cardFields = `<h2>Card</h2>
+const cardFields = html`<h2>Card</h2>
   <label for="card_number">Card number</label>
   <input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required maxlength="23" placeholder="4242 4242 4242 4242">
   <div class="row">
@@ -112,6 +116,13 @@ const cardFields = `<h2>Card</h2>
     <div><label for="card_cvc">Security code</label>
     <input id="card_cvc" name="card_cvc" inputmode="numeric" autocomplete="cc-csc" required maxlength="4" placeholder="123"></div>
   </div>`
+
+/** What the payment page says about money that cannot move: sandbox inventory, or the sandbox provider. */
+const testPaymentNote = (s: SessionRow, takesCard: boolean): SafeHtml | false =>
+  s.environment === "sandbox"
+    ? html`<p class="note" role="note" data-testid="test-cards">Sandbox: no real money moves. Test cards: ${TEST_CARDS}.</p>`
+    : takesCard &&
+      html`<p class="note" role="note" data-testid="test-cards">Test payments: this shop runs the sandbox payment provider, so no real money moves. Test cards: ${TEST_CARDS}; any future expiry and any security code.</p>`
 
 export const checkoutPage = (ctx: {
   readonly session: SessionRow
@@ -126,44 +137,39 @@ export const checkoutPage = (ctx: {
 }) => {
   const s = ctx.session
   const v = ctx.values ?? {}
-  const q = `pt=${encodeURIComponent(ctx.pt)}`
   return page(
     s.domain ? `Buy ${s.domain}` : "Checkout",
-    `<h1>${s.domain ? `Buy ${escapeHtml(s.domain)}` : "Checkout"}</h1>
+    html`<h1>${s.domain ? `Buy ${s.domain}` : "Checkout"}</h1>
 ${summary(s, ctx.seller)}
-${ctx.error ? `<p class="error" role="alert" id="form-error">${escapeHtml(ctx.error)}</p>` : ""}
-<form method="post" action="/checkout/pay?${escapeHtml(q)}" data-once novalidate>
-  <input type="hidden" name="csrf" value="${escapeHtml(ctx.csrf)}">
+${ctx.error && html`<p class="error" role="alert" id="form-error">${ctx.error}</p>`}
+<form method="post" action="/checkout/pay?pt=${encodeURIComponent(ctx.pt)}" data-once novalidate>
+  <input type="hidden" name="csrf" value="${ctx.csrf}">
   <h2>Your details</h2>
   <label for="email">E-mail</label>
   <input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${
-      escapeHtml(v.email ?? s.buyer_email ?? "")
+      v.email ?? s.buyer_email ?? ""
     }">
   <div class="row">
     <div><label for="name">Full name</label>
     <input id="name" name="name" autocomplete="name" required maxlength="200" value="${
-      escapeHtml(v.name ?? s.buyer_name ?? "")
+      v.name ?? s.buyer_name ?? ""
     }"></div>
     <div><label for="country">Country (2 letters)</label>
     <input id="country" name="country" autocomplete="country" required maxlength="2" pattern="[A-Za-z]{2}" placeholder="US" value="${
-      escapeHtml(v.country ?? s.buyer_country ?? "")
+      v.country ?? ""
     }"></div>
   </div>
   ${
       ctx.takesCard
         ? cardFields
-        : `<p class="muted">You pay by card on Stripe's secure payment page next; this site never sees your card.</p>`
+        : html`<p class="muted">You pay by card on Stripe's secure payment page next; this site never sees your card.</p>`
     }
-  ${
-      s.environment === "sandbox"
-        ? `<p class="note">Sandbox: no real money moves. Test cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined, 4000 0000 0000 3220 asks for a confirmation step.</p>`
-        : ""
-    }
+  ${testPaymentNote(s, ctx.takesCard)}
   <div class="actions">
     <button class="primary" type="submit">${ctx.takesCard ? "Pay" : "Continue to pay"} ${
-      escapeHtml(formatPrice(s.price_cents, s.currency))
+      formatPrice(s.price_cents, s.currency)
     }</button>
-    ${s.cancel_url ? `<a class="button secondary" href="${escapeHtml(s.cancel_url)}">Cancel</a>` : ""}
+    ${s.cancel_url && html`<a class="button secondary" href="${s.cancel_url}">Cancel</a>`}
   </div>
 </form>`,
     { width: "narrow", script: script(ctx.nonce) }
@@ -181,14 +187,14 @@ export const confirmPage = (
 ) =>
   page(
     "Confirm your payment",
-    `<h1>Confirm your payment</h1>
+    html`<h1>Confirm your payment</h1>
 ${summary(ctx.session, ctx.seller)}
 <p>Your bank asks you to confirm this payment of <strong>${
-      escapeHtml(formatPrice(ctx.session.price_cents, ctx.session.currency))
+      formatPrice(ctx.session.price_cents, ctx.session.currency)
     }</strong>.</p>
 <p class="note">Sandbox: this page stands in for the bank's confirmation step.</p>
-<form method="post" action="/checkout/confirm?pt=${escapeHtml(encodeURIComponent(ctx.pt))}" data-once>
-  <input type="hidden" name="csrf" value="${escapeHtml(ctx.csrf)}">
+<form method="post" action="/checkout/confirm?pt=${encodeURIComponent(ctx.pt)}" data-once>
+  <input type="hidden" name="csrf" value="${ctx.csrf}">
   <div class="actions">
     <button class="primary" type="submit" name="action" value="confirm">Confirm payment</button>
     <button class="secondary" type="submit" name="action" value="fail">Fail authentication</button>
@@ -198,39 +204,30 @@ ${summary(ctx.session, ctx.seller)}
   )
 
 /** When it was paid, in words, with the exact instant for machines. */
-const paidAt = (d: Date) =>
-  `<time datetime="${escapeHtml(d.toISOString())}" data-testid="paid-at">${escapeHtml(timeInWords(d))}</time>`
+const paidAt = (d: Date) => html`<time datetime="${d.toISOString()}" data-testid="paid-at">${timeInWords(d)}</time>`
 
 export const receiptPage = (s: SessionRow, seller: string) =>
   page(
     "Payment received",
-    `<h1>Payment received</h1>
+    html`<h1>Payment received</h1>
 <p class="success" role="status">Thank you${
-      s.buyer_name ? `, ${escapeHtml(s.buyer_name)}` : ""
+      s.buyer_name && `, ${s.buyer_name}`
     }. Your payment is complete; you will not be charged again.</p>
 ${summary(s, seller)}
 <dl class="facts">
-  <dt>Receipt</dt><dd><code>${escapeHtml(s.id)}</code></dd>
-  ${s.order_id ? `<dt>Order</dt><dd><code>${escapeHtml(s.order_id)}</code></dd>` : ""}
-  ${
-      s.card_last4
-        ? `<dt>Card</dt><dd>${escapeHtml(s.card_brand ?? "card")} ending ${escapeHtml(s.card_last4)}</dd>`
-        : ""
-    }
-  ${s.paid_at ? `<dt>Paid</dt><dd>${paidAt(new Date(s.paid_at))}</dd>` : ""}
-  ${s.buyer_email ? `<dt>E-mail</dt><dd>${escapeHtml(s.buyer_email)}</dd>` : ""}
+  <dt>Receipt</dt><dd><code>${s.id}</code></dd>
+  ${s.order_id && html`<dt>Order</dt><dd><code>${s.order_id}</code></dd>`}
+  ${s.card_last4 && html`<dt>Card</dt><dd>${s.card_brand ?? "card"} ending ${s.card_last4}</dd>`}
+  ${s.paid_at && html`<dt>Paid</dt><dd>${paidAt(new Date(s.paid_at))}</dd>`}
+  ${s.buyer_email && html`<dt>E-mail</dt><dd>${s.buyer_email}</dd>`}
 </dl>
 ${
-      s.domain
-        ? `<p class="muted">What happens next: the domain is transferred to you. Keep this receipt; this link shows it again.</p>`
-        : ""
+      s.domain &&
+      html`<p class="muted">What happens next: the domain is transferred to you. Keep this receipt; this link shows it again.</p>`
     }
 ${
-      s.return_url
-        ? `<div class="actions"><a class="button primary" href="${
-          escapeHtml(s.return_url)
-        }">Back to the seller</a></div>`
-        : ""
+      s.return_url &&
+      html`<div class="actions"><a class="button primary" href="${s.return_url}">Back to the seller</a></div>`
     }`,
     { width: "narrow" }
   )
@@ -247,20 +244,15 @@ export const messagePage = (
 ) =>
   page(
     title,
-    `<h1>${escapeHtml(title)}</h1>
-<p class="${options.kind === "muted" ? "muted" : "error"}" role="${options.kind === "muted" ? "status" : "alert"}">${
-      escapeHtml(message)
-    }</p>
+    html`<h1>${title}</h1>
+<p class="${options.kind === "muted" ? "muted" : "error"}" role="${
+      options.kind === "muted" ? "status" : "alert"
+    }">${message}</p>
 ${
-      options.retry
-        ? `<div class="actions"><a class="button ${options.cancel ? "primary" : "secondary"}" href="${
-          escapeHtml(options.retry)
-        }">${escapeHtml(options.retryLabel ?? "Check again")}</a>${
-          options.cancel
-            ? `<a class="button secondary" href="${escapeHtml(options.cancel)}">Cancel the payment</a>`
-            : ""
-        }</div>`
-        : ""
+      options.retry &&
+      html`<div class="actions"><a class="button ${options.cancel ? "primary" : "secondary"}" href="${options.retry}">${
+        options.retryLabel ?? "Check again"
+      }</a>${options.cancel && html`<a class="button secondary" href="${options.cancel}">Cancel the payment</a>`}</div>`
     }`,
     { width: "narrow" }
   )

@@ -101,6 +101,15 @@ layer(
       expect(ok.status, ok.text).toBe(303)
       expect(ok.headers.get("location")).toMatch(/^\/checkout\?pt=/)
       expect(yield* count("checkout_sessions", "csrf-buy.com")).toBe(1)
+
+      // A live sale paid through the sandbox payment provider: the payment page says no real money
+      // moves and names the test cards, so a person trying the shop knows what to type.
+      const payment = yield* send(ok.headers.get("location")!, { headers: { "x-forwarded-for": ip } })
+      expect(payment.status).toBe(200)
+      expect(payment.text).toContain(`name="card_number"`)
+      expect(payment.text).toMatch(
+        /data-testid="test-cards">Test payments: this shop runs the sandbox payment provider, so no real money moves\. Test cards: 4242 4242 4242 4242 pays/
+      )
     }))
 
   it.effect("one visitor's repeated starts of a domain count once in the funnel; another visitor counts", () =>

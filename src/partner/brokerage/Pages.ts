@@ -1,11 +1,12 @@
 /**
  * The buyer's progress page (GET /brokerage/progress?t=…): the case's domain, status and timeline
  * in plain words, in the visual language of platform/http/Html.ts. It never shows the seller, the
- * partner, operator notes, amounts or anything a credential could be derived from.
+ * partner, operator notes, amounts or anything a credential could be derived from. Built with the
+ * `html` template (escapes by default).
  */
 import { type CaseStatus, CLOSED_STATUSES, PATH, STATUS_WORDS, type Tier } from "../../domain/Brokerage.js"
 import { dayInWords, timeInWords } from "../../domain/TimeWords.js"
-import { escapeHtml, page } from "../../platform/http/Html.js"
+import { html, page } from "../../platform/http/Html.js"
 
 export interface ProgressView {
   readonly domain: string
@@ -16,46 +17,44 @@ export interface ProgressView {
 }
 
 /** A time in words ("27 Nov 2026, 16:18 UTC"), with the exact instant for machines. */
-const time = (d: Date, words: (d: Date) => string) =>
-  `<time datetime="${escapeHtml(d.toISOString())}">${escapeHtml(words(d))}</time>`
+const time = (d: Date, words: (d: Date) => string) => html`<time datetime="${d.toISOString()}">${words(d)}</time>`
 
 const TIER_WORDS: Readonly<Record<Tier, string>> = {
   managed: "Managed: our brokers negotiate for you",
   self_serve: "Self-serve: we find and contact the owner"
 }
 
+const tone = (status: CaseStatus) =>
+  status === "closed_won" ? "success" : status === "closed_lost" || status === "cancelled" ? "error" : "muted"
+
 export const progressPage = (v: ProgressView): string => {
   const words = STATUS_WORDS[v.status]
   const closed = CLOSED_STATUSES.includes(v.status)
   const reached = new Set(v.timeline.map((t) => t.status))
   const steps = PATH.map((s) => {
-    const done = reached.has(s)
-    const current = s === v.status
-    return `<li${current ? ` aria-current="step"` : ""}>${done && !current ? "✓ " : ""}${current ? "<strong>" : ""}${
-      escapeHtml(STATUS_WORDS[s].title)
-    }${current ? "</strong>" : ""}</li>`
-  }).join("\n")
+    const title = STATUS_WORDS[s].title
+    return s === v.status
+      ? html`<li aria-current="step"><strong>${title}</strong></li>\n`
+      : html`<li>${reached.has(s) && "✓ "}${title}</li>\n`
+  })
   const history = [...v.timeline].reverse().map((t) =>
-    `<li>${time(t.at, timeInWords)} — ${escapeHtml(STATUS_WORDS[t.status].title)}</li>`
-  ).join("\n")
+    html`<li>${time(t.at, timeInWords)} — ${STATUS_WORDS[t.status].title}</li>\n`
+  )
   return page(
     `${v.domain}: ${words.title}`,
-    `<h1>Acquiring <span class="domain">${escapeHtml(v.domain)}</span></h1>
-<p class="${
-      v.status === "closed_won" ? "success" : v.status === "closed_lost" || v.status === "cancelled" ? "error" : "muted"
-    }" role="status">
-  <strong>${escapeHtml(words.title)}.</strong> ${escapeHtml(words.text)}
+    html`<h1>Acquiring <span class="domain">${v.domain}</span></h1>
+<p class="${tone(v.status)}" role="status">
+  <strong>${words.title}.</strong> ${words.text}
 </p>
 <dl class="facts">
-  <dt>Domain</dt><dd>${escapeHtml(v.domain)}</dd>
-  <dt>Service</dt><dd>${escapeHtml(TIER_WORDS[v.tier])}</dd>
+  <dt>Domain</dt><dd>${v.domain}</dd>
+  <dt>Service</dt><dd>${TIER_WORDS[v.tier]}</dd>
   <dt>Requested</dt><dd>${time(v.createdAt, dayInWords)}</dd>
 </dl>
-${closed && v.status !== "closed_won" ? "" : `<h2>Steps</h2>\n<ol class="timeline steps">\n${steps}\n</ol>`}
+${!(closed && v.status !== "closed_won") && html`<h2>Steps</h2>\n<ol class="timeline steps">\n${steps}</ol>`}
 <h2>History</h2>
 <ol class="timeline history" reversed>
-${history}
-</ol>
+${history}</ol>
 <p class="muted">This page updates as your request progresses; keep the link private. Questions? Ask the service that sent you this link.</p>`
   )
 }

@@ -16,9 +16,9 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import { STYLE } from "./PageStyle.js"
-import { escapeHtml, html, type SafeHtml } from "./SafeHtml.js"
+import { html, SafeHtml } from "./SafeHtml.js"
 
-export { escapeHtml, html, SafeHtml } from "./SafeHtml.js"
+export { html, SafeHtml } from "./SafeHtml.js"
 
 /**
  * The Content-Security-Policy of every HTML page (a nonce admits one inline script). No
@@ -84,31 +84,33 @@ export const SITE_FOOTER = `<footer class="site"><div class="bar">
 <p>Domain Marketplace: search, buy and broker domain names. Payments go through our payment provider.</p>
 </div></footer>`
 
+/** Markup of this module's own (the stylesheet, the header and footer, an inline script's source). */
+const trusted = (markup: string) => new SafeHtml(markup)
+
 /** The full document of a page: same header, footer, type and stylesheet everywhere. */
-export const page = (title: string, body: string, options: PageOptions = {}) =>
-  `<!doctype html>
+export const page = (title: string, body: SafeHtml, options: PageOptions = {}): string =>
+  html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
-<title>${escapeHtml(title)} · Domain Marketplace</title>
-<style${options.nonce ? ` nonce="${escapeHtml(options.nonce)}"` : ""}>${STYLE}</style>
+<title>${title} · Domain Marketplace</title>
+<style${options.nonce && html` nonce="${options.nonce}"`}>${trusted(STYLE)}</style>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-${SITE_HEADER}
-<main id="main"${options.width === "narrow" ? ` class="narrow"` : ""}>
+${trusted(SITE_HEADER)}
+<main id="main"${options.width === "narrow" && html` class="narrow"`}>
 ${body}
 </main>
-${SITE_FOOTER}
-${options.script ? `<script nonce="${escapeHtml(options.script.nonce)}">${options.script.source}</script>` : ""}${
-    options.scriptSrc && options.nonce
-      ? `<script nonce="${escapeHtml(options.nonce)}" src="${escapeHtml(options.scriptSrc)}" defer></script>`
-      : ""
+${trusted(SITE_FOOTER)}
+${options.script && html`<script nonce="${options.script.nonce}">${trusted(options.script.source)}</script>`}${
+    options.scriptSrc && options.nonce &&
+    html`<script nonce="${options.nonce}" src="${options.scriptSrc}" defer></script>`
   }
 </body>
-</html>`
+</html>`.value
 
 /** An HTML answer with the page headers (CSP, no-store, no framing, no sniffing). */
 export const htmlResponse = (
@@ -131,9 +133,9 @@ export const htmlResponse = (
 export const errorPageHtml = (title: string, message: string, hint?: string) =>
   page(
     title,
-    `<h1>${escapeHtml(title)}</h1>
-<p class="error" role="alert">${escapeHtml(message)}</p>
-${hint ? `<p class="muted">${escapeHtml(hint)}</p>` : ""}`,
+    html`<h1>${title}</h1>
+<p class="error" role="alert">${message}</p>
+${hint && html`<p class="muted">${hint}</p>`}`,
     { width: "narrow" }
   )
 
@@ -176,7 +178,7 @@ export const testModePages = (app: HttpApp.Default): HttpApp.Default =>
 export const sitePageResponse = (title: string, body: SafeHtml, status = 200, scriptSrc?: string) => {
   const nonce = randomBytes(16).toString("base64url")
   return htmlResponse(
-    page(title, body.value, { nonce, ...(scriptSrc !== undefined ? { scriptSrc } : {}) }),
+    page(title, body, { nonce, ...(scriptSrc !== undefined ? { scriptSrc } : {}) }),
     { status, nonce, connectSelf: scriptSrc !== undefined }
   )
 }
