@@ -12,6 +12,9 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Context, Effect, Exit, Layer, Option } from "effect"
 import type { CliEnv } from "./app/CliEnv.js"
+import { CliActor, cliActorOf } from "./audit/Actor.js"
+import { auditCommand } from "./audit/Cli.js"
+import { operatorCommand } from "./audit/OperatorCli.js"
 import { reservedCommand } from "./availability/Cli.js"
 import { pricesCommand, tldsCommand } from "./catalogue/Cli.js"
 import { helpText, stripAnsi } from "./cli/HelpText.js"
@@ -59,7 +62,9 @@ const root = Command.make("marketplace").pipe(
     statementsCommand,
     payoutsCommand,
     brokerageCommand,
-    bulkCommand
+    bulkCommand,
+    operatorCommand,
+    auditCommand
   ])
 )
 
@@ -115,7 +120,9 @@ const explain = (cause: Cause.Cause<unknown>) => {
  * for them, so no service is needed: the empty context below is never read).
  */
 const BUILT_INS = new Set(["--help", "-h", "--version", "--completions", "--wizard"])
-const args = process.argv.slice(2)
+// `--as NAME` names the audit log's actor for any command (src/audit/Actor.ts); the rest is the command.
+const { argv, name: actorName } = cliActorOf(process.argv)
+const args = argv.slice(2)
 const needsServices = args.length > 0 && !args.some((a) => BUILT_INS.has(a))
 const Services: Layer.Layer<Layer.Layer.Success<typeof Env>, Layer.Layer.Error<typeof Env>> = needsServices
   ? Env
@@ -140,7 +147,8 @@ const helpConsole = (base: Console.Console): Console.Console => ({
     )
 })
 
-Effect.consoleWith((base) => Effect.withConsole(cli(process.argv), helpConsole(base))).pipe(
+Effect.consoleWith((base) => Effect.withConsole(cli(argv), helpConsole(base))).pipe(
+  Effect.provideService(CliActor, { name: actorName }),
   Effect.provide(Services),
   Effect.catchAllCause(explain),
   NodeRuntime.runMain({ disableErrorReporting: true, teardown: (exit, onExit) => onExit(exitCodeOf(exit)) })

@@ -7,6 +7,7 @@
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
+import { AdminAuditApi } from "../audit/Api.js"
 import { BatchApi } from "../batch/Api.js"
 import { CatalogueApi } from "../catalogue/Api.js"
 import { CheckoutPagesApi, CheckoutSessionsApi } from "../checkout/Api.js"
@@ -62,6 +63,7 @@ const Groups = HttpApi.make("marketplace")
   .add(AdminMoneyApi)
   .add(PartnerBrokerageApi)
   .add(AdminBrokerageApi)
+  .add(AdminAuditApi)
   .add(BrokeragePagesApi)
   .add(PartnerReferralsApi)
   .add(ReferralRedirectApi)

@@ -9,7 +9,8 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Effect, Layer } from "effect"
-import { AdminAuthLive } from "../admin/Auth.js"
+import { AdminLive } from "../admin/Layer.js"
+import { AuditLive } from "../audit/Layer.js"
 import { AvailabilityLive } from "../availability/Layer.js"
 import { AvailabilityConfig } from "../availability/Settings.js"
 import { BatchLive } from "../batch/Layer.js"
@@ -82,8 +83,7 @@ const PlatformLive = Layer.mergeAll(
   ServiceSecretLive,
   Idempotency.Live,
   OutboundLive,
-  JobQueueLive,
-  AdminAuthLive
+  JobQueueLive
 ).pipe(
   Layer.provideMerge(NodeHttpClient.layerUndici),
   Layer.provideMerge(SettingsLive)
@@ -109,5 +109,9 @@ export const CapabilitiesLive = Layer.mergeAll(
   Layer.provideMerge(OrderDeliveriesLive),
   Layer.provideMerge(Layer.mergeAll(CatalogueLive, LookupLive, MarketLive, NotificationsLive)),
   Layer.provideMerge(IdentityLive),
+  // The audit log every operator action writes (and its admin endpoint), over operators'
+  // identities (named tokens, the /api/admin middleware).
+  Layer.provideMerge(AuditLive),
+  Layer.provideMerge(AdminLive),
   Layer.provideMerge(PlatformLive)
 )

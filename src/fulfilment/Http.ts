@@ -2,6 +2,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../app/Api.js"
+import { operatorAction } from "../audit/Actor.js"
 import { CurrentPartner } from "../partner/Auth.js"
 import { Fulfilment } from "./Fulfilment.js"
 
@@ -34,6 +35,14 @@ export const AdminDeliveriesHttpLive = HttpApiBuilder.group(
           ({ urlParams }) =>
             Effect.map(fulfilment.list(urlParams.state, urlParams.limit ?? 100), (deliveries) => ({ deliveries }))
         )
-        .handle("retryDelivery", ({ path, urlParams }) => fulfilment.retry(path.id, "admin", urlParams.note))
-        .handle("markDelivered", ({ path, urlParams }) => fulfilment.markDelivered(path.id, "admin", urlParams.note)))
+        .handle("retryDelivery", ({ path, urlParams }) =>
+          operatorAction(
+            { action: "delivery.retry", target: path.id },
+            fulfilment.retry(path.id, "admin", urlParams.note)
+          ))
+        .handle("markDelivered", ({ path, urlParams }) =>
+          operatorAction(
+            { action: "delivery.mark_delivered", target: path.id },
+            fulfilment.markDelivered(path.id, "admin", urlParams.note)
+          )))
 )

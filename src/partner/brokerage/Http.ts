@@ -2,6 +2,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Option } from "effect"
 import { Api } from "../../app/Api.js"
+import { operatorAction } from "../../audit/Actor.js"
 import { errorPageHtml, htmlResponse } from "../../platform/http/Html.js"
 import { Idempotency, payloadFingerprint } from "../../platform/http/Idempotency.js"
 import { pageCursor, PAGED_LISTS } from "../../platform/http/PageCursor.js"
@@ -87,22 +88,28 @@ export const AdminBrokerageHttpLive = HttpApiBuilder.group(Api, "adminBrokerage"
         ))
       .handle("getCase", ({ path }) => brokerage.detail(path.id))
       .handle("advance", ({ path, urlParams }) =>
-        Effect.zipRight(
-          brokerage.move(path.id, { _tag: "advance" }, {
-            actor: "admin",
-            priceCents: urlParams.price,
-            note: urlParams.note
-          }),
-          brokerage.detail(path.id)
+        operatorAction(
+          { action: "brokerage.advance", target: path.id, before: brokerage.detail(path.id) },
+          Effect.zipRight(
+            brokerage.move(path.id, { _tag: "advance" }, {
+              actor: "admin",
+              priceCents: urlParams.price,
+              note: urlParams.note
+            }),
+            brokerage.detail(path.id)
+          )
         ))
       .handle("close", ({ path, urlParams }) =>
-        Effect.zipRight(
-          brokerage.move(path.id, { _tag: "close", outcome: urlParams.outcome }, {
-            actor: "admin",
-            priceCents: urlParams.price,
-            note: urlParams.note
-          }),
-          brokerage.detail(path.id)
+        operatorAction(
+          { action: "brokerage.close", target: path.id, before: brokerage.detail(path.id) },
+          Effect.zipRight(
+            brokerage.move(path.id, { _tag: "close", outcome: urlParams.outcome }, {
+              actor: "admin",
+              priceCents: urlParams.price,
+              note: urlParams.note
+            }),
+            brokerage.detail(path.id)
+          )
         ))
   }))
 

@@ -5,6 +5,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Option } from "effect"
 import { Api } from "../../app/Api.js"
+import { operatorAction } from "../../audit/Actor.js"
 import { pageCursor, PAGED_LISTS, type PagedList } from "../../platform/http/PageCursor.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { CurrentPartner } from "../Auth.js"
@@ -141,7 +142,11 @@ export const AdminMoneyHttpLive = HttpApiBuilder.group(Api, "adminMoney", (handl
       .handle("runSettlement", ({ urlParams }) =>
         Effect.gen(function*() {
           const asOf = yield* dateParam("as_of", urlParams.as_of)
-          return yield* settlement.run({ asOf, trigger: "admin" })
+          // The run holds a session lock on its own connection and commits statement by statement.
+          return yield* operatorAction(
+            { action: "settlement.run", target: null, transactional: false },
+            settlement.run({ asOf, trigger: "admin" })
+          )
         }))
       .handle("listStatements", ({ urlParams }) =>
         Effect.gen(function*() {
@@ -155,14 +160,19 @@ export const AdminMoneyHttpLive = HttpApiBuilder.group(Api, "adminMoney", (handl
             next_cursor: cursor.next(page[page.length - 1]?.id, rows.length > limit)
           }
         }))
-      .handle("runPayouts", () => payouts.run)
-      .handle("verifyLedger", () => reconcile.verify)
+      .handle("runPayouts", () =>
+        operatorAction({ action: "payouts.run", target: null, transactional: false }, payouts.run))
+      .handle("verifyLedger", () =>
+        reconcile.verify)
       .handle("recordReceipt", ({ payload }) =>
-        receipts.record({
-          partnerId: payload.partner_id,
-          environment: payload.environment ?? "live",
-          amountCents: payload.amount_cents,
-          reference: payload.reference
-        }))
+        operatorAction(
+          { action: "ledger.receipt", target: payload.partner_id },
+          receipts.record({
+            partnerId: payload.partner_id,
+            environment: payload.environment ?? "live",
+            amountCents: payload.amount_cents,
+            reference: payload.reference
+          })
+        ))
       .handle("ledgerBalance", ({ urlParams }) => reconcile.balance(urlParams.partner, urlParams.env ?? "live"))
   }))

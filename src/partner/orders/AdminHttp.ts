@@ -2,6 +2,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Api } from "../../app/Api.js"
+import { operatorAction } from "../../audit/Actor.js"
 import { actionOf } from "./AdminApi.js"
 import { Orders } from "./Orders.js"
 import { refundOf } from "./View.js"
@@ -12,13 +13,20 @@ export const AdminOrdersHttpLive = HttpApiBuilder.group(Api, "adminOrders", (han
     return handlers
       .handle("getOrder", ({ path }) => orders.detail(path.id))
       .handle("refundOrder", ({ path, payload }) =>
-        Effect.map(
-          orders.operatorRefund(path.id, payload?.reason ?? null, "admin"),
-          ({ order, refundId }) => refundOf(order, refundId!)
+        // The refund calls the payment provider between its own transactions: recorded once it succeeded.
+        operatorAction(
+          { action: "order.refund", target: path.id, before: orders.detail(path.id), transactional: false },
+          Effect.map(
+            orders.operatorRefund(path.id, payload?.reason ?? null, "admin"),
+            ({ order, refundId }) => refundOf(order, refundId!)
+          )
         ))
       .handle("orderAction", ({ path, urlParams }) =>
-        Effect.zipRight(
-          orders.move(path.id, actionOf(path.action), { actor: "admin", note: urlParams.note }),
-          orders.detail(path.id)
+        operatorAction(
+          { action: `order.${path.action}`, target: path.id, before: orders.detail(path.id) },
+          Effect.zipRight(
+            orders.move(path.id, actionOf(path.action), { actor: "admin", note: urlParams.note }),
+            orders.detail(path.id)
+          )
         ))
   }))

@@ -128,7 +128,8 @@ export const PAGED_LISTS = {
   transactions: list("transactions", ["GET /api/partner/v1/transactions"], LastId, MONEY),
   payouts: list("payouts", ["GET /api/partner/v1/payouts"], LastId, MONEY),
   myPayouts: list("me-payouts", ["GET /api/partner/v1/me/payouts"], LastId, MONEY),
-  adminStatements: list("admin-statements", ["GET /api/admin/statements"], LastId, MONEY)
+  adminStatements: list("admin-statements", ["GET /api/admin/statements"], LastId, MONEY),
+  auditLog: list("audit-log", ["GET /api/admin/audit"], LastId, MONEY)
 } as const
 
 const codeByOperation = new Map(

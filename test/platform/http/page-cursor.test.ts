@@ -39,7 +39,8 @@ const ANSWERS: Record<keyof typeof PAGED_LISTS, readonly [string, string, string
   transactions: ["invalid_cursor", PARTNER_MALFORMED, PARTNER_OTHER, false],
   payouts: ["invalid_cursor", PARTNER_MALFORMED, PARTNER_OTHER, false],
   myPayouts: ["invalid_cursor", PARTNER_MALFORMED, PARTNER_OTHER, false],
-  adminStatements: ["invalid_cursor", PARTNER_MALFORMED, PARTNER_OTHER, false]
+  adminStatements: ["invalid_cursor", PARTNER_MALFORMED, PARTNER_OTHER, false],
+  auditLog: ["invalid_cursor", PARTNER_MALFORMED, PARTNER_OTHER, false]
 }
 
 const refusedWith = (e: Effect.Effect<unknown, InvalidCursor>) => Effect.runSync(Effect.flip(e)) satisfies InvalidCursor
