@@ -19,6 +19,7 @@ import { apiClient, expectFailure, wireOf } from "../support/ApiClient.js"
 import { runCli } from "../support/cli.js"
 import { get, post, type Reply, typedError } from "../support/http.js"
 import { createTestUser, sessionCookieOf, signIn } from "../support/identity.js"
+import { inOneWindow } from "../support/RateWindow.js"
 import * as TestServer from "../support/TestServer.js"
 
 const login = (email: string, password: string, headers: Record<string, string> = {}) =>
@@ -230,13 +231,8 @@ describe("login rate limits", () => {
           yield* createTestUser(),
           yield* createTestUser()
         ]
-        // The window is a fixed minute aligned to the epoch: four logins that straddle its end
-        // would count in two windows. Under a loaded CI they can take seconds, so start them at
-        // the top of a fresh minute when less than a quarter of this one is left.
-        const intoWindow = Date.now() % 60_000
-        if (intoWindow > 45_000) {
-          yield* Effect.promise(() => new Promise((go) => setTimeout(go, 60_000 - intoWindow + 50)))
-        }
+        // Four logins that straddle the end of the limit's fixed minute would count in two windows.
+        yield* inOneWindow()
         const replies = []
         for (const u of users) replies.push(yield* Effect.either(typedLogin(u.email, u.password)))
         expect(replies.map(Either.match({ onLeft: (e) => wireOf(e).status, onRight: ([, r]) => r.status }))).toEqual([

@@ -53,18 +53,25 @@ const hygiene = Layer.mergeAll(
 /** Span names that are not worth a trace of their own (see the contract). */
 const ORPHANS_DROPPED = new Set(["sql.execute", "sql.transaction"])
 
+/**
+ * A dynamically imported CommonJS package's exports. Node gives its named exports on the
+ * namespace; the production bundle (esbuild, split into chunks) gives the whole `module.exports`
+ * as `default` only, so a named export read off the namespace there is undefined.
+ */
+const cjs = <M extends object>(namespace: M): M =>
+  "default" in namespace && Object.keys(namespace).length === 1 ? namespace.default as M : namespace
+
 const makeSampler = async (settings: TracingSettings): Promise<Sampler> => {
-  const { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler } =
-    await import(
-      "@opentelemetry/sdk-trace-base"
-    )
+  const { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler } = cjs(
+    await import("@opentelemetry/sdk-trace-base")
+  )
   const root = settings.sampler.endsWith("always_off")
     ? new AlwaysOffSampler()
     : settings.sampler.endsWith("traceidratio")
     ? new TraceIdRatioBasedSampler(settings.samplerRatio)
     : new AlwaysOnSampler()
   const configured = settings.sampler.startsWith("parentbased_") ? new ParentBasedSampler({ root }) : root
-  const { trace } = await import("@opentelemetry/api")
+  const { trace } = cjs(await import("@opentelemetry/api"))
   return {
     shouldSample: (context, traceId, name, kind, attributes, links) =>
       trace.getSpanContext(context) === undefined && ORPHANS_DROPPED.has(name)
@@ -83,8 +90,8 @@ export const TracingLive: Layer.Layer<never, never, AppConfig> = Layer.unwrapEff
     const [{ layer }, { BatchSpanProcessor }, { OTLPTraceExporter }, sampler] = yield* Effect.promise(() =>
       Promise.all([
         import("@effect/opentelemetry/NodeSdk"),
-        import("@opentelemetry/sdk-trace-base"),
-        import("@opentelemetry/exporter-trace-otlp-http"),
+        import("@opentelemetry/sdk-trace-base").then(cjs),
+        import("@opentelemetry/exporter-trace-otlp-http").then(cjs),
         makeSampler(tracing)
       ])
     )
