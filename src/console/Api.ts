@@ -79,6 +79,8 @@ const page = <Name extends string>(name: Name, path: `/${string}`, description: 
     .addSuccess(HtmlPage(200, description))
     .addSuccess(Redirect("Not signed in: to /signin?next=<this page>"))
     .addError(HtmlPage(404, "No such partner of the signed-in person's"))
+    .annotate(OpenApi.Summary, `${description.split(",")[0]} (sign-in required)`)
+    .annotate(OpenApi.Description, `${description}. Membership and role are checked by the partner services.`)
     .pipe(documentedAt("/docs/consoles.md"))
 
 /** A form's post on a fixed path, with the refusals every form shares. */
@@ -94,6 +96,10 @@ const formPost = <Name extends string, P extends Schema.Schema<any, Readonly<Rec
     .addError(FORM_ERRORS[0])
     .addError(FORM_ERRORS[1])
     .addError(FORM_ERRORS[2])
+    .annotate(
+      OpenApi.Description,
+      "A console form's post (same origin, CSRF token bound to the session); the partner services check membership and role."
+    )
 
 export class ConsolePagesApi extends HttpApiGroup.make("consolePages")
   .add(page("overview", "/console", "The partner's overview, or a page saying the person has no partner yet"))
@@ -146,6 +152,7 @@ export class ConsolePagesApi extends HttpApiGroup.make("consolePages")
       .addSuccess(Redirect("Not signed in: to /signin?next=<this page> (where signing up is offered)"))
       .addError(HtmlPage(410, "The link was already used or has expired"))
       .annotate(OpenApi.Summary, "An invitation link (sign-in required)")
+      .annotate(OpenApi.Description, "Shows the partner and role offered; a GET never joins anyone.")
       .pipe(documentedAt("/docs/consoles.md#invitations"))
   )
   .add(
@@ -156,6 +163,10 @@ export class ConsolePagesApi extends HttpApiGroup.make("consolePages")
       .addError(FORM_ERRORS[1])
       .addError(HtmlPage(410, "The link was already used or has expired"))
       .annotate(OpenApi.Summary, "Accept an invitation (single use)")
+      .annotate(
+        OpenApi.Description,
+        "Joins the signed-in person (whose e-mail the invitation was sent to) with the invited role; the link then stops working."
+      )
       .pipe(documentedAt("/docs/consoles.md#invitations"))
   )
   .addError(InternalError)

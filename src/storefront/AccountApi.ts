@@ -71,6 +71,10 @@ export class AccountPagesApi extends HttpApiGroup.make("accountPages")
       .setUrlParams(NextParam)
       .addSuccess(HtmlPage(200, "The sign-in form"))
       .annotate(OpenApi.Summary, "Sign-in page")
+      .annotate(
+        OpenApi.Description,
+        "The form posts to /signin with its CSRF token; `next` must be a path of this site."
+      )
       .pipe(documentedAt("/docs/storefront.md#account"))
   )
   .add(
@@ -92,6 +96,7 @@ export class AccountPagesApi extends HttpApiGroup.make("accountPages")
       .setUrlParams(NextParam)
       .addSuccess(HtmlPage(200, "The sign-up form"))
       .annotate(OpenApi.Summary, "Sign-up page")
+      .annotate(OpenApi.Description, "The form posts to /signup with its CSRF token; signed in already: 303 to `next`.")
       .pipe(documentedAt("/docs/storefront.md#account"))
   )
   .add(
@@ -114,6 +119,10 @@ export class AccountPagesApi extends HttpApiGroup.make("accountPages")
       .addSuccess(Redirect("Signed out (session ended, cookie expired): to /"))
       .addError(HtmlPage(403, "A missing or stale form token, or a post from another site"))
       .annotate(OpenApi.Summary, "The sign-out button")
+      .annotate(
+        OpenApi.Description,
+        "Ends the session and expires its cookie (same origin, CSRF token bound to the session)."
+      )
       .pipe(documentedAt("/docs/storefront.md#account"))
   )
   .add(
@@ -121,6 +130,10 @@ export class AccountPagesApi extends HttpApiGroup.make("accountPages")
       .addSuccess(HtmlPage(200, "The portfolio with its bulk actions, the latest jobs and carts"))
       .addSuccess(Redirect("Not signed in: to /signin?next=/account"))
       .annotate(OpenApi.Summary, "The account page (sign-in required)")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in person's names with bulk actions, their latest bulk jobs and carts."
+      )
       .pipe(documentedAt("/docs/storefront.md#account"))
   )
   .add(
@@ -138,6 +151,7 @@ export class AccountPagesApi extends HttpApiGroup.make("accountPages")
       .addSuccess(HtmlPage(200, "The job's items and counts; live with the island, refreshing without it"))
       .addError(HtmlPage(404, "No such job of this person's"))
       .annotate(OpenApi.Summary, "A bulk job's progress (sign-in required)")
+      .annotate(OpenApi.Description, "Each name of the job with its status; another person's job is the 404 page.")
       .pipe(documentedAt("/docs/storefront.md#account"))
   )
   .add(
@@ -145,6 +159,7 @@ export class AccountPagesApi extends HttpApiGroup.make("accountPages")
       .addSuccess(HtmlPage(200, "The cart's items, each with its amount and outcome"))
       .addError(HtmlPage(404, "No such cart of this person's"))
       .annotate(OpenApi.Summary, "A renew/restore cart (sign-in required)")
+      .annotate(OpenApi.Description, "Each item with its amount and outcome; another person's cart is the 404 page.")
       .pipe(documentedAt("/docs/storefront.md#account"))
   )
   .addError(InternalError)
