@@ -14,7 +14,7 @@
  * Packages that load files of their own at run time stay outside the bundle (EXTERNAL), as do the
  * migrations. Only production dependencies may be bundled (checked below).
  *
- * The storefront's islands (src/storefront/client/search.ts and bulk.ts) are bundled for the browser
+ * The storefront's islands (src/storefront/client/search.ts, bulk.ts and copy.ts) are bundled for the browser
  * into `dist/src/storefront/client/<name>.bundle.js`, where src/storefront/Island.ts reads them (from
  * sources it bundles each island itself, with the same options: ISLAND_BUILD there).
  *
@@ -130,7 +130,7 @@ const bundle = async (entry, out, banner = "") => {
 await Promise.all([
   bundle("src/main.ts", "main.js"),
   bundle("src/cli.ts", "cli.js", "#!/usr/bin/env node\n"),
-  ...["search", "bulk"].map((island) =>
+  ...["search", "bulk", "copy"].map((island) =>
     build({
       // ISLAND_BUILD of src/storefront/Island.ts
       bundle: true,

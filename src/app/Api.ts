@@ -11,6 +11,7 @@ import { AdminAuditApi } from "../audit/Api.js"
 import { BatchApi } from "../batch/Api.js"
 import { CatalogueApi } from "../catalogue/Api.js"
 import { CheckoutPagesApi, CheckoutSessionsApi } from "../checkout/Api.js"
+import { ConsolePagesApi } from "../console/Api.js"
 import { AdminDeliveriesApi, PartnerDeliveryApi } from "../fulfilment/Api.js"
 import { AuthApi } from "../identity/accounts/Api.js"
 import { OAuthApi } from "../identity/oauth/Api.js"
@@ -73,6 +74,7 @@ const Groups = HttpApi.make("marketplace")
   .add(NotificationsApi)
   .add(StorefrontPagesApi)
   .add(AccountPagesApi)
+  .add(ConsolePagesApi)
 
 export class Api extends Groups
   .annotate(OpenApi.Title, "Domain Marketplace API")

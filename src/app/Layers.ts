@@ -19,6 +19,7 @@ import { CatalogueConfig } from "../catalogue/Settings.js"
 import { CheckoutLive } from "../checkout/Layer.js"
 import { PaymentRecordsLive } from "../checkout/PaymentRecords.js"
 import { CheckoutConfig } from "../checkout/Settings.js"
+import { ConsoleHttpLive } from "../console/Http.js"
 import { FulfilmentLive, OrderDeliveriesLive } from "../fulfilment/Layer.js"
 import { FulfilmentConfig } from "../fulfilment/Settings.js"
 import { IdentityLive } from "../identity/Layer.js"
@@ -95,6 +96,7 @@ export const CapabilitiesLive = Layer.mergeAll(
   SystemHttpLive,
   StorefrontHttpLive,
   AccountHttpLive,
+  ConsoleHttpLive,
   // The sandbox's advance drives orders, their deliveries and settlement: it sits above all three.
   PartnerSandboxHttpLive
 ).pipe(

@@ -27,7 +27,7 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import { canonicalString, checkTimestamp, sha256Hex, verifySignature } from "../domain/PartnerSigning.js"
 import { AppConfig } from "../platform/Config.js"
 import { noteCaller } from "../platform/http/AccessLog.js"
-import { isHttps } from "../platform/http/ClientIp.js"
+import { clientIpOf, isHttps } from "../platform/http/ClientIp.js"
 import { ForbiddenError, UnauthorizedError } from "../platform/http/Errors.js"
 import { pathOf, queryOf } from "../platform/http/HttpPath.js"
 import { applyDecision, enforceWith, policy, RateLimiter } from "../platform/http/RateLimit.js"
@@ -182,7 +182,8 @@ export const makePartnerAuthLive = (groups: ReadonlyArray<unknown>) =>
             row.key_id,
             nonce,
             nonceTtl,
-            window !== undefined && scoped && !window.knownDenied ? window : undefined
+            window !== undefined && scoped && !window.knownDenied ? window : undefined,
+            clientIpOf(request, config.trustProxy)
           ).pipe(Effect.orDie)
           if (!admitted.active) {
             return yield* new ForbiddenError({

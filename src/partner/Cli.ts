@@ -3,6 +3,7 @@
  *   partner create --name N --env sandbox|live --scopes s1,s2 [--affiliate] [--commission-bps N] [--json]
  *   partner list [--limit N] | partner show PARTNER_ID | partner set-commission PARTNER_ID --bps N
  *   partner revoke KEY_ID | partner rotate KEY_ID
+ *   partner invite --partner ID --email E --role R [--json] (members/Cli.ts)
  *   order list [--status S] [--partner ID] [--env E] [--domain D] [--limit N] | order show PUBLIC_ID
  *   order hold|clear-review|start-transfer|confirm-delivery|cancel PUBLIC_ID [--note TEXT]
  */
@@ -14,6 +15,7 @@ import { abort, json, print } from "../cli/Output.js"
 import { ORDER_STATUSES } from "../domain/OrderState.js"
 import { isScope, type Scope } from "./Auth.js"
 import { Credentials, type IssuedCredential } from "./Credentials.js"
+import { inviteCommand } from "./members/Cli.js"
 import { Orders } from "./orders/Orders.js"
 import { refundOf } from "./orders/View.js"
 import type { PartnerSummaryRow } from "./Repo.js"
@@ -182,7 +184,7 @@ const setCommission = Command.make("set-commission", {
 
 export const partnerCommand = Command.make("partner").pipe(
   Command.withDescription("Partner API partners and credentials"),
-  Command.withSubcommands([create, list, show, setCommission, revoke, rotate])
+  Command.withSubcommands([create, list, show, setCommission, revoke, rotate, inviteCommand])
 )
 
 const publicId = Args.text({ name: "PUBLIC_ID" })

@@ -66,18 +66,21 @@ const make = Effect.gen(function*() {
           readonly nonce: string
           readonly ttlSeconds: number
           readonly count: AdmissionCount | undefined
+          readonly ip: string | undefined
         }
       >
     ) => {
       // A pair twice in one batch: the first is answered by the statement, the others are replays.
       const firstOf = new Map<string, number>()
-      const unique: Array<{ keyId: string; nonce: string; count: AdmissionCount | undefined }> = []
+      const unique: Array<
+        { keyId: string; nonce: string; count: AdmissionCount | undefined; ip: string | undefined }
+      > = []
       const slot = items.map((x) => {
         const k = `${x.keyId}\u0000${x.nonce}`
         const seen = firstOf.get(k)
         if (seen !== undefined) return -1 - seen
         firstOf.set(k, unique.length)
-        unique.push({ keyId: x.keyId, nonce: x.nonce, count: x.count })
+        unique.push({ keyId: x.keyId, nonce: x.nonce, count: x.count, ip: x.ip })
         return unique.length - 1
       })
       const ttl = Math.max(...items.map((x) => x.ttlSeconds))
@@ -126,15 +129,25 @@ const make = Effect.gen(function*() {
 
     revoke: (keyId: string) => repo.deactivate(keyId),
 
-    /** New key id and secret with the same partner, environment and scopes; the old one is revoked. */
-    rotate: (keyId: string) =>
+    /**
+     * New key id and secret with the same partner, environment and scopes. The old one is revoked
+     * at once, or with `graceSeconds` keeps working that long (both valid while a deployment
+     * switches), then is refused as a revoked one.
+     */
+    rotate: (keyId: string, graceSeconds = 0) =>
       Effect.gen(function*() {
         const found = yield* repo.findCredential(keyId)
-        if (Option.isNone(found)) return Option.none<IssuedCredential>()
+        if (Option.isNone(found) || !found.value.active) return Option.none<IssuedCredential>()
         const issued = yield* issue(found.value.partner_id, found.value.environment, found.value.scopes)
-        yield* repo.deactivate(keyId)
+        yield* graceSeconds > 0 ? repo.endAt(keyId, graceSeconds) : repo.deactivate(keyId)
         return Option.some(issued)
       }),
+
+    /** A new credential of an existing partner (its console's "create key"; the caller checks the right to). */
+    issue,
+
+    /** A partner's credentials with their last use, newest first (no secrets). */
+    keysOf: repo.keysOf,
 
     /**
      * The credential and its plaintext secret, for signature verification: from memory when seen
@@ -163,8 +176,8 @@ const make = Effect.gen(function*() {
      * by every replica). With a rate-limit window, an admitted request is also counted there and
      * `count` is its ordinal in the window. Concurrent requests share one statement.
      */
-    admit: (keyId: string, nonce: string, ttlSeconds: number, count?: AdmissionCount) =>
-      admitBatch({ keyId, nonce, ttlSeconds, count }),
+    admit: (keyId: string, nonce: string, ttlSeconds: number, count?: AdmissionCount, ip?: string) =>
+      admitBatch({ keyId, nonce, ttlSeconds, count, ip }),
 
     /** Partners with their credentials, newest first (operator view; no secrets). */
     listPartners: (limit: number) => repo.listPartners(limit),

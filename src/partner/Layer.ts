@@ -23,6 +23,8 @@ import { Reconcile } from "./ledger/Reconcile.js"
 import { MoneyRepo } from "./ledger/Repo.js"
 import { Settlement } from "./ledger/Settlement.js"
 import { LedgerWorkersLive } from "./ledger/Worker.js"
+import { PartnerKeys } from "./members/Keys.js"
+import { Members } from "./members/Members.js"
 import { AdminOrdersHttpLive } from "./orders/AdminHttp.js"
 import { PartnerOrdersHttpLive } from "./orders/Http.js"
 import { Orders } from "./orders/Orders.js"
@@ -35,8 +37,15 @@ import { PartnerWorkersLive as WebhookWorkersLive } from "./webhooks/Worker.js"
 /** The ledger settles orders through the orders slice's side of it (the ledger imports no orders code). */
 const SettlementLive = Settlement.Live.pipe(Layer.provide(SettlementOrdersLive))
 
+/** The console's people and keys, over the credentials. */
+const MembersLive = PartnerKeys.Live.pipe(
+  Layer.provideMerge(Members.Live),
+  Layer.provide(Credentials.Live)
+)
+
 const ServicesLive = Layer.mergeAll(
   Credentials.Live,
+  MembersLive,
   Inventory.Live,
   Orders.Live,
   SettlementLive,

@@ -45,6 +45,20 @@ export const PartnerSummaryRow = Schema.Struct({
 })
 export type PartnerSummaryRow = typeof PartnerSummaryRow.Type
 
+/** A credential as its partner's console shows it. */
+export const KeyRow = Schema.Struct({
+  key_id: Schema.String,
+  environment: Environment,
+  scopes: Scopes,
+  active: Schema.Boolean,
+  created_at: Schema.DateFromSelf,
+  revoked_at: Schema.NullOr(Schema.DateFromSelf),
+  expires_at: Schema.NullOr(Schema.DateFromSelf),
+  last_used_at: Schema.NullOr(Schema.DateFromSelf),
+  last_used_ip: Schema.NullOr(Schema.String)
+})
+export type KeyRow = typeof KeyRow.Type
+
 const NewPartner = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
@@ -126,22 +140,33 @@ const make = Effect.gen(function*() {
       buckets: Schema.Array(Schema.NullOr(Schema.String)),
       windowStarts: Schema.Array(Schema.NullOr(Schema.Number)),
       expiresMs: Schema.Array(Schema.NullOr(Schema.Number)),
+      ips: Schema.Array(Schema.NullOr(Schema.String)),
       ttlSeconds: Schema.Number
     }),
     Result: Admission,
     // `counted`/`bumped`: the admitted requests that carry a rate-limit window are added to the
     // shared counter in the same statement, each getting its ordinal in its window (as the
     // limiter's own group commit does); rows are upserted in key order, so two replicas' batches
-    // never wait on each other's counters in opposite orders.
+    // never wait on each other's counters in opposite orders. A credential past its `expires_at`
+    // (a rotation's grace period) is not live. `touched`: the last use and its IP, written at most
+    // once a minute per credential, so the signed path adds no write to most requests.
     execute: (r) =>
       sql`
         with req as (
-          select r.key_id, r.nonce, r.bucket, r.window_start, r.expires_ms, r.i::int as i
+          select r.key_id, r.nonce, r.bucket, r.window_start, r.expires_ms, r.ip, r.i::int as i
           from unnest(${sqlArray(r.keyIds)}::text[], ${sqlArray(r.nonces)}::text[], ${sqlArray(r.buckets)}::text[],
-                      ${sqlArray(r.windowStarts)}::bigint[], ${sqlArray(r.expiresMs)}::float8[])
-            with ordinality as r (key_id, nonce, bucket, window_start, expires_ms, i)
+                      ${sqlArray(r.windowStarts)}::bigint[], ${sqlArray(r.expiresMs)}::float8[], ${
+        sqlArray(r.ips)
+      }::text[])
+            with ordinality as r (key_id, nonce, bucket, window_start, expires_ms, ip, i)
         ), live as (
           select req.* from req join partner_credentials c on c.key_id = req.key_id and c.active
+            and (c.expires_at is null or c.expires_at > now())
+        ), touched as (
+          update partner_credentials c set last_used_at = now(), last_used_ip = u.ip
+          from (select distinct on (key_id) key_id, ip from live order by key_id, i desc) u
+          where c.key_id = u.key_id and (c.last_used_at is null or c.last_used_at < now() - interval '1 minute')
+          returning c.key_id
         ), ins as (
           insert into partner_nonces (key_id, nonce, expires_at)
           select key_id, nonce, now() + ${`${r.ttlSeconds} seconds`}::interval from live
@@ -168,6 +193,25 @@ const make = Effect.gen(function*() {
           left join counted on counted.i = req.i
           left join bumped on bumped.bucket = counted.bucket and bumped.window_start = counted.window_start
         order by req.i`
+  })
+
+  const keysOf = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: KeyRow,
+    execute: (partnerId) =>
+      sql`select key_id, environment, scopes, active and (expires_at is null or expires_at > now()) as active,
+                 created_at, revoked_at, expires_at, last_used_at, last_used_ip
+          from partner_credentials where partner_id = ${partnerId}
+          order by created_at desc, key_id desc`
+  })
+
+  const endAt = SqlSchema.findOne({
+    Request: Schema.Struct({ keyId: Schema.String, seconds: Schema.Number }),
+    Result: Schema.Struct({ key_id: Schema.String }),
+    execute: (r) =>
+      sql`update partner_credentials
+          set expires_at = least(coalesce(expires_at, 'infinity'), now() + ${`${r.seconds} seconds`}::interval)
+          where key_id = ${r.keyId} and active returning key_id`
   })
 
   const purgeNonces = SqlSchema.void({
@@ -215,7 +259,12 @@ const make = Effect.gen(function*() {
      */
     admitNonces: (
       items: ReadonlyArray<
-        { readonly keyId: string; readonly nonce: string; readonly count?: AdmissionCount | undefined }
+        {
+          readonly keyId: string
+          readonly nonce: string
+          readonly count?: AdmissionCount | undefined
+          readonly ip?: string | undefined
+        }
       >,
       ttlSeconds: number
     ) =>
@@ -225,6 +274,7 @@ const make = Effect.gen(function*() {
         buckets: items.map((x) => x.count?.bucket ?? null),
         windowStarts: items.map((x) => x.count?.windowStart ?? null),
         expiresMs: items.map((x) => x.count?.expiresAt.getTime() ?? null),
+        ips: items.map((x) => x.ip ?? null),
         ttlSeconds
       }).pipe(
         Effect.map((rows) => {
@@ -240,6 +290,12 @@ const make = Effect.gen(function*() {
       ),
 
     purgeNonces: Effect.orDie(purgeNonces(undefined)),
+
+    /** A partner's credentials, newest first (never the sealed secrets); `active` false once past `expires_at`. */
+    keysOf: (partnerId: string) => Effect.orDie(keysOf(partnerId)),
+
+    /** The credential stops working in `seconds` (a rotation's grace); false when there is no active one. */
+    endAt: (keyId: string, seconds: number) => Effect.orDie(Effect.map(endAt({ keyId, seconds }), Option.isSome)),
 
     /** Partners, newest first, with their credentials (never the sealed secrets). */
     listPartners: (limit: number, partnerId?: string) => Effect.orDie(listPartners({ limit, partnerId }))

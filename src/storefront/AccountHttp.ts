@@ -22,7 +22,7 @@ import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { BulkAccepted, BulkCart, BulkRequest } from "../portfolio/Api.js"
 import { Bulk } from "../portfolio/Bulk.js"
 import { Portfolio } from "../portfolio/Portfolio.js"
-import { ACCOUNT_PATH, makeAccountForms, safeNext } from "./AccountForms.js"
+import { ACCOUNT_PATH, makeAccountForms, safeNext, seeOther, toSignIn } from "./AccountForms.js"
 import {
   accountNotFoundPage,
   accountPage,
@@ -36,12 +36,6 @@ import {
 } from "./AccountPages.js"
 import { BulkIsland } from "./Island.js"
 import { type StorePage, storePage } from "./Layout.js"
-
-const seeOther = (location: string) =>
-  HttpServerResponse.empty({ status: 303, headers: { location, "cache-control": "no-store" } })
-
-/** `/signin?next=/account` (CONTRACT): slashes stay readable, everything else is escaped. */
-const toSignIn = (next: string) => seeOther(`/signin?next=${encodeURIComponent(next).replace(/%2F/g, "/")}`)
 
 const first = (v: string | ReadonlyArray<string> | undefined): ReadonlyArray<string> =>
   v === undefined ? [] : typeof v === "string" ? [v] : v

@@ -20,7 +20,7 @@ import { CurrentRequestId, NotFoundError } from "../platform/http/Errors.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { Search } from "../search/Search.js"
 import { contactPage, privacyPage, termsPage } from "./InfoPages.js"
-import { BulkIsland, SearchIsland } from "./Island.js"
+import { BulkIsland, CopyIsland, SearchIsland } from "./Island.js"
 import { storePage } from "./Layout.js"
 import {
   domainPage,
@@ -58,6 +58,7 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
     const offers = yield* Offers
     const island = yield* SearchIsland
     const bulkIsland = yield* BulkIsland
+    const copyIsland = yield* CopyIsland
     const config = yield* AppConfig
     const offerCsrf = makeBuyForm((yield* ServiceSecret).key("offer-csrf"))
     const contact = contactAddress(yield* StorefrontConfig, config.baseUrl)
@@ -222,11 +223,14 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
       .handle("privacyPage", () => Effect.succeed(storePage(privacyPage(contact))))
       .handle("contactPage", () => Effect.succeed(storePage(contactPage(contact))))
       .handle("asset", ({ path }) =>
-        Effect.flatMap((path.file.startsWith("bulk.") ? bulkIsland : island).asset, (asset) =>
-          Option.isSome(asset) && asset.value.file === path.file
-            ? Effect.succeed(HttpServerResponse.uint8Array(asset.value.code, {
-              contentType: "text/javascript; charset=utf-8",
-              headers: { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
-            }))
-            : new NotFoundError({ code: "not_found", message: "No such asset (an older build's, or none)" })))
-  })).pipe(Layer.provide(Layer.merge(SearchIsland.Default, BulkIsland.Default)))
+        Effect.flatMap(
+          (path.file.startsWith("bulk.") ? bulkIsland : path.file.startsWith("copy.") ? copyIsland : island).asset,
+          (asset) =>
+            Option.isSome(asset) && asset.value.file === path.file
+              ? Effect.succeed(HttpServerResponse.uint8Array(asset.value.code, {
+                contentType: "text/javascript; charset=utf-8",
+                headers: { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
+              }))
+              : new NotFoundError({ code: "not_found", message: "No such asset (an older build's, or none)" })
+        ))
+  })).pipe(Layer.provide(Layer.mergeAll(SearchIsland.Default, BulkIsland.Default, CopyIsland.Default)))

@@ -1,6 +1,6 @@
 /**
  * The storefront's islands (client/<name>.ts: `search`, the as-you-type search; `bulk`, a bulk
- * job's live progress) as static assets, served at `/assets/<name>.<hash>.js`. The name carries a
+ * job's live progress; `copy`, the copy buttons of the partner console) as static assets, served at `/assets/<name>.<hash>.js`. The name carries a
  * hash of the bytes, so a changed script is a new URL and every answer can be cached for a year
  * (`immutable`). Contract: the name changes whenever the bytes do.
  *
@@ -15,7 +15,7 @@ import * as Fs from "node:fs"
 import { fileURLToPath } from "node:url"
 
 /** The islands there are (each is client/<name>.ts). */
-export const ISLANDS = ["search", "bulk"] as const
+export const ISLANDS = ["search", "bulk", "copy"] as const
 export type IslandName = typeof ISLANDS[number]
 
 export interface IslandAsset {
@@ -84,4 +84,8 @@ export class SearchIsland extends Effect.Service<SearchIsland>()("storefront/Sea
 
 export class BulkIsland extends Effect.Service<BulkIsland>()("storefront/BulkIsland", {
   effect: island("bulk")
+}) {}
+
+export class CopyIsland extends Effect.Service<CopyIsland>()("storefront/CopyIsland", {
+  effect: island("copy")
 }) {}

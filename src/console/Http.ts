@@ -1,0 +1,218 @@
+/**
+ * Handlers of the partner console (./Api.ts): the session (anonymous → 303 to sign in and come
+ * back), then for a post the same-origin check and the form's token (the account pages' tokens,
+ * bound to the session), then one call of the partner slice's services (Members, PartnerKeys),
+ * which check membership and role → the page. A refusal of the service is a page with its status:
+ * another partner's data is the 404 of a partner that does not exist.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Clock, Effect, Layer, Option } from "effect"
+import { Api } from "../app/Api.js"
+import { currentSession, isSameOriginWrite } from "../identity/Session.js"
+import { isScope, type PartnerEnvironment } from "../partner/Auth.js"
+import { PartnerKeys } from "../partner/members/Keys.js"
+import { INVITE_PATH, Members, type Membership } from "../partner/members/Members.js"
+import { isRole } from "../partner/members/Roles.js"
+import { AppConfig } from "../platform/Config.js"
+import { ServiceSecret } from "../platform/ServiceSecret.js"
+import { makeAccountForms, seeOther, toSignIn } from "../storefront/AccountForms.js"
+import { CopyIsland } from "../storefront/Island.js"
+import { type StorePage, storePage } from "../storefront/Layout.js"
+import { secretPage } from "./KeyPages.js"
+import { invitedPage } from "./MemberPages.js"
+import { consolePath, invitationPage, noPartnerPage, refusalPage } from "./Pages.js"
+import { makeViews, type Session } from "./Views.js"
+
+/** The status of each refusal of the partner services. */
+const REFUSAL_STATUS: Readonly<Record<string, number>> = {
+  NotAMember: 404,
+  KeyNotFound: 404,
+  RoleRefused: 403,
+  InvitationForAnother: 403,
+  ScopeNotGranted: 400,
+  StaleForm: 403,
+  LastOwner: 409,
+  InvitationUnusable: 410
+}
+const statusOf = (e: { readonly _tag: string }) => REFUSAL_STATUS[e._tag] ?? 400
+
+/** A refusal of the partner services, or of the form itself. */
+type Refusal = { readonly _tag: string; readonly message: string }
+
+const STALE = "That form was out of date or sent from another site. Please try again."
+
+const listOf = (v: string | ReadonlyArray<string> | undefined): ReadonlyArray<string> =>
+  v === undefined ? [] : typeof v === "string" ? [v] : v
+
+export const ConsoleHttpLive = HttpApiBuilder.group(Api, "consolePages", (handlers) =>
+  Effect.gen(function*() {
+    const members = yield* Members
+    const keys = yield* PartnerKeys
+    const config = yield* AppConfig
+    const copy = yield* CopyIsland
+    const forms = makeAccountForms((yield* ServiceSecret).key("account-csrf"))
+    const views = makeViews(members, keys, forms)
+    const page = (p: StorePage, status = 200, script?: string) => storePage(p, { status, script })
+
+    const withSession = <E, R>(
+      here: string,
+      f: (session: Session) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ) => Effect.flatMap(currentSession, (s) => Option.isNone(s) ? Effect.succeed(toSignIn(here)) : f(s.value))
+
+    /** The partner a page is about: the one asked for, else the person's first; none without membership. */
+    const chosen = (session: Session, partner: string | undefined) =>
+      Effect.map(members.partnersOf(session.user.id), (mine) => ({
+        mine,
+        partnerId: partner ?? mine[0]?.partnerId
+      }))
+
+    const fresh = (request: HttpServerRequest.HttpServerRequest, session: Session, csrf: string | undefined) =>
+      Effect.map(
+        Clock.currentTimeMillis,
+        (now) => isSameOriginWrite(request, config.baseUrl) && forms.valid(csrf, { sessionId: session.id }, now)
+      )
+
+    const refused = (e: { readonly _tag: string; readonly message: string }) =>
+      page(refusalPage(e._tag === "NotAMember" ? "Not found" : "Not allowed", e.message), statusOf(e))
+
+    /** A section page again with the refusal's message (a partner the person is not in: the 404 page). */
+    const sectionAgain =
+      (section: "keys" | "members", session: Session, others: ReadonlyArray<Membership>, partnerId: string) =>
+      (e: { readonly _tag: string; readonly message: string }) =>
+        e._tag === "NotAMember"
+          ? Effect.succeed(refused(e))
+          : Effect.map(
+            (section === "keys" ? views.keys : views.members)(session, others, partnerId, { error: e.message }),
+            (p) => page(p, statusOf(e))
+          ).pipe(Effect.catchAll((again) => Effect.succeed(refused(again))))
+
+    /** A section's form post: session, origin and token, then `act` (refusals shown on the section page). */
+    const post = (
+      section: "keys" | "members",
+      request: HttpServerRequest.HttpServerRequest,
+      payload: { readonly partner?: string | undefined; readonly csrf?: string | undefined },
+      act: (
+        session: Session,
+        partnerId: string,
+        others: ReadonlyArray<Membership>
+      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, Refusal>
+    ) =>
+      withSession(`/console/${section}`, (session) =>
+        Effect.gen(function*() {
+          const { mine, partnerId } = yield* chosen(session, payload.partner)
+          if (partnerId === undefined) return page(noPartnerPage(session.user.email), 404)
+          const again = sectionAgain(section, session, mine, partnerId)
+          if (!(yield* fresh(request, session, payload.csrf))) {
+            return yield* again({ _tag: "StaleForm", message: STALE })
+          }
+          return yield* act(session, partnerId, mine).pipe(Effect.catchAll(again))
+        }))
+
+    return handlers
+      .handle("overview", ({ urlParams }) =>
+        withSession("/console", (session) =>
+          Effect.gen(function*() {
+            const { mine, partnerId } = yield* chosen(session, urlParams.partner)
+            if (partnerId === undefined) return page(noPartnerPage(session.user.email))
+            return yield* views.overview(session, mine, partnerId).pipe(
+              Effect.map((p) => page(p)),
+              Effect.catchAll((e) => Effect.succeed(refused(e)))
+            )
+          })))
+      .handle("keysPage", ({ urlParams }) =>
+        withSession("/console/keys", (session) =>
+          Effect.gen(function*() {
+            const { mine, partnerId } = yield* chosen(session, urlParams.partner)
+            if (partnerId === undefined) return page(noPartnerPage(session.user.email))
+            return yield* views.keys(session, mine, partnerId).pipe(
+              Effect.map((p) => page(p)),
+              Effect.catchAll((e) => Effect.succeed(refused(e)))
+            )
+          })))
+      .handle("membersPage", ({ urlParams }) =>
+        withSession("/console/members", (session) =>
+          Effect.gen(function*() {
+            const { mine, partnerId } = yield* chosen(session, urlParams.partner)
+            if (partnerId === undefined) return page(noPartnerPage(session.user.email))
+            return yield* views.members(session, mine, partnerId).pipe(
+              Effect.map((p) => page(p)),
+              Effect.catchAll((e) => Effect.succeed(refused(e)))
+            )
+          })))
+      .handle("createKey", ({ payload, request }) =>
+        post("keys", request, payload, (session, partnerId, mine) =>
+          Effect.gen(function*() {
+            const environment: PartnerEnvironment = payload.environment === "live" ? "live" : "sandbox"
+            const scopes = listOf(payload.scope).filter(isScope)
+            const issued = yield* keys.create(session.user.id, partnerId, environment, scopes)
+            const m = yield* members.require(session.user.id, partnerId, "view")
+            return page(secretPage(m, mine, issued), 201, yield* copy.src)
+          })))
+      .handle("rotateKey", ({ payload, request }) =>
+        post("keys", request, payload, (session, partnerId, mine) =>
+          Effect.gen(function*() {
+            const keyId = payload.key_id ?? ""
+            const issued = yield* keys.rotate(session.user.id, partnerId, keyId)
+            const m = yield* members.require(session.user.id, partnerId, "view")
+            return page(secretPage(m, mine, issued, keyId), 201, yield* copy.src)
+          })))
+      .handle("revokeKey", ({ payload, request }) =>
+        post("keys", request, payload, (session, partnerId) =>
+          Effect.as(
+            keys.revoke(session.user.id, partnerId, payload.key_id ?? ""),
+            seeOther(consolePath("/console/keys", partnerId))
+          )))
+      .handle("inviteMember", ({ payload, request }) =>
+        post("members", request, payload, (session, partnerId, mine) =>
+          Effect.gen(function*() {
+            const role = payload.role ?? ""
+            const email = (payload.email ?? "").trim().toLowerCase()
+            if (!isRole(role) || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email) || email.length > 254) {
+              return yield* sectionAgain("members", session, mine, partnerId)({
+                _tag: "BadInvite",
+                message: "Enter an e-mail address and choose a role."
+              })
+            }
+            const invited = yield* members.inviteAsMember(session.user.id, partnerId, email, role)
+            const m = yield* members.require(session.user.id, partnerId, "view")
+            return page(invitedPage(m, mine, invited), 201, yield* copy.src)
+          })))
+      .handle("removeMember", ({ payload, request }) =>
+        post("members", request, payload, (session, partnerId) =>
+          Effect.as(
+            members.remove(session.user.id, partnerId, payload.user_id ?? ""),
+            seeOther(consolePath("/console/members", partnerId))
+          )))
+      .handle("invitationPage", ({ path }) =>
+        withSession(`${INVITE_PATH}${path.token}`, (session) =>
+          Effect.gen(function*() {
+            const offer = yield* Effect.either(members.invitation(path.token))
+            if (offer._tag === "Left") {
+              return refused(offer.left)
+            }
+            const csrf = forms.token({ sessionId: session.id }, yield* Clock.currentTimeMillis)
+            return page(invitationPage({
+              partnerName: offer.right.partner_name,
+              role: offer.right.role,
+              email: offer.right.email,
+              expiresAt: offer.right.expires_at,
+              signedInAs: session.user.email,
+              csrf,
+              action: `${INVITE_PATH}${path.token}`
+            }))
+          })))
+      .handle("acceptInvitation", ({ path, payload, request }) =>
+        withSession(`${INVITE_PATH}${path.token}`, (session) =>
+          Effect.gen(function*() {
+            if (!(yield* fresh(request, session, payload.csrf))) {
+              return page(refusalPage("Not allowed", STALE), 403)
+            }
+            const joined = yield* Effect.either(members.accept(session.user, path.token))
+            if (joined._tag === "Left") {
+              return refused(joined.left)
+            }
+            return seeOther(consolePath("/console", joined.right.partnerId))
+          })))
+  })).pipe(Layer.provide(CopyIsland.Default))

@@ -1,0 +1,112 @@
+/**
+ * The partner console in headless Chromium, as an invited developer uses it: open the invitation
+ * link signed out, create an account from the sign-in page (coming back to the link), accept,
+ * create a sandbox key, see its secret once (with the copy island's button), and revoke it; 0 axe
+ * violations on every console page in light and dark, nothing scrolling sideways at 390 px, no
+ * CSP refusal. Skipped, with a message, where /usr/bin/chromium is absent.
+ *
+ * The invitation is recorded as `partner invite` records it (a row with the token's SHA-256).
+ */
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import type { Page } from "playwright-core"
+import { hasChromium, launch, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
+import { frameOf, violationsOf } from "../support/PageChecks.js"
+import { createPartner } from "../support/PartnerKit.js"
+import * as TestServer from "../support/TestServer.js"
+
+warnIfNoChromium("console-browser")
+
+const run = <A>(f: () => Promise<A>) => Effect.promise(f)
+const text = (page: Page, selector: string) => run(() => page.textContent(selector).then((t) => (t ?? "").trim()))
+
+describe.skipIf(!hasChromium)("partner console in Chromium", () => {
+  layer(TestServer.layer({ RATE_LIMITS: JSON.stringify({ auth_login: 1000 }) }), { timeout: 240_000 })(
+    "console",
+    (it) => {
+      it.scoped(
+        "accept an invitation, sign up, create a sandbox key (secret once), revoke it; axe clean light and dark at 390 px",
+        () =>
+          Effect.gen(function*() {
+            const { baseUrl } = yield* TestServer.TestServer
+            const sql = yield* SqlClient.SqlClient
+            const browser = yield* launch
+            const results: Record<string, ReadonlyArray<string>> = {}
+
+            for (const scheme of ["light", "dark"] as const) {
+              const partner = yield* createPartner({ scopes: ["search", "buy"], name: `Browser ${scheme}` })
+              const email = `dev-${scheme}-${Date.now()}@example.test`
+              const token = `inv_${randomBytes(32).toString("base64url")}`
+              yield* sql`insert into partner_invitations (id, partner_id, email, role, token_hash, invited_by, expires_at)
+              values (${`pin_${scheme}`}, ${partner.partner_id}, ${email}, 'developer',
+                      ${createHash("sha256").update(token).digest("hex")}, 'operator', now() + interval '1 day')`
+
+              const context = yield* Effect.acquireRelease(
+                run(() => browser.newContext({ viewport: VIEWPORTS.phone, colorScheme: scheme })),
+                (c) => Effect.promise(() => c.close())
+              )
+              const page = yield* run(() => context.newPage())
+              const problems: Array<string> = []
+              page.on("console", (m) => m.type() === "error" && problems.push(m.text()))
+              page.on("pageerror", (e) => problems.push(String(e)))
+              const check = (name: string) =>
+                Effect.gen(function*() {
+                  const frame = yield* frameOf(page)
+                  expect(frame.mains, `${scheme} ${name}`).toBe(1)
+                  expect(frame.overflow, `${scheme} ${name}: horizontal overflow at 390 px`).toBeLessThanOrEqual(0)
+                  results[`${scheme} ${name}`] = yield* violationsOf(page)
+                })
+              const submit = (selector: string) =>
+                run(() => Promise.all([page.waitForNavigation(), page.click(selector)]))
+
+              // Signed out, the link asks to sign in first; from there, create the account.
+              yield* run(() => page.goto(`${baseUrl}/console/invite/${token}`))
+              expect(new URL(page.url()).pathname).toBe("/signin")
+              yield* submit("main a[href^='/signup']")
+              yield* run(async () => {
+                await page.fill("#email", email)
+                await page.fill("#password", "correct horse battery")
+              })
+              yield* submit("main button[type=submit]")
+              expect(new URL(page.url()).pathname).toBe(`/console/invite/${token}`)
+              expect(yield* text(page, "h1")).toBe(`Join Browser ${scheme}`)
+              yield* check("invitation")
+              yield* submit("main button[type=submit]")
+              expect(new URL(page.url()).pathname).toBe("/console")
+              expect(yield* text(page, "main")).toContain("you are a developer")
+              yield* check("overview")
+
+              // A sandbox key: the secret once, with the copy button the island shows.
+              yield* submit("main a[href^='/console/keys']")
+              yield* check("keys")
+              yield* run(() => page.selectOption("#environment", "sandbox").then(() => undefined))
+              yield* run(() => page.check("#scope-search"))
+              yield* submit("form[action='/console/keys'] button[type=submit]")
+              const keyId = yield* text(page, "[data-testid=key-id]")
+              expect(keyId).toMatch(/^pk_sandbox_/)
+              const secret = yield* run(() => page.inputValue("#secret"))
+              expect(secret).toMatch(/^sk_/)
+              yield* run(() => page.waitForSelector("button[data-copy='secret']", { state: "visible" }))
+              yield* check("new key")
+
+              // Back on the list the secret is gone for good; revoke the key.
+              yield* submit("main a[href^='/console/keys']")
+              expect(yield* run(() => page.content())).not.toContain(secret)
+              yield* submit(`li[data-key-id='${keyId}'] form[action='/console/keys/revoke'] button`)
+              expect(yield* text(page, `li[data-key-id='${keyId}'] [data-field=state]`)).toMatch(/^Revoked/)
+              yield* check("keys, revoked")
+              yield* submit("main a[href^='/console/members']")
+              yield* check("members")
+              expect(problems, scheme).toEqual([])
+            }
+            const failing = Object.fromEntries(Object.entries(results).filter(([, v]) => v.length > 0))
+            expect(failing).toEqual({})
+            expect(Object.keys(results).length).toBe(12)
+          }),
+        { timeout: 240_000 }
+      )
+    }
+  )
+})
