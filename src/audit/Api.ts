@@ -27,6 +27,20 @@ export const AuditRecord = Schema.Struct({
 export const AuditPage = Schema.Struct({
   entries: Schema.Array(AuditRecord),
   next_cursor: Schema.NullOr(Schema.String)
+}).annotations({
+  examples: [{
+    entries: [{
+      id: "aud_01m8h3v6kq2w9x4y5z6a7b8c9d",
+      at: "2026-11-28T12:31:05.305Z",
+      actor: "Ana Operator",
+      action: "order.clear",
+      target: "ord_01m8h26g45d5dtfp0576yst7nj",
+      before: { status: "HELD" },
+      after: { status: "PAID" },
+      ip: "203.0.113.10"
+    }],
+    next_cursor: null
+  }]
 })
 
 export const AuditQuery = Schema.Struct({
