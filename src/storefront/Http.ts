@@ -18,6 +18,7 @@ import { AppConfig } from "../platform/Config.js"
 import { hostOf } from "../platform/http/ClientIp.js"
 import { CurrentRequestId, NotFoundError } from "../platform/http/Errors.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
+import { searchResponse } from "../search/Http.js"
 import { Search } from "../search/Search.js"
 import { contactPage, privacyPage, termsPage } from "./InfoPages.js"
 import { BulkIsland, CopyIsland, SearchIsland } from "./Island.js"
@@ -108,20 +109,8 @@ export const StorefrontHttpLive = HttpApiBuilder.group(Api, "storefrontPages", (
           const rows = yield* search.rows(plan.right, { requestId, marketPrices: "buy-now", startedAt })
           return storePage(resultsPage(q, rows), { script })
         }))
-      .handle("searchStream", ({ urlParams }) =>
-        Effect.gen(function*() {
-          const startedAt = yield* Clock.currentTimeMillis
-          const requestId = yield* FiberRef.get(CurrentRequestId)
-          // The pages' prices: the buy-now price as /search and /buy show it, never the floor.
-          const { ndjson } = yield* Effect.flatMap(
-            search.parse(urlParams.q),
-            (plan) => search.start(plan, { requestId, marketPrices: "buy-now", startedAt })
-          )
-          return HttpServerResponse.stream(ndjson, {
-            contentType: "application/x-ndjson",
-            headers: { "cache-control": "no-store", "x-accel-buffering": "no" }
-          })
-        }))
+      // The pages' prices: the buy-now price as /search and /buy show it, never the floor.
+      .handle("searchStream", ({ urlParams }) => searchResponse(search, urlParams.q, "buy-now"))
       .handle("marketPage", ({ urlParams }) =>
         Effect.gen(function*() {
           const rawSort = urlParams.sort ?? "newest"
