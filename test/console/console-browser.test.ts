@@ -12,8 +12,8 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import type { Page } from "playwright-core"
-import { hasChromium, launch, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
-import { frameOf, violationsOf } from "../support/PageChecks.js"
+import { hasChromium, launch, warnIfNoChromium } from "../support/Browser.js"
+import { phonePage } from "../support/PageChecks.js"
 import { createPartner } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 
@@ -43,20 +43,10 @@ describe.skipIf(!hasChromium)("partner console in Chromium", () => {
               values (${`pin_${scheme}`}, ${partner.partner_id}, ${email}, 'developer',
                       ${createHash("sha256").update(token).digest("hex")}, 'operator', now() + interval '1 day')`
 
-              const context = yield* Effect.acquireRelease(
-                run(() => browser.newContext({ viewport: VIEWPORTS.phone, colorScheme: scheme })),
-                (c) => Effect.promise(() => c.close())
-              )
-              const page = yield* run(() => context.newPage())
-              const problems: Array<string> = []
-              page.on("console", (m) => m.type() === "error" && problems.push(m.text()))
-              page.on("pageerror", (e) => problems.push(String(e)))
+              const { check: checkPage, page, problems } = yield* phonePage(browser, scheme)
               const check = (name: string) =>
-                Effect.gen(function*() {
-                  const frame = yield* frameOf(page)
-                  expect(frame.mains, `${scheme} ${name}`).toBe(1)
-                  expect(frame.overflow, `${scheme} ${name}: horizontal overflow at 390 px`).toBeLessThanOrEqual(0)
-                  results[`${scheme} ${name}`] = yield* violationsOf(page)
+                Effect.map(checkPage(`${scheme} ${name}`), (violations) => {
+                  results[`${scheme} ${name}`] = violations
                 })
               const submit = (selector: string) =>
                 run(() => Promise.all([page.waitForNavigation(), page.click(selector)]))

@@ -4,10 +4,12 @@
  * CSP stays on), and the shared frame a reader sees (the site header and footer with their links,
  * one `<main>`, one stylesheet, `lang`, nothing scrolling sideways).
  */
+import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
-import type { Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
+import { VIEWPORTS } from "./Browser.js"
 
 const AXE_SOURCE = Fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
@@ -68,3 +70,28 @@ export const frameOf = (page: Page) =>
       }
     })
   )
+
+/**
+ * A phone-sized (390 px) page in `scheme`, closed with the scope, as the page tests drive one:
+ * every console error and page error kept in `problems`; `check(label)` asserts the frame (one
+ * `<main>`, nothing scrolling sideways) and answers axe's violations.
+ */
+export const phonePage = (browser: Browser, scheme: "light" | "dark") =>
+  Effect.gen(function*() {
+    const context = yield* Effect.acquireRelease(
+      Effect.promise(() => browser.newContext({ viewport: VIEWPORTS.phone, colorScheme: scheme })),
+      (c) => Effect.promise(() => c.close())
+    )
+    const page = yield* Effect.promise(() => context.newPage())
+    const problems: Array<string> = []
+    page.on("console", (m) => m.type() === "error" && problems.push(m.text()))
+    page.on("pageerror", (e) => problems.push(String(e)))
+    const check = (label: string) =>
+      Effect.gen(function*() {
+        const frame = yield* frameOf(page)
+        expect(frame.mains, label).toBe(1)
+        expect(frame.overflow, `${label}: horizontal overflow at 390 px`).toBeLessThanOrEqual(0)
+        return yield* violationsOf(page)
+      })
+    return { page, problems, check }
+  })
