@@ -22,11 +22,8 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
-import { documentedAt, HtmlPage } from "../platform/http/ApiAnnotations.js"
+import { documentedAt, HtmlPage, Redirect } from "../platform/http/ApiAnnotations.js"
 import { InternalError } from "../platform/http/Errors.js"
-
-const Redirect = (description: string) =>
-  Schema.Void.annotations({ description, ...HttpApiSchema.annotations({ status: 303 }) })
 
 const PartnerParam = Schema.Struct({
   partner: Schema.optional(Schema.String).annotations({ description: "Which of the person's partners (ptn_…)" })

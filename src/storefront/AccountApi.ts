@@ -19,12 +19,9 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { loginLimits } from "../identity/accounts/Api.js"
-import { documentedAt, HtmlPage, rateLimited } from "../platform/http/ApiAnnotations.js"
+import { documentedAt, HtmlPage, rateLimited, Redirect } from "../platform/http/ApiAnnotations.js"
 import { InternalError } from "../platform/http/Errors.js"
 import { waitRefused } from "./Refusals.js"
-
-const Redirect = (description: string) =>
-  Schema.Void.annotations({ description, ...HttpApiSchema.annotations({ status: 303 }) })
 
 export const NextParam = Schema.Struct({
   next: Schema.optional(Schema.String).annotations({

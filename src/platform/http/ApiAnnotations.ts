@@ -7,7 +7,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import type { HttpMethod } from "@effect/platform/HttpMethod"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Context } from "effect"
+import { Context, Schema } from "effect"
 import type { RateLimitPolicy } from "./RateLimit.js"
 import { EdgeLimitAnnotation, type Refusal } from "./RateLimitEdge.js"
 
@@ -54,6 +54,10 @@ export const HtmlPage = (status: number, description: string) =>
     description,
     ...HttpApiSchema.annotations({ status })
   })
+
+/** A form post's 303 See Other in OpenAPI (the handler answers it with the `location`). */
+export const Redirect = (description: string) =>
+  Schema.Void.annotations({ description, ...HttpApiSchema.annotations({ status: 303 }) })
 
 /**
  * A page's 400 in OpenAPI: an HTML error page (what a browser gets), or the typed JSON 400 when
