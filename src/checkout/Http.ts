@@ -10,7 +10,6 @@
  * the session. Both are rate limited per IP (`limits` in ./Api.ts), answered with an HTML 429.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Option, Redacted } from "effect"
 import { createHmac, randomBytes } from "node:crypto"
 import { Api } from "../app/Api.js"
@@ -21,7 +20,7 @@ import type { ListingHeld } from "../market/Errors.js"
 import { domainParam } from "../partner/Common.js"
 import { AppConfig } from "../platform/Config.js"
 import { BadRequestError } from "../platform/http/Errors.js"
-import { errorPageHtml, htmlResponse } from "../platform/http/Html.js"
+import { errorPageHtml, htmlResponse, seeOther } from "../platform/http/Html.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { REFERRAL_COOKIE } from "../referrals/Attribution.js"
 import { buyPath, makeBuyForm } from "./BuyForm.js"
@@ -31,8 +30,6 @@ import { buyOfferPage, checkoutPage, confirmPage, messagePage, receiptPage } fro
 import type { SessionRow } from "./Repo.js"
 import { CheckoutConfig } from "./Settings.js"
 
-const NO_STORE = { "cache-control": "no-store" }
-const redirect = (location: string) => HttpServerResponse.redirect(location, { status: 303, headers: NO_STORE })
 const nonce = () => randomBytes(16).toString("base64url")
 const page = (html: string, status = 200, n?: string) => htmlResponse(html, { status, ...(n ? { nonce: n } : {}) })
 
@@ -164,7 +161,7 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
       Effect.gen(function*() {
         switch (r._tag) {
           case "Paid":
-            return redirect(r.redirect ?? `/checkout?pt=${encodeURIComponent(pt)}`)
+            return seeOther(r.redirect ?? `/checkout?pt=${encodeURIComponent(pt)}`)
           case "Invalid":
             return current(yield* reload(s.id), pt, { error: r.message, ...(values ? { values } : {}), status: 400 })
           case "Declined":
@@ -172,7 +169,7 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
           case "Unavailable":
             return page(messagePage("No longer available", r.message), 409)
           case "RequiresAction":
-            if (r.redirectUrl) return redirect(r.redirectUrl)
+            if (r.redirectUrl) return seeOther(r.redirectUrl)
             return current(yield* reload(s.id), pt)
           case "Pending":
             return page(
@@ -326,7 +323,7 @@ export const CheckoutPagesHttpLive = HttpApiBuilder.group(Api, "checkoutPages", 
             checkout.openForMarketplace(environment, name.value, request.cookies[REFERRAL_COOKIE])
           )
           if (opened._tag === "Left") return notForSale(name.value, opened.left)
-          return redirect(checkout.checkoutPath(opened.right))
+          return seeOther(checkout.checkoutPath(opened.right))
         }))
       .handleRaw("stripeWebhook", ({ request }) =>
         Effect.gen(function*() {

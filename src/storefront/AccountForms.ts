@@ -9,14 +9,10 @@
  * there is a session, the session's id after (sign-out, bulk actions), so a token from another
  * session or another form is refused. Every post also passes the same-origin check.
  */
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { makeBuyForm } from "../checkout/BuyForm.js"
+import { seeOther } from "../platform/http/Html.js"
 
 export const ACCOUNT_PATH = "/account"
-
-/** A 303 that is never cached (every redirect of the signed-in pages). */
-export const seeOther = (location: string) =>
-  HttpServerResponse.empty({ status: 303, headers: { location, "cache-control": "no-store" } })
 
 /** `/signin?next=/account` (CONTRACT): slashes stay readable, everything else is escaped. */
 export const toSignIn = (next: string) => seeOther(`/signin?next=${encodeURIComponent(next).replace(/%2F/g, "/")}`)

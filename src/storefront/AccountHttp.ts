@@ -18,11 +18,12 @@ import {
   setSessionCookie
 } from "../identity/Session.js"
 import { AppConfig } from "../platform/Config.js"
+import { seeOther } from "../platform/http/Html.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { BulkAccepted, BulkCart, BulkRequest } from "../portfolio/Api.js"
 import { Bulk } from "../portfolio/Bulk.js"
 import { Portfolio } from "../portfolio/Portfolio.js"
-import { ACCOUNT_PATH, makeAccountForms, safeNext, seeOther, toSignIn } from "./AccountForms.js"
+import { ACCOUNT_PATH, makeAccountForms, safeNext, toSignIn } from "./AccountForms.js"
 import {
   accountNotFoundPage,
   accountPage,

@@ -112,6 +112,10 @@ ${options.script && html`<script nonce="${options.script.nonce}">${trusted(optio
 </body>
 </html>`.value
 
+/** A form post's 303 See Other, never cached (the checkout's and the signed-in pages' redirects). */
+export const seeOther = (location: string) =>
+  HttpServerResponse.redirect(location, { status: 303, headers: { "cache-control": "no-store" } })
+
 /** An HTML answer with the page headers (CSP, no-store, no framing, no sniffing). */
 export const htmlResponse = (
   html: string,
