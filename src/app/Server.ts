@@ -18,6 +18,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { type ConfigProvider, Deferred, Duration, Effect, Layer, Logger, LogLevel } from "effect"
 import { createServer } from "node:http"
 import { Catalogue } from "../catalogue/Catalogue.js"
+import { SESSION_COOKIE } from "../identity/Session.js"
 import { Market } from "../market/Market.js"
 import { McpHttpLive } from "../mcp/Discovery.js"
 import { AppConfig, AppConfigLive, type AppConfigShape } from "../platform/Config.js"
@@ -25,7 +26,7 @@ import { DatabaseLive } from "../platform/db/Database.js"
 import { runMigrations } from "../platform/db/Migrations.js"
 import { ApiErrorsLive } from "../platform/http/ApiErrors.js"
 import { answerClientErrors } from "../platform/http/ClientError.js"
-import { testModePages } from "../platform/http/Html.js"
+import { sitePages } from "../platform/http/Html.js"
 import { serverMiddleware } from "../platform/http/HttpMiddleware.js"
 import { MetricsListenerLive, MetricsRouteLive } from "../platform/http/MetricsRoute.js"
 import { guardSettings, RequestGuardLive } from "../platform/http/RequestGuard.js"
@@ -89,8 +90,10 @@ const HttpLive = Layer.unwrapEffect(
       })
     }) as typeof server.close
     const middleware = serverMiddleware(config, routes.operationId, (m, p) => routes.match(m, p)?.template)
-    // TEST_MODE=true: every HTML answer says "Test mode" (src/platform/Deployment.ts).
-    return HttpApiBuilder.serve((app) => middleware(config.testMode ? testModePages(app) : app))
+    // Every HTML answer: "Sign in" in the header without a session, and with TEST_MODE=true the
+    // "Test mode" banner (src/platform/Deployment.ts).
+    const pages = sitePages({ testMode: config.testMode, sessionCookie: SESSION_COOKIE })
+    return HttpApiBuilder.serve((app) => middleware(pages(app)))
       .pipe(
         // The router's default answers a path parameter over 100 characters with "no route" (404),
         // which no endpoint declares (and a valid domain name may have 253 characters). Node caps a

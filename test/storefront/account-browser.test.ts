@@ -49,9 +49,9 @@ describe.skipIf(!hasChromium)("account pages in Chromium", () => {
             const submit = (selector: string) =>
               run(() => Promise.all([page.waitForNavigation(), page.click(selector)]))
 
-            // Anonymous: the header's Account link asks to sign in first; from there, sign up.
+            // Anonymous: the header says "Sign in"; from there, sign up.
             yield* run(() => page.goto(`${baseUrl}/`))
-            yield* submit("header.site a[href='/account']")
+            yield* submit("header.site a[href='/signin']")
             expect(new URL(page.url()).pathname).toBe("/signin")
             yield* check("sign-in")
             yield* submit("main a[href^='/signup']")

@@ -75,6 +75,15 @@ layer(env, { timeout: 120_000 })("account pages", (it) => {
       const account = yield* page("/account", cookie)
       expect(account.status).toBe(200)
       expect(account.text).toContain(user.email)
+      // The header says "Sign in" to a reader without a session and "Account" to one with it, on
+      // every page; the footer keeps "Account".
+      const header = (text: string) => /<header class="site">[\s\S]*?<\/header>/.exec(text)?.[0] ?? ""
+      const anonymousHome = yield* page("/")
+      expect(header(anonymousHome.text)).toContain(`<a href="/signin">Sign in</a>`)
+      expect(header(anonymousHome.text)).not.toContain("/account")
+      expect(anonymousHome.text).toMatch(/<footer class="site">[\s\S]*<a href="\/account">Account<\/a>/)
+      expect(header(account.text)).toContain(`<a href="/account">Account</a>`)
+      expect(header((yield* page("/market", cookie)).text)).not.toContain("Sign in")
 
       const wrong = yield* signInForm({ email: user.email, password: "not-the-password" })
       expect(wrong.status).toBe(401)

@@ -31,17 +31,22 @@ export const violationsOf = (page: Page) =>
     return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)
   })
 
-/** The header's links, as a reader sees them (text → where it goes). */
-export const HEADER_LINKS = [
+const SITE_LINKS = [
   ["Search", "/"],
   ["Market", "/market"],
-  ["Docs", "/docs/storefront.md"],
-  ["Account", "/account"]
+  ["Docs", "/docs/storefront.md"]
 ]
+
+/** The header's links, as a reader without a session sees them (text → where it goes). */
+export const HEADER_LINKS = [...SITE_LINKS, ["Sign in", "/signin"]]
+
+/** The header's links for a reader with a session. */
+export const SIGNED_IN_HEADER_LINKS = [...SITE_LINKS, ["Account", "/account"]]
 
 /** The footer's links: every page of the site, Terms, Privacy and Contact included. */
 export const FOOTER_LINKS = [
-  ...HEADER_LINKS,
+  ...SITE_LINKS,
+  ["Account", "/account"],
   ["API", "/docs"],
   ["Terms", "/terms"],
   ["Privacy", "/privacy"],

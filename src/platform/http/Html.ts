@@ -58,7 +58,7 @@ const MAIN_LINKS = [
   ["/", "Search"],
   ["/market", "Market"],
   ["/docs/storefront.md", "Docs"],
-  // One header for every page, signed in or not: /account asks an anonymous reader to sign in.
+  // A reader without a session sees "Sign in" here instead (`sitePages` below).
   ["/account", "Account"]
 ] as const
 const SITE_LINKS = [
@@ -155,25 +155,35 @@ export const TEST_MODE_BANNER = `<div class="test-mode" role="region" aria-label
 /** `html` with the test-mode banner right after its `<body>` tag (unchanged without one). */
 export const withTestModeBanner = (html: string) => html.replace(/<body[^>]*>/i, (tag) => `${tag}\n${TEST_MODE_BANNER}`)
 
+/** The header's account link, and what a reader without a session cookie sees in its place. */
+const ACCOUNT_LINK = `<a href="/account">Account</a>`
+const SIGN_IN_LINK = `<a href="/signin">Sign in</a>`
+
 const decoder = new TextDecoder()
 
-const bannered: HttpApp.PreResponseHandler = (_request, response) => {
-  const body = response.body
-  if (body._tag !== "Uint8Array" || !body.contentType.toLowerCase().startsWith("text/html")) {
-    return Effect.succeed(response)
-  }
-  return Effect.succeed(HttpServerResponse.setBody(
-    response,
-    HttpBody.text(withTestModeBanner(decoder.decode(body.body)), body.contentType)
-  ))
-}
-
 /**
- * The server middleware that puts the banner on every HTML answer (src/app/Server.ts, TEST_MODE=true
- * only): a pre-response handler, since the server middleware runs after the response is chosen.
+ * What every HTML answer gets from the request, whichever capability rendered it (src/app/Server.ts
+ * wraps the app in it): the header's "Account" becomes "Sign in" for a reader without
+ * `sessionCookie` (its presence only: a stale cookie still sees "Account", and /account then asks
+ * them to sign in), and with `testMode` the test-mode banner. A pre-response handler, since the
+ * server middleware runs after the response is chosen; pages themselves stay pure functions.
  */
-export const testModePages = (app: HttpApp.Default): HttpApp.Default =>
-  Effect.zipRight(HttpApp.appendPreResponseHandler(bannered), app)
+export const sitePages = (options: { readonly testMode: boolean; readonly sessionCookie: string }) => {
+  const decorate: HttpApp.PreResponseHandler = (request, response) => {
+    const body = response.body
+    if (body._tag !== "Uint8Array" || !body.contentType.toLowerCase().startsWith("text/html")) {
+      return Effect.succeed(response)
+    }
+    const anonymous = request.cookies[options.sessionCookie] === undefined
+    if (!anonymous && !options.testMode) return Effect.succeed(response)
+    let text = decoder.decode(body.body)
+    // The first occurrence is the header's (the footer keeps its "Account").
+    if (anonymous) text = text.replace(ACCOUNT_LINK, SIGN_IN_LINK)
+    if (options.testMode) text = withTestModeBanner(text)
+    return Effect.succeed(HttpServerResponse.setBody(response, HttpBody.text(text, body.contentType)))
+  }
+  return (app: HttpApp.Default): HttpApp.Default => Effect.zipRight(HttpApp.appendPreResponseHandler(decorate), app)
+}
 
 /**
  * A page of the site (the storefront's pages and the HTML 404) as an HTML answer: the site header

@@ -13,7 +13,7 @@ import { Effect } from "effect"
 import type { Page } from "playwright-core"
 import { hasChromium, launch, VIEWPORTS, warnIfNoChromium } from "../../support/Browser.js"
 import { authorizeQuery, createTestUser, pkcePair, registerClient, serverAtBaseUrl } from "../../support/identity.js"
-import { FOOTER_LINKS, frameOf, HEADER_LINKS, violationsOf } from "../../support/PageChecks.js"
+import { FOOTER_LINKS, frameOf, HEADER_LINKS, SIGNED_IN_HEADER_LINKS, violationsOf } from "../../support/PageChecks.js"
 import { createPartner, seedListings, signed } from "../../support/PartnerKit.js"
 import { TestServer } from "../../support/TestServer.js"
 
@@ -64,13 +64,16 @@ describe.skipIf(!hasChromium)("one design on every page: axe in light and dark a
             const check = (name: string) =>
               Effect.gen(function*() {
                 const frame = yield* frameOf(page)
+                // Signed in (the OAuth consent page): "Account" in the header, else "Sign in".
+                const cookies = yield* Effect.promise(() => context.cookies())
+                const signedIn = cookies.some((c) => c.name === "mp_session")
                 expect(frame, `${scheme} ${name}`).toMatchObject({
                   lang: "en",
                   styles: 1,
                   mains: 1,
                   brand: "Domain Marketplace",
                   logo: true,
-                  headerLinks: HEADER_LINKS,
+                  headerLinks: signedIn ? SIGNED_IN_HEADER_LINKS : HEADER_LINKS,
                   footerLinks: FOOTER_LINKS
                 })
                 expect(frame.overflow, `${scheme} ${name}: horizontal overflow at 390 px`).toBeLessThanOrEqual(0)
