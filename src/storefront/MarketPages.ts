@@ -174,7 +174,9 @@ ${
 ${l.description === null ? "" : html`<dt>About</dt><dd>${l.description}</dd>`}
 </dl>
 ${
-        l.bin_price_cents === null || l.status !== "active" ?
+        l.status !== "active" ?
+          html`<p class="muted">A sale is in progress.</p>` :
+          l.bin_price_cents === null ?
           "" :
           html`<div class="actions"><a class="button primary" href="/buy/${
             encodeURIComponent(l.domain)

@@ -172,6 +172,16 @@ layer(env, { timeout: 180_000 })("storefront market pages, landers and offers", 
       expect(d.text).toContain(`data-domain="forsale.net"`)
       expect(d.text).toContain(`href="/d/forsale.net"`)
 
+      // A sale in progress (paid, not yet delivered): no Buy button, and the page says why.
+      yield* list("selling.io", 250_000, null)
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`update listings set status = 'pending' where domain = 'selling.io'`
+      const selling = yield* page("/d/selling.io", "198.51.100.2")
+      expectPage(selling, 200)
+      expect(selling.text).toContain("A sale is in progress.")
+      expect(selling.text).not.toContain(`href="/buy/selling.io"`)
+      expect(d.text).not.toContain("A sale is in progress.")
+
       const free = yield* page("/d/brandnew-mp.com", "198.51.100.2")
       expectPage(free, 200)
       expect(free.text).toContain(`data-state="available"`)
