@@ -4,6 +4,8 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { cliAction } from "../audit/Actor.js"
 import { abort, json, print } from "../cli/Output.js"
 import { Catalogue } from "./Catalogue.js"
 import { parsePriceCsv } from "./PriceCsv.js"
@@ -16,8 +18,27 @@ const only = Options.text("tld").pipe(
 const tldsSync = Command.make("sync", { json, only }, ({ json, only }) =>
   Effect.gen(function*() {
     const catalogue = yield* Catalogue
-    const report = yield* catalogue.syncTlds(only)
-    const prices = report.mode === "live" ? yield* catalogue.syncPrices : { mode: report.mode, updated: 0, skipped: [] }
+    // Asks the registrar between its writes: recorded once it is done.
+    const { prices, report } = yield* cliAction(
+      {
+        action: "tlds.sync",
+        target: null,
+        after: ({ prices, report }) => ({
+          mode: report.mode,
+          synced: report.synced.length,
+          failed: report.failed.length,
+          prices_updated: prices.updated
+        }),
+        transactional: false
+      },
+      Effect.gen(function*() {
+        const report = yield* catalogue.syncTlds(only)
+        const prices = report.mode === "live"
+          ? yield* catalogue.syncPrices
+          : { mode: report.mode, updated: 0, skipped: [] }
+        return { report, prices }
+      })
+    )
     yield* print(
       json,
       { tlds: report, prices },
@@ -43,7 +64,10 @@ const pricesImport = Command.make("import", { json, file }, ({ file, json }) =>
       return yield* abort(`Nothing imported; fix these lines first:\n  ${parsed.errors.join("\n  ")}`)
     }
     const catalogue = yield* Catalogue
-    const count = yield* catalogue.importPrices(parsed.rows)
+    const count = yield* cliAction(
+      { action: "prices.import", target: Path.basename(file), after: (imported) => ({ imported }) },
+      catalogue.importPrices(parsed.rows)
+    )
     yield* print(json, { imported: count }, `Imported ${count} prices.`)
   })).pipe(Command.withDescription("Import a price list (CSV tld,op,price_cents; USD cents per year)"))
 

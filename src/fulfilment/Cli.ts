@@ -8,6 +8,7 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
+import { cliAction } from "../audit/Actor.js"
 import { abort, json, print } from "../cli/Output.js"
 import { TRANSFER_STATES } from "../partner/orders/Deliveries.js"
 import { Fulfilment } from "./Fulfilment.js"
@@ -32,7 +33,11 @@ const deliveries = Command.make("deliveries", {
 
 const retryDelivery = Command.make("retry-delivery", { json, publicId, note }, (o) =>
   Effect.gen(function*() {
-    const d = yield* (yield* Fulfilment).retry(o.publicId, "operator-cli", Option.getOrUndefined(o.note)).pipe(
+    const fulfilment = yield* Fulfilment
+    const d = yield* cliAction(
+      { action: "delivery.retry", target: o.publicId },
+      fulfilment.retry(o.publicId, "operator-cli", Option.getOrUndefined(o.note))
+    ).pipe(
       Effect.catchTags({
         DeliveryNotFound: (e) => abort(e.message, "not_found"),
         DeliveryNotRetryable: (e) => abort(e.message, "conflict")
@@ -43,7 +48,11 @@ const retryDelivery = Command.make("retry-delivery", { json, publicId, note }, (
 
 const markDelivered = Command.make("mark-delivered", { json, publicId, note }, (o) =>
   Effect.gen(function*() {
-    const d = yield* (yield* Fulfilment).markDelivered(o.publicId, "operator-cli", Option.getOrUndefined(o.note)).pipe(
+    const fulfilment = yield* Fulfilment
+    const d = yield* cliAction(
+      { action: "delivery.mark_delivered", target: o.publicId },
+      fulfilment.markDelivered(o.publicId, "operator-cli", Option.getOrUndefined(o.note))
+    ).pipe(
       Effect.catchTags({
         OrderNotFound: (e) => abort(e.message, "not_found"),
         OrderMoveNotAllowed: (e) => abort(e.message, "conflict")

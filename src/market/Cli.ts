@@ -4,6 +4,8 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { cliAction } from "../audit/Actor.js"
 import { abort, json, print } from "../cli/Output.js"
 import { LISTING_CSV_COLUMNS, parseListingCsv } from "./ListingCsv.js"
 import { Market } from "./Market.js"
@@ -26,7 +28,10 @@ const listingsImport = Command.make("import", { json, file, env }, ({ env, file,
       return yield* abort(`Nothing imported; fix these lines first:\n  ${parsed.errors.join("\n  ")}`)
     }
     const market = yield* Market
-    const imported = yield* market.importListings(parsed.rows, env)
+    const imported = yield* cliAction(
+      { action: "listings.import", target: Path.basename(file), after: (n) => ({ imported: n, environment: env }) },
+      market.importListings(parsed.rows, env)
+    )
     yield* print(json, { imported, environment: env }, `Imported ${imported} listings into the ${env} inventory.`)
   })).pipe(
     Command.withDescription(

@@ -12,6 +12,7 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
+import { cliAction } from "../audit/Actor.js"
 import { abort, json, print } from "../cli/Output.js"
 import { moneyInWords, timeInWords } from "../domain/TimeWords.js"
 import { MAX_OFFER_CENTS } from "./Api.js"
@@ -57,7 +58,21 @@ const list = Command.make("list", { json, status }, ({ json, status }) =>
 const decide = (o: { readonly json: boolean; readonly offerId: string }, decision: Decision) =>
   Effect.gen(function*() {
     const offers = yield* Offers
-    const result = yield* offers.decide(o.offerId, decision).pipe(
+    // Recorded once decided (the buyer is told as part of it); never with the checkout link, which
+    // lets its holder pay.
+    const result = yield* cliAction(
+      {
+        action: `offer.${decision._tag}`,
+        target: o.offerId,
+        after: ({ offer }) => ({
+          status: offer.status,
+          counter_cents: offer.counter_cents,
+          checkout_session_id: offer.checkout_session_id
+        }),
+        transactional: false
+      },
+      offers.decide(o.offerId, decision)
+    ).pipe(
       Effect.map(Option.some),
       Effect.catchTags({
         OfferNotFound: (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())),

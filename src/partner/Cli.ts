@@ -11,6 +11,7 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
+import { cliAction } from "../audit/Actor.js"
 import { abort, json, print } from "../cli/Output.js"
 import { ORDER_STATUSES } from "../domain/OrderState.js"
 import { isScope, type Scope } from "./Auth.js"
@@ -48,6 +49,13 @@ const parseScopes = (s: string) => {
 }
 
 const shown = (c: IssuedCredential) => ({ partner_id: c.partner_id, key_id: c.key_id, secret: c.secret })
+/** A credential as the audit log keeps it: never its secret. */
+const audited = (c: IssuedCredential) => ({
+  partner_id: c.partner_id,
+  key_id: c.key_id,
+  environment: c.environment,
+  scopes: c.scopes
+})
 const human = (c: IssuedCredential) =>
   `partner_id: ${c.partner_id}\nkey_id:     ${c.key_id}\nsecret:     ${c.secret}\n(${c.environment}; scopes ${
     c.scopes.join(",")
@@ -68,13 +76,25 @@ const create = Command.make(
       }
       if (o.name.trim() === "") return yield* abort("--name must not be empty", "usage")
       const credentials = yield* Credentials
-      const issued = yield* credentials.createPartner({
-        name: o.name.trim(),
-        environment: o.env,
-        scopes: list.value,
-        affiliate: o.affiliate,
-        commissionBps: o.commissionBps
-      })
+      const issued = yield* cliAction(
+        {
+          action: "partner.create",
+          target: null,
+          after: (c) => ({
+            ...audited(c),
+            name: o.name.trim(),
+            affiliate: o.affiliate,
+            commission_bps: o.commissionBps
+          })
+        },
+        credentials.createPartner({
+          name: o.name.trim(),
+          environment: o.env,
+          scopes: list.value,
+          affiliate: o.affiliate,
+          commissionBps: o.commissionBps
+        })
+      )
       yield* print(o.json, shown(issued), human(issued))
     })
 ).pipe(Command.withDescription("Create a partner and its first credential (prints the secret once)"))
@@ -84,21 +104,29 @@ const keyId = Args.text({ name: "KEY_ID" })
 const revoke = Command.make("revoke", { json, keyId }, (o) =>
   Effect.gen(function*() {
     const credentials = yield* Credentials
-    const done = yield* credentials.revoke(o.keyId)
-    if (!done) return yield* abort(`No credential ${o.keyId}`, "not_found")
-    yield* print(o.json, { key_id: o.keyId, active: false }, `Revoked ${o.keyId}.`)
+    // An unknown key fails inside the action, so nothing is recorded for it.
+    const revoked = yield* cliAction(
+      { action: "credential.revoke", target: o.keyId },
+      Effect.flatMap(credentials.revoke(o.keyId), (done) =>
+        done ? Effect.succeed({ key_id: o.keyId, active: false }) : abort(`No credential ${o.keyId}`, "not_found"))
+    )
+    yield* print(o.json, revoked, `Revoked ${o.keyId}.`)
   })).pipe(Command.withDescription("Deactivate a credential (its requests get 403 credential_not_active)"))
 
 const rotate = Command.make("rotate", { json, keyId }, (o) =>
   Effect.gen(function*() {
     const credentials = yield* Credentials
-    const issued = yield* credentials.rotate(o.keyId)
-    if (Option.isNone(issued)) return yield* abort(`No credential ${o.keyId}`, "not_found")
-    yield* print(
-      o.json,
-      { ...shown(issued.value), revoked_key_id: o.keyId },
-      `${human(issued.value)}\nRevoked ${o.keyId}.`
+    const issued = yield* cliAction(
+      { action: "credential.rotate", target: o.keyId, after: audited },
+      Effect.flatMap(
+        credentials.rotate(o.keyId),
+        Option.match({
+          onNone: () => abort(`No credential ${o.keyId}`, "not_found"),
+          onSome: Effect.succeed
+        })
+      )
     )
+    yield* print(o.json, { ...shown(issued), revoked_key_id: o.keyId }, `${human(issued)}\nRevoked ${o.keyId}.`)
   })).pipe(
     Command.withDescription(
       "Issue a new key id and secret with the same partner, environment and scopes; revoke the old one"
@@ -169,8 +197,20 @@ const setCommission = Command.make("set-commission", {
 }, (o) =>
   Effect.gen(function*() {
     yield* checkBps(o.bps)
-    const done = yield* (yield* Credentials).setCommission(o.partnerId, o.bps)
-    if (!done) return yield* abort(`No partner ${o.partnerId}`, "not_found")
+    const credentials = yield* Credentials
+    yield* cliAction(
+      {
+        action: "partner.set_commission",
+        target: o.partnerId,
+        before: Effect.map(
+          credentials.showPartner(o.partnerId),
+          Option.match({ onNone: () => null, onSome: (p) => ({ commission_bps: p.commission_bps }) })
+        ),
+        after: () => ({ commission_bps: o.bps })
+      },
+      Effect.flatMap(credentials.setCommission(o.partnerId, o.bps), (done) =>
+        done ? Effect.void : abort(`No partner ${o.partnerId}`, "not_found"))
+    )
     yield* print(
       o.json,
       { partner_id: o.partnerId, commission_bps: o.bps },
@@ -198,10 +238,15 @@ const orderAction = (
   Command.make(cmd, { json, publicId, note }, (o) =>
     Effect.gen(function*() {
       const orders = yield* Orders
-      const result = yield* orders.move(o.publicId, action, {
-        actor: "operator-cli",
-        note: Option.getOrUndefined(o.note)
-      }).pipe(
+      const result = yield* cliAction(
+        {
+          action: `order.${cmd}`,
+          target: o.publicId,
+          before: orders.detail(o.publicId),
+          after: (r) => ({ status: r.order.status, event_id: r.eventId })
+        },
+        orders.move(o.publicId, action, { actor: "operator-cli", note: Option.getOrUndefined(o.note) })
+      ).pipe(
         Effect.map(Option.some),
         Effect.catchTags({
           OrderNotFound: (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())),
@@ -227,7 +272,18 @@ const orderRefund = Command.make("refund", {
 }, (o) =>
   Effect.gen(function*() {
     const reason = Option.getOrNull(o.reason)
-    const result = yield* (yield* Orders).operatorRefund(o.publicId, reason, "operator-cli").pipe(
+    const orders = yield* Orders
+    // The refund calls the payment provider between its own transactions: recorded once it succeeded.
+    const result = yield* cliAction(
+      {
+        action: "order.refund",
+        target: o.publicId,
+        before: orders.detail(o.publicId),
+        after: (r) => refundOf(r.order, r.refundId!),
+        transactional: false
+      },
+      orders.operatorRefund(o.publicId, reason, "operator-cli")
+    ).pipe(
       Effect.map(Option.some),
       Effect.catchTags({
         OrderNotFound: (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())),

@@ -114,6 +114,49 @@ layer(Env, { timeout: 180_000 })("audit log", (it) => {
       expect(JSON.stringify(rows[0])).not.toContain(JSON.parse(made.stdout).token)
     }))
 
+  it.effect("the operator CLI's state-changing commands are recorded, never with a secret; a refused one is not", () =>
+    Effect.gen(function*() {
+      const as = ["--as", "Eve"]
+      const partner = yield* cliJson(["partner", "create", "--name", "Acme", "--env", "live", "--scopes", "buy", ...as])
+      const rotated = yield* cliJson(["partner", "rotate", partner.key_id, ...as])
+      yield* cliJson(["partner", "set-commission", partner.partner_id, "--bps", "1500", ...as])
+      const unknown = yield* cli(["partner", "revoke", "key_nobody", "--json", ...as])
+      expect(unknown.code).toBe(3)
+      yield* seedListings([{ domain: "audited-cli.com", bin: 10_000 }])
+      const order = yield* buy(yield* createPartner(), "audited-cli.com", 10_000)
+      yield* cliJson(["order", "hold", order, "--note", "checking", ...as])
+      yield* cliJson(["settle", ...as])
+
+      const rows: ReadonlyArray<{ action: string; target: string | null; before: any; after: any }> = yield* cliJson([
+        "audit",
+        "list",
+        "--actor",
+        "Eve"
+      ])
+      expect(rows.map((r) => r.action).reverse()).toEqual([
+        "partner.create",
+        "credential.rotate",
+        "partner.set_commission",
+        "order.hold",
+        "settlement.run"
+      ])
+      const byAction = Object.fromEntries(rows.map((r) => [r.action, r]))
+      expect(byAction["partner.create"]!.after).toMatchObject({ partner_id: partner.partner_id, name: "Acme" })
+      expect(byAction["credential.rotate"]).toMatchObject({ target: partner.key_id, after: { key_id: rotated.key_id } })
+      expect(byAction["partner.set_commission"]).toMatchObject({
+        before: { commission_bps: 1000 },
+        after: { commission_bps: 1500 }
+      })
+      expect(byAction["order.hold"]).toMatchObject({
+        target: order,
+        before: { status: "EXTERNALLY_PAID" },
+        after: { status: "MANUAL_REVIEW" }
+      })
+      const text = JSON.stringify(rows)
+      expect(text).not.toContain(partner.secret)
+      expect(text).not.toContain(rotated.secret)
+    }))
+
   it.effect("the table refuses UPDATE and DELETE", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient

@@ -12,6 +12,7 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
+import { cliAction } from "../../audit/Actor.js"
 import { abort, json, print } from "../../cli/Output.js"
 import { CASE_STATUSES, type CaseAction, CLOSE_OUTCOMES } from "../../domain/Brokerage.js"
 import { Brokerage } from "./Brokerage.js"
@@ -52,12 +53,15 @@ const runMove = (
 ) =>
   Effect.gen(function*() {
     const brokerage = yield* Brokerage
-    const result = yield* brokerage.move(o.caseId, action, {
+    const moved = brokerage.move(o.caseId, action, {
       actor: "operator-cli",
       priceCents: Option.getOrUndefined(o.price),
       note: Option.getOrUndefined(o.note)
-    }).pipe(
-      Effect.zipRight(brokerage.detail(o.caseId)),
+    }).pipe(Effect.zipRight(brokerage.detail(o.caseId)))
+    const result = yield* cliAction(
+      { action: `brokerage.${action._tag}`, target: o.caseId, before: brokerage.detail(o.caseId) },
+      moved
+    ).pipe(
       Effect.map(Option.some),
       Effect.catchTags({
         BrokerageCaseNotFound: (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())),

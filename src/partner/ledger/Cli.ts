@@ -15,6 +15,7 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
+import { cliAction } from "../../audit/Actor.js"
 import { abort, json, print } from "../../cli/Output.js"
 import { PAYMENT_MODELS } from "../../domain/Ledger.js"
 import { format, isAmountCents, MAX_AMOUNT_CENTS, money } from "../../domain/Money.js"
@@ -42,7 +43,11 @@ export const settleCommand = Command.make("settle", { json, asOf }, (o) =>
       }
     }
     const settlement = yield* Settlement
-    const r = yield* settlement.run({ asOf: date, trigger: "cli" })
+    // The run holds a session lock on its own connection and commits statement by statement.
+    const r = yield* cliAction(
+      { action: "settlement.run", target: null, transactional: false },
+      settlement.run({ asOf: date, trigger: "cli" })
+    )
     if (r.status === "skipped") {
       yield* print(o.json, r, "Another settlement run is in progress; nothing done.")
       return
@@ -106,12 +111,11 @@ const receiptCommand = Command.make(
       if (o.reference.length === 0 || o.reference.length > 200) {
         return yield* abort("--reference must be 1 to 200 characters", "usage")
       }
-      const r = yield* (yield* Receipts).record({
-        partnerId: o.partner,
-        environment: o.env,
-        amountCents: o.amount,
-        reference: o.reference
-      }).pipe(
+      const receipts = yield* Receipts
+      const r = yield* cliAction(
+        { action: "ledger.receipt", target: o.partner },
+        receipts.record({ partnerId: o.partner, environment: o.env, amountCents: o.amount, reference: o.reference })
+      ).pipe(
         Effect.catchTags({
           PartnerNotFound: (e) => abort(e.message, "not_found"),
           ReceiptExceedsOwed: (e) => abort(e.message, "conflict"),
@@ -197,7 +201,8 @@ export const statementsCommand = Command.make("statements").pipe(
 
 const runPayouts = Command.make("run", { json }, (o) =>
   Effect.gen(function*() {
-    const r = yield* (yield* Payouts).run
+    const payouts = yield* Payouts
+    const r = yield* cliAction({ action: "payouts.run", target: null, transactional: false }, payouts.run)
     yield* print(
       o.json,
       r,
@@ -216,8 +221,12 @@ const account = Options.text("account").pipe(Options.withDescription("Stripe con
 const setAccount = Command.make("set-account", { json, partner, account }, (o) =>
   Effect.gen(function*() {
     if (!/^acct_[A-Za-z0-9]+$/.test(o.account)) return yield* abort("--account must be a Stripe account id (acct_…)")
-    const ok = yield* (yield* Payouts).setAccount(o.partner, o.account)
-    if (!ok) return yield* abort(`No partner ${o.partner}`)
+    const payouts = yield* Payouts
+    yield* cliAction(
+      { action: "payouts.set_account", target: o.partner, after: () => ({ payout_account: o.account }) },
+      Effect.flatMap(payouts.setAccount(o.partner, o.account), (ok) =>
+        ok ? Effect.void : abort(`No partner ${o.partner}`))
+    )
     yield* print(o.json, { partner_id: o.partner, payout_account: o.account }, `${o.partner} is paid to ${o.account}.`)
   })).pipe(Command.withDescription("Set the partner's Stripe connected account for live payouts"))
 

@@ -6,6 +6,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect } from "effect"
+import { cliAction } from "../../audit/Actor.js"
 import { abort, json, print } from "../../cli/Output.js"
 import { isPlausibleEmail } from "../../identity/accounts/Accounts.js"
 import { Members } from "./Members.js"
@@ -19,12 +20,16 @@ export const inviteCommand = Command.make("invite", { json, partner, email, role
   Effect.gen(function*() {
     const address = o.email.trim().toLowerCase()
     if (!isPlausibleEmail(address)) return yield* abort("--email must be an e-mail address", "usage")
-    const invited = yield* (yield* Members).invite({
-      partnerId: o.partner.trim(),
-      email: address,
-      role: o.role,
-      invitedBy: "operator"
-    }).pipe(Effect.catchTag("UnknownPartner", (e) => abort(e.message, "not_found")))
+    const members = yield* Members
+    // Recorded without the link: whoever holds it can join the partner.
+    const invited = yield* cliAction(
+      {
+        action: "member.invite",
+        target: o.partner.trim(),
+        after: (i) => ({ id: i.id, email: i.email, role: i.role, expires_at: i.expires_at })
+      },
+      members.invite({ partnerId: o.partner.trim(), email: address, role: o.role, invitedBy: "operator" })
+    ).pipe(Effect.catchTag("UnknownPartner", (e) => abort(e.message, "not_found")))
     yield* print(
       o.json,
       invited,
