@@ -183,7 +183,9 @@ const make = Effect.gen(function*() {
       Effect.flatMap(repo.userById(userId), (row) =>
         Option.isSome(row) && row.value.role === "operator"
           ? Effect.succeed({ ...toUser(row.value), role: "operator" as const })
-          : Effect.fail(new NotAnOperator({ message: "This page is for operators; your account has no operator role." }))),
+          : Effect.fail(
+            new NotAnOperator({ message: "This page is for operators; your account has no operator role." })
+          )),
 
     deleteExpiredSessions: Effect.flatMap(now, repo.deleteExpiredSessions)
   }
