@@ -76,14 +76,14 @@ const auditOf = (actor: string) =>
     SqlClient.SqlClient,
     (sql) =>
       sql<Entry>`select actor, action, target, ip, before, after from audit_log where actor = ${actor} order by id`
-  )
+  ).pipe(Effect.orDie)
 
 const statusOf = (orderId: string) =>
   Effect.flatMap(
     SqlClient.SqlClient,
     (sql) =>
       Effect.map(sql<{ status: string }>`select status from partner_orders where id = ${orderId}`, (r) => r[0]?.status)
-  )
+  ).pipe(Effect.orDie)
 
 /** An operator account and its session. */
 const operator = Effect.gen(function*() {
