@@ -19,6 +19,7 @@ import { LookupApi } from "../lookup/Api.js"
 import { MarketApi } from "../market/Api.js"
 import { NotificationsApi } from "../notifications/Api.js"
 import { OffersApi } from "../offers/Api.js"
+import { OpsPagesApi } from "../ops/Api.js"
 import { AdminBrokerageApi, BrokeragePagesApi, PartnerBrokerageApi } from "../partner/brokerage/Api.js"
 import { PartnerEventsApi } from "../partner/events/Api.js"
 import { PartnerInventoryApi } from "../partner/inventory/Api.js"
@@ -75,6 +76,7 @@ const Groups = HttpApi.make("marketplace")
   .add(StorefrontPagesApi)
   .add(AccountPagesApi)
   .add(ConsolePagesApi)
+  .add(OpsPagesApi)
 
 export class Api extends Groups
   .annotate(OpenApi.Title, "Domain Marketplace API")

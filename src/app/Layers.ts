@@ -30,6 +30,7 @@ import { MarketLive } from "../market/Layer.js"
 import { MarketConfig } from "../market/Settings.js"
 import { NotificationsLive } from "../notifications/Layer.js"
 import { OffersLive } from "../offers/Layer.js"
+import { OpsHttpLive } from "../ops/Http.js"
 import { BrokerageConfig } from "../partner/brokerage/Settings.js"
 import { PartnerLive } from "../partner/Layer.js"
 import { LedgerConfig } from "../partner/ledger/Settings.js"
@@ -97,6 +98,7 @@ export const CapabilitiesLive = Layer.mergeAll(
   StorefrontHttpLive,
   AccountHttpLive,
   ConsoleHttpLive,
+  OpsHttpLive,
   // The sandbox's advance drives orders, their deliveries and settlement: it sits above all three.
   PartnerSandboxHttpLive
 ).pipe(

@@ -1,7 +1,8 @@
 /**
  * Operator commands of identity:
  *
- *   user create --email E --password-stdin [--domains a.com,b.net] [--json]   (the password on stdin)
+ *   user create --email E --password-stdin [--domains a.com,b.net] [--role member|operator] [--json]
+ *                                          (the password on stdin; operators use the console at /ops)
  *   user create --email E --password P …   (visible in `ps` and shell history: prefer --password-stdin)
  *   user add-domains --email E --domains a.com,b.net [--json]
  *   apikey create --name N [--json]      → {key, secret} (the secret is shown once)
@@ -13,7 +14,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
 import { abort, json, print } from "../cli/Output.js"
-import { Accounts } from "./accounts/Accounts.js"
+import { ACCOUNT_ROLES, Accounts } from "./accounts/Accounts.js"
 import { ApiKeyStore } from "./apikeys/ApiKeyStore.js"
 
 const email = Options.text("email").pipe(Options.withDescription("The user's e-mail address (sign-in name)"))
@@ -43,10 +44,15 @@ const domains = Options.text("domains").pipe(
   Options.optional
 )
 
+const role = Options.choice("role", ACCOUNT_ROLES).pipe(
+  Options.withDefault("member" as const),
+  Options.withDescription("member (default), or operator: may use the operator console at /ops")
+)
+
 const userCreate = Command.make(
   "create",
-  { email, password, passwordStdin, domains, json },
-  ({ domains, email, json, password: passwordOption, passwordStdin }) =>
+  { email, password, passwordStdin, domains, role, json },
+  ({ domains, email, json, password: passwordOption, passwordStdin, role }) =>
     Effect.gen(function*() {
       if (Option.isSome(passwordOption) === passwordStdin) {
         return yield* abort("Give the password with exactly one of --password-stdin or --password", "usage")
@@ -54,7 +60,7 @@ const userCreate = Command.make(
       const password = Option.isSome(passwordOption) ? passwordOption.value : yield* readStdinLine
       const accounts = yield* Accounts
       const list = domains._tag === "Some" ? domains.value.split(",") : []
-      const created = yield* accounts.createUser({ email, password, domains: list }).pipe(
+      const created = yield* accounts.createUser({ email, password, domains: list, role }).pipe(
         Effect.catchAll((e) =>
           e._tag === "EmailTaken" || e._tag === "DomainTaken" ? abort(e.message, "conflict") : abort(e.message)
         )
@@ -64,10 +70,11 @@ const userCreate = Command.make(
         {
           id: created.user.id,
           email: created.user.email,
+          role: created.role,
           domains: created.domains,
           created_at: created.user.createdAt.toISOString()
         },
-        `Created user ${created.user.email} (${created.user.id})` +
+        `Created ${created.role === "operator" ? "operator" : "user"} ${created.user.email} (${created.user.id})` +
           (created.domains.length > 0 ? ` owning ${created.domains.join(", ")}` : "")
       )
     })

@@ -39,14 +39,25 @@ export interface TestUser {
   readonly password: string
 }
 
-/** A new user with a random e-mail and password (and the given owned domains). */
+/** A new user with a random e-mail and password (and the given owned domains and role). */
 export const createTestUser = (
-  options: { readonly email?: string; readonly password?: string; readonly domains?: ReadonlyArray<string> } = {}
+  options: {
+    readonly email?: string
+    readonly password?: string
+    readonly domains?: ReadonlyArray<string>
+    readonly role?: "member" | "operator"
+  } = {}
 ) =>
   Effect.gen(function*() {
     const email = options.email ?? `user-${randomBytes(6).toString("hex")}@example.test`
     const password = options.password ?? `pw-${randomBytes(12).toString("base64url")}`
-    const created = yield* createUser({ email, password, domains: options.domains ?? [] }).pipe(Effect.orDie)
+    const created = yield* createUser({
+      email,
+      password,
+      domains: options.domains ?? [],
+      role: options.role ?? "member"
+    })
+      .pipe(Effect.orDie)
     return { id: created.user.id, email, password } satisfies TestUser
   })
 

@@ -17,6 +17,7 @@ import {
   InvalidCredentials,
   InvalidEmail,
   InvalidOwnedDomain,
+  NotAnOperator,
   UserNotFound,
   WeakPassword
 } from "./Errors.js"
@@ -41,10 +42,15 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase()
 
 export const isPlausibleEmail = (email: string) => email.length <= 254 && EMAIL.test(email)
 
+/** An account's role: every account is a member; an operator also uses the operator console (/ops). */
+export const ACCOUNT_ROLES = ["member", "operator"] as const
+export type AccountRole = typeof ACCOUNT_ROLES[number]
+
 export interface CreateUserInput {
   readonly email: string
   readonly password: string
   readonly domains?: ReadonlyArray<string>
+  readonly role?: AccountRole
 }
 
 /** Normalises owned domains to their A-label form; fails on the first invalid one. */
@@ -56,6 +62,11 @@ const normalizeDomains = (domains: ReadonlyArray<string>) =>
     })).pipe(Effect.map((ds) => [...new Set(ds)]))
 
 const toUser = (row: UserRow): User => ({ id: row.id, email: row.email, createdAt: row.created_at })
+
+/** An account whose role lets it act as an operator. */
+export interface OperatorAccount extends User {
+  readonly role: "operator"
+}
 
 const domainsTaken = (taken: ReadonlyArray<string>) =>
   new DomainTaken({ message: `Already owned by another user: ${taken.join(", ")}` })
@@ -75,12 +86,12 @@ const createUserWith = (input: CreateUserInput) =>
     const id = makeId("usr")
     return yield* repo.transaction(
       Effect.gen(function*() {
-        const row = yield* repo.insertUser({ id, email, password_hash: passwordHash })
+        const row = yield* repo.insertUser({ id, email, password_hash: passwordHash, role: input.role ?? "member" })
         if (Option.isNone(row)) return yield* new EmailTaken({ message: `A user with e-mail ${email} already exists` })
         const taken = yield* repo.domainsOwnedByOthers(id, domains)
         if (taken.length > 0) return yield* domainsTaken(taken)
         yield* repo.addDomains(id, domains)
-        return { user: toUser(row.value), domains }
+        return { user: toUser(row.value), role: row.value.role, domains }
       })
     )
   })
@@ -163,6 +174,18 @@ const make = Effect.gen(function*() {
     endSession: (token: string) => repo.deleteSession(sha256Hex(token)),
 
     domainsOf: (userId: string) => repo.domainsOf(userId),
+
+    /**
+     * The account, when its role is `operator` (read now, not from the session: a role taken away
+     * stops the next request); else NotAnOperator. Every operator-console page and action asks.
+     */
+    requireOperator: (userId: string): Effect.Effect<OperatorAccount, NotAnOperator> =>
+      Effect.flatMap(repo.userById(userId), (row) =>
+        Option.isSome(row) && row.value.role === "operator"
+          ? Effect.succeed({ ...toUser(row.value), role: "operator" as const })
+          : Effect.fail(
+            new NotAnOperator({ message: "This page is for operators; your account has no operator role." })
+          )),
 
     deleteExpiredSessions: Effect.flatMap(now, repo.deleteExpiredSessions)
   }

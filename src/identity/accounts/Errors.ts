@@ -46,3 +46,9 @@ export class UserNotFound extends DomainError<UserNotFound>()("UserNotFound", {
   status: 404,
   description: "No user with this e-mail"
 }) {}
+
+export class NotAnOperator extends DomainError<NotAnOperator>()("NotAnOperator", {
+  code: "not_an_operator",
+  status: 403,
+  description: "The signed-in account has no operator role (docs/consoles.md#operator-console)"
+}) {}

@@ -11,6 +11,7 @@ export const UserRow = Schema.Struct({
   id: Schema.String,
   email: Schema.String,
   password_hash: Schema.String,
+  role: Schema.Literal("member", "operator"),
   created_at: Schema.DateFromSelf
 })
 export type UserRow = typeof UserRow.Type
@@ -24,7 +25,12 @@ export const SessionRow = Schema.Struct({
 })
 export type SessionRow = typeof SessionRow.Type
 
-const NewUser = Schema.Struct({ id: Schema.String, email: Schema.String, password_hash: Schema.String })
+const NewUser = Schema.Struct({
+  id: Schema.String,
+  email: Schema.String,
+  password_hash: Schema.String,
+  role: Schema.Literal("member", "operator")
+})
 const NewSession = Schema.Struct({
   token_hash: Schema.String,
   id: Schema.String,
@@ -35,7 +41,7 @@ const DomainRow = Schema.Struct({ domain: Schema.String })
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const columns = sql`id, email, password_hash, created_at`
+  const columns = sql`id, email, password_hash, role, created_at`
 
   const userByEmail = SqlSchema.findOne({
     Request: Schema.String,
@@ -47,6 +53,11 @@ const make = Effect.gen(function*() {
     Request: NewUser,
     Result: UserRow,
     execute: (row) => sql`insert into users ${sql.insert(row)} on conflict do nothing returning ${columns}`
+  })
+  const userById = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: UserRow,
+    execute: (id) => sql`select ${columns} from users where id = ${id}`
   })
   const domainsOwnedByOthers = SqlSchema.findAll({
     Request: Schema.Struct({ userId: Schema.String, domains: Schema.Array(Schema.String) }),
@@ -94,6 +105,7 @@ const make = Effect.gen(function*() {
     /** Runs `effect` in one transaction; a failed BEGIN/COMMIT is a defect, `effect`'s own errors stay. */
     transaction: transactionOf(sql),
     userByEmail: (email: string) => Effect.orDie(userByEmail(email)),
+    userById: (id: string) => Effect.orDie(userById(id)),
     insertUser: (row: typeof NewUser.Type) => Effect.orDie(insertUser(row)),
     /** Domains already owned by someone else. */
     domainsOwnedByOthers: (userId: string, domains: ReadonlyArray<string>) =>

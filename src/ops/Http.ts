@@ -1,0 +1,282 @@
+/**
+ * Handlers of the operator console (./Api.ts): the door (./Door.ts: session, operator role,
+ * origin and form token), then the same service calls as the admin API (partner/orders/AdminHttp.ts,
+ * fulfilment/Http.ts, partner/brokerage/Http.ts, partner/ledger/Http.ts) and the CLI (offers,
+ * partner set-commission), each state-changing one through `door.act` so the audit log records
+ * the operator's e-mail and IP → the page, or a 303 back to the queue.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import { Effect, Option } from "effect"
+import { Api } from "../app/Api.js"
+import { AuditLog } from "../audit/AuditLog.js"
+import { CLOSE_OUTCOMES, type CloseOutcome } from "../domain/Brokerage.js"
+import { Fulfilment } from "../fulfilment/Fulfilment.js"
+import { MAX_OFFER_CENTS } from "../offers/Api.js"
+import { type Decision, Offers } from "../offers/Offers.js"
+import { Brokerage } from "../partner/brokerage/Brokerage.js"
+import { Credentials } from "../partner/Credentials.js"
+import { Payouts } from "../partner/ledger/Payouts.js"
+import { Receipts } from "../partner/ledger/Receipts.js"
+import { Reconcile } from "../partner/ledger/Reconcile.js"
+import { MoneyRepo } from "../partner/ledger/Repo.js"
+import { Settlement } from "../partner/ledger/Settlement.js"
+import { actionOf, ADMIN_ORDER_ACTIONS } from "../partner/orders/AdminApi.js"
+import { Orders } from "../partner/orders/Orders.js"
+import { seeOther } from "../platform/http/Html.js"
+import { auditPage } from "./AuditPages.js"
+import { badInput, makeDoor, notFound } from "./Door.js"
+import { moneyPage, payoutsResultPage, receiptPage, settlementResultPage, verifyPage } from "./MoneyPages.js"
+import { homePage } from "./Pages.js"
+import { partnersPage } from "./PartnerPages.js"
+import { brokeragePage, deliveriesPage, offersPage, ordersPage } from "./QueuePages.js"
+import { makeQueues } from "./Queues.js"
+
+/** A whole number of cents from a form field: absent is undefined, anything else but 1…max refused. */
+const centsOf = (name: string, value: string | undefined, max = 1e12) => {
+  const text = (value ?? "").trim()
+  if (text === "") return Effect.succeed(undefined)
+  const n = Number(text)
+  return /^\d+$/.test(text) && n >= 1 && n <= max
+    ? Effect.succeed(n)
+    : Effect.fail(badInput(`${name}: a whole number of cents from 1 to ${max}`))
+}
+
+const required = <A>(name: string, value: A | undefined) =>
+  value === undefined ? Effect.fail(badInput(`${name} is required`)) : Effect.succeed(value)
+
+const idOf = (name: string, value: string | undefined) => required(name, value?.trim() || undefined)
+
+const noteOf = (value: string | undefined) => {
+  const note = (value ?? "").trim()
+  return note === "" ? undefined : note.slice(0, 500)
+}
+
+const isOneOf = <T extends string>(list: ReadonlyArray<T>, v: string | undefined): v is T =>
+  v !== undefined && (list as ReadonlyArray<string>).includes(v)
+
+export const OpsHttpLive = HttpApiBuilder.group(Api, "opsPages", (handlers) =>
+  Effect.gen(function*() {
+    const door = yield* makeDoor
+    const orders = yield* Orders
+    const fulfilment = yield* Fulfilment
+    const brokerage = yield* Brokerage
+    const offers = yield* Offers
+    const settlement = yield* Settlement
+    const payouts = yield* Payouts
+    const reconcile = yield* Reconcile
+    const receipts = yield* Receipts
+    const money = yield* MoneyRepo
+    const credentials = yield* Credentials
+    const audit = yield* AuditLog
+    const queues = makeQueues({ orders, brokerage, offers, fulfilment })
+
+    return handlers
+      .handle("opsHome", ({ request }) =>
+        door.page("/ops", request, (op) => Effect.map(queues.counts, (c) => homePage(op.email, c))))
+      .handle("opsOrders", ({ request }) =>
+        door.page("/ops/orders", request, (op) =>
+          Effect.map(
+            Effect.all([queues.held, queues.toTransfer]),
+            ([held, toTransfer]) =>
+              ordersPage(op.email, op.csrf, held, toTransfer)
+          )))
+      .handle("moveOrder", ({ payload, request }) =>
+        door.post("/ops/orders", request, payload.csrf, (op) =>
+          Effect.gen(function*() {
+            const id = yield* idOf("order_id", payload.order_id)
+            const action = payload.action
+            if (!isOneOf(ADMIN_ORDER_ACTIONS, action)) {
+              return yield* Effect.fail(badInput(`action: one of ${ADMIN_ORDER_ACTIONS.join(", ")}`))
+            }
+            yield* door.act(
+              op,
+              { action: `order.${action}`, target: id, before: orders.detail(id) },
+              Effect.zipRight(
+                orders.move(id, actionOf(action), { actor: op.email, note: noteOf(payload.note) }),
+                orders.detail(id)
+              )
+            )
+            return seeOther("/ops/orders")
+          })))
+      .handle("opsBrokerage", ({ request }) =>
+        door.page("/ops/brokerage", request, (op) =>
+          Effect.map(queues.openCases, (cases) =>
+            brokeragePage(op.email, op.csrf, cases))))
+      .handle("advanceCase", ({ payload, request }) =>
+        door.post("/ops/brokerage", request, payload.csrf, (op) =>
+          Effect.gen(function*() {
+            const id = yield* idOf("case_id", payload.case_id)
+            const priceCents = yield* centsOf("price_cents", payload.price_cents)
+            yield* door.act(
+              op,
+              { action: "brokerage.advance", target: id, before: brokerage.detail(id) },
+              Effect.zipRight(
+                brokerage.move(id, { _tag: "advance" }, { actor: op.email, priceCents, note: noteOf(payload.note) }),
+                brokerage.detail(id)
+              )
+            )
+            return seeOther("/ops/brokerage")
+          })))
+      .handle("closeCase", ({ payload, request }) =>
+        door.post("/ops/brokerage", request, payload.csrf, (op) =>
+          Effect.gen(function*() {
+            const id = yield* idOf("case_id", payload.case_id)
+            const outcome = payload.outcome
+            if (!isOneOf<CloseOutcome>(CLOSE_OUTCOMES, outcome)) {
+              return yield* Effect.fail(badInput(`outcome: one of ${CLOSE_OUTCOMES.join(", ")}`))
+            }
+            const priceCents = yield* centsOf("price_cents", payload.price_cents)
+            yield* door.act(
+              op,
+              { action: "brokerage.close", target: id, before: brokerage.detail(id) },
+              Effect.zipRight(
+                brokerage.move(id, { _tag: "close", outcome }, {
+                  actor: op.email,
+                  priceCents,
+                  note: noteOf(payload.note)
+                }),
+                brokerage.detail(id)
+              )
+            )
+            return seeOther("/ops/brokerage")
+          })))
+      .handle("opsOffers", ({ request }) =>
+        door.page("/ops/offers", request, (op) =>
+          Effect.map(queues.pendingOffers, (pending) =>
+            offersPage(op.email, op.csrf, pending))))
+      .handle("decideOffer", ({ payload, request }) =>
+        door.post("/ops/offers", request, payload.csrf, (op) =>
+          Effect.gen(function*() {
+            const id = yield* idOf("offer_id", payload.offer_id)
+            const amount = yield* centsOf("amount_cents", payload.amount_cents, MAX_OFFER_CENTS)
+            const decision: Decision | undefined = payload.decision === "accept" || payload.decision === "decline"
+              ? { _tag: payload.decision }
+              : payload.decision === "counter"
+              ? { _tag: "counter", amountCents: yield* required("amount_cents (the counter price)", amount) }
+              : undefined
+            if (decision === undefined) {
+              return yield* Effect.fail(badInput("decision: accept, counter or decline"))
+            }
+            // The buyer's checkout link is a credential of its own: the log keeps the offer, not the link.
+            yield* door.act(
+              op,
+              {
+                action: `offer.${decision._tag}`,
+                target: id,
+                after: (r) =>
+                  r.offer
+              },
+              offers.decide(id, decision)
+            )
+            return seeOther("/ops/offers")
+          })))
+      .handle("opsDeliveries", ({ request }) =>
+        door.page("/ops/deliveries", request, (op) =>
+          Effect.map(queues.failedDeliveries, (failed) =>
+            deliveriesPage(op.email, op.csrf, failed))))
+      .handle("retryDelivery", ({ payload, request }) =>
+        door.post("/ops/deliveries", request, payload.csrf, (op) =>
+          Effect.gen(function*() {
+            const id = yield* idOf("order_id", payload.order_id)
+            yield* door.act(
+              op,
+              { action: "delivery.retry", target: id },
+              fulfilment.retry(id, op.email, noteOf(payload.note))
+            )
+            return seeOther("/ops/deliveries")
+          })))
+      .handle("markDelivered", ({ payload, request }) =>
+        door.post("/ops/deliveries", request, payload.csrf, (op) =>
+          Effect.gen(function*() {
+            const id = yield* idOf("order_id", payload.order_id)
+            yield* door.act(
+              op,
+              { action: "delivery.mark_delivered", target: id },
+              fulfilment.markDelivered(id, op.email, noteOf(payload.note))
+            )
+            return seeOther("/ops/deliveries")
+          })))
+      .handle("opsMoney", ({ request }) =>
+        door.page("/ops/money", request, (op) =>
+          Effect.map(money.statements(null, {}, null, 50), (statements) =>
+            moneyPage(op.email, op.csrf, statements))))
+      .handle("runSettlement", ({ payload, request }) =>
+        door.post("/ops/money", request, payload.csrf, (op) =>
+          // The run holds a session lock on its own connection and commits statement by statement.
+          Effect.map(
+            door.act(
+              op,
+              { action: "settlement.run", target: null, transactional: false },
+              settlement.run({ trigger: "ops" })
+            ),
+            (result) =>
+              door.show(settlementResultPage(op.email, result))
+          )))
+      .handle("runPayouts", ({ payload, request }) =>
+        door.post("/ops/money", request, payload.csrf, (op) =>
+          Effect.map(
+            door.act(op, { action: "payouts.run", target: null, transactional: false }, payouts.run),
+            (result) =>
+              door.show(payoutsResultPage(op.email, result))
+          )))
+      .handle("opsVerify", ({ request }) =>
+        door.page("/ops/money/verify", request, (op) =>
+          Effect.map(reconcile.verify, (v) =>
+            verifyPage(op.email, v))))
+      .handle("recordReceipt", ({ payload, request }) =>
+        door.post("/ops/money", request, payload.csrf, (op) =>
+          Effect.gen(function*() {
+            const partnerId = yield* idOf("partner_id", payload.partner_id)
+            const amountCents = yield* required("amount_cents", yield* centsOf("amount_cents", payload.amount_cents))
+            const reference = yield* idOf("reference", payload.reference)
+            const environment = payload.environment === "sandbox" ? "sandbox" : "live"
+            const result = yield* door.act(
+              op,
+              { action: "ledger.receipt", target: partnerId },
+              receipts.record({ partnerId, environment, amountCents, reference: reference.slice(0, 200) })
+            )
+            return door.show(receiptPage(op.email, result), 201)
+          })))
+      .handle("opsPartners", ({ request }) =>
+        door.page("/ops/partners", request, (op) =>
+          Effect.map(credentials.listPartners(200), (partners) =>
+            partnersPage(op.email, op.csrf, partners))))
+      .handle("setCommission", ({ payload, request }) =>
+        door.post("/ops/partners", request, payload.csrf, (op) =>
+          Effect.gen(function*() {
+            const partnerId = yield* idOf("partner_id", payload.partner_id)
+            const text = (payload.bps ?? "").trim()
+            const bps = Number(text)
+            if (!/^\d+$/.test(text) || bps > 10_000) {
+              return yield* Effect.fail(badInput("bps: a whole number from 0 to 10000"))
+            }
+            // The same record as `partner set-commission` on the CLI.
+            const before = Effect.map(
+              credentials.showPartner(partnerId),
+              Option.match({ onNone: () => null, onSome: (p) => ({ commission_bps: p.commission_bps }) })
+            )
+            yield* door.act(
+              op,
+              { action: "partner.set_commission", target: partnerId, before },
+              Effect.flatMap(credentials.setCommission(partnerId, bps), (done) =>
+                done ? Effect.succeed({ commission_bps: bps }) : Effect.fail(notFound(`No partner ${partnerId}`)))
+            )
+            return seeOther("/ops/partners")
+          })))
+      .handle("opsAudit", ({ request, urlParams }) =>
+        door.page("/ops/audit", request, (op) =>
+          Effect.gen(function*() {
+            const since = urlParams.since?.trim() || undefined
+            const at = since === undefined ? undefined : new Date(since)
+            if (at !== undefined && Number.isNaN(at.getTime())) {
+              return yield* Effect.fail(badInput("since: an ISO date-time such as 2026-11-28T00:00:00Z"))
+            }
+            const filters = {
+              actor: urlParams.actor?.trim() || undefined,
+              action: urlParams.action?.trim() || undefined,
+              since
+            }
+            const entries = yield* audit.list({ actor: filters.actor, action: filters.action, since: at, limit: 100 })
+            return auditPage(op.email, filters, entries)
+          })))
+  }))

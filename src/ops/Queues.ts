@@ -1,0 +1,45 @@
+/**
+ * What waits for a person, read from the services that own it (the same reads as the admin API
+ * and the CLI): orders held for review and orders to transfer (partner orders), open brokerage
+ * cases, pending offers, failed deliveries (fulfilment). Each queue shows its newest `LIMIT`.
+ */
+import { Effect } from "effect"
+import { OPEN_STATUSES } from "../domain/Brokerage.js"
+import type { Fulfilment } from "../fulfilment/Fulfilment.js"
+import type { Offers } from "../offers/Offers.js"
+import type { Brokerage } from "../partner/brokerage/Brokerage.js"
+import type { Orders } from "../partner/orders/Orders.js"
+import type { Counts } from "./Pages.js"
+
+export const LIMIT = 100
+
+export const makeQueues = (services: {
+  readonly orders: Orders["Type"]
+  readonly brokerage: Brokerage["Type"]
+  readonly offers: Offers["Type"]
+  readonly fulfilment: Fulfilment["Type"]
+}) => {
+  const { brokerage, fulfilment, offers, orders } = services
+  const held = orders.listAll({ status: "MANUAL_REVIEW" }, LIMIT)
+  const toTransfer = Effect.map(
+    Effect.all([orders.listAll({ status: "EXTERNALLY_PAID" }, LIMIT), orders.listAll({ status: "PAID" }, LIMIT)]),
+    ([external, paid]) => [...external, ...paid].sort((a, b) => b.created_at.localeCompare(a.created_at))
+  )
+  const openCases = Effect.map(
+    Effect.forEach(OPEN_STATUSES, (status) => brokerage.list({ status }, null, LIMIT)),
+    (pages) => pages.flatMap((p) => p.cases).sort((a, b) => b.created_at.localeCompare(a.created_at))
+  )
+  const pendingOffers = offers.list("pending")
+  const failedDeliveries = fulfilment.list("failed", LIMIT)
+  const counts: Effect.Effect<Counts> = Effect.map(
+    Effect.all([held, toTransfer, openCases, pendingOffers, failedDeliveries]),
+    ([h, t, c, o, f]) => ({
+      held: h.length,
+      toTransfer: t.length,
+      cases: c.length,
+      offers: o.length,
+      failedDeliveries: f.length
+    })
+  )
+  return { held, toTransfer, openCases, pendingOffers, failedDeliveries, counts }
+}
