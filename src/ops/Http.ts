@@ -253,7 +253,11 @@ export const OpsHttpLive = HttpApiBuilder.group(Api, "opsPages", (handlers) =>
             // The same record as `partner set-commission` on the CLI.
             const before = Effect.map(
               credentials.showPartner(partnerId),
-              Option.match({ onNone: () => null, onSome: (p) => ({ commission_bps: p.commission_bps }) })
+              Option.match({
+                onNone: () =>
+                  null,
+                onSome: (p) => ({ commission_bps: p.commission_bps })
+              })
             )
             yield* door.act(
               op,

@@ -344,7 +344,11 @@ layer(Env, { timeout: 240_000 })("operator console", (it) => {
         "ledger.receipt",
         "partner.set_commission"
       ])
-      expect(log[3]).toMatchObject({ target: cred.partner_id, before: { commission_bps: 1000 }, after: { commission_bps: 1500 } })
+      expect(log[3]).toMatchObject({
+        target: cred.partner_id,
+        before: { commission_bps: 1000 },
+        after: { commission_bps: 1500 }
+      })
     }))
 
   it.effect("the audit page filters by actor, action and since from the URL; CSRF: stale, missing, cross-site → 403", () =>
