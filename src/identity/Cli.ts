@@ -13,6 +13,7 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
+import { cliAction } from "../audit/Actor.js"
 import { abort, json, print } from "../cli/Output.js"
 import { ACCOUNT_ROLES, Accounts } from "./accounts/Accounts.js"
 import { ApiKeyStore } from "./apikeys/ApiKeyStore.js"
@@ -60,7 +61,15 @@ const userCreate = Command.make(
       const password = Option.isSome(passwordOption) ? passwordOption.value : yield* readStdinLine
       const accounts = yield* Accounts
       const list = domains._tag === "Some" ? domains.value.split(",") : []
-      const created = yield* accounts.createUser({ email, password, domains: list, role }).pipe(
+      // Recorded without the password; making an operator is the record that matters most here.
+      const created = yield* cliAction(
+        {
+          action: "user.create",
+          target: null,
+          after: (c) => ({ id: c.user.id, email: c.user.email, role: c.role, domains: c.domains })
+        },
+        accounts.createUser({ email, password, domains: list, role })
+      ).pipe(
         Effect.catchAll((e) =>
           e._tag === "EmailTaken" || e._tag === "DomainTaken" ? abort(e.message, "conflict") : abort(e.message)
         )
@@ -92,7 +101,10 @@ const userAddDomains = Command.make(
   ({ domains, email, json }) =>
     Effect.gen(function*() {
       const accounts = yield* Accounts
-      const added = yield* accounts.addDomains({ email, domains: domains.split(",") }).pipe(
+      const added = yield* cliAction(
+        { action: "user.add_domains", target: email, after: (a) => ({ id: a.user.id, added: a.domains }) },
+        accounts.addDomains({ email, domains: domains.split(",") })
+      ).pipe(
         Effect.catchTags({
           UserNotFound: (e) => abort(e.message, "not_found"),
           DomainTaken: (e) => abort(e.message, "conflict"),
@@ -118,7 +130,10 @@ const apikeyCreate = Command.make("create", { name, json }, ({ json, name }) =>
   Effect.gen(function*() {
     if (name.trim() === "") return yield* abort("--name must not be empty")
     const store = yield* ApiKeyStore
-    const issued = yield* store.create(name.trim())
+    const issued = yield* cliAction(
+      { action: "apikey.create", target: null, after: (k) => ({ key: k.key, name: k.name }) },
+      store.create(name.trim())
+    )
     yield* print(
       json,
       { key: issued.key, secret: issued.secret },
@@ -150,8 +165,10 @@ const keyArg = Args.text({ name: "KEY" }).pipe(Args.withDescription("The public 
 const apikeyRevoke = Command.make("revoke", { key: keyArg, json }, ({ json, key }) =>
   Effect.gen(function*() {
     const store = yield* ApiKeyStore
-    const revoked = yield* store.revoke(key)
-    if (!revoked) return yield* abort(`No active API key ${key}`)
+    yield* cliAction(
+      { action: "apikey.revoke", target: key },
+      Effect.flatMap(store.revoke(key), (revoked) => revoked ? Effect.void : abort(`No active API key ${key}`))
+    )
     yield* print(json, { key, revoked: true }, `Revoked ${key}.`)
   })).pipe(Command.withDescription("Revoke an API key pair (takes effect at once on every replica)"))
 

@@ -126,6 +126,18 @@ layer(Env, { timeout: 180_000 })("audit log", (it) => {
       const order = yield* buy(yield* createPartner(), "audited-cli.com", 10_000)
       yield* cliJson(["order", "hold", order, "--note", "checking", ...as])
       yield* cliJson(["settle", ...as])
+      const password = "correct horse battery"
+      yield* cliJson([
+        "user",
+        "create",
+        "--email",
+        "op-eve@example.org",
+        "--password",
+        password,
+        "--role",
+        "operator",
+        ...as
+      ])
 
       const rows: ReadonlyArray<{ action: string; target: string | null; before: any; after: any }> = yield* cliJson([
         "audit",
@@ -138,7 +150,8 @@ layer(Env, { timeout: 180_000 })("audit log", (it) => {
         "credential.rotate",
         "partner.set_commission",
         "order.hold",
-        "settlement.run"
+        "settlement.run",
+        "user.create"
       ])
       const byAction = Object.fromEntries(rows.map((r) => [r.action, r]))
       expect(byAction["partner.create"]!.after).toMatchObject({ partner_id: partner.partner_id, name: "Acme" })
@@ -152,7 +165,9 @@ layer(Env, { timeout: 180_000 })("audit log", (it) => {
         before: { status: "EXTERNALLY_PAID" },
         after: { status: "MANUAL_REVIEW" }
       })
+      expect(byAction["user.create"]!.after).toMatchObject({ email: "op-eve@example.org", role: "operator" })
       const text = JSON.stringify(rows)
+      expect(text).not.toContain(password)
       expect(text).not.toContain(partner.secret)
       expect(text).not.toContain(rotated.secret)
     }))
