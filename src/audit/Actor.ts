@@ -5,6 +5,8 @@
  * `accountAction` for the operator console at /ops (the signed-in account's e-mail and the client's
  * IP, once the identity slice confirms the account's operator role).
  * Every state-changing admin handler, operator command and console action goes through one of them.
+ * (The partner console's writes, by partners' members, are recorded by src/console/Http.ts with the
+ * member's e-mail: the partner services check the member's role inside the action.)
  */
 import { Context, Effect } from "effect"
 import * as Os from "node:os"

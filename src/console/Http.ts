@@ -10,12 +10,14 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Layer, Option } from "effect"
 import { Api } from "../app/Api.js"
+import { type AuditAction, AuditLog } from "../audit/AuditLog.js"
 import { currentSession, isSameOriginWrite } from "../identity/Session.js"
 import { isScope, type PartnerEnvironment } from "../partner/Auth.js"
 import { PartnerKeys } from "../partner/members/Keys.js"
 import { INVITE_PATH, Members, type Membership } from "../partner/members/Members.js"
 import { isRole } from "../partner/members/Roles.js"
 import { AppConfig } from "../platform/Config.js"
+import { clientIpOf } from "../platform/http/ClientIp.js"
 import { seeOther } from "../platform/http/Html.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { makeAccountForms, toSignIn } from "../storefront/AccountForms.js"
@@ -53,6 +55,7 @@ export const ConsoleHttpLive = HttpApiBuilder.group(Api, "consolePages", (handle
     const keys = yield* PartnerKeys
     const config = yield* AppConfig
     const copy = yield* CopyIsland
+    const audit = yield* AuditLog
     const forms = makeAccountForms((yield* ServiceSecret).key("account-csrf"))
     const views = makeViews(members, keys, forms)
     const page = (p: StorePage, status = 200, script?: string) => storePage(p, { status, script })
@@ -74,6 +77,17 @@ export const ConsoleHttpLive = HttpApiBuilder.group(Api, "consolePages", (handle
         Clock.currentTimeMillis,
         (now) => isSameOriginWrite(request, config.baseUrl) && forms.valid(csrf, { sessionId: session.id }, now)
       )
+
+    /**
+     * A member's write, recorded in the audit log under their e-mail and IP. The partner services
+     * check membership and role inside `effect`, so a refused write records nothing.
+     */
+    const audited = <A, E, R>(
+      request: HttpServerRequest.HttpServerRequest,
+      session: Session,
+      what: AuditAction<A>,
+      effect: Effect.Effect<A, E, R>
+    ) => audit.audited({ actor: session.user.email, ip: clientIpOf(request, config.trustProxy) }, what, effect)
 
     const refused = (e: { readonly _tag: string; readonly message: string }) =>
       page(refusalPage(e._tag === "NotAMember" ? "Not found" : "Not allowed", e.message), statusOf(e))
@@ -147,7 +161,17 @@ export const ConsoleHttpLive = HttpApiBuilder.group(Api, "consolePages", (handle
           Effect.gen(function*() {
             const environment: PartnerEnvironment = payload.environment === "live" ? "live" : "sandbox"
             const scopes = listOf(payload.scope).filter(isScope)
-            const issued = yield* keys.create(session.user.id, partnerId, environment, scopes)
+            // Recorded without the secret: the key's id, environment and scopes.
+            const issued = yield* audited(
+              request,
+              session,
+              {
+                action: "console.key_create",
+                target: partnerId,
+                after: (k) => ({ key_id: k.key_id, environment: k.environment, scopes: k.scopes })
+              },
+              keys.create(session.user.id, partnerId, environment, scopes)
+            )
             const m = yield* members.require(session.user.id, partnerId, "view")
             return page(secretPage(m, mine, issued), 201, yield* copy.src)
           })))
@@ -155,14 +179,28 @@ export const ConsoleHttpLive = HttpApiBuilder.group(Api, "consolePages", (handle
         post("keys", request, payload, (session, partnerId, mine) =>
           Effect.gen(function*() {
             const keyId = payload.key_id ?? ""
-            const issued = yield* keys.rotate(session.user.id, partnerId, keyId)
+            const issued = yield* audited(
+              request,
+              session,
+              {
+                action: "console.key_rotate",
+                target: keyId,
+                after: (k) => ({ partner_id: partnerId, key_id: k.key_id })
+              },
+              keys.rotate(session.user.id, partnerId, keyId)
+            )
             const m = yield* members.require(session.user.id, partnerId, "view")
             return page(secretPage(m, mine, issued, keyId), 201, yield* copy.src)
           })))
       .handle("revokeKey", ({ payload, request }) =>
         post("keys", request, payload, (session, partnerId) =>
           Effect.as(
-            keys.revoke(session.user.id, partnerId, payload.key_id ?? ""),
+            audited(
+              request,
+              session,
+              { action: "console.key_revoke", target: payload.key_id ?? "", after: () => ({ partner_id: partnerId }) },
+              keys.revoke(session.user.id, partnerId, payload.key_id ?? "")
+            ),
             seeOther(consolePath("/console/keys", partnerId))
           )))
       .handle("inviteMember", ({ payload, request }) =>
@@ -176,14 +214,29 @@ export const ConsoleHttpLive = HttpApiBuilder.group(Api, "consolePages", (handle
                 message: "Enter an e-mail address and choose a role."
               })
             }
-            const invited = yield* members.inviteAsMember(session.user.id, partnerId, email, role)
+            // Recorded without the link: whoever holds it can join the partner.
+            const invited = yield* audited(
+              request,
+              session,
+              {
+                action: "member.invite",
+                target: partnerId,
+                after: (i) => ({ id: i.id, email: i.email, role: i.role })
+              },
+              members.inviteAsMember(session.user.id, partnerId, email, role)
+            )
             const m = yield* members.require(session.user.id, partnerId, "view")
             return page(invitedPage(m, mine, invited), 201, yield* copy.src)
           })))
       .handle("removeMember", ({ payload, request }) =>
         post("members", request, payload, (session, partnerId) =>
           Effect.as(
-            members.remove(session.user.id, partnerId, payload.user_id ?? ""),
+            audited(
+              request,
+              session,
+              { action: "member.remove", target: partnerId, after: () => ({ user_id: payload.user_id ?? "" }) },
+              members.remove(session.user.id, partnerId, payload.user_id ?? "")
+            ),
             seeOther(consolePath("/console/members", partnerId))
           )))
       .handle("invitationPage", ({ path }) =>

@@ -59,6 +59,15 @@ const act = (from: string, action: string, cookie: string, fields: Record<string
     return yield* postForm(action, { ...fields, csrf: token }, cookie)
   })
 
+/** The audit log's entries of one person, oldest first. */
+const auditOf = (email: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ action: string; target: string | null; after: unknown; ip: string | null }>`
+      select action, target, after, ip from audit_log where actor = ${email} order by at, id`.pipe(Effect.orDie)
+  )
+
 const pathOf = (url: string) => url.slice(url.indexOf("/console/invite/"))
 
 const keyState = (text: string, keyId: string) =>
@@ -222,6 +231,19 @@ layer(env, { timeout: 180_000 })("partner console", (it) => {
       expect((yield* signed(fresh, "GET", SIGNED_PATH)).status).toBe(403)
       expect((yield* signed(next, "GET", SIGNED_PATH)).status).toBe(200)
       expect(keyState((yield* page(keys, owner!.cookie)).text, keyId)).toMatch(/^Revoked/)
+
+      // Each write is in the audit log under the person's e-mail and IP, never with a secret; the
+      // refused ones (scopes never granted) are not.
+      const log = yield* auditOf(owner!.email)
+      expect(log.map((e) => [e.action, e.target])).toEqual([
+        ["console.key_create", cred.partner_id],
+        ["console.key_rotate", keyId],
+        ["console.key_revoke", keyId]
+      ])
+      expect(log[0]!.after).toMatchObject({ key_id: keyId, environment: "sandbox", scopes: ["search", "buy"] })
+      expect(log[0]!.ip).toMatch(/127\.0\.0\.1|::1/)
+      expect(JSON.stringify(log)).not.toContain(secret)
+      expect(JSON.stringify(log)).not.toContain(next.secret)
     }))
 
   it.effect("roles: owner and developer manage keys, finance and viewer only look; only owners manage members", () =>
@@ -279,6 +301,14 @@ layer(env, { timeout: 180_000 })("partner console", (it) => {
         user_id: owner!.id
       })
       expect(last.status).toBe(409)
+      expect((yield* auditOf(owner!.email)).map((e) => e.action)).toEqual([
+        "console.key_create",
+        "console.key_revoke",
+        "member.invite",
+        "member.remove"
+      ])
+      expect(yield* auditOf(finance!.email)).toEqual([])
+      expect(JSON.stringify(yield* auditOf(owner!.email))).not.toContain("/console/invite/")
     }))
 
   it.effect("a member of partner B never sees or acts on partner A (every page and action: 404)", () =>
