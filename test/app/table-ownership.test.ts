@@ -48,7 +48,6 @@ for (const file of files(Path.join(root, "src"))) {
 const CROSSINGS: Record<string, readonly [owner: string, ...others: Array<string>]> = {
   ledger_entries: ["partner/ledger", "referrals"],
   ledger_transactions: ["partner/ledger", "referrals"],
-  listings: ["market", "partner/inventory", "tools"],
   partner_events: ["partner/events", "partner/webhooks"],
   partner_orders: ["partner/orders", "checkout", "partner/ledger", "referrals"],
   partner_refunds: ["partner/orders", "partner/ledger"],
