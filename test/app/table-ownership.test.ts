@@ -52,8 +52,7 @@ const CROSSINGS: Record<string, readonly [owner: string, ...others: Array<string
   partner_orders: ["partner/orders", "checkout", "partner/ledger", "referrals"],
   partner_refunds: ["partner/orders", "partner/ledger"],
   partner_webhooks: ["partner/webhooks", "partner/events"],
-  partners: ["partner", "checkout", "partner/ledger", "partner/orders"],
-  user_domains: ["portfolio", "identity"]
+  partners: ["partner", "checkout", "partner/ledger", "partner/orders"]
 }
 
 describe("table ownership", () => {

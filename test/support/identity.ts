@@ -20,6 +20,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { createUser } from "../../src/identity/accounts/Accounts.js"
+import { OwnedDomainsLive } from "../../src/portfolio/OwnedDomains.js"
 import { fetchReply, type Reply } from "./http.js"
 import { freePort as freeLoopbackPort } from "./ServiceProcess.js"
 import * as TestServer from "./TestServer.js"
@@ -46,7 +47,10 @@ export const createTestUser = (
   Effect.gen(function*() {
     const email = options.email ?? `user-${randomBytes(6).toString("hex")}@example.test`
     const password = options.password ?? `pw-${randomBytes(12).toString("base64url")}`
-    const created = yield* createUser({ email, password, domains: options.domains ?? [] }).pipe(Effect.orDie)
+    const created = yield* createUser({ email, password, domains: options.domains ?? [] }).pipe(
+      Effect.provide(OwnedDomainsLive),
+      Effect.orDie
+    )
     return { id: created.user.id, email, password } satisfies TestUser
   })
 
