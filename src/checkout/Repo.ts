@@ -8,6 +8,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SESSION_STATUSES } from "../domain/Checkout.js"
+import { partnerNameOf } from "../partner/Fragments.js"
 import { transactionOf } from "../platform/db/SqlTransaction.js"
 
 const Environment = Schema.Literal("live", "sandbox")
@@ -118,7 +119,7 @@ const make = Effect.gen(function*() {
     Request: Schema.String,
     Result: SessionRow,
     execute: (id) =>
-      sql`select s.*, p.name as partner_name from checkout_sessions s left join partners p on p.id = s.partner_id
+      sql`select s.*, ${partnerNameOf(sql, sql`s.partner_id`)} as partner_name from checkout_sessions s
           where s.id = ${id}`
   })
   const lockById = SqlSchema.findOne({

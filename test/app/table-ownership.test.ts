@@ -51,8 +51,7 @@ const CROSSINGS: Record<string, readonly [owner: string, ...others: Array<string
   partner_events: ["partner/events", "partner/webhooks"],
   partner_orders: ["partner/orders", "checkout", "partner/ledger", "referrals"],
   partner_refunds: ["partner/orders", "partner/ledger"],
-  partner_webhooks: ["partner/webhooks", "partner/events"],
-  partners: ["partner", "checkout", "partner/ledger", "partner/orders"]
+  partner_webhooks: ["partner/webhooks", "partner/events"]
 }
 
 describe("table ownership", () => {

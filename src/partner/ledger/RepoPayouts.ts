@@ -1,28 +1,12 @@
 /**
- * SQL of money out and money in: the payout run's reads and writes (Payouts.ts: payout accounts,
+ * SQL of money out and money in: the payout run's reads and writes (Payouts.ts:
  * pending payouts, payable groups, statements marked paid) and received payments (Receipts.ts),
  * each inside its caller's transaction.
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { Environment, Group, NewPayout, Owner, PaymentModel, PayoutRow, ReceiptRow } from "./RepoRows.js"
-
-const PayoutAccount = Schema.Struct({ payout_account: Schema.NullOr(Schema.String) })
-
-const payoutAccountQuery = (sql: SqlClient.SqlClient) =>
-  SqlSchema.findOne({
-    Request: Schema.String,
-    Result: PayoutAccount,
-    execute: (partnerId) => sql`select payout_account from partners where id = ${partnerId}`
-  })
-
-const setPayoutAccountQuery = (sql: SqlClient.SqlClient) =>
-  SqlSchema.findOne({
-    Request: Schema.Struct({ partnerId: Schema.String, account: Schema.String }),
-    Result: Schema.Struct({ id: Schema.String }),
-    execute: (r) => sql`update partners set payout_account = ${r.account} where id = ${r.partnerId} returning id`
-  })
 
 const pendingPayoutsQuery = (sql: SqlClient.SqlClient) =>
   SqlSchema.findAll({
@@ -147,8 +131,6 @@ const insertPayoutQuery = (sql: SqlClient.SqlClient) =>
 
 /** Payouts and receipts, of the repository. */
 export const payoutQueries = (sql: SqlClient.SqlClient) => {
-  const payoutAccount = payoutAccountQuery(sql)
-  const setPayoutAccount = setPayoutAccountQuery(sql)
   const pendingPayouts = pendingPayoutsQuery(sql)
   const payoutStatusForUpdate = payoutStatusForUpdateQuery(sql)
   const markPayoutPaid = markPayoutPaidQuery(sql)
@@ -163,10 +145,6 @@ export const payoutQueries = (sql: SqlClient.SqlClient) => {
   const paymentModelsSettledAfter = paymentModelsSettledAfterQuery(sql)
   const insertPayout = insertPayoutQuery(sql)
   return {
-    payoutAccount: (partnerId: string) => Effect.orDie(payoutAccount(partnerId)),
-    /** False when there is no such partner. */
-    setPayoutAccount: (partnerId: string, account: string) =>
-      Effect.orDie(Effect.map(setPayoutAccount({ partnerId, account }), Option.isSome)),
     pendingPayouts: Effect.orDie(pendingPayouts(undefined)),
     /** The payout's status, its row locked to the end of the caller's transaction. */
     payoutStatusForUpdate: (id: string) => Effect.orDie(payoutStatusForUpdate(id)),
