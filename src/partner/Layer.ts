@@ -29,6 +29,7 @@ import { AdminOrdersHttpLive } from "./orders/AdminHttp.js"
 import { PartnerOrdersHttpLive } from "./orders/Http.js"
 import { Orders } from "./orders/Orders.js"
 import { SettlementOrdersLive } from "./orders/SettlementOrders.js"
+import { DeliveryQueueLive } from "./webhooks/DeliveryQueue.js"
 import { WebhookGaugesLive } from "./webhooks/Gauges.js"
 import { PartnerWebhooksHttpLive } from "./webhooks/Http.js"
 import { Webhooks } from "./webhooks/Webhooks.js"
@@ -59,6 +60,9 @@ const ServicesLive = Layer.mergeAll(
   Webhooks.Live,
   WebhookGaugesLive,
   Brokerage.Live.pipe(Layer.provide(SettlementLive))
+).pipe(
+  // The outbox queues new events' deliveries through the webhooks slice (events imports no webhooks code).
+  Layer.provide(DeliveryQueueLive)
 )
 
 const HandlersLive = Layer.mergeAll(

@@ -48,10 +48,8 @@ for (const file of files(Path.join(root, "src"))) {
 const CROSSINGS: Record<string, readonly [owner: string, ...others: Array<string>]> = {
   ledger_entries: ["partner/ledger", "referrals"],
   ledger_transactions: ["partner/ledger", "referrals"],
-  partner_events: ["partner/events", "partner/webhooks"],
   partner_orders: ["partner/orders", "checkout", "partner/ledger", "referrals"],
-  partner_refunds: ["partner/orders", "partner/ledger"],
-  partner_webhooks: ["partner/webhooks", "partner/events"]
+  partner_refunds: ["partner/orders", "partner/ledger"]
 }
 
 describe("table ownership", () => {
