@@ -27,6 +27,7 @@ import { PartnerKeys } from "./members/Keys.js"
 import { Members } from "./members/Members.js"
 import { AdminOrdersHttpLive } from "./orders/AdminHttp.js"
 import { PartnerOrdersHttpLive } from "./orders/Http.js"
+import { OrderFiguresLive } from "./orders/OrderFigures.js"
 import { Orders } from "./orders/Orders.js"
 import { SettlementOrdersLive } from "./orders/SettlementOrders.js"
 import { DeliveryQueueLive } from "./webhooks/DeliveryQueue.js"
@@ -61,8 +62,9 @@ const ServicesLive = Layer.mergeAll(
   WebhookGaugesLive,
   Brokerage.Live.pipe(Layer.provide(SettlementLive))
 ).pipe(
-  // The outbox queues new events' deliveries through the webhooks slice (events imports no webhooks code).
-  Layer.provide(DeliveryQueueLive)
+  // The outbox queues new events' deliveries through the webhooks slice (events imports no webhooks code);
+  // the ledger reads the orders' figures through the orders slice (the ledger imports no orders code).
+  Layer.provide(Layer.mergeAll(DeliveryQueueLive, OrderFiguresLive))
 )
 
 const HandlersLive = Layer.mergeAll(

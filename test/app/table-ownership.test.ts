@@ -48,8 +48,7 @@ for (const file of files(Path.join(root, "src"))) {
 const CROSSINGS: Record<string, readonly [owner: string, ...others: Array<string>]> = {
   ledger_entries: ["partner/ledger", "referrals"],
   ledger_transactions: ["partner/ledger", "referrals"],
-  partner_orders: ["partner/orders", "partner/ledger", "referrals"],
-  partner_refunds: ["partner/orders", "partner/ledger"]
+  partner_orders: ["partner/orders", "referrals"]
 }
 
 describe("table ownership", () => {

@@ -6,7 +6,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Effect, Schema } from "effect"
-import { Environment, Group, NewPayout, Owner, PaymentModel, PayoutRow, ReceiptRow } from "./RepoRows.js"
+import { Environment, Group, NewPayout, Owner, PayoutRow, ReceiptRow } from "./RepoRows.js"
 
 const pendingPayoutsQuery = (sql: SqlClient.SqlClient) =>
   SqlSchema.findAll({
@@ -111,17 +111,6 @@ const lastPayoutAtQuery = (sql: SqlClient.SqlClient) =>
         where partner_id = ${g.partner_id} and environment = ${g.environment} and status <> 'failed'`
   })
 
-const paymentModelsSettledAfterQuery = (sql: SqlClient.SqlClient) =>
-  SqlSchema.findAll({
-    Request: Schema.Struct({ group: Group, after: Schema.NullOr(Schema.DateFromSelf) }),
-    Result: Schema.Struct({ payment_model: PaymentModel }),
-    execute: ({ after, group: g }) =>
-      sql`
-        select distinct payment_model from partner_orders
-        where partner_id = ${g.partner_id} and environment = ${g.environment} and status = 'SETTLED' and payment_model <> 'partner_collected'
-          ${after ? sql`and settled_at > ${after}` : sql``}`
-  })
-
 const insertPayoutQuery = (sql: SqlClient.SqlClient) =>
   SqlSchema.single({
     Request: NewPayout,
@@ -142,7 +131,6 @@ export const payoutQueries = (sql: SqlClient.SqlClient) => {
   const lockPartnerPayouts = lockPartnerPayoutsQuery(sql)
   const payableGroups = payableGroupsQuery(sql)
   const lastPayoutAt = lastPayoutAtQuery(sql)
-  const paymentModelsSettledAfter = paymentModelsSettledAfterQuery(sql)
   const insertPayout = insertPayoutQuery(sql)
   return {
     pendingPayouts: Effect.orDie(pendingPayouts(undefined)),
@@ -164,9 +152,6 @@ export const payoutQueries = (sql: SqlClient.SqlClient) => {
     payableGroups: (minimumCents: number) => Effect.orDie(payableGroups(minimumCents)),
     /** When the group's last payout that did not fail was written (null: never). */
     lastPayoutAt: (g: Group) => Effect.orDie(Effect.map(lastPayoutAt(g), (r) => r.created_at)),
-    /** The service-collected payment models of the group's orders settled after `after`. */
-    paymentModelsSettledAfter: (group: Group, after: Date | null) =>
-      Effect.orDie(Effect.map(paymentModelsSettledAfter({ group, after }), (rows) => rows.map((r) => r.payment_model))),
     /** A pending payout. */
     insertPayout: (p: typeof NewPayout.Type) => Effect.orDie(insertPayout(p))
   }
