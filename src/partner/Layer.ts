@@ -16,6 +16,7 @@ import { Inventory } from "./inventory/Inventory.js"
 import { Books } from "./ledger/Books.js"
 import { Exports } from "./ledger/Exports.js"
 import { AdminMoneyHttpLive, PartnerMoneyHttpLive } from "./ledger/Http.js"
+import { LedgerReads } from "./ledger/LedgerReads.js"
 import { PayoutProviderLive } from "./ledger/PayoutProvider.js"
 import { Payouts } from "./ledger/Payouts.js"
 import { Receipts } from "./ledger/Receipts.js"
@@ -57,6 +58,7 @@ const ServicesLive = Layer.mergeAll(
   Exports.Live,
   MoneyRepo.Live,
   Books.Live, // the cart seam (src/portfolio/Fulfilment.ts) posts cart payments
+  LedgerReads.Live, // the referral reports read postings and commission movements
   Outbox.Live,
   Webhooks.Live,
   WebhookGaugesLive,
