@@ -43,6 +43,7 @@ import { Lifecycle } from "../platform/Lifecycle.js"
 import { OutboundLive } from "../platform/outbound/Outbound.js"
 import { ServiceSecretLive } from "../platform/ServiceSecret.js"
 import { CartFulfilmentLive, PortfolioLive } from "../portfolio/Layer.js"
+import { OwnedDomainsLive } from "../portfolio/OwnedDomains.js"
 import { ReferralsLive } from "../referrals/Layer.js"
 import { ReferralConfig } from "../referrals/Settings.js"
 import { SearchLive } from "../search/Layer.js"
@@ -113,6 +114,8 @@ export const CapabilitiesLive = Layer.mergeAll(
   Layer.provideMerge(OrderDeliveriesLive),
   Layer.provideMerge(Layer.mergeAll(CatalogueLive, LookupLive, MarketLive, NotificationsLive)),
   Layer.provideMerge(IdentityLive),
+  // Portfolio's side of the accounts' owned-domains port (identity imports no portfolio code).
+  Layer.provideMerge(OwnedDomainsLive),
   // The audit log every operator action writes (and its admin endpoint), over operators'
   // identities (named tokens, the /api/admin middleware).
   Layer.provideMerge(AuditLive),

@@ -8,6 +8,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SESSION_STATUSES } from "../domain/Checkout.js"
+import { partnerNameOf } from "../partner/Fragments.js"
+import { orderReversed, reversedOrderSessions } from "../partner/orders/Fragments.js"
 import { transactionOf } from "../platform/db/SqlTransaction.js"
 
 const Environment = Schema.Literal("live", "sandbox")
@@ -118,7 +120,7 @@ const make = Effect.gen(function*() {
     Request: Schema.String,
     Result: SessionRow,
     execute: (id) =>
-      sql`select s.*, p.name as partner_name from checkout_sessions s left join partners p on p.id = s.partner_id
+      sql`select s.*, ${partnerNameOf(sql, sql`s.partner_id`)} as partner_name from checkout_sessions s
           where s.id = ${id}`
   })
   const lockById = SqlSchema.findOne({
@@ -196,8 +198,8 @@ const make = Effect.gen(function*() {
     Result: Id,
     execute: () =>
       sql`
-        select s.id from partner_orders o join checkout_sessions s on s.id = o.checkout_session_id
-        where o.checkout_session_id is not null and o.status in ('REFUNDED', 'CANCELLED') and s.status = 'paid'
+        select s.id from checkout_sessions s
+        where s.id in (${reversedOrderSessions(sql)}) and s.status = 'paid'
         order by s.id limit 100`
   })
   const recordPartialRefund = SqlSchema.void({
@@ -249,11 +251,11 @@ const make = Effect.gen(function*() {
     execute: () =>
       sql`
         select s.id, s.kind, s.environment, s.currency, s.price_cents, s.status, s.order_id,
-               coalesce(o.status in ('REFUNDED', 'CANCELLED'), false) as order_reversed,
+               coalesce(${orderReversed(sql, sql`s.order_id`)}, false) as order_reversed,
                s.refunded_at is not null as refund_sent,
                coalesce((select sum(r.amount_cents) from checkout_partial_refunds r where r.session_id = s.id), 0)::int
                  as partly_refunded_cents
-        from checkout_sessions s left join partner_orders o on o.id = s.order_id
+        from checkout_sessions s
         where s.status in ('paid', 'refunded')
         order by s.id`
   })

@@ -185,7 +185,11 @@ const make = Effect.gen(function*() {
     setCommission: (partnerId: string, bps: number) => repo.setCommission(partnerId, bps),
     showPartner: (partnerId: string) =>
       Effect.map(repo.listPartners(1, partnerId), (rows) => Option.fromNullable(rows[0])),
-    purgeNonces: repo.purgeNonces
+    purgeNonces: repo.purgeNonces,
+    /** The partner's account at the payout provider (read by the ledger's payout run); none when there is no such partner. */
+    payoutAccount: repo.payoutAccount,
+    /** Records the partner's payout account; false when there is no such partner. */
+    setPayoutAccount: repo.setPayoutAccount
   }
 })
 

@@ -16,6 +16,7 @@ import { Inventory } from "./inventory/Inventory.js"
 import { Books } from "./ledger/Books.js"
 import { Exports } from "./ledger/Exports.js"
 import { AdminMoneyHttpLive, PartnerMoneyHttpLive } from "./ledger/Http.js"
+import { LedgerReads } from "./ledger/LedgerReads.js"
 import { PayoutProviderLive } from "./ledger/PayoutProvider.js"
 import { Payouts } from "./ledger/Payouts.js"
 import { Receipts } from "./ledger/Receipts.js"
@@ -27,8 +28,10 @@ import { PartnerKeys } from "./members/Keys.js"
 import { Members } from "./members/Members.js"
 import { AdminOrdersHttpLive } from "./orders/AdminHttp.js"
 import { PartnerOrdersHttpLive } from "./orders/Http.js"
+import { OrderFiguresLive } from "./orders/OrderFigures.js"
 import { Orders } from "./orders/Orders.js"
 import { SettlementOrdersLive } from "./orders/SettlementOrders.js"
+import { DeliveryQueueLive } from "./webhooks/DeliveryQueue.js"
 import { WebhookGaugesLive } from "./webhooks/Gauges.js"
 import { PartnerWebhooksHttpLive } from "./webhooks/Http.js"
 import { Webhooks } from "./webhooks/Webhooks.js"
@@ -55,10 +58,15 @@ const ServicesLive = Layer.mergeAll(
   Exports.Live,
   MoneyRepo.Live,
   Books.Live, // the cart seam (src/portfolio/Fulfilment.ts) posts cart payments
+  LedgerReads.Live, // the referral reports read postings and commission movements
   Outbox.Live,
   Webhooks.Live,
   WebhookGaugesLive,
   Brokerage.Live.pipe(Layer.provide(SettlementLive))
+).pipe(
+  // The outbox queues new events' deliveries through the webhooks slice (events imports no webhooks code);
+  // the ledger reads the orders' figures through the orders slice (the ledger imports no orders code).
+  Layer.provide(Layer.mergeAll(DeliveryQueueLive, OrderFiguresLive))
 )
 
 const HandlersLive = Layer.mergeAll(

@@ -116,6 +116,18 @@ const make = Effect.gen(function*() {
     execute: (r) => sql`update partners set commission_bps = ${r.bps} where id = ${r.partnerId} returning id`
   })
 
+  const payoutAccount = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: Schema.Struct({ payout_account: Schema.NullOr(Schema.String) }),
+    execute: (partnerId) => sql`select payout_account from partners where id = ${partnerId}`
+  })
+
+  const setPayoutAccount = SqlSchema.findOne({
+    Request: Schema.Struct({ partnerId: Schema.String, account: Schema.String }),
+    Result: Schema.Struct({ id: Schema.String }),
+    execute: (r) => sql`update partners set payout_account = ${r.account} where id = ${r.partnerId} returning id`
+  })
+
   const insertCredential = SqlSchema.void({
     Request: NewCredential,
     execute: (c) =>
@@ -290,6 +302,12 @@ const make = Effect.gen(function*() {
       ),
 
     purgeNonces: Effect.orDie(purgeNonces(undefined)),
+
+    /** The partner's account at the payout provider (the ledger's payout run); none when there is no such partner. */
+    payoutAccount: (partnerId: string) => Effect.orDie(payoutAccount(partnerId)),
+    /** False when there is no such partner. */
+    setPayoutAccount: (partnerId: string, account: string) =>
+      Effect.orDie(Effect.map(setPayoutAccount({ partnerId, account }), Option.isSome)),
 
     /** A partner's credentials, newest first (never the sealed secrets); `active` false once past `expires_at`. */
     keysOf: (partnerId: string) => Effect.orDie(keysOf(partnerId)),

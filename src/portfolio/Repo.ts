@@ -1,7 +1,7 @@
 /**
  * SQL of the portfolio: the owned domains' registrar state (columns of `user_domains`, whose rows
- * accounts create), bulk operations and their items, carts and their items. Rows are decoded by
- * their schema; a database failure is a defect here, once (`transaction` too).
+ * accounts create through ./OwnedDomains.ts), bulk operations and their items, carts and their
+ * items. Rows are decoded by their schema; a database failure is a defect here, once (`transaction` too).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"

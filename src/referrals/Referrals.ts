@@ -25,6 +25,8 @@ import {
 import type { PartnerEnvironment, PartnerIdentity } from "../partner/Auth.js"
 import { domainParam, iso } from "../partner/Common.js"
 import { NotAnAffiliate } from "../partner/Errors.js"
+import { LedgerReads } from "../partner/ledger/LedgerReads.js"
+import { Orders } from "../partner/orders/Orders.js"
 import { AppConfig } from "../platform/Config.js"
 import { pageCursor, PAGED_LISTS } from "../platform/http/PageCursor.js"
 import { makeId } from "../platform/Ids.js"
@@ -79,6 +81,8 @@ const ownerOf = (p: PartnerIdentity): Owner => ({ partnerId: p.partnerId, enviro
 
 const make = Effect.gen(function*() {
   const repo = yield* ReferralRepo
+  const orders = yield* Orders
+  const ledgerReads = yield* LedgerReads
   const writer = yield* ClickWriter
   const secrets = yield* ServiceSecret
   const config = yield* AppConfig
@@ -281,12 +285,14 @@ const make = Effect.gen(function*() {
         to: new Date(Date.parse(`${w.to}T00:00:00Z`) + DAY_MS),
         linkId: q.link_id
       }
-      const rows = yield* repo.sales(owner, filter, before, limit + 1)
-      const totals = yield* repo.salesTotals(owner, filter)
+      const rows = yield* orders.referralSales(owner, filter, before, limit + 1)
+      const totals = yield* orders.referralSalesTotals(owner, filter)
       const page = rows.slice(0, limit)
+      // Each sale under its posting's id once the ledger recorded it (the order's id until then).
+      const posted = yield* ledgerReads.recordedSales(page.map((r) => r.id))
       return {
         sales: page.map((r) => ({
-          id: r.ledger_id ?? r.id,
+          id: posted.get(r.id) ?? r.id,
           order_id: r.id,
           domain: r.domain,
           link_id: r.referral_link_id,
@@ -309,7 +315,7 @@ const make = Effect.gen(function*() {
       const pages = pageCursor(secrets, PAGED_LISTS.referralCommissions, partner.credentialId, [])
       const after = yield* pages.read(q.cursor)
       const limit = q.limit ?? 25
-      const ledger = commissionLedger(yield* repo.commissionMovements(ownerOf(partner)))
+      const ledger = commissionLedger(yield* ledgerReads.commissionMovements(ownerOf(partner)))
       const afterSeq = after === null ? -1 : Number(after)
       const rest = ledger.entries.filter((e) => e.movement.seq > afterSeq)
       const page = rest.slice(0, limit)
@@ -381,6 +387,7 @@ const make = Effect.gen(function*() {
 })
 
 export class Referrals extends Context.Tag("app/Referrals")<Referrals, Effect.Effect.Success<typeof make>>() {
+  /** Needs `Orders` and `LedgerReads` (the referral sales and their postings), from the Partner API's layer. */
   static readonly Live = Layer.effect(Referrals, make).pipe(
     Layer.provideMerge(ClickWriter.Live),
     Layer.provideMerge(ReferralRepo.Live)

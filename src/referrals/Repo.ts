@@ -1,12 +1,11 @@
 /**
- * SQL of the referral tables (links, clicks, visitors, salts, checkouts, the daily roll-up), and the
- * read-only queries of referral orders (`partner_orders`) and the partner's commission ledger
- * entries. Every partner read is keyed by partner AND environment.
+ * SQL of the referral tables (links, clicks, visitors, salts, checkouts, the daily roll-up). The
+ * referral orders are the orders slice's (read through `Orders`), the commission postings the
+ * ledger's (`LedgerReads`). Every partner read is keyed by partner AND environment.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { ORDER_STATUSES } from "../domain/OrderState.js"
 import { LINK_KINDS, PRODUCTS } from "../domain/Referral.js"
 import type { PartnerEnvironment } from "../partner/Auth.js"
 import { bulkInsertText } from "../platform/db/BulkInsert.js"
@@ -77,49 +76,13 @@ export const DailyRow = Schema.Struct({
 })
 export type DailyRow = typeof DailyRow.Type
 
-export const SaleRow = Schema.Struct({
-  id: Schema.String,
-  domain: Schema.String,
-  referral_link_id: Schema.NullOr(Schema.String),
-  sale_price_cents: Schema.Number,
-  commission_cents: Schema.Number,
-  status: Schema.Literal(...ORDER_STATUSES),
-  created_at: Schema.DateFromSelf,
-  /** The sale's ledger transaction, once posted. */
-  ledger_id: Schema.NullOr(Schema.String)
-})
-export type SaleRow = typeof SaleRow.Type
-
-const SalesTotals = Schema.Struct({ count: Schema.Number, gmv_cents: Schema.Number, commission_cents: Schema.Number })
-
-const MovementRow = Schema.Struct({
-  id: Schema.String,
-  seq: Schema.Number,
-  kind: Schema.Literal("recorded", "reversed", "settled", "payout_started", "payout_paid", "payout_failed"),
-  order_id: Schema.NullOr(Schema.String),
-  payout_id: Schema.NullOr(Schema.String),
-  created_at: Schema.DateFromSelf,
-  accrued_delta: Schema.Number,
-  payable_delta: Schema.Number
-})
-
 export interface Owner {
   readonly partnerId: string
   readonly environment: PartnerEnvironment
 }
 
-export interface SalesFilter {
-  readonly from: Date
-  readonly to: Date
-  readonly linkId?: string | undefined
-}
-
 const OwnerSchema = Schema.Struct({ partnerId: Schema.String, environment: Environment })
 const Page = Schema.Struct({ owner: OwnerSchema, beforeId: Schema.NullOr(Schema.String), limit: Schema.Number })
-const SalesQuery = Schema.Struct({
-  owner: OwnerSchema,
-  filter: Schema.Struct({ from: Schema.DateFromSelf, to: Schema.DateFromSelf, linkId: Schema.optional(Schema.String) })
-})
 const NewLink = LinkRow.omit("created_at")
 const CheckoutStarted = Schema.Struct({
   sessionId: Schema.String,
@@ -135,11 +98,6 @@ const CheckoutStarted = Schema.Struct({
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const transaction = transactionOf(sql)
-
-  const salesWhere = (o: Owner, f: SalesFilter) =>
-    sql`partner_id = ${o.partnerId} and environment = ${o.environment} and payment_model = 'referral'
-        and created_at >= ${f.from} and created_at < ${f.to}
-        ${f.linkId ? sql`and referral_link_id = ${f.linkId}` : sql``}`
 
   const insertLink = SqlSchema.single({
     Request: NewLink,
@@ -218,42 +176,6 @@ const make = Effect.gen(function*() {
           ${linkId ? sql`and link_id = ${linkId}` : sql``}
         group by day order by day`
   })
-  const sales = SqlSchema.findAll({
-    Request: Schema.Struct({ ...SalesQuery.fields, beforeId: Schema.NullOr(Schema.String), limit: Schema.Number }),
-    Result: SaleRow,
-    execute: ({ beforeId, filter, limit, owner }) =>
-      sql`
-        select p.id, p.domain, p.referral_link_id, p.sale_price_cents, p.commission_cents, p.status, p.created_at, t.id as ledger_id
-        from (select * from partner_orders where ${salesWhere(owner, filter)} ${
-        beforeId ? sql`and id < ${beforeId}` : sql``
-      }
-              order by id desc limit ${limit}) p
-        left join ledger_transactions t on t.natural_key = 'order:' || p.id || ':recorded'
-        order by p.id desc`
-  })
-  const salesTotals = SqlSchema.single({
-    Request: SalesQuery,
-    Result: SalesTotals,
-    execute: ({ filter, owner }) =>
-      sql`
-        select count(*) as count, coalesce(sum(sale_price_cents), 0) as gmv_cents, coalesce(sum(commission_cents), 0) as commission_cents
-        from partner_orders where ${salesWhere(owner, filter)} and status not in ('REFUNDED', 'CANCELLED')`
-  })
-  const commissionMovements = SqlSchema.findAll({
-    Request: OwnerSchema,
-    Result: MovementRow,
-    execute: (o) =>
-      sql`
-        select t.id, min(e.seq) as seq, t.kind, t.order_id, t.payout_id, t.created_at,
-               -sum(case when e.account = 'commission_accrued' then e.amount_cents else 0 end) as accrued_delta,
-               -sum(case when e.account = 'commission_payable' then e.amount_cents else 0 end) as payable_delta
-        from ledger_entries e join ledger_transactions t on t.id = e.transaction_id
-        where e.partner_id = ${o.partnerId} and e.environment = ${o.environment}
-          and e.account in ('commission_accrued', 'commission_payable')
-        group by t.id, t.kind, t.order_id, t.payout_id, t.created_at
-        order by min(e.seq)`
-  })
-
   return {
     insertLink: (l: typeof NewLink.Type) => Effect.orDie(insertLink(l)),
 
@@ -337,34 +259,9 @@ const make = Effect.gen(function*() {
 
     /** Roll-up per day over a window (UTC days, both included), optionally of one link. */
     daily: (o: Owner, fromDay: string, toDay: string, linkId?: string) =>
-      Effect.orDie(daily({ owner: o, fromDay, toDay, ...(linkId ? { linkId } : {}) })),
-
-    sales: (o: Owner, f: SalesFilter, beforeId: string | null, limit: number) =>
-      Effect.orDie(sales({ owner: o, filter: salesFilter(f), beforeId, limit })),
-
-    /** Over every matching sale that stands (refunded and cancelled ones earned nothing). */
-    salesTotals: (o: Owner, f: SalesFilter) => Effect.orDie(salesTotals({ owner: o, filter: salesFilter(f) })),
-
-    /** Every ledger transaction of the partner touching a commission account, oldest first. */
-    commissionMovements: (o: Owner) =>
-      Effect.orDie(Effect.map(commissionMovements(o), (rows) =>
-        rows.map((r) => ({
-          id: r.id,
-          seq: r.seq,
-          kind: r.kind,
-          orderId: r.order_id,
-          payoutId: r.payout_id,
-          createdAt: r.created_at,
-          accruedDelta: r.accrued_delta,
-          payableDelta: r.payable_delta
-        }))))
+      Effect.orDie(daily({ owner: o, fromDay, toDay, ...(linkId ? { linkId } : {}) }))
   }
 })
-
-/** The filter as its schema takes it (no `linkId: undefined`). */
-const salesFilter = (
-  f: SalesFilter
-) => (f.linkId ? { from: f.from, to: f.to, linkId: f.linkId } : { from: f.from, to: f.to })
 
 export class ReferralRepo extends Context.Tag("app/ReferralRepo")<ReferralRepo, Effect.Effect.Success<typeof make>>() {
   static readonly Live = Layer.effect(ReferralRepo, make)

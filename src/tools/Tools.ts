@@ -11,6 +11,7 @@ import { AvailabilityEngine } from "../availability/Availability.js"
 import { type DomainName, parseDomainName } from "../domain/DomainName.js"
 import { dnsLookup, RECORD_TYPES, type RecordType } from "../lookup/DnsLookup.js"
 import { LookupConfig } from "../lookup/Settings.js"
+import { ListingReads } from "../market/ListingReads.js"
 import { domainInput } from "../platform/http/DomainInput.js"
 import { isId } from "../platform/Ids.js"
 import { Jobs, JobsJanitorLive, type JobState, type RunningJob } from "../platform/jobs/Jobs.js"
@@ -19,7 +20,6 @@ import { appraise } from "./Appraise.js"
 import { DEFAULT_SUGGEST_TLDS, suggestNames } from "./DomainSuggest.js"
 import { InvalidJobId, InvalidKeywords, InvalidUrl, ToolJobNotFound, UnknownTool } from "./Errors.js"
 import { idnConvert } from "./IdnConvert.js"
-import { ToolsRepo } from "./Repo.js"
 import { normalizeUrl, siteCheck } from "./SiteCheck.js"
 
 export const INLINE_TOOLS = ["idn-convert", "dns-lookup", "domain-suggest", "appraise"] as const
@@ -37,7 +37,7 @@ const make = Effect.gen(function*() {
   const jobs = yield* Jobs
   const engine = yield* AvailabilityEngine
   const outbound = yield* Outbound
-  const repo = yield* ToolsRepo
+  const listings = yield* ListingReads
   const cacheTtlMs = Duration.toMillis(lookupSettings.toolCacheTtl)
   const cache = new Map<string, { at: number; value: unknown }>()
 
@@ -107,7 +107,7 @@ const make = Effect.gen(function*() {
       const name = yield* domainInput("domain", input.domain, "field-input")
       return yield* cached(
         `appraise|${name.ascii}`,
-        Effect.map(repo.comparables(name.suffix, name.label.length, name.registrable), (comparables) =>
+        Effect.map(listings.comparables(name.suffix, name.label.length, name.registrable), (comparables) =>
           appraise(
             { ascii: name.registrable, label: name.label, suffix: name.suffix, knownSuffix: name.knownSuffix },
             comparables
@@ -194,7 +194,8 @@ const make = Effect.gen(function*() {
 })
 
 export class Tools extends Context.Tag("app/Tools")<Tools, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Tools, make).pipe(Layer.provide(ToolsRepo.Live))
+  /** Comparables come from market's `ListingReads` (market owns `listings`), provided by src/app/Layers.ts. */
+  static readonly Live = Layer.effect(Tools, make)
 }
 
 /** Worker fibers of the async tools (JOB_CONCURRENCY each), and the finished-job janitor. */

@@ -15,6 +15,7 @@ import { createHash } from "node:crypto"
 import { createUser } from "../../src/identity/accounts/Accounts.js"
 import { InvalidCredentials } from "../../src/identity/accounts/Errors.js"
 import { RateLimitedError, UnauthorizedError } from "../../src/platform/http/Errors.js"
+import { OwnedDomainsLive } from "../../src/portfolio/OwnedDomains.js"
 import { apiClient, expectFailure, wireOf } from "../support/ApiClient.js"
 import { runCli } from "../support/cli.js"
 import { get, post, type Reply, typedError } from "../support/http.js"
@@ -269,7 +270,7 @@ layer(TestServer.layer())("createUser (the code path of the CLI)", (it) => {
     Effect.gen(function*() {
       // Each refusal is its own domain error, carrying its wire code.
       const fail = (input: Parameters<typeof createUser>[0]) =>
-        Effect.flip(createUser(input)).pipe(
+        Effect.flip(createUser(input).pipe(Effect.provide(OwnedDomainsLive))).pipe(
           Effect.map((e) => (e.constructor as unknown as { meta: { code: string } }).meta.code)
         )
       expect(yield* fail({ email: "not-an-email", password: "long enough pw" })).toBe("invalid_email")
@@ -277,7 +278,9 @@ layer(TestServer.layer())("createUser (the code path of the CLI)", (it) => {
       expect(yield* fail({ email: "d@example.test", password: "long enough pw", domains: ["not a domain"] })).toBe(
         "invalid_domain"
       )
-      yield* createUser({ email: "first@example.test", password: "long enough pw", domains: ["mine.com"] })
+      yield* createUser({ email: "first@example.test", password: "long enough pw", domains: ["mine.com"] }).pipe(
+        Effect.provide(OwnedDomainsLive)
+      )
       expect(yield* fail({ email: "FIRST@example.test", password: "long enough pw" })).toBe("email_taken")
       expect(yield* fail({ email: "second@example.test", password: "long enough pw", domains: ["MINE.com"] })).toBe(
         "domain_taken"

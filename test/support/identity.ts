@@ -20,6 +20,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { createUser } from "../../src/identity/accounts/Accounts.js"
+import { OwnedDomainsLive } from "../../src/portfolio/OwnedDomains.js"
 import { fetchReply, type Reply } from "./http.js"
 import { freePort as freeLoopbackPort } from "./ServiceProcess.js"
 import * as TestServer from "./TestServer.js"
@@ -56,8 +57,7 @@ export const createTestUser = (
       password,
       domains: options.domains ?? [],
       role: options.role ?? "member"
-    })
-      .pipe(Effect.orDie)
+    }).pipe(Effect.provide(OwnedDomainsLive), Effect.orDie)
     return { id: created.user.id, email, password } satisfies TestUser
   })
 

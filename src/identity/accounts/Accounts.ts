@@ -21,6 +21,7 @@ import {
   UserNotFound,
   WeakPassword
 } from "./Errors.js"
+import { OwnedDomains } from "./OwnedDomains.js"
 import { AccountsRepo, type UserRow } from "./Repo.js"
 
 export interface User {
@@ -74,6 +75,7 @@ const domainsTaken = (taken: ReadonlyArray<string>) =>
 const createUserWith = (input: CreateUserInput) =>
   Effect.gen(function*() {
     const repo = yield* AccountsRepo
+    const owned = yield* OwnedDomains
     const email = normalizeEmail(input.email)
     if (!isPlausibleEmail(email)) {
       return yield* new InvalidEmail({ message: `"${input.email}" is not an e-mail address` })
@@ -88,9 +90,9 @@ const createUserWith = (input: CreateUserInput) =>
       Effect.gen(function*() {
         const row = yield* repo.insertUser({ id, email, password_hash: passwordHash, role: input.role ?? "member" })
         if (Option.isNone(row)) return yield* new EmailTaken({ message: `A user with e-mail ${email} already exists` })
-        const taken = yield* repo.domainsOwnedByOthers(id, domains)
+        const taken = yield* owned.ownedByOthers(id, domains)
         if (taken.length > 0) return yield* domainsTaken(taken)
-        yield* repo.addDomains(id, domains)
+        yield* owned.add(id, domains)
         return { user: toUser(row.value), role: row.value.role, domains }
       })
     )
@@ -99,15 +101,16 @@ const createUserWith = (input: CreateUserInput) =>
 const addDomainsWith = (input: { readonly email: string; readonly domains: ReadonlyArray<string> }) =>
   Effect.gen(function*() {
     const repo = yield* AccountsRepo
+    const owned = yield* OwnedDomains
     const row = yield* repo.userByEmail(normalizeEmail(input.email))
     if (Option.isNone(row)) return yield* new UserNotFound({ message: `No user with e-mail ${input.email}` })
     const user = row.value
     const domains = yield* normalizeDomains(input.domains)
     return yield* repo.transaction(
       Effect.gen(function*() {
-        const taken = yield* repo.domainsOwnedByOthers(user.id, domains)
+        const taken = yield* owned.ownedByOthers(user.id, domains)
         if (taken.length > 0) return yield* domainsTaken(taken)
-        yield* repo.addDomains(user.id, domains)
+        yield* owned.add(user.id, domains)
         return { user: toUser(user), domains }
       })
     )
@@ -115,26 +118,29 @@ const addDomainsWith = (input: { readonly email: string; readonly domains: Reado
 
 /**
  * Creates a user (and records the domains they own). The same code path serves the CLI
- * (`user create`) and test fixtures, which hold only a SqlClient.
+ * (`user create`) and test fixtures, which hold a SqlClient and the `OwnedDomains` port
+ * (portfolio's `OwnedDomainsLive`).
  */
 export const createUser = (input: CreateUserInput): Effect.Effect<
   Effect.Effect.Success<ReturnType<typeof createUserWith>>,
   Effect.Effect.Error<ReturnType<typeof createUserWith>>,
-  SqlClient.SqlClient
+  SqlClient.SqlClient | OwnedDomains
 > => createUserWith(input).pipe(Effect.provideServiceEffect(AccountsRepo, AccountsRepo.make))
 
 const make = Effect.gen(function*() {
   const repo = yield* AccountsRepo
+  const owned = yield* OwnedDomains
   const identitySettings = yield* IdentityConfig
   const sessionTtl = Duration.toMillis(identitySettings.sessionTtl)
   const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
   return {
-    createUser: (input: CreateUserInput) => Effect.provideService(createUserWith(input), AccountsRepo, repo),
+    createUser: (input: CreateUserInput) =>
+      createUserWith(input).pipe(Effect.provideService(AccountsRepo, repo), Effect.provideService(OwnedDomains, owned)),
 
     /** Records more domains as owned by the user with this e-mail (`user add-domains`). */
     addDomains: (input: { readonly email: string; readonly domains: ReadonlyArray<string> }) =>
-      Effect.provideService(addDomainsWith(input), AccountsRepo, repo),
+      addDomainsWith(input).pipe(Effect.provideService(AccountsRepo, repo), Effect.provideService(OwnedDomains, owned)),
 
     /**
      * Checks the credentials and starts a session; the returned token goes into the cookie and is
@@ -173,7 +179,7 @@ const make = Effect.gen(function*() {
 
     endSession: (token: string) => repo.deleteSession(sha256Hex(token)),
 
-    domainsOf: (userId: string) => repo.domainsOf(userId),
+    domainsOf: (userId: string) => owned.of(userId),
 
     /**
      * The account, when its role is `operator` (read now, not from the session: a role taken away
@@ -192,5 +198,6 @@ const make = Effect.gen(function*() {
 })
 
 export class Accounts extends Context.Tag("app/Accounts")<Accounts, Effect.Effect.Success<typeof make>>() {
+  /** Needs the `OwnedDomains` port (portfolio's rows), provided by src/app/Layers.ts. */
   static readonly Live = Layer.effect(Accounts, make).pipe(Layer.provide(AccountsRepo.Live))
 }

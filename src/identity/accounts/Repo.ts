@@ -1,5 +1,6 @@
 /**
- * SQL for accounts: users, owned domains, sign-in sessions. Rows are decoded by their schema; a
+ * SQL for accounts: users and sign-in sessions (the domains a user owns are portfolio's rows,
+ * reached through the `OwnedDomains` port). Rows are decoded by their schema; a
  * database failure is a defect here, once (`transaction` too), so the service sees only data.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -37,7 +38,6 @@ const NewSession = Schema.Struct({
   user_id: Schema.String,
   expires_at: Schema.DateFromSelf
 })
-const DomainRow = Schema.Struct({ domain: Schema.String })
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -58,24 +58,6 @@ const make = Effect.gen(function*() {
     Request: Schema.String,
     Result: UserRow,
     execute: (id) => sql`select ${columns} from users where id = ${id}`
-  })
-  const domainsOwnedByOthers = SqlSchema.findAll({
-    Request: Schema.Struct({ userId: Schema.String, domains: Schema.Array(Schema.String) }),
-    Result: DomainRow,
-    execute: ({ domains, userId }) =>
-      sql`select domain from user_domains where domain in ${sql.in(domains)} and user_id <> ${userId}`
-  })
-  const addDomains = SqlSchema.void({
-    Request: Schema.Struct({ userId: Schema.String, domains: Schema.Array(Schema.String) }),
-    execute: ({ domains, userId }) =>
-      sql`insert into user_domains ${
-        sql.insert(domains.map((domain) => ({ domain, user_id: userId })))
-      } on conflict (domain) do nothing`
-  })
-  const domainsOf = SqlSchema.findAll({
-    Request: Schema.String,
-    Result: DomainRow,
-    execute: (userId) => sql`select domain from user_domains where user_id = ${userId} order by domain`
   })
   const insertSession = SqlSchema.void({
     Request: NewSession,
@@ -99,22 +81,12 @@ const make = Effect.gen(function*() {
     execute: (now) => sql`delete from sessions where expires_at < ${now}`
   })
 
-  const domainNames = (rows: ReadonlyArray<typeof DomainRow.Type>) => rows.map((r) => r.domain)
-
   return {
     /** Runs `effect` in one transaction; a failed BEGIN/COMMIT is a defect, `effect`'s own errors stay. */
     transaction: transactionOf(sql),
     userByEmail: (email: string) => Effect.orDie(userByEmail(email)),
     userById: (id: string) => Effect.orDie(userById(id)),
     insertUser: (row: typeof NewUser.Type) => Effect.orDie(insertUser(row)),
-    /** Domains already owned by someone else. */
-    domainsOwnedByOthers: (userId: string, domains: ReadonlyArray<string>) =>
-      domains.length === 0
-        ? Effect.succeed([])
-        : Effect.orDie(Effect.map(domainsOwnedByOthers({ userId, domains }), domainNames)),
-    addDomains: (userId: string, domains: ReadonlyArray<string>) =>
-      domains.length === 0 ? Effect.void : Effect.orDie(addDomains({ userId, domains })),
-    domainsOf: (userId: string) => Effect.orDie(Effect.map(domainsOf(userId), domainNames)),
     insertSession: (row: typeof NewSession.Type) => Effect.orDie(insertSession(row)),
     sessionByHash: (tokenHash: string, now: Date) => Effect.orDie(sessionByHash({ tokenHash, now })),
     deleteSession: (tokenHash: string) => Effect.orDie(deleteSession(tokenHash)),

@@ -1,8 +1,9 @@
 /**
  * The event outbox. `append` runs inside the caller's transaction, so an event exists exactly
  * when the change it describes was committed. When the partner has an active webhook endpoint
- * for the environment, a delivery row is queued in the same transaction; the delivery worker
- * (src/partner/webhooks/Webhooks.ts) sends it. Events stay readable through GET /events.
+ * for the environment, a delivery row is queued in the same transaction (`append` in
+ * partner_event_append, `appendMany` through the webhooks slice's `DeliveryQueue`); the delivery
+ * worker (src/partner/webhooks/Webhooks.ts) sends it, reading the event here (`byId`). Events stay readable through GET /events.
  * A delivery carries its ordering key (`data.order.public_id` for order events, `data.case.id` for
  * brokerage events): the worker delivers one order's (case's) events in id order, one at a time.
  * `append` must run inside a transaction (it takes a per-partner transaction lock).
@@ -22,11 +23,14 @@ import { bulkInsert } from "../../platform/db/BulkInsert.js"
 import { idTime, makeId } from "../../platform/Ids.js"
 import { lockKey } from "../../platform/jobs/Singleton.js"
 import type { PartnerEnvironment } from "../Auth.js"
+import { DeliveryQueue } from "./DeliveryQueue.js"
+
+const Environment = Schema.Literal("live", "sandbox")
 
 export const EventRow = Schema.Struct({
   id: Schema.String,
   partner_id: Schema.String,
-  environment: Schema.Literal("live", "sandbox"),
+  environment: Environment,
   type: Schema.String,
   data: Schema.Unknown,
   created_at: Schema.DateFromSelf
@@ -51,6 +55,7 @@ const orderingKeyOf = (data: unknown): string | null => {
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const deliveries = yield* DeliveryQueue
   const greatestId = SqlSchema.single({
     Request: Schema.String,
     Result: GreatestId,
@@ -59,7 +64,7 @@ const make = Effect.gen(function*() {
   const list = SqlSchema.findAll({
     Request: Schema.Struct({
       partnerId: Schema.String,
-      environment: Schema.Literal("live", "sandbox"),
+      environment: Environment,
       afterId: Schema.NullOr(Schema.String),
       limit: Schema.Number
     }),
@@ -70,7 +75,48 @@ const make = Effect.gen(function*() {
         lockKey(partnerId)
       }, ${partnerId}, ${environment}, ${afterId}, ${limit})`
   })
+  const byId = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: EventRow,
+    execute: (id) =>
+      sql`select id, partner_id, environment, type, data, created_at from partner_events where id = ${id}`
+  })
+  const typesOf = SqlSchema.findAll({
+    Request: Schema.Array(Schema.String),
+    Result: Schema.Struct({ id: Schema.String, type: Schema.String }),
+    execute: (ids) => sql`select id, type from partner_events where id in ${sql.in(ids)}`
+  })
+  const orderKeysOf = SqlSchema.findAll({
+    Request: Schema.Struct({ partnerId: Schema.String, environment: Environment, ids: Schema.Array(Schema.String) }),
+    Result: Schema.Struct({ id: Schema.String, order_key: Schema.NullOr(Schema.String) }),
+    execute: (r) =>
+      sql`select id, data -> 'order' ->> 'public_id' as order_key from partner_events
+          where id in ${sql.in(r.ids)} and partner_id = ${r.partnerId} and environment = ${r.environment}`
+  })
   return {
+    /** One event (a webhook delivery's body). */
+    byId: (id: string) => Effect.orDie(byId(id)),
+
+    /** The types of these events, by id (the deliveries list). */
+    typesOf: (ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed(new Map<string, string>())
+        : Effect.orDie(Effect.map(typesOf(ids), (rows) => new Map(rows.map((r) => [r.id, r.type])))),
+
+    /**
+     * Those of `ids` that are the partner's events in the environment, each with its order's
+     * public id (null for an event about no order): what a redelivery queues.
+     */
+    orderKeysOf: (partnerId: string, environment: PartnerEnvironment, ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed(new Map<string, string | null>())
+        : Effect.orDie(
+          Effect.map(
+            orderKeysOf({ partnerId, environment, ids }),
+            (rows) => new Map(rows.map((r) => [r.id, r.order_key]))
+          )
+        ),
+
     append: (
       e: { partnerId: string; environment: PartnerEnvironment; type: string; data: unknown },
       /**
@@ -134,25 +180,11 @@ const make = Effect.gen(function*() {
           [["id", "text"], ["partner_id", "text"], ["environment", "text"], ["type", "text"], ["data", "jsonb"]],
           events.map((e, i) => ({ id: ids[i], partner_id: partnerId, environment, type: e.type, data: e.data }))
         )
-        const hooks =
-          yield* sql`select 1 from partner_webhooks where partner_id = ${partnerId} and environment = ${environment} and active`
-        if (hooks.length > 0) {
-          yield* bulkInsert(
-            sql,
-            "partner_webhook_deliveries",
-            [["id", "text"], ["event_id", "text"], ["partner_id", "text"], ["environment", "text"], [
-              "ordering_key",
-              "text"
-            ]],
-            ids.map((id, i) => ({
-              id: makeId("whd"),
-              event_id: id,
-              partner_id: partnerId,
-              environment,
-              ordering_key: orderingKeyOf(events[i]!.data)
-            }))
-          )
-        }
+        yield* deliveries.queue(
+          partnerId,
+          environment,
+          ids.map((id, i) => ({ eventId: id, orderingKey: orderingKeyOf(events[i]!.data) }))
+        )
         return ids
       }).pipe(Effect.orDie),
 

@@ -12,9 +12,9 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { claim, holdOf } from "../../domain/Reservation.js"
 import { expandQuery, fuse, keywordScore, queryTokens, queryWords, semanticScore } from "../../domain/SearchRanking.js"
+import { type InventoryListing as ListingRow, ListingReads } from "../../market/ListingReads.js"
 import type { PartnerEnvironment } from "../Auth.js"
 import { DomainNotListed } from "./Errors.js"
-import { InventoryRepo, type ListingRow } from "./Repo.js"
 import { wordNet } from "./WordNet.js"
 
 export type SearchMode = "hybrid" | "keyword" | "semantic"
@@ -29,7 +29,7 @@ export const MAX_RESULTS = 5
 const DEPTH = 30
 
 const make = Effect.gen(function*() {
-  const repo = yield* InventoryRepo
+  const listings = yield* ListingReads
 
   /** Another partner's live hold on the listing (the reservation rule, src/domain/Reservation.ts). */
   const reservedFor = (l: ListingRow, partnerId: string, now: number) =>
@@ -42,7 +42,7 @@ const make = Effect.gen(function*() {
       const lex = wordNet()
       const compact = queryTokens(q).join("")
       const words = queryWords(q, lex)
-      const rows = yield* repo.keywordCandidates(env, compact, words, 100)
+      const rows = yield* listings.keywordCandidates(env, compact, words, 100)
       return rows
         .map((r): { row: ListingRow; score: number } => ({
           row: r,
@@ -62,7 +62,7 @@ const make = Effect.gen(function*() {
         .sort((a, b) => b[1] - a[1])
         .slice(0, 60)
         .map(([t]) => t)
-      const rows = yield* repo.conceptCandidates(env, concepts, 400)
+      const rows = yield* listings.conceptCandidates(env, concepts, 400)
       return rows
         .map((row) => ({ row, score: semanticScore(words, row.label, lex) }))
         .filter((x) => x.score >= 0.4)
@@ -92,7 +92,7 @@ const make = Effect.gen(function*() {
 
   const lookup = (env: PartnerEnvironment, domain: string, partnerId: string) =>
     Effect.gen(function*() {
-      const found = yield* repo.byDomainWithReservation(env, domain)
+      const found = yield* listings.byDomainWithReservation(env, domain)
       if (Option.isNone(found)) return Option.none<{ listing: ListingRow; available: boolean; reserved: boolean }>()
       const listing = found.value
       const reserved = reservedFor(listing, partnerId, yield* Clock.currentTimeMillis)
@@ -123,5 +123,6 @@ const make = Effect.gen(function*() {
 })
 
 export class Inventory extends Context.Tag("app/PartnerInventory")<Inventory, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Inventory, make).pipe(Layer.provide(InventoryRepo.Live))
+  /** Over market's `ListingReads` (market owns `listings`), provided by src/app/Layers.ts. */
+  static readonly Live = Layer.effect(Inventory, make)
 }

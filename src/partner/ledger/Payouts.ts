@@ -14,6 +14,7 @@ import { payoutFailed, payoutPaid, payoutStarted } from "../../domain/Ledger.js"
 import { makeId } from "../../platform/Ids.js"
 import { lockKey, runExclusive } from "../../platform/jobs/Singleton.js"
 import type { PartnerEnvironment } from "../Auth.js"
+import { Credentials } from "../Credentials.js"
 import { Books } from "./Books.js"
 import { type PayoutOutcome, PayoutProvider, SandboxPayouts } from "./PayoutProvider.js"
 import { type Group, MoneyRepo, type PayoutRow } from "./Repo.js"
@@ -46,6 +47,7 @@ export interface PayoutRunResult {
 
 const make = Effect.gen(function*() {
   const money = yield* MoneyRepo
+  const credentials = yield* Credentials
   const books = yield* Books
   const provider = yield* PayoutProvider
   const ledgerSettings = yield* LedgerConfig
@@ -60,7 +62,7 @@ const make = Effect.gen(function*() {
   /** Sends a pending payout and records the outcome (paid / failed; pending stays for the next run). */
   const send = (p: PayoutRow) =>
     Effect.gen(function*() {
-      const partner = yield* money.payoutAccount(p.partner_id)
+      const partner = yield* credentials.payoutAccount(p.partner_id)
       const via = p.environment === "sandbox" ? SandboxPayouts : provider
       const destination = Option.match(partner, { onNone: () => null, onSome: (r) => r.payout_account })
       // A provider that pays an account cannot pay a partner without one: the payout waits, pending
@@ -153,10 +155,12 @@ const make = Effect.gen(function*() {
   return {
     run,
     /** The partner's account at the payout provider; false when there is no such partner. */
-    setAccount: money.setPayoutAccount
+    setAccount: credentials.setPayoutAccount
   }
 })
 
 export class Payouts extends Context.Tag("app/Payouts")<Payouts, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Payouts, make).pipe(Layer.provide(Layer.mergeAll(MoneyRepo.Live, Books.Live)))
+  static readonly Live = Layer.effect(Payouts, make).pipe(
+    Layer.provide(Layer.mergeAll(MoneyRepo.Live, Books.Live, Credentials.Live))
+  )
 }

@@ -1,8 +1,8 @@
 /**
  * SQL of the money tables other than the books (Books.ts writes `ledger_transactions` and
  * `ledger_entries`): settlement runs, statements and their lines, payouts, and the sales history
- * (partner_orders, read-only here) with totals over the whole filter. Every partner read is keyed
- * by partner AND environment.
+ * with totals over the whole filter (the orders' figures come through the `OrderFigures` port,
+ * which the orders slice implements). Every partner read is keyed by partner AND environment.
  *
  * Rows are decoded by the schemas of RepoRows.ts; a database error is a defect here, once. The
  * callers keep their transactions (`transaction` runs one; the statements join it). The SQL is in
@@ -12,6 +12,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Effect, Layer } from "effect"
 import { transactionOf } from "../../platform/db/SqlTransaction.js"
+import { OrderFigures } from "./OrderFigures.js"
 import { payoutQueries } from "./RepoPayouts.js"
 import { settlementQueries } from "./RepoSettlement.js"
 import { viewQueries } from "./RepoViews.js"
@@ -29,14 +30,22 @@ export {
   TransactionRow
 } from "./RepoRows.js"
 
-const make = Effect.map(SqlClient.SqlClient, (sql) => ({
-  /** Runs `effect` in one transaction; a failed BEGIN/COMMIT is a defect, `effect`'s own errors stay. */
-  transaction: transactionOf(sql),
-  ...viewQueries(sql),
-  ...settlementQueries(sql),
-  ...payoutQueries(sql)
-}))
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const orders = yield* OrderFigures
+  return {
+    /** Runs `effect` in one transaction; a failed BEGIN/COMMIT is a defect, `effect`'s own errors stay. */
+    transaction: transactionOf(sql),
+    ...viewQueries(sql, orders),
+    ...settlementQueries(sql),
+    ...payoutQueries(sql),
+    /** Refunds of the group's orders recorded in (after, until] (the orders slice's figures). */
+    refundsBetween: orders.refundsBetween,
+    paymentModelsSettledAfter: orders.paymentModelsSettledAfter
+  }
+})
 
+/** Needs the `OrderFigures` port, provided by src/partner/Layer.ts. */
 export class MoneyRepo extends Context.Tag("app/MoneyRepo")<MoneyRepo, Effect.Effect.Success<typeof make>>() {
   static readonly Live = Layer.effect(MoneyRepo, make)
 }

@@ -1,28 +1,12 @@
 /**
- * SQL of money out and money in: the payout run's reads and writes (Payouts.ts: payout accounts,
+ * SQL of money out and money in: the payout run's reads and writes (Payouts.ts:
  * pending payouts, payable groups, statements marked paid) and received payments (Receipts.ts),
  * each inside its caller's transaction.
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Effect, Option, Schema } from "effect"
-import { Environment, Group, NewPayout, Owner, PaymentModel, PayoutRow, ReceiptRow } from "./RepoRows.js"
-
-const PayoutAccount = Schema.Struct({ payout_account: Schema.NullOr(Schema.String) })
-
-const payoutAccountQuery = (sql: SqlClient.SqlClient) =>
-  SqlSchema.findOne({
-    Request: Schema.String,
-    Result: PayoutAccount,
-    execute: (partnerId) => sql`select payout_account from partners where id = ${partnerId}`
-  })
-
-const setPayoutAccountQuery = (sql: SqlClient.SqlClient) =>
-  SqlSchema.findOne({
-    Request: Schema.Struct({ partnerId: Schema.String, account: Schema.String }),
-    Result: Schema.Struct({ id: Schema.String }),
-    execute: (r) => sql`update partners set payout_account = ${r.account} where id = ${r.partnerId} returning id`
-  })
+import { Effect, Schema } from "effect"
+import { Environment, Group, NewPayout, Owner, PayoutRow, ReceiptRow } from "./RepoRows.js"
 
 const pendingPayoutsQuery = (sql: SqlClient.SqlClient) =>
   SqlSchema.findAll({
@@ -127,17 +111,6 @@ const lastPayoutAtQuery = (sql: SqlClient.SqlClient) =>
         where partner_id = ${g.partner_id} and environment = ${g.environment} and status <> 'failed'`
   })
 
-const paymentModelsSettledAfterQuery = (sql: SqlClient.SqlClient) =>
-  SqlSchema.findAll({
-    Request: Schema.Struct({ group: Group, after: Schema.NullOr(Schema.DateFromSelf) }),
-    Result: Schema.Struct({ payment_model: PaymentModel }),
-    execute: ({ after, group: g }) =>
-      sql`
-        select distinct payment_model from partner_orders
-        where partner_id = ${g.partner_id} and environment = ${g.environment} and status = 'SETTLED' and payment_model <> 'partner_collected'
-          ${after ? sql`and settled_at > ${after}` : sql``}`
-  })
-
 const insertPayoutQuery = (sql: SqlClient.SqlClient) =>
   SqlSchema.single({
     Request: NewPayout,
@@ -147,8 +120,6 @@ const insertPayoutQuery = (sql: SqlClient.SqlClient) =>
 
 /** Payouts and receipts, of the repository. */
 export const payoutQueries = (sql: SqlClient.SqlClient) => {
-  const payoutAccount = payoutAccountQuery(sql)
-  const setPayoutAccount = setPayoutAccountQuery(sql)
   const pendingPayouts = pendingPayoutsQuery(sql)
   const payoutStatusForUpdate = payoutStatusForUpdateQuery(sql)
   const markPayoutPaid = markPayoutPaidQuery(sql)
@@ -160,13 +131,8 @@ export const payoutQueries = (sql: SqlClient.SqlClient) => {
   const lockPartnerPayouts = lockPartnerPayoutsQuery(sql)
   const payableGroups = payableGroupsQuery(sql)
   const lastPayoutAt = lastPayoutAtQuery(sql)
-  const paymentModelsSettledAfter = paymentModelsSettledAfterQuery(sql)
   const insertPayout = insertPayoutQuery(sql)
   return {
-    payoutAccount: (partnerId: string) => Effect.orDie(payoutAccount(partnerId)),
-    /** False when there is no such partner. */
-    setPayoutAccount: (partnerId: string, account: string) =>
-      Effect.orDie(Effect.map(setPayoutAccount({ partnerId, account }), Option.isSome)),
     pendingPayouts: Effect.orDie(pendingPayouts(undefined)),
     /** The payout's status, its row locked to the end of the caller's transaction. */
     payoutStatusForUpdate: (id: string) => Effect.orDie(payoutStatusForUpdate(id)),
@@ -186,9 +152,6 @@ export const payoutQueries = (sql: SqlClient.SqlClient) => {
     payableGroups: (minimumCents: number) => Effect.orDie(payableGroups(minimumCents)),
     /** When the group's last payout that did not fail was written (null: never). */
     lastPayoutAt: (g: Group) => Effect.orDie(Effect.map(lastPayoutAt(g), (r) => r.created_at)),
-    /** The service-collected payment models of the group's orders settled after `after`. */
-    paymentModelsSettledAfter: (group: Group, after: Date | null) =>
-      Effect.orDie(Effect.map(paymentModelsSettledAfter({ group, after }), (rows) => rows.map((r) => r.payment_model))),
     /** A pending payout. */
     insertPayout: (p: typeof NewPayout.Type) => Effect.orDie(insertPayout(p))
   }

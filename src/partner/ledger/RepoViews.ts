@@ -1,15 +1,14 @@
 /**
  * SQL of the money a partner and the operator read: statements (newest first) and their lines,
- * the sales history (partner_orders, read-only here) with totals over the whole filter, payouts
- * and their total. Every partner read is keyed by partner AND environment.
+ * the sales history (the orders' sales, through the `OrderFigures` port, under their postings'
+ * ids) with totals over the whole filter, payouts and their total. Every partner read is keyed by partner AND environment.
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
+import type { Context } from "effect"
 import { Effect, Schema } from "effect"
+import type { OrderFigures } from "./OrderFigures.js"
 import {
-  ceilDay,
-  floorDay,
-  isoDay,
   LineRow,
   Owner,
   Page,
@@ -17,9 +16,8 @@ import {
   PayoutSource,
   StatementRow,
   Total,
-  Totals,
-  TransactionFilters,
-  TransactionRow
+  type TransactionFilters,
+  type TransactionRow
 } from "./RepoRows.js"
 
 const owned = (sql: SqlClient.SqlClient, o: Owner | null) =>
@@ -59,59 +57,12 @@ const linesQuery = (sql: SqlClient.SqlClient) =>
     execute: (statementId) => sql`select * from settlement_lines where statement_id = ${statementId} order by order_id`
   })
 
-const transactionsQuery = (sql: SqlClient.SqlClient) =>
+/** The ledger's recorded sales among these natural keys (`order:<id>:recorded`): a transaction row's id. */
+export const recordedQuery = (sql: SqlClient.SqlClient) =>
   SqlSchema.findAll({
-    Request: Schema.Struct({ owner: Owner, filters: TransactionFilters, ...Page }),
-    Result: TransactionRow,
-    execute: ({ beforeId, filters: f, limit, owner: o }) =>
-      sql`
-        select coalesce(t.id, p.id) as id, p.id as order_id, p.domain, p.payment_model, p.status, p.sale_price_cents,
-               p.commission_cents, p.currency, p.created_at, p.settled_at
-        from (select * from partner_orders
-              where partner_id = ${o.partnerId} and environment = ${o.environment}
-                ${f.from ? sql`and created_at >= ${f.from}` : sql``}
-                ${f.to ? sql`and created_at < ${f.to}` : sql``}
-                ${f.status ? sql`and status = ${f.status}` : sql``}
-                ${f.paymentModel ? sql`and payment_model = ${f.paymentModel}` : sql``}
-                ${beforeId ? sql`and id < ${beforeId}` : sql``}
-              order by id desc limit ${limit}) p
-        left join ledger_transactions t on t.natural_key = 'order:' || p.id || ':recorded'
-        order by p.id desc`
-  })
-
-/**
- * Totals over every row of the filter: whole UTC days from the maintained `partner_order_totals`
- * (migration 0105), the partial first and last day of a `from`/`to` range from the orders.
- */
-const transactionTotalsQuery = (sql: SqlClient.SqlClient) =>
-  SqlSchema.single({
-    Request: Schema.Struct({ owner: Owner, filters: TransactionFilters }),
-    Result: Totals,
-    execute: ({ filters: f, owner: o }) => {
-      const fromDay = f.from ? ceilDay(f.from) : null
-      const toDay = f.to ? floorDay(f.to) : null
-      const rest = sql`${f.status ? sql`and status = ${f.status}` : sql``}
-        ${f.paymentModel ? sql`and payment_model = ${f.paymentModel}` : sql``}`
-      const orders = (from: Date | null, to: Date | null) =>
-        sql`select count(*) as count, coalesce(sum(sale_price_cents), 0) as gmv_cents, coalesce(sum(commission_cents), 0) as commission_cents
-            from partner_orders where partner_id = ${o.partnerId} and environment = ${o.environment}
-            ${from ? sql`and created_at >= ${from}` : sql``} ${to ? sql`and created_at < ${to}` : sql``} ${rest}`
-      // A range within less than a day or two: the orders alone.
-      if (fromDay && toDay && fromDay.getTime() >= toDay.getTime()) return orders(f.from!, f.to!)
-      const parts = [
-        sql`select coalesce(sum(count), 0) as count, coalesce(sum(gmv_cents), 0) as gmv_cents, coalesce(sum(commission_cents), 0) as commission_cents
-            from partner_order_totals where partner_id = ${o.partnerId} and environment = ${o.environment}
-            ${fromDay ? sql`and day >= ${isoDay(fromDay)}::date` : sql``} ${
-          toDay ? sql`and day < ${isoDay(toDay)}::date` : sql``
-        } ${rest}`,
-        ...(f.from && fromDay && fromDay.getTime() > f.from.getTime() ? [orders(f.from, fromDay)] : []),
-        ...(f.to && toDay && toDay.getTime() < f.to.getTime() ? [orders(toDay, f.to)] : [])
-      ]
-      return sql`
-        select coalesce(sum(count), 0)::bigint as count, coalesce(sum(gmv_cents), 0)::bigint as gmv_cents,
-               coalesce(sum(commission_cents), 0)::bigint as commission_cents
-        from (${sql.join(" union all ", false)(parts)}) t`
-    }
+    Request: Schema.Array(Schema.String),
+    Result: Schema.Struct({ id: Schema.String, natural_key: Schema.String }),
+    execute: (keys) => sql`select id, natural_key from ledger_transactions where natural_key in ${sql.in(keys)}`
   })
 
 const payoutsQuery = (sql: SqlClient.SqlClient) =>
@@ -139,12 +90,11 @@ const totalPaidQuery = (sql: SqlClient.SqlClient) =>
   })
 
 /** The money views of the repository. */
-export const viewQueries = (sql: SqlClient.SqlClient) => {
+export const viewQueries = (sql: SqlClient.SqlClient, orders: Context.Tag.Service<typeof OrderFigures>) => {
   const statements = statementsQuery(sql)
   const statement = statementQuery(sql)
   const lines = linesQuery(sql)
-  const transactions = transactionsQuery(sql)
-  const transactionTotals = transactionTotalsQuery(sql)
+  const recorded = recordedQuery(sql)
   const payouts = payoutsQuery(sql)
   const totalPaid = totalPaidQuery(sql)
   return {
@@ -157,10 +107,19 @@ export const viewQueries = (sql: SqlClient.SqlClient) => {
     ) => Effect.orDie(statements({ owner, from: window.from, to: window.to, beforeId, limit })),
     statement: (id: string, owner: Owner | null) => Effect.orDie(statement({ id, owner })),
     lines: (statementId: string) => Effect.orDie(lines(statementId)),
+    /**
+     * The sales history, newest first: the orders' sales (the orders slice's), each under the id of
+     * its recorded posting (the order's id before it is posted).
+     */
     transactions: (owner: Owner, filters: TransactionFilters, beforeId: string | null, limit: number) =>
-      Effect.orDie(transactions({ owner, filters, beforeId, limit })),
-    transactionTotals: (owner: Owner, filters: TransactionFilters) =>
-      Effect.orDie(transactionTotals({ owner, filters })),
+      Effect.gen(function*() {
+        const sales = yield* orders.sales(owner, filters, beforeId, limit)
+        if (sales.length === 0) return []
+        const key = (orderId: string) => `order:${orderId}:recorded`
+        const posted = new Map((yield* recorded(sales.map((s) => key(s.order_id)))).map((t) => [t.natural_key, t.id]))
+        return sales.map((s): TransactionRow => ({ id: posted.get(key(s.order_id)) ?? s.order_id, ...s }))
+      }).pipe(Effect.orDie),
+    transactionTotals: orders.salesTotals,
     payouts: (
       owner: Owner,
       sources: ReadonlyArray<typeof PayoutSource.Type> | null,

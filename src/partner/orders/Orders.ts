@@ -123,6 +123,9 @@ const make = Effect.gen(function*() {
         note: options.note ?? null,
         eventId: options.eventId ?? null
       }),
+    /** The partner's referral sales in a window, newest first, and their totals (src/referrals' reports). */
+    referralSales: repo.referralSales,
+    referralSalesTotals: repo.referralSalesTotals,
     /** Every partner's orders, newest first (operator CLI). */
     listAll: (filters: Parameters<typeof repo.listAll>[0], limit: number) =>
       Effect.map(repo.listAll(filters, limit), (rows) => rows.map(orderOf)),

@@ -1,17 +1,25 @@
 /**
  * SQL for partner orders, their quotes, timeline and refunds (the listing they hold is market's:
  * src/market). Rows are decoded by the schemas of RepoRows.ts; a database error is a defect here
- * (`Effect.orDie`), once, so the service sees only data. The SQL is in RepoOrder.ts (one order) and
- * RepoBatches.ts (lists and settlement batches).
+ * (`Effect.orDie`), once, so the service sees only data. The SQL is in RepoOrder.ts (one order),
+ * RepoBatches.ts (lists and settlement batches), RepoFigures.ts (what the ledger reads) and
+ * RepoReferrals.ts (the referral reports' sales).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Effect, Layer } from "effect"
 import { batchQueries } from "./RepoBatches.js"
+import { figureQueries } from "./RepoFigures.js"
 import { orderQueries } from "./RepoOrder.js"
+import { referralQueries } from "./RepoReferrals.js"
 
 export { Buyer, ListingForOrder, type NewOrder, type OrderFilters, OrderRow, TimelineRow } from "./RepoRows.js"
 
-const make = Effect.map(SqlClient.SqlClient, (sql) => ({ ...orderQueries(sql), ...batchQueries(sql) }))
+const make = Effect.map(SqlClient.SqlClient, (sql) => ({
+  ...orderQueries(sql),
+  ...batchQueries(sql),
+  ...figureQueries(sql),
+  ...referralQueries(sql)
+}))
 
 export class OrderRepo extends Context.Tag("app/PartnerOrderRepo")<OrderRepo, Effect.Effect.Success<typeof make>>() {
   static readonly Live = Layer.effect(OrderRepo, make)

@@ -9,6 +9,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 import type { OrderStatus } from "../../domain/OrderState.js"
 import type { PartnerEnvironment } from "../Auth.js"
+import { partnerTerms } from "../Fragments.js"
 import {
   Environment,
   ListingForOrder,
@@ -33,7 +34,7 @@ const insertOrderFromQuery = (sql: SqlClient.SqlClient) => (o: NewOrder) =>
         ${o.salePriceCents}, ${o.currency}, ${o.externalPaymentRef}, ${o.quoteId}, ${JSON.stringify(o.buyer)}::jsonb,
         ${o.returnUrl}, ${o.cancelUrl}, p.commission_bps, ${o.salePriceCents}::bigint * p.commission_bps / 10000,
         ${o.paymentModel ?? "partner_collected"}, ${o.checkoutSessionId ?? null}, ${o.referralLinkId ?? null}
-      from partners p where p.id = ${o.partnerId}`
+      from ${partnerTerms(sql, o.partnerId)}`
 
 const insertQuoteQuery = (sql: SqlClient.SqlClient) =>
   SqlSchema.void({

@@ -22,6 +22,7 @@ import { standardWebhookSignature, webhookSignature } from "../../domain/Partner
 import { Backoff, type Outcome, runWorkers } from "../../platform/jobs/DurableQueue.js"
 import { Outbound } from "../../platform/outbound/Outbound.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
+import { Outbox } from "../events/Outbox.js"
 import { PartnerConfig } from "../Settings.js"
 import { type ClaimedDelivery, type ClaimPool, WebhookRepo } from "./Repo.js"
 import { SEAL_PURPOSE } from "./Secret.js"
@@ -64,6 +65,7 @@ class AttemptFailed extends Data.TaggedError("AttemptFailed")<{
 
 export const makeDelivery = Effect.gen(function*() {
   const repo = yield* WebhookRepo
+  const outbox = yield* Outbox
   const outbound = yield* Outbound
   const secrets = yield* ServiceSecret
   const partnerSettings = yield* PartnerConfig
@@ -85,7 +87,7 @@ export const makeDelivery = Effect.gen(function*() {
       if (Option.isNone(endpoint) || !endpoint.value.active) {
         return yield* notSent("cancelled", "webhook endpoint disabled or removed")
       }
-      const event = yield* repo.event(d.event_id)
+      const event = yield* outbox.byId(d.event_id)
       if (Option.isNone(event)) return yield* notSent("cancelled", "event missing")
       const secret = secrets.decrypt(SEAL_PURPOSE, endpoint.value.secret_sealed)
       if (Option.isNone(secret)) return yield* notSent("failed", "endpoint secret unreadable")

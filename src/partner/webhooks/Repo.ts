@@ -14,7 +14,6 @@ export {
   AttemptRow,
   ClaimedDelivery,
   type ClaimPool,
-  DeliveryEvent,
   DeliveryRow,
   DeliveryStatus,
   DeliveryTarget,

@@ -1,13 +1,16 @@
 /**
- * SQL of the partner's view of its deliveries (newest first, with their attempts) and of
- * redelivery: which events failed since a time, and a new delivery queued for one (one pending
- * delivery per event). A database error is a defect here.
+ * SQL of the partner's view of its deliveries (newest first, with their attempts), of
+ * redelivery (which events failed since a time, and a new delivery queued for one: one pending
+ * delivery per event) and of new events' deliveries (the outbox's `DeliveryQueue`). The events
+ * themselves are the events slice's, read through its Outbox. A database error is a defect here.
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Effect, Schema } from "effect"
+import { bulkInsert } from "../../platform/db/BulkInsert.js"
 import { makeId } from "../../platform/Ids.js"
 import type { PartnerEnvironment } from "../Auth.js"
+import type { QueuedEvent } from "../events/DeliveryQueue.js"
 import { AttemptRow, DeliveryRow, DeliveryStatus, EventId, Id, Owner, REDELIVER_BATCH } from "./RepoRows.js"
 
 const DeliveriesRequest = Schema.Struct({
@@ -24,9 +27,9 @@ const deliveryRowsQuery = (sql: SqlClient.SqlClient) =>
     Result: DeliveryRow,
     execute: (r) =>
       sql`
-        select d.id, d.event_id, e.type as event_type, d.status, d.attempts, d.next_attempt_at, d.last_status,
+        select d.id, d.event_id, d.status, d.attempts, d.next_attempt_at, d.last_status,
                d.last_error, d.created_at, d.finished_at
-        from partner_webhook_deliveries d join partner_events e on e.id = d.event_id
+        from partner_webhook_deliveries d
         where d.partner_id = ${r.partnerId} and d.environment = ${r.environment}
           ${r.status === undefined ? sql`` : sql`and d.status = ${r.status}`}
           ${r.eventId === undefined ? sql`` : sql`and d.event_id = ${r.eventId}`}
@@ -42,15 +45,6 @@ const attemptsOfQuery = (sql: SqlClient.SqlClient) =>
       sql`select delivery_id, attempt, started_at, duration_ms, status, error from partner_webhook_attempts
           where delivery_id in ${sql.in(ids)}
           order by seq desc`
-  })
-
-const ownedEventQuery = (sql: SqlClient.SqlClient) =>
-  SqlSchema.findOne({
-    Request: Schema.Struct({ ...Owner.fields, eventId: Schema.String }),
-    Result: Id,
-    execute: (r) =>
-      sql`select id from partner_events
-          where id = ${r.eventId} and partner_id = ${r.partnerId} and environment = ${r.environment}`
   })
 
 const failedSinceQuery = (sql: SqlClient.SqlClient) =>
@@ -70,26 +64,58 @@ const failedSinceQuery = (sql: SqlClient.SqlClient) =>
 
 const enqueueQuery = (sql: SqlClient.SqlClient) =>
   SqlSchema.findOne({
-    Request: Schema.Struct({ ...Owner.fields, eventId: Schema.String }),
+    Request: Schema.Struct({ ...Owner.fields, eventId: Schema.String, orderingKey: Schema.NullOr(Schema.String) }),
     Result: Id,
     execute: (r) =>
       sql`
         insert into partner_webhook_deliveries (id, event_id, partner_id, environment, ordering_key)
-        select ${makeId("whd")}, e.id, e.partner_id, e.environment, e.data -> 'order' ->> 'public_id'
-        from partner_events e
-        join partner_webhooks w on w.partner_id = e.partner_id and w.environment = e.environment and w.active
-        where e.id = ${r.eventId} and e.partner_id = ${r.partnerId} and e.environment = ${r.environment}
+        select ${makeId("whd")}, ${r.eventId}, w.partner_id, w.environment, ${r.orderingKey}
+        from partner_webhooks w
+        where w.partner_id = ${r.partnerId} and w.environment = ${r.environment} and w.active
         on conflict (event_id) where status = 'pending' do nothing
         returning id`
   })
+
+const hasActiveEndpointQuery = (sql: SqlClient.SqlClient) =>
+  SqlSchema.findAll({
+    Request: Owner,
+    Result: Schema.Struct({ one: Schema.Number }),
+    execute: (r) =>
+      sql`select 1 as one from partner_webhooks where partner_id = ${r.partnerId} and environment = ${r.environment} and active`
+  })
+
+/** New events' deliveries, one set-based insert (the outbox's `DeliveryQueue`, ./DeliveryQueue.ts). */
+const queueManyQuery = (sql: SqlClient.SqlClient) => {
+  const hasActiveEndpoint = hasActiveEndpointQuery(sql)
+  return (partnerId: string, environment: PartnerEnvironment, events: ReadonlyArray<QueuedEvent>) =>
+    Effect.gen(function*() {
+      const hooks = yield* hasActiveEndpoint({ partnerId, environment })
+      if (hooks.length === 0) return
+      yield* bulkInsert(
+        sql,
+        "partner_webhook_deliveries",
+        [["id", "text"], ["event_id", "text"], ["partner_id", "text"], ["environment", "text"], [
+          "ordering_key",
+          "text"
+        ]],
+        events.map((e) => ({
+          id: makeId("whd"),
+          event_id: e.eventId,
+          partner_id: partnerId,
+          environment,
+          ordering_key: e.orderingKey
+        }))
+      )
+    }).pipe(Effect.orDie)
+}
 
 /** The partner's deliveries and redelivery, of the repository. */
 export const deliveryQueries = (sql: SqlClient.SqlClient) => {
   const deliveryRows = deliveryRowsQuery(sql)
   const attemptsOf = attemptsOfQuery(sql)
-  const ownedEvent = ownedEventQuery(sql)
   const failedSince = failedSinceQuery(sql)
   const enqueue = enqueueQuery(sql)
+  const queueMany = queueManyQuery(sql)
   return {
     /** Deliveries newest first (by id, below `before` when given), `limit + 1` read to tell whether more follow. */
     deliveries: (
@@ -113,10 +139,6 @@ export const deliveryQueries = (sql: SqlClient.SqlClient) => {
         return { deliveries: page, attempts, hasMore: rows.length > limit }
       }).pipe(Effect.orDie),
 
-    /** Whether the event exists for this partner and environment. */
-    ownsEvent: (partnerId: string, environment: PartnerEnvironment, eventId: string) =>
-      ownedEvent({ partnerId, environment, eventId }).pipe(Effect.map((r) => r._tag === "Some"), Effect.orDie),
-
     /** Event ids whose delivery failed at or after `since` and that were neither delivered since nor are pending. */
     failedSince: (partnerId: string, environment: PartnerEnvironment, since: Date) =>
       failedSince({ partnerId, environment, since }).pipe(
@@ -125,10 +147,17 @@ export const deliveryQueries = (sql: SqlClient.SqlClient) => {
       ),
 
     /**
-     * Queues a new delivery of the event to the partner's active endpoint: true when queued,
-     * false when one is already pending (a unique index admits one pending delivery per event).
+     * Queues a new delivery of the partner's event to its active endpoint: true when queued,
+     * false when one is already pending (a unique index admits one pending delivery per event)
+     * or there is no active endpoint.
      */
-    enqueue: (partnerId: string, environment: PartnerEnvironment, eventId: string) =>
-      enqueue({ partnerId, environment, eventId }).pipe(Effect.map((r) => r._tag === "Some"), Effect.orDie)
+    enqueue: (partnerId: string, environment: PartnerEnvironment, eventId: string, orderingKey: string | null) =>
+      enqueue({ partnerId, environment, eventId, orderingKey }).pipe(
+        Effect.map((r) => r._tag === "Some"),
+        Effect.orDie
+      ),
+
+    /** New events' deliveries when the partner has an active endpoint (caller's transaction). */
+    queueMany
   }
 }

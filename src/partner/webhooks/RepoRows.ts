@@ -27,7 +27,6 @@ export const DeliveryTarget = Schema.Struct({
 export const DeliveryRow = Schema.Struct({
   id: Schema.String,
   event_id: Schema.String,
-  event_type: Schema.String,
   status: DeliveryStatus,
   attempts: Schema.Number,
   next_attempt_at: Schema.DateFromSelf,
@@ -68,14 +67,6 @@ export const ClaimedDelivery = Schema.Struct({
  */
 export type ClaimPool = "healthy" | "probe"
 export type ClaimedDelivery = typeof ClaimedDelivery.Type
-
-export const DeliveryEvent = Schema.Struct({
-  id: Schema.String,
-  type: Schema.String,
-  partner_id: Schema.String,
-  data: Schema.Unknown,
-  created_at: Schema.DateFromSelf
-})
 
 export const Owner = Schema.Struct({ partnerId: Schema.String, environment: Environment })
 export const Id = Schema.Struct({ id: Schema.String })

@@ -1,12 +1,12 @@
 /**
  * SQL of the delivery worker: fair claims of due deliveries across replicas (an advisory lock,
- * FOR UPDATE SKIP LOCKED), the event a delivery carries, each attempt recorded, a delivery
- * finished or retried later, and the backlog gauges. A database error is a defect here.
+ * FOR UPDATE SKIP LOCKED), each attempt recorded, a delivery finished or retried later, and the
+ * backlog gauges (the event a delivery carries is read through the events slice's Outbox). A database error is a defect here.
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Effect, Schema } from "effect"
-import { ClaimedDelivery, type ClaimPool, DeliveryEvent } from "./RepoRows.js"
+import { ClaimedDelivery, type ClaimPool } from "./RepoRows.js"
 
 /** Advisory lock serialising delivery claims across replicas (held for one short transaction). */
 const CLAIM_LOCK = 7_340_080
@@ -58,13 +58,6 @@ const claimQuery = (sql: SqlClient.SqlClient) =>
           for update skip locked)
         returning d.id, d.event_id, d.partner_id, d.environment, d.attempts,
                   (select p.consecutive_failures from picked p where p.id = d.id) as endpoint_failures`
-  })
-
-const eventQuery = (sql: SqlClient.SqlClient) =>
-  SqlSchema.findOne({
-    Request: Schema.String,
-    Result: DeliveryEvent,
-    execute: (id) => sql`select id, type, partner_id, data, created_at from partner_events where id = ${id}`
   })
 
 const recordAttemptQuery = (sql: SqlClient.SqlClient) =>
@@ -142,7 +135,6 @@ const backlogQuery = (sql: SqlClient.SqlClient) =>
 /** The delivery worker's operations of the repository. */
 export const workerQueries = (sql: SqlClient.SqlClient) => {
   const claim = claimQuery(sql)
-  const event = eventQuery(sql)
   const recordAttempt = recordAttemptQuery(sql)
   const finish = finishQuery(sql)
   const retryLater = retryLaterQuery(sql)
@@ -166,8 +158,6 @@ export const workerQueries = (sql: SqlClient.SqlClient) => {
           claim({ limit, perEndpoint, leaseSeconds, probe: pool === "probe", threshold })
         )
       ).pipe(Effect.orDie),
-
-    event: (id: string) => event(id).pipe(Effect.orDie),
 
     recordAttempt: (a: {
       deliveryId: string

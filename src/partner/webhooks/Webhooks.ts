@@ -147,28 +147,33 @@ const make = Effect.gen(function*() {
     before: string | null,
     limit: number
   ) =>
-    Effect.map(repo.deliveries(partner.partnerId, partner.environment, filters, before, limit), (page) => ({
-      hasMore: page.hasMore,
-      deliveries: page.deliveries.map((d) => ({
-        id: d.id,
-        event_id: d.event_id,
-        event_type: d.event_type,
-        status: d.status,
-        attempt_count: d.attempts,
-        next_attempt_at: d.status === "pending" ? d.next_attempt_at.toISOString() : null,
-        last_status: d.last_status,
-        last_error: d.last_error,
-        created_at: d.created_at.toISOString(),
-        finished_at: d.finished_at === null ? null : d.finished_at.toISOString(),
-        attempts: page.attempts.filter((a) => a.delivery_id === d.id).map((a) => ({
-          attempt: a.attempt,
-          started_at: a.started_at.toISOString(),
-          status: a.status,
-          duration_ms: a.duration_ms,
-          error: a.error
+    Effect.gen(function*() {
+      const page = yield* repo.deliveries(partner.partnerId, partner.environment, filters, before, limit)
+      // Every delivery's event exists (a foreign key): its type is the events slice's to tell.
+      const types = yield* outbox.typesOf([...new Set(page.deliveries.map((d) => d.event_id))])
+      return {
+        hasMore: page.hasMore,
+        deliveries: page.deliveries.map((d) => ({
+          id: d.id,
+          event_id: d.event_id,
+          event_type: types.get(d.event_id) ?? "",
+          status: d.status,
+          attempt_count: d.attempts,
+          next_attempt_at: d.status === "pending" ? d.next_attempt_at.toISOString() : null,
+          last_status: d.last_status,
+          last_error: d.last_error,
+          created_at: d.created_at.toISOString(),
+          finished_at: d.finished_at === null ? null : d.finished_at.toISOString(),
+          attempts: page.attempts.filter((a) => a.delivery_id === d.id).map((a) => ({
+            attempt: a.attempt,
+            started_at: a.started_at.toISOString(),
+            status: a.status,
+            duration_ms: a.duration_ms,
+            error: a.error
+          }))
         }))
-      }))
-    }))
+      }
+    })
 
   /**
    * Queues one event again, or every event whose delivery failed since a time. An event that
@@ -180,19 +185,21 @@ const make = Effect.gen(function*() {
       yield* activeEndpoint(partner)
       let eventIds: ReadonlyArray<string>
       if ("eventId" in request) {
-        const owned = yield* repo.ownsEvent(partner.partnerId, partner.environment, request.eventId)
-        if (!owned) {
-          return yield* new WebhookEventNotFound({
-            message: "No such event for this credential's partner and environment"
-          })
-        }
         eventIds = [request.eventId]
       } else {
         eventIds = yield* repo.failedSince(partner.partnerId, partner.environment, request.since)
       }
+      // The partner's own events only, each with the key its deliveries are ordered by.
+      const keys = yield* outbox.orderKeysOf(partner.partnerId, partner.environment, eventIds)
+      if ("eventId" in request && !keys.has(request.eventId)) {
+        return yield* new WebhookEventNotFound({
+          message: "No such event for this credential's partner and environment"
+        })
+      }
       let queued = 0
       for (const id of eventIds) {
-        if (yield* repo.enqueue(partner.partnerId, partner.environment, id)) queued++
+        const key = keys.get(id)
+        if (key !== undefined && (yield* repo.enqueue(partner.partnerId, partner.environment, id, key))) queued++
       }
       return { queued, already_pending: eventIds.length - queued }
     })

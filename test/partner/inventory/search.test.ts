@@ -5,11 +5,12 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { ndcgAt } from "../../../src/domain/SearchRanking.js"
+import { ListingReads } from "../../../src/market/ListingReads.js"
 import { Inventory, type SearchMode } from "../../../src/partner/inventory/Inventory.js"
 import { apiClient, expectFailure } from "../../support/ApiClient.js"
 import { createPartner, expectError, seedListings, signed } from "../../support/PartnerKit.js"
@@ -30,7 +31,7 @@ const meanNdcg = (mode: SearchMode) =>
       scores.push({ q, ndcg: ndcgAt(got, relevant, 5), got })
     }
     return { mean: scores.reduce((s, x) => s + x.ndcg, 0) / scores.length, scores }
-  }).pipe(Effect.provide(Inventory.Live))
+  }).pipe(Effect.provide(Inventory.Live.pipe(Layer.provide(ListingReads.Live))))
 
 layer(TestServer.layer({ SANDBOX_INVENTORY: "false", DEMO_LISTINGS: "false" }))("partner inventory", (it) => {
   it.effect("hybrid search beats keyword-only on nDCG@5 over the labelled evaluation set", () =>

@@ -10,10 +10,11 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Option } from "effect"
+import { Deferred, Effect, Fiber, Layer, Option } from "effect"
 import type { IssuedCredential } from "../../../src/partner/Credentials.js"
 import { Outbox } from "../../../src/partner/events/Outbox.js"
 import type { OrderRequest } from "../../../src/partner/orders/Api.js"
+import { DeliveryQueueLive } from "../../../src/partner/webhooks/DeliveryQueue.js"
 import { IdempotencyKey } from "../../../src/platform/http/IdempotencyKey.js"
 import { apiClient } from "../../support/ApiClient.js"
 import { createPartner, seedListings } from "../../support/PartnerKit.js"
@@ -68,7 +69,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("one partner's concurre
             yield* Deferred.succeed(appended, id)
             yield* Deferred.await(release)
             return id
-          })).pipe(Effect.provide(Outbox.Live), Effect.orDie)
+          })).pipe(Effect.provide(Outbox.Live.pipe(Layer.provide(DeliveryQueueLive))), Effect.orDie)
         )
         const heldId = yield* Deferred.await(appended)
 

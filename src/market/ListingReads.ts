@@ -1,17 +1,17 @@
 /**
- * SQL over the shared `listings` table (read-only here) for the partner inventory. Rows are
- * decoded by the schemas below; a database error is a defect here (`Effect.orDie`).
+ * Read-only queries over `listings` that other slices need, owned by market (the table's owner)
+ * and provided by src/market/Layer.ts: the partner inventory's lookups and search candidates
+ * (src/partner/inventory/Inventory.ts) and the appraise tool's comparables (src/tools/Tools.ts).
+ * Rows are decoded by the schemas below; a database error is a defect here (`Effect.orDie`).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { groupCommit } from "../../platform/db/GroupCommit.js"
-import { sqlArray } from "../../platform/db/SqlArray.js"
-import type { PartnerEnvironment } from "../Auth.js"
+import { groupCommit } from "../platform/db/GroupCommit.js"
+import { sqlArray } from "../platform/db/SqlArray.js"
+import { Environment } from "./Repo.js"
 
-const Environment = Schema.Literal("live", "sandbox")
-
-export const ListingRow = Schema.Struct({
+export const InventoryListing = Schema.Struct({
   id: Schema.String,
   domain: Schema.String,
   domain_unicode: Schema.String,
@@ -28,16 +28,18 @@ export const ListingRow = Schema.Struct({
   held_by: Schema.NullOr(Schema.String),
   held_until: Schema.NullOr(Schema.DateFromSelf)
 })
-export type ListingRow = typeof ListingRow.Type
+export type InventoryListing = typeof InventoryListing.Type
 
-export const KeywordCandidate = Schema.Struct({ ...ListingRow.fields, sim: Schema.Number })
+export const KeywordCandidate = Schema.Struct({ ...InventoryListing.fields, sim: Schema.Number })
 export type KeywordCandidate = typeof KeywordCandidate.Type
 
 const COLUMNS =
   "id, domain, domain_unicode, tld, label, bin_price_cents, floor_price_cents, currency, status, locked, description, listed_at, held_by, held_until"
 
 const Wanted = Schema.Struct({ env: Environment, domain: Schema.String })
-const FoundListing = Schema.Struct({ i: Schema.Number, ...ListingRow.fields })
+const Comparable = Schema.Struct({ domain: Schema.String, bin_price_cents: Schema.Number })
+const ComparablesOf = Schema.Struct({ tld: Schema.String, labelLength: Schema.Number, exclude: Schema.String })
+const FoundListing = Schema.Struct({ i: Schema.Number, ...InventoryListing.fields })
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -60,7 +62,7 @@ const make = Effect.gen(function*() {
   })
   const byDomainWithReservation = groupCommit((wanted: ReadonlyArray<typeof Wanted.Type>) =>
     Effect.map(byDomainsWithReservation(wanted), (rows) => {
-      const found = new Array<Option.Option<ListingRow>>(wanted.length).fill(Option.none())
+      const found = new Array<Option.Option<InventoryListing>>(wanted.length).fill(Option.none())
       for (const { i, ...row } of rows) found[i] = Option.some(row)
       return found
     }).pipe(Effect.orDie)
@@ -86,7 +88,7 @@ const make = Effect.gen(function*() {
 
   const conceptCandidates = SqlSchema.findAll({
     Request: Schema.Struct({ env: Environment, patterns: Schema.Array(Schema.String), limit: Schema.Number }),
-    Result: ListingRow,
+    Result: InventoryListing,
     execute: (r) =>
       sql`
         select ${cols} from listings
@@ -95,26 +97,43 @@ const make = Effect.gen(function*() {
         limit ${r.limit}`
   })
 
+  const comparables = SqlSchema.findAll({
+    Request: ComparablesOf,
+    Result: Comparable,
+    execute: ({ exclude, labelLength, tld }) =>
+      sql`
+        select domain, bin_price_cents from listings
+        where environment = 'live' and status = 'active' and tld = ${tld} and domain <> ${exclude}
+          and bin_price_cents is not null and length(label) between ${labelLength - 2} and ${labelLength + 2}
+        order by abs(length(label) - ${labelLength}), listed_at desc
+        limit 10`
+  })
+
   return {
     /** One listing with its hold (a partner's quote), in one statement shared with concurrent readers. */
-    byDomainWithReservation: (env: PartnerEnvironment, domain: string) => byDomainWithReservation({ env, domain }),
+    byDomainWithReservation: (env: Environment, domain: string) => byDomainWithReservation({ env, domain }),
 
     /** Keyword candidates (listings offered now: a sold name is not): trigram-similar labels, or labels containing the query or one of its words. */
-    keywordCandidates: (env: PartnerEnvironment, compact: string, words: ReadonlyArray<string>, limit: number) => {
+    keywordCandidates: (env: Environment, compact: string, words: ReadonlyArray<string>, limit: number) => {
       const patterns = [compact, ...words.filter((w) => w.length >= 3)].map((w) => `%${w.replace(/[%_\\]/g, "")}%`)
       return keywordCandidates({ env, compact, patterns, limit }).pipe(Effect.orDie)
     },
 
     /** Semantic candidates: labels containing one of the expanded concept terms. */
-    conceptCandidates: (env: PartnerEnvironment, terms: ReadonlyArray<string>, limit: number) =>
+    conceptCandidates: (env: Environment, terms: ReadonlyArray<string>, limit: number) =>
       terms.length === 0
-        ? Effect.succeed<ReadonlyArray<ListingRow>>([])
-        : conceptCandidates({ env, patterns: terms.map((t) => `%${t}%`), limit }).pipe(Effect.orDie)
+        ? Effect.succeed<ReadonlyArray<InventoryListing>>([])
+        : conceptCandidates({ env, patterns: terms.map((t) => `%${t}%`), limit }).pipe(Effect.orDie),
+
+    /** Active live listings with a buy-now price, same TLD, label length within ±2 (at most 10), in USD. */
+    comparables: (tld: string, labelLength: number, exclude: string) =>
+      Effect.orDie(
+        Effect.map(comparables({ tld, labelLength, exclude }), (rows) =>
+          rows.map((r) => ({ domain: r.domain, bin_price: r.bin_price_cents / 100 })))
+      )
   }
 })
 
-export class InventoryRepo
-  extends Context.Tag("app/PartnerInventoryRepo")<InventoryRepo, Effect.Effect.Success<typeof make>>()
-{
-  static readonly Live = Layer.effect(InventoryRepo, make)
+export class ListingReads extends Context.Tag("app/ListingReads")<ListingReads, Effect.Effect.Success<typeof make>>() {
+  static readonly Live = Layer.effect(ListingReads, make)
 }
