@@ -14,7 +14,7 @@ import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Os from "node:os"
 import pg from "pg"
-import { hashPassword } from "../src/identity/Crypto.js"
+import { hashPassword } from "../src/platform/security/Crypto.js"
 import { compile, freePort, liveHeapMb, privateDatabase, serviceEnv, start, writeResult } from "./lib.js"
 
 const runs = Number(process.env.BENCH_RUNS ?? 5)

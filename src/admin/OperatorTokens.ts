@@ -2,13 +2,13 @@
  * Named operator tokens: one bearer per person for /api/admin, so the audit log names who acted.
  *
  * Contract: a token is `<id>.<secret>` (`opt_…` id, 256-bit secret), shown once at creation; only
- * the secret's SHA-256 is stored and it is compared in constant time (src/identity/Crypto.ts). A
+ * the secret's SHA-256 is stored and it is compared in constant time (src/platform/security/Crypto.ts). A
  * revoked token is refused like an unknown one. The id part only finds the row: without the
  * secret it proves nothing.
  */
 import { Context, Effect, Layer, Option } from "effect"
-import { randomSecret, safeEqual, sha256Hex } from "../identity/Crypto.js"
 import { makeId } from "../platform/Ids.js"
+import { randomSecret, safeEqual, sha256Hex } from "../platform/security/Crypto.js"
 import { OperatorTokensRepo, type TokenRow } from "./Repo.js"
 
 const TOKEN = /^(opt_[0-9a-z]{26})\.([A-Za-z0-9_-]{43})$/

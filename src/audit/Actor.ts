@@ -1,17 +1,15 @@
 /**
- * The three doors operators act through, each naming its actor for `AuditLog.audited`:
- * `operatorAction` for /api/admin handlers (the person the admin middleware authenticated, and
- * the caller's IP), `cliAction` for operator CLI commands (`cli:<OS user>`, or `--as NAME`; no IP),
- * `accountAction` for the operator console at /ops (the signed-in account's e-mail and the client's
- * IP, once the identity slice confirms the account's operator role).
- * Every state-changing admin handler, operator command and console action goes through one of them.
- * (The partner console's writes, by partners' members, are recorded by src/console/Http.ts with the
- * member's e-mail: the partner services check the member's role inside the action.)
+ * The doors operators act through, each naming its actor for `AuditLog.audited`: `operatorAction`
+ * for /api/admin handlers (the person the admin middleware authenticated, and the caller's IP),
+ * `cliAction` for operator CLI commands (`cli:<OS user>`, or `--as NAME`; no IP). The consoles
+ * record through `AuditLog.audited` themselves, since they know the signed-in account:
+ * src/ops/Door.ts `act` (the operator's e-mail, once identity confirms the role inside the action)
+ * and src/console/Http.ts (a partner member's e-mail; the partner services check the role).
+ * (The audit slice imports no identity code: identity's CLI records through `cliAction`.)
  */
 import { Context, Effect } from "effect"
 import * as Os from "node:os"
 import { CurrentOperator } from "../admin/Operator.js"
-import { Accounts } from "../identity/accounts/Accounts.js"
 import { type AuditAction, AuditLog } from "./AuditLog.js"
 
 /** The CLI's actor, provided once by src/cli.ts. */
@@ -57,29 +55,4 @@ export const cliAction = <A, E, R, E2 = never, R2 = never>(
   Effect.flatMap(
     Effect.all([CliActor, AuditLog]),
     ([actor, audit]) => audit.audited({ actor: actor.name, ip: null }, what, effect)
-  )
-
-/** A signed-in account acting from the operator console. */
-export interface ConsoleAccount {
-  readonly userId: string
-  readonly email: string
-  readonly ip: string | null
-}
-
-/**
- * An operator-console action: refused with NotAnOperator unless the account's role is operator
- * (read at this moment), then recorded with the account's e-mail as the actor.
- */
-export const accountAction = <A, E, R, E2 = never, R2 = never>(
-  account: ConsoleAccount,
-  what: AuditAction<A, E2, R2>,
-  effect: Effect.Effect<A, E, R>
-) =>
-  Effect.flatMap(
-    Effect.all([Accounts, AuditLog]),
-    ([accounts, audit]) =>
-      Effect.flatMap(
-        accounts.requireOperator(account.userId),
-        (operator) => audit.audited({ actor: operator.email, ip: account.ip }, what, effect)
-      )
   )

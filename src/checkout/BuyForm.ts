@@ -7,8 +7,8 @@
  * of every cookie/form post (identity/Session.ts `isSameOriginWrite`).
  */
 import { createHmac } from "node:crypto"
-import { safeEqual } from "../identity/Crypto.js"
 import type { PartnerEnvironment } from "../partner/Auth.js"
+import { safeEqual } from "../platform/security/Crypto.js"
 
 /** How long a buy page's form may wait before its post (a day: a tab left open still works). */
 export const BUY_FORM_TTL_S = 24 * 3600

@@ -4,7 +4,7 @@
  * past the door. Anonymous → 303 to /signin?next=…; another account → a 403 page. Every form posts
  * with a CSRF token bound to the session and passes the same-origin check; every action goes
  * through the same services as the admin API and the CLI and is recorded in the audit log with the
- * account's e-mail and the client's IP (audit/Actor.ts `accountAction`).
+ * account's e-mail and the client's IP (ops/Door.ts `act`).
  *
  *   GET  /ops                          what waits for a person, counted
  *   GET  /ops/orders                   held orders (clear, refuse) and orders to transfer (start, hold)

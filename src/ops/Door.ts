@@ -5,13 +5,12 @@
  * bound to the session). A refusal of a service becomes a page with the error's own status.
  *
  * Contract: no handler of ./Http.ts reaches a service without passing `page` or `post`, and every
- * state-changing call inside `post` goes through `act` (audit/Actor.ts `accountAction`), which asks
- * for the role again inside the action and records it with the account's e-mail.
+ * state-changing call inside `post` goes through `act`, which asks for the role again inside the
+ * action and records it with the account's e-mail (`AuditLog.audited`, in the action's transaction).
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Option } from "effect"
-import { accountAction, type ConsoleAccount } from "../audit/Actor.js"
 import { type AuditAction, AuditLog } from "../audit/AuditLog.js"
 import { Accounts } from "../identity/accounts/Accounts.js"
 import { currentSession, isSameOriginWrite } from "../identity/Session.js"
@@ -21,6 +20,13 @@ import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { makeAccountForms, toSignIn } from "../storefront/AccountForms.js"
 import { type StorePage, storePage } from "../storefront/Layout.js"
 import { refusalPage } from "./Pages.js"
+
+/** A signed-in account acting from the operator console. */
+export interface ConsoleAccount {
+  readonly userId: string
+  readonly email: string
+  readonly ip: string | null
+}
 
 /** The operator at the door: who, from where, and a fresh form token for the page. */
 export interface Operator extends ConsoleAccount {
@@ -118,9 +124,10 @@ export const makeDoor = Effect.gen(function*() {
       what: AuditAction<A, E2, R2>,
       effect: Effect.Effect<A, E, R>
     ) =>
-      accountAction({ userId: op.userId, email: op.email, ip: op.ip }, what, effect).pipe(
-        Effect.provideService(Accounts, accounts),
-        Effect.provideService(AuditLog, audit)
+      // The role is read again inside the action: one revoked a moment ago records nothing.
+      Effect.flatMap(
+        accounts.requireOperator(op.userId),
+        (operator) => audit.audited({ actor: operator.email, ip: op.ip }, what, effect)
       )
   }
 })

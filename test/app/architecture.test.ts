@@ -181,7 +181,7 @@ describe("architecture", () => {
     const atTop = platform.filter((file) => file.split(Path.sep).length === 2)
     const rooms = new Set(platform.filter((file) => file.split(Path.sep).length === 3).map((f) => f.split(Path.sep)[1]))
     expect(atTop.length).toBeLessThanOrEqual(8)
-    expect([...rooms].sort()).toEqual(["db", "http", "jobs", "observability", "openapi", "outbound"])
+    expect([...rooms].sort()).toEqual(["db", "http", "jobs", "observability", "openapi", "outbound", "security"])
   })
 
   it("handlers count no rate limit: the request guard enforces each endpoint's `rateLimited` annotation", () => {

@@ -9,7 +9,7 @@ import type { SqlClient } from "@effect/sql"
 import { Clock, Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { parseDomainName } from "../../domain/DomainName.js"
 import { makeId } from "../../platform/Ids.js"
-import { hashPassword, randomSecret, sha256Hex, verifyPassword } from "../Crypto.js"
+import { hashPassword, randomSecret, sha256Hex, verifyPassword } from "../../platform/security/Crypto.js"
 import { IdentityConfig } from "../Settings.js"
 import {
   DomainTaken,

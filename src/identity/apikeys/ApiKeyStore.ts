@@ -11,8 +11,8 @@
 import type { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
 import { makeId } from "../../platform/Ids.js"
+import { randomSecret, safeEqual, sha256Hex } from "../../platform/security/Crypto.js"
 import type { ApiKeyIdentity } from "../ApiKeys.js"
-import { randomSecret, safeEqual, sha256Hex } from "../Crypto.js"
 import { ApiKeysRepo } from "./Repo.js"
 
 export interface IssuedApiKey {

@@ -16,7 +16,7 @@ import {
 } from "../../domain/OAuthRules.js"
 import { clipEcho } from "../../platform/http/Errors.js"
 import { makeId } from "../../platform/Ids.js"
-import { randomSecret, sha256Hex } from "../Crypto.js"
+import { randomSecret, sha256Hex } from "../../platform/security/Crypto.js"
 import type { OAuthDeps } from "./OAuth.js"
 import { type Client, getClient } from "./Registration.js"
 

@@ -11,10 +11,10 @@ import { createHmac } from "node:crypto"
 import { Api } from "../../app/Api.js"
 import { SUPPORTED_SCOPES } from "../../domain/OAuthRules.js"
 import { AppConfig } from "../../platform/Config.js"
+import { safeEqual } from "../../platform/security/Crypto.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
 import { Accounts } from "../accounts/Accounts.js"
 import { limitLogin } from "../accounts/LoginLimit.js"
-import { safeEqual } from "../Crypto.js"
 import { currentSession, isSameOriginWrite, setSessionCookie } from "../Session.js"
 import {
   ClientInformation,

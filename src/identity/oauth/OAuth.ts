@@ -17,7 +17,7 @@
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { resourceCovers } from "../../domain/OAuthRules.js"
 import { AppConfig } from "../../platform/Config.js"
-import { sha256Hex } from "../Crypto.js"
+import { sha256Hex } from "../../platform/security/Crypto.js"
 import { IdentityConfig } from "../Settings.js"
 import type { Viewer } from "../Viewer.js"
 import { approve, type AuthorizeParams, type AuthorizeRequest, checkAuthorize, deny } from "./Authorization.js"

@@ -9,7 +9,7 @@
 import { Effect, Either, Option } from "effect"
 import { checkResource, formatScope, isValidCodeVerifier, parseScope, verifyS256 } from "../../domain/OAuthRules.js"
 import { clipEcho } from "../../platform/http/Errors.js"
-import { randomSecret, sha256Hex } from "../Crypto.js"
+import { randomSecret, sha256Hex } from "../../platform/security/Crypto.js"
 import type { OAuthDeps } from "./OAuth.js"
 import { type OAuthError, oauthError } from "./OAuthError.js"
 import { type Client, getClient } from "./Registration.js"
