@@ -80,9 +80,7 @@ for (const file of files(Path.join(root, "src"))) {
 const CROSSINGS: Record<string, readonly [owner: string, ...others: Array<string>]> = {
   // ledger verify's order checks (partner/ledger/Reconcile.ts, rows(Row)`…`)
   partner_orders: ["partner/orders", "partner/ledger"],
-  partner_order_totals: ["partner/orders", "partner/ledger"],
-  // the signed path's admission statement counts the request (partner/Repo.ts)
-  rate_limit_counters: ["platform", "partner"]
+  partner_order_totals: ["partner/orders", "partner/ledger"]
 }
 
 describe("table ownership", () => {
