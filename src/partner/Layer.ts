@@ -28,6 +28,7 @@ import { PartnerKeys } from "./members/Keys.js"
 import { Members } from "./members/Members.js"
 import { AdminOrdersHttpLive } from "./orders/AdminHttp.js"
 import { PartnerOrdersHttpLive } from "./orders/Http.js"
+import { OrderChecksLive } from "./orders/OrderChecks.js"
 import { OrderFiguresLive } from "./orders/OrderFigures.js"
 import { Orders } from "./orders/Orders.js"
 import { SettlementOrdersLive } from "./orders/SettlementOrders.js"
@@ -65,8 +66,9 @@ const ServicesLive = Layer.mergeAll(
   Brokerage.Live.pipe(Layer.provide(SettlementLive))
 ).pipe(
   // The outbox queues new events' deliveries through the webhooks slice (events imports no webhooks code);
-  // the ledger reads the orders' figures through the orders slice (the ledger imports no orders code).
-  Layer.provide(Layer.mergeAll(DeliveryQueueLive, OrderFiguresLive))
+  // the ledger reads the orders' figures, and ledger verify checks them, through the orders slice (the
+  // ledger imports no orders code).
+  Layer.provide(Layer.mergeAll(DeliveryQueueLive, OrderFiguresLive, OrderChecksLive))
 )
 
 const HandlersLive = Layer.mergeAll(

@@ -7,6 +7,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { sqlArray } from "../platform/db/SqlArray.js"
+import { countRequests } from "../platform/http/RateLimit.js"
 import { SCOPES } from "./Auth.js"
 
 const Environment = Schema.Literal("live", "sandbox")
@@ -158,8 +159,9 @@ const make = Effect.gen(function*() {
     Result: Admission,
     // `counted`/`bumped`: the admitted requests that carry a rate-limit window are added to the
     // shared counter in the same statement, each getting its ordinal in its window (as the
-    // limiter's own group commit does); rows are upserted in key order, so two replicas' batches
-    // never wait on each other's counters in opposite orders. A credential past its `expires_at`
+    // limiter's own group commit does); the counters' part is the limiter's (`countRequests`,
+    // platform/http/RateLimit.ts owns `rate_limit_counters`), which upserts in key order, so two
+    // replicas' batches never wait on each other's counters in opposite orders. A credential past its `expires_at`
     // (a rotation's grace period) is not live. `touched`: the last use and its IP, written at most
     // once a minute per credential, so the signed path adds no write to most requests.
     execute: (r) =>
@@ -191,11 +193,7 @@ const make = Effect.gen(function*() {
           from req join ins on ins.key_id = req.key_id and ins.nonce = req.nonce
           where req.bucket is not null
         ), bumped as (
-          insert into rate_limit_counters (bucket, window_start, count, expires_at)
-          select bucket, window_start, count(*), to_timestamp(max(expires_ms) / 1000.0)
-          from counted group by bucket, window_start order by bucket, window_start
-          on conflict (bucket, window_start) do update set count = rate_limit_counters.count + excluded.count
-          returning bucket, window_start, count
+          ${countRequests(sql, sql`counted`)}
         )
         select req.i, live.i is not null as active, ins.nonce is not null as fresh,
                (bumped.count - counted.n + counted.rn)::text as count

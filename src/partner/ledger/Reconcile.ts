@@ -7,7 +7,10 @@
  * environment and currency. Read-only; a non-empty `problems` list is a bug.
  *
  * Its queries are the checks themselves, so they live here rather than in Repo.ts; rows are
- * decoded by their schemas and a database error is a defect (`verify` is one `orDie`).
+ * decoded by their schemas and a database error is a defect (`verify` is one `orDie`). The orders'
+ * side comes through the `OrderChecks` port (OrderChecks.ts): the orders as a from-item placed in
+ * these checks, and the orders-only checks (the maintained totals, what the orders imply for a
+ * partner's balances) as the orders slice writes them; the ledger names no orders table.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
@@ -16,6 +19,7 @@ import { sqlArray } from "../../platform/db/SqlArray.js"
 import { Credentials } from "../Credentials.js"
 import { Books } from "./Books.js"
 import { PartnerNotFound } from "./Errors.js"
+import { OrderChecks } from "./OrderChecks.js"
 import { type PaymentRecord, PaymentRecords } from "./PaymentRecords.js"
 
 export interface Problem {
@@ -24,13 +28,13 @@ export interface Problem {
   readonly message: string
 }
 
-const OPEN = ["EXTERNALLY_PAID", "PAID", "MANUAL_REVIEW", "TRANSFER_IN_PROGRESS", "TRANSFER_COMPLETED"]
-
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const books = yield* Books
   const credentials = yield* Credentials
   const paymentRecords = yield* PaymentRecords
+  const orderChecks = yield* OrderChecks
+  const orders = orderChecks.orders
 
   /** A check's rows, decoded by `Row`: ``rows(Row)`select …` `` (the statement takes no request). */
   const rows = <A, I>(Row: Schema.Schema<A, I>) => (strings: TemplateStringsArray, ...args: Array<any>) =>
@@ -179,7 +183,7 @@ const make = Effect.gen(function*() {
         when o.status <> 'SETTLED' and exists (select 1 from settlement_lines l where l.order_id = o.id) then 'on a statement but not SETTLED'
         when l.order_id is not null and (l.sale_price_cents <> o.sale_price_cents or l.commission_cents <> o.commission_cents) then 'statement line differs from the order'
       end as message
-      from partner_orders o left join settlement_lines l on l.order_id = o.id
+      from ${orders} o left join settlement_lines l on l.order_id = o.id
       where o.commission_cents <> o.sale_price_cents * o.commission_bps / 10000
         or not exists (select 1 from ledger_transactions t where t.natural_key = 'order:' || o.id || ':recorded')
         or (o.status in ('REFUNDED', 'CANCELLED') and not exists (select 1 from ledger_transactions t where t.natural_key = 'order:' || o.id || ':reversed'))
@@ -191,23 +195,7 @@ const make = Effect.gen(function*() {
     }
 
     // The maintained sales totals (GET /transactions) against the orders they sum.
-    for (
-      const r of yield* rows(
-        Schema.Struct({
-          subject: Schema.String,
-          stored: Schema.NullOr(Schema.String),
-          actual: Schema.NullOr(Schema.String)
-        })
-      )`
-      select concat_ws('/', partner_id, environment, day, status, payment_model) as subject,
-             concat_ws('/', a.count, a.gmv_cents, a.commission_cents) as stored, concat_ws('/', b.count, b.gmv_cents, b.commission_cents) as actual
-      from (select * from partner_order_totals where count <> 0 or gmv_cents <> 0 or commission_cents <> 0) a
-      full join (select partner_id, environment, (created_at at time zone 'UTC')::date as day, status, payment_model,
-                        count(*) as count, sum(sale_price_cents) as gmv_cents, sum(commission_cents) as commission_cents
-                 from partner_orders group by 1, 2, 3, 4, 5) b using (partner_id, environment, day, status, payment_model)
-      where a.count is distinct from b.count or a.gmv_cents is distinct from b.gmv_cents or a.commission_cents is distinct from b.commission_cents
-      limit 50`
-    ) {
+    for (const r of yield* orderChecks.totalsDrift) {
       add(
         "totals",
         r.subject,
@@ -224,30 +212,11 @@ const make = Effect.gen(function*() {
       })
     )`
       select distinct partner_id, environment, currency from ledger_transactions
-      union select distinct partner_id, environment, currency from partner_orders
+      union select distinct partner_id, environment, currency from ${orders} o
       union select distinct partner_id, environment, currency from partner_receipts`
     for (const o of owners) {
       const b = yield* books.balances(o.partner_id, o.environment, o.currency)
-      const x = yield* one(
-        Schema.Struct({
-          receivable: Schema.Number,
-          receivable_settled: Schema.Number,
-          accrued: Schema.Number,
-          earned: Schema.Number,
-          brokerage_fees: Schema.Number
-        })
-      )`
-        select
-          coalesce(sum(sale_price_cents - commission_cents) filter (where payment_model = 'partner_collected' and status in ${
-        sql.in(OPEN)
-      }), 0) as receivable,
-          coalesce(sum(sale_price_cents - commission_cents) filter (where payment_model = 'partner_collected' and status = 'SETTLED'), 0) as receivable_settled,
-          coalesce(sum(commission_cents) filter (where payment_model <> 'partner_collected' and status in ${
-        sql.in(OPEN)
-      }), 0) as accrued,
-          coalesce(sum(commission_cents) filter (where payment_model <> 'partner_collected' and status = 'SETTLED'), 0) as earned,
-          coalesce(sum(sale_price_cents) filter (where payment_model = 'brokerage' and status not in ('REFUNDED', 'CANCELLED')), 0) as brokerage_fees
-        from partner_orders where partner_id = ${o.partner_id} and environment = ${o.environment} and currency = ${o.currency}`
+      const x = yield* orderChecks.impliedBy(o)
       const p = yield* one(Schema.Struct({ paid: Schema.Number, pending: Schema.Number, received: Schema.Number }))`
         select coalesce(sum(amount_cents) filter (where status = 'paid'), 0) as paid,
                coalesce(sum(amount_cents) filter (where status = 'pending'), 0) as pending,
@@ -285,7 +254,7 @@ const make = Effect.gen(function*() {
       })
     )`
       select (select count(*) from ledger_transactions)::int as transactions, (select count(*) from settlement_statements)::int as statements,
-             (select count(*) from partner_orders)::int as orders, (select count(*) from partner_payouts)::int as payouts,
+             (select count(*) from ${orders} o)::int as orders, (select count(*) from partner_payouts)::int as payouts,
              (select count(*) from partner_receipts)::int as receipts`
     return { ok: problems.length === 0, checked: { ...counts, payments }, problems }
   }).pipe(Effect.orDie)
@@ -311,5 +280,6 @@ const make = Effect.gen(function*() {
 })
 
 export class Reconcile extends Context.Tag("app/LedgerReconcile")<Reconcile, Effect.Effect.Success<typeof make>>() {
+  /** Needs the `OrderChecks` port, provided by src/partner/Layer.ts. */
   static readonly Live = Layer.effect(Reconcile, make).pipe(Layer.provide([Books.Live, Credentials.Live]))
 }

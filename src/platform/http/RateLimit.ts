@@ -20,6 +20,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
+import type { Fragment } from "@effect/sql/Statement"
 import { Clock, Context, Data, Deferred, Effect, FiberId, Layer, Option, Redacted, Schema } from "effect"
 import { Redis } from "ioredis"
 import { AppConfig } from "../Config.js"
@@ -57,9 +58,7 @@ export interface RateLimitDecision {
 /**
  * One key's current window of a policy, for a caller that adds the request to the shared counter
  * in a statement of its own (the signed Partner API's admission statement, see `countedElsewhere`):
- * `insert into rate_limit_counters (bucket, window_start, count, expires_at) … on conflict do
- * update set count = count + excluded.count returning count`, then `settle` with the request's
- * ordinal in that window.
+ * it places `countRequests` there, then calls `settle` with the request's ordinal in that window.
  */
 export interface RateLimitWindow {
   readonly bucket: string
@@ -102,6 +101,21 @@ interface Pending {
 type Increment = (bucket: string, windowStart: number, n: number, expiresAt: Date) => Effect.Effect<number, unknown>
 
 const Count = Schema.Struct({ count: Schema.Number })
+
+/**
+ * The counters' part of a statement that counts its requests itself (`countedElsewhere`; the
+ * signed Partner API's admission statement, src/partner/Repo.ts), a CTE body: adds the rows of
+ * `requests` (a relation of the caller's statement with `bucket`, `window_start` and
+ * `expires_ms`, one row a request) to their counters, upserted in key order so two writers never
+ * lock counters in opposite orders, and returns each counter's `bucket, window_start, count`.
+ * This module owns `rate_limit_counters`; a caller places this fragment, it writes no SQL of it.
+ */
+export const countRequests = (sql: SqlClient.SqlClient, requests: Fragment): Fragment =>
+  sql`insert into rate_limit_counters (bucket, window_start, count, expires_at)
+      select bucket, window_start, count(*), to_timestamp(max(expires_ms) / 1000.0)
+      from ${requests} group by bucket, window_start order by bucket, window_start
+      on conflict (bucket, window_start) do update set count = rate_limit_counters.count + excluded.count
+      returning bucket, window_start, count`
 
 const postgresCounter = Effect.map(SqlClient.SqlClient, (sql): Increment => {
   const add = SqlSchema.single({
