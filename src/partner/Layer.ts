@@ -25,6 +25,7 @@ import { MoneyRepo } from "./ledger/Repo.js"
 import { Settlement } from "./ledger/Settlement.js"
 import { LedgerWorkersLive } from "./ledger/Worker.js"
 import { PartnerKeys } from "./members/Keys.js"
+import { MemberWebhooks } from "./members/MemberWebhooks.js"
 import { Members } from "./members/Members.js"
 import { AdminOrdersHttpLive } from "./orders/AdminHttp.js"
 import { PartnerOrdersHttpLive } from "./orders/Http.js"
@@ -46,7 +47,7 @@ const MembersLive = PartnerKeys.Live.pipe(
   Layer.provide(Credentials.Live)
 )
 
-const ServicesLive = Layer.mergeAll(
+const BaseServicesLive = Layer.mergeAll(
   Credentials.Live,
   MembersLive,
   Inventory.Live,
@@ -68,6 +69,9 @@ const ServicesLive = Layer.mergeAll(
   // the ledger reads the orders' figures through the orders slice (the ledger imports no orders code).
   Layer.provide(Layer.mergeAll(DeliveryQueueLive, OrderFiguresLive))
 )
+
+/** The console's webhooks: its members' door onto the webhooks service, over the keys' grants. */
+const ServicesLive = MemberWebhooks.Live.pipe(Layer.provideMerge(BaseServicesLive))
 
 const HandlersLive = Layer.mergeAll(
   PartnerInventoryHttpLive,
