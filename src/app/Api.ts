@@ -12,6 +12,7 @@ import { BatchApi } from "../batch/Api.js"
 import { CatalogueApi } from "../catalogue/Api.js"
 import { CheckoutPagesApi, CheckoutSessionsApi } from "../checkout/Api.js"
 import { ConsolePagesApi } from "../console/Api.js"
+import { ConsoleWebhookPagesApi } from "../console/WebhookApi.js"
 import { AdminDeliveriesApi, PartnerDeliveryApi } from "../fulfilment/Api.js"
 import { AuthApi } from "../identity/accounts/Api.js"
 import { OAuthApi } from "../identity/oauth/Api.js"
@@ -76,6 +77,7 @@ const Groups = HttpApi.make("marketplace")
   .add(StorefrontPagesApi)
   .add(AccountPagesApi)
   .add(ConsolePagesApi)
+  .add(ConsoleWebhookPagesApi)
   .add(OpsPagesApi)
 
 export class Api extends Groups

@@ -20,6 +20,7 @@ import { CheckoutLive } from "../checkout/Layer.js"
 import { PaymentRecordsLive } from "../checkout/PaymentRecords.js"
 import { CheckoutConfig } from "../checkout/Settings.js"
 import { ConsoleHttpLive } from "../console/Http.js"
+import { ConsoleWebhookHttpLive } from "../console/WebhookHttp.js"
 import { FulfilmentLive, OrderDeliveriesLive } from "../fulfilment/Layer.js"
 import { FulfilmentConfig } from "../fulfilment/Settings.js"
 import { IdentityLive } from "../identity/Layer.js"
@@ -99,6 +100,7 @@ export const CapabilitiesLive = Layer.mergeAll(
   StorefrontHttpLive,
   AccountHttpLive,
   ConsoleHttpLive,
+  ConsoleWebhookHttpLive,
   OpsHttpLive,
   // The sandbox's advance drives orders, their deliveries and settlement: it sits above all three.
   PartnerSandboxHttpLive

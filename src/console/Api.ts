@@ -16,6 +16,7 @@
  *   POST /console/invite/{token}      accept: the signed-in person joins with the invited role
  *
  * `partner` (query or form) chooses among the person's partners; without it, their first.
+ * The webhooks section (/console/webhooks) is its own group: ./WebhookApi.ts.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -25,7 +26,7 @@ import { Schema } from "effect"
 import { documentedAt, HtmlPage, Redirect } from "../platform/http/ApiAnnotations.js"
 import { InternalError } from "../platform/http/Errors.js"
 
-const PartnerParam = Schema.Struct({
+export const PartnerParam = Schema.Struct({
   partner: Schema.optional(Schema.String).annotations({ description: "Which of the person's partners (ptn_…)" })
 })
 
@@ -70,7 +71,7 @@ const FORM_ERRORS = [
   HtmlPage(404, "No such partner or key of the signed-in person's")
 ] as const
 
-const page = <Name extends string>(name: Name, path: `/${string}`, description: string) =>
+export const page = <Name extends string>(name: Name, path: `/${string}`, description: string) =>
   HttpApiEndpoint.get(name, path)
     .setUrlParams(PartnerParam)
     .addSuccess(HtmlPage(200, description))
@@ -81,7 +82,10 @@ const page = <Name extends string>(name: Name, path: `/${string}`, description: 
     .pipe(documentedAt("/docs/consoles.md"))
 
 /** A form's post on a fixed path, with the refusals every form shares. */
-const formPost = <Name extends string, P extends Schema.Schema<any, Readonly<Record<string, string | undefined>>>>(
+export const formPost = <
+  Name extends string,
+  P extends Schema.Schema<any, Readonly<Record<string, string | undefined>>>
+>(
   name: Name,
   path: `/${string}`,
   payload: P,

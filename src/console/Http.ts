@@ -8,89 +8,30 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Clock, Effect, Layer, Option } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { Api } from "../app/Api.js"
-import { type AuditAction, AuditLog } from "../audit/AuditLog.js"
-import { currentSession, isSameOriginWrite } from "../identity/Session.js"
 import { isScope, type PartnerEnvironment } from "../partner/Auth.js"
 import { PartnerKeys } from "../partner/members/Keys.js"
-import { INVITE_PATH, Members, type Membership } from "../partner/members/Members.js"
+import { INVITE_PATH, type Membership } from "../partner/members/Members.js"
 import { isRole } from "../partner/members/Roles.js"
-import { AppConfig } from "../platform/Config.js"
-import { clientIpOf } from "../platform/http/ClientIp.js"
 import { seeOther } from "../platform/http/Html.js"
-import { ServiceSecret } from "../platform/ServiceSecret.js"
-import { makeAccountForms, toSignIn } from "../storefront/AccountForms.js"
 import { CopyIsland } from "../storefront/Island.js"
-import { type StorePage, storePage } from "../storefront/Layout.js"
+import { makeDoor, type Refusal, STALE, statusOf } from "./Door.js"
 import { secretPage } from "./KeyPages.js"
 import { invitedPage } from "./MemberPages.js"
 import { consolePath, invitationPage, noPartnerPage, refusalPage } from "./Pages.js"
 import { makeViews, type Session } from "./Views.js"
-
-/** The status of each refusal of the partner services. */
-const REFUSAL_STATUS: Readonly<Record<string, number>> = {
-  NotAMember: 404,
-  KeyNotFound: 404,
-  RoleRefused: 403,
-  InvitationForAnother: 403,
-  ScopeNotGranted: 400,
-  StaleForm: 403,
-  LastOwner: 409,
-  InvitationUnusable: 410
-}
-const statusOf = (e: { readonly _tag: string }) => REFUSAL_STATUS[e._tag] ?? 400
-
-/** A refusal of the partner services, or of the form itself. */
-type Refusal = { readonly _tag: string; readonly message: string }
-
-const STALE = "That form was out of date or sent from another site. Please try again."
 
 const listOf = (v: string | ReadonlyArray<string> | undefined): ReadonlyArray<string> =>
   v === undefined ? [] : typeof v === "string" ? [v] : v
 
 export const ConsoleHttpLive = HttpApiBuilder.group(Api, "consolePages", (handlers) =>
   Effect.gen(function*() {
-    const members = yield* Members
+    const door = yield* makeDoor
+    const { audited, chosen, forms, fresh, members, page, refused, withSession } = door
     const keys = yield* PartnerKeys
-    const config = yield* AppConfig
     const copy = yield* CopyIsland
-    const audit = yield* AuditLog
-    const forms = makeAccountForms((yield* ServiceSecret).key("account-csrf"))
     const views = makeViews(members, keys, forms)
-    const page = (p: StorePage, status = 200, script?: string) => storePage(p, { status, script })
-
-    const withSession = <E, R>(
-      here: string,
-      f: (session: Session) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-    ) => Effect.flatMap(currentSession, (s) => Option.isNone(s) ? Effect.succeed(toSignIn(here)) : f(s.value))
-
-    /** The partner a page is about: the one asked for, else the person's first; none without membership. */
-    const chosen = (session: Session, partner: string | undefined) =>
-      Effect.map(members.partnersOf(session.user.id), (mine) => ({
-        mine,
-        partnerId: partner ?? mine[0]?.partnerId
-      }))
-
-    const fresh = (request: HttpServerRequest.HttpServerRequest, session: Session, csrf: string | undefined) =>
-      Effect.map(
-        Clock.currentTimeMillis,
-        (now) => isSameOriginWrite(request, config.baseUrl) && forms.valid(csrf, { sessionId: session.id }, now)
-      )
-
-    /**
-     * A member's write, recorded in the audit log under their e-mail and IP. The partner services
-     * check membership and role inside `effect`, so a refused write records nothing.
-     */
-    const audited = <A, E, R>(
-      request: HttpServerRequest.HttpServerRequest,
-      session: Session,
-      what: AuditAction<A>,
-      effect: Effect.Effect<A, E, R>
-    ) => audit.audited({ actor: session.user.email, ip: clientIpOf(request, config.trustProxy) }, what, effect)
-
-    const refused = (e: { readonly _tag: string; readonly message: string }) =>
-      page(refusalPage(e._tag === "NotAMember" ? "Not found" : "Not allowed", e.message), statusOf(e))
 
     /** A section page again with the refusal's message (a partner the person is not in: the 404 page). */
     const sectionAgain =
@@ -114,16 +55,13 @@ export const ConsoleHttpLive = HttpApiBuilder.group(Api, "consolePages", (handle
         others: ReadonlyArray<Membership>
       ) => Effect.Effect<HttpServerResponse.HttpServerResponse, Refusal>
     ) =>
-      withSession(`/console/${section}`, (session) =>
-        Effect.gen(function*() {
-          const { mine, partnerId } = yield* chosen(session, payload.partner)
-          if (partnerId === undefined) return page(noPartnerPage(session.user.email), 404)
-          const again = sectionAgain(section, session, mine, partnerId)
-          if (!(yield* fresh(request, session, payload.csrf))) {
-            return yield* again({ _tag: "StaleForm", message: STALE })
-          }
-          return yield* act(session, partnerId, mine).pipe(Effect.catchAll(again))
-        }))
+      door.post(
+        `/console/${section}`,
+        request,
+        payload,
+        (session, others, partnerId) => sectionAgain(section, session, others, partnerId),
+        act
+      )
 
     return handlers
       .handle("overview", ({ urlParams }) =>

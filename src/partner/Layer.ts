@@ -26,6 +26,7 @@ import { Settlement } from "./ledger/Settlement.js"
 import { LedgerWorkersLive } from "./ledger/Worker.js"
 import { PartnerKeys } from "./members/Keys.js"
 import { Members } from "./members/Members.js"
+import { MemberWebhooks } from "./members/MemberWebhooks.js"
 import { AdminOrdersHttpLive } from "./orders/AdminHttp.js"
 import { PartnerOrdersHttpLive } from "./orders/Http.js"
 import { OrderChecksLive } from "./orders/OrderChecks.js"
@@ -47,7 +48,7 @@ const MembersLive = PartnerKeys.Live.pipe(
   Layer.provide(Credentials.Live)
 )
 
-const ServicesLive = Layer.mergeAll(
+const BaseServicesLive = Layer.mergeAll(
   Credentials.Live,
   MembersLive,
   Inventory.Live,
@@ -70,6 +71,9 @@ const ServicesLive = Layer.mergeAll(
   // ledger imports no orders code).
   Layer.provide(Layer.mergeAll(DeliveryQueueLive, OrderFiguresLive, OrderChecksLive))
 )
+
+/** The console's webhooks: its members' door onto the webhooks service, over the keys' grants. */
+const ServicesLive = MemberWebhooks.Live.pipe(Layer.provideMerge(BaseServicesLive))
 
 const HandlersLive = Layer.mergeAll(
   PartnerInventoryHttpLive,

@@ -1,7 +1,8 @@
 /**
  * The partner console in headless Chromium, as an invited developer uses it: open the invitation
  * link signed out, create an account from the sign-in page (coming back to the link), accept,
- * create a sandbox key, see its secret once (with the copy island's button), and revoke it; 0 axe
+ * create a sandbox key, see its secret once (with the copy island's button), and revoke it; set the
+ * webhook URL to a loopback receiver (its secret once), send a test event and see it delivered; 0 axe
  * violations on every console page in light and dark, nothing scrolling sideways at 390 px, no
  * CSP refusal. Skipped, with a message, where /usr/bin/chromium is absent.
  *
@@ -16,6 +17,7 @@ import { hasChromium, launch, warnIfNoChromium } from "../support/Browser.js"
 import { phonePage } from "../support/PageChecks.js"
 import { createPartner } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
+import { webhookReceiver } from "../support/WebhookReceiver.js"
 
 warnIfNoChromium("console-browser")
 
@@ -23,7 +25,12 @@ const run = <A>(f: () => Promise<A>) => Effect.promise(f)
 const text = (page: Page, selector: string) => run(() => page.textContent(selector).then((t) => (t ?? "").trim()))
 
 describe.skipIf(!hasChromium)("partner console in Chromium", () => {
-  layer(TestServer.layer({ RATE_LIMITS: JSON.stringify({ auth_login: 1000 }) }), { timeout: 240_000 })(
+  const env = {
+    RATE_LIMITS: JSON.stringify({ auth_login: 1000 }),
+    OUTBOUND_ALLOW_LOOPBACK: "true",
+    WEBHOOK_POLL_INTERVAL: "100 millis"
+  }
+  layer(TestServer.layer(env), { timeout: 240_000 })(
     "console",
     (it) => {
       it.scoped(
@@ -33,10 +40,11 @@ describe.skipIf(!hasChromium)("partner console in Chromium", () => {
             const { baseUrl } = yield* TestServer.TestServer
             const sql = yield* SqlClient.SqlClient
             const browser = yield* launch
+            const receiver = yield* webhookReceiver()
             const results: Record<string, ReadonlyArray<string>> = {}
 
             for (const scheme of ["light", "dark"] as const) {
-              const partner = yield* createPartner({ scopes: ["search", "buy"], name: `Browser ${scheme}` })
+              const partner = yield* createPartner({ scopes: ["search", "buy", "webhook"], name: `Browser ${scheme}` })
               const email = `dev-${scheme}-${Date.now()}@example.test`
               const token = `inv_${randomBytes(32).toString("base64url")}`
               yield* sql`insert into partner_invitations (id, partner_id, email, role, token_hash, invited_by, expires_at)
@@ -87,13 +95,32 @@ describe.skipIf(!hasChromium)("partner console in Chromium", () => {
               yield* submit(`li[data-key-id='${keyId}'] form[action='/console/keys/revoke'] button`)
               expect(yield* text(page, `li[data-key-id='${keyId}'] [data-field=state]`)).toMatch(/^Revoked/)
               yield* check("keys, revoked")
+
+              // Webhooks: the URL (its secret once), a test event, delivered in the log.
+              yield* submit("main a[href^='/console/webhooks']")
+              yield* check("webhooks")
+              yield* run(() => page.fill("#url", receiver.url))
+              yield* submit("form[action='/console/webhooks'] button[type=submit]")
+              expect(yield* run(() => page.inputValue("#secret"))).toMatch(/^whsec_/)
+              yield* check("webhook secret")
+              yield* submit("main a[href^='/console/webhooks']")
+              yield* submit("form[action='/console/webhooks/test'] button[type=submit]")
+              yield* run(async () => {
+                for (let i = 0; i < 100; i++) {
+                  if ((await page.content()).includes("delivery-status\">delivered")) return
+                  await new Promise((res) => setTimeout(res, 200))
+                  await page.reload()
+                }
+              })
+              expect(yield* text(page, "[data-field=delivery-status]")).toBe("delivered")
+              yield* check("webhooks, delivered")
               yield* submit("main a[href^='/console/members']")
               yield* check("members")
               expect(problems, scheme).toEqual([])
             }
             const failing = Object.fromEntries(Object.entries(results).filter(([, v]) => v.length > 0))
             expect(failing).toEqual({})
-            expect(Object.keys(results).length).toBe(12)
+            expect(Object.keys(results).length).toBe(18)
           }),
         { timeout: 240_000 }
       )

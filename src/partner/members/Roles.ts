@@ -1,20 +1,21 @@
 /**
- * Who may do what in a partner's console (CONTRACT "Storefront and consoles"): four roles, three
- * rights. Pure; the members and keys services check it on every call, the pages only hide buttons.
+ * Who may do what in a partner's console (CONTRACT "Storefront and consoles"): four roles, four
+ * rights. Pure; the members, keys and webhooks services check it on every call, the pages only hide buttons.
  *
- *   right          owner  developer  finance  viewer
- *   view             ✓        ✓         ✓        ✓
- *   manageKeys       ✓        ✓
- *   manageMembers    ✓
+ *   right            owner  developer  finance  viewer
+ *   view               ✓        ✓         ✓        ✓
+ *   manageKeys         ✓        ✓
+ *   manageWebhooks     ✓        ✓
+ *   manageMembers      ✓
  */
 export const ROLES = ["owner", "developer", "finance", "viewer"] as const
 export type Role = typeof ROLES[number]
 
-export type ConsoleRight = "view" | "manageKeys" | "manageMembers"
+export type ConsoleRight = "view" | "manageKeys" | "manageWebhooks" | "manageMembers"
 
 const RIGHTS: Readonly<Record<Role, ReadonlyArray<ConsoleRight>>> = {
-  owner: ["view", "manageKeys", "manageMembers"],
-  developer: ["view", "manageKeys"],
+  owner: ["view", "manageKeys", "manageWebhooks", "manageMembers"],
+  developer: ["view", "manageKeys", "manageWebhooks"],
   finance: ["view"],
   viewer: ["view"]
 }

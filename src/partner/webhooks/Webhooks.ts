@@ -24,6 +24,9 @@ import {
 import { type DeliveryStatus, WebhookRepo } from "./Repo.js"
 import { isStandardSecret, issueSecret, SEAL_PURPOSE } from "./Secret.js"
 
+/** Whose endpoint: a partner in one environment (a signed credential, or a console member's choice). */
+export type WebhookOwner = Pick<PartnerIdentity, "partnerId" | "environment">
+
 const noEndpoint = () =>
   new WebhookEndpointNotFound({
     message: "No webhook endpoint is registered for this credential's environment (PUT /api/partner/webhooks)"
@@ -38,7 +41,8 @@ const make = Effect.gen(function*() {
   const config = yield* AppConfig
   const delivery = yield* makeDelivery
 
-  const register = (partner: PartnerIdentity, url: string, chosenSecret: string | undefined) =>
+  /** The one URL check of every door: absolute http(s), HTTPS in production, public addresses only. */
+  const checkUrl = (url: string) =>
     Effect.gen(function*() {
       const parsed = yield* Effect.try({
         try: () => new URL(url),
@@ -52,6 +56,12 @@ const make = Effect.gen(function*() {
       yield* outbound.check(parsed.toString()).pipe(
         Effect.mapError((e) => InvalidWebhookUrl.of(`not allowed (${e.reason}): ${e.message}`))
       )
+      return parsed
+    })
+
+  const register = (partner: WebhookOwner, url: string, chosenSecret: string | undefined) =>
+    Effect.gen(function*() {
+      const parsed = yield* checkUrl(url)
       if (chosenSecret?.startsWith("whsec_") && !isStandardSecret(chosenSecret)) {
         return yield* InvalidWebhookSecret.of("a whsec_ secret must be whsec_ followed by base64 of at least 16 bytes")
       }
@@ -71,7 +81,7 @@ const make = Effect.gen(function*() {
     })
 
   /** The endpoint as the partner sees it (never the secret), with its latest attempt. */
-  const show = (partner: PartnerIdentity) =>
+  const show = (partner: WebhookOwner) =>
     Effect.gen(function*() {
       const endpoint = yield* repo.endpoint(partner.partnerId, partner.environment)
       if (Option.isNone(endpoint)) return yield* noEndpoint()
@@ -100,13 +110,13 @@ const make = Effect.gen(function*() {
     })
 
   /** Removes the endpoint; its pending deliveries are cancelled. */
-  const remove = (partner: PartnerIdentity) =>
+  const remove = (partner: WebhookOwner) =>
     Effect.flatMap(
       repo.deleteEndpoint(partner.partnerId, partner.environment),
       (deleted) => deleted ? Effect.void : noEndpoint()
     )
 
-  const activeEndpoint = (partner: PartnerIdentity) =>
+  const activeEndpoint = (partner: WebhookOwner) =>
     Effect.gen(function*() {
       const endpoint = yield* repo.endpoint(partner.partnerId, partner.environment)
       if (Option.isNone(endpoint)) return yield* noEndpoint()
@@ -124,7 +134,7 @@ const make = Effect.gen(function*() {
    * A `webhook.test` event, recorded like any other (so it is in GET /events too) and queued for
    * the endpoint in the same transaction: the worker signs and sends it as it sends every event.
    */
-  const test = (partner: PartnerIdentity) =>
+  const test = (partner: WebhookOwner) =>
     Effect.gen(function*() {
       yield* activeEndpoint(partner)
       const now = new Date(yield* Clock.currentTimeMillis)
@@ -142,7 +152,7 @@ const make = Effect.gen(function*() {
     })
 
   const deliveries = (
-    partner: PartnerIdentity,
+    partner: WebhookOwner,
     filters: { readonly status?: DeliveryStatus | undefined; readonly eventId?: string | undefined },
     before: string | null,
     limit: number
@@ -180,7 +190,7 @@ const make = Effect.gen(function*() {
    * already has a pending delivery is left alone (counted in `already_pending`), so repeating
    * the request queues nothing twice.
    */
-  const redeliver = (partner: PartnerIdentity, request: { readonly eventId: string } | { readonly since: Date }) =>
+  const redeliver = (partner: WebhookOwner, request: { readonly eventId: string } | { readonly since: Date }) =>
     Effect.gen(function*() {
       yield* activeEndpoint(partner)
       let eventIds: ReadonlyArray<string>
@@ -204,7 +214,40 @@ const make = Effect.gen(function*() {
       return { queued, already_pending: eventIds.length - queued }
     })
 
-  return { register, run: delivery.run, show, remove, test, deliveries, redeliver }
+  /**
+   * The console's "set the URL": the same check as `register`; an existing endpoint keeps its
+   * secret (so receivers keep verifying), a first one gets an issued secret, shown once.
+   */
+  const setUrl = (partner: WebhookOwner, url: string) =>
+    Effect.gen(function*() {
+      const current = yield* repo.deliveryTarget(partner.partnerId, partner.environment)
+      if (Option.isNone(current)) return yield* register(partner, url, undefined)
+      const parsed = yield* checkUrl(url)
+      const row = yield* repo.upsertEndpoint({
+        partnerId: partner.partnerId,
+        environment: partner.environment,
+        url: parsed.toString(),
+        secretSealed: current.value.secret_sealed
+      })
+      return { url: row.url, active: row.active, created_at: row.created_at.toISOString() }
+    })
+
+  /** A new issued secret for the current URL (shown once); like registering again, it re-activates. */
+  const rotateSecret = (partner: WebhookOwner) =>
+    Effect.gen(function*() {
+      const current = yield* repo.endpoint(partner.partnerId, partner.environment)
+      if (Option.isNone(current)) return yield* noEndpoint()
+      const secret = issueSecret()
+      const row = yield* repo.upsertEndpoint({
+        partnerId: partner.partnerId,
+        environment: partner.environment,
+        url: current.value.url,
+        secretSealed: secrets.encrypt(SEAL_PURPOSE, secret)
+      })
+      return { url: row.url, active: row.active, created_at: row.created_at.toISOString(), secret }
+    })
+
+  return { register, setUrl, rotateSecret, run: delivery.run, show, remove, test, deliveries, redeliver }
 })
 
 export class Webhooks extends Context.Tag("app/PartnerWebhooks")<Webhooks, Effect.Effect.Success<typeof make>>() {

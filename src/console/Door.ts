@@ -1,0 +1,115 @@
+/**
+ * The partner console's door, shared by its handler groups (./Http.ts, ./WebhookHttp.ts): the
+ * session (anonymous → 303 to sign in and come back), the partner chosen among the person's, the
+ * same-origin check and the form's token (the account pages' tokens, bound to the session), the
+ * audit record of a member's write, and a refusal as a page with its status. The rules themselves
+ * stay in the partner services; this only lets people in.
+ */
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Clock, Effect, Option } from "effect"
+import { type AuditAction, AuditLog } from "../audit/AuditLog.js"
+import { currentSession, isSameOriginWrite } from "../identity/Session.js"
+import { Members, type Membership } from "../partner/members/Members.js"
+import { AppConfig } from "../platform/Config.js"
+import { clientIpOf } from "../platform/http/ClientIp.js"
+import { ServiceSecret } from "../platform/ServiceSecret.js"
+import { makeAccountForms, toSignIn } from "../storefront/AccountForms.js"
+import { type StorePage, storePage } from "../storefront/Layout.js"
+import { noPartnerPage, refusalPage } from "./Pages.js"
+import type { Session } from "./Views.js"
+
+/** The status of each refusal of the partner services. */
+const REFUSAL_STATUS: Readonly<Record<string, number>> = {
+  NotAMember: 404,
+  KeyNotFound: 404,
+  RoleRefused: 403,
+  InvitationForAnother: 403,
+  ScopeNotGranted: 400,
+  StaleForm: 403,
+  LastOwner: 409,
+  InvitationUnusable: 410,
+  InvalidWebhookUrl: 400,
+  WebhookEndpointNotFound: 404,
+  WebhookEventNotFound: 404,
+  WebhookDisabled: 409
+}
+export const statusOf = (e: { readonly _tag: string }) => REFUSAL_STATUS[e._tag] ?? 400
+
+/** A refusal of the partner services, or of the form itself. */
+export type Refusal = { readonly _tag: string; readonly message: string }
+
+export const STALE = "That form was out of date or sent from another site. Please try again."
+
+export const makeDoor = Effect.gen(function*() {
+  const members = yield* Members
+  const config = yield* AppConfig
+  const audit = yield* AuditLog
+  const forms = makeAccountForms((yield* ServiceSecret).key("account-csrf"))
+
+  const page = (p: StorePage, status = 200, script?: string) => storePage(p, { status, script })
+
+  const withSession = <E, R>(
+    here: string,
+    f: (session: Session) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ) => Effect.flatMap(currentSession, (s) => Option.isNone(s) ? Effect.succeed(toSignIn(here)) : f(s.value))
+
+  /** The partner a page is about: the one asked for, else the person's first; none without membership. */
+  const chosen = (session: Session, partner: string | undefined) =>
+    Effect.map(members.partnersOf(session.user.id), (mine) => ({
+      mine,
+      partnerId: partner ?? mine[0]?.partnerId
+    }))
+
+  const fresh = (request: HttpServerRequest.HttpServerRequest, session: Session, csrf: string | undefined) =>
+    Effect.map(
+      Clock.currentTimeMillis,
+      (now) => isSameOriginWrite(request, config.baseUrl) && forms.valid(csrf, { sessionId: session.id }, now)
+    )
+
+  /**
+   * A member's write, recorded in the audit log under their e-mail and IP. The partner services
+   * check membership and role inside `effect`, so a refused write records nothing.
+   */
+  const audited = <A, E, R>(
+    request: HttpServerRequest.HttpServerRequest,
+    session: Session,
+    what: AuditAction<A>,
+    effect: Effect.Effect<A, E, R>
+  ) => audit.audited({ actor: session.user.email, ip: clientIpOf(request, config.trustProxy) }, what, effect)
+
+  const refused = (e: Refusal) =>
+    page(refusalPage(e._tag === "NotAMember" ? "Not found" : "Not allowed", e.message), statusOf(e))
+
+  /**
+   * A form's post: session, origin and token, then `act`; a refusal (the stale form's too) is
+   * answered by `again`, the section's page with its message.
+   */
+  const post = (
+    here: string,
+    request: HttpServerRequest.HttpServerRequest,
+    payload: { readonly partner?: string | undefined; readonly csrf?: string | undefined },
+    again: (
+      session: Session,
+      others: ReadonlyArray<Membership>,
+      partnerId: string
+    ) => (e: Refusal) => Effect.Effect<HttpServerResponse.HttpServerResponse>,
+    act: (
+      session: Session,
+      partnerId: string,
+      others: ReadonlyArray<Membership>
+    ) => Effect.Effect<HttpServerResponse.HttpServerResponse, Refusal>
+  ) =>
+    withSession(here, (session) =>
+      Effect.gen(function*() {
+        const { mine, partnerId } = yield* chosen(session, payload.partner)
+        if (partnerId === undefined) return page(noPartnerPage(session.user.email), 404)
+        const refusedHere = again(session, mine, partnerId)
+        if (!(yield* fresh(request, session, payload.csrf))) {
+          return yield* refusedHere({ _tag: "StaleForm", message: STALE })
+        }
+        return yield* act(session, partnerId, mine).pipe(Effect.catchAll(refusedHere))
+      }))
+
+  return { members, forms, page, withSession, chosen, fresh, audited, refused, post }
+})

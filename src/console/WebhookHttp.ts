@@ -1,0 +1,182 @@
+/**
+ * Handlers of the console's webhooks section (./WebhookApi.ts): the console's door (./Door.ts:
+ * session, partner, same origin and token, audit record), then one call of MemberWebhooks, which
+ * checks membership, role and the environment's grant before the webhooks service acts → the page.
+ * A refusal is the section page again with its status; another partner's is the 404 page. Every
+ * write is audited (`console.webhook_*`) with the environment, URL or event, never a secret.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Clock, Effect, Layer } from "effect"
+import { Api } from "../app/Api.js"
+import type { PartnerEnvironment } from "../partner/Auth.js"
+import type { Membership } from "../partner/members/Members.js"
+import { MemberWebhooks } from "../partner/members/MemberWebhooks.js"
+import { may } from "../partner/members/Roles.js"
+import { seeOther } from "../platform/http/Html.js"
+import { CopyIsland } from "../storefront/Island.js"
+import { makeDoor, type Refusal, statusOf } from "./Door.js"
+import { noPartnerPage } from "./Pages.js"
+import type { Session } from "./Views.js"
+import { webhookSecretPage, webhooksPage, webhooksPath } from "./WebhookPages.js"
+
+const environmentOf = (e: string | undefined): PartnerEnvironment | undefined =>
+  e === "sandbox" || e === "live" ? e : undefined
+
+export const ConsoleWebhookHttpLive = HttpApiBuilder.group(
+  Api,
+  "consoleWebhookPages",
+  (handlers) =>
+    Effect.gen(function*() {
+      const door = yield* makeDoor
+      const { audited, forms, members, page, refused } = door
+      const hooks = yield* MemberWebhooks
+      const copy = yield* CopyIsland
+
+      const view = (
+        session: Session,
+        others: ReadonlyArray<Membership>,
+        partnerId: string,
+        environment: PartnerEnvironment | undefined,
+        message: { readonly error?: string } = {}
+      ) =>
+        Effect.gen(function*() {
+          const seen = yield* hooks.view(session.user.id, partnerId, environment)
+          return webhooksPage({
+            membership: seen.membership,
+            others,
+            environments: seen.environments,
+            environment: seen.environment,
+            endpoint: seen.endpoint,
+            deliveries: seen.environment === null ? [] : seen.deliveries,
+            canManage: may(seen.membership.role, "manageWebhooks"),
+            csrf: forms.token({ sessionId: session.id }, yield* Clock.currentTimeMillis),
+            ...message
+          })
+        })
+
+      /** The section again with the refusal's message (a partner the person is not in: the 404 page). */
+      const again =
+        (environment: PartnerEnvironment | undefined) =>
+        (session: Session, others: ReadonlyArray<Membership>, partnerId: string) =>
+        (e: Refusal) =>
+          e._tag === "NotAMember"
+            ? Effect.succeed(refused(e))
+            : Effect.map(
+              view(session, others, partnerId, environment, { error: e.message }),
+              (p) => page(p, statusOf(e))
+            )
+              .pipe(Effect.catchAll((other) => Effect.succeed(refused(other))))
+
+      type Form = { readonly environment?: string | undefined; readonly partner?: string | undefined }
+      type Write = (
+        session: Session,
+        partnerId: string,
+        others: ReadonlyArray<Membership>,
+        environment: PartnerEnvironment
+      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, Refusal>
+      const post = (
+        request: HttpServerRequest.HttpServerRequest,
+        payload: Form & { readonly csrf?: string | undefined },
+        act: Write
+      ) => {
+        const environment = environmentOf(payload.environment) ?? "sandbox"
+        return door.post(
+          "/console/webhooks",
+          request,
+          payload,
+          again(environment),
+          (session, partnerId, others) => act(session, partnerId, others, environment)
+        )
+      }
+
+      /** The new secret's page (for any member: the one who just made it). */
+      const secretShown = (
+        session: Session,
+        others: ReadonlyArray<Membership>,
+        partnerId: string,
+        environment: PartnerEnvironment,
+        issued: { readonly url: string; readonly secret: string }
+      ) =>
+        Effect.gen(function*() {
+          const m = yield* members.require(session.user.id, partnerId, "view")
+          return page(webhookSecretPage(m, others, issued, environment), 201, yield* copy.src)
+        })
+
+      return handlers
+        .handle("webhooksPage", ({ urlParams }) =>
+          door.withSession("/console/webhooks", (session) =>
+            Effect.gen(function*() {
+              const { mine, partnerId } = yield* door.chosen(session, urlParams.partner)
+              if (partnerId === undefined) {
+                return page(noPartnerPage(session.user.email))
+              }
+              return yield* view(session, mine, partnerId, environmentOf(urlParams.environment)).pipe(
+                Effect.map((p) =>
+                  page(p)
+                ),
+                Effect.catchAll((e) => Effect.succeed(refused(e)))
+              )
+            })))
+        .handle("setWebhookUrl", ({ payload, request }) =>
+          post(request, payload, (session, partnerId, others, environment) =>
+            Effect.gen(function*() {
+              // Recorded without the secret a first endpoint is issued: the environment and URL.
+              const set = yield* audited(
+                request,
+                session,
+                { action: "console.webhook_set", target: partnerId, after: (r) => ({ environment, url: r.url }) },
+                hooks.setUrl(session.user.id, partnerId, environment, payload.url ?? "")
+              )
+              return "secret" in set && set.secret !== undefined
+                ? yield* secretShown(session, others, partnerId, environment, { url: set.url, secret: set.secret })
+                : seeOther(webhooksPath(partnerId, environment))
+            })))
+        .handle("rotateWebhookSecret", ({ payload, request }) =>
+          post(request, payload, (session, partnerId, others, environment) =>
+            Effect.gen(function*() {
+              const rotated = yield* audited(
+                request,
+                session,
+                {
+                  action: "console.webhook_secret_rotate",
+                  target: partnerId,
+                  after: (r) => ({ environment, url: r.url })
+                },
+                hooks.rotateSecret(session.user.id, partnerId, environment)
+              )
+              return yield* secretShown(session, others, partnerId, environment, rotated)
+            })))
+        .handle("testWebhookPage", ({ payload, request }) =>
+          post(request, payload, (session, partnerId, _others, environment) =>
+            Effect.as(
+              audited(
+                request,
+                session,
+                {
+                  action: "console.webhook_test",
+                  target: partnerId,
+                  after: (r) => ({ environment, event_id: r.event_id })
+                },
+                hooks.test(session.user.id, partnerId, environment)
+              ),
+              seeOther(webhooksPath(partnerId, environment))
+            )))
+        .handle("redeliverWebhookPage", ({ payload, request }) =>
+          post(request, payload, (session, partnerId, _others, environment) =>
+            Effect.as(
+              audited(
+                request,
+                session,
+                {
+                  action: "console.webhook_redeliver",
+                  target: payload.event_id ?? "",
+                  after: (r) => ({ partner_id: partnerId, environment, queued: r.queued })
+                },
+                hooks.redeliver(session.user.id, partnerId, environment, payload.event_id ?? "")
+              ),
+              seeOther(webhooksPath(partnerId, environment))
+            )))
+    })
+).pipe(Layer.provide(CopyIsland.Default))
