@@ -1,5 +1,6 @@
 /**
- * `npm run screenshots`: the storefront's pages as a person sees them, for docs/storefront.md —
+ * `npm run screenshots`: the storefront's pages as a person sees them, for docs/storefront.md (and
+ * the partner and operator consoles, signed in, for docs/consoles.md) —
  * each page on a desktop in the light theme and on a phone (390 px) in the dark one, written to
  * docs/images/<page>-desktop.png and <page>-phone.png.
  *
@@ -11,7 +12,7 @@ import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { Worker } from "node:worker_threads"
-import { chromium, type Page } from "playwright-core"
+import { type BrowserContext, chromium, type Page } from "playwright-core"
 import { outDir, root, serviceEnv, start } from "../bench/lib.js"
 import { CHROMIUM, CHROMIUM_OPTIONS, VIEWPORTS } from "../test/support/Browser.js"
 
@@ -28,7 +29,7 @@ const rdap = new Worker(new URL("../bench/servers/rdap-worker.mjs", import.meta.
   workerData: { delayMs: 20, tlds: ["com", "net", "org", "io", "ai", "co"] }
 })
 const rdapBase = await new Promise<string>((resolve) => rdap.once("message", (m: { base: string }) => resolve(m.base)))
-const service = await start(Path.join(dist, "main.js"), {
+const env = {
   ...serviceEnv,
   // The sandbox card and the embedded database are refused in production; the pages are the same.
   NODE_ENV: "development",
@@ -37,7 +38,36 @@ const service = await start(Path.join(dist, "main.js"), {
   RDAP_BOOTSTRAP_URL: `${rdapBase}/dns.json`,
   ALTERNATE_TLDS: "net,org,io",
   DEMO_LISTINGS: "true"
-})
+}
+const service = await start(Path.join(dist, "main.js"), env)
+
+/** The operator CLI on the service's database (it joins the running service's embedded one). */
+const cli = (args: ReadonlyArray<string>, input?: string) =>
+  execFileSync(process.execPath, [Path.join(dist, "cli.js"), ...args], {
+    cwd: outDir,
+    env: { ...process.env, ...env, BASE_URL: service.url },
+    input: input ?? "",
+    encoding: "utf8"
+  })
+
+/** The consoles' people: a partner's owner (invited and accepted in the browser) and an operator. */
+const PASSWORD = "screenshots only"
+const partner = JSON.parse(
+  cli(["partner", "create", "--name", "Acme Domains", "--env", "sandbox", "--scopes", "search,buy,webhook", "--json"])
+) as { partner_id: string }
+const people = { owner: "owner@acme.example", operator: "ops@marketplace.example" } as const
+cli(["user", "create", "--email", people.owner, "--password-stdin"], PASSWORD)
+cli(["user", "create", "--email", people.operator, "--password-stdin", "--role", "operator"], PASSWORD)
+const invitation = JSON.parse(
+  cli(["partner", "invite", "--partner", partner.partner_id, "--email", people.owner, "--role", "owner", "--json"])
+) as { url: string }
+
+const signIn = async (page: Page, email: string) => {
+  await page.goto(`${service.url}/signin`)
+  await page.fill("#email", email)
+  await page.fill("#password", PASSWORD)
+  await Promise.all([page.waitForNavigation(), page.click("main button[type=submit]")])
+}
 
 /** A listed demo name: the market's first (its page, its buy page). */
 const listings = await (await fetch(`${service.url}/api/market/listings?limit=1`)).json() as {
@@ -47,7 +77,12 @@ const listed = listings.items[0]?.domain
 if (listed === undefined) throw new Error("no demo listing: is DEMO_LISTINGS on?")
 
 /** What each screenshot shows: a path, or steps a person takes. */
-const shots: ReadonlyArray<{ readonly name: string; readonly open: (page: Page) => Promise<unknown> }> = [
+const shots: ReadonlyArray<{
+  readonly name: string
+  readonly open: (page: Page) => Promise<unknown>
+  /** Signed in as (a context of its own per person). */
+  readonly as?: keyof typeof people
+}> = [
   { name: "home", open: (p) => p.goto(`${service.url}/`) },
   {
     name: "search",
@@ -64,8 +99,24 @@ const shots: ReadonlyArray<{ readonly name: string; readonly open: (page: Page) 
   { name: "market", open: (p) => p.goto(`${service.url}/market`) },
   { name: "domain", open: (p) => p.goto(`${service.url}/d/${listed}`) },
   { name: "buy", open: (p) => p.goto(`${service.url}/buy/${listed}`) },
-  { name: "signin", open: (p) => p.goto(`${service.url}/signin`) }
+  { name: "signin", open: (p) => p.goto(`${service.url}/signin`) },
+  { name: "console-keys", as: "owner", open: (p) => p.goto(`${service.url}/console/keys`) },
+  { name: "console-webhooks", as: "owner", open: (p) => p.goto(`${service.url}/console/webhooks`) },
+  { name: "ops", as: "operator", open: (p) => p.goto(`${service.url}/ops`) },
+  { name: "ops-money", as: "operator", open: (p) => p.goto(`${service.url}/ops/money`) }
 ]
+
+/** A signed-in context for `who` (the owner accepts the invitation on the first sign-in). */
+const signedIn = async (context: BrowserContext, who: keyof typeof people) => {
+  const page = await context.newPage()
+  await signIn(page, people[who])
+  if (who === "owner" && !page.url().includes("/console")) {
+    await page.goto(invitation.url)
+    const accept = page.locator("main button[type=submit]")
+    if (await accept.count() > 0) await Promise.all([page.waitForNavigation(), accept.click()])
+  }
+  await page.close()
+}
 
 const browser = await chromium.launch(CHROMIUM_OPTIONS)
 const written: Array<string> = []
@@ -76,9 +127,18 @@ for (
     "dark"
   ]] as const
 ) {
-  const context = await browser.newContext({ viewport, colorScheme })
+  const contexts = new Map<string, BrowserContext>()
+  const contextFor = async (who: keyof typeof people | undefined) => {
+    const key = who ?? "visitor"
+    if (!contexts.has(key)) {
+      const context = await browser.newContext({ viewport, colorScheme })
+      if (who !== undefined) await signedIn(context, who)
+      contexts.set(key, context)
+    }
+    return contexts.get(key)!
+  }
   for (const shot of shots) {
-    const page = await context.newPage()
+    const page = await (await contextFor(shot.as)).newPage()
     await shot.open(page)
     await page.waitForLoadState("networkidle")
     const file = Path.join(images, `${shot.name}-${device}.png`)
@@ -86,7 +146,7 @@ for (
     written.push(Path.relative(root, file))
     await page.close()
   }
-  await context.close()
+  for (const context of contexts.values()) await context.close()
 }
 await browser.close()
 await service.stop()

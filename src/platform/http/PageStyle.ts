@@ -77,7 +77,10 @@ const ELEMENTS = `
   table.lines th, table.lines td { text-align: left; padding: .4rem .5rem .4rem 0; border-bottom: 1px solid var(--soft-line); }
   table.lines .amount { text-align: right; padding-right: 0; white-space: nowrap; }
   ol.timeline { padding-left: 1.2rem; } ol.timeline li { margin: .35rem 0; }
-  ul.scopes { padding-left: 1.2rem; }
+  ul.scopes { list-style: none; padding-left: 0; margin: .25rem 0; display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; }
+  ul.scopes li { display: flex; align-items: center; gap: .4rem; }
+  ul.scopes label { display: inline; margin: 0; font-weight: 400; }
+  nav.actions { margin-bottom: 1.25rem; }
   code { font-size: .9em; word-break: break-all; }
   article.info h2 { margin-top: 1.75rem; }`
 
