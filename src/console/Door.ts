@@ -81,6 +81,46 @@ export const makeDoor = Effect.gen(function*() {
   const refused = (e: Refusal) =>
     page(refusalPage(e._tag === "NotAMember" ? "Not found" : "Not allowed", e.message), statusOf(e))
 
+  /** A section's GET: the session, the chosen partner (none: the no-partner page), its view; a refusal's page. */
+  const sectionPage = <R>(
+    here: string,
+    partner: string | undefined,
+    view: (
+      session: Session,
+      others: ReadonlyArray<Membership>,
+      partnerId: string
+    ) => Effect.Effect<StorePage, Refusal, R>
+  ) =>
+    withSession(here, (session) =>
+      Effect.gen(function*() {
+        const { mine, partnerId } = yield* chosen(session, partner)
+        if (partnerId === undefined) return page(noPartnerPage(session.user.email))
+        return yield* view(session, mine, partnerId).pipe(
+          Effect.map((p) => page(p)),
+          Effect.catchAll((e) => Effect.succeed(refused(e)))
+        )
+      }))
+
+  /**
+   * A section's page again after a refused post, with the refusal's message and status (for `post`'s
+   * `again`); a partner the person is not in is the 404 page.
+   */
+  const sectionAgain = (
+    view: (
+      session: Session,
+      others: ReadonlyArray<Membership>,
+      partnerId: string,
+      message: { readonly error: string }
+    ) => Effect.Effect<StorePage, Refusal>
+  ) =>
+  (session: Session, others: ReadonlyArray<Membership>, partnerId: string) =>
+  (e: Refusal): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+    e._tag === "NotAMember"
+      ? Effect.succeed(refused(e))
+      : Effect.map(view(session, others, partnerId, { error: e.message }), (p) => page(p, statusOf(e))).pipe(
+        Effect.catchAll((other) => Effect.succeed(refused(other)))
+      )
+
   /**
    * A form's post: session, origin and token, then `act`; a refusal (the stale form's too) is
    * answered by `again`, the section's page with its message.
@@ -111,5 +151,5 @@ export const makeDoor = Effect.gen(function*() {
         return yield* act(session, partnerId, mine).pipe(Effect.catchAll(refusedHere))
       }))
 
-  return { members, forms, page, withSession, chosen, fresh, audited, refused, post }
+  return { members, forms, page, withSession, chosen, fresh, audited, refused, sectionPage, sectionAgain, post }
 })

@@ -16,10 +16,10 @@ import { INVITE_PATH, type Membership } from "../partner/members/Members.js"
 import { isRole } from "../partner/members/Roles.js"
 import { seeOther } from "../platform/http/Html.js"
 import { CopyIsland } from "../storefront/Island.js"
-import { makeDoor, type Refusal, STALE, statusOf } from "./Door.js"
+import { makeDoor, type Refusal, STALE } from "./Door.js"
 import { secretPage } from "./KeyPages.js"
 import { invitedPage } from "./MemberPages.js"
-import { consolePath, invitationPage, noPartnerPage, refusalPage } from "./Pages.js"
+import { consolePath, invitationPage, refusalPage } from "./Pages.js"
 import { makeViews, type Session } from "./Views.js"
 
 const listOf = (v: string | ReadonlyArray<string> | undefined): ReadonlyArray<string> =>
@@ -28,21 +28,10 @@ const listOf = (v: string | ReadonlyArray<string> | undefined): ReadonlyArray<st
 export const ConsoleHttpLive = HttpApiBuilder.group(Api, "consolePages", (handlers) =>
   Effect.gen(function*() {
     const door = yield* makeDoor
-    const { audited, chosen, forms, fresh, members, page, refused, withSession } = door
+    const { audited, forms, fresh, members, page, refused, withSession } = door
     const keys = yield* PartnerKeys
     const copy = yield* CopyIsland
     const views = makeViews(members, keys, forms)
-
-    /** A section page again with the refusal's message (a partner the person is not in: the 404 page). */
-    const sectionAgain =
-      (section: "keys" | "members", session: Session, others: ReadonlyArray<Membership>, partnerId: string) =>
-      (e: { readonly _tag: string; readonly message: string }) =>
-        e._tag === "NotAMember"
-          ? Effect.succeed(refused(e))
-          : Effect.map(
-            (section === "keys" ? views.keys : views.members)(session, others, partnerId, { error: e.message }),
-            (p) => page(p, statusOf(e))
-          ).pipe(Effect.catchAll((again) => Effect.succeed(refused(again))))
 
     /** A section's form post: session, origin and token, then `act` (refusals shown on the section page). */
     const post = (
@@ -54,46 +43,12 @@ export const ConsoleHttpLive = HttpApiBuilder.group(Api, "consolePages", (handle
         partnerId: string,
         others: ReadonlyArray<Membership>
       ) => Effect.Effect<HttpServerResponse.HttpServerResponse, Refusal>
-    ) =>
-      door.post(
-        `/console/${section}`,
-        request,
-        payload,
-        (session, others, partnerId) => sectionAgain(section, session, others, partnerId),
-        act
-      )
+    ) => door.post(`/console/${section}`, request, payload, door.sectionAgain(views[section]), act)
 
     return handlers
-      .handle("overview", ({ urlParams }) =>
-        withSession("/console", (session) =>
-          Effect.gen(function*() {
-            const { mine, partnerId } = yield* chosen(session, urlParams.partner)
-            if (partnerId === undefined) return page(noPartnerPage(session.user.email))
-            return yield* views.overview(session, mine, partnerId).pipe(
-              Effect.map((p) => page(p)),
-              Effect.catchAll((e) => Effect.succeed(refused(e)))
-            )
-          })))
-      .handle("keysPage", ({ urlParams }) =>
-        withSession("/console/keys", (session) =>
-          Effect.gen(function*() {
-            const { mine, partnerId } = yield* chosen(session, urlParams.partner)
-            if (partnerId === undefined) return page(noPartnerPage(session.user.email))
-            return yield* views.keys(session, mine, partnerId).pipe(
-              Effect.map((p) => page(p)),
-              Effect.catchAll((e) => Effect.succeed(refused(e)))
-            )
-          })))
-      .handle("membersPage", ({ urlParams }) =>
-        withSession("/console/members", (session) =>
-          Effect.gen(function*() {
-            const { mine, partnerId } = yield* chosen(session, urlParams.partner)
-            if (partnerId === undefined) return page(noPartnerPage(session.user.email))
-            return yield* views.members(session, mine, partnerId).pipe(
-              Effect.map((p) => page(p)),
-              Effect.catchAll((e) => Effect.succeed(refused(e)))
-            )
-          })))
+      .handle("overview", ({ urlParams }) => door.sectionPage("/console", urlParams.partner, views.overview))
+      .handle("keysPage", ({ urlParams }) => door.sectionPage("/console/keys", urlParams.partner, views.keys))
+      .handle("membersPage", ({ urlParams }) => door.sectionPage("/console/members", urlParams.partner, views.members))
       .handle("createKey", ({ payload, request }) =>
         post("keys", request, payload, (session, partnerId, mine) =>
           Effect.gen(function*() {
@@ -147,7 +102,7 @@ export const ConsoleHttpLive = HttpApiBuilder.group(Api, "consolePages", (handle
             const role = payload.role ?? ""
             const email = (payload.email ?? "").trim().toLowerCase()
             if (!isRole(role) || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email) || email.length > 254) {
-              return yield* sectionAgain("members", session, mine, partnerId)({
+              return yield* door.sectionAgain(views.members)(session, mine, partnerId)({
                 _tag: "BadInvite",
                 message: "Enter an e-mail address and choose a role."
               })

@@ -16,8 +16,7 @@ import { MemberWebhooks } from "../partner/members/MemberWebhooks.js"
 import { may } from "../partner/members/Roles.js"
 import { seeOther } from "../platform/http/Html.js"
 import { CopyIsland } from "../storefront/Island.js"
-import { makeDoor, type Refusal, statusOf } from "./Door.js"
-import { noPartnerPage } from "./Pages.js"
+import { makeDoor, type Refusal } from "./Door.js"
 import type { Session } from "./Views.js"
 import { webhookSecretPage, webhooksPage, webhooksPath } from "./WebhookPages.js"
 
@@ -30,7 +29,7 @@ export const ConsoleWebhookHttpLive = HttpApiBuilder.group(
   (handlers) =>
     Effect.gen(function*() {
       const door = yield* makeDoor
-      const { audited, forms, members, page, refused } = door
+      const { audited, forms, members, page } = door
       const hooks = yield* MemberWebhooks
       const copy = yield* CopyIsland
 
@@ -56,19 +55,6 @@ export const ConsoleWebhookHttpLive = HttpApiBuilder.group(
           })
         })
 
-      /** The section again with the refusal's message (a partner the person is not in: the 404 page). */
-      const again =
-        (environment: PartnerEnvironment | undefined) =>
-        (session: Session, others: ReadonlyArray<Membership>, partnerId: string) =>
-        (e: Refusal) =>
-          e._tag === "NotAMember"
-            ? Effect.succeed(refused(e))
-            : Effect.map(
-              view(session, others, partnerId, environment, { error: e.message }),
-              (p) => page(p, statusOf(e))
-            )
-              .pipe(Effect.catchAll((other) => Effect.succeed(refused(other))))
-
       type Form = { readonly environment?: string | undefined; readonly partner?: string | undefined }
       type Write = (
         session: Session,
@@ -86,7 +72,9 @@ export const ConsoleWebhookHttpLive = HttpApiBuilder.group(
           "/console/webhooks",
           request,
           payload,
-          again(environment),
+          door.sectionAgain((session, others, partnerId, message) =>
+            view(session, others, partnerId, environment, message)
+          ),
           (session, partnerId, others) => act(session, partnerId, others, environment)
         )
       }
@@ -106,19 +94,8 @@ export const ConsoleWebhookHttpLive = HttpApiBuilder.group(
 
       return handlers
         .handle("webhooksPage", ({ urlParams }) =>
-          door.withSession("/console/webhooks", (session) =>
-            Effect.gen(function*() {
-              const { mine, partnerId } = yield* door.chosen(session, urlParams.partner)
-              if (partnerId === undefined) {
-                return page(noPartnerPage(session.user.email))
-              }
-              return yield* view(session, mine, partnerId, environmentOf(urlParams.environment)).pipe(
-                Effect.map((p) =>
-                  page(p)
-                ),
-                Effect.catchAll((e) => Effect.succeed(refused(e)))
-              )
-            })))
+          door.sectionPage("/console/webhooks", urlParams.partner, (session, others, partnerId) =>
+            view(session, others, partnerId, environmentOf(urlParams.environment))))
         .handle("setWebhookUrl", ({ payload, request }) =>
           post(request, payload, (session, partnerId, others, environment) =>
             Effect.gen(function*() {
