@@ -7,9 +7,9 @@
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Clock, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { type AuditAction, AuditLog } from "../audit/AuditLog.js"
-import { currentSession, isSameOriginWrite } from "../identity/Session.js"
+import { currentSession } from "../identity/Session.js"
 import { Members, type Membership } from "../partner/members/Members.js"
 import { AppConfig } from "../platform/Config.js"
 import { clientIpOf } from "../platform/http/ClientIp.js"
@@ -45,7 +45,7 @@ export const makeDoor = Effect.gen(function*() {
   const members = yield* Members
   const config = yield* AppConfig
   const audit = yield* AuditLog
-  const forms = makeAccountForms((yield* ServiceSecret).key("account-csrf"))
+  const forms = makeAccountForms((yield* ServiceSecret).key("account-csrf"), config.baseUrl)
 
   const page = (p: StorePage, status = 200, script?: string) => storePage(p, { status, script })
 
@@ -62,10 +62,7 @@ export const makeDoor = Effect.gen(function*() {
     }))
 
   const fresh = (request: HttpServerRequest.HttpServerRequest, session: Session, csrf: string | undefined) =>
-    Effect.map(
-      Clock.currentTimeMillis,
-      (now) => isSameOriginWrite(request, config.baseUrl) && forms.valid(csrf, { sessionId: session.id }, now)
-    )
+    forms.accepts(request, csrf, { sessionId: session.id })
 
   /**
    * A member's write, recorded in the audit log under their e-mail and IP. The partner services

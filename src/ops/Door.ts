@@ -13,7 +13,7 @@ import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Option } from "effect"
 import { type AuditAction, AuditLog } from "../audit/AuditLog.js"
 import { Accounts } from "../identity/accounts/Accounts.js"
-import { currentSession, isSameOriginWrite } from "../identity/Session.js"
+import { currentSession } from "../identity/Session.js"
 import { AppConfig } from "../platform/Config.js"
 import { clientIpOf } from "../platform/http/ClientIp.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
@@ -65,7 +65,7 @@ export const makeDoor = Effect.gen(function*() {
   const accounts = yield* Accounts
   const audit = yield* AuditLog
   const config = yield* AppConfig
-  const forms = makeAccountForms((yield* ServiceSecret).key("account-csrf"))
+  const forms = makeAccountForms((yield* ServiceSecret).key("account-csrf"), config.baseUrl)
 
   const show = (p: StorePage, status = 200) => storePage(p, { status })
   const refused = (back: string) => (e: Refusal) =>
@@ -111,8 +111,7 @@ export const makeDoor = Effect.gen(function*() {
       Effect.gen(function*() {
         const op = yield* admit(request)
         if (Option.isNone(op)) return toSignIn(back)
-        const now = yield* Clock.currentTimeMillis
-        if (!isSameOriginWrite(request, config.baseUrl) || !forms.valid(csrf, { sessionId: op.value.sessionId }, now)) {
+        if (!(yield* forms.accepts(request, csrf, { sessionId: op.value.sessionId }))) {
           return yield* Effect.fail<Refusal>({ _tag: "StaleForm", message: STALE })
         }
         return yield* f(op.value)

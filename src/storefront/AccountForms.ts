@@ -9,7 +9,10 @@
  * there is a session, the session's id after (sign-out, bulk actions), so a token from another
  * session or another form is refused. Every post also passes the same-origin check.
  */
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import { Clock, Effect } from "effect"
 import { makeBuyForm } from "../checkout/BuyForm.js"
+import { isSameOriginWrite } from "../identity/Session.js"
 import { seeOther } from "../platform/http/Html.js"
 
 export const ACCOUNT_PATH = "/account"
@@ -32,12 +35,22 @@ export type FormPurpose = "signin" | "signup" | { readonly sessionId: string }
 
 const subjectOf = (purpose: FormPurpose) => typeof purpose === "string" ? purpose : `session:${purpose.sessionId}`
 
-/** The account forms' tokens under `key` (ServiceSecret `account-csrf`). */
-export const makeAccountForms = (key: Buffer) => {
+/**
+ * The account forms' tokens under `key` (ServiceSecret `account-csrf`), and the one rule of a
+ * signed-in page's post (account, partner console, operator console): `accepts` it only from this
+ * site (`baseUrl`) with a valid token for `purpose`.
+ */
+export const makeAccountForms = (key: Buffer, baseUrl: string) => {
   const forms = makeBuyForm(key)
+  const valid = (token: string | undefined, purpose: FormPurpose, now: number) =>
+    forms.valid(token, "live", subjectOf(purpose), now)
   return {
     token: (purpose: FormPurpose, now: number) => forms.token("live", subjectOf(purpose), now),
-    valid: (token: string | undefined, purpose: FormPurpose, now: number) =>
-      forms.valid(token, "live", subjectOf(purpose), now)
+    valid,
+    accepts: (request: HttpServerRequest.HttpServerRequest, token: string | undefined, purpose: FormPurpose) =>
+      Effect.map(
+        Clock.currentTimeMillis,
+        (now) => isSameOriginWrite(request, baseUrl) && valid(token, purpose, now)
+      )
   }
 }

@@ -10,13 +10,7 @@ import { Clock, Effect, Either, Layer, Option } from "effect"
 import { Api } from "../app/Api.js"
 import { Accounts } from "../identity/accounts/Accounts.js"
 import { limitLogin } from "../identity/accounts/LoginLimit.js"
-import {
-  clearSessionCookie,
-  currentSession,
-  isSameOriginWrite,
-  sessionTokenOf,
-  setSessionCookie
-} from "../identity/Session.js"
+import { clearSessionCookie, currentSession, sessionTokenOf, setSessionCookie } from "../identity/Session.js"
 import { AppConfig } from "../platform/Config.js"
 import { seeOther } from "../platform/http/Html.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
@@ -76,7 +70,7 @@ export const AccountHttpLive = HttpApiBuilder.group(Api, "accountPages", (handle
     const bulk = yield* Bulk
     const island = yield* BulkIsland
     const config = yield* AppConfig
-    const forms = makeAccountForms((yield* ServiceSecret).key("account-csrf"))
+    const forms = makeAccountForms((yield* ServiceSecret).key("account-csrf"), config.baseUrl)
     const now = Clock.currentTimeMillis
 
     const credentialsForm = (purpose: "signin" | "signup", next: string, extra: Partial<CredentialsFormInput> = {}) =>
@@ -92,8 +86,7 @@ export const AccountHttpLive = HttpApiBuilder.group(Api, "accountPages", (handle
       next: string
     ) =>
       Effect.gen(function*() {
-        const fresh = isSameOriginWrite(request, config.baseUrl) && forms.valid(payload.csrf, purpose, yield* now)
-        if (fresh) return Option.none()
+        if (yield* forms.accepts(request, payload.csrf, purpose)) return Option.none()
         const form = yield* credentialsForm(purpose, next, {
           email: (payload.email ?? "").slice(0, 254),
           error: "This form was out of date or sent from another site. Please try again."
@@ -205,10 +198,7 @@ export const AccountHttpLive = HttpApiBuilder.group(Api, "accountPages", (handle
             yield* clearSessionCookie
             return seeOther("/")
           }
-          if (
-            !isSameOriginWrite(request, config.baseUrl) ||
-            !forms.valid(payload.csrf, { sessionId: session.value.id }, yield* now)
-          ) {
+          if (!(yield* forms.accepts(request, payload.csrf, { sessionId: session.value.id }))) {
             return page(
               yield* accountView(session.value, { error: "That form was out of date. Please try again." }),
               403
@@ -224,10 +214,7 @@ export const AccountHttpLive = HttpApiBuilder.group(Api, "accountPages", (handle
           Effect.gen(function*() {
             const refuse = (error: string, status: number) =>
               Effect.map(accountView(session, { error }), (p) => page(p, status))
-            if (
-              !isSameOriginWrite(request, config.baseUrl) ||
-              !forms.valid(payload.csrf, { sessionId: session.id }, yield* now)
-            ) {
+            if (!(yield* forms.accepts(request, payload.csrf, { sessionId: session.id }))) {
               return yield* refuse("That form was out of date or sent from another site. Please try again.", 403)
             }
             const op = (PAGE_OPS as ReadonlyArray<string>).find((o) => o === payload.op) as PageOp | undefined
