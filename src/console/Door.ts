@@ -13,28 +13,15 @@ import { currentSession } from "../identity/Session.js"
 import { Members, type Membership } from "../partner/members/Members.js"
 import { AppConfig } from "../platform/Config.js"
 import { clientIpOf } from "../platform/http/ClientIp.js"
+import { declaredStatus } from "../platform/http/Errors.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { makeAccountForms, toSignIn } from "../storefront/AccountForms.js"
 import { type StorePage, storePage } from "../storefront/Layout.js"
 import { noPartnerPage, refusalPage } from "./Pages.js"
 import type { Session } from "./Views.js"
 
-/** The status of each refusal of the partner services. */
-const REFUSAL_STATUS: Readonly<Record<string, number>> = {
-  NotAMember: 404,
-  KeyNotFound: 404,
-  RoleRefused: 403,
-  InvitationForAnother: 403,
-  ScopeNotGranted: 400,
-  StaleForm: 403,
-  LastOwner: 409,
-  InvitationUnusable: 410,
-  InvalidWebhookUrl: 400,
-  WebhookEndpointNotFound: 404,
-  WebhookEventNotFound: 404,
-  WebhookDisabled: 409
-}
-export const statusOf = (e: { readonly _tag: string }) => REFUSAL_STATUS[e._tag] ?? 400
+/** A refusal's status: the one its `DomainError` class declares; a stale form 403; else 400. */
+export const statusOf = (e: { readonly _tag: string }) => declaredStatus(e) ?? (e._tag === "StaleForm" ? 403 : 400)
 
 /** A refusal of the partner services, or of the form itself. */
 export type Refusal = { readonly _tag: string; readonly message: string }

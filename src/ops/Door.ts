@@ -16,6 +16,7 @@ import { Accounts } from "../identity/accounts/Accounts.js"
 import { currentSession } from "../identity/Session.js"
 import { AppConfig } from "../platform/Config.js"
 import { clientIpOf } from "../platform/http/ClientIp.js"
+import { declaredStatus } from "../platform/http/Errors.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { makeAccountForms, toSignIn } from "../storefront/AccountForms.js"
 import { type StorePage, storePage } from "../storefront/Layout.js"
@@ -42,11 +43,8 @@ export interface Refusal {
 /** The status of the console's own refusals. */
 const OWN_STATUS: Readonly<Record<string, number>> = { StaleForm: 403, NotFound: 404, BadInput: 400 }
 
-/** A domain error's status (platform/http/Errors.ts `DomainError` keeps it on the class), else the console's own. */
-export const statusOf = (e: Refusal): number => {
-  const meta = (e.constructor as { readonly meta?: { readonly status?: number } }).meta
-  return meta?.status ?? OWN_STATUS[e._tag] ?? 400
-}
+/** A domain error's status (platform/http/Errors.ts `declaredStatus`), else the console's own. */
+export const statusOf = (e: Refusal): number => declaredStatus(e) ?? OWN_STATUS[e._tag] ?? 400
 
 /** The operator at the door, with the session the form tokens are bound to. */
 interface Admitted extends Operator {

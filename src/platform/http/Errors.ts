@@ -133,6 +133,15 @@ export const DomainError = <Self>() =>
   } as any // seam: Self is still a type parameter here; the caller's `extends DomainError<X>()` fixes it
 }
 
+/**
+ * The HTTP status a value's `DomainError` class declares, if it is one: for doors that answer a
+ * service's refusal as a page (the consoles) rather than through `errorWire`.
+ */
+export const declaredStatus = (e: unknown): number | undefined =>
+  typeof e === "object" && e !== null
+    ? (e.constructor as { readonly meta?: Partial<DomainErrorMeta> }).meta?.status
+    : undefined
+
 interface DomainErrorClass<A> extends Schema.Schema<A, any> {
   new(args: { readonly message: string; readonly details?: unknown }): A
   readonly meta: DomainErrorMeta
