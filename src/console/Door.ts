@@ -15,7 +15,7 @@ import { AppConfig } from "../platform/Config.js"
 import { clientIpOf } from "../platform/http/ClientIp.js"
 import { declaredStatus } from "../platform/http/Errors.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
-import { makeAccountForms, toSignIn } from "../storefront/AccountForms.js"
+import { makeAccountForms, STALE_FORM, toSignIn } from "../storefront/AccountForms.js"
 import { type StorePage, storePage } from "../storefront/Layout.js"
 import { noPartnerPage, refusalPage } from "./Pages.js"
 import type { Session } from "./Views.js"
@@ -25,8 +25,6 @@ export const statusOf = (e: { readonly _tag: string }) => declaredStatus(e) ?? (
 
 /** A refusal of the partner services, or of the form itself. */
 export type Refusal = { readonly _tag: string; readonly message: string }
-
-export const STALE = "That form was out of date or sent from another site. Please try again."
 
 export const makeDoor = Effect.gen(function*() {
   const members = yield* Members
@@ -130,7 +128,7 @@ export const makeDoor = Effect.gen(function*() {
         if (partnerId === undefined) return page(noPartnerPage(session.user.email), 404)
         const refusedHere = again(session, mine, partnerId)
         if (!(yield* fresh(request, session, payload.csrf))) {
-          return yield* refusedHere({ _tag: "StaleForm", message: STALE })
+          return yield* refusedHere({ _tag: "StaleForm", message: STALE_FORM })
         }
         return yield* act(session, partnerId, mine).pipe(Effect.catchAll(refusedHere))
       }))

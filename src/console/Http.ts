@@ -15,8 +15,9 @@ import { PartnerKeys } from "../partner/members/Keys.js"
 import { INVITE_PATH, type Membership } from "../partner/members/Members.js"
 import { isRole } from "../partner/members/Roles.js"
 import { seeOther } from "../platform/http/Html.js"
+import { STALE_FORM } from "../storefront/AccountForms.js"
 import { CopyIsland } from "../storefront/Island.js"
-import { makeDoor, type Refusal, STALE } from "./Door.js"
+import { makeDoor, type Refusal } from "./Door.js"
 import { secretPage } from "./KeyPages.js"
 import { invitedPage } from "./MemberPages.js"
 import { consolePath, invitationPage, refusalPage } from "./Pages.js"
@@ -154,7 +155,7 @@ export const ConsoleHttpLive = HttpApiBuilder.group(Api, "consolePages", (handle
         withSession(`${INVITE_PATH}${path.token}`, (session) =>
           Effect.gen(function*() {
             if (!(yield* fresh(request, session, payload.csrf))) {
-              return page(refusalPage("Not allowed", STALE), 403)
+              return page(refusalPage("Not allowed", STALE_FORM), 403)
             }
             const joined = yield* Effect.either(members.accept(session.user, path.token))
             if (joined._tag === "Left") {

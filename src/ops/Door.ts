@@ -18,7 +18,7 @@ import { AppConfig } from "../platform/Config.js"
 import { clientIpOf } from "../platform/http/ClientIp.js"
 import { declaredStatus } from "../platform/http/Errors.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
-import { makeAccountForms, toSignIn } from "../storefront/AccountForms.js"
+import { makeAccountForms, STALE_FORM, toSignIn } from "../storefront/AccountForms.js"
 import { type StorePage, storePage } from "../storefront/Layout.js"
 import { refusalPage } from "./Pages.js"
 
@@ -50,8 +50,6 @@ export const statusOf = (e: Refusal): number => declaredStatus(e) ?? OWN_STATUS[
 interface Admitted extends Operator {
   readonly sessionId: string
 }
-
-export const STALE = "That form was out of date or sent from another site. Please try again."
 
 /** A refusal answered as a form's error: 400 with the reason. */
 export const badInput = (message: string): Refusal => ({ _tag: "BadInput", message })
@@ -110,7 +108,7 @@ export const makeDoor = Effect.gen(function*() {
         const op = yield* admit(request)
         if (Option.isNone(op)) return toSignIn(back)
         if (!(yield* forms.accepts(request, csrf, { sessionId: op.value.sessionId }))) {
-          return yield* Effect.fail<Refusal>({ _tag: "StaleForm", message: STALE })
+          return yield* Effect.fail<Refusal>({ _tag: "StaleForm", message: STALE_FORM })
         }
         return yield* f(op.value)
       }).pipe(Effect.catchAll(refused(back))),

@@ -30,6 +30,9 @@ export const safeNext = (next: string | undefined): string => {
   return url.origin === "http://account.invalid" ? `${url.pathname}${url.search}${url.hash}` : ACCOUNT_PATH
 }
 
+/** What a signed-in page says when `accepts` refuses its post (403). */
+export const STALE_FORM = "That form was out of date or sent from another site. Please try again."
+
 /** What a form token is bound to. */
 export type FormPurpose = "signin" | "signup" | { readonly sessionId: string }
 

@@ -17,7 +17,7 @@ import { ServiceSecret } from "../platform/ServiceSecret.js"
 import { BulkAccepted, BulkCart, BulkRequest } from "../portfolio/Api.js"
 import { Bulk } from "../portfolio/Bulk.js"
 import { Portfolio } from "../portfolio/Portfolio.js"
-import { ACCOUNT_PATH, makeAccountForms, safeNext, toSignIn } from "./AccountForms.js"
+import { ACCOUNT_PATH, makeAccountForms, safeNext, STALE_FORM, toSignIn } from "./AccountForms.js"
 import {
   accountNotFoundPage,
   accountPage,
@@ -215,7 +215,7 @@ export const AccountHttpLive = HttpApiBuilder.group(Api, "accountPages", (handle
             const refuse = (error: string, status: number) =>
               Effect.map(accountView(session, { error }), (p) => page(p, status))
             if (!(yield* forms.accepts(request, payload.csrf, { sessionId: session.id }))) {
-              return yield* refuse("That form was out of date or sent from another site. Please try again.", 403)
+              return yield* refuse(STALE_FORM, 403)
             }
             const op = (PAGE_OPS as ReadonlyArray<string>).find((o) => o === payload.op) as PageOp | undefined
             if (op === undefined) return yield* refuse("Choose an action.", 400)
