@@ -21,6 +21,7 @@ import { MarketApi } from "../market/Api.js"
 import { NotificationsApi } from "../notifications/Api.js"
 import { OffersApi } from "../offers/Api.js"
 import { OpsPagesApi } from "../ops/Api.js"
+import { OpsPartnerPagesApi } from "../ops/PartnerApi.js"
 import { AdminBrokerageApi, BrokeragePagesApi, PartnerBrokerageApi } from "../partner/brokerage/Api.js"
 import { PartnerEventsApi } from "../partner/events/Api.js"
 import { PartnerInventoryApi } from "../partner/inventory/Api.js"
@@ -79,6 +80,7 @@ const Groups = HttpApi.make("marketplace")
   .add(ConsolePagesApi)
   .add(ConsoleWebhookPagesApi)
   .add(OpsPagesApi)
+  .add(OpsPartnerPagesApi)
 
 export class Api extends Groups
   .annotate(OpenApi.Title, "Domain Marketplace API")

@@ -32,6 +32,7 @@ import { MarketConfig } from "../market/Settings.js"
 import { NotificationsLive } from "../notifications/Layer.js"
 import { OffersLive } from "../offers/Layer.js"
 import { OpsHttpLive } from "../ops/Http.js"
+import { OpsPartnerHttpLive } from "../ops/PartnerHttp.js"
 import { BrokerageConfig } from "../partner/brokerage/Settings.js"
 import { PartnerLive } from "../partner/Layer.js"
 import { LedgerConfig } from "../partner/ledger/Settings.js"
@@ -102,6 +103,7 @@ export const CapabilitiesLive = Layer.mergeAll(
   ConsoleHttpLive,
   ConsoleWebhookHttpLive,
   OpsHttpLive,
+  OpsPartnerHttpLive,
   // The sandbox's advance drives orders, their deliveries and settlement: it sits above all three.
   PartnerSandboxHttpLive
 ).pipe(

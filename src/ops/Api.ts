@@ -22,8 +22,7 @@
  *   POST /ops/money/payouts            a payout run now: its result
  *   GET  /ops/money/verify             `ledger verify`: its report
  *   POST /ops/money/receipts           a partner's payment (ledger receipt): its result
- *   GET  /ops/partners                 partners, their keys and commission
- *   POST /ops/partners/commission      a partner's commission from now on
+ *   /ops/partners…                     partners: ./PartnerApi.ts
  *   GET  /ops/audit                    the audit log (?actor, ?action, ?since)
  *
  * Form fields are optional strings: the handler checks them and answers a 400 page with the reason
@@ -60,9 +59,6 @@ export const ReceiptForm = Schema.Struct({
   reference: field,
   csrf
 }).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
-export const CommissionForm = Schema.Struct({ partner_id: field, bps: field, csrf }).pipe(
-  HttpApiSchema.withEncoding({ kind: "UrlParams" })
-)
 
 export const AuditQuery = Schema.Struct({
   actor: Schema.optional(Schema.String).annotations({
@@ -72,12 +68,12 @@ export const AuditQuery = Schema.Struct({
   since: Schema.optional(Schema.String).annotations({ description: "Only entries at or after this ISO date-time" })
 })
 
-const DOCS = "/docs/consoles.md#operator-console"
+export const DOCS = "/docs/consoles.md#operator-console"
 
 const SIGN_IN = Redirect("Not signed in: to /signin?next=<this page>")
 const NOT_OPERATOR = HtmlPage(403, "The account has no operator role, or the form was stale or from another site")
 
-const page = <Name extends string>(name: Name, path: `/${string}`, description: string) =>
+export const page = <Name extends string>(name: Name, path: `/${string}`, description: string) =>
   HttpApiEndpoint.get(name, path)
     .addSuccess(HtmlPage(200, description))
     .addSuccess(SIGN_IN)
@@ -87,7 +83,10 @@ const page = <Name extends string>(name: Name, path: `/${string}`, description: 
     .pipe(documentedAt(DOCS))
 
 /** A console form's post with the refusals every form shares. */
-const formPost = <Name extends string, P extends Schema.Schema<any, Readonly<Record<string, string | undefined>>>>(
+export const formPost = <
+  Name extends string,
+  P extends Schema.Schema<any, Readonly<Record<string, string | undefined>>>
+>(
   name: Name,
   path: `/${string}`,
   payload: P,
@@ -109,7 +108,7 @@ const formPost = <Name extends string, P extends Schema.Schema<any, Readonly<Rec
     )
     .pipe(documentedAt(DOCS))
 
-const BACK = (where: string) => Redirect(`Done: back to ${where}`)
+export const BACK = (where: string) => Redirect(`Done: back to ${where}`)
 
 export class OpsPagesApi extends HttpApiGroup.make("opsPages")
   .add(page("opsHome", "/ops", "What waits for a person, counted, with the console's sections"))
@@ -143,10 +142,6 @@ export class OpsPagesApi extends HttpApiGroup.make("opsPages")
       HtmlPage(201, "The receipt and what the partner still owes"),
       "Record a partner's payment"
     )
-  )
-  .add(page("opsPartners", "/ops/partners", "Partners with their keys and commission"))
-  .add(
-    formPost("setCommission", "/ops/partners/commission", CommissionForm, BACK("the partners"), "Set a commission")
   )
   .add(
     HttpApiEndpoint.get("opsAudit", "/ops/audit")

@@ -6,7 +6,7 @@
  * the operator's e-mail and IP → the page, or a 303 back to the queue.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { Api } from "../app/Api.js"
 import { AuditLog } from "../audit/AuditLog.js"
 import { CLOSE_OUTCOMES, type CloseOutcome } from "../domain/Brokerage.js"
@@ -14,7 +14,6 @@ import { Fulfilment } from "../fulfilment/Fulfilment.js"
 import { MAX_OFFER_CENTS } from "../offers/Api.js"
 import { type Decision, Offers } from "../offers/Offers.js"
 import { Brokerage } from "../partner/brokerage/Brokerage.js"
-import { Credentials } from "../partner/Credentials.js"
 import { Payouts } from "../partner/ledger/Payouts.js"
 import { Receipts } from "../partner/ledger/Receipts.js"
 import { Reconcile } from "../partner/ledger/Reconcile.js"
@@ -24,35 +23,12 @@ import { actionOf, ADMIN_ORDER_ACTIONS } from "../partner/orders/AdminApi.js"
 import { Orders } from "../partner/orders/Orders.js"
 import { seeOther } from "../platform/http/Html.js"
 import { auditPage } from "./AuditPages.js"
-import { badInput, makeDoor, notFound } from "./Door.js"
+import { badInput, makeDoor } from "./Door.js"
+import { centsOf, idOf, isOneOf, noteOf, required } from "./Fields.js"
 import { moneyPage, payoutsResultPage, receiptPage, settlementResultPage, verifyPage } from "./MoneyPages.js"
 import { homePage } from "./Pages.js"
-import { partnersPage } from "./PartnerPages.js"
 import { brokeragePage, deliveriesPage, offersPage, ordersPage } from "./QueuePages.js"
 import { makeQueues } from "./Queues.js"
-
-/** A whole number of cents from a form field: absent is undefined, anything else but 1…max refused. */
-const centsOf = (name: string, value: string | undefined, max = 1e12) => {
-  const text = (value ?? "").trim()
-  if (text === "") return Effect.succeed(undefined)
-  const n = Number(text)
-  return /^\d+$/.test(text) && n >= 1 && n <= max
-    ? Effect.succeed(n)
-    : Effect.fail(badInput(`${name}: a whole number of cents from 1 to ${max}`))
-}
-
-const required = <A>(name: string, value: A | undefined) =>
-  value === undefined ? Effect.fail(badInput(`${name} is required`)) : Effect.succeed(value)
-
-const idOf = (name: string, value: string | undefined) => required(name, value?.trim() || undefined)
-
-const noteOf = (value: string | undefined) => {
-  const note = (value ?? "").trim()
-  return note === "" ? undefined : note.slice(0, 500)
-}
-
-const isOneOf = <T extends string>(list: ReadonlyArray<T>, v: string | undefined): v is T =>
-  v !== undefined && (list as ReadonlyArray<string>).includes(v)
 
 export const OpsHttpLive = HttpApiBuilder.group(Api, "opsPages", (handlers) =>
   Effect.gen(function*() {
@@ -66,7 +42,6 @@ export const OpsHttpLive = HttpApiBuilder.group(Api, "opsPages", (handlers) =>
     const reconcile = yield* Reconcile
     const receipts = yield* Receipts
     const money = yield* MoneyRepo
-    const credentials = yield* Credentials
     const audit = yield* AuditLog
     const queues = makeQueues({ orders, brokerage, offers, fulfilment })
 
@@ -236,36 +211,6 @@ export const OpsHttpLive = HttpApiBuilder.group(Api, "opsPages", (handlers) =>
               receipts.record({ partnerId, environment, amountCents, reference: reference.slice(0, 200) })
             )
             return door.show(receiptPage(op.email, result), 201)
-          })))
-      .handle("opsPartners", ({ request }) =>
-        door.page("/ops/partners", request, (op) =>
-          Effect.map(credentials.listPartners(200), (partners) =>
-            partnersPage(op.email, op.csrf, partners))))
-      .handle("setCommission", ({ payload, request }) =>
-        door.post("/ops/partners", request, payload.csrf, (op) =>
-          Effect.gen(function*() {
-            const partnerId = yield* idOf("partner_id", payload.partner_id)
-            const text = (payload.bps ?? "").trim()
-            const bps = Number(text)
-            if (!/^\d+$/.test(text) || bps > 10_000) {
-              return yield* Effect.fail(badInput("bps: a whole number from 0 to 10000"))
-            }
-            // The same record as `partner set-commission` on the CLI.
-            const before = Effect.map(
-              credentials.showPartner(partnerId),
-              Option.match({
-                onNone: () =>
-                  null,
-                onSome: (p) => ({ commission_bps: p.commission_bps })
-              })
-            )
-            yield* door.act(
-              op,
-              { action: "partner.set_commission", target: partnerId, before },
-              Effect.flatMap(credentials.setCommission(partnerId, bps), (done) =>
-                done ? Effect.succeed({ commission_bps: bps }) : Effect.fail(notFound(`No partner ${partnerId}`)))
-            )
-            return seeOther("/ops/partners")
           })))
       .handle("opsAudit", ({ request, urlParams }) =>
         door.page("/ops/audit", request, (op) =>

@@ -1,11 +1,16 @@
 /**
  * The operator console's partners (docs/consoles.md#operator-console): every partner with its
- * keys (never secrets) and commission, and the form that changes the commission for orders
- * recorded from now on (Credentials.setCommission, as `partner set-commission`). Creating a
- * partner and changing a key's scopes stay with the CLI (`partner create`, `partner rotate`);
- * there is no suspension of a partner yet (revoking its keys stops it).
+ * keys (never secrets) and commission, with the forms that invite a person to it and change the
+ * commission for orders recorded from now on; the form for a new partner (its first key and the
+ * owner's invitation shown once, as `partner create` and `partner invite` print them). Changing a
+ * key's scopes stays with the CLI (`partner rotate`); there is no suspension of a partner yet
+ * (revoking its keys stops it).
  */
 import { timeInWords } from "../domain/TimeWords.js"
+import { SCOPES } from "../partner/Auth.js"
+import type { IssuedCredential } from "../partner/Credentials.js"
+import type { Invitation } from "../partner/members/Members.js"
+import { ROLES } from "../partner/members/Roles.js"
 import type { PartnerSummaryRow } from "../partner/Repo.js"
 import { html } from "../platform/http/Html.js"
 import type { StorePage } from "../storefront/Layout.js"
@@ -49,7 +54,88 @@ ${
               value: String(p.commission_bps)
             })
           )
+        }
+${
+          rowForm(
+            "/ops/partners/invite",
+            csrf,
+            { partner_id: p.id },
+            "Invite",
+            `Invite a person to ${p.name}`,
+            html`${rowInput(`email-${p.id}`, "email", "E-mail")}
+<label for="${`role-${p.id}`}">Role</label>
+<select id="${`role-${p.id}`}" name="role">${
+              ROLES.map((r) => html`<option value="${r}">${r}</option>`)
+            }</select>`
+          )
         }</li>`, "No partners yet.")
     }
-<p class="muted">New partners and their keys: <code>npm run -s cli -- partner create</code>; their people: <code>partner invite</code>.</p>`
+${createForm(csrf)}`
+  )
+
+const createForm = (csrf: string) =>
+  html`<h2 id="create-title">New partner</h2>
+<form method="post" action="/ops/partners" aria-labelledby="create-title">
+<input type="hidden" name="csrf" value="${csrf}">
+<label for="name">Name</label>
+<input id="name" name="name" required maxlength="100" autocomplete="organization">
+<label for="environment">Environment of its first key</label>
+<select id="environment" name="environment"><option value="sandbox">Sandbox (test)</option><option value="live">Live</option></select>
+<fieldset><legend>Scopes it is granted</legend>
+<ul class="scopes">${
+    SCOPES.map((s) =>
+      html`<li><input type="checkbox" name="scope" value="${s}" id="${`scope-${s}`}"> <label for="${`scope-${s}`}">${s}</label></li>`
+    )
+  }</ul></fieldset>
+<label for="commission_bps">Commission in basis points (1000 = 10 %)</label>
+<input id="commission_bps" name="commission_bps" inputmode="numeric" pattern="[0-9]*" value="1000" autocomplete="off">
+<p><input type="checkbox" id="affiliate" name="affiliate" value="yes"> <label for="affiliate">An affiliate (earns on referred sales)</label></p>
+<label for="owner_email">Owner's e-mail (optional: they get an invitation to the console)</label>
+<input id="owner_email" name="owner_email" type="email" autocomplete="off">
+<div class="actions"><button type="submit" class="primary">Create partner</button></div>
+</form>`
+
+const invitationFacts = (i: Invitation) =>
+  html`<h2>The invitation</h2>
+<p>Send this link to ${i.email}; it lets one person join as ${i.role}, once, until ${i.expires_at}.</p>
+<label for="invitation">Invitation link</label>
+<input id="invitation" readonly value="${i.url}" autocomplete="off" spellcheck="false">`
+
+/** After `POST /ops/partners`: the partner, its first key's secret and the invitation, this once. */
+export const partnerCreatedPage = (
+  email: string,
+  name: string,
+  issued: IssuedCredential,
+  invitation: Invitation | undefined
+): StorePage =>
+  opsPage(
+    "partners",
+    "Partner created",
+    email,
+    html`<h1>${name} is a partner</h1>
+<p class="note" role="status">The secret and the link are shown only this once.</p>
+<dl class="facts">
+<dt>Partner</dt><dd><code data-testid="partner-id">${issued.partner_id}</code></dd>
+<dt>First key</dt><dd><code data-testid="key-id">${issued.key_id}</code> (${issued.environment}: ${
+      issued.scopes.join(", ")
+    })</dd>
+</dl>
+<label for="secret">The first key's secret</label>
+<input id="secret" readonly value="${issued.secret}" autocomplete="off" spellcheck="false">
+<p class="muted">Hand it over safely, or revoke the key (<code>partner revoke</code>): the partner's owner can create
+their own keys in the console, with the scopes and environment granted here.</p>
+${invitation === undefined ? "" : invitationFacts(invitation)}
+<p><a href="/ops/partners">Back to the partners</a></p>`
+  )
+
+/** After `POST /ops/partners/invite`: the link, this once. */
+export const invitedPage = (email: string, partnerName: string, invitation: Invitation): StorePage =>
+  opsPage(
+    "partners",
+    "Invitation",
+    email,
+    html`<h1>${invitation.email} is invited to ${partnerName}</h1>
+<p class="note" role="status">The link is shown only this once.</p>
+${invitationFacts(invitation)}
+<p><a href="/ops/partners">Back to the partners</a></p>`
   )
