@@ -1,40 +1,38 @@
 /**
- * The batch operations (the same names as the agent tools). Each calls the service its single
- * call's handler calls, with the same checks in the same order (the single call's input schema,
- * its per-IP limit, the service), anonymously, and answers the status and body that call would
- * have answered. Nothing goes through HTTP. Adding an operation is one entry in `OPERATIONS`.
+ * The batch operations: public operations' records (../operations/Operation.ts), each declared
+ * beside its service, run as their single calls would run them and answered with the status and
+ * body those calls would have answered. Nothing goes through HTTP. Every operation takes the same
+ * steps (`batchOf`): count the call against the single call's limit (per IP, the edge's key; the
+ * RateLimit headers go to a scratch record, as a batch's own response carries none), decode the
+ * params with the record's input schema (a bad one is the single call's 400 `validation_error`,
+ * legacy-shaped for the pricing read), run, and answer a refusal in its endpoint's error wire.
  *
  * Params are turned into strings first (`scalars`); a param that is not a scalar fails only its
- * operation with 400 `invalid_params`. Every other params problem gets the single call's answer.
+ * operation with 400 `invalid_params`. Adding an operation is one entry in `OPERATIONS`.
  */
 import * as HttpApiError from "@effect/platform/HttpApiError"
-import { Cause, Effect, Either, FiberRef, type ParseResult, Schema } from "effect"
-import { limits as catalogueLimits, TldPrice, TldPriceParams } from "../catalogue/Api.js"
-import { Catalogue } from "../catalogue/Catalogue.js"
-import { InvalidPriceTld, InvalidTld, TldNotFound } from "../catalogue/Errors.js"
-import { TldMetadata } from "../catalogue/TldMetadata.js"
-import { limits as lookupLimits, WhoisRequest } from "../lookup/Api.js"
-import { WhoisNotFound, WhoisQuotaSpent, WhoisUnavailable } from "../lookup/Errors.js"
-import { Lookups } from "../lookup/Lookups.js"
+import { Cause, Effect, Either, FiberRef, Option, Schema } from "effect"
+import { tldRegistrationPrice, tldRequirements } from "../catalogue/Operations.js"
+import { anonymous } from "../identity/Viewer.js"
+import { whoisLookup } from "../lookup/Operations.js"
+import { admitCall, type Operation } from "../operations/Operation.js"
 import { causeIsDatabaseOutage } from "../platform/db/DatabaseOutage.js"
 import { internalErrorBody, unavailableBody } from "../platform/http/ApiErrors.js"
 import { validationFailure } from "../platform/http/DecodeErrors.js"
-import { domainInput, InvalidDomain } from "../platform/http/DomainInput.js"
 import {
   BadRequest,
   BadRequestError,
   clipEcho,
   CurrentRequestId,
-  errorWire,
+  declaredWireOf,
   LegacyBadRequest,
   LegacyBadRequestError,
-  legacyErrorWire,
-  RateLimited
+  RateLimited,
+  RateLimitedError
 } from "../platform/http/Errors.js"
-import { enforceWith, RateLimiter, type RateLimitPolicy } from "../platform/http/RateLimit.js"
+import type { RateLimiter, RateLimitPolicy } from "../platform/http/RateLimit.js"
 import { CurrentResponseHeaders } from "../platform/http/ResponseHeaders.js"
-import { limits as searchLimits, SearchBody } from "../search/Api.js"
-import { Search } from "../search/Search.js"
+import { searchDomain } from "../search/Operations.js"
 import { InvalidParams } from "./Errors.js"
 
 export interface ParamSpec {
@@ -58,10 +56,7 @@ export interface BatchCaller {
   readonly requestId: string
 }
 
-/** The services the operations call. */
-export type OperationServices = Search | Catalogue | Lookups | RateLimiter
-
-export interface BatchOperation {
+export interface BatchOperation<R = OperationServices> {
   readonly summary: string
   /** The single call this operation stands for, e.g. `POST /api/domain/search`. */
   readonly endpoint: string
@@ -70,7 +65,7 @@ export interface BatchOperation {
   readonly run: (
     params: Readonly<Record<string, string>>,
     caller: BatchCaller
-  ) => Effect.Effect<OperationResult, never, OperationServices>
+  ) => Effect.Effect<OperationResult, never, R>
 }
 
 const required = (description: string): ParamSpec => ({ type: "string", required: true, description })
@@ -109,25 +104,6 @@ export const failed = <A>(wire: Schema.Schema<A, any>, status: number) => (e: A)
 const answered = <A, I>(schema: Schema.Schema<A, I>, status = 200) => (value: A): Effect.Effect<OperationResult> =>
   Effect.map(Effect.orDie(Schema.encode(schema)(value)), (body) => ({ status, body }))
 
-/**
- * The params decoded by the single call's input schema, or the 400 `validation_error` its own
- * decode answers (platform/http/ApiErrors.ts), in the shape of that endpoint.
- */
-const decodeInput = <A, I>(
-  schema: Schema.Schema<A, I>,
-  params: Readonly<Record<string, string>>,
-  from: "payload" | "query"
-) => {
-  // Both fields of the one query schema decoded here (`tld`, `op`) are single strings, which the
-  // endpoint's decoder leaves as they are (no array wrapping): the params decode as given.
-  void from
-  return Schema.decodeUnknown(schema)(params).pipe(
-    Effect.catchAll((e: ParseResult.ParseError) =>
-      Effect.flatMap(HttpApiError.HttpApiDecodeError.fromParseError(e), (decodeError) => Effect.fail(decodeError))
-    )
-  )
-}
-
 const asValidationError = (e: HttpApiError.HttpApiDecodeError) => {
   const { details, message } = validationFailure(e)
   return new BadRequestError({ code: "validation_error", message, details })
@@ -135,14 +111,6 @@ const asValidationError = (e: HttpApiError.HttpApiDecodeError) => {
 
 const asLegacyValidationError = (e: HttpApiError.HttpApiDecodeError) =>
   new LegacyBadRequestError({ code: "validation_error", message: validationFailure(e).message })
-
-/**
- * Counts one request against the caller's per-IP bucket of `policy`, shared with the single call.
- * The RateLimit headers belong to the single call's response, which a batch does not send: they
- * go to a scratch record rather than onto the batch's own response.
- */
-const admit = (policy: RateLimitPolicy, ip: string) =>
-  Effect.flatMap(RateLimiter, (limiter) => Effect.locally(enforceWith(limiter, policy, ip), CurrentResponseHeaders, {}))
 
 /** What an operation answers when it dies: what its single call would (platform/http/ApiErrors.ts). */
 const diedLikeItsEndpoint = (legacy: boolean) => (cause: Cause.Cause<never>) =>
@@ -159,62 +127,62 @@ const diedLikeItsEndpoint = (legacy: boolean) => (cause: Cause.Cause<never>) =>
     return { status: 500, body: internalErrorBody(requestId) } satisfies OperationResult
   })
 
-/**
- * search_domain: `{query, results: rows}`, the rows exactly as the stream writes them, from the
- * Search service. Same checks in the same order as POST /api/domain/search: the payload schema
- * (not counted), the per-IP limit, then the query (a bad one counts); anonymous, so marketplace
- * prices stay masked.
- */
-const searchDomain: BatchOperation = {
-  summary:
-    "Availability of a domain and, for a plain label.tld, its alternate TLDs (the rows of POST /api/domain/search)",
-  endpoint: "POST /api/domain/search",
-  params: { q: required("The domain to check") },
-  rateLimit: searchLimits.search,
-  run: (params, caller) =>
-    Effect.gen(function*() {
-      const { q } = yield* Effect.mapError(decodeInput(SearchBody, params, "payload"), asValidationError)
-      yield* admit(searchLimits.search, caller.ip)
-      const search = yield* Search
-      const plan = yield* search.parse(q)
-      const rows = yield* search.rows(plan, { requestId: caller.requestId, marketPrices: "none", startedAt: 0 })
-      return { status: 200, body: { query: q, results: rows } }
-    }).pipe(
-      Effect.catchTags({
-        BadRequest: failed(BadRequest, 400),
-        RateLimited: failed(RateLimited, 429),
-        InvalidDomain: failed(errorWire(InvalidDomain), InvalidDomain.meta.status)
-      })
-    )
+/** A refusal as its single call answers it: the edge's wire errors, a service's domain error. */
+const refused = (e: unknown): Effect.Effect<OperationResult> => {
+  if (e instanceof BadRequestError) return failed(BadRequest, 400)(e)
+  if (e instanceof LegacyBadRequestError) return failed(LegacyBadRequest, 400)(e)
+  if (e instanceof RateLimitedError) return failed(RateLimited, 429)(e)
+  const declared = typeof e === "object" && e !== null ? declaredWireOf(e) : undefined
+  return declared === undefined ? Effect.die(e) : failed(declared.wire, declared.status)(e)
 }
 
-/** tld_registration_price: GET /api/pricing/tld (legacy error shape), `op` defaulting to register here. */
-const tldRegistrationPrice: BatchOperation = {
-  summary: "Price of a TLD in USD cents for one year (GET /api/pricing/tld; op defaults to register here)",
-  endpoint: "GET /api/pricing/tld",
-  params: {
-    tld: required("The TLD, e.g. com"),
-    op: optional("Lifecycle operation", { enum: ["register", "renew", "transfer", "restore"], default: "register" })
-  },
-  rateLimit: catalogueLimits.pricing,
-  run: (params, caller) =>
-    Effect.gen(function*() {
-      const { op, tld } = yield* Effect.mapError(decodeInput(TldPriceParams, params, "query"), asLegacyValidationError)
-      yield* admit(catalogueLimits.pricing, caller.ip)
-      return yield* Effect.flatMap(Catalogue, (c) => c.tldPrice(tld, op))
-    }).pipe(
-      Effect.flatMap(answered(TldPrice)),
-      Effect.catchTags({
-        LegacyBadRequest: failed(LegacyBadRequest, 400),
-        RateLimited: failed(RateLimited, 429),
-        InvalidPriceTld: failed(legacyErrorWire(InvalidPriceTld), InvalidPriceTld.meta.status)
-      }),
-      Effect.catchAllCause(diedLikeItsEndpoint(true))
-    )
+/** The batch operation of a record: its params as documented, its single call's success status and error shape. */
+const batchOf = <I, A, E, R>(
+  op: Operation<I, A, E, R>,
+  options: {
+    readonly summary: string
+    readonly params: Readonly<Record<string, ParamSpec>>
+    /** The single call's success status (200 unless said). */
+    readonly status?: number
+    /** The single call answers the legacy `{error}` shape (GET /api/pricing/tld). */
+    readonly legacy?: boolean
+    /** What the single call's router answers before the operation runs (a path it cannot route). */
+    readonly unrouted?: (params: Readonly<Record<string, string>>) => Effect.Effect<Option.Option<OperationResult>>
+  }
+): BatchOperation<R | RateLimiter> => {
+  const legacy = options.legacy ?? false
+  const decode = Schema.decodeUnknown(op.input)
+  return {
+    summary: options.summary,
+    endpoint: op.endpoint,
+    params: options.params,
+    rateLimit: op.rateLimit,
+    run: (params, caller) =>
+      Effect.gen(function*() {
+        const early = options.unrouted === undefined ? Option.none() : yield* options.unrouted(params)
+        if (Option.isSome(early)) return early.value
+        yield* Effect.locally(admitCall(op, caller), CurrentResponseHeaders, {})
+        const input = yield* Effect.catchAll(decode(params), (e) =>
+          Effect.flatMap(
+            HttpApiError.HttpApiDecodeError.fromParseError(e),
+            (d) => Effect.fail(legacy ? asLegacyValidationError(d) : asValidationError(d))
+          ))
+        const value = yield* op.run(input, {
+          viewer: anonymous,
+          ip: caller.ip,
+          requestId: caller.requestId,
+          progress: () => Effect.void
+        })
+        return yield* answered(op.output, options.status)(value)
+      }).pipe(
+        Effect.catchAll(refused),
+        Effect.catchAllCause(diedLikeItsEndpoint(legacy))
+      )
+  }
 }
 
 /**
- * A `tld` the single call's URL could not carry: the path `/api/tlds/{tld}/metadata` with an empty
+ * A \`tld\` the single call's URL could not carry: the path \`/api/tlds/{tld}/metadata\` with an empty
  * segment, or with a dot segment the URL resolves away, matches no route (the 404 the router
  * answers, naming the path the request reached).
  */
@@ -224,61 +192,51 @@ const UNROUTED_TLDS: Readonly<Record<string, string>> = {
   "..": "/api/metadata"
 }
 
-/** tld_requirements: GET /api/tlds/{tld}/metadata. */
-const tldRequirements: BatchOperation = {
-  summary: "Registration requirements of a TLD (GET /api/tlds/{tld}/metadata)",
-  endpoint: "GET /api/tlds/{tld}/metadata",
-  params: { tld: required("The TLD, e.g. com") },
-  rateLimit: catalogueLimits.metadata,
-  run: (params, caller) =>
-    Effect.gen(function*() {
-      const tld = params.tld ?? ""
-      if (Object.hasOwn(UNROUTED_TLDS, tld)) {
-        const requestId = yield* FiberRef.get(CurrentRequestId)
-        const message = `No route for GET ${clipEcho(UNROUTED_TLDS[tld])}`
-        return { status: 404, body: { error: { code: "not_found", message, request_id: requestId } } }
-      }
-      yield* admit(catalogueLimits.metadata, caller.ip)
-      const metadata = yield* Effect.flatMap(Catalogue, (c) => c.metadataOf(tld))
-      return yield* answered(TldMetadata)(metadata)
-    }).pipe(
-      Effect.catchTags({
-        RateLimited: failed(RateLimited, 429),
-        InvalidTld: failed(errorWire(InvalidTld), InvalidTld.meta.status),
-        TldNotFound: failed(errorWire(TldNotFound), TldNotFound.meta.status)
-      }),
-      Effect.catchAllCause(diedLikeItsEndpoint(false))
-    )
+const unroutedTld = (params: Readonly<Record<string, string>>) =>
+  Effect.gen(function*() {
+    const tld = params.tld ?? ""
+    if (!Object.hasOwn(UNROUTED_TLDS, tld)) return Option.none<OperationResult>()
+    const requestId = yield* FiberRef.get(CurrentRequestId)
+    const message = `No route for GET ${clipEcho(UNROUTED_TLDS[tld])}`
+    return Option.some<OperationResult>({
+      status: 404,
+      body: { error: { code: "not_found", message, request_id: requestId } }
+    })
+  })
+
+/**
+ * The operations, by name. search_domain answers \`{query, results: rows}\`, the rows exactly as
+ * the stream writes them (anonymous, so marketplace prices stay masked); tld_registration_price's
+ * \`op\` defaults to register here; whois_lookup counts against the anonymous daily quota and
+ * takes no Idempotency-Key.
+ */
+const DECLARED = {
+  search_domain: batchOf(searchDomain, {
+    summary:
+      "Availability of a domain and, for a plain label.tld, its alternate TLDs (the rows of POST /api/domain/search)",
+    params: { q: required("The domain to check") }
+  }),
+  tld_registration_price: batchOf(tldRegistrationPrice, {
+    summary: "Price of a TLD in USD cents for one year (GET /api/pricing/tld; op defaults to register here)",
+    params: {
+      tld: required("The TLD, e.g. com"),
+      op: optional("Lifecycle operation", { enum: ["register", "renew", "transfer", "restore"], default: "register" })
+    },
+    legacy: true
+  }),
+  tld_requirements: batchOf(tldRequirements, {
+    summary: "Registration requirements of a TLD (GET /api/tlds/{tld}/metadata)",
+    params: { tld: required("The TLD, e.g. com") },
+    unrouted: unroutedTld
+  }),
+  whois_lookup: batchOf(whoisLookup, {
+    summary: "WHOIS/RDAP registration data of a domain (POST /api/tools/whois; counts against the daily WHOIS quota)",
+    params: { domain: required("The domain to look up") },
+    status: 201
+  })
 }
 
-/** whois_lookup: POST /api/tools/whois, anonymous (the per-IP daily quota), without an Idempotency-Key. */
-const whoisLookup: BatchOperation = {
-  summary: "WHOIS/RDAP registration data of a domain (POST /api/tools/whois; counts against the daily WHOIS quota)",
-  endpoint: "POST /api/tools/whois",
-  params: { domain: required("The domain to look up") },
-  rateLimit: lookupLimits.whois,
-  run: (params, caller) =>
-    Effect.gen(function*() {
-      const { domain } = yield* Effect.mapError(decodeInput(WhoisRequest, params, "payload"), asValidationError)
-      const name = yield* domainInput("domain", domain)
-      const lookups = yield* Lookups
-      const answer = yield* lookups.whois(name.ascii, lookups.quotaOf({ _tag: "Anonymous" }, caller.ip))
-      return { status: 201, body: answer }
-    }).pipe(
-      Effect.catchTags({
-        BadRequest: failed(BadRequest, 400),
-        InvalidDomain: failed(errorWire(InvalidDomain), InvalidDomain.meta.status),
-        WhoisQuotaSpent: failed(errorWire(WhoisQuotaSpent), WhoisQuotaSpent.meta.status),
-        WhoisNotFound: failed(errorWire(WhoisNotFound), WhoisNotFound.meta.status),
-        WhoisUnavailable: failed(errorWire(WhoisUnavailable), WhoisUnavailable.meta.status)
-      }),
-      Effect.catchAllCause(diedLikeItsEndpoint(false))
-    )
-}
+/** The services the operations call. */
+export type OperationServices = Effect.Effect.Context<ReturnType<(typeof DECLARED)[keyof typeof DECLARED]["run"]>>
 
-export const OPERATIONS: Readonly<Record<string, BatchOperation>> = {
-  search_domain: searchDomain,
-  tld_registration_price: tldRegistrationPrice,
-  tld_requirements: tldRequirements,
-  whois_lookup: whoisLookup
-}
+export const OPERATIONS: Readonly<Record<string, BatchOperation>> = DECLARED

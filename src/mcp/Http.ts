@@ -24,7 +24,7 @@ import { clientIpOf } from "../platform/http/ClientIp.js"
 import { CurrentRequestId, Unauthorized } from "../platform/http/Errors.js"
 import { schemaResponse } from "../platform/http/SchemaResponse.js"
 import { loadDocs } from "./Docs.js"
-import type { ToolServices } from "./Tool.js"
+import type { ToolServices } from "./Tools.js"
 
 export const MCP_PATH = "/mcp"
 const SESSION_HEADER = "mcp-session-id"

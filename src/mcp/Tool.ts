@@ -1,30 +1,18 @@
 /**
- * What an agent tool is, and the three things every tool does the same way: decode its arguments
- * with its input schema (an unknown or malformed argument is `invalid_arguments`), count the call
- * against the REST endpoint's quota per caller (`admit`), and answer a service's domain error as a
- * `ToolFailure` with that error's wire code (`toolFailure`). The tools themselves are ./Tools.ts.
+ * What an agent tool is: a public operation's record (../operations/Operation.ts) as MCP offers
+ * it. Every tool does the same three things: count the call against its REST endpoint's limit
+ * (`admitCall`, per IP as every door counts), decode its arguments with the record's input schema
+ * (an unknown or malformed argument is `invalid_arguments`), and answer a service's refusal as a
+ * `ToolFailure` with that error's wire code (`failureOf`). The list of tools is ./Tools.ts.
  */
-import { Effect, ParseResult, Schema } from "effect"
-import type { Catalogue } from "../catalogue/Catalogue.js"
-import type { Viewer } from "../identity/Viewer.js"
-import type { Lookups } from "../lookup/Lookups.js"
-import type { Market } from "../market/Market.js"
-import type { AppConfig } from "../platform/Config.js"
+import { Effect, Option, ParseResult, Schema } from "effect"
+import { admitCall, type Operation, type Who } from "../operations/Operation.js"
 import type { DomainErrorMeta } from "../platform/http/Errors.js"
-import { RateLimiter, type RateLimitPolicy } from "../platform/http/RateLimit.js"
-import type { Search } from "../search/Search.js"
-import type { Tools } from "../tools/Tools.js"
+import type { RateLimiter } from "../platform/http/RateLimit.js"
 import { type ObjectJsonSchema, objectJsonSchema } from "./Schemas.js"
 
 /** Who calls, as far as a tool needs to know. */
-export interface Caller {
-  readonly viewer: Viewer
-  /** The client IP (per-IP quotas of anonymous callers). */
-  readonly ip: string
-  readonly requestId: string
-  /** Reports progress (search rows as they arrive); a no-op when the client asked for none. */
-  readonly progress: (progress: number, total: number, message: string) => Effect.Effect<void>
-}
+export type Caller = Who
 
 export class ToolFailure extends Schema.TaggedError<ToolFailure>()("ToolFailure", {
   code: Schema.String,
@@ -37,17 +25,14 @@ export interface ToolResult {
   readonly summary: string
 }
 
-export type ToolServices = Search | Catalogue | Lookups | RateLimiter | AppConfig | Market | Tools
-type Services = ToolServices
-
-export interface AgentTool {
+export interface AgentTool<R = never> {
   readonly name: string
   readonly title: string
   readonly description: string
   readonly inputSchema: ObjectJsonSchema
   readonly outputSchema: ObjectJsonSchema
-  /** Decodes the arguments, then runs. */
-  readonly call: (args: unknown, caller: Caller) => Effect.Effect<ToolResult, ToolFailure, Services>
+  /** Counts the call, decodes the arguments, then runs. */
+  readonly call: (args: unknown, caller: Caller) => Effect.Effect<ToolResult, ToolFailure, R | RateLimiter>
 }
 
 export const TOOL_ANNOTATIONS = {
@@ -57,27 +42,39 @@ export const TOOL_ANNOTATIONS = {
   openWorldHint: true
 } as const
 
-export const tool = <I, IE, O, OE>(spec: {
-  readonly name: string
-  readonly title: string
-  readonly description: string
-  readonly input: Schema.Schema<I, IE>
-  readonly output: Schema.Schema<O, OE>
-  readonly run: (
-    input: I,
-    caller: Caller
-  ) => Effect.Effect<{ readonly value: O; readonly summary: string }, ToolFailure, Services>
-}): AgentTool => {
-  const decode = Schema.decodeUnknown(spec.input, { onExcessProperty: "error" })
-  const encode = Schema.encode(spec.output)
+/**
+ * A refusal as a tool failure: a service's `DomainError` (its class's wire code) or a wire error
+ * of the edge (`rate_limited`, `validation_error`: its own code), with message and details.
+ */
+const failureOf = (e: unknown): Option.Option<ToolFailure> => {
+  if (e instanceof ToolFailure) return Option.some(e)
+  if (typeof e !== "object" || e === null) return Option.none()
+  const error = e as { readonly code?: unknown; readonly message?: unknown; readonly details?: unknown }
+  const code = (e.constructor as { readonly meta?: DomainErrorMeta }).meta?.code ??
+    (typeof error.code === "string" ? error.code : undefined)
+  if (code === undefined || typeof error.message !== "string") return Option.none()
+  return Option.some(
+    new ToolFailure(
+      error.details === undefined
+        ? { code, message: error.message }
+        : { code, message: error.message, details: error.details }
+    )
+  )
+}
+
+/** The tool of an operation: its name, words and schemas, and the three steps every tool takes. */
+export const toolOf = <I, A, E, R>(op: Operation<I, A, E, R>): AgentTool<R> => {
+  const decode = Schema.decodeUnknown(op.input, { onExcessProperty: "error" })
+  const encode = Schema.encode(op.output)
   return {
-    name: spec.name,
-    title: spec.title,
-    description: spec.description,
-    inputSchema: objectJsonSchema(spec.input),
-    outputSchema: objectJsonSchema(spec.output),
+    name: op.name,
+    title: op.title,
+    description: op.description,
+    inputSchema: objectJsonSchema(op.input),
+    outputSchema: objectJsonSchema(op.output),
     call: (args, caller) =>
       Effect.gen(function*() {
+        yield* admitCall(op, caller)
         const input = yield* decode(args ?? {}).pipe(
           Effect.mapError((e) =>
             new ToolFailure({
@@ -86,34 +83,12 @@ export const tool = <I, IE, O, OE>(spec: {
             })
           )
         )
-        const { summary, value } = yield* spec.run(input, caller)
+        const value = yield* op.run(input, caller)
         const structured = yield* Effect.orDie(encode(value))
-        return { structured: structured as Record<string, unknown>, summary }
-      })
+        return { structured: structured as Record<string, unknown>, summary: op.summarize(value, input) }
+      }).pipe(
+        // A refusal the tool can name is a ToolFailure; any other failure is a defect.
+        Effect.catchAll((e) => Option.match(failureOf(e), { onNone: () => Effect.die(e), onSome: Effect.fail }))
+      )
   }
 }
-
-/** A service's domain error as a tool failure: its wire code, message and details. */
-export const toolFailure =
-  (cls: { readonly meta: DomainErrorMeta }) => (e: { readonly message: string; readonly details?: unknown }) =>
-    new ToolFailure(
-      e.details === undefined
-        ? { code: cls.meta.code, message: e.message }
-        : { code: cls.meta.code, message: e.message, details: e.details }
-    )
-
-/** Counts one call against a REST policy, per caller: the token's user, else the IP. */
-export const admit = (p: RateLimitPolicy, caller: Caller) =>
-  Effect.gen(function*() {
-    const limiter = yield* RateLimiter
-    const key = caller.viewer._tag === "User" ? `user:${caller.viewer.userId}` : caller.ip
-    const d = yield* limiter.consume(p, key)
-    if (!d.allowed) {
-      return yield* new ToolFailure({
-        code: "rate_limited",
-        message: `Rate limit of ${d.limit} calls per ${d.windowSeconds}s exceeded; retry in ${d.resetSeconds}s`,
-        details: { limit: d.limit, window_seconds: d.windowSeconds, retry_after: d.resetSeconds }
-      })
-    }
-    return d
-  })

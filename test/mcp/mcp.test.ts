@@ -17,6 +17,7 @@ import { accessToken, createTestUser, signIn } from "../support/identity.js"
 import { serverAtBaseUrl } from "../support/identity.js"
 import { connect, mcpUrl, textOf } from "../support/mcp.js"
 import { rowsOf, search } from "../support/ndjson.js"
+import { inOneWindow } from "../support/RateWindow.js"
 import * as TestServer from "../support/TestServer.js"
 
 const WHOIS_CAP = 4
@@ -177,6 +178,20 @@ layer(server, { timeout: 120_000 })("/mcp", (it) => {
       expect(stable(unmasked)).toEqual(stable(rest))
     }))
 
+  it.scoped("a tool call spends its REST endpoint's counter, per IP as the edge counts, with or without a token", () =>
+    Effect.gen(function*() {
+      const token = yield* accessToken(["pricing:read"])
+      const withToken = yield* connect({ token })
+      const remaining = (reply: { readonly headers: Headers }) => Number(reply.headers.get("ratelimit-remaining"))
+      yield* inOneWindow()
+      const before = remaining(yield* get("/api/pricing/tld?tld=com"))
+      const priced = yield* call(withToken, "tld_registration_price", { tld: "com" })
+      expect(priced.isError).toBeFalsy()
+      yield* call(withToken, "tld_registration_price", { tld: "no such tld!" })
+      // Two tool calls (the refused one counted too, as a REST request with bad input is) and this request.
+      expect(remaining(yield* get("/api/pricing/tld?tld=com"))).toBe(before - 3)
+    }))
+
   it.effect("an invalid token gets 401 with the MCP resource metadata to discover the authorization server", () =>
     Effect.gen(function*() {
       const url = yield* mcpUrl
@@ -213,7 +228,7 @@ layer(server, { timeout: 120_000 })("/mcp", (it) => {
       const garbled = yield* rpc("{not json")
       expect(garbled.status).toBe(400)
       expect(garbled.json.error.code).toBe(-32700)
-      // (The service answers before reading the rest, so the client may see the reset instead.)
+      // (The service answers before reading the rest, so the client may see the reset, or undici its closed socket.)
       const oversized = yield* Effect.either(Effect.tryPromise(() =>
         fetchReply(url.toString(), {
           method: "POST",
@@ -222,7 +237,7 @@ layer(server, { timeout: 120_000 })("/mcp", (it) => {
         })
       ))
       if (oversized._tag === "Right") expect(oversized.right.status).toBe(413)
-      else expect(String((oversized.left.error as any)?.cause?.code)).toMatch(/ECONNRESET|EPIPE/)
+      else expect(String((oversized.left.error as any)?.cause?.code)).toMatch(/ECONNRESET|EPIPE|UND_ERR_SOCKET/)
       // No server-initiated stream, no session to delete: stateless.
       expect((yield* get("/mcp")).status).toBe(405)
     }))

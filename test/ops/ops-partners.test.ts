@@ -27,7 +27,7 @@ const act = (from: string, action: string, cookie: string, fields: ReadonlyArray
     expect(token, from).not.toBe("")
     return yield* request(action, {
       method: "POST",
-      body: new URLSearchParams([...fields, ["csrf", token]]).toString(),
+      body: new URLSearchParams([...fields.map(([k, v]): [string, string] => [k, v]), ["csrf", token]]).toString(),
       headers: { ...HTML, "content-type": "application/x-www-form-urlencoded", cookie }
     })
   })

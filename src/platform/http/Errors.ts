@@ -218,6 +218,20 @@ export const legacyErrorWire = <
   return wire
 }
 
+/**
+ * The wire a domain error's class was declared with (`errorWire` or `legacyErrorWire`, when an
+ * endpoint's `.addError` built it), with its status: for a door that answers the error outside
+ * that endpoint (a batch operation). A class no endpoint declared gets the typed envelope.
+ */
+export const declaredWireOf = (
+  e: object
+): { readonly wire: Schema.Schema<any, any>; readonly status: number } | undefined => {
+  const cls = e.constructor as Partial<DomainErrorClass<any>>
+  if (cls.meta === undefined) return undefined
+  const wire = wires.get(cls) ?? legacyWires.get(cls) ?? errorWire(cls as DomainErrorClass<any>)
+  return { wire, status: cls.meta.status }
+}
+
 // ---------------------------------------------------------------------------
 // Typed errors, one class per status. `code` defaults per class; override it per problem.
 
