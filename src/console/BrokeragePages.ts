@@ -87,7 +87,7 @@ const stepItem = (currency: string) => (t: Step) =>
   html`<li><span class="name">${t.status}</span><span class="status">${when(t.at)}</span>
 <span class="next">${t.from_status === null ? "opened" : html`from ${t.from_status}`}${
     t.price_cents === null ? "" : html` · ${moneyInWords(t.price_cents, currency)}`
-  } · by ${t.actor}${t.note === null ? "" : html` · ${t.note}`}</span></li>`
+  } · by <code>${t.actor}</code>${t.note === null ? "" : html` · ${t.note}`}</span></li>`
 
 /** `/console/brokerage/{id}` */
 export const casePage = (

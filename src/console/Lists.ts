@@ -23,12 +23,12 @@ const ENVIRONMENTS: ReadonlyArray<PartnerEnvironment> = ["sandbox", "live"]
 export const badQuery = (message: string): Refusal => ({ _tag: "BadQuery", message })
 
 /** `environment` from the URL, else the partner's default. */
-export const environmentOf = <E, R>(
+export const environmentOf = (
   asked: string | undefined,
-  fallback: Effect.Effect<PartnerEnvironment, E, R>
-): Effect.Effect<PartnerEnvironment, E | Refusal, R> =>
+  fallback: PartnerEnvironment
+): Effect.Effect<PartnerEnvironment, Refusal> =>
   asked === undefined || asked === ""
-    ? fallback
+    ? Effect.succeed(fallback)
     : asked === "sandbox" || asked === "live"
     ? Effect.succeed(asked)
     : Effect.fail(badQuery("environment: must be sandbox or live"))

@@ -43,14 +43,15 @@ export const ConsoleMoneyHttpLive = HttpApiBuilder.group(
       const door = yield* makeDoor
       const business = yield* MemberBusiness
       const secrets = yield* ServiceSecret
-      const environment = (asked: string | undefined, partnerId: string) =>
-        environmentOf(asked, business.defaultEnvironment(partnerId))
+      /** The partner's default environment (asked first: membership before any filter), or the URL's. */
+      const environment = (asked: string | undefined, userId: string, partnerId: string) =>
+        Effect.flatMap(business.defaultEnvironment(userId, partnerId), (fallback) => environmentOf(asked, fallback))
 
       return handlers
         .handle("moneyPage", ({ urlParams: q }) =>
           door.sectionPage("/console/money", q.partner, (session, others, partnerId) =>
             Effect.gen(function*() {
-              const env = yield* environment(q.environment, partnerId)
+              const env = yield* environment(q.environment, session.user.id, partnerId)
               const filters = yield* salesFilters(q)
               const limit = yield* limitOf(q.limit)
               const cursor = listCursor(secrets, PAGED_LISTS.consoleTransactions, session, {
@@ -92,7 +93,7 @@ export const ConsoleMoneyHttpLive = HttpApiBuilder.group(
                 if (partnerId === undefined) {
                   return yield* new NotAMember({ message: "No such partner of yours" })
                 }
-                const env = yield* environment(q.environment, partnerId)
+                const env = yield* environment(q.environment, session.user.id, partnerId)
                 const text = yield* business.transactionsCsv(session.user.id, partnerId, env, yield* salesFilters(q))
                 return HttpServerResponse.text(text, {
                   contentType: "text/csv; charset=utf-8",

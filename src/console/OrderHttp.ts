@@ -29,14 +29,15 @@ export const ConsoleOrderHttpLive = HttpApiBuilder.group(
       const business = yield* MemberBusiness
       const sessions = yield* MemberSessions
       const secrets = yield* ServiceSecret
-      const environment = (asked: string | undefined, partnerId: string) =>
-        environmentOf(asked, business.defaultEnvironment(partnerId))
+      /** The partner's default environment (asked first: membership before any filter), or the URL's. */
+      const environment = (asked: string | undefined, userId: string, partnerId: string) =>
+        Effect.flatMap(business.defaultEnvironment(userId, partnerId), (fallback) => environmentOf(asked, fallback))
 
       return handlers
         .handle("ordersPage", ({ urlParams: q }) =>
           door.sectionPage("/console/orders", q.partner, (session, others, partnerId) =>
             Effect.gen(function*() {
-              const env = yield* environment(q.environment, partnerId)
+              const env = yield* environment(q.environment, session.user.id, partnerId)
               const status = yield* oneOf("status", ORDER_STATUSES, q.status)
               const paymentModel = yield* oneOf("payment_model", PAYMENT_MODELS, q.payment_model)
               const domain = q.domain === undefined || q.domain.trim() === ""
@@ -70,7 +71,7 @@ export const ConsoleOrderHttpLive = HttpApiBuilder.group(
         .handle("checkoutSessionsPage", ({ urlParams: q }) =>
           door.sectionPage("/console/checkout-sessions", q.partner, (session, others, partnerId) =>
             Effect.gen(function*() {
-              const env = yield* environment(q.environment, partnerId)
+              const env = yield* environment(q.environment, session.user.id, partnerId)
               const limit = yield* limitOf(q.limit)
               const cursor = listCursor(secrets, PAGED_LISTS.consoleCheckoutSessions, session, {
                 partnerId,
@@ -91,7 +92,7 @@ export const ConsoleOrderHttpLive = HttpApiBuilder.group(
         .handle("brokeragePage", ({ urlParams: q }) =>
           door.sectionPage("/console/brokerage", q.partner, (session, others, partnerId) =>
             Effect.gen(function*() {
-              const env = yield* environment(q.environment, partnerId)
+              const env = yield* environment(q.environment, session.user.id, partnerId)
               const status = yield* oneOf("status", CASE_STATUSES, q.status)
               const { from, to } = yield* windowOf(q.from, q.to)
               const limit = yield* limitOf(q.limit)
@@ -121,7 +122,7 @@ export const ConsoleOrderHttpLive = HttpApiBuilder.group(
             q.partner,
             (session, others, partnerId) =>
               Effect.gen(function*() {
-                const env = yield* environment(q.environment, partnerId)
+                const env = yield* environment(q.environment, session.user.id, partnerId)
                 const seen = yield* business.caseDetail(session.user.id, partnerId, env, path.id)
                 return casePage(seen.membership, others, seen.detail)
               })

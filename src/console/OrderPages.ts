@@ -99,7 +99,7 @@ const sessionItem = (s: SessionRow) =>
     s.status === "paid" || s.status === "refunded"
       ? html`paid ${s.paid_at === null ? "" : timeInWords(s.paid_at)}`
       : html`${s.status === "expired" ? "expired" : "expires"} ${timeInWords(s.expires_at)}`
-  }${s.reference === null ? "" : html` · reference ${s.reference}`} · created ${
+  }${s.reference === null ? "" : html` · reference <code>${s.reference}</code>`} · created ${
     timeInWords(s.created_at)
   } · <code>${s.id}</code>${s.order_id === null ? "" : html` · order <code>${s.order_id}</code>`}</span></li>`
 

@@ -130,6 +130,8 @@ layer(TestServer.layer(ENV), { timeout: 180_000 })("console business pages", (it
         expect(r.status, path).toBe(404)
         expect(r.text, path).not.toContain("biz-one.com")
       }
+      // …before any filter is read: a bad one does not turn the 404 into a 400.
+      expect((yield* page(`/console/orders?partner=${P}&status=BOGUS&environment=prod`, other.cookie)).status).toBe(404)
       expect((yield* page(`/console/orders?partner=ptn_unknown`, other.cookie)).status).toBe(404)
       expect(idsOf((yield* page(`/console/orders?partner=${other.P}`, other.cookie)).text, "order")).toEqual([])
     }))

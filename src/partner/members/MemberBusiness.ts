@@ -44,9 +44,16 @@ const make = Effect.gen(function*() {
     }))
 
   return {
-    /** The environment shown when the URL names none: live once the partner has a live key. */
-    defaultEnvironment: (partnerId: string) =>
-      Effect.map(keys.grants(partnerId), (g): PartnerEnvironment => g.environments.has("live") ? "live" : "sandbox"),
+    /**
+     * The environment shown when the URL names none: live once the partner has a live key. The
+     * pages ask it first, so a person outside the partner meets the 404 before any filter's 400.
+     */
+    defaultEnvironment: (userId: string, partnerId: string) =>
+      Effect.flatMap(
+        members.require(userId, partnerId, "view"),
+        () =>
+          Effect.map(keys.grants(partnerId), (g): PartnerEnvironment => g.environments.has("live") ? "live" : "sandbox")
+      ),
 
     /** The partner's orders, newest first, with the signed API's filters. */
     orders: (userId: string, partnerId: string, environment: PartnerEnvironment, f: OrderFilters, page: PageAsk) =>
