@@ -1,9 +1,9 @@
 /**
- * The partner console's door, shared by its handler groups (./Http.ts, ./WebhookHttp.ts): the
- * session (anonymous → 303 to sign in and come back), the partner chosen among the person's, the
- * same-origin check and the form's token (the account pages' tokens, bound to the session), the
- * audit record of a member's write, and a refusal as a page with its status. The rules themselves
- * stay in the partner services; this only lets people in.
+ * The partner console's door, shared by its handler groups (./Http.ts, ./WebhookHttp.ts,
+ * ./OrderHttp.ts, ./MoneyHttp.ts): the session (anonymous → 303 to sign in and come back), the
+ * partner chosen among the person's, the same-origin check and the form's token (the account
+ * pages' tokens, bound to the session), the audit record of a member's write, and a refusal as a
+ * page with its status. The rules themselves stay in the partner services; this only lets people in.
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
