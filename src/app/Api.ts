@@ -12,6 +12,8 @@ import { BatchApi } from "../batch/Api.js"
 import { CatalogueApi } from "../catalogue/Api.js"
 import { CheckoutPagesApi, CheckoutSessionsApi } from "../checkout/Api.js"
 import { ConsolePagesApi } from "../console/Api.js"
+import { ConsoleMoneyPagesApi } from "../console/MoneyApi.js"
+import { ConsoleOrderPagesApi } from "../console/OrderApi.js"
 import { ConsoleWebhookPagesApi } from "../console/WebhookApi.js"
 import { AdminDeliveriesApi, PartnerDeliveryApi } from "../fulfilment/Api.js"
 import { AuthApi } from "../identity/accounts/Api.js"
@@ -79,6 +81,8 @@ const Groups = HttpApi.make("marketplace")
   .add(AccountPagesApi)
   .add(ConsolePagesApi)
   .add(ConsoleWebhookPagesApi)
+  .add(ConsoleOrderPagesApi)
+  .add(ConsoleMoneyPagesApi)
   .add(OpsPagesApi)
   .add(OpsPartnerPagesApi)
 

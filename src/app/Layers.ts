@@ -20,6 +20,8 @@ import { CheckoutLive } from "../checkout/Layer.js"
 import { PaymentRecordsLive } from "../checkout/PaymentRecords.js"
 import { CheckoutConfig } from "../checkout/Settings.js"
 import { ConsoleHttpLive } from "../console/Http.js"
+import { ConsoleMoneyHttpLive } from "../console/MoneyHttp.js"
+import { ConsoleOrderHttpLive } from "../console/OrderHttp.js"
 import { ConsoleWebhookHttpLive } from "../console/WebhookHttp.js"
 import { FulfilmentLive, OrderDeliveriesLive } from "../fulfilment/Layer.js"
 import { FulfilmentConfig } from "../fulfilment/Settings.js"
@@ -102,6 +104,8 @@ export const CapabilitiesLive = Layer.mergeAll(
   AccountHttpLive,
   ConsoleHttpLive,
   ConsoleWebhookHttpLive,
+  ConsoleOrderHttpLive,
+  ConsoleMoneyHttpLive,
   OpsHttpLive,
   OpsPartnerHttpLive,
   // The sandbox's advance drives orders, their deliveries and settlement: it sits above all three.

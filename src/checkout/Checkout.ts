@@ -26,7 +26,7 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { ReportedPayment } from "../domain/Checkout.js"
 import { Market } from "../market/Market.js"
-import type { PartnerEnvironment, PartnerIdentity } from "../partner/Auth.js"
+import type { PartnerEnvironment, PartnerIdentity, PartnerOwner } from "../partner/Auth.js"
 import { Books } from "../partner/ledger/Books.js"
 import { Orders } from "../partner/orders/Orders.js"
 import { AppConfig } from "../platform/Config.js"
@@ -157,6 +157,12 @@ const make = Effect.gen(function*() {
     refundCart: (input: { readonly cartId: string; readonly amountCents: number; readonly key: string }) =>
       refundCart(d, input),
     sessionFor: (id: string, partner: PartnerIdentity) => sessionFor(d, id, partner),
+    /** A partner's sessions in one environment, newest first: a page after `beforeId` (the console's list). */
+    sessionsOf: (owner: PartnerOwner, beforeId: string | null, limit: number) =>
+      Effect.map(d.repo.ofPartner(owner, beforeId, limit + 1), (rows) => ({
+        sessions: rows.slice(0, limit),
+        hasMore: rows.length > limit
+      })),
     fromToken: (pt: string | undefined) => fromToken(d, secrets, pt),
     tokenOf: d.tokenOf,
     checkoutPath,

@@ -133,6 +133,21 @@ const make = Effect.gen(function*() {
     Result: SessionRow,
     execute: (cartId) => sql`select * from checkout_sessions where cart_id = ${cartId}`
   })
+  const ofPartner = SqlSchema.findAll({
+    Request: Schema.Struct({
+      partnerId: Schema.String,
+      environment: Environment,
+      beforeId: Schema.NullOr(Schema.String),
+      limit: Schema.Number
+    }),
+    Result: SessionRow,
+    execute: (p) =>
+      sql`select * from checkout_sessions
+          where kind = 'partner' and partner_id = ${p.partnerId} and environment = ${p.environment}
+            ${p.beforeId === null ? sql`` : sql`and id < ${p.beforeId}`}
+          order by id desc
+          limit ${p.limit}`
+  })
   const payingOnListing = SqlSchema.findOne({
     Request: Schema.Struct({ listingId: Schema.String, exceptId: Schema.String }),
     Result: Id,
@@ -272,6 +287,12 @@ const make = Effect.gen(function*() {
     /** The session row locked for the rest of the transaction. */
     lockById: (id: string) => Effect.orDie(lockById(id)),
     byCart: (cartId: string) => Effect.orDie(byCart(cartId)),
+    /** A partner's own sessions (kind `partner`) in one environment, newest first, before `beforeId`. */
+    ofPartner: (
+      owner: { readonly partnerId: string; readonly environment: "live" | "sandbox" },
+      beforeId: string | null,
+      limit: number
+    ) => Effect.orDie(ofPartner({ ...owner, beforeId, limit })),
     /** Another session of the listing paying right now (the reservation). */
     payingOnListing: (listingId: string, exceptId: string) =>
       Effect.orDie(Effect.map(payingOnListing({ listingId, exceptId }), Option.isSome)),

@@ -16,7 +16,8 @@
  *   POST /console/invite/{token}      accept: the signed-in person joins with the invited role
  *
  * `partner` (query or form) chooses among the person's partners; without it, their first.
- * The webhooks section (/console/webhooks) is its own group: ./WebhookApi.ts.
+ * The webhooks section (/console/webhooks) is its own group: ./WebhookApi.ts; so are orders,
+ * checkout sessions and brokerage (./OrderApi.ts) and money (./MoneyApi.ts).
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"

@@ -1,9 +1,9 @@
 /**
- * The partner console's door, shared by its handler groups (./Http.ts, ./WebhookHttp.ts): the
- * session (anonymous → 303 to sign in and come back), the partner chosen among the person's, the
- * same-origin check and the form's token (the account pages' tokens, bound to the session), the
- * audit record of a member's write, and a refusal as a page with its status. The rules themselves
- * stay in the partner services; this only lets people in.
+ * The partner console's door, shared by its handler groups (./Http.ts, ./WebhookHttp.ts,
+ * ./OrderHttp.ts, ./MoneyHttp.ts): the session (anonymous → 303 to sign in and come back), the
+ * partner chosen among the person's, the same-origin check and the form's token (the account
+ * pages' tokens, bound to the session), the audit record of a member's write, and a refusal as a
+ * page with its status. The rules themselves stay in the partner services; this only lets people in.
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -22,6 +22,9 @@ import type { Session } from "./Views.js"
 
 /** A refusal's status: the one its `DomainError` class declares; a stale form 403; else 400. */
 export const statusOf = (e: { readonly _tag: string }) => declaredStatus(e) ?? (e._tag === "StaleForm" ? 403 : 400)
+
+/** A refusal page's title by its status (a URL the page cannot read, no such partner or row); else "Not allowed". */
+const REFUSAL_TITLES: Readonly<Record<number, string>> = { 400: "Cannot show this page", 404: "Not found" }
 
 /** A refusal of the partner services, or of the form itself. */
 export type Refusal = { readonly _tag: string; readonly message: string }
@@ -60,8 +63,10 @@ export const makeDoor = Effect.gen(function*() {
     effect: Effect.Effect<A, E, R>
   ) => audit.audited({ actor: session.user.email, ip: clientIpOf(request, config.trustProxy) }, what, effect)
 
-  const refused = (e: Refusal) =>
-    page(refusalPage(e._tag === "NotAMember" ? "Not found" : "Not allowed", e.message), statusOf(e))
+  const refused = (e: Refusal) => {
+    const status = statusOf(e)
+    return page(refusalPage(REFUSAL_TITLES[status] ?? "Not allowed", e.message), status)
+  }
 
   /** A section's GET: the session, the chosen partner (none: the no-partner page), its view; a refusal's page. */
   const sectionPage = <R>(

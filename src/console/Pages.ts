@@ -1,6 +1,6 @@
 /**
  * The partner console's frame and its simple pages (docs/consoles.md): the console's own nav
- * (Overview, Keys, Webhooks, Members) under the site header, the partner picker when a person has several,
+ * (Overview, Orders, Checkout, Brokerage, Money, Keys, Webhooks, Members) under the site header, the partner picker when a person has several,
  * the overview, the page for a person with no partner yet, an invitation, and refusals. Built with
  * `html` (escapes by default) in the storefront's one layout (../storefront/Layout.ts).
  */
@@ -10,10 +10,22 @@ import type { KeyRow } from "../partner/Repo.js"
 import { html, type SafeHtml } from "../platform/http/Html.js"
 import type { StorePage } from "../storefront/Layout.js"
 
-export type Section = "overview" | "keys" | "webhooks" | "members"
+export type Section =
+  | "overview"
+  | "orders"
+  | "checkout"
+  | "brokerage"
+  | "money"
+  | "keys"
+  | "webhooks"
+  | "members"
 
 const SECTIONS: ReadonlyArray<readonly [Section, string, string]> = [
   ["overview", "/console", "Overview"],
+  ["orders", "/console/orders", "Orders"],
+  ["checkout", "/console/checkout-sessions", "Checkout"],
+  ["brokerage", "/console/brokerage", "Brokerage"],
+  ["money", "/console/money", "Money"],
   ["keys", "/console/keys", "Keys"],
   ["webhooks", "/console/webhooks", "Webhooks"],
   ["members", "/console/members", "Members"]

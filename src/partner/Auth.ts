@@ -28,6 +28,9 @@ export interface PartnerIdentity {
   readonly affiliate: boolean
 }
 
+/** Whose data a read is about: a partner in one environment (a signed request's, or a console member's choice). */
+export type PartnerOwner = Pick<PartnerIdentity, "partnerId" | "environment">
+
 export class CurrentPartner extends Context.Tag("app/CurrentPartner")<CurrentPartner, PartnerIdentity>() {}
 
 export class PartnerAuth extends HttpApiMiddleware.Tag<PartnerAuth>()("PartnerAuth", {

@@ -25,6 +25,7 @@ import { MoneyRepo } from "./ledger/Repo.js"
 import { Settlement } from "./ledger/Settlement.js"
 import { LedgerWorkersLive } from "./ledger/Worker.js"
 import { PartnerKeys } from "./members/Keys.js"
+import { MemberBusiness } from "./members/MemberBusiness.js"
 import { Members } from "./members/Members.js"
 import { MemberWebhooks } from "./members/MemberWebhooks.js"
 import { AdminOrdersHttpLive } from "./orders/AdminHttp.js"
@@ -72,8 +73,13 @@ const BaseServicesLive = Layer.mergeAll(
   Layer.provide(Layer.mergeAll(DeliveryQueueLive, OrderFiguresLive, OrderChecksLive))
 )
 
-/** The console's webhooks: its members' door onto the webhooks service, over the keys' grants. */
-const ServicesLive = MemberWebhooks.Live.pipe(Layer.provideMerge(BaseServicesLive))
+/**
+ * The console's webhooks and business reads (orders, brokerage, money): its members' doors onto
+ * those services, over the keys' grants.
+ */
+const ServicesLive = Layer.mergeAll(MemberWebhooks.Live, MemberBusiness.Live).pipe(
+  Layer.provideMerge(BaseServicesLive)
+)
 
 const HandlersLive = Layer.mergeAll(
   PartnerInventoryHttpLive,

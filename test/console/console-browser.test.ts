@@ -2,7 +2,8 @@
  * The partner console in headless Chromium, as an invited developer uses it: open the invitation
  * link signed out, create an account from the sign-in page (coming back to the link), accept,
  * create a sandbox key, see its secret once (with the copy island's button), and revoke it; set the
- * webhook URL to a loopback receiver (its secret once), send a test event and see it delivered; 0 axe
+ * webhook URL to a loopback receiver (its secret once), send a test event and see it delivered; the
+ * orders, checkout sessions, brokerage (a case too) and money pages with a sandbox row each; 0 axe
  * violations on every console page in light and dark, nothing scrolling sideways at 390 px, no
  * CSP refusal. Skipped, with a message, where /usr/bin/chromium is absent.
  *
@@ -14,8 +15,9 @@ import { Effect } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import type { Page } from "playwright-core"
 import { hasChromium, launch, warnIfNoChromium } from "../support/Browser.js"
+import { openSession } from "../support/CheckoutKit.js"
 import { phonePage } from "../support/PageChecks.js"
-import { createPartner } from "../support/PartnerKit.js"
+import { buy, createPartner, seedListings, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 import { webhookReceiver } from "../support/WebhookReceiver.js"
 
@@ -44,7 +46,10 @@ describe.skipIf(!hasChromium)("partner console in Chromium", () => {
             const results: Record<string, ReadonlyArray<string>> = {}
 
             for (const scheme of ["light", "dark"] as const) {
-              const partner = yield* createPartner({ scopes: ["search", "buy", "webhook"], name: `Browser ${scheme}` })
+              const partner = yield* createPartner({
+                scopes: ["search", "buy", "webhook", "embed", "broker"],
+                name: `Browser ${scheme}`
+              })
               const email = `dev-${scheme}-${Date.now()}@example.test`
               const token = `inv_${randomBytes(32).toString("base64url")}`
               yield* sql`insert into partner_invitations (id, partner_id, email, role, token_hash, invited_by, expires_at)
@@ -116,11 +121,35 @@ describe.skipIf(!hasChromium)("partner console in Chromium", () => {
               yield* check("webhooks, delivered")
               yield* submit("main a[href^='/console/members']")
               yield* check("members")
+
+              // The business pages, with a row on each (a sandbox order, session and case).
+              const domain = `browser-${scheme}.com`
+              yield* seedListings([{ domain, bin: 25_000 }, { domain: `session-${domain}`, bin: 40_000 }])
+              yield* buy(partner, domain, 25_000)
+              expect((yield* openSession(partner, { domain: `session-${domain}` })).status).toBe(201)
+              const opened = yield* signed(partner, "POST", "/api/partner/v1/brokerage", {
+                body: { domain: `broker-${domain}`, tier: "managed", buyer_email: "b@example.org", budget: 500_000 }
+              })
+              expect(opened.status, opened.text).toBe(201)
+              yield* submit("main a[href^='/console/orders']")
+              expect(yield* text(page, "[data-field=order-status]")).toBe("EXTERNALLY_PAID")
+              yield* check("orders")
+              yield* submit("main a[href^='/console/checkout-sessions']")
+              expect(yield* text(page, "[data-field=session-status]")).toBe("open")
+              yield* check("checkout sessions")
+              yield* submit("main a[href^='/console/brokerage']")
+              yield* check("brokerage")
+              yield* submit(`li[data-case='${opened.json.id}'] a`)
+              expect(yield* text(page, "h1")).toBe(`broker-${domain}`)
+              yield* check("brokerage case")
+              yield* submit("main a[href^='/console/money']")
+              expect(yield* text(page, "[data-field=sales-totals]")).toMatch(/^1 sale/)
+              yield* check("money")
               expect(problems, scheme).toEqual([])
             }
             const failing = Object.fromEntries(Object.entries(results).filter(([, v]) => v.length > 0))
             expect(failing).toEqual({})
-            expect(Object.keys(results).length).toBe(18)
+            expect(Object.keys(results).length).toBe(28)
           }),
         { timeout: 240_000 }
       )

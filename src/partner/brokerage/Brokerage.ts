@@ -26,7 +26,7 @@ import { AppConfig } from "../../platform/Config.js"
 import { transactionOf } from "../../platform/db/SqlTransaction.js"
 import { makeId } from "../../platform/Ids.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
-import type { PartnerEnvironment, PartnerIdentity } from "../Auth.js"
+import type { PartnerEnvironment, PartnerIdentity, PartnerOwner } from "../Auth.js"
 import { Outbox } from "../events/Outbox.js"
 import { Books } from "../ledger/Books.js"
 import { Settlement } from "../ledger/Settlement.js"
@@ -126,7 +126,7 @@ const create = (d: BrokerageDeps, partner: PartnerIdentity, input: CaseInput) =>
     return caseJson(created.value, d.progressUrl(created.value.id))
   })
 
-const detail = (d: BrokerageDeps, id: string, partner?: PartnerIdentity) =>
+const detail = (d: BrokerageDeps, id: string, partner?: PartnerOwner) =>
   Effect.gen(function*() {
     const c = yield* loadOwned(d, id, partner, false)
     const timeline = yield* d.repo.timeline(c.id)
@@ -214,7 +214,7 @@ const make = Effect.gen(function*() {
       eligibility(d, input, environment),
     create: (partner: PartnerIdentity, input: CaseInput) => create(d, partner, input),
     move: (id: string, action: CaseAction, options: MoveOptions) => move(d, id, action, options),
-    detail: (id: string, partner?: PartnerIdentity) => detail(d, id, partner),
+    detail: (id: string, partner?: PartnerOwner) => detail(d, id, partner),
     list: (filters: CaseFilters, beforeId: string | null, limit: number) => list(d, filters, beforeId, limit),
     advanceSandbox: (id: string, partner: PartnerIdentity) => advanceSandbox(d, id, partner),
     progress: (token: string) => progress(d, token),

@@ -9,14 +9,14 @@
 import { Effect, Option } from "effect"
 import { type CaseAction, type CaseTransition, dealMoney, isOpen, transition } from "../../domain/Brokerage.js"
 import { makeId } from "../../platform/Ids.js"
-import type { PartnerIdentity } from "../Auth.js"
+import type { PartnerOwner } from "../Auth.js"
 import type { BrokerageDeps, MoveOptions } from "./Brokerage.js"
 import { eventCase } from "./CaseJson.js"
 import { BrokerageCaseNotFound, CaseMoveNotAllowed, InvalidCaseMove } from "./Errors.js"
 import type { CaseRow } from "./Repo.js"
 
 /** The case, if `partner` (when given) owns it; else BrokerageCaseNotFound. */
-export const loadOwned = (d: BrokerageDeps, id: string, partner: PartnerIdentity | undefined, forUpdate: boolean) =>
+export const loadOwned = (d: BrokerageDeps, id: string, partner: PartnerOwner | undefined, forUpdate: boolean) =>
   Effect.gen(function*() {
     const row = yield* d.repo.byId(id, { forUpdate })
     if (

@@ -25,7 +25,7 @@ import { nextSandboxAction, type OrderAction } from "../../domain/OrderState.js"
 import { Market } from "../../market/Market.js"
 import { transactionOf } from "../../platform/db/SqlTransaction.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
-import type { PartnerIdentity } from "../Auth.js"
+import type { PartnerIdentity, PartnerOwner } from "../Auth.js"
 import { Outbox } from "../events/Outbox.js"
 import { Books } from "../ledger/Books.js"
 import { PartnerConfig } from "../Settings.js"
@@ -67,7 +67,7 @@ const detail = (d: OrdersDeps, publicId: string, partner?: PartnerIdentity) =>
     return orderDetailOf(order, yield* d.repo.timeline(order.id), yield* d.deliveries.view(order.id))
   })
 
-const list = (d: OrdersDeps, partner: PartnerIdentity, filters: OrderFilters, beforeId: string | null, limit: number) =>
+const list = (d: OrdersDeps, partner: PartnerOwner, filters: OrderFilters, beforeId: string | null, limit: number) =>
   Effect.map(d.repo.list(partner.partnerId, partner.environment, filters, beforeId, limit + 1), (rows) => ({
     orders: rows.slice(0, limit),
     hasMore: rows.length > limit
@@ -106,7 +106,7 @@ const make = Effect.gen(function*() {
     openOrderOnListing: repo.openOrderOnListing,
     move: (publicId: string, action: OrderAction, options: MoveOptions) => move(d, publicId, action, options),
     detail: (publicId: string, partner?: PartnerIdentity) => detail(d, publicId, partner),
-    list: (partner: PartnerIdentity, filters: OrderFilters, beforeId: string | null, limit: number) =>
+    list: (partner: PartnerOwner, filters: OrderFilters, beforeId: string | null, limit: number) =>
       list(d, partner, filters, beforeId, limit),
     advanceSandbox: (publicId: string, partner: PartnerIdentity) => advanceSandbox(d, publicId, partner),
     /** A delivery step in the order's timeline (src/fulfilment), with the event it wrote, if any. */

@@ -96,6 +96,14 @@ const MONEY: CursorRefusal = { code: "invalid_cursor", details: false, ...PARTNE
 /** docs/partner.md (webhook deliveries), docs/brokerage.md: 400 `validation_error`. */
 const PARTNER: CursorRefusal = { code: "validation_error", details: false, ...PARTNER_WORDS }
 
+/** The partner console's lists (docs/consoles.md#business): a 400 page with this message. */
+const CONSOLE: CursorRefusal = {
+  code: "invalid_cursor",
+  details: false,
+  malformed: "cursor: not a page link this console gave you; start again from the first page",
+  otherQuery: "cursor: was issued for other filters; start again from the first page"
+}
+
 /** A paged list: its name (sealed into its cursors), its position's schema, its refusal. */
 export interface PagedList<P> {
   readonly name: string
@@ -129,7 +137,11 @@ export const PAGED_LISTS = {
   payouts: list("payouts", ["GET /api/partner/v1/payouts"], LastId, MONEY),
   myPayouts: list("me-payouts", ["GET /api/partner/v1/me/payouts"], LastId, MONEY),
   adminStatements: list("admin-statements", ["GET /api/admin/statements"], LastId, MONEY),
-  auditLog: list("audit-log", ["GET /api/admin/audit"], LastId, MONEY)
+  auditLog: list("audit-log", ["GET /api/admin/audit"], LastId, MONEY),
+  consoleOrders: list("console-orders", ["GET /console/orders"], LastId, CONSOLE),
+  consoleCheckoutSessions: list("console-checkout-sessions", ["GET /console/checkout-sessions"], LastId, CONSOLE),
+  consoleBrokerage: list("console-brokerage", ["GET /console/brokerage"], LastId, CONSOLE),
+  consoleTransactions: list("console-transactions", ["GET /console/money"], LastId, CONSOLE)
 } as const
 
 const codeByOperation = new Map(

@@ -20,6 +20,8 @@ const encode = (e: InvalidCursor) => Effect.runSync(Schema.encode(InvalidCursorW
 
 const PARTNER_MALFORMED = "cursor: not a cursor this endpoint issued to you"
 const PARTNER_OTHER = "cursor: was issued for other filters; send the same filters as the first page"
+const CONSOLE_MALFORMED = "cursor: not a page link this console gave you; start again from the first page"
+const CONSOLE_OTHER = "cursor: was issued for other filters; start again from the first page"
 
 /** What each list answers: [code, message when not ours, message for other filters, details?]. */
 const ANSWERS: Record<keyof typeof PAGED_LISTS, readonly [string, string, string, boolean]> = {
@@ -40,7 +42,11 @@ const ANSWERS: Record<keyof typeof PAGED_LISTS, readonly [string, string, string
   payouts: ["invalid_cursor", PARTNER_MALFORMED, PARTNER_OTHER, false],
   myPayouts: ["invalid_cursor", PARTNER_MALFORMED, PARTNER_OTHER, false],
   adminStatements: ["invalid_cursor", PARTNER_MALFORMED, PARTNER_OTHER, false],
-  auditLog: ["invalid_cursor", PARTNER_MALFORMED, PARTNER_OTHER, false]
+  auditLog: ["invalid_cursor", PARTNER_MALFORMED, PARTNER_OTHER, false],
+  consoleOrders: ["invalid_cursor", CONSOLE_MALFORMED, CONSOLE_OTHER, false],
+  consoleCheckoutSessions: ["invalid_cursor", CONSOLE_MALFORMED, CONSOLE_OTHER, false],
+  consoleBrokerage: ["invalid_cursor", CONSOLE_MALFORMED, CONSOLE_OTHER, false],
+  consoleTransactions: ["invalid_cursor", CONSOLE_MALFORMED, CONSOLE_OTHER, false]
 }
 
 const refusedWith = (e: Effect.Effect<unknown, InvalidCursor>) => Effect.runSync(Effect.flip(e)) satisfies InvalidCursor
