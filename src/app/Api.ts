@@ -12,6 +12,7 @@ import { BatchApi } from "../batch/Api.js"
 import { CatalogueApi } from "../catalogue/Api.js"
 import { CheckoutPagesApi, CheckoutSessionsApi } from "../checkout/Api.js"
 import { ConsolePagesApi } from "../console/Api.js"
+import { ConsoleLinkPagesApi } from "../console/LinkApi.js"
 import { ConsoleWebhookPagesApi } from "../console/WebhookApi.js"
 import { AdminDeliveriesApi, PartnerDeliveryApi } from "../fulfilment/Api.js"
 import { AuthApi } from "../identity/accounts/Api.js"
@@ -78,6 +79,7 @@ const Groups = HttpApi.make("marketplace")
   .add(AccountPagesApi)
   .add(ConsolePagesApi)
   .add(ConsoleWebhookPagesApi)
+  .add(ConsoleLinkPagesApi)
   .add(OpsPagesApi)
 
 export class Api extends Groups

@@ -20,6 +20,7 @@ import { CheckoutLive } from "../checkout/Layer.js"
 import { PaymentRecordsLive } from "../checkout/PaymentRecords.js"
 import { CheckoutConfig } from "../checkout/Settings.js"
 import { ConsoleHttpLive } from "../console/Http.js"
+import { ConsoleLinkHttpLive } from "../console/LinkHttp.js"
 import { ConsoleWebhookHttpLive } from "../console/WebhookHttp.js"
 import { FulfilmentLive, OrderDeliveriesLive } from "../fulfilment/Layer.js"
 import { FulfilmentConfig } from "../fulfilment/Settings.js"
@@ -101,6 +102,7 @@ export const CapabilitiesLive = Layer.mergeAll(
   AccountHttpLive,
   ConsoleHttpLive,
   ConsoleWebhookHttpLive,
+  ConsoleLinkHttpLive,
   OpsHttpLive,
   // The sandbox's advance drives orders, their deliveries and settlement: it sits above all three.
   PartnerSandboxHttpLive

@@ -10,12 +10,14 @@ import type { KeyRow } from "../partner/Repo.js"
 import { html, type SafeHtml } from "../platform/http/Html.js"
 import type { StorePage } from "../storefront/Layout.js"
 
-export type Section = "overview" | "keys" | "webhooks" | "members"
+export type Section = "overview" | "keys" | "webhooks" | "links" | "analytics" | "members"
 
 const SECTIONS: ReadonlyArray<readonly [Section, string, string]> = [
   ["overview", "/console", "Overview"],
   ["keys", "/console/keys", "Keys"],
   ["webhooks", "/console/webhooks", "Webhooks"],
+  ["links", "/console/links", "Links"],
+  ["analytics", "/console/analytics", "Analytics"],
   ["members", "/console/members", "Members"]
 ]
 
