@@ -32,14 +32,28 @@ type Day = typeof Analytics.Type["series"][number]
 
 const usd = (cents: number) => moneyInWords(cents, "USD")
 
-/** The measures charted, in the funnel's order. */
-const MEASURES: ReadonlyArray<readonly [keyof Day & string, string, (n: number) => string]> = [
-  ["clicks", "Clicks", String],
-  ["unique_clicks", "Unique clicks", String],
-  ["checkouts_started", "Checkouts started", String],
-  ["sales", "Sales", String],
-  ["gmv_cents", "GMV (USD)", usd],
-  ["commission_cents", "Commission (USD)", usd]
+/** An axis label: "1.2K", "$5K", "$0.01". */
+const COMPACT = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 })
+const COMPACT_USD = new Intl.NumberFormat("en-US", {
+  notation: "compact",
+  style: "currency",
+  currency: "USD",
+  minimumFractionDigits: 0,
+  maximumFractionDigits: 2
+})
+const count = (n: number) => COMPACT.format(n)
+const usdShort = (cents: number) => COMPACT_USD.format(cents / 100)
+
+type Format = (n: number) => string
+
+/** The measures charted, in the funnel's order: the field, the title, its numbers and its axis. */
+const MEASURES: ReadonlyArray<readonly [keyof Day & string, string, Format, Format]> = [
+  ["clicks", "Clicks", String, count],
+  ["unique_clicks", "Unique clicks", String, count],
+  ["checkouts_started", "Checkouts started", String, count],
+  ["sales", "Sales", String, count],
+  ["gmv_cents", "GMV (USD)", usd, usdShort],
+  ["commission_cents", "Commission (USD)", usd, usdShort]
 ]
 
 const windowForm = (v: AnalyticsView) =>
@@ -65,12 +79,13 @@ const totals = (r: typeof Analytics.Type) =>
 </dl>`
 
 const charts = (r: typeof Analytics.Type) =>
-  MEASURES.map(([key, title, format]) =>
+  MEASURES.map(([key, title, format, axisFormat]) =>
     barChart({
       id: `chart-${key}`,
       title,
       points: r.series.map((d) => ({ day: d.date, value: Number(d[key]) })),
-      format
+      format,
+      axisFormat
     })
   )
 

@@ -17,7 +17,7 @@ export interface Point {
 }
 
 /** The drawing's size and the margins around the plot (viewBox units). */
-export const VIEW = { width: 480, height: 200, left: 60, right: 20, top: 12, bottom: 28 } as const
+export const VIEW = { width: 360, height: 180, left: 48, right: 16, top: 12, bottom: 26 } as const
 
 export interface Bar {
   readonly x: number
@@ -73,7 +73,10 @@ export const barChart = (c: {
   readonly title: string
   readonly points: ReadonlyArray<Point>
   readonly format: (value: number) => string
+  /** The value axis' labels, short ("$5K"); default `format`. */
+  readonly axisFormat?: (value: number) => string
 }): SafeHtml => {
+  const axis = c.axisFormat ?? c.format
   const l = layout(c.points.map((p) => p.value))
   const total = c.points.reduce((n, p) => n + p.value, 0)
   const best = c.points.reduce<Point | undefined>((b, p) => (b === undefined || p.value > b.value ? p : b), undefined)
@@ -93,7 +96,7 @@ export const barChart = (c: {
     l.ticks.map((t) =>
       html`<line x1="${VIEW.left}" x2="${VIEW.width - VIEW.right}" y1="${t.y}" y2="${t.y}"/><text x="${
         VIEW.left - 6
-      }" y="${t.y + 4}" text-anchor="end">${c.format(t.value)}</text>`
+      }" y="${t.y + 4}" text-anchor="end">${axis(t.value)}</text>`
     )
   }</g>
 <g class="bars">${

@@ -104,11 +104,11 @@ const STOREFRONT = `
 const CHARTS = `
   figure.chart { margin: 1rem 0 1.5rem; }
   figure.chart figcaption { font-weight: 600; }
-  svg.chart { display: block; width: 100%; height: auto; }
+  svg.chart { display: block; width: 100%; max-width: 28rem; height: auto; }
   svg.chart .bar { fill: var(--accent); }
   svg.chart .grid line { stroke: var(--soft-line); }
   svg.chart .axis { stroke: var(--line); }
-  svg.chart text { fill: var(--muted); font: 11px var(--font); }
+  svg.chart text { fill: var(--muted); font: 13px var(--font); }
   ol.links { list-style: none; padding: 0; margin: 1rem 0 0; }
   ol.links > li { display: flex; flex-wrap: wrap; gap: .75rem 1.25rem; padding: 1rem 0; border-top: 1px solid var(--line); }
   ol.links .about { flex: 1 1 16rem; min-width: 0; }
