@@ -54,15 +54,19 @@ const make = Effect.gen(function*() {
     Effect.map(credentials.showPartner(partnerId), Option.match({ onNone: () => false, onSome: (p) => p.affiliate }))
 
   /** The partner in one environment, as the Referrals service knows a caller. */
-  const identity = (userId: string, partnerId: string, environment: PartnerEnvironment) =>
-    Effect.map(affiliateOf(partnerId), (affiliate): PartnerIdentity => ({
-      partnerId,
-      credentialId: `member:${userId}`,
-      keyId: "",
-      environment,
-      scopes: [],
-      affiliate
-    }))
+  const identity = (
+    userId: string,
+    partnerId: string,
+    environment: PartnerEnvironment,
+    affiliate: boolean
+  ): PartnerIdentity => ({
+    partnerId,
+    credentialId: `member:${userId}`,
+    keyId: "",
+    environment,
+    scopes: [],
+    affiliate
+  })
 
   /** The member's right, the environments granted with `scope`, the one asked for (else the first). */
   const scoped = (
@@ -87,7 +91,7 @@ const make = Effect.gen(function*() {
         const seen = yield* scoped(userId, partnerId, "refer", asked, "view")
         if (seen.environment === null || !seen.affiliate) return { ...seen, links: [] }
         const page = yield* referrals.listLinks(
-          yield* identity(userId, partnerId, seen.environment),
+          identity(userId, partnerId, seen.environment, seen.affiliate),
           undefined,
           CONSOLE_LINKS
         )
@@ -103,7 +107,7 @@ const make = Effect.gen(function*() {
             message: `This partner has no referral links in ${environment}; ask the operators`
           })
         }
-        return yield* referrals.createLink(yield* identity(userId, partnerId, environment), input)
+        return yield* referrals.createLink(identity(userId, partnerId, environment, seen.affiliate), input)
       }),
 
     /** The funnel by day over `from`–`to` (the API's window rules, at most CONSOLE_WINDOW_DAYS here). */
@@ -116,7 +120,10 @@ const make = Effect.gen(function*() {
       Effect.gen(function*() {
         const seen = yield* scoped(userId, partnerId, "report", asked, "view")
         if (seen.environment === null || !seen.affiliate) return { ...seen, report: null }
-        const report = yield* referrals.analytics(yield* identity(userId, partnerId, seen.environment), window)
+        const report = yield* referrals.analytics(
+          identity(userId, partnerId, seen.environment, seen.affiliate),
+          window
+        )
         if (report.series.length > CONSOLE_WINDOW_DAYS) {
           const message = `the window is ${report.series.length} days; at most ${CONSOLE_WINDOW_DAYS} here`
           return yield* new InvalidReportQuery({ message: `from: ${message}`, details: [{ path: ["from"], message }] })
