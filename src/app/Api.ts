@@ -12,6 +12,7 @@ import { BatchApi } from "../batch/Api.js"
 import { CatalogueApi } from "../catalogue/Api.js"
 import { CheckoutPagesApi, CheckoutSessionsApi } from "../checkout/Api.js"
 import { ConsolePagesApi } from "../console/Api.js"
+import { ConsoleLinkPagesApi } from "../console/LinkApi.js"
 import { ConsoleMoneyPagesApi } from "../console/MoneyApi.js"
 import { ConsoleOrderPagesApi } from "../console/OrderApi.js"
 import { ConsoleWebhookPagesApi } from "../console/WebhookApi.js"
@@ -83,6 +84,7 @@ const Groups = HttpApi.make("marketplace")
   .add(ConsoleWebhookPagesApi)
   .add(ConsoleOrderPagesApi)
   .add(ConsoleMoneyPagesApi)
+  .add(ConsoleLinkPagesApi)
   .add(OpsPagesApi)
   .add(OpsPartnerPagesApi)
 

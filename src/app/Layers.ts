@@ -20,6 +20,7 @@ import { CheckoutLive } from "../checkout/Layer.js"
 import { PaymentRecordsLive } from "../checkout/PaymentRecords.js"
 import { CheckoutConfig } from "../checkout/Settings.js"
 import { ConsoleHttpLive } from "../console/Http.js"
+import { ConsoleLinkHttpLive } from "../console/LinkHttp.js"
 import { ConsoleMoneyHttpLive } from "../console/MoneyHttp.js"
 import { ConsoleOrderHttpLive } from "../console/OrderHttp.js"
 import { ConsoleWebhookHttpLive } from "../console/WebhookHttp.js"
@@ -106,6 +107,7 @@ export const CapabilitiesLive = Layer.mergeAll(
   ConsoleWebhookHttpLive,
   ConsoleOrderHttpLive,
   ConsoleMoneyHttpLive,
+  ConsoleLinkHttpLive,
   OpsHttpLive,
   OpsPartnerHttpLive,
   // The sandbox's advance drives orders, their deliveries and settlement: it sits above all three.

@@ -18,6 +18,8 @@ export type Section =
   | "money"
   | "keys"
   | "webhooks"
+  | "links"
+  | "analytics"
   | "members"
 
 const SECTIONS: ReadonlyArray<readonly [Section, string, string]> = [
@@ -28,6 +30,8 @@ const SECTIONS: ReadonlyArray<readonly [Section, string, string]> = [
   ["money", "/console/money", "Money"],
   ["keys", "/console/keys", "Keys"],
   ["webhooks", "/console/webhooks", "Webhooks"],
+  ["links", "/console/links", "Links"],
+  ["analytics", "/console/analytics", "Analytics"],
   ["members", "/console/members", "Members"]
 ]
 

@@ -3,8 +3,10 @@
  * link signed out, create an account from the sign-in page (coming back to the link), accept,
  * create a sandbox key, see its secret once (with the copy island's button), and revoke it; set the
  * webhook URL to a loopback receiver (its secret once), send a test event and see it delivered; the
- * orders, checkout sessions, brokerage (a case too) and money pages with a sandbox row each; 0 axe
- * violations on every console page in light and dark, nothing scrolling sideways at 390 px, no
+ * orders, checkout sessions, brokerage (a case too) and money pages with a sandbox row each; create a
+ * referral link, copy its URL with the copy island's button (by keyboard) and see its QR code, open
+ * the analytics' charts; 0 axe violations on every console page in light and dark, nothing scrolling
+ * sideways at 390 px, no
  * CSP refusal. Skipped, with a message, where /usr/bin/chromium is absent.
  *
  * The invitation is recorded as `partner invite` records it (a row with the token's SHA-256).
@@ -47,7 +49,8 @@ describe.skipIf(!hasChromium)("partner console in Chromium", () => {
 
             for (const scheme of ["light", "dark"] as const) {
               const partner = yield* createPartner({
-                scopes: ["search", "buy", "webhook", "embed", "broker"],
+                scopes: ["search", "buy", "webhook", "embed", "broker", "refer", "report"],
+                affiliate: true,
                 name: `Browser ${scheme}`
               })
               const email = `dev-${scheme}-${Date.now()}@example.test`
@@ -119,6 +122,35 @@ describe.skipIf(!hasChromium)("partner console in Chromium", () => {
               })
               expect(yield* text(page, "[data-field=delivery-status]")).toBe("delivered")
               yield* check("webhooks, delivered")
+
+              // Links: create one; its URL in a read-only field, its QR code, the copy island's button by keyboard.
+              yield* submit("main a[href^='/console/links']")
+              yield* check("links")
+              yield* run(() => page.selectOption("#kind", "generic").then(() => undefined))
+              yield* run(() => page.fill("#campaign", `browser-${scheme}`))
+              yield* submit("form[action='/console/links'] button[type=submit]")
+              const url = yield* run(() => page.inputValue("ol.links li input[readonly]"))
+              expect(url).toMatch(/\/r\/[0-9A-Za-z]{10}$/)
+              yield* run(() => page.waitForSelector("ol.links li .qr svg", { state: "visible" }))
+              yield* run(() =>
+                page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseUrl })
+              )
+              const copy = "ol.links li button[data-copy]"
+              yield* run(() => page.waitForSelector(copy, { state: "visible" }))
+              yield* run(() => page.focus(copy).then(() => page.keyboard.press("Enter")))
+              yield* run(() =>
+                page.waitForFunction(() =>
+                  (document.querySelector("ol.links li [role=status]")?.textContent ?? "") !== ""
+                )
+              )
+              expect(yield* text(page, "ol.links li [role=status]")).toBe("Copied.")
+              expect(yield* run(() => page.evaluate(() => navigator.clipboard.readText()))).toBe(url)
+              yield* check("links, created")
+
+              // Analytics: six server-drawn charts, each with its numbers.
+              yield* submit("main a[href^='/console/analytics']")
+              expect(yield* run(() => page.locator("svg.chart[role=img]").count())).toBe(6)
+              yield* check("analytics")
               yield* submit("main a[href^='/console/members']")
               yield* check("members")
 
@@ -149,7 +181,7 @@ describe.skipIf(!hasChromium)("partner console in Chromium", () => {
             }
             const failing = Object.fromEntries(Object.entries(results).filter(([, v]) => v.length > 0))
             expect(failing).toEqual({})
-            expect(Object.keys(results).length).toBe(28)
+            expect(Object.keys(results).length).toBe(34)
           }),
         { timeout: 240_000 }
       )

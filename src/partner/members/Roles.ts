@@ -1,21 +1,23 @@
 /**
- * Who may do what in a partner's console (CONTRACT "Storefront and consoles"): four roles, four
- * rights. Pure; the members, keys and webhooks services check it on every call, the pages only hide buttons.
+ * Who may do what in a partner's console (CONTRACT "Storefront and consoles"): four roles, five
+ * rights. Pure; the members, keys, webhooks and referral links services check it on every call,
+ * the pages only hide buttons.
  *
  *   right            owner  developer  finance  viewer
  *   view               ✓        ✓         ✓        ✓
  *   manageKeys         ✓        ✓
  *   manageWebhooks     ✓        ✓
+ *   manageLinks        ✓        ✓
  *   manageMembers      ✓
  */
 export const ROLES = ["owner", "developer", "finance", "viewer"] as const
 export type Role = typeof ROLES[number]
 
-export type ConsoleRight = "view" | "manageKeys" | "manageWebhooks" | "manageMembers"
+export type ConsoleRight = "view" | "manageKeys" | "manageWebhooks" | "manageLinks" | "manageMembers"
 
 const RIGHTS: Readonly<Record<Role, ReadonlyArray<ConsoleRight>>> = {
-  owner: ["view", "manageKeys", "manageWebhooks", "manageMembers"],
-  developer: ["view", "manageKeys", "manageWebhooks"],
+  owner: ["view", "manageKeys", "manageWebhooks", "manageLinks", "manageMembers"],
+  developer: ["view", "manageKeys", "manageWebhooks", "manageLinks"],
   finance: ["view"],
   viewer: ["view"]
 }

@@ -97,6 +97,25 @@ const STOREFRONT = `
   ol.results .next { flex: 1 1 100%; font-size: .9rem; }
   nav.pages { display: flex; justify-content: space-between; margin-top: 1.5rem; }`
 
+/**
+ * The console's charts (src/console/Chart.ts: SVG, coloured by class) and its links with their QR
+ * codes (black on white, as the library draws them, in both schemes: scanners want a light ground).
+ */
+const CHARTS = `
+  figure.chart { margin: 1rem 0 1.5rem; }
+  figure.chart figcaption { font-weight: 600; }
+  svg.chart { display: block; width: 100%; max-width: 28rem; height: auto; }
+  svg.chart .bar { fill: var(--accent); }
+  svg.chart .grid line { stroke: var(--soft-line); }
+  svg.chart .axis { stroke: var(--line); }
+  svg.chart text { fill: var(--muted); font: 13px var(--font); }
+  ol.links { list-style: none; padding: 0; margin: 1rem 0 0; }
+  ol.links > li { display: flex; flex-wrap: wrap; gap: .75rem 1.25rem; padding: 1rem 0; border-top: 1px solid var(--line); }
+  ol.links .about { flex: 1 1 16rem; min-width: 0; }
+  ol.links .actions { margin-top: .5rem; }
+  .qr { flex: none; width: 8.5rem; }
+  .qr svg { display: block; width: 100%; height: auto; }`
+
 /** 390 px phones: the card fills the width, rows stack. */
 const NARROW_SCREENS = `
   @media (max-width: 30rem) {
@@ -105,4 +124,4 @@ const NARROW_SCREENS = `
     dl.facts { grid-template-columns: 1fr; } dl.facts dd { margin-bottom: .4rem; }
   }`
 
-export const STYLE = [TOKENS, FRAME, ELEMENTS, STOREFRONT, NARROW_SCREENS].join("\n")
+export const STYLE = [TOKENS, FRAME, ELEMENTS, STOREFRONT, CHARTS, NARROW_SCREENS].join("\n")
