@@ -6,7 +6,7 @@
  * page with its status. The rules themselves stay in the partner services; this only lets people in.
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option } from "effect"
 import { type AuditAction, AuditLog } from "../audit/AuditLog.js"
 import { currentSession } from "../identity/Session.js"
@@ -68,7 +68,10 @@ export const makeDoor = Effect.gen(function*() {
     return page(refusalPage(REFUSAL_TITLES[status] ?? "Not allowed", e.message), status)
   }
 
-  /** A section's GET: the session, the chosen partner (none: the no-partner page), its view; a refusal's page. */
+  /**
+   * A section's GET: the session, the chosen partner (none: the no-partner page), its view (a page,
+   * or a response with its own status or script); a refusal's page.
+   */
   const sectionPage = <R>(
     here: string,
     partner: string | undefined,
@@ -76,14 +79,15 @@ export const makeDoor = Effect.gen(function*() {
       session: Session,
       others: ReadonlyArray<Membership>,
       partnerId: string
-    ) => Effect.Effect<StorePage, Refusal, R>
+    ) => Effect.Effect<StorePage | HttpServerResponse.HttpServerResponse, Refusal, R>
   ) =>
     withSession(here, (session) =>
       Effect.gen(function*() {
         const { mine, partnerId } = yield* chosen(session, partner)
         if (partnerId === undefined) return page(noPartnerPage(session.user.email))
         return yield* view(session, mine, partnerId).pipe(
-          Effect.map((p) => page(p)),
+          // A view answers its page (200), or a response of its own (a status, a script).
+          Effect.map((p) => HttpServerResponse.isServerResponse(p) ? p : page(p)),
           Effect.catchAll((e) => Effect.succeed(refused(e)))
         )
       }))

@@ -7,7 +7,6 @@
  * (`console.link_create`) with the link's id and fields.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Layer, Option } from "effect"
 import { Api } from "../app/Api.js"
 import { LINK_KINDS, type LinkKind, type Product, PRODUCTS } from "../domain/Referral.js"
@@ -21,7 +20,6 @@ import type { StorePage } from "../storefront/Layout.js"
 import { analyticsPage } from "./AnalyticsPages.js"
 import { makeDoor, type Refusal } from "./Door.js"
 import { linksPage, sectionPath } from "./LinkPages.js"
-import { noPartnerPage } from "./Pages.js"
 import { qrSvg } from "./QrCode.js"
 import type { Session } from "./Views.js"
 
@@ -65,26 +63,6 @@ export const ConsoleLinkHttpLive = HttpApiBuilder.group(Api, "consoleLinkPages",
     const copy = yield* CopyIsland
     const csrfOf = (session: Session) =>
       Effect.map(Clock.currentTimeMillis, (now) => forms.token({ sessionId: session.id }, now))
-
-    /**
-     * A section's GET with its answer's status and script (the door's `sectionPage` answers 200
-     * without a script): the session, the chosen partner (none: the no-partner page), the view.
-     */
-    const section = (
-      here: string,
-      partner: string | undefined,
-      view: (
-        session: Session,
-        others: ReadonlyArray<Membership>,
-        partnerId: string
-      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, Refusal>
-    ) =>
-      door.withSession(here, (session) =>
-        Effect.gen(function*() {
-          const { mine, partnerId } = yield* door.chosen(session, partner)
-          if (partnerId === undefined) return page(noPartnerPage(session.user.email))
-          return yield* view(session, mine, partnerId).pipe(Effect.catchAll((e) => Effect.succeed(door.refused(e))))
-        }))
 
     const linksView = (
       session: Session,
@@ -150,13 +128,13 @@ export const ConsoleLinkHttpLive = HttpApiBuilder.group(Api, "consoleLinkPages",
 
     return handlers
       .handle("linksPage", ({ urlParams }) =>
-        section("/console/links", urlParams.partner, (session, others, partnerId) =>
+        door.sectionPage("/console/links", urlParams.partner, (session, others, partnerId) =>
           Effect.gen(function*() {
             const shown = yield* linksView(session, others, partnerId, environmentOf(urlParams.environment))
             return page(shown, 200, yield* copy.src)
           })))
       .handle("analyticsPage", ({ urlParams }) =>
-        section("/console/analytics", urlParams.partner, (session, others, partnerId) =>
+        door.sectionPage("/console/analytics", urlParams.partner, (session, others, partnerId) =>
           analyticsView(session, others, partnerId, urlParams)))
       .handle("createLinkPage", ({ payload, request }) => {
         const environment = environmentOf(payload.environment) ?? "sandbox"
