@@ -53,7 +53,7 @@ const cli = (args: ReadonlyArray<string>, input?: string) =>
 /** The consoles' people: a partner's owner (invited and accepted in the browser) and an operator. */
 const PASSWORD = "screenshots only"
 const partner = JSON.parse(
-  cli(["partner", "create", "--name", "Acme Domains", "--env", "sandbox", "--scopes", "search,buy,webhook", "--json"])
+  cli(["partner", "create", "--name", "Acme Domains", "--env", "sandbox", "--scopes", "search,buy,webhook,refer,report", "--affiliate", "--json"])
 ) as { partner_id: string }
 const people = { owner: "owner@acme.example", operator: "ops@marketplace.example" } as const
 cli(["user", "create", "--email", people.owner, "--password-stdin"], PASSWORD)
@@ -102,6 +102,28 @@ const shots: ReadonlyArray<{
   { name: "signin", open: (p) => p.goto(`${service.url}/signin`) },
   { name: "console-keys", as: "owner", open: (p) => p.goto(`${service.url}/console/keys`) },
   { name: "console-webhooks", as: "owner", open: (p) => p.goto(`${service.url}/console/webhooks`) },
+  {
+    name: "console-links",
+    as: "owner",
+    open: async (p) => {
+      await p.goto(`${service.url}/console/links`)
+      await p.fill("#campaign", "newsletter")
+      await Promise.all([p.waitForNavigation(), p.click("main form[action='/console/links'] button[type=submit]")])
+    }
+  },
+  {
+    name: "console-analytics",
+    as: "owner",
+    open: async (p) => {
+      // A few visits through the link made just before, so the charts have a day to show.
+      await p.goto(`${service.url}/console/links`)
+      const url = await p.locator("main input[readonly]").first().inputValue()
+      for (let i = 0; i < 3; i++) await fetch(url, { redirect: "manual", headers: { "user-agent": `visitor ${i}` } })
+      await new Promise((done) => setTimeout(done, 2500))
+      await p.goto(`${service.url}/console/analytics`)
+      await p.locator("main svg").first().scrollIntoViewIfNeeded()
+    }
+  },
   { name: "ops", as: "operator", open: (p) => p.goto(`${service.url}/ops`) },
   { name: "ops-money", as: "operator", open: (p) => p.goto(`${service.url}/ops/money`) }
 ]
