@@ -53,7 +53,18 @@ const cli = (args: ReadonlyArray<string>, input?: string) =>
 /** The consoles' people: a partner's owner (invited and accepted in the browser) and an operator. */
 const PASSWORD = "screenshots only"
 const partner = JSON.parse(
-  cli(["partner", "create", "--name", "Acme Domains", "--env", "sandbox", "--scopes", "search,buy,webhook,refer,report", "--affiliate", "--json"])
+  cli([
+    "partner",
+    "create",
+    "--name",
+    "Acme Domains",
+    "--env",
+    "sandbox",
+    "--scopes",
+    "search,buy,webhook,refer,report",
+    "--affiliate",
+    "--json"
+  ])
 ) as { partner_id: string }
 const people = { owner: "owner@acme.example", operator: "ops@marketplace.example" } as const
 cli(["user", "create", "--email", people.owner, "--password-stdin"], PASSWORD)
