@@ -8,6 +8,7 @@
  *   POST /console/webhooks/rotate       a new signing secret, shown once
  *   POST /console/webhooks/test         a signed webhook.test event, delivered like every other
  *   POST /console/webhooks/redeliver    one event queued again
+ *   POST /console/webhooks/check        whether a received delivery's signatures match the secret
  *
  * `partner` chooses among the person's partners, `environment` between the granted environments.
  */
@@ -31,6 +32,17 @@ export const WebhookForm = Schema.Struct({ environment: field, partner: field, c
 export const RedeliverForm = Schema.Struct({ event_id: field, environment: field, partner: field, csrf: field }).pipe(
   HttpApiSchema.withEncoding({ kind: "UrlParams" })
 )
+
+export const CheckForm = Schema.Struct({
+  body: field,
+  x_service_signature: field,
+  webhook_id: field,
+  webhook_timestamp: field,
+  webhook_signature: field,
+  environment: field,
+  partner: field,
+  csrf: field
+}).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
 
 const Conflict = HtmlPage(409, "The endpoint was disabled by a 410 from the receiver: set the URL again first")
 
@@ -82,6 +94,20 @@ export class ConsoleWebhookPagesApi extends HttpApiGroup.make("consoleWebhookPag
       .addError(Conflict)
       .annotate(OpenApi.Summary, "Redeliver one event (owner, developer)")
       .pipe(documentedAt("/docs/consoles.md#webhooks"))
+  )
+  .add(
+    formPost(
+      "checkWebhookSignature",
+      "/console/webhooks/check",
+      CheckForm,
+      HtmlPage(200, "The webhooks page with whether each signature header matches the endpoint's secret")
+    )
+      .annotate(OpenApi.Summary, "Check a received delivery's signatures (owner, developer)")
+      .annotate(
+        OpenApi.Description,
+        "The raw body and the signature headers a receiver got, checked against the endpoint's current secret: match or not per header, never the expected value."
+      )
+      .pipe(documentedAt("/docs/consoles.md#checking-a-signature"))
   )
   .addError(InternalError)
   .annotate(OpenApi.Title, "Partner console: webhooks")

@@ -38,7 +38,7 @@ export const ConsoleWebhookHttpLive = HttpApiBuilder.group(
         others: ReadonlyArray<Membership>,
         partnerId: string,
         environment: PartnerEnvironment | undefined,
-        message: { readonly error?: string } = {}
+        message: { readonly error?: string; readonly notice?: string } = {}
       ) =>
         Effect.gen(function*() {
           const seen = yield* hooks.view(session.user.id, partnerId, environment)
@@ -155,5 +155,26 @@ export const ConsoleWebhookHttpLive = HttpApiBuilder.group(
               ),
               seeOther(webhooksPath(partnerId, environment))
             )))
+        .handle("checkWebhookSignature", ({ payload, request }) =>
+          // A read: nothing changes, so nothing is audited; the answer is the page's notice.
+          post(request, payload, (session, partnerId, others, environment) =>
+            Effect.gen(function*() {
+              if ((payload.body ?? "") === "") {
+                return yield* Effect.fail<Refusal>({ _tag: "BadCheck", message: "Paste the delivery's raw body." })
+              }
+              const checked = yield* hooks.checkDelivery(session.user.id, partnerId, environment, {
+                body: payload.body ?? "",
+                serviceSignature: payload.x_service_signature,
+                webhookId: payload.webhook_id,
+                webhookTimestamp: payload.webhook_timestamp,
+                webhookSignature: payload.webhook_signature
+              })
+              const notice = `X-Service-Signature: ${checked.service}. webhook-signature: ${checked.standard}.` +
+                (checked.service === "does not match" || checked.standard === "does not match"
+                  ? " Sign the raw body exactly as received (no re-serialised JSON), with the current secret; " +
+                    "webhook-signature covers webhook-id.webhook-timestamp.body."
+                  : "")
+              return page(yield* view(session, others, partnerId, environment, { notice }))
+            })))
     })
 ).pipe(Layer.provide(CopyIsland.Default))

@@ -94,6 +94,26 @@ ${hidden(v)}
 <div class="actions"><button type="submit" class="primary">Save the URL</button></div>
 </form>`
 
+/** The signature check: a delivery as received, pasted back; the answer comes as the page's notice. */
+const checkForm = (v: WebhooksView) =>
+  html`<h2 id="check-title">Check a signature</h2>
+<form method="post" action="/console/webhooks/check" aria-labelledby="check-title">
+${hidden(v)}
+<p class="muted">Paste a delivery your receiver got (the raw body, byte for byte, and its headers) to see whether
+it was signed with this endpoint's current secret. Only "matches" or "does not match" is shown.</p>
+<label for="check-body">Raw body</label>
+<textarea id="check-body" name="body" rows="4" required spellcheck="false"></textarea>
+<label for="check-service">X-Service-Signature</label>
+<input id="check-service" name="x_service_signature" autocomplete="off" spellcheck="false">
+<label for="check-id">webhook-id</label>
+<input id="check-id" name="webhook_id" autocomplete="off" spellcheck="false">
+<label for="check-timestamp">webhook-timestamp</label>
+<input id="check-timestamp" name="webhook_timestamp" inputmode="numeric" autocomplete="off">
+<label for="check-standard">webhook-signature</label>
+<input id="check-standard" name="webhook_signature" autocomplete="off" spellcheck="false">
+<div class="actions"><button type="submit" class="secondary">Check</button></div>
+</form>`
+
 const attemptItem = (a: typeof WebhookDelivery.Type["attempts"][number]) =>
   html`<li>Attempt ${a.attempt}, ${when(a.started_at)}: <span data-field="attempt-status">${
     a.status === null ? "no answer" : `HTTP ${a.status}`
@@ -127,6 +147,7 @@ const body = (v: WebhooksView) =>
 <h2>Endpoint (${v.environment})</h2>
 ${v.endpoint === null ? html`<p>No endpoint yet.</p>` : endpointFacts(v, v.endpoint)}
 ${v.canManage ? urlForm(v) : ""}
+${v.canManage && v.endpoint !== null ? checkForm(v) : ""}
 <h2>Deliveries</h2>
 ${
       v.deliveries.length === 0

@@ -146,3 +146,51 @@ export const standardWebhookSignature = (secret: string, id: string, timestamp: 
  */
 export const standardWebhookKey = (secret: string): Buffer =>
   secret.startsWith("whsec_") ? Buffer.from(secret.slice(6), "base64") : Buffer.from(secret, "utf8")
+
+/** How a delivery's signature header compares with the endpoint's secret. */
+export type SignatureCheck = "matches" | "does not match" | "not given"
+
+/** A delivery as the partner received it: the raw body and the signature headers they kept. */
+export interface ReceivedDelivery {
+  readonly body: string
+  readonly serviceSignature?: string | undefined
+  readonly webhookId?: string | undefined
+  readonly webhookTimestamp?: string | undefined
+  readonly webhookSignature?: string | undefined
+}
+
+const sameText = (a: string, b: string) => {
+  const x = Buffer.from(a, "utf8")
+  const y = Buffer.from(b, "utf8")
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+/**
+ * Whether a received delivery's signatures are the ones `secret` makes (the webhook signature
+ * check of the console): `X-Service-Signature` over the raw body, and the Standard Webhooks
+ * `webhook-signature` (any of its space-separated `v1,…` entries) over `id.timestamp.body`.
+ * Compared in constant time; says only match or not, never the expected value.
+ */
+export const checkDelivery = (
+  secret: string,
+  d: ReceivedDelivery
+): { readonly service: SignatureCheck; readonly standard: SignatureCheck } => {
+  const given = (s: string | undefined) => (s ?? "").trim()
+  const service = given(d.serviceSignature)
+  const standard = given(d.webhookSignature)
+  const id = given(d.webhookId)
+  const timestamp = given(d.webhookTimestamp)
+  const expectedStandard = standardWebhookSignature(secret, id, timestamp, d.body)
+  return {
+    service: service === ""
+      ? "not given"
+      : sameText(service.toLowerCase(), webhookSignature(secret, d.body))
+      ? "matches"
+      : "does not match",
+    standard: standard === ""
+      ? "not given"
+      : standard.split(/\s+/).some((entry) => sameText(entry, expectedStandard))
+      ? "matches"
+      : "does not match"
+  }
+}

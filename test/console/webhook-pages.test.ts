@@ -134,6 +134,29 @@ layer(TestServer.layer(ENV), { timeout: 180_000 })("console webhooks", (it) => {
       const [, , third] = yield* receiver.waitFor(3)
       expect(third!.headers["x-service-signature"]).toBe(hmac(next, third!.body))
 
+      // The signature check: the delivery as received matches the current secret; one signed with
+      // the old secret, or an altered body, does not; the expected value is never shown.
+      const check = (d: { readonly headers: Record<string, unknown>; readonly body: string }, body = d.body) =>
+        act(hooks, "/console/webhooks/check", owner!.cookie, {
+          partner: P,
+          body,
+          x_service_signature: String(d.headers["x-service-signature"]),
+          webhook_id: String(d.headers["webhook-id"]),
+          webhook_timestamp: String(d.headers["webhook-timestamp"]),
+          webhook_signature: String(d.headers["webhook-signature"])
+        })
+      const good = yield* check(third!)
+      expect(good.status, good.text).toBe(200)
+      expect(good.text).toContain("X-Service-Signature: matches. webhook-signature: matches.")
+      const old = yield* check(first!)
+      expect(old.text).toContain("X-Service-Signature: does not match. webhook-signature: does not match.")
+      const altered = yield* check(third!, `${third!.body} `)
+      expect(altered.text).toContain("X-Service-Signature: does not match.")
+      expect(altered.text).not.toContain(hmac(next, `${third!.body} `))
+      const partial = yield* act(hooks, "/console/webhooks/check", owner!.cookie, { partner: P, body: third!.body })
+      expect(partial.text).toContain("X-Service-Signature: not given. webhook-signature: not given.")
+      expect((yield* act(hooks, "/console/webhooks/check", owner!.cookie, { partner: P, body: "" })).status).toBe(400)
+
       const log = yield* auditOf(owner!.email)
       expect(log.map((e) => e.action)).toEqual([
         "console.webhook_set",
@@ -171,6 +194,8 @@ layer(TestServer.layer(ENV), { timeout: 180_000 })("console webhooks", (it) => {
         expect(set.status, who.email).toBe(may ? 303 : 403)
         const rotate = yield* act(hooks, "/console/webhooks/rotate", who.cookie, { partner: P })
         expect(rotate.status, who.email).toBe(may ? 201 : 403)
+        const check = yield* act(hooks, "/console/webhooks/check", who.cookie, { partner: P, body: "{}" })
+        expect(check.status, who.email).toBe(may ? 200 : 403)
       }
       // Only the environments granted (this partner has no live keys).
       const live = yield* act(hooks, "/console/webhooks", owner!.cookie, {

@@ -10,6 +10,7 @@
  * record can wrap it.
  */
 import { Context, Effect, Layer } from "effect"
+import type { ReceivedDelivery } from "../../domain/PartnerSigning.js"
 import { isId } from "../../platform/Ids.js"
 import type { PartnerEnvironment } from "../Auth.js"
 import { WebhookEventNotFound } from "../webhooks/Errors.js"
@@ -80,6 +81,13 @@ const make = Effect.gen(function*() {
     /** A signed `webhook.test` event, delivered like every other event. */
     test: (userId: string, partnerId: string, environment: PartnerEnvironment) =>
       Effect.flatMap(owner(userId, partnerId, environment, "manageWebhooks"), (o) => webhooks.test(o.owner)),
+
+    /** Whether a received delivery carries the endpoint's signatures (owners and developers, who hold its secret). */
+    checkDelivery: (userId: string, partnerId: string, environment: PartnerEnvironment, received: ReceivedDelivery) =>
+      Effect.flatMap(
+        owner(userId, partnerId, environment, "manageWebhooks"),
+        (o) => webhooks.checkDelivery(o.owner, received)
+      ),
 
     /** One event of the partner's queued again (an event of another partner: not found). */
     redeliver: (userId: string, partnerId: string, environment: PartnerEnvironment, eventId: string) =>

@@ -8,6 +8,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Clock, Context, Effect, Layer, Option } from "effect"
+import { checkDelivery as checkSignatures, type ReceivedDelivery } from "../../domain/PartnerSigning.js"
 import { AppConfig } from "../../platform/Config.js"
 import { Outbound } from "../../platform/outbound/Outbound.js"
 import { ServiceSecret } from "../../platform/ServiceSecret.js"
@@ -247,7 +248,20 @@ const make = Effect.gen(function*() {
       return { url: row.url, active: row.active, created_at: row.created_at.toISOString(), secret }
     })
 
-  return { register, setUrl, rotateSecret, run: delivery.run, show, remove, test, deliveries, redeliver }
+  /**
+   * Whether a delivery the partner received carries the signatures of the endpoint's current secret
+   * (the console's check): match or not per header, never the secret or the expected value.
+   */
+  const checkDelivery = (partner: WebhookOwner, received: ReceivedDelivery) =>
+    Effect.gen(function*() {
+      const endpoint = yield* repo.deliveryTarget(partner.partnerId, partner.environment)
+      if (Option.isNone(endpoint)) return yield* noEndpoint()
+      const secret = secrets.decrypt(SEAL_PURPOSE, endpoint.value.secret_sealed)
+      if (Option.isNone(secret)) return yield* Effect.dieMessage("webhook endpoint secret unreadable")
+      return checkSignatures(secret.value, received)
+    })
+
+  return { register, setUrl, rotateSecret, run: delivery.run, show, remove, test, deliveries, redeliver, checkDelivery }
 })
 
 export class Webhooks extends Context.Tag("app/PartnerWebhooks")<Webhooks, Effect.Effect.Success<typeof make>>() {
