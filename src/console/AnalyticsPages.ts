@@ -11,7 +11,7 @@ import type { Analytics } from "../referrals/Api.js"
 import { CONSOLE_WINDOW_DAYS } from "../referrals/MemberReferrals.js"
 import type { StorePage } from "../storefront/Layout.js"
 import { barChart } from "./Chart.js"
-import { environmentPicker, sectionPath } from "./LinkPages.js"
+import { environmentChoice, sectionPath } from "./Lists.js"
 import { consoleFrame, problem } from "./Pages.js"
 
 export interface AnalyticsView {
@@ -97,7 +97,7 @@ const body = (v: AnalyticsView): SafeHtml => {
     return html`<p>This partner is not an affiliate account: referral analytics need one (the operators make it one).</p>`
   }
   return html`${
-    environmentPicker(
+    environmentChoice(
       v.environments,
       v.environment,
       (e) => sectionPath("/console/analytics", v.membership.partnerId, e)

@@ -19,12 +19,10 @@ import { CopyIsland } from "../storefront/Island.js"
 import type { StorePage } from "../storefront/Layout.js"
 import { analyticsPage } from "./AnalyticsPages.js"
 import { makeDoor, type Refusal } from "./Door.js"
-import { linksPage, sectionPath } from "./LinkPages.js"
+import { linksPage } from "./LinkPages.js"
+import { askedEnvironment, sectionPath } from "./Lists.js"
 import { qrSvg } from "./QrCode.js"
 import type { Session } from "./Views.js"
-
-const environmentOf = (e: string | undefined): PartnerEnvironment | undefined =>
-  e === "sandbox" || e === "live" ? e : undefined
 
 const blank = (s: string | undefined) => (s === undefined || s.trim() === "" ? undefined : s.trim())
 
@@ -101,13 +99,13 @@ export const ConsoleLinkHttpLive = HttpApiBuilder.group(Api, "consoleLinkPages",
         readonly to?: string | undefined
       }
     ) =>
-      referrals.analytics(session.user.id, partnerId, environmentOf(q.environment), q).pipe(
+      referrals.analytics(session.user.id, partnerId, askedEnvironment(q.environment), q).pipe(
         Effect.map((seen) => page(analyticsPage({ ...seen, others }))),
         // A refused window: the page again with the reason and the form, as a 400.
         Effect.catchTag("InvalidReportQuery", (e) =>
           Effect.gen(function*() {
             const m = yield* members.require(session.user.id, partnerId, "view")
-            const environment = environmentOf(q.environment) ?? "sandbox"
+            const environment = askedEnvironment(q.environment) ?? "sandbox"
             return page(
               analyticsPage({
                 membership: m,
@@ -130,14 +128,14 @@ export const ConsoleLinkHttpLive = HttpApiBuilder.group(Api, "consoleLinkPages",
       .handle("linksPage", ({ urlParams }) =>
         door.sectionPage("/console/links", urlParams.partner, (session, others, partnerId) =>
           Effect.gen(function*() {
-            const shown = yield* linksView(session, others, partnerId, environmentOf(urlParams.environment))
+            const shown = yield* linksView(session, others, partnerId, askedEnvironment(urlParams.environment))
             return page(shown, 200, yield* copy.src)
           })))
       .handle("analyticsPage", ({ urlParams }) =>
         door.sectionPage("/console/analytics", urlParams.partner, (session, others, partnerId) =>
           analyticsView(session, others, partnerId, urlParams)))
       .handle("createLinkPage", ({ payload, request }) => {
-        const environment = environmentOf(payload.environment) ?? "sandbox"
+        const environment = askedEnvironment(payload.environment) ?? "sandbox"
         return door.post(
           "/console/links",
           request,

@@ -10,7 +10,8 @@ import type { Membership } from "../partner/members/Members.js"
 import { html, type SafeHtml } from "../platform/http/Html.js"
 import type { LinkWithStats } from "../referrals/Api.js"
 import type { StorePage } from "../storefront/Layout.js"
-import { consoleFrame, consolePath, notice, problem } from "./Pages.js"
+import { environmentChoice, sectionPath } from "./Lists.js"
+import { consoleFrame, notice, problem } from "./Pages.js"
 import { qrFigure } from "./QrCode.js"
 
 export type ConsoleLink = typeof LinkWithStats.Type & { readonly qr: string | null }
@@ -27,26 +28,6 @@ export interface LinksView {
   readonly error?: string
   readonly notice?: string
 }
-
-/** A console page for the partner and environment. */
-export const sectionPath = (path: string, partnerId: string, environment: string) =>
-  `${consolePath(path, partnerId)}&environment=${encodeURIComponent(environment)}`
-
-/** The environments to choose between (two or more), the current one marked. */
-export const environmentPicker = (
-  environments: ReadonlyArray<string>,
-  current: string | null,
-  pathOf: (environment: string) => string
-) =>
-  environments.length < 2 ?
-    "" :
-    html`<p>Environment: ${
-      environments.map((e, i) =>
-        html`${i > 0 ? " · " : ""}${
-          e === current ? html`<strong aria-current="page">${e}</strong>` : html`<a href="${pathOf(e)}">${e}</a>`
-        }`
-      )
-    }</p>`
 
 /** What a link leads to, in words. */
 const destination = (l: ConsoleLink) =>
@@ -107,7 +88,7 @@ const body = (v: LinksView): SafeHtml | string => {
     return html`<p>This partner is not an affiliate account: referral links need one (the operators make it one).</p>`
   }
   return html`${
-    environmentPicker(v.environments, v.environment, (e) => sectionPath("/console/links", v.membership.partnerId, e))
+    environmentChoice(v.environments, v.environment, (e) => sectionPath("/console/links", v.membership.partnerId, e))
   }
 ${v.canManage ? createForm(v) : ""}
 <h2>Links (${v.environment})</h2>

@@ -12,6 +12,7 @@ import { html, type SafeHtml } from "../platform/http/Html.js"
 import { pageCursor, type PagedList } from "../platform/http/PageCursor.js"
 import type { ServiceSecretShape } from "../platform/ServiceSecret.js"
 import type { Refusal } from "./Door.js"
+import { consolePath } from "./Pages.js"
 import type { Session } from "./Views.js"
 
 /** Rows per page unless the URL's `limit` (1–100) says otherwise. */
@@ -22,16 +23,21 @@ const ENVIRONMENTS: ReadonlyArray<PartnerEnvironment> = ["sandbox", "live"]
 /** A value of the URL the page cannot use: the 400 page, with the field named first. */
 export const badQuery = (message: string): Refusal => ({ _tag: "BadQuery", message })
 
-/** `environment` from the URL, else the partner's default. */
+/** `environment` as asked when it names one, else undefined (the section's own choice). */
+export const askedEnvironment = (asked: string | undefined): PartnerEnvironment | undefined =>
+  asked === "sandbox" || asked === "live" ? asked : undefined
+
+/** `environment` from the URL, else the partner's default; any other value refused. */
 export const environmentOf = (
   asked: string | undefined,
   fallback: PartnerEnvironment
-): Effect.Effect<PartnerEnvironment, Refusal> =>
-  asked === undefined || asked === ""
-    ? Effect.succeed(fallback)
-    : asked === "sandbox" || asked === "live"
-    ? Effect.succeed(asked)
-    : Effect.fail(badQuery("environment: must be sandbox or live"))
+): Effect.Effect<PartnerEnvironment, Refusal> => {
+  if (asked === undefined || asked === "") return Effect.succeed(fallback)
+  const environment = askedEnvironment(asked)
+  return environment === undefined
+    ? Effect.fail(badQuery("environment: must be sandbox or live"))
+    : Effect.succeed(environment)
+}
 
 /** An optional value of a fixed set (an empty field of the filter form: none). */
 export const oneOf = <A extends string>(field: string, values: ReadonlyArray<A>, v: string | undefined) =>
@@ -75,17 +81,29 @@ export const pathWith = <P extends { readonly [K in keyof P]: string | undefined
   return s === "" ? path : `${path}?${s}`
 }
 
-/** Sandbox · live, the current one marked. */
+/** A console section's page for the partner and environment. */
+export const sectionPath = (path: string, partnerId: string, environment: string) =>
+  `${consolePath(path, partnerId)}&environment=${encodeURIComponent(environment)}`
+
+/** The environments to choose between (two or more; one: nothing to choose), the current one marked. */
+export const environmentChoice = (
+  environments: ReadonlyArray<string>,
+  current: string | null,
+  pathOf: (environment: string) => string
+) =>
+  environments.length < 2 ?
+    "" :
+    html`<p>Environment: ${
+      environments.map((e, i) =>
+        html`${i > 0 ? " · " : ""}${
+          e === current ? html`<strong aria-current="page">${e}</strong>` : html`<a href="${pathOf(e)}">${e}</a>`
+        }`
+      )
+    }</p>`
+
+/** Sandbox · live, the current one marked (the business lists: both may always be read). */
 export const environmentPicker = (path: string, partnerId: string, current: PartnerEnvironment) =>
-  html`<p>Environment: ${
-    ENVIRONMENTS.map((e, i) =>
-      html`${i > 0 ? " · " : ""}${
-        e === current
-          ? html`<strong aria-current="page">${e}</strong>`
-          : html`<a href="${pathWith(path, { partner: partnerId, environment: e })}">${e}</a>`
-      }`
-    )
-  }</p>`
+  environmentChoice(ENVIRONMENTS, current, (e) => pathWith(path, { partner: partnerId, environment: e }))
 
 /** A `<select>` of a filter: "Any" and each value, the current one selected. */
 export const selectField = (

@@ -17,11 +17,9 @@ import { may } from "../partner/members/Roles.js"
 import { seeOther } from "../platform/http/Html.js"
 import { CopyIsland } from "../storefront/Island.js"
 import { makeDoor, type Refusal } from "./Door.js"
+import { askedEnvironment } from "./Lists.js"
 import type { Session } from "./Views.js"
 import { webhookSecretPage, webhooksPage, webhooksPath } from "./WebhookPages.js"
-
-const environmentOf = (e: string | undefined): PartnerEnvironment | undefined =>
-  e === "sandbox" || e === "live" ? e : undefined
 
 export const ConsoleWebhookHttpLive = HttpApiBuilder.group(
   Api,
@@ -67,7 +65,7 @@ export const ConsoleWebhookHttpLive = HttpApiBuilder.group(
         payload: Form & { readonly csrf?: string | undefined },
         act: Write
       ) => {
-        const environment = environmentOf(payload.environment) ?? "sandbox"
+        const environment = askedEnvironment(payload.environment) ?? "sandbox"
         return door.post(
           "/console/webhooks",
           request,
@@ -95,7 +93,7 @@ export const ConsoleWebhookHttpLive = HttpApiBuilder.group(
       return handlers
         .handle("webhooksPage", ({ urlParams }) =>
           door.sectionPage("/console/webhooks", urlParams.partner, (session, others, partnerId) =>
-            view(session, others, partnerId, environmentOf(urlParams.environment))))
+            view(session, others, partnerId, askedEnvironment(urlParams.environment))))
         .handle("setWebhookUrl", ({ payload, request }) =>
           post(request, payload, (session, partnerId, others, environment) =>
             Effect.gen(function*() {

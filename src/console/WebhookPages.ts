@@ -10,7 +10,8 @@ import type { Membership } from "../partner/members/Members.js"
 import type { WebhookDelivery, WebhookState } from "../partner/webhooks/Api.js"
 import { html, type SafeHtml } from "../platform/http/Html.js"
 import type { StorePage } from "../storefront/Layout.js"
-import { consoleFrame, consolePath, notice, problem } from "./Pages.js"
+import { environmentChoice, sectionPath } from "./Lists.js"
+import { consoleFrame, notice, problem } from "./Pages.js"
 
 export interface WebhooksView {
   readonly membership: Membership
@@ -27,7 +28,7 @@ export interface WebhooksView {
 
 /** This page for the partner and environment. */
 export const webhooksPath = (partnerId: string, environment: string) =>
-  `${consolePath("/console/webhooks", partnerId)}&environment=${encodeURIComponent(environment)}`
+  sectionPath("/console/webhooks", partnerId, environment)
 
 const when = (iso: string | null) => iso === null ? "—" : timeInWords(new Date(iso))
 
@@ -43,17 +44,7 @@ ${hidden(v)}${extra}
 </form>`
 
 const environmentPicker = (v: WebhooksView) =>
-  v.environments.length < 2 ?
-    "" :
-    html`<p>Environment: ${
-      v.environments.map((e, i) =>
-        html`${i > 0 ? " · " : ""}${
-          e === v.environment
-            ? html`<strong aria-current="page">${e}</strong>`
-            : html`<a href="${webhooksPath(v.membership.partnerId, e)}">${e}</a>`
-        }`
-      )
-    }</p>`
+  environmentChoice(v.environments, v.environment, (e) => webhooksPath(v.membership.partnerId, e))
 
 const endpointFacts = (v: WebhooksView, e: typeof WebhookState.Type) =>
   html`<dl class="facts">

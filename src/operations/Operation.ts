@@ -47,18 +47,8 @@ export interface Operation<I, A, E, R> {
 /** Any operation, as the doors list them. */
 export type AnyOperation = Operation<any, any, any, any>
 
-/** Declares an operation (the types inferred from its schemas). */
-export const operation = <I, II, A, AI, E, R>(spec: {
-  readonly name: string
-  readonly title: string
-  readonly description: string
-  readonly endpoint: string
-  readonly input: Schema.Schema<I, II>
-  readonly output: Schema.Schema<A, AI>
-  readonly rateLimit: RateLimitPolicy | null
-  readonly run: (input: I, who: Who) => Effect.Effect<A, E, R>
-  readonly summarize: (value: A, input: I) => string
-}): Operation<I, A, E, R> => spec
+/** Declares an operation (its types inferred from its schemas and `run`). */
+export const operation = <I, A, E, R>(spec: Operation<I, A, E, R>): Operation<I, A, E, R> => spec
 
 /**
  * Counts one call of `op` against its REST endpoint's policy, keyed by the caller's IP: the 429

@@ -29,7 +29,7 @@ const scopesOf = (value: string | ReadonlyArray<string> | undefined) => {
     : Effect.succeed<ReadonlyArray<Scope>>(scopes)
 }
 
-/** An e-mail field: absent is undefined when `optional`, a wrong one refused. */
+/** An e-mail field, trimmed and lower-cased: empty is undefined, one that is not an address refused. */
 const emailOf = (name: string, value: string | undefined) => {
   const email = (value ?? "").trim().toLowerCase()
   if (email === "") return Effect.succeed(undefined)
