@@ -8,14 +8,14 @@
  *  4. timestamp: Unix seconds within ±skew                                           401 invalid_timestamp
  *  5. key id known and signature valid (constant-time)                               401 invalid_signature
  *     (sandbox credential + `X-Service-Debug: signature`: details.canonical_string, see wantsSignatureDebug)
- *  6. credential active (read from PostgreSQL on every request)                    403 credential_not_active
+ *  6. credential active, its partner not suspended (PostgreSQL, every request)      403 credential_not_active
  *  7. nonce not seen before by this credential (PostgreSQL, shared by replicas)      401 replay_detected
  *     (6 and 7 are one statement, shared by concurrent requests: Credentials.admit; the secret
- *     for step 5 comes from an in-process cache, the row's other fields never change)
- *  8. credential holds one of the endpoint's scopes                                  403 forbidden
+ *     for step 5 comes from an in-process cache; what can change is read again in that statement)
+ *  8. credential holds one of the endpoint's scopes (as 6–7's statement returns them)  403 forbidden
  *  9. per-credential rate limit                                                      429 rate_limited
  *     (with the PostgreSQL counter, counted in 6–7's statement for the requests that pass 6–8:
- *     the scopes are known before it, from the cached credential)
+ *     whether they do is judged there from the cached scopes)
  *
  * The body hash is over the raw body (`request.text`, cached: the JSON payload still decodes
  * after it). Nonces are remembered for 2 × skew + 60 s, longer than any timestamp stays valid.
@@ -178,17 +178,18 @@ export const makePartnerAuthLive = (groups: ReadonlyArray<unknown>) =>
             : undefined
           // One statement (shared with concurrent requests): the credential's `active` flag as the
           // database has it now, the nonce recorded unless seen before, and the rate-limit count.
+          const counted = window !== undefined && scoped && !window.knownDenied ? window : undefined
           const admitted = yield* credentials.admit(
             row.key_id,
             nonce,
             nonceTtl,
-            window !== undefined && scoped && !window.knownDenied ? window : undefined,
+            counted,
             clientIpOf(request, config.trustProxy)
           ).pipe(Effect.orDie)
           if (!admitted.active) {
             return yield* new ForbiddenError({
               code: "credential_not_active",
-              message: "This credential has been revoked or deactivated"
+              message: "This credential has been revoked or deactivated, or its partner is suspended"
             })
           }
           if (!admitted.fresh) {
@@ -197,7 +198,10 @@ export const makePartnerAuthLive = (groups: ReadonlyArray<unknown>) =>
               "This nonce was already used; send a fresh X-Service-Nonce with every request, retries included"
             )
           }
-          if (!scoped) {
+          // The scopes as the database has them now (an operator may have changed them since the
+          // credential was cached); the cached ones only chose whether to count the window above.
+          const granted = admitted.scopes ?? row.scopes
+          if (!needed.some((s) => granted.includes(s))) {
             return yield* new ForbiddenError({
               code: "forbidden",
               message: needed.length === 0
@@ -205,7 +209,9 @@ export const makePartnerAuthLive = (groups: ReadonlyArray<unknown>) =>
                 : `This credential lacks the required scope (${needed.join(" or ")})`
             })
           }
-          yield* window !== undefined
+          // A window not counted in the statement (a scope granted since the credential was cached)
+          // is counted on its own, as without the shared counter.
+          yield* window !== undefined && (counted !== undefined || window.knownDenied)
             ? applyDecision(limiter.settle(window, admitted.count))
             : enforceWith(limiter, partnerRateLimit, `cred:${row.key_id}`)
           noteCaller(request, { partner_id: row.partner_id, key_id: row.key_id })
@@ -214,7 +220,7 @@ export const makePartnerAuthLive = (groups: ReadonlyArray<unknown>) =>
             credentialId: row.id,
             keyId: row.key_id,
             environment: row.environment,
-            scopes: row.scopes,
+            scopes: granted,
             affiliate: row.affiliate
           }
           return identity

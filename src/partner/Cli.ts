@@ -3,9 +3,9 @@
  *   partner create --name N --env sandbox|live --scopes s1,s2 [--affiliate] [--commission-bps N] [--json]
  *   partner list [--limit N] | partner show PARTNER_ID | partner set-commission PARTNER_ID --bps N
  *   partner revoke KEY_ID | partner rotate KEY_ID
+ *   partner suspend PARTNER_ID | partner resume PARTNER_ID | partner set-scopes KEY_ID --scopes s1,s2
  *   partner invite --partner ID --email E --role R [--json] (members/Cli.ts)
- *   order list [--status S] [--partner ID] [--env E] [--domain D] [--limit N] | order show PUBLIC_ID
- *   order hold|clear-review|start-transfer|confirm-delivery|cancel PUBLIC_ID [--note TEXT]
+ * (the `order` commands: orders/Cli.ts). Each change is recorded in the audit log (`cliAction`).
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
@@ -13,12 +13,9 @@ import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
 import { cliAction } from "../audit/Actor.js"
 import { abort, json, print } from "../cli/Output.js"
-import { ORDER_STATUSES } from "../domain/OrderState.js"
-import { isScope, type Scope } from "./Auth.js"
+import { isScope, type Scope, SCOPES } from "./Auth.js"
 import { Credentials, type IssuedCredential } from "./Credentials.js"
 import { inviteCommand } from "./members/Cli.js"
-import { Orders } from "./orders/Orders.js"
-import { refundOf } from "./orders/View.js"
 import type { PartnerSummaryRow } from "./Repo.js"
 
 const name = Options.text("name").pipe(Options.withDescription("Partner name"))
@@ -133,11 +130,11 @@ const rotate = Command.make("rotate", { json, keyId }, (o) =>
     )
   )
 
-const limit = Options.integer("limit").pipe(
+export const limit = Options.integer("limit").pipe(
   Options.withDefault(50),
   Options.withDescription("At most this many rows (1–1000)")
 )
-const checkLimit = (
+export const checkLimit = (
   n: number
 ) => (n >= 1 && n <= 1000 ? Effect.void : abort("--limit must be between 1 and 1000", "usage"))
 
@@ -147,6 +144,7 @@ const partnerJson = (p: PartnerSummaryRow) => ({
   affiliate: p.affiliate,
   commission_bps: p.commission_bps,
   created_at: p.created_at.toISOString(),
+  suspended_at: p.suspended_at === null ? null : p.suspended_at.toISOString(),
   credentials: p.credentials.map((c) => ({
     key_id: c.key_id,
     environment: c.environment,
@@ -158,9 +156,9 @@ const partnerJson = (p: PartnerSummaryRow) => ({
 })
 const partnerLine = (p: PartnerSummaryRow) => {
   const keys = p.credentials.map((c) => `${c.key_id}${c.active ? "" : " (revoked)"}`).join(", ")
-  return `${p.id}  ${p.name}${p.affiliate ? " [affiliate]" : ""}  commission ${p.commission_bps / 100} %  ${
-    keys || "no credentials"
-  }`
+  return `${p.id}  ${p.name}${p.affiliate ? " [affiliate]" : ""}${p.suspended_at ? " [suspended]" : ""}  commission ${
+    p.commission_bps / 100
+  } %  ${keys || "no credentials"}`
 }
 
 const list = Command.make("list", { json, limit }, (o) =>
@@ -184,9 +182,9 @@ const show = Command.make("show", { json, partnerId }, (o) =>
     const keys = p.credentials.map((c) =>
       `  ${c.key_id}  ${c.environment}  ${c.scopes.join(",")}  ${c.active ? "active" : `revoked ${c.revoked_at}`}`
     )
-    const head = `${p.partner_id}  ${p.name}${p.affiliate ? " [affiliate]" : ""}  commission ${
-      p.commission_bps / 100
-    } %  created ${p.created_at}`
+    const head = `${p.partner_id}  ${p.name}${p.affiliate ? " [affiliate]" : ""}${
+      p.suspended_at ? ` [suspended ${p.suspended_at}]` : ""
+    }  commission ${p.commission_bps / 100} %  created ${p.created_at}`
     yield* print(o.json, p, [head, ...keys].join("\n"))
   })).pipe(Command.withDescription("One partner and its credentials"))
 
@@ -222,145 +220,70 @@ const setCommission = Command.make("set-commission", {
     )
   )
 
-export const partnerCommand = Command.make("partner").pipe(
-  Command.withDescription("Partner API partners and credentials"),
-  Command.withSubcommands([create, list, show, setCommission, revoke, rotate, inviteCommand])
-)
-
-const publicId = Args.text({ name: "PUBLIC_ID" })
-const note = Options.text("note").pipe(Options.optional, Options.withDescription("Recorded in the order's timeline"))
-
-const orderAction = (
-  cmd: string,
-  action: "hold" | "clear_review" | "start_transfer" | "confirm_delivery" | "cancel",
-  description: string
-) =>
-  Command.make(cmd, { json, publicId, note }, (o) =>
+const suspension = (cmd: "suspend" | "resume") =>
+  Command.make(cmd, { json, partnerId }, (o) =>
     Effect.gen(function*() {
-      const orders = yield* Orders
-      const result = yield* cliAction(
+      const credentials = yield* Credentials
+      const suspended = cmd === "suspend"
+      yield* cliAction(
         {
-          action: `order.${cmd}`,
-          target: o.publicId,
-          before: orders.detail(o.publicId),
-          after: (r) => ({ status: r.order.status, event_id: r.eventId })
+          action: `partner.${cmd}`,
+          target: o.partnerId,
+          before: Effect.map(
+            credentials.showPartner(o.partnerId),
+            Option.match({ onNone: () => null, onSome: (p) => ({ suspended: p.suspended_at !== null }) })
+          ),
+          after: () => ({ suspended })
         },
-        orders.move(o.publicId, action, { actor: "operator-cli", note: Option.getOrUndefined(o.note) })
-      ).pipe(
-        Effect.map(Option.some),
-        Effect.catchTags({
-          OrderNotFound: (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())),
-          OrderMoveNotAllowed: (e) => Effect.zipRight(abort(e.message, "conflict"), Effect.succeed(Option.none()))
-        })
+        Effect.flatMap(
+          credentials.setSuspended(o.partnerId, suspended),
+          (done) => done ? Effect.void : abort(`No partner ${o.partnerId}`, "not_found")
+        )
       )
-      if (Option.isNone(result)) return
-      const r = result.value
       yield* print(
         o.json,
-        { public_id: r.order.id, status: r.order.status, event_id: r.eventId },
-        `${r.order.id}: ${r.order.status}${r.eventId ? ` (event ${r.eventId})` : ""}`
+        { partner_id: o.partnerId, suspended },
+        suspended
+          ? `${o.partnerId}: suspended; its keys get 403 credential_not_active until \`partner resume\`.`
+          : `${o.partnerId}: resumed; its active keys work again.`
       )
-    })).pipe(Command.withDescription(description))
+    })).pipe(
+      Command.withDescription(
+        cmd === "suspend"
+          ? "Suspend a partner: every one of its keys is refused (403 credential_not_active); orders and money stay"
+          : "Resume a suspended partner: its active keys work again"
+      )
+    )
 
-const orderRefund = Command.make("refund", {
-  json,
-  publicId,
-  reason: Options.text("reason").pipe(
-    Options.optional,
-    Options.withDescription("Recorded with the refund and in the order's timeline")
-  )
-}, (o) =>
+const setScopes = Command.make("set-scopes", { json, keyId, scopes }, (o) =>
   Effect.gen(function*() {
-    const reason = Option.getOrNull(o.reason)
-    const orders = yield* Orders
-    // The refund calls the payment provider between its own transactions: recorded once it succeeded.
-    const result = yield* cliAction(
-      {
-        action: "order.refund",
-        target: o.publicId,
-        before: orders.detail(o.publicId),
-        after: (r) => refundOf(r.order, r.refundId!),
-        transactional: false
-      },
-      orders.operatorRefund(o.publicId, reason, "operator-cli")
-    ).pipe(
-      Effect.map(Option.some),
-      Effect.catchTags({
-        OrderNotFound: (e) => Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())),
-        OrderMoveNotAllowed: (e) => Effect.zipRight(abort(e.message, "conflict"), Effect.succeed(Option.none()))
-      })
-    )
-    if (Option.isNone(result)) return
-    const refund = refundOf(result.value.order, result.value.refundId!)
-    yield* print(
-      o.json,
-      refund,
-      `${refund.order_id}: REFUNDED ${refund.amount_cents} ${refund.currency} (refund ${refund.refund_id})`
-    )
-  })).pipe(
-    Command.withDescription(
-      "Refund any order before TRANSFER_COMPLETED (order.refunded; card payments go back at the provider); marketplace, referral and brokerage sales are refunded only by operators"
-    )
-  )
-
-const orderList = Command.make("list", {
-  json,
-  limit,
-  status: Options.choice("status", ORDER_STATUSES).pipe(Options.optional),
-  partner: Options.text("partner").pipe(Options.optional, Options.withDescription("Only this partner's orders")),
-  env: Options.choice("env", ["sandbox", "live"]).pipe(Options.optional),
-  domain: Options.text("domain").pipe(Options.optional)
-}, (o) =>
-  Effect.gen(function*() {
-    yield* checkLimit(o.limit)
-    const orders = yield* (yield* Orders).listAll({
-      status: Option.getOrUndefined(o.status),
-      partnerId: Option.getOrUndefined(o.partner),
-      environment: Option.getOrUndefined(o.env),
-      domain: Option.getOrUndefined(o.domain)?.toLowerCase()
-    }, o.limit)
-    const lines = orders.map((r) =>
-      `${r.public_id}  ${r.status.padEnd(20)} ${r.domain}  ${r.sale_price_cents} ${r.currency}  ${r.created_at}`
-    )
-    yield* print(o.json, { orders }, orders.length === 0 ? "No orders." : lines.join("\n"))
-  })).pipe(Command.withDescription("List orders of every partner, newest first"))
-
-const orderShow = Command.make("show", { json, publicId }, (o) =>
-  Effect.gen(function*() {
-    const detail = yield* (yield* Orders).detail(o.publicId).pipe(
-      Effect.map(Option.some),
-      Effect.catchTag("OrderNotFound", (e) =>
-        Effect.zipRight(abort(e.message, "not_found"), Effect.succeed(Option.none())))
-    )
-    if (Option.isNone(detail)) {
-      return
-    }
-    const d = detail.value
-    const timeline = d.timeline.map((t) =>
-      `  ${t.at}  ${t.status ?? t.step}  by ${t.actor}${t.note ? ` — ${t.note}` : ""}`
+    const chosen = parseScopes(o.scopes)
+    if (Option.isNone(chosen)) return yield* abort(`--scopes: a comma list of ${SCOPES.join(", ")}`, "usage")
+    const credentials = yield* Credentials
+    yield* cliAction(
+      { action: "credential.set_scopes", target: o.keyId, after: () => ({ scopes: chosen.value }) },
+      Effect.flatMap(credentials.setScopes(o.keyId, chosen.value), (done) =>
+        done ? Effect.void : abort(`No active credential ${o.keyId}`, "not_found"))
     )
     yield* print(
       o.json,
-      d,
-      [`${d.public_id}  ${d.status}  ${d.domain}  ${d.sale_price_cents} ${d.currency}  (${d.environment})`, ...timeline]
-        .join("\n")
+      { key_id: o.keyId, scopes: chosen.value },
+      `${o.keyId}: scopes ${chosen.value.join(",")} from its next request.`
     )
-  })).pipe(Command.withDescription("One order with its transfer state and timeline"))
+  })).pipe(Command.withDescription("Change an active credential's scopes (they hold from its next request)"))
 
-/** The `order` commands of the Partner API (src/cli.ts adds other capabilities' order commands to them). */
-export const orderSubcommands = [
-  orderList,
-  orderShow,
-  orderAction("hold", "hold", "Hold an EXTERNALLY_PAID order for manual review (order.held)"),
-  orderAction("clear-review", "clear_review", "Clear a held order (order.manual_review_cleared)"),
-  orderAction("start-transfer", "start_transfer", "Start the domain push (order.transfer_started)"),
-  orderAction(
-    "confirm-delivery",
-    "confirm_delivery",
-    "Confirm delivery to the partner's registrar (order.transfer_completed)"
-  ),
-  orderAction("cancel", "cancel", "Cancel an order before TRANSFER_COMPLETED (order.refunded)"),
-  orderRefund
-] as const
-
-export const orderDescription = `Partner order lifecycle (statuses: ${ORDER_STATUSES.join(", ")})`
+export const partnerCommand = Command.make("partner").pipe(
+  Command.withDescription("Partner API partners and credentials"),
+  Command.withSubcommands([
+    create,
+    list,
+    show,
+    setCommission,
+    suspension("suspend"),
+    suspension("resume"),
+    revoke,
+    rotate,
+    setScopes,
+    inviteCommand
+  ])
+)

@@ -38,9 +38,10 @@ const make = Effect.gen(function*() {
   const secrets = yield* ServiceSecret
   // Decrypted secrets by sealed value: the sealed text changes whenever the secret does.
   const opened = new Map<string, string>()
-  // Known credentials by key id, for signature verification without a round trip. Only `active`
-  // ever changes on a credential row (revoke, rotate), and `admit` reads it from the database on
-  // every request, so a revocation holds at once on every replica; the TTL only bounds memory.
+  // Known credentials by key id, for signature verification without a round trip. What changes on
+  // a credential row (`active` by revoke and rotate, `scopes` by an operator, its partner's
+  // suspension) is read again by `admit` on every request, so each change holds at once on every
+  // replica; the TTL only bounds memory.
   const known = new Map<string, { readonly until: number; readonly value: ResolvedCredential }>()
   const KNOWN_TTL_MS = 60_000
   const KNOWN_MAX = 10_000
@@ -86,8 +87,7 @@ const make = Effect.gen(function*() {
       const ttl = Math.max(...items.map((x) => x.ttlSeconds))
       return Effect.map(
         repo.admitNonces(unique, ttl),
-        (answers) =>
-          slot.map((s) => (s >= 0 ? answers[s]! : { active: answers[-1 - s]!.active, fresh: false, count: undefined }))
+        (answers) => slot.map((s) => (s >= 0 ? answers[s]! : { ...answers[-1 - s]!, fresh: false, count: undefined }))
       )
     }
   )
@@ -181,6 +181,14 @@ const make = Effect.gen(function*() {
 
     /** Partners with their credentials, newest first (operator view; no secrets). */
     listPartners: (limit: number) => repo.listPartners(limit),
+    /**
+     * Suspends a partner (`suspended` true) or resumes it: while suspended the signed API admits
+     * none of its keys (403 `credential_not_active`); false when there is no such partner.
+     */
+    setSuspended: repo.setSuspended,
+    /** A live key's scopes from now on (they hold at the next request, `admit`); false when there is no active key. */
+    setScopes: (keyId: string, scopes: ReadonlyArray<Scope>) =>
+      Effect.tap(repo.setScopes(keyId, scopes), () => Effect.sync(() => known.delete(keyId))),
     /** Changes the rate for orders recorded from now on (recorded orders keep theirs). */
     setCommission: (partnerId: string, bps: number) => repo.setCommission(partnerId, bps),
     showPartner: (partnerId: string) =>

@@ -8,7 +8,7 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { sqlArray } from "../platform/db/SqlArray.js"
 import { countRequests } from "../platform/http/RateLimit.js"
-import { SCOPES } from "./Auth.js"
+import { type Scope, SCOPES } from "./Auth.js"
 
 const Environment = Schema.Literal("live", "sandbox")
 const Scopes = Schema.Array(Schema.Literal(...SCOPES))
@@ -34,6 +34,8 @@ export const PartnerSummaryRow = Schema.Struct({
   affiliate: Schema.Boolean,
   commission_bps: Schema.Number,
   created_at: Schema.DateFromSelf,
+  /** Set while an operator has the partner suspended: none of its keys is admitted. */
+  suspended_at: Schema.NullOr(Schema.DateFromSelf),
   /** Aggregated as JSON: the times arrive as strings. */
   credentials: Schema.Array(Schema.Struct({
     key_id: Schema.String,
@@ -80,7 +82,9 @@ const Admission = Schema.Struct({
   i: Schema.Number,
   active: Schema.Boolean,
   fresh: Schema.Boolean,
-  count: Schema.NullOr(Schema.NumberFromString)
+  count: Schema.NullOr(Schema.NumberFromString),
+  /** The live credential's scopes as the database has them now (null when it is not live). */
+  scopes: Schema.NullOr(Scopes)
 })
 
 /** A rate-limit window to count an admitted request in (platform/http/RateLimit.ts `windowOf`). */
@@ -115,6 +119,23 @@ const make = Effect.gen(function*() {
     Request: Schema.Struct({ partnerId: Schema.String, bps: Schema.Number }),
     Result: Schema.Struct({ id: Schema.String }),
     execute: (r) => sql`update partners set commission_bps = ${r.bps} where id = ${r.partnerId} returning id`
+  })
+
+  const setSuspended = SqlSchema.findOne({
+    Request: Schema.Struct({ partnerId: Schema.String, suspended: Schema.Boolean }),
+    Result: Schema.Struct({ id: Schema.String }),
+    execute: (r) =>
+      sql`update partners
+          set suspended_at = ${r.suspended ? sql`coalesce(suspended_at, now())` : sql`null`}
+          where id = ${r.partnerId} returning id`
+  })
+
+  const setScopes = SqlSchema.findOne({
+    Request: Schema.Struct({ keyId: Schema.String, scopes: Scopes }),
+    Result: Schema.Struct({ key_id: Schema.String }),
+    execute: (r) =>
+      sql`update partner_credentials set scopes = ${sqlArray([...r.scopes])}::text[]
+          where key_id = ${r.keyId} and active returning key_id`
   })
 
   const payoutAccount = SqlSchema.findOne({
@@ -162,7 +183,8 @@ const make = Effect.gen(function*() {
     // limiter's own group commit does); the counters' part is the limiter's (`countRequests`,
     // platform/http/RateLimit.ts owns `rate_limit_counters`), which upserts in key order, so two
     // replicas' batches never wait on each other's counters in opposite orders. A credential past its `expires_at`
-    // (a rotation's grace period) is not live. `touched`: the last use and its IP, written at most
+    // (a rotation's grace period), or of a suspended partner, is not live; a live one's scopes are
+    // returned, so a scope change holds at once on every replica whatever a replica has cached. `touched`: the last use and its IP, written at most
     // once a minute per credential, so the signed path adds no write to most requests.
     execute: (r) =>
       sql`
@@ -174,8 +196,9 @@ const make = Effect.gen(function*() {
       }::text[])
             with ordinality as r (key_id, nonce, bucket, window_start, expires_ms, ip, i)
         ), live as (
-          select req.* from req join partner_credentials c on c.key_id = req.key_id and c.active
+          select req.*, c.scopes from req join partner_credentials c on c.key_id = req.key_id and c.active
             and (c.expires_at is null or c.expires_at > now())
+            join partners p on p.id = c.partner_id and p.suspended_at is null
         ), touched as (
           update partner_credentials c set last_used_at = now(), last_used_ip = u.ip
           from (select distinct on (key_id) key_id, ip from live order by key_id, i desc) u
@@ -196,7 +219,7 @@ const make = Effect.gen(function*() {
           ${countRequests(sql, sql`counted`)}
         )
         select req.i, live.i is not null as active, ins.nonce is not null as fresh,
-               (bumped.count - counted.n + counted.rn)::text as count
+               (bumped.count - counted.n + counted.rn)::text as count, live.scopes
         from req
           left join live on live.i = req.i
           left join ins on ins.key_id = req.key_id and ins.nonce = req.nonce
@@ -234,14 +257,14 @@ const make = Effect.gen(function*() {
     Result: PartnerSummaryRow,
     execute: ({ limit, partnerId }) =>
       sql`
-        select p.id, p.name, p.affiliate, p.commission_bps, p.created_at,
+        select p.id, p.name, p.affiliate, p.commission_bps, p.created_at, p.suspended_at,
                coalesce(json_agg(json_build_object(
                  'key_id', c.key_id, 'environment', c.environment, 'scopes', c.scopes, 'active', c.active,
                  'created_at', c.created_at, 'revoked_at', c.revoked_at) order by c.created_at)
                  filter (where c.id is not null), '[]'::json) as credentials
         from partners p left join partner_credentials c on c.partner_id = p.id
         ${partnerId === undefined ? sql`` : sql`where p.id = ${partnerId}`}
-        group by p.id, p.name, p.affiliate, p.commission_bps, p.created_at
+        group by p.id, p.name, p.affiliate, p.commission_bps, p.created_at, p.suspended_at
         order by p.created_at desc, p.id desc
         limit ${limit}`
   })
@@ -288,12 +311,12 @@ const make = Effect.gen(function*() {
         ttlSeconds
       }).pipe(
         Effect.map((rows) => {
-          const out: Array<{ active: boolean; fresh: boolean; count: number | undefined }> = items.map(() => ({
-            active: false,
-            fresh: false,
-            count: undefined
-          }))
-          for (const r of rows) out[r.i - 1] = { active: r.active, fresh: r.fresh, count: r.count ?? undefined }
+          const out: Array<
+            { active: boolean; fresh: boolean; count: number | undefined; scopes: ReadonlyArray<Scope> | null }
+          > = items.map(() => ({ active: false, fresh: false, count: undefined, scopes: null }))
+          for (const r of rows) {
+            out[r.i - 1] = { active: r.active, fresh: r.fresh, count: r.count ?? undefined, scopes: r.scopes }
+          }
           return out
         }),
         Effect.orDie
@@ -303,6 +326,14 @@ const make = Effect.gen(function*() {
 
     /** The partner's account at the payout provider (the ledger's payout run); none when there is no such partner. */
     payoutAccount: (partnerId: string) => Effect.orDie(payoutAccount(partnerId)),
+    /** Suspends (or resumes) a partner: its keys are refused while suspended; false when there is no such partner. */
+    setSuspended: (partnerId: string, suspended: boolean) =>
+      Effect.orDie(Effect.map(setSuspended({ partnerId, suspended }), Option.isSome)),
+
+    /** A live credential's scopes from now on; false when there is no such active credential. */
+    setScopes: (keyId: string, scopes: ReadonlyArray<Scope>) =>
+      Effect.orDie(Effect.map(setScopes({ keyId, scopes }), Option.isSome)),
+
     /** False when there is no such partner. */
     setPayoutAccount: (partnerId: string, account: string) =>
       Effect.orDie(Effect.map(setPayoutAccount({ partnerId, account }), Option.isSome)),

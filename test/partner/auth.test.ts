@@ -8,7 +8,15 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { jsonBody, makePartnerClient, signRequest } from "../../src/partner-client/index.js"
 import { fetchReply, get, request } from "../support/http.js"
-import { createPartner, expectError, revokeKey, seedListings, signed } from "../support/PartnerKit.js"
+import {
+  createPartner,
+  expectError,
+  revokeKey,
+  seedListings,
+  setKeyScopes,
+  signed,
+  suspendPartner
+} from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 
 const path = "/api/partner/v1/availability?domain=signed-example.com"
@@ -159,6 +167,33 @@ layer(TestServer.layer())("partner request signing", (it) => {
       // GET /orders accepts search or buy.
       expect((yield* signed(searchOnly, "GET", "/api/partner/v1/orders")).status).toBe(200)
       expectError(yield* signed(searchOnly, "GET", "/api/partner/v1/events"), 403, "forbidden")
+    }))
+
+  it.effect("a suspended partner's keys get 403 credential_not_active until it is resumed; other partners are served", () =>
+    Effect.gen(function*() {
+      const cred = yield* createPartner()
+      const other = yield* createPartner()
+      expect((yield* signed(cred, "GET", path)).status).toBe(200)
+      expect(yield* suspendPartner(cred.partner_id)).toBe(true)
+      const e = expectError(yield* signed(cred, "GET", path), 403, "credential_not_active")
+      expect(e.message).toContain("suspended")
+      expect((yield* signed(other, "GET", path)).status).toBe(200)
+      expect(yield* suspendPartner(cred.partner_id, false)).toBe(true)
+      expect((yield* signed(cred, "GET", path)).status).toBe(200)
+      expect(yield* suspendPartner("ptn_nobody")).toBe(false)
+    }))
+
+  it.effect("a key's scopes changed elsewhere hold at the next request, though the server has the key cached", () =>
+    Effect.gen(function*() {
+      const cred = yield* createPartner({ scopes: ["search"] })
+      // Served (and so cached by the server) with its first scopes.
+      expect((yield* signed(cred, "GET", path)).status).toBe(200)
+      expectError(yield* signed(cred, "GET", "/api/partner/v1/events"), 403, "forbidden")
+      expect(yield* setKeyScopes(cred.key_id, ["webhook"])).toBe(true)
+      expectError(yield* signed(cred, "GET", path), 403, "forbidden")
+      expect((yield* signed(cred, "GET", "/api/partner/v1/events")).status).toBe(200)
+      yield* revokeKey(cred.key_id)
+      expect(yield* setKeyScopes(cred.key_id, ["search"])).toBe(false)
     }))
 
   it.effect("400 missing_idempotency_key on POST /orders; 400 validation_error naming the field", () =>

@@ -109,6 +109,33 @@ layer(Layer.empty)("partner CLI", (it) => {
         ])
         expect(bad.code).toBe(2)
 
+        // Suspended: every key refused until resumed; `list` says so.
+        expect((yield* runCli(databaseUrl, ["partner", "suspend", cred.partner_id])).code).toBe(0)
+        expectError(yield* run(signed(issued, "GET", "/api/partner/v1/orders")), 403, "credential_not_active")
+        const suspended = yield* runCli(databaseUrl, ["partner", "show", cred.partner_id, "--json"])
+        expect(JSON.parse(suspended.stdout).suspended_at).toMatch(/^\d{4}-/)
+        expect((yield* runCli(databaseUrl, ["partner", "resume", cred.partner_id])).code).toBe(0)
+        expect((yield* run(signed(issued, "GET", "/api/partner/v1/orders"))).status).toBe(200)
+        // Scopes changed: `buy` taken away holds at the next request; a scope that is none is a usage error.
+        const scoped = yield* runCli(databaseUrl, [
+          "partner",
+          "set-scopes",
+          cred.key_id,
+          "--scopes",
+          "search",
+          "--json"
+        ])
+        expect(scoped.code, scoped.stderr).toBe(0)
+        expect(JSON.parse(scoped.stdout)).toEqual({ key_id: cred.key_id, scopes: ["search"] })
+        const quote = yield* run(
+          signed(issued, "POST", "/api/partner/v1/quotes", { body: { domain: "cli-example.com" } })
+        )
+        expectError(quote, 403, "forbidden")
+        expect((yield* runCli(databaseUrl, ["partner", "set-scopes", cred.key_id, "--scopes", "search,fly"])).code)
+          .toBe(2)
+        expect((yield* runCli(databaseUrl, ["partner", "set-scopes", cred.key_id, "--scopes", "search,buy"])).code)
+          .toBe(0)
+
         const rotated = yield* runCli(databaseUrl, ["partner", "rotate", cred.key_id, "--json"])
         expect(rotated.code, rotated.stderr).toBe(0)
         const next = JSON.parse(rotated.stdout)
@@ -124,7 +151,7 @@ layer(Layer.empty)("partner CLI", (it) => {
         expect(Context.get(server, TestServer.TestServer).databaseUrl).toBe(databaseUrl)
       }),
     600_000
-  ) // fifteen CLI processes: slow on a loaded 2-core machine
+  ) // twenty-one CLI processes: slow on a loaded 2-core machine
 
   it.scoped(
     "--help needs no database; a database that cannot be reached is exit code 5 with a JSON error",

@@ -35,6 +35,17 @@ export const createPartner = (options?: {
 export const revokeKey = (keyId: string) =>
   Effect.flatMap(Credentials, (c) => c.revoke(keyId)).pipe(Effect.provide(CredentialsTest), Effect.orDie)
 
+/** Suspends (true) or resumes (false) a partner, as `partner suspend|resume` does. */
+export const suspendPartner = (partnerId: string, suspended = true) =>
+  Effect.flatMap(Credentials, (c) => c.setSuspended(partnerId, suspended)).pipe(
+    Effect.provide(CredentialsTest),
+    Effect.orDie
+  )
+
+/** A key's scopes from now on, as `partner set-scopes` does (through another Credentials than the server's). */
+export const setKeyScopes = (keyId: string, scopes: ReadonlyArray<Scope>) =>
+  Effect.flatMap(Credentials, (c) => c.setScopes(keyId, scopes)).pipe(Effect.provide(CredentialsTest), Effect.orDie)
+
 export interface ListingSeed {
   readonly domain: string
   readonly bin?: number | null
