@@ -7,6 +7,8 @@
  *                                      with an owner's e-mail their invitation: shown once
  *   POST /ops/partners/invite          a person invited to a partner with a role (`partner invite`)
  *   POST /ops/partners/commission      a partner's commission from now on (`partner set-commission`)
+ *   POST /ops/partners/suspension      suspend or resume a partner (`partner suspend|resume`)
+ *   POST /ops/partners/scopes          a key's scopes from its next request (`partner set-scopes`)
  */
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
@@ -48,6 +50,26 @@ export const CommissionForm = Schema.Struct({ partner_id: field, bps: field, csr
   HttpApiSchema.withEncoding({ kind: "UrlParams" })
 )
 
+export const SuspensionForm = Schema.Struct({
+  partner_id: field,
+  suspended: field.annotations({ description: "`yes` suspends the partner, `no` resumes it" }),
+  csrf
+}).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
+
+const ScopesFields = Schema.Struct({
+  key_id: field,
+  scope: Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String))).annotations({
+    description: "Each ticked scope (the field repeated)"
+  }),
+  csrf
+})
+
+/** seam: a repeated form field, as `CreatePartnerForm` above. */
+export const ScopesForm = (ScopesFields as unknown as Schema.Schema<
+  typeof ScopesFields.Type,
+  Readonly<Record<string, string | undefined>>
+>).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
+
 export class OpsPartnerPagesApi extends HttpApiGroup.make("opsPartnerPages")
   .add(page("opsPartners", "/ops/partners", "Partners with their keys and commission, and the form for a new one"))
   .add(
@@ -71,7 +93,20 @@ export class OpsPartnerPagesApi extends HttpApiGroup.make("opsPartnerPages")
   .add(
     formPost("setCommission", "/ops/partners/commission", CommissionForm, BACK("the partners"), "Set a commission")
   )
+  .add(
+    formPost(
+      "setPartnerSuspension",
+      "/ops/partners/suspension",
+      SuspensionForm,
+      BACK("the partners"),
+      "Suspend or resume a partner"
+    )
+  )
+  .add(formPost("setKeyScopes", "/ops/partners/scopes", ScopesForm, BACK("the partners"), "Set a key's scopes"))
   .addError(InternalError)
   .annotate(OpenApi.Title, "Operator console: partners")
-  .annotate(OpenApi.Description, "Partners, their first key, invitations and commission, for operator accounts (HTML)")
+  .annotate(
+    OpenApi.Description,
+    "Partners, their first key, invitations, commission, suspension and key scopes, for operator accounts (HTML)"
+  )
 {}

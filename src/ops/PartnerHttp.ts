@@ -1,7 +1,7 @@
 /**
  * Handlers of the operator console's partners (./PartnerApi.ts): the door (./Door.ts), the form
  * read and refused before anything is written, then the same calls as the CLI (`partner create`,
- * `partner invite`, `partner set-commission`), each through `door.act` under the CLI's audit
+ * `partner invite`, `partner set-commission`, `partner suspend|resume`, `partner set-scopes`), each through `door.act` under the CLI's audit
  * action names, recorded with the operator's e-mail. Neither a secret nor an invitation link is
  * recorded: whoever holds one can act as the partner.
  */
@@ -26,7 +26,7 @@ const scopesOf = (value: string | ReadonlyArray<string> | undefined) => {
   const scopes = ticked.filter(isScope)
   return ticked.length === 0 || scopes.length !== ticked.length
     ? Effect.fail(badInput("Tick at least one scope (of search, embed, buy, broker, refer, report, webhook)"))
-    : Effect.succeed<ReadonlyArray<Scope>>(scopes)
+    : Effect.succeed<ReadonlyArray<Scope>>([...new Set(scopes)])
 }
 
 /** An e-mail field, trimmed and lower-cased: empty is undefined, one that is not an address refused. */
@@ -131,6 +131,48 @@ export const OpsPartnerHttpLive = HttpApiBuilder.group(Api, "opsPartnerPages", (
               { action: "partner.set_commission", target: partnerId, before },
               Effect.flatMap(credentials.setCommission(partnerId, bps), (done) =>
                 done ? Effect.succeed({ commission_bps: bps }) : Effect.fail(notFound(`No partner ${partnerId}`)))
+            )
+            return seeOther("/ops/partners")
+          })))
+      .handle("setPartnerSuspension", ({ payload, request }) =>
+        door.post("/ops/partners", request, payload.csrf, (op) =>
+          Effect.gen(function*() {
+            const partnerId = yield* idOf("partner_id", payload.partner_id)
+            if (!isOneOf(["yes", "no"] as const, payload.suspended)) {
+              return yield* Effect.fail(badInput("suspended: yes or no"))
+            }
+            const suspended = payload.suspended === "yes"
+            // The same record as `partner suspend|resume` on the CLI.
+            yield* door.act(
+              op,
+              {
+                action: suspended ? "partner.suspend" : "partner.resume",
+                target: partnerId,
+                before: Effect.map(
+                  credentials.showPartner(partnerId),
+                  Option.match({
+                    onNone: () =>
+                      null,
+                    onSome: (p) => ({ suspended: p.suspended_at !== null })
+                  })
+                )
+              },
+              Effect.flatMap(credentials.setSuspended(partnerId, suspended), (done) =>
+                done ? Effect.succeed({ suspended }) : Effect.fail(notFound(`No partner ${partnerId}`)))
+            )
+            return seeOther("/ops/partners")
+          })))
+      .handle("setKeyScopes", ({ payload, request }) =>
+        door.post("/ops/partners", request, payload.csrf, (op) =>
+          Effect.gen(function*() {
+            const keyId = yield* idOf("key_id", payload.key_id)
+            const scopes = yield* scopesOf(payload.scope)
+            // The same record as `partner set-scopes` on the CLI.
+            yield* door.act(
+              op,
+              { action: "credential.set_scopes", target: keyId },
+              Effect.flatMap(credentials.setScopes(keyId, scopes), (done) =>
+                done ? Effect.succeed({ scopes }) : Effect.fail(notFound(`No active key ${keyId}`)))
             )
             return seeOther("/ops/partners")
           })))

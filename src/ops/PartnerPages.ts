@@ -2,12 +2,12 @@
  * The operator console's partners (docs/consoles.md#operator-console): every partner with its
  * keys (never secrets) and commission, with the forms that invite a person to it and change the
  * commission for orders recorded from now on; the form for a new partner (its first key and the
- * owner's invitation shown once, as `partner create` and `partner invite` print them). Changing a
- * key's scopes stays with the CLI (`partner rotate`); there is no suspension of a partner yet
- * (revoking its keys stops it).
+ * owner's invitation shown once, as `partner create` and `partner invite` print them); a partner
+ * suspended or resumed, and an active key's scopes changed (`partner suspend|resume`,
+ * `partner set-scopes`).
  */
 import { timeInWords } from "../domain/TimeWords.js"
-import { SCOPES } from "../partner/Auth.js"
+import { type Scope, SCOPES } from "../partner/Auth.js"
 import type { IssuedCredential } from "../partner/Credentials.js"
 import type { Invitation } from "../partner/members/Members.js"
 import { ROLES } from "../partner/members/Roles.js"
@@ -27,6 +27,40 @@ const keys = (p: PartnerSummaryRow) =>
       )
     }`
 
+/** Scope boxes, those given ticked (`prefix` keeps the ids unique on the page). */
+const scopeBoxes = (prefix: string, ticked: ReadonlyArray<Scope>) =>
+  html`<ul class="scopes">${
+    SCOPES.map((s) =>
+      html`<li><input type="checkbox" name="scope" value="${s}" id="${`${prefix}${s}`}"${
+        ticked.includes(s) ? html` checked` : ""
+      }> <label for="${`${prefix}${s}`}">${s}</label></li>`
+    )
+  }</ul>`
+
+/** Each active key's scopes, in a form that changes them (folded: most visits change none). */
+const scopeForms = (csrf: string, p: PartnerSummaryRow) =>
+  p.credentials.filter((c) => c.active).map((c) =>
+    html`<details><summary>Scopes of <code>${c.key_id}</code></summary>
+<form method="post" action="/ops/partners/scopes">
+<input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="key_id" value="${c.key_id}">
+<fieldset><legend>Scopes of ${c.key_id} (from its next request)</legend>${
+      scopeBoxes(`scope-${c.key_id}-`, c.scopes)
+    }</fieldset>
+<div class="actions"><button type="submit" class="secondary">Set scopes</button></div>
+</form></details>`
+  )
+
+/** Suspend (every key refused) or resume, with the state it is in. */
+const suspensionForm = (csrf: string, p: PartnerSummaryRow) =>
+  rowForm(
+    "/ops/partners/suspension",
+    csrf,
+    { partner_id: p.id, suspended: p.suspended_at === null ? "yes" : "no" },
+    p.suspended_at === null ? "Suspend" : "Resume",
+    `${p.suspended_at === null ? "Suspend" : "Resume"}: ${p.name}`
+  )
+
 /** `/ops/partners` */
 export const partnersPage = (email: string, csrf: string, partners: ReadonlyArray<PartnerSummaryRow>): StorePage =>
   opsPage(
@@ -39,9 +73,15 @@ ${
         html`<li data-partner="${p.id}"><span class="name">${p.name}</span><span class="status" data-field="commission">${
           p.commission_bps / 100
         } %</span>
-<span class="next"><code>${p.id}</code>${p.affiliate ? " · affiliate" : ""} · created ${timeInWords(p.created_at)} · ${
-          keys(p)
-        }</span>
+<span class="next"><code>${p.id}</code>${p.affiliate ? " · affiliate" : ""} · created ${timeInWords(p.created_at)}${
+          p.suspended_at === null
+            ? ""
+            : html` · <strong data-field="suspended">suspended ${
+              timeInWords(p.suspended_at)
+            }: every key is refused</strong>`
+        } · ${keys(p)}</span>
+${suspensionForm(csrf, p)}
+${scopeForms(csrf, p)}
 ${
           rowForm(
             "/ops/partners/commission",
@@ -81,12 +121,7 @@ const createForm = (csrf: string) =>
 <input id="name" name="name" required maxlength="100" autocomplete="organization">
 <label for="environment">Environment of its first key</label>
 <select id="environment" name="environment"><option value="sandbox">Sandbox (test)</option><option value="live">Live</option></select>
-<fieldset><legend>Scopes it is granted</legend>
-<ul class="scopes">${
-    SCOPES.map((s) =>
-      html`<li><input type="checkbox" name="scope" value="${s}" id="${`scope-${s}`}"> <label for="${`scope-${s}`}">${s}</label></li>`
-    )
-  }</ul></fieldset>
+<fieldset><legend>Scopes it is granted</legend>${scopeBoxes("scope-", [])}</fieldset>
 <label for="commission_bps">Commission in basis points (1000 = 10 %)</label>
 <input id="commission_bps" name="commission_bps" inputmode="numeric" pattern="[0-9]*" value="1000" autocomplete="off">
 <p><input type="checkbox" id="affiliate" name="affiliate" value="yes"> <label for="affiliate">An affiliate (earns on referred sales)</label></p>

@@ -4,13 +4,15 @@
  * the invitation once; the owner accepts and serves themselves in the partner console (a key with
  * the scopes granted here); another person is invited from the partners page; bad input is a 400
  * page that writes nothing; a non-operator is refused; the audit log names the operator and holds
- * neither the secret nor the link.
+ * neither the secret nor the link. A partner suspended from the page has every key refused until it
+ * is resumed, and a key's scopes changed there hold at its next signed request.
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { request } from "../support/http.js"
 import { createTestUser, signIn } from "../support/identity.js"
+import { expectError, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
 
 const Env = TestServer.layer({ RATE_LIMITS: JSON.stringify({ auth_login: 1000, auth_login_account: 1000 }) })
@@ -135,5 +137,69 @@ layer(Env, { timeout: 120_000 })("operator console: partners", (it) => {
       const refused = yield* act("/account", "/ops/partners", memberCookie, good)
       expect(refused.status).toBe(403)
       expect(yield* count("partners")).toBe(partners)
+    }))
+
+  it.effect("suspend and resume a partner, change a key's scopes: the signed API follows at once, audited", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const op = yield* createTestUser({ role: "operator" })
+      const cookie = yield* signIn(op)
+      const created = yield* act("/ops/partners", "/ops/partners", cookie, [
+        ["name", `Suspended ${Date.now()}`],
+        ["environment", "sandbox"],
+        ["scope", "search"]
+      ])
+      expect(created.status, created.text).toBe(201)
+      const partnerId = /data-testid="partner-id">([^<]+)</.exec(created.text)?.[1] ?? ""
+      const keyId = /data-testid="key-id">([^<]+)</.exec(created.text)?.[1] ?? ""
+      const key = {
+        partner_id: partnerId,
+        key_id: keyId,
+        secret: valueOf("secret", created.text),
+        environment: "sandbox" as const,
+        scopes: ["search" as const]
+      }
+      const availability = "/api/partner/v1/availability?domain=ops-suspended-example.com"
+      expect((yield* signed(key, "GET", availability)).status).toBe(200)
+
+      const suspend = (value: string) =>
+        act("/ops/partners", "/ops/partners/suspension", cookie, [["partner_id", partnerId], ["suspended", value]])
+      expect((yield* suspend("yes")).status).toBe(303)
+      expectError(yield* signed(key, "GET", availability), 403, "credential_not_active")
+      const listed = (yield* page("/ops/partners", cookie)).text
+      expect(listed).toContain(`data-field="suspended"`)
+      expect(listed).toContain(`aria-label="Resume: Suspended`)
+      expect((yield* suspend("no")).status).toBe(303)
+      expect((yield* signed(key, "GET", availability)).status).toBe(200)
+
+      const setScopes = (fields: ReadonlyArray<readonly [string, string]>) =>
+        act("/ops/partners", "/ops/partners/scopes", cookie, fields)
+      expectError(yield* signed(key, "GET", "/api/partner/v1/events"), 403, "forbidden")
+      expect((yield* setScopes([["key_id", keyId], ["scope", "webhook"], ["scope", "webhook"]])).status).toBe(303)
+      expect((yield* signed(key, "GET", "/api/partner/v1/events")).status).toBe(200)
+      expectError(yield* signed(key, "GET", availability), 403, "forbidden")
+      expect((yield* page("/ops/partners", cookie)).text).toMatch(
+        new RegExp(`id="scope-${keyId}-webhook" checked`)
+      )
+
+      // Refused before anything is written.
+      expect((yield* suspend("maybe")).status).toBe(400)
+      expect((yield* setScopes([["key_id", keyId]])).status).toBe(400)
+      expect((yield* setScopes([["key_id", keyId], ["scope", "root"]])).status).toBe(400)
+      expect((yield* setScopes([["key_id", "pk_sandbox_nope"], ["scope", "search"]])).status).toBe(404)
+      expect(
+        (yield* act("/ops/partners", "/ops/partners/suspension", cookie, [["partner_id", "ptn_nope"], [
+          "suspended",
+          "yes"
+        ]])).status
+      ).toBe(404)
+
+      const audit = yield* sql<{ action: string; target: string; before: unknown; after: unknown }>`
+        select action, target, before, after from audit_log where actor = ${op.email} order by id`
+      expect(audit.slice(1)).toEqual([
+        { action: "partner.suspend", target: partnerId, before: { suspended: false }, after: { suspended: true } },
+        { action: "partner.resume", target: partnerId, before: { suspended: true }, after: { suspended: false } },
+        { action: "credential.set_scopes", target: keyId, before: null, after: { scopes: ["webhook"] } }
+      ])
     }))
 })
