@@ -8,20 +8,20 @@
  * the service itself refuses a partner that is not an affiliate account: the console never widens
  * what a partner may do.
  *
- * Contract: the Referrals service knows its caller as a signed request's identity; a member acts
- * as the partner in one environment, with no key (`credentialId` names the member, which only
- * binds page cursors, and the console reads the first page only). Lives in referrals/, not
+ * Contract: a member acts as the partner in one environment (`ReferralCaller`), with no key: the
+ * caller's `credentialId` names the member, which only binds page cursors (the console reads the
+ * first page only). Lives in referrals/, not
  * partner/members/, because referrals already depends on the partner slice.
  */
 import { Context, Effect, Layer, Option } from "effect"
 import type { LinkKind, Product } from "../domain/Referral.js"
-import type { PartnerEnvironment, PartnerIdentity, Scope } from "../partner/Auth.js"
+import type { PartnerEnvironment, Scope } from "../partner/Auth.js"
 import { Credentials } from "../partner/Credentials.js"
 import { ScopeNotGranted } from "../partner/members/Errors.js"
 import { PartnerKeys } from "../partner/members/Keys.js"
 import { Members } from "../partner/members/Members.js"
 import { InvalidReportQuery } from "./Errors.js"
-import { Referrals } from "./Referrals.js"
+import { type ReferralCaller, Referrals } from "./Referrals.js"
 
 /** How many links the console lists (newest first); the API pages through all of them. */
 export const CONSOLE_LINKS = 50
@@ -59,14 +59,7 @@ const make = Effect.gen(function*() {
     partnerId: string,
     environment: PartnerEnvironment,
     affiliate: boolean
-  ): PartnerIdentity => ({
-    partnerId,
-    credentialId: `member:${userId}`,
-    keyId: "",
-    environment,
-    scopes: [],
-    affiliate
-  })
+  ): ReferralCaller => ({ partnerId, credentialId: `member:${userId}`, environment, affiliate })
 
   /** The member's right, the environments granted with `scope`, the one asked for (else the first). */
   const scoped = (

@@ -23,6 +23,9 @@ import {
   withinWindow
 } from "../domain/Referral.js"
 import type { PartnerEnvironment, PartnerIdentity } from "../partner/Auth.js"
+
+/** Who asks: a signed request's identity, or a console member (MemberReferrals.ts) binding cursors. */
+export type ReferralCaller = Pick<PartnerIdentity, "partnerId" | "environment" | "affiliate" | "credentialId">
 import { domainParam, iso } from "../partner/Common.js"
 import { NotAnAffiliate } from "../partner/Errors.js"
 import { LedgerReads } from "../partner/ledger/LedgerReads.js"
@@ -77,7 +80,7 @@ const notAffiliate = () =>
 const visitorOf = (c: CookiePayload): string | undefined =>
   typeof c.v === "string" && c.v.length <= 64 ? c.v : typeof c.c === "string" ? c.c : undefined
 
-const ownerOf = (p: PartnerIdentity): Owner => ({ partnerId: p.partnerId, environment: p.environment })
+const ownerOf = (p: ReferralCaller): Owner => ({ partnerId: p.partnerId, environment: p.environment })
 
 const make = Effect.gen(function*() {
   const repo = yield* ReferralRepo
@@ -101,7 +104,7 @@ const make = Effect.gen(function*() {
     created_at: iso(l.created_at)!
   })
 
-  const affiliate = (p: PartnerIdentity) => (p.affiliate ? Effect.void : Effect.fail(notAffiliate()))
+  const affiliate = (p: ReferralCaller) => (p.affiliate ? Effect.void : Effect.fail(notAffiliate()))
 
   const window = (from: string | undefined, to: string | undefined) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
@@ -125,7 +128,7 @@ const make = Effect.gen(function*() {
       )
 
   const createLink = (
-    partner: PartnerIdentity,
+    partner: ReferralCaller,
     input: {
       readonly kind: LinkKind
       readonly domain?: string | undefined
@@ -164,7 +167,7 @@ const make = Effect.gen(function*() {
       return linkJson(row)
     })
 
-  const listLinks = (partner: PartnerIdentity, cursor: string | undefined, limit = 25) =>
+  const listLinks = (partner: ReferralCaller, cursor: string | undefined, limit = 25) =>
     Effect.gen(function*() {
       yield* affiliate(partner)
       const pages = pageCursor(secrets, PAGED_LISTS.referralLinks, partner.credentialId, [])
@@ -236,7 +239,7 @@ const make = Effect.gen(function*() {
       })).pipe(Effect.asVoid)
 
   const clicks = (
-    partner: PartnerIdentity,
+    partner: ReferralCaller,
     q: { from?: string | undefined; to?: string | undefined; link_id?: string | undefined }
   ) =>
     Effect.gen(function*() {
@@ -259,7 +262,7 @@ const make = Effect.gen(function*() {
     })
 
   const sales = (
-    partner: PartnerIdentity,
+    partner: ReferralCaller,
     q: {
       from?: string | undefined
       to?: string | undefined
@@ -310,7 +313,7 @@ const make = Effect.gen(function*() {
    * The partner's commission ledger. Every partner that earns commission reads it — hosted
    * checkout, brokerage and referral alike — so it is not limited to affiliate accounts.
    */
-  const commissions = (partner: PartnerIdentity, q: { cursor?: string | undefined; limit?: number | undefined }) =>
+  const commissions = (partner: ReferralCaller, q: { cursor?: string | undefined; limit?: number | undefined }) =>
     Effect.gen(function*() {
       const pages = pageCursor(secrets, PAGED_LISTS.referralCommissions, partner.credentialId, [])
       const after = yield* pages.read(q.cursor)
@@ -340,7 +343,7 @@ const make = Effect.gen(function*() {
       }
     })
 
-  const analytics = (partner: PartnerIdentity, q: { from?: string | undefined; to?: string | undefined }) =>
+  const analytics = (partner: ReferralCaller, q: { from?: string | undefined; to?: string | undefined }) =>
     Effect.gen(function*() {
       yield* affiliate(partner)
       const w = yield* window(q.from, q.to)
