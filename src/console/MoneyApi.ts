@@ -7,9 +7,11 @@
  *
  *   GET /console/money                     statements, sales history (filters, page cursor), payouts
  *   GET /console/money/transactions.csv    every sale matching the page's filters, as a download
+ *   GET /console/money/statements/{id}.csv one statement's lines (`GET /api/partner/v1/settlements/{id}.csv`)
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { CsvText } from "../partner/ledger/Api.js"
@@ -53,6 +55,21 @@ export class ConsoleMoneyPagesApi extends HttpApiGroup.make("consoleMoneyPages")
       .annotate(
         OpenApi.Description,
         "Every sale matching the money page's filters, as `GET /api/partner/v1/transactions.csv` writes it, with `Content-Disposition: attachment`. Any member of the partner may download it; membership is checked by the partner services."
+      )
+      .pipe(documentedAt("/docs/consoles.md#money"))
+  )
+  .add(
+    HttpApiEndpoint.get("statementCsv")`/console/money/statements/${HttpApiSchema.param("id", Schema.String)}.csv`
+      .setUrlParams(Schema.Struct({ ...PartnerParam.fields, environment: ListParams.environment }))
+      .addSuccess(CsvText)
+      .addSuccess(Redirect("Not signed in: to /signin?next=<this page>"))
+      .addError(HtmlPage(400, "An environment the partner was not granted"))
+      .addError(HtmlPage(404, "No such partner of the signed-in person's, or no such statement of that partner's"))
+      .annotateContext(htmlErrorPages("An environment the partner was not granted (the page names it)"))
+      .annotate(OpenApi.Summary, "One statement's lines as a CSV download (sign-in required)")
+      .annotate(
+        OpenApi.Description,
+        "The statement's lines as `GET /api/partner/v1/settlements/{id}.csv` writes them, with `Content-Disposition: attachment`. Any member of the partner may download it; another partner's statement is not found."
       )
       .pipe(documentedAt("/docs/consoles.md#money"))
   )

@@ -35,6 +35,13 @@ const salesFilters = (q: SalesParams) =>
     return { ...window, status, paymentModel }
   })
 
+/** A CSV download: never cached, saved under `filename` (ids only: nothing to escape). */
+const attachment = (text: string, filename: string) =>
+  HttpServerResponse.text(text, {
+    contentType: "text/csv; charset=utf-8",
+    headers: { "content-disposition": `attachment; filename="${filename}"`, "cache-control": "no-store" }
+  })
+
 export const ConsoleMoneyHttpLive = HttpApiBuilder.group(
   Api,
   "consoleMoneyPages",
@@ -95,13 +102,25 @@ export const ConsoleMoneyHttpLive = HttpApiBuilder.group(
                 }
                 const env = yield* environment(q.environment, session.user.id, partnerId)
                 const text = yield* business.transactionsCsv(session.user.id, partnerId, env, yield* salesFilters(q))
-                return HttpServerResponse.text(text, {
-                  contentType: "text/csv; charset=utf-8",
-                  headers: {
-                    "content-disposition": `attachment; filename="transactions-${partnerId}-${env}.csv"`,
-                    "cache-control": "no-store"
-                  }
-                })
+                return attachment(text, `transactions-${partnerId}-${env}.csv`)
+              })
+              return yield* csv.pipe(Effect.catchAll((e) =>
+                Effect.succeed(door.refused(e))
+              ))
+            })))
+        .handle("statementCsv", ({ path, urlParams: q }) =>
+          door.withSession("/console/money", (session) =>
+            Effect.gen(function*() {
+              const { partnerId } = yield* door.chosen(session, q.partner)
+              const csv = Effect.gen(function*() {
+                if (partnerId === undefined) {
+                  return yield* new NotAMember({ message: "No such partner of yours" })
+                }
+                const env = yield* environment(q.environment, session.user.id, partnerId)
+                return attachment(
+                  yield* business.statementCsv(session.user.id, partnerId, env, path.id),
+                  `statement-${path.id}.csv`
+                )
               })
               return yield* csv.pipe(Effect.catchAll((e) =>
                 Effect.succeed(door.refused(e))

@@ -48,7 +48,11 @@ export const csvPath = (partnerId: string, environment: PartnerEnvironment, q: S
     to: q.to
   })
 
-const statementItem = (s: StatementRow) =>
+/** One statement's lines as a CSV download. */
+const statementCsvPath = (partnerId: string, environment: PartnerEnvironment, id: string) =>
+  pathWith(`/console/money/statements/${encodeURIComponent(id)}.csv`, { partner: partnerId, environment })
+
+const statementItem = (partnerId: string, environment: PartnerEnvironment) => (s: StatementRow) =>
   html`<li data-statement="${s.id}"><span class="name">${dayInWords(s.period_start)} – ${
     dayInWords(s.period_end)
   }</span><span class="status">${s.status}</span>
@@ -58,7 +62,9 @@ const statementItem = (s: StatementRow) =>
     moneyInWords(s.commission_payable_cents, s.currency)
   }${
     s.refunds_cents === 0 ? "" : html` · refunds ${moneyInWords(s.refunds_cents, s.currency)}`
-  } · <code>${s.id}</code></span></li>`
+  } · <code>${s.id}</code> · <a href="${
+    statementCsvPath(partnerId, environment, s.id)
+  }" download aria-label="${`Download CSV of statement ${s.id}`}">Download CSV</a></span></li>`
 
 const transactionItem = (t: TransactionRow) =>
   html`<li data-transaction="${t.order_id}"><span class="name">${t.domain}</span>
@@ -122,7 +128,7 @@ ${
       rowsOr(
         "Statements",
         v.statements,
-        statementItem,
+        statementItem(v.membership.partnerId, v.environment),
         html`No statements yet — the first one is written by the settlement run after an order is delivered.`
       )
     }

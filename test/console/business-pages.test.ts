@@ -3,7 +3,8 @@
  * src/checkout/MemberSessions.ts) through HTTP against one real server: anonymous → sign-in; a
  * viewer sees the partner's sandbox orders, checkout sessions, brokerage cases (and one case's
  * timeline), statements, sales and payouts as the signed API recorded them; the filters and the
- * page cursor; every value the pages cannot use is a 400 page; the CSV download; and partner B's
+ * page cursor; every value the pages cannot use is a 400 page; the CSV downloads (the sales
+ * history, one statement's lines); and partner B's
  * member gets the 404 page for every page of partner A.
  */
 import { SqlClient } from "@effect/sql"
@@ -235,5 +236,26 @@ layer(TestServer.layer(ENV), { timeout: 180_000 })("console business pages", (it
       const signedCsv = yield* signed(cred, "GET", "/api/partner/v1/transactions.csv")
       expect(all.text).toBe(signedCsv.text)
       expect((yield* page(`/console/money/transactions.csv?partner=${P}&from=soon`, cookie)).status).toBe(400)
+
+      // A statement's lines: the signed API's `settlements/{id}.csv`, from the statement's own link.
+      const statement = idsOf(shown.text, "statement")[0]!
+      const statementLink = unescape(
+        new RegExp(`<a href="([^"]+)" download aria-label="Download CSV of statement ${statement}">`).exec(
+          shown.text
+        )![1]!
+      )
+      const lines2 = yield* page(statementLink, cookie)
+      expect(lines2.status, lines2.text).toBe(200)
+      expect(lines2.headers.get("content-disposition")).toBe(`attachment; filename="statement-${statement}.csv"`)
+      expect(lines2.text).toBe((yield* signed(cred, "GET", `/api/partner/v1/settlements/${statement}.csv`)).text)
+      expect(lines2.text).toContain(settled)
+      expect((yield* page(`/console/money/statements/stl_nope.csv?partner=${P}`, cookie)).status).toBe(404)
+      // Partner B's member: A's statement is not found, asked for as B's or as A's.
+      const other = yield* partnerWithMember("owner")
+      for (const partner of [other.P, P]) {
+        const r = yield* page(`/console/money/statements/${statement}.csv?partner=${partner}`, other.cookie)
+        expect(r.status, partner).toBe(404)
+        expect(r.text).not.toContain(settled)
+      }
     }))
 })

@@ -8,10 +8,11 @@
  * Reading widens nothing: both environments may be read (a partner with no live key simply has no
  * live rows); the default is live once the partner has a live key, else sandbox.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import type { PartnerEnvironment, PartnerOwner } from "../Auth.js"
 import { Brokerage } from "../brokerage/Brokerage.js"
 import type { CaseFilters } from "../brokerage/Repo.js"
+import { SettlementNotFound } from "../ledger/Errors.js"
 import { Exports } from "../ledger/Exports.js"
 import { MoneyRepo, type TransactionFilters } from "../ledger/Repo.js"
 import { Orders } from "../orders/Orders.js"
@@ -114,7 +115,15 @@ const make = Effect.gen(function*() {
 
     /** The sales history as the signed API's `transactions.csv` writes it: every matching row. */
     transactionsCsv: (userId: string, partnerId: string, environment: PartnerEnvironment, f: TransactionFilters) =>
-      Effect.flatMap(reader(userId, partnerId, environment), ({ owner }) => exports.transactions(owner, f))
+      Effect.flatMap(reader(userId, partnerId, environment), ({ owner }) => exports.transactions(owner, f)),
+
+    /** One statement's lines as the signed API's `settlements/{id}.csv` writes them; another partner's is not found. */
+    statementCsv: (userId: string, partnerId: string, environment: PartnerEnvironment, id: string) =>
+      Effect.flatMap(reader(userId, partnerId, environment), ({ owner }) =>
+        Effect.flatMap(
+          exports.statement(id, owner),
+          Option.match({ onNone: () => Effect.fail(SettlementNotFound.of(id)), onSome: Effect.succeed })
+        ))
   }
 })
 
