@@ -187,8 +187,10 @@ describe.skipIf(!hasChromium)("the search island in headless Chromium", () => {
           }
           // A new name each time: the island does not search again for the name it shows.
           yield* run(() => page.locator("#q").fill(""))
-          yield* run(() => page.keyboard.type(`onemore${attempt || ""}.io`, { delay: 40 }))
-          const outcome = page.locator("#results [role=alert], #results li[data-state]")
+          const name = `onemore${attempt || ""}.io`
+          yield* run(() => page.keyboard.type(name, { delay: 40 }))
+          // This name's row, not the rows an earlier attempt left on the page.
+          const outcome = page.locator(`#results [role=alert], #results li[data-domain="${name}"]`)
           yield* run(() => outcome.first().waitFor({ timeout: 10_000 }))
           const wait = page.locator("#results [role=alert]")
           if ((yield* run(() => wait.count())) > 0) words = yield* run(() => wait.innerText())
