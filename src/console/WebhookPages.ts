@@ -2,7 +2,8 @@
  * The console's webhooks (docs/consoles.md#webhooks): the endpoint of one environment with its
  * state, the URL form, rotate and test buttons for the roles that may use them, the delivery log
  * (each delivery's event type, status, time and every attempt as the webhooks service keeps it:
- * status code, duration, error) with a redeliver button, and the one page that shows a new secret.
+ * status code, duration, error, the first 4 KiB of the answer) with a redeliver button, and the
+ * one page that shows a new secret.
  * Never the current secret: the service keeps it sealed.
  */
 import { timeInWords } from "../domain/TimeWords.js"
@@ -105,10 +106,28 @@ it was signed with this endpoint's current secret. Only "matches" or "does not m
 <div class="actions"><button type="submit" class="secondary">Check</button></div>
 </form>`
 
-const attemptItem = (a: typeof WebhookDelivery.Type["attempts"][number]) =>
+type Attempt = typeof WebhookDelivery.Type["attempts"][number]
+
+/**
+ * What the receiver answered, folded away (a log of 20 deliveries must stay scannable). Its text
+ * is the receiver's, so it is escaped like any other value; nothing when none was read.
+ */
+const answerOf = (a: Attempt) =>
+  (a.response_body ?? "") === ""
+    ? ""
+    : html`<details><summary>Response body${a.response_body_truncated === true ? " (first 4 KiB)" : ""}</summary>
+<pre data-field="attempt-body">${a.response_body}</pre>${
+      a.response_body_truncated === true
+        ? html`<p class="muted" data-field="attempt-body-truncated">Cut at 4 KiB: the rest of the answer was not read.</p>`
+        : ""
+    }</details>`
+
+const attemptItem = (a: Attempt) =>
   html`<li>Attempt ${a.attempt}, ${when(a.started_at)}: <span data-field="attempt-status">${
     a.status === null ? "no answer" : `HTTP ${a.status}`
-  }</span> in ${a.duration_ms} ms${a.error === null ? "" : html` · <span class="muted">${a.error}</span>`}</li>`
+  }</span> in ${a.duration_ms} ms${a.error === null ? "" : html` · <span class="muted">${a.error}</span>`}${
+    answerOf(a)
+  }</li>`
 
 const deliveryItem = (v: WebhooksView) => (d: typeof WebhookDelivery.Type) =>
   html`<li data-delivery-id="${d.id}" data-event-id="${d.event_id}"><code class="name">${d.event_type}</code>

@@ -2,7 +2,8 @@
  * The console's webhooks section (src/console/Webhook*.ts, src/partner/members/MemberWebhooks.ts)
  * through HTTP against one real server and a loopback receiver: the URL set (the API's check; the
  * first secret shown once) and changed (the secret kept), a test event that reaches the receiver
- * signed with that secret, the delivery log with its attempt, a redelivery, a rotated secret; each
+ * signed with that secret, the delivery log with its attempts and what the receiver answered
+ * (escaped, cut at 4 KiB with a note), a redelivery, a rotated secret; each
  * role's rights; partner B's member refused every page and action of partner A (404); stale and
  * cross-site forms refused (403); every write in the audit log, never with a secret.
  */
@@ -117,6 +118,8 @@ layer(TestServer.layer(ENV), { timeout: 180_000 })("console webhooks", (it) => {
       expect(logged).toContain(eventId)
       expect(logged).toMatch(/webhook\.test/)
       expect(logged).toMatch(/attempt-status">HTTP 200/)
+      expect(logged).toContain(`<pre data-field="attempt-body">ok</pre>`)
+      expect(logged).not.toContain("attempt-body-truncated")
 
       // Redeliver it: a second delivery of the same event.
       const again = yield* act(hooks, "/console/webhooks/redeliver", owner!.cookie, { partner: P, event_id: eventId })
@@ -172,6 +175,44 @@ layer(TestServer.layer(ENV), { timeout: 180_000 })("console webhooks", (it) => {
       expect(log[0]!.ip).toMatch(/127\.0\.0\.1|::1/)
       expect(JSON.stringify(log)).not.toContain(secret)
       expect(JSON.stringify(log)).not.toContain(next)
+    }))
+
+  it.scoped("the log shows each attempt's answer, escaped, and one longer than 4 KiB cut with a note", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const refusal = `<b onclick="x()">quota</b> & 'more'`
+      const long = `${"A".repeat(4_000)}${"B".repeat(96)}${"C".repeat(904)}`
+      const receiver = yield* webhookReceiver({
+        script: [{ status: 429, body: refusal }],
+        fallback: { status: 200, body: long }
+      })
+      const { cred, hooks, people: [owner] } = yield* partnerWith(["owner"])
+      const P = cred.partner_id
+      expect((yield* act(hooks, "/console/webhooks", owner!.cookie, { partner: P, url: receiver.url })).status).toBe(
+        201
+      )
+      expect((yield* act(hooks, "/console/webhooks/test", owner!.cookie, { partner: P })).status).toBe(303)
+      const logged = yield* pageUntil(hooks, owner!.cookie, (t) => /delivery-status">delivered/.test(t))
+      expect(logged).toMatch(/attempt-status">HTTP 429/)
+      // The receiver's markup is text on the page, never markup.
+      expect(logged).toContain(
+        `<pre data-field="attempt-body">&lt;b onclick=&quot;x()&quot;&gt;quota&lt;/b&gt; &amp; &#39;more&#39;</pre>`
+      )
+      expect(logged).not.toContain(refusal)
+      // Exactly the first 4096 bytes, and the note.
+      expect(logged).toContain(`<pre data-field="attempt-body">${"A".repeat(4_000)}${"B".repeat(96)}</pre>`)
+      expect(logged).not.toContain("BBBC")
+      expect(logged).toContain("Response body (first 4 KiB)")
+      expect(logged.match(/data-field="attempt-body-truncated"/g)).toHaveLength(1)
+      // Stored with the attempt, cut at 4096 bytes.
+      const stored = yield* sql<{ attempt: number; response_body: string | null; response_body_truncated: boolean }>`
+        select a.attempt, a.response_body, a.response_body_truncated from partner_webhook_attempts a
+        join partner_webhook_deliveries d on d.id = a.delivery_id
+        where d.partner_id = ${P} order by a.seq`
+      expect(stored).toEqual([
+        { attempt: 1, response_body: refusal, response_body_truncated: false },
+        { attempt: 2, response_body: long.slice(0, 4_096), response_body_truncated: true }
+      ])
     }))
 
   it.scoped("roles: owner and developer manage the webhooks, finance and viewer only look", () =>

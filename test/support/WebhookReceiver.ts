@@ -1,12 +1,15 @@
 /**
  * A loopback webhook receiver (a partner's endpoint) speaking plain HTTP on 127.0.0.1, with
  * scripted behaviour per delivery (by arrival index, or decided from the request): answer a
- * status, or hang without answering. Every request is recorded with its raw body and headers.
+ * status (with a body of its choice, or `ok`/`nope`; `hold` sends it and never ends the answer),
+ * or hang without answering. Every request is recorded with its raw body and headers.
  */
 import { Effect } from "effect"
 import * as Http from "node:http"
 
-export type Behaviour = { readonly status: number } | "hang"
+export type Behaviour =
+  | { readonly status: number; readonly body?: string | Uint8Array; readonly hold?: boolean }
+  | "hang"
 
 export interface ReceivedDelivery {
   readonly headers: Http.IncomingHttpHeaders
@@ -46,7 +49,10 @@ export const webhookReceiver = (options?: {
               const behaviour = options?.decide?.(delivery, n) ?? state.script[n] ?? state.fallback
               if (behaviour === "hang") return // never answer; the sender must time out
               res.writeHead(behaviour.status, { "content-type": "text/plain" })
-              res.end(behaviour.status < 300 ? "ok" : "nope")
+              const body = behaviour.body ?? (behaviour.status < 300 ? "ok" : "nope")
+              // Held: the body so far, then nothing more; the sender must not wait for the end.
+              if (behaviour.hold === true) res.write(body)
+              else res.end(body)
             })
           })
           server.listen(0, "127.0.0.1", () => {

@@ -265,7 +265,7 @@ export interface paths {
         };
         /**
          * Delivery log, newest first, each delivery with its attempts
-         * @description The deliveries to your endpoint, newest first, each with every attempt's status code, duration and error; filter by `status` or `event_id`, page with `limit` and `cursor`. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
+         * @description The deliveries to your endpoint, newest first, each with every attempt's status code, duration, error and the first 4 KiB of the receiver's answer; filter by `status` or `event_id`, page with `limit` and `cursor`. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope.
          */
         readonly get: operations["partnerWebhooks.listWebhookDeliveries"];
         readonly put?: never;
@@ -1275,6 +1275,10 @@ export interface components {
             readonly status: number | null;
             readonly duration_ms: number;
             readonly error: string | null;
+            /** @description What the receiver answered: at most its first 4 KiB (4096 bytes), as UTF-8 with invalid bytes replaced; null when no answer was read (timeout, reset connection…) or the attempt was made before answers were kept */
+            readonly response_body?: string | null;
+            /** @description true when the answer was longer than 4 KiB: `response_body` is its beginning, the rest was not read */
+            readonly response_body_truncated?: boolean;
         };
         readonly PartnerWebhookAttemptSummary: {
             readonly at: string;

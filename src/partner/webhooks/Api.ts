@@ -112,7 +112,15 @@ export const WebhookAttempt = Schema.Struct({
     description: "HTTP status answered; null when none (timeout, connection refused…)"
   }),
   duration_ms: Schema.Number,
-  error: Schema.NullOr(Schema.String)
+  error: Schema.NullOr(Schema.String),
+  response_body: Schema.optional(Schema.NullOr(Schema.String)).annotations({
+    description:
+      "What the receiver answered: at most its first 4 KiB (4096 bytes), as UTF-8 with invalid bytes replaced; " +
+      "null when no answer was read (timeout, reset connection…) or the attempt was made before answers were kept"
+  }),
+  response_body_truncated: Schema.optional(Schema.Boolean).annotations({
+    description: "true when the answer was longer than 4 KiB: `response_body` is its beginning, the rest was not read"
+  })
 }).annotations({ identifier: "PartnerWebhookAttempt" })
 
 export const WebhookDelivery = Schema.Struct({
@@ -150,7 +158,15 @@ export const WebhookDeliveryPage = Schema.Struct({
       last_error: null,
       created_at: "2026-01-01T12:00:00.000Z",
       finished_at: "2026-01-01T12:00:01.000Z",
-      attempts: [{ attempt: 1, started_at: "2026-01-01T12:00:01.000Z", status: 200, duration_ms: 84, error: null }]
+      attempts: [{
+        attempt: 1,
+        started_at: "2026-01-01T12:00:01.000Z",
+        status: 200,
+        duration_ms: 84,
+        error: null,
+        response_body: "{\"received\":true}",
+        response_body_truncated: false
+      }]
     }],
     next_cursor: null
   }]
@@ -245,7 +261,7 @@ export class PartnerWebhooksApi extends HttpApiGroup.make("partnerWebhooks")
       .addError(BadRequest)
       .annotate(
         OpenApi.Description,
-        "The deliveries to your endpoint, newest first, each with every attempt's status code, duration and error; filter by `status` or `event_id`, page with `limit` and `cursor`. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
+        "The deliveries to your endpoint, newest first, each with every attempt's status code, duration, error and the first 4 KiB of the receiver's answer; filter by `status` or `event_id`, page with `limit` and `cursor`. Signed Partner API request (docs/partner.md, Authentication): 401 `invalid_signature` on a bad signature, 403 when the key lacks the scope."
       )
       .annotate(OpenApi.Summary, "Delivery log, newest first, each delivery with its attempts")
       .pipe(requiresScope("webhook"), documentedAt("/docs/partner.md#delivery-log"))

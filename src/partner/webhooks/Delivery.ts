@@ -15,7 +15,8 @@
  *   webhook-id, webhook-timestamp, webhook-signature  (Standard Webhooks, `v1,<base64>`)
  * Any 2xx is success. 410 disables the endpoint. Anything else is retried after 5 s, 5 min,
  * 30 min, 2 h, 5 h, 10 h, 10 h (scaled by WEBHOOK_RETRY_BASE / 5 s), then marked failed. Every
- * attempt is recorded; the event itself always stays in GET /events.
+ * attempt is recorded, with the first RESPONSE_BODY_LIMIT bytes of the receiver's answer; the
+ * event itself always stays in GET /events.
  */
 import { Clock, Data, Duration, Effect, Option, type Scope } from "effect"
 import { standardWebhookSignature, webhookSignature } from "../../domain/PartnerSigning.js"
@@ -41,6 +42,22 @@ export const RETRY_MULTIPLES = [1, 60, 360, 1440, 3600, 7200, 7200] as const
 export const BREAKER_THRESHOLD = 3
 const BREAKER_MAX_OPEN_MS = 5 * 60_000
 
+/**
+ * How much of a receiver's answer is read and kept with its attempt (the delivery log shows it).
+ * Outbound stops reading there and closes the connection, so a receiver answering megabytes, or
+ * trickling its body, costs one small buffer and never more than WEBHOOK_TIMEOUT.
+ */
+export const RESPONSE_BODY_LIMIT = 4096
+
+/**
+ * The receiver's answer as text: UTF-8 with invalid bytes replaced (a receiver may answer
+ * anything). When the answer was cut, a character split by the cut is dropped rather than shown
+ * as a replacement (`stream`). NUL becomes U+FFFD too: PostgreSQL text cannot hold it, and one
+ * such byte must not lose the whole attempt row.
+ */
+export const answerText = (body: Uint8Array, truncated: boolean): string =>
+  new TextDecoder("utf-8", { fatal: false }).decode(body, { stream: truncated }).replaceAll("\u0000", "\uFFFD")
+
 /** One request sent (or tried): a row of the attempt log. */
 interface Sent {
   readonly attempt: number
@@ -49,6 +66,10 @@ interface Sent {
   readonly durationMs: number
   readonly status: number | null
   readonly error: string | null
+  /** The answer's first RESPONSE_BODY_LIMIT bytes as text; null when none was read (timeout, reset…). */
+  readonly responseBody: string | null
+  /** The answer was longer than RESPONSE_BODY_LIMIT: `responseBody` is its beginning. */
+  readonly responseBodyTruncated: boolean
 }
 
 /** An attempt that did not deliver: retried, unless `final` says how it ended. */
@@ -114,7 +135,14 @@ export const makeDelivery = Effect.gen(function*() {
       }
       const url = endpoint.value.url
       const result = yield* Effect.either(Effect.interruptible(
-        outbound.fetch(url, { method: "POST", headers, body, timeoutMs, maxRedirects: 0, maxBodyBytes: 16_384 })
+        outbound.fetch(url, {
+          method: "POST",
+          headers,
+          body,
+          timeoutMs,
+          maxRedirects: 0,
+          maxBodyBytes: RESPONSE_BODY_LIMIT
+        })
       ))
       const status = result._tag === "Right" ? result.right.status : null
       const error = result._tag === "Left"
@@ -128,7 +156,9 @@ export const makeDelivery = Effect.gen(function*() {
         startedAt: new Date(now),
         durationMs: Date.now() - now,
         status,
-        error
+        error,
+        responseBody: result._tag === "Right" ? answerText(result.right.body, result.right.truncated) : null,
+        responseBodyTruncated: result._tag === "Right" && result.right.truncated
       }
       if (status !== null && status >= 200 && status <= 299) return sent
       return yield* status === 410

@@ -11,7 +11,7 @@ import { bulkInsert } from "../../platform/db/BulkInsert.js"
 import { makeId } from "../../platform/Ids.js"
 import type { PartnerEnvironment } from "../Auth.js"
 import type { QueuedEvent } from "../events/DeliveryQueue.js"
-import { AttemptRow, DeliveryRow, DeliveryStatus, EventId, Id, Owner, REDELIVER_BATCH } from "./RepoRows.js"
+import { DeliveryRow, DeliveryStatus, EventId, Id, LoggedAttemptRow, Owner, REDELIVER_BATCH } from "./RepoRows.js"
 
 const DeliveriesRequest = Schema.Struct({
   ...Owner.fields,
@@ -40,9 +40,10 @@ const deliveryRowsQuery = (sql: SqlClient.SqlClient) =>
 const attemptsOfQuery = (sql: SqlClient.SqlClient) =>
   SqlSchema.findAll({
     Request: Schema.Array(Schema.String),
-    Result: AttemptRow,
+    Result: LoggedAttemptRow,
     execute: (ids) =>
-      sql`select delivery_id, attempt, started_at, duration_ms, status, error from partner_webhook_attempts
+      sql`select delivery_id, attempt, started_at, duration_ms, status, error, response_body, response_body_truncated
+          from partner_webhook_attempts
           where delivery_id in ${sql.in(ids)}
           order by seq desc`
   })

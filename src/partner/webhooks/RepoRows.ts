@@ -47,6 +47,13 @@ export const AttemptRow = Schema.Struct({
 })
 export type AttemptRow = typeof AttemptRow.Type
 
+/** An attempt as the delivery log shows it: with what the receiver answered (migration 0364). */
+export const LoggedAttemptRow = Schema.Struct({
+  ...AttemptRow.fields,
+  response_body: Schema.NullOr(Schema.String),
+  response_body_truncated: Schema.Boolean
+})
+
 /** Most events one `redeliver {since}` call queues; the rest are queued by calling again. */
 export const REDELIVER_BATCH = 1000
 

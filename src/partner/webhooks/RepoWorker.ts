@@ -69,11 +69,15 @@ const recordAttemptQuery = (sql: SqlClient.SqlClient) =>
       startedAt: Schema.DateFromSelf,
       durationMs: Schema.Number,
       status: Schema.NullOr(Schema.Number),
-      error: Schema.NullOr(Schema.String)
+      error: Schema.NullOr(Schema.String),
+      responseBody: Schema.NullOr(Schema.String),
+      responseBodyTruncated: Schema.Boolean
     }),
     execute: (a) =>
-      sql`insert into partner_webhook_attempts (delivery_id, attempt, url, started_at, duration_ms, status, error)
-          values (${a.deliveryId}, ${a.attempt}, ${a.url}, ${a.startedAt}, ${a.durationMs}, ${a.status}, ${a.error})`
+      sql`insert into partner_webhook_attempts
+            (delivery_id, attempt, url, started_at, duration_ms, status, error, response_body, response_body_truncated)
+          values (${a.deliveryId}, ${a.attempt}, ${a.url}, ${a.startedAt}, ${a.durationMs}, ${a.status}, ${a.error},
+                  ${a.responseBody}, ${a.responseBodyTruncated})`
   })
 
 const Outcome = {
@@ -167,6 +171,9 @@ export const workerQueries = (sql: SqlClient.SqlClient) => {
       durationMs: number
       status: number | null
       error: string | null
+      /** At most the answer's first 4 KiB (Delivery.ts RESPONSE_BODY_LIMIT); null when none was read. */
+      responseBody: string | null
+      responseBodyTruncated: boolean
     }) => recordAttempt(a).pipe(Effect.orDie),
 
     finish: (

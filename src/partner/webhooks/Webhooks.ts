@@ -180,7 +180,9 @@ const make = Effect.gen(function*() {
             started_at: a.started_at.toISOString(),
             status: a.status,
             duration_ms: a.duration_ms,
-            error: a.error
+            error: a.error,
+            response_body: a.response_body,
+            response_body_truncated: a.response_body_truncated
           }))
         }))
       }

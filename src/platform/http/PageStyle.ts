@@ -82,6 +82,7 @@ const ELEMENTS = `
   ul.scopes label { display: inline; margin: 0; font-weight: 400; }
   nav.actions { margin-bottom: 1.25rem; }
   code { font-size: .9em; word-break: break-all; }
+  pre { font-size: .85rem; white-space: pre-wrap; overflow-wrap: anywhere; margin: .4rem 0; padding: .5rem; background: var(--bg); border: 1px solid var(--soft-line); border-radius: var(--radius-sm); }
   article.info h2 { margin-top: 1.75rem; }`
 
 /** The storefront's search box, filters, result lists and paging. */

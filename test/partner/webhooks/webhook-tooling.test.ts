@@ -1,7 +1,7 @@
 /**
  * Webhook tooling through HTTP on one server: reading and deleting the endpoint, test-firing a
  * signed `webhook.test` event through the normal delivery path, the delivery log (filters,
- * cursor pages, attempts), idempotent redelivery (one event, every failed one since a time,
+ * cursor pages, attempts with the receiver's answer), idempotent redelivery (one event, every failed one since a time,
  * never a second pending delivery even under concurrent requests), and the sandbox-only
  * signature debugger.
  */
@@ -107,7 +107,14 @@ layer(TestServer.layer(ENV))("webhook tooling", (it) => {
         next_attempt_at: null
       })
       expect(delivery.attempts).toHaveLength(1)
-      expect(delivery.attempts[0]).toMatchObject({ attempt: 1, status: 200, error: null })
+      // The receiver's answer (`ok`), whole.
+      expect(delivery.attempts[0]).toMatchObject({
+        attempt: 1,
+        status: 200,
+        error: null,
+        response_body: "ok",
+        response_body_truncated: false
+      })
       expect(typeof delivery.attempts[0].duration_ms).toBe("number")
 
       const after = yield* client.partnerWebhooks.getWebhook()
@@ -173,7 +180,7 @@ layer(TestServer.layer(ENV))("webhook tooling", (it) => {
       const eventId = (yield* client.partnerWebhooks.testWebhook()).event_id
       const [failed] = yield* waitForLog(client, eventId, (ds) => ds[0]?.status === "failed")
       expect(failed).toMatchObject({ status: "failed", last_status: 410 })
-      expect(failed.attempts[0]).toMatchObject({ status: 410 })
+      expect(failed.attempts[0]).toMatchObject({ status: 410, response_body: "nope", response_body_truncated: false })
       const failedOnly = yield* client.partnerWebhooks.listWebhookDeliveries({ urlParams: { status: "failed" } })
       expect(failedOnly.deliveries.map((d) => d.id)).toEqual([failed.id])
 

@@ -1,8 +1,9 @@
 /**
  * Webhooks end to end with loopback receivers: registration (SSRF-guarded), signed deliveries
  * verified by independent verifiers (node:crypto, and the `standardwebhooks` library), retries
- * (fails twice then succeeds), a receiver that hangs past 5 s, 410 disabling the endpoint, and
- * the service restarted mid-retry on the same database.
+ * (fails twice then succeeds) with each answer's body kept (cut at 4 KiB), a receiver that hangs
+ * past 5 s, one that never ends its body, 410 disabling the endpoint, and the service restarted
+ * mid-retry on the same database.
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
@@ -38,10 +39,20 @@ const serviceSignatureOk = (secret: string, d: ReceivedDelivery) => {
 const register = (cred: IssuedCredential, url: string, secret: string) =>
   signed(cred, "PUT", "/api/partner/webhooks", { body: { url, secret } })
 
+interface StoredAttempt {
+  readonly attempt: number
+  readonly status: number | null
+  readonly error: string | null
+  readonly duration_ms: number
+  readonly response_body: string | null
+  readonly response_body_truncated: boolean
+}
+
 const attemptsOf = (eventId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ attempt: number; status: number | null; error: string | null }>`
-      select a.attempt, a.status, a.error from partner_webhook_attempts a
+    sql<StoredAttempt>`
+      select a.attempt, a.status, a.error, a.duration_ms, a.response_body, a.response_body_truncated
+      from partner_webhook_attempts a
       join partner_webhook_deliveries d on d.id = a.delivery_id
       where d.event_id = ${eventId} order by a.seq`).pipe(Effect.orDie)
 
@@ -139,11 +150,14 @@ layer(TestServer.layer(ENV))("webhooks", (it) => {
     }))
 
   it.scoped(
-    "a receiver that fails twice then succeeds: three attempts, all recorded, delivered",
+    "a receiver that fails twice then succeeds: three attempts, all recorded with their answers, delivered",
     () =>
       Effect.gen(function*() {
         yield* seedListings([{ domain: "flaky.com", bin: 2_500 }])
-        const receiver = yield* webhookReceiver({ script: [{ status: 500 }, { status: 503 }] })
+        // A NUL (PostgreSQL text refuses it), then an answer longer than the 4 KiB kept.
+        const receiver = yield* webhookReceiver({
+          script: [{ status: 500, body: "quota\u0000exceeded" }, { status: 503, body: "y".repeat(5_000) }]
+        })
         const cred = yield* createPartner()
         const secret = newSecret()
         yield* register(cred, receiver.url, secret)
@@ -158,7 +172,14 @@ layer(TestServer.layer(ENV))("webhooks", (it) => {
         expect(got[2].at - got[1].at).toBeGreaterThanOrEqual(2_900)
         const delivery = yield* waitUntil(deliveryOf(ids[0]), (d) => d?.status === "delivered")
         expect(delivery).toEqual({ status: "delivered", attempts: 3 })
-        expect((yield* attemptsOf(ids[0])).map((a) => [a.attempt, a.status])).toEqual([[1, 500], [2, 503], [3, 200]])
+        expect(
+          (yield* attemptsOf(ids[0])).map((a) => [a.attempt, a.status, a.response_body, a.response_body_truncated])
+        )
+          .toEqual([
+            [1, 500, "quota\uFFFDexceeded", false],
+            [2, 503, "y".repeat(4_096), true],
+            [3, 200, "ok", false]
+          ])
       }),
     60_000
   )
@@ -177,8 +198,33 @@ layer(TestServer.layer(ENV))("webhooks", (it) => {
       const attempts = yield* waitUntil(attemptsOf(eventId), (a) => a.length >= 2)
       expect(attempts[0].status).toBeNull()
       expect(attempts[0].error).toContain("timeout")
+      expect(attempts[0].response_body).toBeNull()
       expect(attempts[1].status).toBe(200)
     }), 60_000)
+
+  it.scoped(
+    "a receiver that answers and never ends its body: delivered once 4 KiB is in, the rest not awaited",
+    () =>
+      Effect.gen(function*() {
+        const receiver = yield* webhookReceiver({ script: [{ status: 200, body: "z".repeat(6_000), hold: true }] })
+        const cred = yield* createPartner()
+        yield* register(cred, receiver.url, newSecret())
+        const test = yield* signed(cred, "POST", "/api/partner/webhooks/test")
+        expect(test.status, test.text).toBe(202)
+        const eventId = String(test.json.event_id)
+        // Waiting for the end would time out (5 s) and retry to the same held answer, never delivered.
+        expect(yield* waitUntil(deliveryOf(eventId), (d) => d?.status === "delivered")).toEqual({
+          status: "delivered",
+          attempts: 1
+        })
+        const [attempt] = yield* attemptsOf(eventId)
+        expect(attempt).toMatchObject({ status: 200, error: null, response_body_truncated: true })
+        expect(attempt!.response_body).toBe("z".repeat(4_096))
+        expect(attempt!.duration_ms).toBeLessThan(4_000)
+        expect(receiver.received).toHaveLength(1)
+      }),
+    60_000
+  )
 
   it.scoped(
     "410 disables the endpoint: no further deliveries until it is registered again; /events still has everything",
