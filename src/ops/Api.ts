@@ -17,16 +17,19 @@
  *   GET  /ops/deliveries               failed deliveries
  *   POST /ops/deliveries/retry         run the delivery again
  *   POST /ops/deliveries/mark-delivered the name was delivered by hand
- *   GET  /ops/money                    statements, settlement and payout runs, receipts
+ *   GET  /ops/carts                    cart items whose renew or restore failed after payment (?cursor)
+ *   GET  /ops/money                    statements, settlement and payout runs, payouts (?cursor), receipts
  *   POST /ops/money/settle             a settlement run now: its result
  *   POST /ops/money/payouts            a payout run now: its result
  *   GET  /ops/money/verify             `ledger verify`: its report
  *   POST /ops/money/receipts           a partner's payment (ledger receipt): its result
  *   /ops/partners…                     partners: ./PartnerApi.ts
- *   GET  /ops/audit                    the audit log (?actor, ?action, ?since)
+ *   GET  /ops/audit                    the audit log (?actor, ?action, ?since, ?cursor)
  *
  * Form fields are optional strings: the handler checks them and answers a 400 page with the reason
- * (never the JSON 400 of a schema), so a person always sees a page.
+ * (never the JSON 400 of a schema), so a person always sees a page. So are the lists' URL values;
+ * the `Older →` links carry the house page cursor (platform/http/PageCursor.ts), and one the list
+ * did not issue is a 400 page too.
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -60,12 +63,20 @@ export const ReceiptForm = Schema.Struct({
   csrf
 }).pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" }))
 
+const cursor = Schema.optional(Schema.String).annotations({
+  description: "The page cursor: the `Older →` link carries it (opaque; one this list did not issue is a 400 page)"
+})
+
+/** A list's URL: only the page cursor. */
+export const ListQuery = Schema.Struct({ cursor })
+
 export const AuditQuery = Schema.Struct({
   actor: Schema.optional(Schema.String).annotations({
     description: "Only this actor (an e-mail, a token's name, cli:…)"
   }),
   action: Schema.optional(Schema.String).annotations({ description: "Only this action (order.clear-review, …)" }),
-  since: Schema.optional(Schema.String).annotations({ description: "Only entries at or after this ISO date-time" })
+  since: Schema.optional(Schema.String).annotations({ description: "Only entries at or after this ISO date-time" }),
+  cursor
 })
 
 export const DOCS = "/docs/consoles.md#operator-console"
@@ -80,6 +91,30 @@ export const page = <Name extends string>(name: Name, path: `/${string}`, descri
     .addError(NOT_OPERATOR)
     .annotate(OpenApi.Summary, `${description.split(",")[0]} (operators)`)
     .annotate(OpenApi.Description, `${description}. Operator accounts only (user create --role operator).`)
+    .pipe(documentedAt(DOCS))
+
+/** A paged list's page: its URL values (`urlParams`) read by the handler, one it cannot use a 400 page. */
+export const listPage = <
+  Name extends string,
+  U extends Schema.Schema<any, Readonly<Record<string, string | undefined>>>
+>(
+  name: Name,
+  path: `/${string}`,
+  urlParams: U & HttpApiEndpoint.HttpApiEndpoint.ValidateUrlParams<U>,
+  description: string,
+  badQuery: string
+) =>
+  HttpApiEndpoint.get(name, path)
+    .setUrlParams(urlParams)
+    .addSuccess(HtmlPage(200, description))
+    .addSuccess(SIGN_IN)
+    .addError(HtmlPage(400, badQuery))
+    .addError(NOT_OPERATOR)
+    .annotate(OpenApi.Summary, `${description.split(",")[0]} (operators)`)
+    .annotate(
+      OpenApi.Description,
+      `${description}. Newest first, paged by the \`Older →\` link. Operator accounts only (user create --role operator).`
+    )
     .pipe(documentedAt(DOCS))
 
 /** A console form's post with the refusals every form shares. */
@@ -130,7 +165,24 @@ export class OpsPagesApi extends HttpApiGroup.make("opsPages")
       "Mark a delivery done by hand"
     )
   )
-  .add(page("opsMoney", "/ops/money", "Settlement statements, settlement and payout runs, receipts"))
+  .add(
+    listPage(
+      "opsCarts",
+      "/ops/carts",
+      ListQuery,
+      "Cart items whose renew or restore failed after payment (refund under way or refunded), with what to do",
+      "The cursor is not one this page gave"
+    )
+  )
+  .add(
+    listPage(
+      "opsMoney",
+      "/ops/money",
+      ListQuery,
+      "Settlement statements, settlement and payout runs, every partner's payouts, receipts",
+      "The payouts' cursor is not one this page gave"
+    )
+  )
   .add(formPost("runSettlement", "/ops/money/settle", RunForm, HtmlPage(200, "The run's result"), "Run settlement"))
   .add(formPost("runPayouts", "/ops/money/payouts", RunForm, HtmlPage(200, "The run's result"), "Run payouts"))
   .add(page("opsVerify", "/ops/money/verify", "The ledger verification report (ledger verify)"))
@@ -144,15 +196,13 @@ export class OpsPagesApi extends HttpApiGroup.make("opsPages")
     )
   )
   .add(
-    HttpApiEndpoint.get("opsAudit", "/ops/audit")
-      .setUrlParams(AuditQuery)
-      .addSuccess(HtmlPage(200, "The audit log, newest first, filtered by actor, action and since"))
-      .addSuccess(SIGN_IN)
-      .addError(HtmlPage(400, "`since` is not a date"))
-      .addError(NOT_OPERATOR)
-      .annotate(OpenApi.Summary, "The audit log (operators)")
-      .annotate(OpenApi.Description, "The audit log as `audit list` shows it; the filters are in the URL.")
-      .pipe(documentedAt(DOCS))
+    listPage(
+      "opsAudit",
+      "/ops/audit",
+      AuditQuery,
+      "The audit log, filtered by actor, action and since (the filters in the URL), as `audit list` shows it",
+      "`since` is not a date, or the cursor is not one this page gave for these filters"
+    )
   )
   .addError(InternalError)
   .annotate(OpenApi.Title, "Operator console pages")

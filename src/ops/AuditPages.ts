@@ -1,12 +1,12 @@
 /**
  * The audit log in the operator console (docs/audit.md, docs/consoles.md#operator-console): the
  * entries `audit list` shows, newest first, filtered by actor, action and since, with the filters
- * in the URL (a GET form) so a filtered view can be linked.
+ * in the URL (a GET form) so a filtered view can be linked, and `Older →` keeping them.
  */
 import type { AuditRecord } from "../audit/AuditLog.js"
 import { html } from "../platform/http/Html.js"
 import type { StorePage } from "../storefront/Layout.js"
-import { opsPage, problem, rows } from "./Pages.js"
+import { olderLink, opsPage, problem, rows } from "./Pages.js"
 
 export interface AuditFilters {
   readonly actor?: string | undefined
@@ -30,6 +30,7 @@ export const auditPage = (
   email: string,
   filters: AuditFilters,
   entries: ReadonlyArray<AuditRecord>,
+  older: string | null,
   error?: string
 ): StorePage =>
   opsPage(
@@ -54,5 +55,6 @@ ${
 <span class="next">before <code>${json(e.before)}</code> → after <code>${json(e.after)}</code></span></li>`,
         "No entries."
       )
-    }`
+    }
+${olderLink("/ops/audit", filters, older)}`
   )

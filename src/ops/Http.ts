@@ -3,7 +3,9 @@
  * origin and form token), then the same service calls as the admin API (partner/orders/AdminHttp.ts,
  * fulfilment/Http.ts, partner/brokerage/Http.ts, partner/ledger/Http.ts) and the CLI (offers,
  * partner set-commission), each state-changing one through `door.act` so the audit log records
- * the operator's e-mail and IP → the page, or a 303 back to the queue.
+ * the operator's e-mail and IP → the page, or a 303 back to the queue. The paged lists (payouts,
+ * failed cart items, the audit log) read their cursor with the house `pageCursor`; a bad one is
+ * the door's 400 page.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
@@ -22,13 +24,26 @@ import { Settlement } from "../partner/ledger/Settlement.js"
 import { actionOf, ADMIN_ORDER_ACTIONS } from "../partner/orders/AdminApi.js"
 import { Orders } from "../partner/orders/Orders.js"
 import { seeOther } from "../platform/http/Html.js"
+import { pageCursor, PAGED_LISTS } from "../platform/http/PageCursor.js"
+import { ServiceSecret } from "../platform/ServiceSecret.js"
+import { Bulk } from "../portfolio/Bulk.js"
+import { FAILED_ITEM_STATUSES } from "../portfolio/Repo.js"
 import { auditPage } from "./AuditPages.js"
 import { badInput, makeDoor } from "./Door.js"
 import { centsOf, idOf, isOneOf, noteOf, required } from "./Fields.js"
 import { moneyPage, payoutsResultPage, receiptPage, settlementResultPage, verifyPage } from "./MoneyPages.js"
 import { homePage } from "./Pages.js"
-import { brokeragePage, deliveriesPage, offersPage, ordersPage } from "./QueuePages.js"
-import { makeQueues } from "./Queues.js"
+import { brokeragePage, cartsPage, deliveriesPage, offersPage, ordersPage } from "./QueuePages.js"
+import { LIMIT, makeQueues } from "./Queues.js"
+
+/**
+ * The holder of the console's page cursors: every operator sees the same lists, so an `Older →`
+ * link may be passed from one operator to another (the door still asks each for the role).
+ */
+const OPS_HOLDER = "ops"
+
+/** Payouts per page on /ops/money, under the statements. */
+const PAYOUTS_PAGE = 25
 
 export const OpsHttpLive = HttpApiBuilder.group(Api, "opsPages", (handlers) =>
   Effect.gen(function*() {
@@ -43,7 +58,9 @@ export const OpsHttpLive = HttpApiBuilder.group(Api, "opsPages", (handlers) =>
     const receipts = yield* Receipts
     const money = yield* MoneyRepo
     const audit = yield* AuditLog
-    const queues = makeQueues({ orders, brokerage, offers, fulfilment })
+    const bulk = yield* Bulk
+    const secrets = yield* ServiceSecret
+    const queues = makeQueues({ orders, brokerage, offers, fulfilment, bulk })
 
     return handlers
       .handle("opsHome", ({ request }) =>
@@ -171,10 +188,27 @@ export const OpsHttpLive = HttpApiBuilder.group(Api, "opsPages", (handlers) =>
             )
             return seeOther("/ops/deliveries")
           })))
-      .handle("opsMoney", ({ request }) =>
+      .handle("opsCarts", ({ request, urlParams }) =>
+        door.page("/ops/carts", request, (op) =>
+          Effect.gen(function*() {
+            const cursor = pageCursor(secrets, PAGED_LISTS.opsCartItems, OPS_HOLDER, null)
+            const page = yield* bulk.failedCartItems(FAILED_ITEM_STATUSES, yield* cursor.read(urlParams.cursor), LIMIT)
+            return cartsPage(op.email, page.items, cursor.next(page.items.at(-1)?.id, page.hasMore))
+          })))
+      .handle("opsMoney", ({ request, urlParams }) =>
         door.page("/ops/money", request, (op) =>
-          Effect.map(money.statements(null, {}, null, 50), (statements) =>
-            moneyPage(op.email, op.csrf, statements))))
+          Effect.gen(function*() {
+            const cursor = pageCursor(secrets, PAGED_LISTS.opsPayouts, OPS_HOLDER, null)
+            const before = yield* cursor.read(urlParams.cursor)
+            const [statements, history] = yield* Effect.all([
+              money.statements(null, {}, null, 50),
+              payouts.history(before, PAYOUTS_PAGE)
+            ], { concurrency: 2 })
+            return moneyPage(op.email, op.csrf, statements, {
+              payouts: history.payouts,
+              older: cursor.next(history.payouts.at(-1)?.id, history.hasMore)
+            })
+          })))
       .handle("runSettlement", ({ payload, request }) =>
         door.post("/ops/money", request, payload.csrf, (op) =>
           // The run holds a session lock on its own connection and commits statement by statement.
@@ -225,7 +259,20 @@ export const OpsHttpLive = HttpApiBuilder.group(Api, "opsPages", (handlers) =>
               action: urlParams.action?.trim() || undefined,
               since
             }
-            const entries = yield* audit.list({ actor: filters.actor, action: filters.action, since: at, limit: 100 })
-            return auditPage(op.email, filters, entries)
+            const cursor = pageCursor(secrets, PAGED_LISTS.opsAudit, OPS_HOLDER, {
+              actor: filters.actor ?? null,
+              action: filters.action ?? null,
+              since: at?.toISOString() ?? null
+            })
+            const beforeId = yield* cursor.read(urlParams.cursor)
+            const rows = yield* audit.list({
+              actor: filters.actor,
+              action: filters.action,
+              since: at,
+              beforeId,
+              limit: LIMIT + 1
+            })
+            const entries = rows.slice(0, LIMIT)
+            return auditPage(op.email, filters, entries, cursor.next(entries.at(-1)?.id, rows.length > LIMIT))
           })))
   }))

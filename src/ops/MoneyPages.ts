@@ -1,18 +1,20 @@
 /**
  * The operator console's money (docs/consoles.md#operator-console): the settlement statements
- * (newest first: the history of the settlement runs), the buttons that run settlement and payouts
- * now and the pages with their results, `ledger verify`'s report, and the form that records a
- * partner's payment (a ledger receipt) with its result. The ledger's services do the work; these
- * pages only show what they answer.
+ * (newest first: the history of the settlement runs), every partner's payouts (newest first, paged:
+ * the history of the payout runs), the buttons that run settlement and payouts now and the pages
+ * with their results, `ledger verify`'s report, and the form that records a partner's payment (a
+ * ledger receipt) with its result. The ledger's services do the work; these pages only show what
+ * they answer.
  */
 import { moneyInWords, timeInWords } from "../domain/TimeWords.js"
+import type { PayoutHistoryRow } from "../partner/ledger/Payouts.js"
 import type { ReceiptResult } from "../partner/ledger/Receipts.js"
 import type { Problem } from "../partner/ledger/Reconcile.js"
 import type { StatementRow } from "../partner/ledger/Repo.js"
 import type { RunResult } from "../partner/ledger/Settlement.js"
 import { html } from "../platform/http/Html.js"
 import type { StorePage } from "../storefront/Layout.js"
-import { opsPage, problem, rowInput, rows } from "./Pages.js"
+import { olderLink, opsPage, problem, rowInput, rows } from "./Pages.js"
 
 const runButton = (csrf: string, action: string, label: string) =>
   html`<form method="post" action="${action}" class="actions">
@@ -33,8 +35,32 @@ ${rowInput("receipt-reference", "reference", "Reference (the bank transfer's, us
 <div class="actions"><button type="submit" class="primary">Record the payment</button></div>
 </form>`
 
+const payoutLine = (p: PayoutHistoryRow) =>
+  html`<li data-payout="${p.id}"><span class="name">${
+    p.partner_name ?? "unknown partner"
+  } <code>${p.partner_id}</code></span><span class="status">${p.status}</span>
+<span class="next"><code>${p.id}</code> · ${
+    moneyInWords(p.amount_cents, p.currency)
+  } · ${p.environment} · ${p.source} · provider reference ${
+    p.provider_ref === null ? "none yet" : html`<code>${p.provider_ref}</code>`
+  }${p.failure === null ? "" : html` · ${p.failure}`}</span>
+<span class="next">created ${timeInWords(p.created_at)}${
+    p.paid_at === null ? "" : html` · paid ${timeInWords(p.paid_at)}`
+  }</span></li>`
+
+/** Every partner's payouts: one page of them, and the cursor of the older ones (null: none). */
+export interface PayoutHistory {
+  readonly payouts: ReadonlyArray<PayoutHistoryRow>
+  readonly older: string | null
+}
+
 /** `/ops/money` */
-export const moneyPage = (email: string, csrf: string, statements: ReadonlyArray<StatementRow>): StorePage =>
+export const moneyPage = (
+  email: string,
+  csrf: string,
+  statements: ReadonlyArray<StatementRow>,
+  history: PayoutHistory
+): StorePage =>
   opsPage(
     "money",
     "Money",
@@ -56,6 +82,9 @@ ${
           moneyInWords(s.commission_payable_cents, s.currency)
         } · run <code>${s.run_id}</code> · ${timeInWords(s.created_at)}</span></li>`, "No statements yet.")
     }
+<h2 id="payouts">Payouts, newest first</h2>
+${rows("Payouts", history.payouts, payoutLine, "No payouts yet.")}
+${olderLink("/ops/money", {}, history.older, "#payouts")}
 ${receiptForm(csrf)}`
   )
 

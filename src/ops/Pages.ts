@@ -1,13 +1,23 @@
 /**
  * The operator console's frame and its small pages (docs/consoles.md#operator-console): the
- * console's nav under the site header, the overview of what waits, refusals, and the one small
- * form every row action is. Built with `html` (escapes by default) in the storefront's one layout
- * (../storefront/Layout.ts).
+ * console's nav under the site header, the overview of what waits, refusals, the one small form
+ * every row action is, and the `Older →` link of a paged list. Built with `html` (escapes by
+ * default) in the storefront's one layout (../storefront/Layout.ts).
  */
+import { pathWith } from "../console/Lists.js"
 import { html, type SafeHtml } from "../platform/http/Html.js"
 import type { StorePage } from "../storefront/Layout.js"
 
-export type Section = "home" | "orders" | "brokerage" | "offers" | "deliveries" | "money" | "partners" | "audit"
+export type Section =
+  | "home"
+  | "orders"
+  | "brokerage"
+  | "offers"
+  | "deliveries"
+  | "carts"
+  | "money"
+  | "partners"
+  | "audit"
 
 const SECTIONS: ReadonlyArray<readonly [Section, string, string]> = [
   ["home", "/ops", "Overview"],
@@ -15,6 +25,7 @@ const SECTIONS: ReadonlyArray<readonly [Section, string, string]> = [
   ["brokerage", "/ops/brokerage", "Brokerage"],
   ["offers", "/ops/offers", "Offers"],
   ["deliveries", "/ops/deliveries", "Deliveries"],
+  ["carts", "/ops/carts", "Carts"],
   ["money", "/ops/money", "Money"],
   ["partners", "/ops/partners", "Partners"],
   ["audit", "/ops/audit", "Audit log"]
@@ -67,6 +78,22 @@ export const rowInput = (
     options.inputmode === "numeric" ? html`inputmode="numeric" pattern="[0-9]*"` : ""
   } value="${options.value ?? ""}" autocomplete="off">`
 
+/**
+ * `Older →`: the next page of a list, newest first, keeping the URL's filters (`params`); nothing
+ * on the last page. `cursor` is the list's own (platform/http/PageCursor.ts `pageCursor`).
+ */
+export const olderLink = <P extends { readonly [K in keyof P]: string | undefined | null }>(
+  path: string,
+  params: P,
+  cursor: string | null,
+  fragment = ""
+) =>
+  cursor === null
+    ? ""
+    : html`<p><a href="${
+      pathWith(path, { ...params, cursor }) + fragment
+    }" rel="next">Older <span aria-hidden="true">→</span></a></p>`
+
 /** A list of rows, or a sentence when there are none. */
 export const rows = <A>(label: string, items: ReadonlyArray<A>, item: (a: A) => SafeHtml, none: string) =>
   items.length === 0
@@ -79,6 +106,7 @@ export interface Counts {
   readonly cases: number
   readonly offers: number
   readonly failedDeliveries: number
+  readonly failedCartItems: number
 }
 
 /** `/ops` */
@@ -94,6 +122,7 @@ export const homePage = (email: string, c: Counts): StorePage =>
 <dt><a href="/ops/brokerage">Open brokerage cases</a></dt><dd data-count="cases">${c.cases}</dd>
 <dt><a href="/ops/offers">Pending offers</a></dt><dd data-count="offers">${c.offers}</dd>
 <dt><a href="/ops/deliveries">Failed deliveries</a></dt><dd data-count="failed-deliveries">${c.failedDeliveries}</dd>
+<dt><a href="/ops/carts">Failed cart items, refund under way</a></dt><dd data-count="failed-cart-items">${c.failedCartItems}</dd>
 </dl>
 <p><a href="/ops/money">Money</a>: statements, settlement and payout runs, <a href="/ops/money/verify">ledger verify</a>,
 receipts. <a href="/ops/partners">Partners</a>. Every action here is in the <a href="/ops/audit">audit log</a> under your e-mail.</p>`

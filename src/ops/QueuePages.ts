@@ -1,14 +1,15 @@
 /**
  * The queues that need a person (docs/consoles.md#operator-console): held orders and orders to
- * transfer, open brokerage cases, pending offers and failed deliveries, each row with the moves
- * the admin API and the CLI offer for it. The services decide whether a move is allowed; a row
- * only offers the moves that make sense from where it stands.
+ * transfer, open brokerage cases, pending offers, failed deliveries and failed cart items, each
+ * row with the moves the admin API and the CLI offer for it (a cart item has none: the page says
+ * what to do). The services decide whether a move is allowed; a row only offers the moves that
+ * make sense from where it stands.
  */
 import { CLOSE_OUTCOMES } from "../domain/Brokerage.js"
 import { moneyInWords, timeInWords } from "../domain/TimeWords.js"
 import { html } from "../platform/http/Html.js"
 import type { StorePage } from "../storefront/Layout.js"
-import { opsPage, rowForm, rowInput, rows } from "./Pages.js"
+import { olderLink, opsPage, rowForm, rowInput, rows } from "./Pages.js"
 
 export interface OrderItem {
   readonly public_id: string
@@ -203,4 +204,61 @@ ${
           )
         }</div></li>`, "No failed deliveries.")
     }`
+  )
+
+export interface FailedCartItem {
+  readonly id: string
+  readonly cart_id: string
+  readonly domain: string
+  readonly op: string
+  readonly years: number
+  readonly price_cents: number
+  readonly currency: string
+  readonly status: "failed" | "refunded"
+  readonly error: string | null
+  readonly refund_id: string | null
+  readonly refunded_at: Date | null
+  readonly user_id: string
+  readonly session_id: string | null
+  readonly paid_at: Date | null
+}
+
+const STATUS_WORDS = { failed: "refund under way", refunded: "refunded" } as const
+
+const cartItemLine = (i: FailedCartItem) =>
+  html`<li data-cart-item="${i.id}"><span class="name">${i.domain}</span><span class="status">${
+    STATUS_WORDS[i.status]
+  }</span>
+<span class="next">${i.op} ${i.years === 1 ? "1 year" : `${i.years} years`} · ${
+    moneyInWords(i.price_cents, i.currency)
+  } · ${i.error ?? "no error recorded"}</span>
+<span class="next">cart <code>${i.cart_id}</code> · checkout session <code>${
+    i.session_id ?? "none"
+  }</code> · owner <code>${i.user_id}</code>${i.paid_at === null ? "" : html` · paid ${timeInWords(i.paid_at)}`}${
+    i.refund_id === null
+      ? ""
+      : html` · refund <code>${i.refund_id}</code>${i.refunded_at === null ? "" : html` ${timeInWords(i.refunded_at)}`}`
+  }</span></li>`
+
+/** `/ops/carts` */
+export const cartsPage = (email: string, items: ReadonlyArray<FailedCartItem>, older: string | null): StorePage =>
+  opsPage(
+    "carts",
+    "Carts",
+    email,
+    html`<h1>Failed cart items</h1>
+<p>Items of paid renew and restore carts whose registrar call failed after payment, newest first
+(<a href="/docs/portfolio.md#after-payment">after payment</a>).</p>
+${rows("Failed cart items", items, cartItemLine, "No failed cart items.")}
+${olderLink("/ops/carts", {}, older)}
+<h2>What to do</h2>
+<ul>
+<li><strong>Refund under way</strong>: the cart's job gives the item's price back through the payment provider of
+its checkout session, retrying with back-off, and the item becomes refunded by itself. One that stays here means the
+provider keeps refusing: look up the checkout session's payment at the provider and the service's log for the cart.</li>
+<li><strong>Refunded</strong>: nothing to do. The owner was told, with the refund's id, in their notifications; they
+can ask for the renewal or restore again from their account once the registry allows it.</li>
+</ul>
+<p class="muted">Neither the admin API nor the CLI has an action on a cart item (no new registrar call, no refund by
+hand), so these rows have no buttons.</p>`
   )

@@ -1,7 +1,9 @@
 /**
  * What waits for a person, read from the services that own it (the same reads as the admin API
  * and the CLI): orders held for review and orders to transfer (partner orders), open brokerage
- * cases, pending offers, failed deliveries (fulfilment). Each queue shows its newest `LIMIT`.
+ * cases, pending offers, failed deliveries (fulfilment), cart items whose refund is under way
+ * (portfolio). Each queue shows its newest `LIMIT`, and counts them on the overview; the failed
+ * cart items' page itself is paged (./Http.ts), as it keeps the refunded ones too.
  */
 import { Effect } from "effect"
 import { OPEN_STATUSES } from "../domain/Brokerage.js"
@@ -9,6 +11,7 @@ import type { Fulfilment } from "../fulfilment/Fulfilment.js"
 import type { Offers } from "../offers/Offers.js"
 import type { Brokerage } from "../partner/brokerage/Brokerage.js"
 import type { Orders } from "../partner/orders/Orders.js"
+import type { Bulk } from "../portfolio/Bulk.js"
 import type { Counts } from "./Pages.js"
 
 export const LIMIT = 100
@@ -18,8 +21,9 @@ export const makeQueues = (services: {
   readonly brokerage: Brokerage["Type"]
   readonly offers: Offers["Type"]
   readonly fulfilment: Fulfilment["Type"]
+  readonly bulk: Bulk["Type"]
 }) => {
-  const { brokerage, fulfilment, offers, orders } = services
+  const { brokerage, bulk, fulfilment, offers, orders } = services
   const held = orders.listAll({ status: "MANUAL_REVIEW" }, LIMIT)
   const toTransfer = Effect.map(
     Effect.all([orders.listAll({ status: "EXTERNALLY_PAID" }, LIMIT), orders.listAll({ status: "PAID" }, LIMIT)]),
@@ -31,14 +35,16 @@ export const makeQueues = (services: {
   )
   const pendingOffers = offers.list("pending")
   const failedDeliveries = fulfilment.list("failed", LIMIT)
+  const refundsUnderWay = Effect.map(bulk.failedCartItems(["failed"], null, LIMIT), (page) => page.items)
   const counts: Effect.Effect<Counts> = Effect.map(
-    Effect.all([held, toTransfer, openCases, pendingOffers, failedDeliveries]),
-    ([h, t, c, o, f]) => ({
+    Effect.all([held, toTransfer, openCases, pendingOffers, failedDeliveries, refundsUnderWay]),
+    ([h, t, c, o, f, r]) => ({
       held: h.length,
       toTransfer: t.length,
       cases: c.length,
       offers: o.length,
-      failedDeliveries: f.length
+      failedDeliveries: f.length,
+      failedCartItems: r.length
     })
   )
   return { held, toTransfer, openCases, pendingOffers, failedDeliveries, counts }

@@ -32,7 +32,7 @@ import { PortfolioConfig } from "./Config.js"
 import { DomainsNotOwned, InvalidBulkDomains } from "./Errors.js"
 import { CART_JOB } from "./Fulfilment.js"
 import { Registrar } from "./Registrar.js"
-import { PortfolioRepo } from "./Repo.js"
+import { type FailedItemStatus, PortfolioRepo } from "./Repo.js"
 
 export { CART_JOB }
 export const BULK_JOB = "portfolio:bulk"
@@ -188,6 +188,15 @@ const make = Effect.gen(function*() {
     cart: (id: string, ownerId: string) => cartView(d.repo, id, ownerId),
     /** The owner's latest job ops and carts (the account page); never another user's. */
     recent: (ownerId: string) => recent(d.repo, ownerId),
+    /**
+     * Every owner's cart items whose registrar call failed after payment, in these statuses, newest
+     * first (the operator console's queue): a page after `beforeId`, and whether more follow.
+     */
+    failedCartItems: (statuses: ReadonlyArray<FailedItemStatus>, beforeId: string | null, limit: number) =>
+      Effect.map(d.repo.failedCartItems(statuses, beforeId, limit + 1), (rows) => ({
+        items: rows.slice(0, limit),
+        hasMore: rows.length > limit
+      })),
     runBulk: (job: RunningJob<{ readonly bulkOpId: string }>) => runBulk(d, job),
     runCart: (job: RunningJob<{ readonly cartId: string }>) => runCart(d, job)
   }

@@ -1,12 +1,16 @@
 /**
  * SQL of the portfolio: the owned domains' registrar state (columns of `user_domains`, whose rows
- * accounts create through ./OwnedDomains.ts), bulk operations and their items, carts and their
- * items. Rows are decoded by their schema; a database failure is a defect here, once (`transaction` too).
+ * accounts create through ./OwnedDomains.ts), bulk operations and their items, and (./RepoCarts.ts,
+ * spread in) carts and their items. Rows are decoded by their schema; a database failure is a
+ * defect here, once (`transaction` too).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { transactionOf } from "../platform/db/SqlTransaction.js"
+import { cartQueries } from "./RepoCarts.js"
+
+export { CartItemRow, CartRow, FAILED_ITEM_STATUSES, FailedCartItemRow, type FailedItemStatus } from "./RepoCarts.js"
 
 export const PortfolioDomainRow = Schema.Struct({
   domain: Schema.String,
@@ -63,32 +67,6 @@ const BulkCounts = Schema.Struct({
   pending: Schema.Number
 })
 
-export const CartItemRow = Schema.Struct({
-  id: Schema.String,
-  cart_id: Schema.String,
-  domain: Schema.String,
-  op: Schema.Literal("renew", "restore"),
-  years: Schema.Number,
-  price_cents: Schema.Number,
-  status: Schema.Literal("pending", "running", "succeeded", "failed", "refunded"),
-  error: Schema.NullOr(Schema.String),
-  refund_id: Schema.NullOr(Schema.String)
-})
-export type CartItemRow = typeof CartItemRow.Type
-
-export const CartRow = Schema.Struct({
-  id: Schema.String,
-  user_id: Schema.String,
-  status: Schema.Literal("open", "paid", "done"),
-  currency: Schema.String,
-  total_cents: Schema.Number,
-  session_id: Schema.NullOr(Schema.String),
-  created_at: Schema.DateFromSelf,
-  paid_at: Schema.NullOr(Schema.DateFromSelf),
-  finished_at: Schema.NullOr(Schema.DateFromSelf)
-})
-export type CartRow = typeof CartRow.Type
-
 export type DomainPatch = Partial<{
   locked: boolean
   auto_renew: boolean
@@ -98,7 +76,6 @@ export type DomainPatch = Partial<{
   expires_at: Date
 }>
 
-const Id = Schema.Struct({ id: Schema.String })
 const DomainOnly = Schema.Struct({ domain: Schema.String })
 const Positions = Schema.Struct({ id: Schema.String, positions: Schema.Array(Schema.Number), run: Schema.Number })
 
@@ -173,52 +150,12 @@ const make = Effect.gen(function*() {
           and (i.status = 'queued' or (i.status = 'running' and i.run < ${run}))
         returning i.position, i.domain, p.previous`
   })
-  const markCartPaid = SqlSchema.findOne({
-    Request: Schema.Struct({ id: Schema.String, sessionId: Schema.String }),
-    Result: CartRow,
-    execute: ({ id, sessionId }) =>
-      sql`update carts set status = 'paid', paid_at = now(), session_id = coalesce(session_id, ${sessionId})
-          where id = ${id} and status = 'open'
-          returning id, user_id, status, currency, total_cents, session_id, created_at, paid_at, finished_at`
-  })
-  const cart = SqlSchema.findOne({
-    Request: Schema.String,
-    Result: CartRow,
-    execute: (id) =>
-      sql`select id, user_id, status, currency, total_cents, session_id, created_at, paid_at, finished_at
-          from carts where id = ${id}`
-  })
-  const markCartDone = SqlSchema.findOne({
-    Request: Schema.String,
-    Result: Id,
-    execute: (id) =>
-      sql`update carts set status = 'done', finished_at = now() where id = ${id} and status = 'paid' returning id`
-  })
-  const markItemRefunded = SqlSchema.findOne({
-    Request: Schema.Struct({ id: Schema.String, refundId: Schema.String }),
-    Result: Id,
-    execute: ({ id, refundId }) =>
-      sql`update cart_items set status = 'refunded', refund_id = ${refundId}, refunded_at = now()
-          where id = ${id} and status = 'failed' returning id`
-  })
   const opsOf = SqlSchema.findAll({
     Request: Schema.Struct({ userId: Schema.String, limit: Schema.Number }),
     Result: BulkOpRow,
     execute: ({ limit, userId }) =>
       sql`select * from bulk_ops where user_id = ${userId} order by created_at desc, id desc limit ${limit}`
   })
-  const cartsOf = SqlSchema.findAll({
-    Request: Schema.Struct({ userId: Schema.String, limit: Schema.Number }),
-    Result: Id,
-    execute: ({ limit, userId }) =>
-      sql`select id from carts where user_id = ${userId} order by created_at desc, id desc limit ${limit}`
-  })
-  const cartItems = SqlSchema.findAll({
-    Request: Schema.String,
-    Result: CartItemRow,
-    execute: (cartId) => sql`select * from cart_items where cart_id = ${cartId} order by id`
-  })
-
   /** A statement with no rows to read; its failure a defect. */
   const run = <A, E, R>(statement: Effect.Effect<A, E, R>) => Effect.orDie(Effect.asVoid(statement))
 
@@ -327,44 +264,10 @@ const make = Effect.gen(function*() {
       run(sql`update bulk_items set status = 'failed', error = ${error}, updated_at = now()
               where bulk_op_id = ${id} and status = 'queued'`),
 
-    createCart: (
-      cart: { id: string; user_id: string; currency: string; total_cents: number },
-      items: ReadonlyArray<Omit<CartItemRow, "status" | "error" | "cart_id" | "refund_id">>
-    ) =>
-      transaction(Effect.gen(function*() {
-        yield* run(sql`insert into carts ${sql.insert({ ...cart, status: "open" })}`)
-        if (items.length > 0) {
-          yield* run(sql`insert into cart_items ${sql.insert(items.map((i) => ({ ...i, cart_id: cart.id })))}`)
-        }
-      })),
-
-    setCartSession: (id: string, sessionId: string) =>
-      run(sql`update carts set session_id = ${sessionId} where id = ${id}`),
-
-    /** Marks the cart paid; none when it was already paid (the payment is not fulfilled twice). */
-    markCartPaid: (id: string, sessionId: string) => Effect.orDie(markCartPaid({ id, sessionId })),
-
-    /** The cart; undefined when there is none. */
-    cart: (id: string) => Effect.orDie(Effect.map(cart(id), Option.getOrUndefined)),
-
-    /** paid → done, once (true the first time). */
-    markCartDone: (id: string) => Effect.orDie(Effect.map(markCartDone(id), Option.isSome)),
-
-    /** failed → refunded with its `rf_…`, once (true the first time: post the reversal then). */
-    markItemRefunded: (id: string, refundId: string) =>
-      Effect.orDie(Effect.map(markItemRefunded({ id, refundId }), Option.isSome)),
-
-    setCartJob: (id: string, jobId: string) => run(sql`update carts set job_id = ${jobId} where id = ${id}`),
-
-    cartItems: (cartId: string) => Effect.orDie(cartItems(cartId)),
-
-    /** The user's latest bulk operations and carts, newest first (the account page). */
+    /** The user's latest bulk operations, newest first (the account page; its carts: `cartIdsOf`). */
     opsOf: (userId: string, limit: number) => Effect.orDie(opsOf({ userId, limit })),
-    cartIdsOf: (userId: string, limit: number) =>
-      Effect.orDie(Effect.map(cartsOf({ userId, limit }), (rows) => rows.map((r) => r.id))),
 
-    cartItemStatus: (id: string, status: CartItemRow["status"], error: string | null) =>
-      run(sql`update cart_items set status = ${status}, error = ${error} where id = ${id}`)
+    ...cartQueries(sql, transaction)
   }
 })
 

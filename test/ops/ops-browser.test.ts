@@ -25,6 +25,7 @@ const SECTIONS = [
   "/ops/brokerage",
   "/ops/offers",
   "/ops/deliveries",
+  "/ops/carts",
   "/ops/money",
   "/ops/money/verify",
   "/ops/partners",
@@ -101,7 +102,7 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
           }
           const failing = Object.fromEntries(Object.entries(results).filter(([, v]) => v.length > 0))
           expect(failing).toEqual({})
-          expect(Object.keys(results).length).toBe(22)
+          expect(Object.keys(results).length).toBe(24)
         }),
       { timeout: 240_000 }
     )

@@ -39,6 +39,7 @@ const PAGES = [
   "/ops/brokerage",
   "/ops/offers",
   "/ops/deliveries",
+  "/ops/carts",
   "/ops/money",
   "/ops/money/verify",
   "/ops/partners",

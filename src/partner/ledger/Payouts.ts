@@ -45,6 +45,11 @@ export interface PayoutRunResult {
   >
 }
 
+/** A payout with its partner's name, as the operators' history shows it. */
+export interface PayoutHistoryRow extends PayoutRow {
+  readonly partner_name: string | null
+}
+
 const make = Effect.gen(function*() {
   const money = yield* MoneyRepo
   const credentials = yield* Credentials
@@ -152,8 +157,36 @@ const make = Effect.gen(function*() {
     Effect.orDie
   )
 
+  /**
+   * Every partner's payouts, newest first (the operator console's history): a page after
+   * `beforeId`, each with its partner's name (null for a partner no longer there), and whether
+   * more follow. The names are asked of the partners' service, once per partner on the page.
+   */
+  const history = (beforeId: string | null, limit: number) =>
+    Effect.gen(function*() {
+      const rows = yield* money.payouts(null, null, beforeId, limit + 1)
+      const page = rows.slice(0, limit)
+      const names = new Map(
+        yield* Effect.forEach(
+          [...new Set(page.map((p) => p.partner_id))],
+          (id) =>
+            Effect.map(
+              credentials.showPartner(id),
+              (p) => [id, Option.match(p, { onNone: () => null, onSome: (r) => r.name })] as const
+            ),
+          { concurrency: 4 }
+        )
+      )
+      const payouts: ReadonlyArray<PayoutHistoryRow> = page.map((p) => ({
+        ...p,
+        partner_name: names.get(p.partner_id) ?? null
+      }))
+      return { payouts, hasMore: rows.length > limit }
+    })
+
   return {
     run,
+    history,
     /** The partner's account at the payout provider; false when there is no such partner. */
     setAccount: credentials.setPayoutAccount
   }

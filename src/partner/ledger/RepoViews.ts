@@ -67,12 +67,17 @@ export const recordedQuery = (sql: SqlClient.SqlClient) =>
 
 const payoutsQuery = (sql: SqlClient.SqlClient) =>
   SqlSchema.findAll({
-    Request: Schema.Struct({ owner: Owner, sources: Schema.NullOr(Schema.Array(PayoutSource)), ...Page }),
+    Request: Schema.Struct({
+      owner: Schema.NullOr(Owner),
+      sources: Schema.NullOr(Schema.Array(PayoutSource)),
+      ...Page
+    }),
     Result: PayoutRow,
-    execute: ({ beforeId, limit, owner: o, sources }) =>
+    execute: ({ beforeId, limit, owner, sources }) =>
       sql`
         select * from partner_payouts
-        where partner_id = ${o.partnerId} and environment = ${o.environment}
+        where true
+          ${owned(sql, owner)}
           ${sources ? sql`and source in ${sql.in(sources)}` : sql``}
           ${beforeId ? sql`and id < ${beforeId}` : sql``}
         order by id desc limit ${limit}`
@@ -120,8 +125,9 @@ export const viewQueries = (sql: SqlClient.SqlClient, orders: Context.Tag.Servic
         return sales.map((s): TransactionRow => ({ id: posted.get(key(s.order_id)) ?? s.order_id, ...s }))
       }).pipe(Effect.orDie),
     transactionTotals: orders.salesTotals,
+    /** Newest first, of one partner and environment (null: every partner's, the operators' history). */
     payouts: (
-      owner: Owner,
+      owner: Owner | null,
       sources: ReadonlyArray<typeof PayoutSource.Type> | null,
       beforeId: string | null,
       limit: number

@@ -96,7 +96,10 @@ const MONEY: CursorRefusal = { code: "invalid_cursor", details: false, ...PARTNE
 /** docs/partner.md (webhook deliveries), docs/brokerage.md: 400 `validation_error`. */
 const PARTNER: CursorRefusal = { code: "validation_error", details: false, ...PARTNER_WORDS }
 
-/** The partner console's lists (docs/consoles.md#business): a 400 page with this message. */
+/**
+ * The consoles' lists, partner (docs/consoles.md#business) and operator
+ * (docs/consoles.md#operator-console): a 400 page with this message.
+ */
 const CONSOLE: CursorRefusal = {
   code: "invalid_cursor",
   details: false,
@@ -141,7 +144,10 @@ export const PAGED_LISTS = {
   consoleOrders: list("console-orders", ["GET /console/orders"], LastId, CONSOLE),
   consoleCheckoutSessions: list("console-checkout-sessions", ["GET /console/checkout-sessions"], LastId, CONSOLE),
   consoleBrokerage: list("console-brokerage", ["GET /console/brokerage"], LastId, CONSOLE),
-  consoleTransactions: list("console-transactions", ["GET /console/money"], LastId, CONSOLE)
+  consoleTransactions: list("console-transactions", ["GET /console/money"], LastId, CONSOLE),
+  opsPayouts: list("ops-payouts", ["GET /ops/money"], LastId, CONSOLE),
+  opsCartItems: list("ops-cart-items", ["GET /ops/carts"], LastId, CONSOLE),
+  opsAudit: list("ops-audit", ["GET /ops/audit"], LastId, CONSOLE)
 } as const
 
 const codeByOperation = new Map(

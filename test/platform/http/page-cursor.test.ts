@@ -46,7 +46,10 @@ const ANSWERS: Record<keyof typeof PAGED_LISTS, readonly [string, string, string
   consoleOrders: ["invalid_cursor", CONSOLE_MALFORMED, CONSOLE_OTHER, false],
   consoleCheckoutSessions: ["invalid_cursor", CONSOLE_MALFORMED, CONSOLE_OTHER, false],
   consoleBrokerage: ["invalid_cursor", CONSOLE_MALFORMED, CONSOLE_OTHER, false],
-  consoleTransactions: ["invalid_cursor", CONSOLE_MALFORMED, CONSOLE_OTHER, false]
+  consoleTransactions: ["invalid_cursor", CONSOLE_MALFORMED, CONSOLE_OTHER, false],
+  opsPayouts: ["invalid_cursor", CONSOLE_MALFORMED, CONSOLE_OTHER, false],
+  opsCartItems: ["invalid_cursor", CONSOLE_MALFORMED, CONSOLE_OTHER, false],
+  opsAudit: ["invalid_cursor", CONSOLE_MALFORMED, CONSOLE_OTHER, false]
 }
 
 const refusedWith = (e: Effect.Effect<unknown, InvalidCursor>) => Effect.runSync(Effect.flip(e)) satisfies InvalidCursor
