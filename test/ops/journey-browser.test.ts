@@ -89,8 +89,8 @@ describe.skipIf(!hasChromium)("the consoles' journey in Chromium", () => {
 
           // The owner follows the link, signs up, accepts: the console.
           // (The test server's BASE_URL names no port: the link's path, on the server.)
-        const here = (url: string) => `${baseUrl}${new URL(url).pathname}`
-        yield* run(() => owner.page.goto(here(invitation)))
+          const here = (url: string) => `${baseUrl}${new URL(url).pathname}`
+          yield* run(() => owner.page.goto(here(invitation)))
           yield* owner.submit("main a[href^='/signup']")
           yield* run(async () => {
             await owner.page.fill("#email", ownerEmail)
