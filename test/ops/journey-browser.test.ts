@@ -5,8 +5,9 @@
  * test-fires a webhook, creates a referral link that a visitor then clicks; after a sandbox sale
  * (signed with the key the owner made) the owner sees the order held, and the analytics' chart
  * moves. The operator clears the held order and starts its transfer, closes a brokerage deal, and
- * runs settlement from /ops; the owner downloads the statement; /ops/audit shows every step with
- * the person who took it. Skipped, with a message, where /usr/bin/chromium is absent.
+ * runs settlement from /ops; the owner downloads the statement; the operator narrows the key's
+ * scopes, suspends and resumes the partner, and the signed API follows; /ops/audit shows every
+ * step with the person who took it. Skipped, with a message, where /usr/bin/chromium is absent.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -186,6 +187,23 @@ describe.skipIf(!hasChromium)("the consoles' journey in Chromium", () => {
           const statement = Fs.readFileSync((yield* run(() => download.path()))!, "utf8")
           expect(statement.split("\r\n")[0]).toMatch(/^statement_id,/)
           expect(statement).toContain(orderId)
+
+          // The operator narrows the owner's key to `search`, then suspends and resumes the partner.
+          const availability = "/api/partner/v1/availability?domain=journey-sale.com"
+          yield* ops.submit("nav[aria-label='Operator console'] a[href='/ops/partners']")
+          yield* run(async () => {
+            await ops.page.click(`summary:has-text('${key.key_id}')`)
+            for (const s of SCOPES) await ops.page.setChecked(`#scope-${key.key_id}-${s}`, s === "search")
+          })
+          yield* ops.submit(`form:has(#scope-${key.key_id}-search) button[type=submit]`)
+          expect((yield* signed(key, "GET", availability)).status).toBe(200)
+          const quote = yield* signed(key, "POST", "/api/partner/v1/quotes", { body: { domain: "journey-sale.com" } })
+          expect(quote.json.error.code).toBe("forbidden")
+          yield* ops.submit(`li[data-partner='${partnerId}'] button[aria-label='Suspend: Journey Registrar']`)
+          expect(yield* text(ops.page, `li[data-partner='${partnerId}'] [data-field=suspended]`)).toContain("suspended")
+          expect((yield* signed(key, "GET", availability)).json.error.code).toBe("credential_not_active")
+          yield* ops.submit(`li[data-partner='${partnerId}'] button[aria-label='Resume: Journey Registrar']`)
+          expect((yield* signed(key, "GET", availability)).status).toBe(200)
 
           // The audit log names each step's person.
           yield* ops.submit("nav[aria-label='Operator console'] a[href='/ops/audit']")
