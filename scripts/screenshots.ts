@@ -136,7 +136,8 @@ const shots: ReadonlyArray<{
     }
   },
   { name: "ops", as: "operator", open: (p) => p.goto(`${service.url}/ops`) },
-  { name: "ops-money", as: "operator", open: (p) => p.goto(`${service.url}/ops/money`) }
+  { name: "ops-money", as: "operator", open: (p) => p.goto(`${service.url}/ops/money`) },
+  { name: "ops-partners", as: "operator", open: (p) => p.goto(`${service.url}/ops/partners`) }
 ]
 
 /** A signed-in context for `who` (the owner accepts the invitation on the first sign-in). */
