@@ -153,16 +153,27 @@ describe("the production build", () => {
     300_000
   )
 
-  // Every other process a test starts runs this build (test/support/BuiltApp.ts); `npm start` and
-  // `npm run cli` run the sources through tsx, checked here.
+  // Every other process a test starts runs this build (test/support/BuiltApp.ts). `npm start` runs
+  // scripts/start.mjs (the repository's own dist/, built when stale) and `npm run cli` the sources
+  // through tsx, checked here.
   it.scopedLive(
-    "from the sources, as `npm start` and `npm run cli` run them: the service gets ready and the CLI answers",
+    "as `npm start` and `npm run cli` run them: the service from dist/, built only when stale; the CLI from the sources",
     () =>
       Effect.gen(function*() {
         const databaseUrl = yield* sharedDatabaseUrl
-        const service = yield* startServiceProcess({ DATABASE_URL: databaseUrl }, ["--import", "tsx", "src/main.ts"])
-        const ready = yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))
-        expect(ready.status, ready.text).toBe(200)
+        const start = [Path.join(root, "scripts", "start.mjs")]
+        const main = Path.join(root, "dist", "main.js")
+        yield* Effect.scoped(Effect.gen(function*() {
+          const service = yield* startServiceProcess({ DATABASE_URL: databaseUrl }, start, { readyWithinMs: 120_000 })
+          const ready = yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))
+          expect(ready.status, ready.text).toBe(200)
+        }))
+        // Nothing changed since: the second start uses the same build.
+        const builtAt = Fs.statSync(main).mtimeMs
+        const again = yield* startServiceProcess({ DATABASE_URL: databaseUrl }, start)
+        expect((yield* Effect.promise(() => fetchReply(`${again.baseUrl}/readyz`))).status).toBe(200)
+        expect(Fs.statSync(main).mtimeMs).toBe(builtAt)
+        expect(pkg.scripts.start).toBe("node scripts/start.mjs")
         const listed = yield* runCli(databaseUrl, ["partner", "list", "--json"], {}, sourceCli)
         expect(listed.code, listed.stderr).toBe(0)
         expect(JSON.parse(listed.stdout).partners).toEqual(expect.any(Array))
