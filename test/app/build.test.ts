@@ -13,7 +13,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { parse as parseYaml } from "yaml"
 import { signRequest } from "../../src/partner-client/index.js"
-import { runCli, sourceCli } from "../support/cli.js"
+import { runCli } from "../support/cli.js"
 import { fetchReply } from "../support/http.js"
 import { buildApp, startServiceProcess } from "../support/ServiceProcess.js"
 import { sharedDatabaseUrl } from "../support/TestServer.js"
@@ -153,30 +153,34 @@ describe("the production build", () => {
     300_000
   )
 
-  // Every other process a test starts runs this build (test/support/BuiltApp.ts). `npm start` runs
-  // scripts/start.mjs (the repository's own dist/, built when stale) and `npm run cli` the sources
-  // through tsx, checked here.
+  // Every other process a test starts runs this build (test/support/BuiltApp.ts). `npm start` and
+  // `npm run cli` run scripts/built.mjs: the repository's own build under .build/, made when stale.
   it.scopedLive(
-    "as `npm start` and `npm run cli` run them: the service from dist/, built only when stale; the CLI from the sources",
+    "as `npm start` and `npm run cli` run them: built when the sources changed, the same build after",
     () =>
       Effect.gen(function*() {
         const databaseUrl = yield* sharedDatabaseUrl
-        const start = [Path.join(root, "scripts", "start.mjs")]
-        const main = Path.join(root, "dist", "main.js")
+        const built = (which: string) => [Path.join(root, "scripts", "built.mjs"), which]
+        const builds = () => Fs.existsSync(Path.join(root, ".build")) ? Fs.readdirSync(Path.join(root, ".build")) : []
         yield* Effect.scoped(Effect.gen(function*() {
-          const service = yield* startServiceProcess({ DATABASE_URL: databaseUrl }, start, { readyWithinMs: 120_000 })
+          const service = yield* startServiceProcess({ DATABASE_URL: databaseUrl }, built("main"), {
+            readyWithinMs: 120_000
+          })
           const ready = yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))
           expect(ready.status, ready.text).toBe(200)
         }))
-        // Nothing changed since: the second start uses the same build.
-        const builtAt = Fs.statSync(main).mtimeMs
-        const again = yield* startServiceProcess({ DATABASE_URL: databaseUrl }, start)
-        expect((yield* Effect.promise(() => fetchReply(`${again.baseUrl}/readyz`))).status).toBe(200)
-        expect(Fs.statSync(main).mtimeMs).toBe(builtAt)
-        expect(pkg.scripts.start).toBe("node scripts/start.mjs")
-        const listed = yield* runCli(databaseUrl, ["partner", "list", "--json"], {}, sourceCli)
+        // Nothing changed since: the CLI and a second start use the same build.
+        const before = builds()
+        const listed = yield* runCli(databaseUrl, ["partner", "list", "--json"], {}, built("cli"))
         expect(listed.code, listed.stderr).toBe(0)
         expect(JSON.parse(listed.stdout).partners).toEqual(expect.any(Array))
+        const again = yield* startServiceProcess({ DATABASE_URL: databaseUrl }, built("main"))
+        expect((yield* Effect.promise(() => fetchReply(`${again.baseUrl}/readyz`))).status).toBe(200)
+        expect(builds()).toEqual(before)
+        expect(pkg.scripts.start).toBe("node scripts/built.mjs main")
+        expect(pkg.scripts.cli).toBe("node scripts/built.mjs cli")
+        // An entry it does not know is a usage error.
+        expect((yield* runCli(databaseUrl, [], {}, built("nope"))).code).toBe(2)
       }),
     300_000
   )
