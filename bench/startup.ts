@@ -3,7 +3,8 @@
  *
  * - the service from process start to `/readyz` 200 on the embedded database (no DATABASE_URL),
  *   warm: the DATA_DIR already holds the migrated database (a first, unmeasured start made it),
- *   both as `node dist/main.js` (the production build) and as `npm start` (tsx from sources);
+ *   both as `node dist/main.js` (the production build) and as `npm start` (scripts/built.mjs: the
+ *   same build, kept under .build/; a baseline checkout from before it ran the sources through tsx);
  * - the CLI's `--help` (`node dist/cli.js` and `npm run -s cli`);
  * - a CLI read on PostgreSQL (`ledger verify --json`, on a private database, migrated beforehand).
  *
@@ -50,7 +51,7 @@ const toReady = async (dir: string, command: ReadonlyArray<string>, env: Record<
     cwd: dir,
     env: { ...withoutDatabase, ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "ignore", "inherit"],
-    detached: true // npm start → tsx → node: stop the whole group
+    detached: true // npm start → node: stop the whole group
   })
   let ms: number
   try {
@@ -88,9 +89,9 @@ const { DATABASE_URL: _unused, ...withoutDatabase } = process.env
 
 const measures = [
   "service `node dist/main.js` → /readyz (embedded, warm)",
-  "service `npm start` (tsx) → /readyz (embedded, warm)",
+  "service `npm start` → /readyz (embedded, warm)",
   "CLI `node dist/cli.js --help`",
-  "CLI `npm run -s cli -- --help` (tsx)",
+  "CLI `npm run -s cli -- --help`",
   "CLI `node dist/cli.js ledger verify --json` (PostgreSQL)"
 ] as const
 type Measure = typeof measures[number]
