@@ -44,7 +44,7 @@ export const problem = (message: string | undefined) =>
 export const notice = (message: string | undefined) =>
   message === undefined ? "" : html`<p class="success" role="status">${message}</p>`
 
-/** The frame of every console page: heading, the partner and role, the console's nav. */
+/** The frame of every console page: heading, the partner and role (and its suspension), the console's nav. */
 export const consoleFrame = (
   m: Membership,
   section: Section,
@@ -54,6 +54,11 @@ export const consoleFrame = (
   html`<p class="muted">Partner console · ${m.partnerName} (<code>${m.partnerId}</code>) · you are ${
     m.role === "owner" ? "an" : "a"
   } ${m.role}</p>
+${
+    m.suspended
+      ? html`<p class="error" role="status" data-field="suspended">The operators have suspended this partner: the API refuses every one of its keys (403 <code>credential_not_active</code>) until they resume it. Orders, money and this console stay as they are.</p>`
+      : ""
+  }
 <nav aria-label="Console" class="actions">${
     SECTIONS.map(([s, path, label]) =>
       html`<a class="${s === section ? "button primary" : "button secondary"}" href="${

@@ -6,8 +6,9 @@
  * (signed with the key the owner made) the owner sees the order held, and the analytics' chart
  * moves. The operator clears the held order and starts its transfer, closes a brokerage deal, and
  * runs settlement from /ops; the owner downloads the statement; the operator narrows the key's
- * scopes, suspends and resumes the partner, and the signed API follows; /ops/audit shows every
- * step with the person who took it. Skipped, with a message, where /usr/bin/chromium is absent.
+ * scopes, suspends and resumes the partner, and the signed API and the owner's console follow;
+ * /ops/audit shows every step with the person who took it. Skipped, with a message, where
+ * /usr/bin/chromium is absent.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -202,8 +203,13 @@ describe.skipIf(!hasChromium)("the consoles' journey in Chromium", () => {
           yield* ops.submit(`li[data-partner='${partnerId}'] button[aria-label='Suspend: Journey Registrar']`)
           expect(yield* text(ops.page, `li[data-partner='${partnerId}'] [data-field=suspended]`)).toContain("suspended")
           expect((yield* signed(key, "GET", availability)).json.error.code).toBe("credential_not_active")
+          // The owner's console says so, on every page.
+          yield* run(() => owner.page.reload())
+          expect(yield* text(owner.page, "[data-field=suspended]")).toContain("suspended this partner")
           yield* ops.submit(`li[data-partner='${partnerId}'] button[aria-label='Resume: Journey Registrar']`)
           expect((yield* signed(key, "GET", availability)).status).toBe(200)
+          yield* run(() => owner.page.reload())
+          expect(yield* run(() => owner.page.locator("[data-field=suspended]").count())).toBe(0)
 
           // The audit log names each step's person.
           yield* ops.submit("nav[aria-label='Operator console'] a[href='/ops/audit']")

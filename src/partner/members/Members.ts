@@ -34,11 +34,14 @@ export interface Membership {
   readonly partnerId: string
   readonly partnerName: string
   readonly role: Role
+  /** The operators have suspended the partner: the signed API refuses its keys (the console still opens). */
+  readonly suspended: boolean
 }
 
 export interface Invitation {
   readonly id: string
   readonly partner_id: string
+  readonly partner_name: string
   readonly email: string
   readonly role: Role
   readonly url: string
@@ -52,6 +55,16 @@ const make = Effect.gen(function*() {
 
   const partnerName = (partnerId: string) => Effect.map(credentials.showPartner(partnerId), Option.map((p) => p.name))
 
+  /** The partner as a membership shows it: its name (its id when it has none) and whether it is suspended. */
+  const partnerFacts = (partnerId: string) =>
+    Effect.map(
+      credentials.showPartner(partnerId),
+      Option.match({
+        onNone: () => ({ partnerName: partnerId, suspended: false }),
+        onSome: (p) => ({ partnerName: p.name, suspended: p.suspended_at !== null })
+      })
+    )
+
   /** The person's membership of the partner when the role has the right; else NotAMember / RoleRefused. */
   const require = (userId: string, partnerId: string, right: ConsoleRight) =>
     Effect.gen(function*() {
@@ -60,8 +73,7 @@ const make = Effect.gen(function*() {
       if (!may(mine.role, right)) {
         return yield* new RoleRefused({ message: `A ${mine.role} cannot do this; ask an owner of the partner` })
       }
-      const name = yield* partnerName(partnerId)
-      return { partnerId, partnerName: Option.getOrElse(name, () => partnerId), role: mine.role } satisfies Membership
+      return { partnerId, ...(yield* partnerFacts(partnerId)), role: mine.role } satisfies Membership
     })
 
   const invite = (input: {
@@ -71,7 +83,8 @@ const make = Effect.gen(function*() {
     readonly invitedBy: string
   }) =>
     Effect.gen(function*() {
-      if (Option.isNone(yield* partnerName(input.partnerId))) {
+      const name = yield* partnerName(input.partnerId)
+      if (Option.isNone(name)) {
         return yield* new UnknownPartner({ message: `No partner ${input.partnerId}` })
       }
       const token = `inv_${randomBytes(32).toString("base64url")}`
@@ -89,6 +102,7 @@ const make = Effect.gen(function*() {
       return {
         id,
         partner_id: input.partnerId,
+        partner_name: name.value,
         email: input.email.trim().toLowerCase(),
         role: input.role,
         url: `${config.baseUrl}${INVITE_PATH}${token}`,
@@ -104,11 +118,10 @@ const make = Effect.gen(function*() {
       Effect.flatMap(
         repo.membershipsOf(userId),
         Effect.forEach((m) =>
-          Effect.map(partnerName(m.partner_id), (name): Membership => ({
-            partnerId: m.partner_id,
-            partnerName: Option.getOrElse(name, () => m.partner_id),
-            role: m.role
-          }))
+          Effect.map(
+            partnerFacts(m.partner_id),
+            (facts): Membership => ({ partnerId: m.partner_id, ...facts, role: m.role })
+          )
         )
       ),
 
