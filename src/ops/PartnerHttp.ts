@@ -101,16 +101,15 @@ export const OpsPartnerHttpLive = HttpApiBuilder.group(Api, "opsPartnerPages", (
               return yield* Effect.fail(badInput(`role: one of ${ROLES.join(", ")}`))
             }
             const role = payload.role
-            const partner = yield* credentials.showPartner(partnerId)
-            if (Option.isNone(partner)) {
-              return yield* Effect.fail(notFound(`No partner ${partnerId}`))
-            }
             const invitation = yield* door.act(
               op,
               { action: "member.invite", target: partnerId, after: invitationFacts },
-              members.invite({ partnerId, email, role, invitedBy: op.email })
+              members.invite({ partnerId, email, role, invitedBy: op.email }).pipe(
+                Effect.catchTag("UnknownPartner", (e) =>
+                  Effect.fail(notFound(e.message)))
+              )
             )
-            return door.show(invitedPage(op.email, partner.value.name, invitation), 201)
+            return door.show(invitedPage(op.email, invitation), 201)
           })))
       .handle("setCommission", ({ payload, request }) =>
         door.post("/ops/partners", request, payload.csrf, (op) =>

@@ -164,12 +164,12 @@ ${invitation === undefined ? "" : invitationFacts(invitation)}
   )
 
 /** After `POST /ops/partners/invite`: the link, this once. */
-export const invitedPage = (email: string, partnerName: string, invitation: Invitation): StorePage =>
+export const invitedPage = (email: string, invitation: Invitation): StorePage =>
   opsPage(
     "partners",
     "Invitation",
     email,
-    html`<h1>${invitation.email} is invited to ${partnerName}</h1>
+    html`<h1>${invitation.email} is invited to ${invitation.partner_name}</h1>
 <p class="note" role="status">The link is shown only this once.</p>
 ${invitationFacts(invitation)}
 <p><a href="/ops/partners">Back to the partners</a></p>`
