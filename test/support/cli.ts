@@ -10,9 +10,6 @@ export interface CliResult {
   readonly stderr: string
 }
 
-/** How to start the CLI from its sources, through tsx (what `npx tsx src/cli.ts` runs). */
-export const sourceCli: ReadonlyArray<string> = ["--import", "tsx", "src/cli.ts"]
-
 export const runCli = (
   databaseUrl: string,
   args: ReadonlyArray<string>,
