@@ -10,12 +10,13 @@ import { Effect } from "effect"
 import { Api } from "../app/Api.js"
 import { PAYMENT_MODELS } from "../domain/Ledger.js"
 import { ORDER_STATUSES } from "../domain/OrderState.js"
+import type { PartnerEnvironment } from "../partner/Auth.js"
 import { iso } from "../partner/Common.js"
 import { NotAMember } from "../partner/members/Errors.js"
 import { MemberBusiness } from "../partner/members/MemberBusiness.js"
 import { PAGED_LISTS } from "../platform/http/PageCursor.js"
 import { ServiceSecret } from "../platform/ServiceSecret.js"
-import { makeDoor } from "./Door.js"
+import { makeDoor, type Refusal } from "./Door.js"
 import { environmentOf, limitOf, listCursor, oneOf, windowOf } from "./Lists.js"
 import { moneyPage } from "./MoneyPages.js"
 
@@ -53,6 +54,25 @@ export const ConsoleMoneyHttpLive = HttpApiBuilder.group(
       /** The partner's default environment (asked first: membership before any filter), or the URL's. */
       const environment = (asked: string | undefined, userId: string, partnerId: string) =>
         Effect.flatMap(business.defaultEnvironment(userId, partnerId), (fallback) => environmentOf(asked, fallback))
+
+      /** A CSV of the chosen partner's environment (none of the person's: the 404 page); a refusal is its page. */
+      const download = <E extends Refusal>(
+        q: { readonly partner?: string | undefined; readonly environment?: string | undefined },
+        csv: (
+          userId: string,
+          partnerId: string,
+          env: PartnerEnvironment
+        ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E>
+      ) =>
+        door.withSession("/console/money", (session) =>
+          Effect.gen(function*() {
+            const { partnerId } = yield* door.chosen(session, q.partner)
+            if (partnerId === undefined) return door.refused(new NotAMember({ message: "No such partner of yours" }))
+            return yield* Effect.flatMap(
+              environment(q.environment, session.user.id, partnerId),
+              (env) => csv(session.user.id, partnerId, env)
+            ).pipe(Effect.catchAll((e) => Effect.succeed(door.refused(e))))
+          }))
 
       return handlers
         .handle("moneyPage", ({ urlParams: q }) =>
@@ -93,38 +113,17 @@ export const ConsoleMoneyHttpLive = HttpApiBuilder.group(
               })
             })))
         .handle("transactionsCsv", ({ urlParams: q }) =>
-          door.withSession("/console/money", (session) =>
+          download(q, (userId, partnerId, env) =>
             Effect.gen(function*() {
-              const { partnerId } = yield* door.chosen(session, q.partner)
-              const csv = Effect.gen(function*() {
-                if (partnerId === undefined) {
-                  return yield* new NotAMember({ message: "No such partner of yours" })
-                }
-                const env = yield* environment(q.environment, session.user.id, partnerId)
-                const text = yield* business.transactionsCsv(session.user.id, partnerId, env, yield* salesFilters(q))
-                return attachment(text, `transactions-${partnerId}-${env}.csv`)
-              })
-              return yield* csv.pipe(Effect.catchAll((e) =>
-                Effect.succeed(door.refused(e))
-              ))
+              const text = yield* business.transactionsCsv(userId, partnerId, env, yield* salesFilters(q))
+              return attachment(text, `transactions-${partnerId}-${env}.csv`)
             })))
         .handle("statementCsv", ({ path, urlParams: q }) =>
-          door.withSession("/console/money", (session) =>
-            Effect.gen(function*() {
-              const { partnerId } = yield* door.chosen(session, q.partner)
-              const csv = Effect.gen(function*() {
-                if (partnerId === undefined) {
-                  return yield* new NotAMember({ message: "No such partner of yours" })
-                }
-                const env = yield* environment(q.environment, session.user.id, partnerId)
-                return attachment(
-                  yield* business.statementCsv(session.user.id, partnerId, env, path.id),
-                  `statement-${path.id}.csv`
-                )
-              })
-              return yield* csv.pipe(Effect.catchAll((e) =>
-                Effect.succeed(door.refused(e))
-              ))
-            })))
+          download(q, (userId, partnerId, env) =>
+            Effect.map(
+              business.statementCsv(userId, partnerId, env, path.id),
+              (text) =>
+                attachment(text, `statement-${path.id}.csv`)
+            )))
     })
 )
