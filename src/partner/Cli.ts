@@ -145,6 +145,7 @@ const partnerJson = (p: PartnerSummaryRow) => ({
   commission_bps: p.commission_bps,
   created_at: p.created_at.toISOString(),
   suspended_at: p.suspended_at === null ? null : p.suspended_at.toISOString(),
+  granted_scopes: p.granted_scopes,
   credentials: p.credentials.map((c) => ({
     key_id: c.key_id,
     environment: c.environment,

@@ -36,6 +36,8 @@ export const PartnerSummaryRow = Schema.Struct({
   created_at: Schema.DateFromSelf,
   /** Set while an operator has the partner suspended: none of its keys is admitted. */
   suspended_at: Schema.NullOr(Schema.DateFromSelf),
+  /** What its people may give a new key, once an operator set a key's scopes (null: every key's so far). */
+  granted_scopes: Schema.NullOr(Scopes),
   /** Aggregated as JSON: the times arrive as strings. */
   credentials: Schema.Array(Schema.Struct({
     key_id: Schema.String,
@@ -133,9 +135,24 @@ const make = Effect.gen(function*() {
   const setScopes = SqlSchema.findOne({
     Request: Schema.Struct({ keyId: Schema.String, scopes: Scopes }),
     Result: Schema.Struct({ key_id: Schema.String }),
+    // The partner's grant becomes what its live keys hold after the change (the other keys as they
+    // are, this one as it will be): an operator's narrowing is not undone by a new console key.
     execute: (r) =>
-      sql`update partner_credentials set scopes = ${sqlArray([...r.scopes])}::text[]
-          where key_id = ${r.keyId} and active returning key_id`
+      sql`
+        with changed as (
+          update partner_credentials set scopes = ${sqlArray([...r.scopes])}::text[]
+          where key_id = ${r.keyId} and active returning key_id, partner_id
+        ), granted as (
+          update partners p set granted_scopes = array(
+            select distinct s from (
+              select unnest(c.scopes) as s from partner_credentials c
+              where c.partner_id = p.id and c.active and c.key_id <> ${r.keyId}
+              union all select unnest(${sqlArray([...r.scopes])}::text[])
+            ) x order by s)
+          from changed where p.id = changed.partner_id
+          returning p.id
+        )
+        select key_id from changed`
   })
 
   const payoutAccount = SqlSchema.findOne({
@@ -257,14 +274,14 @@ const make = Effect.gen(function*() {
     Result: PartnerSummaryRow,
     execute: ({ limit, partnerId }) =>
       sql`
-        select p.id, p.name, p.affiliate, p.commission_bps, p.created_at, p.suspended_at,
+        select p.id, p.name, p.affiliate, p.commission_bps, p.created_at, p.suspended_at, p.granted_scopes,
                coalesce(json_agg(json_build_object(
                  'key_id', c.key_id, 'environment', c.environment, 'scopes', c.scopes, 'active', c.active,
                  'created_at', c.created_at, 'revoked_at', c.revoked_at) order by c.created_at)
                  filter (where c.id is not null), '[]'::json) as credentials
         from partners p left join partner_credentials c on c.partner_id = p.id
         ${partnerId === undefined ? sql`` : sql`where p.id = ${partnerId}`}
-        group by p.id, p.name, p.affiliate, p.commission_bps, p.created_at, p.suspended_at
+        group by p.id, p.name, p.affiliate, p.commission_bps, p.created_at, p.suspended_at, p.granted_scopes
         order by p.created_at desc, p.id desc
         limit ${limit}`
   })

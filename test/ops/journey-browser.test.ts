@@ -86,6 +86,7 @@ describe.skipIf(!hasChromium)("the consoles' journey in Chromium", () => {
           })
           yield* ops.submit("form[action='/ops/partners'] button[type=submit]")
           const partnerId = yield* text(ops.page, "[data-testid=partner-id]")
+          const firstKey = yield* text(ops.page, "[data-testid=key-id]")
           const invitation = yield* run(() => ops.page.inputValue("#invitation"))
           expect(invitation).toContain("/console/invite/inv_")
 
@@ -189,17 +190,35 @@ describe.skipIf(!hasChromium)("the consoles' journey in Chromium", () => {
           expect(statement.split("\r\n")[0]).toMatch(/^statement_id,/)
           expect(statement).toContain(orderId)
 
+          // The owner makes a spare key with every scope and revokes it: a record of `buy` that stays.
+          yield* owner.submit("main a[href^='/console/keys']")
+          yield* run(async () => {
+            await owner.page.selectOption("#environment", "sandbox")
+            for (const s of SCOPES) await owner.page.check(`#scope-${s}`)
+          })
+          yield* owner.submit("form[action='/console/keys'] button[type=submit]")
+          const spare = yield* text(owner.page, "[data-testid=key-id]")
+          yield* owner.submit("main a[href^='/console/keys']")
+          yield* owner.submit(`li[data-key-id='${spare}'] form[action='/console/keys/revoke'] button`)
+
           // The operator narrows the owner's key to `search`, then suspends and resumes the partner.
           const availability = "/api/partner/v1/availability?domain=journey-sale.com"
           yield* ops.submit("nav[aria-label='Operator console'] a[href='/ops/partners']")
-          yield* run(async () => {
-            await ops.page.click(`summary:has-text('${key.key_id}')`)
-            for (const s of SCOPES) await ops.page.setChecked(`#scope-${key.key_id}-${s}`, s === "search")
-          })
-          yield* ops.submit(`form:has(#scope-${key.key_id}-search) button[type=submit]`)
+          // (Both of its live keys: the owner's, and the first one the operator was shown.)
+          for (const keyId of [key.key_id, firstKey]) {
+            yield* run(async () => {
+              await ops.page.click(`summary:has-text('${keyId}')`)
+              for (const s of SCOPES) await ops.page.setChecked(`#scope-${keyId}-${s}`, s === "search")
+            })
+            yield* ops.submit(`form:has(#scope-${keyId}-search) button[type=submit]`)
+          }
           expect((yield* signed(key, "GET", availability)).status).toBe(200)
           const quote = yield* signed(key, "POST", "/api/partner/v1/quotes", { body: { domain: "journey-sale.com" } })
           expect(quote.json.error.code).toBe("forbidden")
+          // Nor can the owner give a new key what the operator took away.
+          yield* run(() => owner.page.goto(`${baseUrl}/console/keys?partner=${partnerId}`))
+          expect(yield* run(() => owner.page.locator("#scope-buy").count())).toBe(0)
+          expect(yield* run(() => owner.page.locator("#scope-search").count())).toBe(1)
           yield* ops.submit(`li[data-partner='${partnerId}'] button[aria-label='Suspend: Journey Registrar']`)
           expect(yield* text(ops.page, `li[data-partner='${partnerId}'] [data-field=suspended]`)).toContain("suspended")
           expect((yield* signed(key, "GET", availability)).json.error.code).toBe("credential_not_active")

@@ -178,6 +178,10 @@ layer(Env, { timeout: 120_000 })("operator console: partners", (it) => {
       expect((yield* setScopes([["key_id", keyId], ["scope", "webhook"], ["scope", "webhook"]])).status).toBe(303)
       expect((yield* signed(key, "GET", "/api/partner/v1/events")).status).toBe(200)
       expectError(yield* signed(key, "GET", availability), 403, "forbidden")
+      // The partner's grant follows: its people cannot give a new key what was taken away.
+      const [grant] = yield* sql<{ granted_scopes: ReadonlyArray<string> }>`
+        select granted_scopes from partners where id = ${partnerId}`
+      expect(grant!.granted_scopes).toEqual(["webhook"])
       expect((yield* page("/ops/partners", cookie)).text).toMatch(
         new RegExp(`id="scope-${keyId}-webhook" checked`)
       )

@@ -3,7 +3,7 @@
  * every member may list them; owners and developers create, rotate and revoke. A key is only ever
  * acted on through its own partner (a key id of another partner is `KeyNotFound`). A new key may
  * carry only the scopes and environments the operator granted the partner (those of its keys so
- * far): the console never widens what a partner may do.
+ * far, or the grant an operator's scope change left): the console never widens what a partner may do.
  *
  * Each state-changing action is one method (create, rotate, revoke), so an audit record can wrap it.
  */
@@ -20,12 +20,23 @@ const make = Effect.gen(function*() {
   const credentials = yield* Credentials
   const members = yield* Members
 
-  /** The scopes and environments the partner's keys were ever given (revoked ones included). */
+  /**
+   * The environments the partner's keys were ever given (revoked ones included), and their scopes,
+   * or, once an operator has set a key's scopes, the partner's grant from then (`granted_scopes`).
+   */
   const granted = (partnerId: string) =>
-    Effect.map(credentials.keysOf(partnerId), (keys) => ({
-      scopes: new Set(keys.flatMap((k) => k.scopes)),
-      environments: new Set(keys.map((k) => k.environment))
-    }))
+    Effect.map(
+      Effect.all([credentials.keysOf(partnerId), credentials.showPartner(partnerId)], { concurrency: 2 }),
+      ([keys, partner]) => ({
+        scopes: new Set(
+          Option.match(Option.flatMapNullable(partner, (p) => p.granted_scopes), {
+            onNone: () => keys.flatMap((k) => k.scopes),
+            onSome: (grant) => grant
+          })
+        ),
+        environments: new Set(keys.map((k) => k.environment))
+      })
+    )
 
   const activeKey = (partnerId: string, keyId: string) =>
     Effect.flatMap(credentials.keysOf(partnerId), (keys) => {
