@@ -1,9 +1,9 @@
 /**
  * Handlers of the operator console's partners (./PartnerApi.ts): the door (./Door.ts), the form
  * read and refused before anything is written, then the same calls as the CLI (`partner create`,
- * `partner invite`, `partner set-commission`, `partner suspend|resume`, `partner set-scopes`), each through `door.act` under the CLI's audit
- * action names, recorded with the operator's e-mail. Neither a secret nor an invitation link is
- * recorded: whoever holds one can act as the partner.
+ * `partner invite`, `partner set-commission`, `partner suspend|resume`, `partner set-scopes`), each
+ * through `door.act` under the CLI's audit action names, recorded with the operator's e-mail.
+ * Neither a secret nor an invitation link is recorded: whoever holds one can act as the partner.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Option } from "effect"
@@ -147,14 +147,7 @@ export const OpsPartnerHttpLive = HttpApiBuilder.group(Api, "opsPartnerPages", (
               {
                 action: suspended ? "partner.suspend" : "partner.resume",
                 target: partnerId,
-                before: Effect.map(
-                  credentials.showPartner(partnerId),
-                  Option.match({
-                    onNone: () =>
-                      null,
-                    onSome: (p) => ({ suspended: p.suspended_at !== null })
-                  })
-                )
+                before: credentials.suspensionOf(partnerId)
               },
               Effect.flatMap(credentials.setSuspended(partnerId, suspended), (done) =>
                 done ? Effect.succeed({ suspended }) : Effect.fail(notFound(`No partner ${partnerId}`)))

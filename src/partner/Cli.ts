@@ -230,10 +230,7 @@ const suspension = (cmd: "suspend" | "resume") =>
         {
           action: `partner.${cmd}`,
           target: o.partnerId,
-          before: Effect.map(
-            credentials.showPartner(o.partnerId),
-            Option.match({ onNone: () => null, onSome: (p) => ({ suspended: p.suspended_at !== null }) })
-          ),
+          before: credentials.suspensionOf(o.partnerId),
           after: () => ({ suspended })
         },
         Effect.flatMap(

@@ -193,6 +193,12 @@ const make = Effect.gen(function*() {
     setCommission: (partnerId: string, bps: number) => repo.setCommission(partnerId, bps),
     showPartner: (partnerId: string) =>
       Effect.map(repo.listPartners(1, partnerId), (rows) => Option.fromNullable(rows[0])),
+    /** Whether the partner is suspended, as the audit records it before a change; null when there is no such partner. */
+    suspensionOf: (partnerId: string) =>
+      Effect.map(
+        repo.listPartners(1, partnerId),
+        (rows) => rows[0] === undefined ? null : { suspended: rows[0].suspended_at !== null }
+      ),
     purgeNonces: repo.purgeNonces,
     /** The partner's account at the payout provider (read by the ledger's payout run); none when there is no such partner. */
     payoutAccount: repo.payoutAccount,

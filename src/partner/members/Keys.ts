@@ -25,9 +25,9 @@ const make = Effect.gen(function*() {
    * or, once an operator has set a key's scopes, the partner's grant from then (`granted_scopes`).
    */
   const granted = (partnerId: string) =>
-    Effect.map(
-      Effect.all([credentials.keysOf(partnerId), credentials.showPartner(partnerId)], { concurrency: 2 }),
-      ([keys, partner]) => ({
+    Effect.map(credentials.showPartner(partnerId), (partner) => {
+      const keys = Option.match(partner, { onNone: () => [], onSome: (p) => p.credentials })
+      return {
         scopes: new Set(
           Option.match(Option.flatMapNullable(partner, (p) => p.granted_scopes), {
             onNone: () => keys.flatMap((k) => k.scopes),
@@ -35,8 +35,8 @@ const make = Effect.gen(function*() {
           })
         ),
         environments: new Set(keys.map((k) => k.environment))
-      })
-    )
+      }
+    })
 
   const activeKey = (partnerId: string, keyId: string) =>
     Effect.flatMap(credentials.keysOf(partnerId), (keys) => {
