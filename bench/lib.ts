@@ -169,6 +169,8 @@ export const privateDatabase = async (name: string) => {
 /** Configuration every benchmarked service process starts with (each benchmark adds its own). */
 export const serviceEnv = {
   NODE_ENV: "production",
+  // A test deployment: production refuses the sandbox payment and payout providers otherwise.
+  TEST_MODE: "true",
   // Random per run: production refuses a placeholder-looking secret.
   SERVICE_SECRET: randomBytes(32).toString("hex"),
   METRICS_TOKEN: randomBytes(24).toString("hex"),

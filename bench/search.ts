@@ -11,6 +11,7 @@
  */
 import * as Fs from "node:fs"
 import * as Http from "node:http"
+import * as Os from "node:os"
 import * as Path from "node:path"
 import { Worker } from "node:worker_threads"
 import {
@@ -57,9 +58,21 @@ const service = await start(mainFile, {
   ...(database ? { DATABASE_URL: database.url } : { DATA_DIR: Path.join(root, "bench/.build/data-search") })
 })
 
+// --- the floor: the same I/O in plain node:http (bench/servers/search-floor.mjs) ----------------------
+const floor = await start(Path.join(import.meta.dirname, "servers/search-floor.mjs"), {
+  RDAP_BASE: rdapBase,
+  TLDS: TLDS.join(",")
+}, "/")
+const effectFloor = await start(await compile("bench/servers/search-effect-floor.ts"), {
+  RDAP_BASE: rdapBase,
+  TLDS: TLDS.join(",")
+}, "/ready")
+
 // --- one search, timed on the client --------------------------------------------------------------
 const agent = new Http.Agent({ keepAlive: true, maxSockets: 256 })
 const url = new URL(`${service.url}/api/domain/search`)
+const floorUrl = new URL(`${floor.url}/api/domain/search`)
+const effectFloorUrl = new URL(`${effectFloor.url}/api/domain/search`)
 let seq = 0
 
 interface Timing {
@@ -74,7 +87,7 @@ interface Timing {
   readonly rows: number
 }
 
-const searchOnce = () =>
+const searchOnce = (target = url) =>
   new Promise<Timing>((resolve, reject) => {
     const name = `bench${process.pid}x${seq++}.com`
     const body = JSON.stringify({ q: name })
@@ -83,7 +96,7 @@ const searchOnce = () =>
     let primary = -1
     let rows = 0
     let buffer = ""
-    const req = Http.request(url, {
+    const req = Http.request(target, {
       method: "POST",
       agent,
       headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) }
@@ -119,24 +132,48 @@ const quantile = (xs: ReadonlyArray<number>, q: number) => {
 }
 const fmt = (n: number) => n.toFixed(1)
 
-// Warm-up: bootstrap fetch, connection pools, JIT.
-for (let i = 0; i < 30; i++) await searchOnce()
+// Warm-up: bootstrap fetch, connection pools, JIT (the floors' too).
+for (let i = 0; i < 100; i++) await searchOnce()
+for (let i = 0; i < 100; i++) await searchOnce(floorUrl)
+for (let i = 0; i < 100; i++) await searchOnce(effectFloorUrl)
 await Promise.all(Array.from({ length: CONCURRENCY }, () => searchOnce()))
 
-/** CPU time (user + system) the service process has used, in ms (Linux /proc). */
-const serviceCpuMs = () => {
+/** CPU time (user + system) a process has used, in ms (Linux /proc). */
+const cpuMs = (pid: number | undefined) => {
   try {
-    const fields = Fs.readFileSync(`/proc/${service.child.pid}/stat`, "utf8").split(") ")[1].split(" ")
+    const fields = Fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
     return (Number(fields[11]) + Number(fields[12])) * 10
   } catch {
     return NaN
   }
 }
 
+// One at a time, the service and its floor in alternating rounds (the same minutes, so a load
+// that comes and goes touches both): CPU per search of each, and the spread over the rounds.
+const ROUNDS = 4
 const sequential: Array<Timing> = []
-const cpuBefore = serviceCpuMs()
-for (let i = 0; i < SEQUENTIAL; i++) sequential.push(await searchOnce())
-const cpuPerSearch = (serviceCpuMs() - cpuBefore) / SEQUENTIAL
+const serviceRounds: Array<number> = []
+const floorRounds: Array<number> = []
+const effectFloorRounds: Array<number> = []
+const loadBefore = Os.loadavg()[0]
+for (let r = 0; r < ROUNDS; r++) {
+  const n = Math.ceil(SEQUENTIAL / ROUNDS)
+  let before = cpuMs(service.child.pid)
+  for (let i = 0; i < n; i++) sequential.push(await searchOnce())
+  serviceRounds.push((cpuMs(service.child.pid) - before) / n)
+  before = cpuMs(floor.child.pid)
+  for (let i = 0; i < n; i++) await searchOnce(floorUrl)
+  floorRounds.push((cpuMs(floor.child.pid) - before) / n)
+  before = cpuMs(effectFloor.child.pid)
+  for (let i = 0; i < n; i++) await searchOnce(effectFloorUrl)
+  effectFloorRounds.push((cpuMs(effectFloor.child.pid) - before) / n)
+}
+const loadAfter = Os.loadavg()[0]
+const median = (xs: ReadonlyArray<number>) => quantile(xs, 0.5)
+const cpuPerSearch = median(serviceRounds)
+const floorCpuPerSearch = median(floorRounds)
+const effectFloorCpuPerSearch = median(effectFloorRounds)
+const spread = (xs: ReadonlyArray<number>) => xs.map((x) => x.toFixed(1)).join(", ")
 
 const concurrent: Array<Timing> = []
 const until = performance.now() + CONCURRENT_SECONDS * 1000
@@ -150,6 +187,8 @@ const seen = await rdapReport()
 for (const t of [...sequential, ...concurrent]) t.asked = (seen.asked[t.name] ?? NaN) - t.sentAt
 const rdapRequests = seen.requests
 await service.stop()
+await floor.stop()
+await effectFloor.stop()
 agent.destroy()
 rdap.postMessage("close")
 await database?.drop()
@@ -164,6 +203,9 @@ const verdict = (ok: boolean) => (ok ? "met" : "**missed**")
 
 writeFigures("search", {
   cpuPerSearchMs: cpuPerSearch,
+  floorCpuPerSearchMs: floorCpuPerSearch,
+  effectFloorCpuPerSearchMs: effectFloorCpuPerSearch,
+  load: [loadBefore, loadAfter],
   sequential: {
     headerP50: p50(sequential, "header"),
     primaryP50: p50(sequential, "primary"),
@@ -209,7 +251,16 @@ client: keep-alive node:http, times measured from sending the request to reading
 Rows per search: ${Math.min(...sequential.map((t) => t.rows))}–${
     Math.max(...sequential.map((t) => t.rows))
   } · RDAP requests served: ${rdapRequests} ·
-service CPU per search (one at a time): **${cpuPerSearch.toFixed(1)} ms** — the concurrent figures are CPU-bound: the
+service CPU per search (one at a time): **${cpuPerSearch.toFixed(1)} ms** (median of ${ROUNDS} rounds: ${
+    spread(serviceRounds)
+  }); its floor, the same I/O in plain node:http (bench/servers/search-floor.mjs) in alternating rounds: **${
+    floorCpuPerSearch.toFixed(1)
+  } ms** (${spread(floorRounds)}); the framework floor, the same design as the smallest Effect HttpApi server
+(bench/servers/search-effect-floor.ts): **${effectFloorCpuPerSearch.toFixed(1)} ms** (${
+    spread(effectFloorRounds)
+  }); service ÷ node floor ${(cpuPerSearch / floorCpuPerSearch).toFixed(1)}, service ÷ framework floor ${
+    (cpuPerSearch / effectFloorCpuPerSearch).toFixed(1)
+  } · load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}. The concurrent figures are CPU-bound: the
 service gets at most one of the machine's 2 cores (shared with PostgreSQL, this client and the RDAP worker).
 
 ## Where the time goes

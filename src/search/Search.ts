@@ -111,15 +111,14 @@ const make = Effect.gen(function*() {
           Effect.flatMap(check, (a) => Queue.offer(queue, [i, a] as const))
         // The queried name goes first: its upstream requests leave before the alternates' (which
         // start 2 ms later), so its answers come back — and are processed — first.
+        // One fiber per name, each scoped to the stream (no `forEach` fiber above them).
         yield* Effect.forkScoped(offer(checks[0], 0))
         if (checks.length > 1) {
-          yield* Effect.forkScoped(
-            Effect.forEach(checks.slice(1), (check, i) => offer(check, i + 1), {
-              concurrency: "unbounded",
+          yield* Effect.sleep(Duration.millis(2)).pipe(
+            Effect.zipRight(Effect.forEach(checks.slice(1), (check, i) => Effect.forkScoped(offer(check, i + 1)), {
               discard: true
-            }).pipe(
-              Effect.delay(Duration.millis(2))
-            )
+            })),
+            Effect.forkScoped
           )
         }
         // One chunk per batch of answers, each chunk one write to the socket: the primary's row
