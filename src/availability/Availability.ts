@@ -24,7 +24,7 @@
  * This file is the engine (local answers, the cache, `prepare`); the upstream evidence is
  * Evidence.ts.
  */
-import { Clock, Context, Duration, Effect, Either, Layer, Option } from "effect"
+import { Clock, Context, Duration, Effect, identity, Layer, Option } from "effect"
 import { createHash } from "node:crypto"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { RealtimeRegister } from "../catalogue/RealtimeRegister.js"
@@ -37,11 +37,12 @@ import {
   type UpstreamSource,
   type WhoisSummary
 } from "../domain/Availability.js"
-import { type DomainName, type InvalidDomainName, parseDomainName } from "../domain/DomainName.js"
+import type { DomainName, InvalidDomainName } from "../domain/DomainName.js"
 import { RdapClient } from "../lookup/Rdap.js"
 import { LookupConfig } from "../lookup/Settings.js"
 import { WhoisClient } from "../lookup/Whois.js"
 import { type Environment, type ListingRow, Market } from "../market/Market.js"
+import { parseDomainInputWith } from "../platform/http/DomainInput.js"
 import { type EvidenceSources, upstream } from "./Evidence.js"
 import { makeGuard } from "./Guard.js"
 import { AvailabilityRepo, DEFAULT_RESERVED, type ReservedRow } from "./Repo.js"
@@ -362,11 +363,9 @@ const make = Effect.gen(function*() {
   }
   const check = (name: DomainName, options?: CheckOptions) =>
     Effect.flatMap(prepare(d, [name], options), (effects) => effects[0])
-  /** Parses then checks; an invalid name fails with the parse error. */
-  const checkText = (input: string, options?: CheckOptions): Effect.Effect<Availability, InvalidDomainName> => {
-    const parsed = parseDomainName(input)
-    return Either.isLeft(parsed) ? Effect.fail(parsed.left) : check(parsed.right, options)
-  }
+  /** Parses then checks; an invalid name fails with the parse's problem (its caller chooses the wire). */
+  const checkText = (input: string, options?: CheckOptions): Effect.Effect<Availability, InvalidDomainName> =>
+    Effect.flatMap(parseDomainInputWith(input, identity), (name) => check(name, options))
 
   const addReserved = (row: ReservedRow) => Effect.zipRight(repo.upsertReserved(row), invalidateReserved)
   const removeReserved = (pattern: string) => Effect.tap(repo.removeReserved(pattern), () => invalidateReserved)

@@ -14,26 +14,27 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Either } from "effect"
 import { abort, json, print } from "../cli/Output.js"
-import { parseDomainName } from "../domain/DomainName.js"
+import { candidate, parseTld } from "../domain/DomainName.js"
+import { parseDomainInputWith } from "../platform/http/DomainInput.js"
 import { AvailabilityEngine } from "./Availability.js"
 
 /** Normalises a reserved-list pattern, or explains why it is not one. */
 export const normalizePattern = (input: string): Either.Either<string, string> => {
   const p = input.trim().toLowerCase()
   if (p.startsWith("*.")) {
-    const parsed = parseDomainName(`x.${p.slice(2)}`)
-    return Either.isRight(parsed)
-      ? Either.right(`*.${parsed.right.ascii.slice(2)}`)
-      : Either.left(`"${input}": ${parsed.left.message}`)
+    return Either.mapBoth(parseTld(p.slice(2)), {
+      onLeft: (e) => `"${input}": ${e.message}`,
+      onRight: (tld) => `*.${tld}`
+    })
   }
   if (p.endsWith(".*")) {
-    const parsed = parseDomainName(`${p.slice(0, -2)}.com`)
+    const parsed = candidate(p.slice(0, -2), "com")
     if (Either.isLeft(parsed)) return Either.left(`"${input}": ${parsed.left.message}`)
     if (parsed.right.subdomain !== "") return Either.left(`"${input}": a label pattern is one label followed by .*`)
     return Either.right(`${parsed.right.label}.*`)
   }
-  const parsed = parseDomainName(p)
-  if (Either.isLeft(parsed)) return Either.left(`"${input}": ${parsed.left.message}`)
+  const parsed = parseDomainInputWith(p, (e) => `"${input}": ${e.message}`)
+  if (Either.isLeft(parsed)) return Either.left(parsed.left)
   if (parsed.right.subdomain !== "") {
     return Either.left(`"${input}" is not a registrable name (did you mean ${parsed.right.registrable}?)`)
   }

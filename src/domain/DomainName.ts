@@ -154,3 +154,23 @@ export const parseDomainName = (input: string): Either.Either<DomainName, Invali
 /** A-label → U-label for display (never fails: an undecodable label is returned as is). */
 export const toUnicode = (ascii: string): string =>
   tr46.toUnicode(ascii, { checkHyphens: false, checkBidi: false, checkJoiners: false, useSTD3ASCIIRules: false }).domain
+
+/**
+ * The names the code builds itself (not a caller's input, which platform/http/DomainInput.ts
+ * parses): each is the parse of a name made for the purpose, so its rules are exactly a name's.
+ */
+
+/** The name `label.tld` (a candidate, or a label checked under a TLD): `Bücher` + `de` → `xn--bcher-kva.de`. */
+export const candidate = (label: string, tld: string): Either.Either<DomainName, InvalidDomainName> =>
+  parseDomainName(`${label}.${tld}`)
+
+/**
+ * A TLD or public suffix (`com`, `co.uk`, `рф`) in A-label form (`xn--p1ai`), checked as the
+ * suffix of a one-letter name: it is valid where `x.<tld>` is a name (its problem, if not).
+ */
+export const parseTld = (tld: string): Either.Either<string, InvalidDomainName> =>
+  Either.map(candidate("x", tld), (name) => name.ascii.slice(2))
+
+/** The public suffix of a name (`co.uk` for `a.co.uk`); for a string that is not a name, its last label. */
+export const suffixOf = (domain: string): string =>
+  Either.getOrElse(Either.map(parseDomainName(domain), (d) => d.suffix), () => domain.split(".").pop()!)

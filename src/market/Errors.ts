@@ -3,7 +3,7 @@
  * its wire code and status; the endpoints declare them with `errorWire`.
  */
 import { Effect, Either } from "effect"
-import { parseDomainName } from "../domain/DomainName.js"
+import { parseTld } from "../domain/DomainName.js"
 import { DomainError } from "../platform/http/Errors.js"
 
 /** The domain has no listing that shows as for sale (none, sold or withdrawn). */
@@ -53,8 +53,8 @@ export class InvalidTldFilter extends DomainError<InvalidTldFilter>()("InvalidTl
 export const tldFilter = (input: string): Effect.Effect<string, InvalidTldFilter> => {
   const t = input.trim().toLowerCase().replace(/^\.+/, "").replace(/\.+$/, "")
   if (t === "") return Effect.fail(InvalidTldFilter.of("tld must not be empty"))
-  const parsed = parseDomainName(`x.${t}`)
+  const parsed = parseTld(t)
   return Either.isLeft(parsed)
     ? Effect.fail(InvalidTldFilter.of(`"${input}" is not a valid TLD: ${parsed.left.message}`))
-    : Effect.succeed(parsed.right.ascii.slice(2))
+    : Effect.succeed(parsed.right)
 }

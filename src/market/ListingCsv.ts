@@ -11,7 +11,7 @@
  */
 import { parse } from "csv-parse/sync"
 import { Either } from "effect"
-import { parseDomainName } from "../domain/DomainName.js"
+import { parseDomainInputWith } from "../platform/http/DomainInput.js"
 
 export const LISTING_CSV_COLUMNS = [
   "domain",
@@ -81,10 +81,11 @@ export const parseListingCsv = (text: string): { rows: Array<ListingCsvRow>; err
       return at === -1 ? undefined : cells[at]
     }
     const problems: Array<string> = []
-    const parsed = parseDomainName(get("domain") ?? "")
+    const domain = get("domain") ?? ""
+    const parsed = parseDomainInputWith(domain, (e) => `invalid domain "${domain}": ${e.message}`)
     let name: { ascii: string; unicode: string; suffix: string; label: string } | undefined
     if (Either.isLeft(parsed)) {
-      problems.push(`invalid domain "${get("domain") ?? ""}": ${parsed.left.message}`)
+      problems.push(parsed.left)
     } else if (parsed.right.subdomain !== "" || !parsed.right.knownSuffix) {
       problems.push(`"${parsed.right.ascii}" is not a registrable name under a known public suffix`)
     } else {

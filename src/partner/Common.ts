@@ -2,8 +2,9 @@
  * Small helpers shared by the partner handlers and services. They fail with the partner-wide
  * domain errors (./Errors.ts), never an HTTP error, so a service may use them.
  */
-import { Effect, Either, Schema } from "effect"
-import { parseDomainName } from "../domain/DomainName.js"
+import { Effect, Schema } from "effect"
+import type { DomainName } from "../domain/DomainName.js"
+import { parseDomainInputWith } from "../platform/http/DomainInput.js"
 import { InvalidDateWindow, MalformedDomain } from "./Errors.js"
 
 /**
@@ -37,11 +38,8 @@ export const dateParam = (field: string, s: string | undefined) => {
 }
 
 /** A domain from user input in A-label form, or `MalformedDomain` naming the field. */
-export const domainParam = (field: string, input: string) =>
-  Either.match(parseDomainName(input.trim()), {
-    onLeft: (e) => Effect.fail(MalformedDomain.of(field, e.message)),
-    onRight: (d) => Effect.succeed(d)
-  })
+export const domainParam = (field: string, input: string): Effect.Effect<DomainName, MalformedDomain> =>
+  parseDomainInputWith(input.trim(), (e) => MalformedDomain.of(field, e.message))
 
 /** RFC 3339 UTC with milliseconds. */
 export const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString())

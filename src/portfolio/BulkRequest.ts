@@ -6,7 +6,7 @@
 import { type Context, Effect, Either, Option, ParseResult } from "effect"
 import type { Catalogue } from "../catalogue/Catalogue.js"
 import { type BulkOp, folderNameProblem, isContactHandle, MIN_NAMESERVERS, parseHostName } from "../domain/BulkRules.js"
-import { parseDomainName } from "../domain/DomainName.js"
+import { suffixOf } from "../domain/DomainName.js"
 import { meaningfulIssues } from "../platform/http/DecodeErrors.js"
 import { type BulkCommand, commandOf } from "./BulkPayloads.js"
 import { registrarUnavailable } from "./BulkRegistrar.js"
@@ -37,8 +37,8 @@ export const decodePayload = (op: BulkOp, payload: unknown): Effect.Effect<BulkC
     }
   })
 
-export const suffixOf = (domain: string) =>
-  Either.getOrElse(Either.map(parseDomainName(domain), (d) => d.suffix), () => domain.split(".").pop()!)
+/** Kept here for the bulk carts: the rule is a name's (domain/DomainName.ts). */
+export { suffixOf }
 
 export const clipList = (xs: ReadonlyArray<string>, n = 10) =>
   xs.slice(0, n).join(", ") + (xs.length > n ? ` and ${xs.length - n} more` : "")

@@ -6,7 +6,7 @@
  * keywords hyphenated. Only valid names are kept, without duplicates, up to `limit`.
  */
 import { Either } from "effect"
-import { parseDomainName } from "../domain/DomainName.js"
+import { candidate, type DomainName } from "../domain/DomainName.js"
 
 export const DEFAULT_SUGGEST_TLDS = ["com", "net", "org", "io", "co", "app", "dev", "ai"]
 const PREFIXES = ["get", "try", "my", "go", "the"]
@@ -20,18 +20,23 @@ export const keywordTokens = (keywords: string): ReadonlyArray<string> =>
     .filter((t) => t !== "")
     .slice(0, 5)
 
-export const suggestNames = (keywords: string, tlds: ReadonlyArray<string>, limit: number): ReadonlyArray<string> => {
+/** The suggested names, parsed (the engine checks them as they are). */
+export const suggestNames = (
+  keywords: string,
+  tlds: ReadonlyArray<string>,
+  limit: number
+): ReadonlyArray<DomainName> => {
   const tokens = keywordTokens(keywords)
   if (tokens.length === 0) return []
   const joined = tokens.join("")
-  const out: Array<string> = []
+  const out: Array<DomainName> = []
   const seen = new Set<string>()
   const add = (label: string, tld: string) => {
     if (out.length >= limit) return
-    const parsed = parseDomainName(`${label}.${tld}`)
+    const parsed = candidate(label, tld)
     if (Either.isLeft(parsed) || parsed.right.subdomain !== "" || seen.has(parsed.right.ascii)) return
     seen.add(parsed.right.ascii)
-    out.push(parsed.right.ascii)
+    out.push(parsed.right)
   }
   for (const tld of tlds) add(joined, tld)
   for (const tld of tlds.slice(0, 2)) {

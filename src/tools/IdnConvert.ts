@@ -3,7 +3,7 @@
  * rejected an invalid name explained. Pure.
  */
 import { Either } from "effect"
-import { parseDomainName } from "../domain/DomainName.js"
+import { parseDomainInputWith } from "../platform/http/DomainInput.js"
 
 export interface IdnConvertResult {
   readonly input: string
@@ -20,17 +20,9 @@ export interface IdnConvertResult {
 }
 
 export const idnConvert = (input: string): IdnConvertResult => {
-  const parsed = parseDomainName(input)
+  const parsed = parseDomainInputWith(input, (e) => ({ code: e.problem, message: e.message }))
   if (Either.isLeft(parsed)) {
-    return {
-      input,
-      valid: false,
-      ascii: null,
-      unicode: null,
-      is_idn: false,
-      labels: [],
-      error: { code: parsed.left.problem, message: parsed.left.message }
-    }
+    return { input, valid: false, ascii: null, unicode: null, is_idn: false, labels: [], error: parsed.left }
   }
   const name = parsed.right
   const unicodeLabels = name.unicode.split(".")

@@ -8,11 +8,11 @@
  */
 import { Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { AvailabilityEngine } from "../availability/Availability.js"
-import { type DomainName, parseDomainName } from "../domain/DomainName.js"
+import type { DomainName } from "../domain/DomainName.js"
 import { dnsLookup, RECORD_TYPES, type RecordType } from "../lookup/DnsLookup.js"
 import { LookupConfig } from "../lookup/Settings.js"
 import { ListingReads } from "../market/ListingReads.js"
-import { domainInput } from "../platform/http/DomainInput.js"
+import { domainInput, parseDomainInputWith } from "../platform/http/DomainInput.js"
 import { isId } from "../platform/Ids.js"
 import { Jobs, JobsJanitorLive, type JobState, type RunningJob } from "../platform/jobs/Jobs.js"
 import { Outbound } from "../platform/outbound/Outbound.js"
@@ -84,10 +84,9 @@ const make = Effect.gen(function*() {
         return yield* InvalidKeywords.of()
       }
       return yield* cached(
-        `domain-suggest|${names.join(",")}`,
+        `domain-suggest|${names.map((n) => n.ascii).join(",")}`,
         Effect.gen(function*() {
-          const parsed = names.flatMap((n) => Either.getRight(parseDomainName(n)).pipe(Option.toArray))
-          const results = yield* checkMany(parsed)
+          const results = yield* checkMany(names)
           return {
             keywords: input.keywords,
             suggestions: results.map((a) => ({
@@ -150,7 +149,7 @@ const make = Effect.gen(function*() {
       yield* job.progress({ checked: 0, total })
       for (let i = 0; i < total; i += 25) {
         const chunk = job.input.domains.slice(i, i + 25)
-        const parsed = chunk.map((d) => ({ input: d, parsed: parseDomainName(d) }))
+        const parsed = chunk.map((d) => ({ input: d, parsed: parseDomainInputWith(d, (e) => e.message) }))
         const valid = parsed.flatMap((p) => (Either.isRight(p.parsed) ? [p.parsed.right] : []))
         const results = yield* checkMany(valid)
         let k = 0
@@ -161,7 +160,7 @@ const make = Effect.gen(function*() {
               state: "invalid",
               available: null,
               price: null,
-              error: p.parsed.left.message
+              error: p.parsed.left
             })
           } else {
             const a = results[k++]

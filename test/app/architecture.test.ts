@@ -3,8 +3,9 @@
  * nor does a capability or a capability's sub-slice (partner/orders ↔ partner/ledger: a port),
  * `platform/` and `domain/` import no capability (and `domain/` no I/O), capability layers are
  * merged only in `app/`, and the handlers return what their schemas encode (no `unsafeJson`
- * outside platform/http/SchemaResponse.ts), no `as any` outside a named seam, and no file over 400
- * lines. Reads the files; starts nothing.
+ * outside platform/http/SchemaResponse.ts), a domain name is parsed only in domain/ and the one
+ * input schema, no `as any` outside a named seam, and no file over 400 lines. Reads the files;
+ * starts nothing.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
@@ -154,6 +155,20 @@ describe("architecture", () => {
       text.includes("unsafeJson(") && file !== Path.join("platform", "http", "SchemaResponse.ts")
     ).map(([file]) => file)
     expect(users).toEqual([])
+  })
+
+  it("a domain name is parsed in domain/ and, from a caller, in platform/http/DomainInput.ts only", () => {
+    // Everywhere else a caller's name goes through DomainInput.ts (its one wording, its wires) and
+    // a name the code builds through a domain/DomainName.ts helper (candidate, parseTld, suffixOf).
+    const allowedFiles = [Path.join("platform", "http", "DomainInput.ts")]
+    const allowedFolders = [
+      "domain",
+      "search" // search: moving with the search work
+    ]
+    const parsing = [...sources].filter(([file, text]) =>
+      text.includes("parseDomainName(") && !allowedFiles.includes(file) && !allowedFolders.includes(top(file))
+    ).map(([file]) => file)
+    expect(parsing).toEqual([])
   })
 
   it("no `as any` outside a named seam (`// seam: <why>` on the same line)", () => {

@@ -1,9 +1,12 @@
-/** Property tests: domain-name normalisation (UTS-46, A-label inside) and the names a search checks. */
+/**
+ * Property tests: domain-name normalisation (UTS-46, A-label inside), the names the code builds
+ * itself (`candidate`, `parseTld`, `suffixOf`) and the names a search checks.
+ */
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
 import tr46 from "tr46"
-import { parseDomainName, toUnicode } from "../../src/domain/DomainName.js"
+import { candidate, parseDomainName, parseTld, suffixOf, toUnicode } from "../../src/domain/DomainName.js"
 import { planSearch } from "../../src/search/Search.js"
 
 const PROBLEMS = [
@@ -211,6 +214,63 @@ describe("domain names", () => {
     }
     const uk = Either.getOrThrow(parseDomainName("www.label.co.uk"))
     expect([uk.suffix, uk.label, uk.registrable, uk.subdomain]).toEqual(["co.uk", "label", "label.co.uk", "www"])
+  })
+})
+
+describe("the names the code builds", () => {
+  const outcome = <A>(e: Either.Either<A, { problem: string; message: string }>) =>
+    Either.match(e, { onLeft: (l) => `${l.problem}: ${l.message}`, onRight: (a) => a })
+
+  it("candidate(label, tld) is the name label.tld", () => {
+    fc.assert(
+      fc.property(label, suffix, (l, t) => {
+        const built = Either.map(candidate(l, t), (n) => n.ascii)
+        expect(outcome(built)).toBe(outcome(Either.map(parseDomainName(`${l}.${t}`), (n) => n.ascii)))
+      }),
+      { numRuns: 1000 }
+    )
+  })
+
+  it("parseTld gives the suffix a name under it has, in A-label form, and is idempotent", () => {
+    fc.assert(
+      fc.property(label, suffix, (l, t) => {
+        const tld = parseTld(t)
+        const name = candidate(l, t)
+        if (Either.isLeft(tld)) return
+        expect(tld.right).toMatch(/^[a-z0-9.-]+$/)
+        expect(parseTld(tld.right)).toEqual(Either.right(tld.right))
+        // A name under a TLD that is on the list has that TLD as its suffix.
+        if (Either.isRight(name) && name.right.knownSuffix) expect(name.right.suffix).toBe(tld.right)
+      }),
+      { numRuns: 1000 }
+    )
+  })
+
+  it("parseTld: known answers, and a problem (never an exception) for anything else", () => {
+    expect(parseTld("CO.uk")).toEqual(Either.right("co.uk"))
+    expect(parseTld("рф")).toEqual(Either.right("xn--p1ai"))
+    expect(parseTld("com.")).toEqual(Either.right("com"))
+    expect(Either.flip(parseTld("c m")).pipe(Either.getOrThrow).problem).toBe("invalid_character")
+    expect(Either.flip(parseTld("-com")).pipe(Either.getOrThrow).problem).toBe("hyphen_position")
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), dotsAndLetters, suffix), (t) => {
+        const tld = parseTld(t)
+        if (Either.isLeft(tld)) expect(PROBLEMS).toContain(tld.left.problem)
+      }),
+      { numRuns: 1000 }
+    )
+  })
+
+  it("suffixOf is a name's public suffix, and the last label of anything else", () => {
+    fc.assert(
+      fc.property(fc.oneof(domainish, fc.string(), dotsAndLetters), (input) => {
+        const parsed = parseDomainName(input)
+        expect(suffixOf(input)).toBe(Either.isRight(parsed) ? parsed.right.suffix : input.split(".").pop())
+      }),
+      { numRuns: 1000 }
+    )
+    expect(suffixOf("www.Label.CO.UK")).toBe("co.uk")
+    expect(suffixOf("not a name.example")).toBe("example")
   })
 })
 

@@ -6,8 +6,8 @@
  *   with an expiry (SESSION_TTL). Any replica resolves any session: the state is in PostgreSQL.
  */
 import type { SqlClient } from "@effect/sql"
-import { Clock, Context, Duration, Effect, Either, Layer, Option } from "effect"
-import { parseDomainName } from "../../domain/DomainName.js"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { parseDomainInputWith } from "../../platform/http/DomainInput.js"
 import { makeId } from "../../platform/Ids.js"
 import { hashPassword, randomSecret, sha256Hex, verifyPassword } from "../../platform/security/Crypto.js"
 import { IdentityConfig } from "../Settings.js"
@@ -57,10 +57,10 @@ export interface CreateUserInput {
 /** Normalises owned domains to their A-label form; fails on the first invalid one. */
 const normalizeDomains = (domains: ReadonlyArray<string>) =>
   Effect.forEach(domains.map((d) => d.trim()).filter((d) => d !== ""), (d) =>
-    Either.match(parseDomainName(d), {
-      onLeft: (e) => Effect.fail(new InvalidOwnedDomain({ message: `"${d}": ${e.message}` })),
-      onRight: (name) => Effect.succeed(name.ascii)
-    })).pipe(Effect.map((ds) => [...new Set(ds)]))
+    Effect.map(
+      parseDomainInputWith(d, (e) => new InvalidOwnedDomain({ message: `"${d}": ${e.message}` })),
+      (name) => name.ascii
+    )).pipe(Effect.map((ds) => [...new Set(ds)]))
 
 const toUser = (row: UserRow): User => ({ id: row.id, email: row.email, createdAt: row.created_at })
 

@@ -10,7 +10,7 @@ import { Clock, type Context, Effect, Either, Option } from "effect"
 import type { Duration } from "effect"
 import type { AvailabilityEngine } from "../../availability/Availability.js"
 import { reservedPatternsFor } from "../../domain/Availability.js"
-import { parseDomainName } from "../../domain/DomainName.js"
+import { parseDomainInputWith } from "../../platform/http/DomainInput.js"
 import type { PartnerEnvironment } from "../Auth.js"
 import type { BrokerageRepo } from "./Repo.js"
 import { type probeOutbound, probeSite, type SiteFinding } from "./SiteProbe.js"
@@ -80,13 +80,13 @@ export const eligibility = (
   Effect.gen(function*() {
     const checkedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
     const details: Array<{ reason: EligibilityReason; message: string }> = []
-    const parsed = parseDomainName(input.trim())
+    const parsed = parseDomainInputWith(input.trim(), (e) => e.message)
     if (Either.isLeft(parsed)) {
       return {
         domain: input.trim().toLowerCase().slice(0, 253),
         eligible: false,
         reasons: ["invalid_domain"],
-        details: [{ reason: "invalid_domain", message: parsed.left.message }],
+        details: [{ reason: "invalid_domain", message: parsed.left }],
         site: null,
         checked_at: checkedAt
       } satisfies Eligibility

@@ -5,7 +5,9 @@
  * `legacyErrorWire` on the legacy paths).
  *
  * Contract: the message of each surface stays as first published; `Wording` names the styles in
- * use, so a new surface picks one rather than writing its own sentence.
+ * use, so a new surface picks one rather than writing its own sentence. A surface whose answer
+ * predates `InvalidDomain` (partner `validation_error`, the CLIs, a bad name reported as data)
+ * parses here too, with `parseDomainInputWith`, and builds its own answer from the problem.
  */
 import { Effect, Either } from "effect"
 import { type DomainName, type InvalidDomainName, parseDomainName } from "../../domain/DomainName.js"
@@ -62,13 +64,18 @@ const lead = (field: string, input: string, wording: Wording) => {
   }
 }
 
+/** The parsed name, or what `invalid` makes of the problem: the answer of a surface with its own wire. */
+export const parseDomainInputWith = <E>(
+  input: string,
+  invalid: (e: InvalidDomainName) => E
+): Either.Either<DomainName, E> => Either.mapLeft(parseDomainName(input), invalid)
+
 /** The parsed name, or `InvalidDomain` for `field`. */
 export const parseDomainInput = (
   field: string,
   input: string,
   wording: Wording = "input"
-): Either.Either<DomainName, InvalidDomain> =>
-  Either.mapLeft(parseDomainName(input), (e) => InvalidDomain.of(field, e, wording))
+): Either.Either<DomainName, InvalidDomain> => parseDomainInputWith(input, (e) => InvalidDomain.of(field, e, wording))
 
 /** `parseDomainInput` as an effect. */
 export const domainInput = (field: string, input: string, wording: Wording = "input"): Effect.Effect<

@@ -1,7 +1,7 @@
 /**
  * The one "parse the domain or answer 400" (platform/http/DomainInput.ts): `InvalidDomain` carries code
  * `invalid_domain`, `details: {field, problem}`, and each surface's published wording; its legacy
- * wire is `{"error": message}`.
+ * wire is `{"error": message}`. A surface with its own wire builds its answer from the problem.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
@@ -10,7 +10,8 @@ import {
   domainInput,
   InvalidDomain,
   LegacyInvalidDomain,
-  parseDomainInput
+  parseDomainInput,
+  parseDomainInputWith
 } from "../../../src/platform/http/DomainInput.js"
 import { CurrentRequestId, errorWire, legacyErrorWire } from "../../../src/platform/http/Errors.js"
 
@@ -36,6 +37,16 @@ describe("parseDomainInput", () => {
     const long = `${"a b".repeat(200)}.com`
     expect(invalid(long).message.startsWith(`"${long.slice(0, 300)}" is not`)).toBe(true)
     expect(invalid(long, "whole-input").message.startsWith(`"${long}" is not`)).toBe(true)
+  })
+
+  it("leaves a surface with its own wire its own answer, built from the parse's problem", () => {
+    const own = (input: string) => parseDomainInputWith(input, (e) => `${e.problem}: ${e.message}`)
+    expect(Either.getOrThrow(own("Bücher.DE")).ascii).toBe("xn--bcher-kva.de")
+    expect(own("x")).toEqual(Either.left("single_label: a domain name needs a label and a TLD, e.g. example.com"))
+    // The shared error is the same parse, worded.
+    expect(invalid("x", "field").message).toBe(
+      `domain is not a valid domain name: ${Either.getOrThrow(Either.flip(parseDomainName("x"))).message}`
+    )
   })
 
   it.effect("encodes to the typed envelope, or the legacy one", () =>
