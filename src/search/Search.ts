@@ -13,13 +13,13 @@
  * so the handler can run them alongside the rate-limit check; the upstream calls only leave once
  * the stream is consumed, i.e. after the request was admitted.
  */
-import { Chunk, Clock, Context, Duration, Effect, Either, Fiber, Layer, Option, Queue, Stream } from "effect"
+import { Chunk, Clock, Context, Duration, Effect, Either, Fiber, identity, Layer, Option, Queue, Stream } from "effect"
 import { type Availability, AvailabilityEngine } from "../availability/Availability.js"
 import { AvailabilityConfig } from "../availability/Settings.js"
-import { type DomainName, type InvalidDomainName, parseDomainName } from "../domain/DomainName.js"
+import { candidate, type DomainName, type InvalidDomainName } from "../domain/DomainName.js"
 import type { Environment } from "../market/Market.js"
 import { AppConfig } from "../platform/Config.js"
-import { InvalidDomain } from "../platform/http/DomainInput.js"
+import { InvalidDomain, parseDomainInputWith } from "../platform/http/DomainInput.js"
 import { line, type MarketPrices, type RowEvent, type SearchEvent, toRow } from "./Rows.js"
 
 export interface SearchPlan {
@@ -40,14 +40,14 @@ export const planSearch = (
   alternateTlds: ReadonlyArray<string>
 ): Either.Either<SearchPlan, InvalidDomainName> =>
   Either.gen(function*() {
-    const parsed = yield* parseDomainName(q)
+    const parsed = yield* parseDomainInputWith(q, identity)
     const plain = parsed.subdomain === ""
-    const primary = plain ? parsed : yield* parseDomainName(parsed.registrable)
+    const primary = plain ? parsed : yield* candidate(parsed.label, parsed.suffix)
     const names: Array<DomainName> = [primary]
     if (plain) {
       const seen = new Set([primary.registrable])
       for (const tld of alternateTlds) {
-        const alt = parseDomainName(`${primary.label}.${tld}`)
+        const alt = candidate(primary.label, tld)
         if (Either.isRight(alt) && alt.right.subdomain === "" && !seen.has(alt.right.registrable)) {
           seen.add(alt.right.registrable)
           names.push(alt.right)

@@ -161,10 +161,7 @@ describe("architecture", () => {
     // Everywhere else a caller's name goes through DomainInput.ts (its one wording, its wires) and
     // a name the code builds through a domain/DomainName.ts helper (candidate, parseTld, suffixOf).
     const allowedFiles = [Path.join("platform", "http", "DomainInput.ts")]
-    const allowedFolders = [
-      "domain",
-      "search" // search: moving with the search work
-    ]
+    const allowedFolders = ["domain"]
     const parsing = [...sources].filter(([file, text]) =>
       text.includes("parseDomainName(") && !allowedFiles.includes(file) && !allowedFolders.includes(top(file))
     ).map(([file]) => file)
