@@ -41,7 +41,7 @@ import type { DomainName, InvalidDomainName } from "../domain/DomainName.js"
 import { RdapClient } from "../lookup/Rdap.js"
 import { LookupConfig } from "../lookup/Settings.js"
 import { WhoisClient } from "../lookup/Whois.js"
-import { type Environment, type ListingRow, Market } from "../market/Market.js"
+import type { Environment, ListingRow } from "../market/Market.js"
 import { parseDomainInputWith } from "../platform/http/DomainInput.js"
 import { type EvidenceSources, upstream } from "./Evidence.js"
 import { makeGuard } from "./Guard.js"
@@ -174,7 +174,6 @@ const local = (
 /** What `prepare` works with: the evidence sources, the local stores, the cache lifetimes. */
 interface EngineDeps extends EvidenceSources {
   readonly repo: Context.Tag.Service<typeof AvailabilityRepo>
-  readonly market: Context.Tag.Service<typeof Market>
   readonly reservedList: Effect.Effect<ReadonlyMap<string, ReservedRow>>
   readonly ttlMs: Record<UpstreamOutcome["state"], number>
 }
@@ -272,12 +271,10 @@ const prepare = (d: EngineDeps, names: ReadonlyArray<DomainName>, options?: Chec
     const environment = options?.environment ?? "live"
     const started = yield* Clock.currentTimeMillis
     const domains = [...new Set(names.map((n) => n.registrable))]
-    const [reserved, listings, cachedRows] = yield* Effect.all([
-      d.reservedList,
-      d.market.listedByDomain(environment, domains),
-      environment === "live" ? d.repo.fresh(domains) : Effect.succeed([])
-    ], { concurrency: "unbounded" })
-    const cache = new Map(cachedRows.map((r) => [r.domain, r]))
+    // The reserved list is an in-process copy (reloaded every CATALOGUE_CACHE_TTL); the listings
+    // and the cached answers of all names are one statement.
+    const reserved = yield* d.reservedList
+    const { cache, listings } = yield* d.repo.localFacts(environment, domains)
     const facts: LocalFacts = { environment, started, reserved, listings, cache }
     return names.map((name): Effect.Effect<Availability> => answerFor(d, name, facts))
   }).pipe(
@@ -357,7 +354,6 @@ const make = Effect.gen(function*() {
     upstreamTimeoutMs: Duration.toMillis(settings.upstreamTimeout),
     standardPrice,
     repo,
-    market: yield* Market,
     reservedList,
     ttlMs
   }

@@ -6,6 +6,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Context, Effect, Layer, Schema } from "effect"
 import type { UpstreamOutcome } from "../domain/Availability.js"
+import { Environment, listedAt, ListingRow } from "../market/Repo.js"
+import { sqlArray } from "../platform/db/SqlArray.js"
 
 /** An upstream answer as cached (`availability_cache.result`, jsonb). */
 const CachedOutcome = Schema.Struct({
@@ -41,6 +43,34 @@ export const CachedAnswer = Schema.Struct({
 })
 export type CachedAnswer = typeof CachedAnswer.Type
 
+/** A row of the local facts' statement: the queried name, its cached answer (or nulls), its listing's columns (or nulls). */
+const FactRow = Schema.Struct({
+  queried: Schema.String,
+  cache_result: Schema.NullOr(CachedOutcome),
+  cache_checked_at: Schema.NullOr(Schema.DateFromSelf),
+  id: Schema.NullOr(Schema.String)
+}, Schema.Record({ key: Schema.String, value: Schema.Unknown })) // the listing's columns, kept for ListingRow
+const decodeListing = Schema.decodeUnknownSync(ListingRow)
+
+/** A check's local facts, by domain. */
+export interface StoredFacts {
+  readonly listings: ReadonlyMap<string, ListingRow>
+  readonly cache: ReadonlyMap<string, CachedAnswer>
+}
+
+const storedFacts = (rows: ReadonlyArray<typeof FactRow.Type>): StoredFacts => {
+  const listings = new Map<string, ListingRow>()
+  const cache = new Map<string, CachedAnswer>()
+  for (const row of rows) {
+    // The listing's columns are decoded by the market's own schema (the row carries them as `l.*`).
+    if (row.id !== null) listings.set(row.queried, decodeListing(row))
+    if (row.cache_result !== null && row.cache_checked_at !== null) {
+      cache.set(row.queried, { domain: row.queried, result: row.cache_result, checked_at: row.cache_checked_at })
+    }
+  }
+  return { listings, cache }
+}
+
 export const ReservedRow = Schema.Struct({
   pattern: Schema.String,
   kind: Schema.Literal("reserved", "blocked"),
@@ -73,13 +103,19 @@ export const DEFAULT_RESERVED: ReadonlyArray<ReservedRow> = [
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const fresh = SqlSchema.findAll({
-    Request: Schema.Array(Schema.String),
-    Result: CachedAnswer,
-    execute: (domains) =>
+  // One statement for all names of a check: each name's listing (the market's fragment) and its
+  // fresh cached answer (live only: the sandbox never asks upstream), one row per name (more if
+  // the market has several listings of it).
+  const facts = SqlSchema.findAll({
+    Request: Schema.Struct({ environment: Environment, domains: Schema.Array(Schema.String) }),
+    Result: FactRow,
+    execute: ({ domains, environment }) =>
       sql`
-        select domain, result, checked_at from availability_cache
-        where domain in ${sql.in(domains)} and expires_at > now()`
+        select q.domain as queried, c.result as cache_result, c.checked_at as cache_checked_at, l.*
+        from unnest(${sqlArray(domains)}::text[]) as q(domain)
+        left join lateral (${listedAt(sql, environment, sql`q.domain`)}) l on true
+        left join availability_cache c
+          on ${environment === "live"}::boolean and c.domain = q.domain and c.expires_at > now()`
   })
   const store = SqlSchema.void({
     Request: NewAnswer,
@@ -118,9 +154,11 @@ const make = Effect.gen(function*() {
   })
 
   return {
-    /** Answers still fresh, by domain. */
-    fresh: (domains: ReadonlyArray<string>) =>
-      domains.length === 0 ? Effect.succeed<ReadonlyArray<CachedAnswer>>([]) : Effect.orDie(fresh(domains)),
+    /** What the database knows of the names (A-labels) now: their listings and fresh cached answers. */
+    localFacts: (environment: Environment, domains: ReadonlyArray<string>): Effect.Effect<StoredFacts> =>
+      domains.length === 0
+        ? Effect.succeed({ listings: new Map(), cache: new Map() })
+        : Effect.map(Effect.orDie(facts({ environment, domains })), storedFacts),
     store: (domain: string, result: UpstreamOutcome, checkedAt: Date, ttlMs: number) =>
       Effect.orDie(store({ domain, result, checkedAt, ttlMs })),
     purgeExpired: Effect.orDie(purgeExpired(undefined)),

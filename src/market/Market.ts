@@ -1,6 +1,6 @@
 /**
  * The marketplace inventory service: browsing listing pages, finding the listing of a domain
- * (used by the availability engine), importing listings, and seeding the demo catalogue and the
+ * (the availability engine reads listings through Repo.ts's `listedAt` fragment), importing listings, and seeding the demo catalogue and the
  * synthetic sandbox inventory.
  *
  * Pages are keyset-paginated in the order of the chosen sort with the listing id as unique
@@ -146,9 +146,6 @@ const make = Effect.gen(function*() {
       } satisfies BrowsePage
     })
 
-  const listedByDomain = (environment: Environment, domains: ReadonlyArray<string>) =>
-    Effect.map(repo.listedByDomain(environment, domains), (rows) => new Map(rows.map((r) => [r.domain, r])))
-
   const getListing = (environment: Environment, domain: string) => repo.byDomain(environment, domain)
 
   /** The listing of a domain that shows as for sale (active, or pending with a sale in progress). */
@@ -262,7 +259,7 @@ const make = Effect.gen(function*() {
     holdFragment: repo.holdFragment
   } as const
 
-  return { browse, listedByDomain, getListing, listedListing, importListings, seed, demoEnabled, sales } as const
+  return { browse, getListing, listedListing, importListings, seed, demoEnabled, sales } as const
 })
 
 export class Market extends Context.Tag("app/Market")<Market, Effect.Effect.Success<typeof make>>() {

@@ -75,6 +75,17 @@ const COLUMNS = `id, environment, domain, domain_unicode, tld, bin_price_cents, 
   locked, is_demo, description, listed_at,
   to_char(listed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as listed_key`
 
+/**
+ * The market's part of a statement that reads the listings of names with its own data (the
+ * availability engine's local facts, src/availability/Repo.ts): the listing offered, being sold
+ * or sold (not withdrawn) of the name `domain` (a column or value of the caller's statement) in
+ * `environment`, for a `left join lateral`. Its columns are `ListingRow`'s. This module owns
+ * `listings`; a caller places this fragment, it writes no SQL of it.
+ */
+export const listedAt = (sql: SqlClient.SqlClient, environment: Environment, domain: Fragment): Fragment =>
+  sql`select ${sql.literal(COLUMNS)} from listings
+      where environment = ${environment} and domain = ${domain} and status in ${sql.in(SALE_STATUSES)}`
+
 /** `%`, `_` and `\` are literal inside the substring. */
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
@@ -126,15 +137,6 @@ const make = Effect.gen(function*() {
     Result: ListingRow,
     execute: ({ domain, environment }) =>
       sql`select ${columns} from listings where environment = ${environment} and domain = ${domain}`
-  })
-  const listedByDomain = SqlSchema.findAll({
-    Request: Schema.Struct({ environment: Environment, domains: Schema.Array(Schema.String) }),
-    Result: ListingRow,
-    execute: ({ domains, environment }) =>
-      sql`
-        select ${columns} from listings
-        where environment = ${environment} and domain in ${sql.in(domains)}
-          and status in ${sql.in(SALE_STATUSES)}`
   })
   const lockForSale = SqlSchema.findOne({
     Request: Schema.Struct({ environment: Environment, domain: Schema.String }),
@@ -224,12 +226,6 @@ const make = Effect.gen(function*() {
         Result: Total,
         execute: () => sql`select count(*)::bigint as total from listings where ${sql.and(filterClauses(filters))}`
       })(undefined).pipe(Effect.map((row) => row.total), Effect.orDie),
-
-    /** Listings offered, being sold or sold (not withdrawn), for a set of domains (A-labels). */
-    listedByDomain: (environment: Environment, domains: ReadonlyArray<string>) =>
-      domains.length === 0
-        ? Effect.succeed<ReadonlyArray<ListingRow>>([])
-        : Effect.orDie(listedByDomain({ environment, domains })),
 
     byDomain: (environment: Environment, domain: string) => Effect.orDie(byDomain({ environment, domain })),
 
