@@ -2,13 +2,23 @@
  * Per-IP, per-operation fixed-window rate limiting, shared by every replica.
  *
  * The count lives in PostgreSQL (`rate_limit_counters`, one row per bucket and window) — or in
- * Redis when REDIS_URL is set — so the limit holds however requests are spread over replicas. Two in-process fast paths keep it cheap
- * without loosening it:
+ * Redis when REDIS_URL is set — so the limit holds however requests are spread over replicas.
+ * Each request gets its own ordinal in its window and is allowed iff ordinal ≤ limit, so no
+ * request past the limit is ever admitted, by any replica. Two in-process paths keep it cheap:
  *
- * - group commit: concurrent requests for the same bucket in one process are sent as a single
- *   `count = count + n` and each gets its own ordinal from the returned total (exact);
+ * - leases (RateLimitLease.ts): a process takes ordinals in blocks, one `count = count + n` (or
+ *   INCRBY n) per block, and numbers its requests from the block with no I/O. Blocks start at 1
+ *   in a window and double, up to max(1, ⌊limit / 10⌋) = cap; requests waiting for a block share
+ *   one statement (group commit). The price is bounded under-admission: ordinals a replica leased
+ *   but did not use, so once a request is refused, at least limit − (replicas − 1) × cap were
+ *   admitted in the window (one replica: exactly the limit). `RateLimit-Remaining` is limit −
+ *   ordinal, as before; the stored count runs ahead of the requests by the unused ordinals
+ *   (`makePeek` subtracts this process's own);
  * - known-denied: once a window's count is past the limit, further requests in that window are
  *   refused locally (counts only grow within a window).
+ *
+ * The signed Partner API counts its requests one by one in its own admission statement
+ * (`countedElsewhere`, `windowOf`, `settle`); those ordinals come from the same counter.
  *
  * Every limited response carries `RateLimit-Limit/Remaining/Reset/Policy`; a refusal is a 429
  * `rate_limited` with `Retry-After`.
@@ -21,13 +31,14 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import type { Fragment } from "@effect/sql/Statement"
-import { Clock, Context, Data, Deferred, Effect, FiberId, Layer, Option, Redacted, Schema } from "effect"
+import { Clock, Context, Data, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Redis } from "ioredis"
 import { AppConfig } from "../Config.js"
 import { janitorOf } from "../jobs/Janitor.js"
 import { recordRateLimitDenial } from "../observability/Metrics.js"
 import { runWithin } from "../outbound/Deadline.js"
 import { RateLimitedError } from "./Errors.js"
+import { makeLeases } from "./RateLimitLease.js"
 import { addResponseHeaders } from "./ResponseHeaders.js"
 
 /** The shared counter store did not answer in time: the limiter counts in this process meanwhile. */
@@ -79,6 +90,8 @@ export interface RateLimiterShape {
   readonly consume: (policy: RateLimitPolicy, key: string) => Effect.Effect<RateLimitDecision>
   /** The effective limit of a policy after configuration overrides. */
   readonly limitOf: (policy: RateLimitPolicy) => number
+  /** Ordinals of `key`'s window at `now` (ms) this process leased and has not used (RateLimitLease.ts). */
+  readonly leasedUnused: (policy: RateLimitPolicy, key: string, now: number) => number
   /**
    * True when the shared counter is PostgreSQL's `rate_limit_counters`, so a caller may count a
    * request in its own statement (`windowOf` + `settle`) instead of `consume`'s; false with Redis.
@@ -91,11 +104,6 @@ export interface RateLimiterShape {
 }
 
 export class RateLimiter extends Context.Tag("app/RateLimiter")<RateLimiter, RateLimiterShape>() {}
-
-interface Pending {
-  waiters: Array<Deferred.Deferred<number>>
-  running: boolean
-}
 
 /** Adds `n` to a bucket's counter for one window and returns the new total. */
 type Increment = (bucket: string, windowStart: number, n: number, expiresAt: Date) => Effect.Effect<number, unknown>
@@ -189,7 +197,6 @@ export const RateLimiterLive = Layer.scoped(
     const increment: Increment = Option.isSome(config.redisUrl)
       ? yield* redisCounter(Redacted.value(config.redisUrl.value))
       : yield* postgresCounter
-    const pending = new Map<string, Pending>()
     const localIncrement = makeLocalCounter()
     let lastWarning = 0
     /** slot → window end (ms); entries of past windows are pruned as new ones arrive. */
@@ -236,66 +243,48 @@ export const RateLimiterLive = Layer.scoped(
       return { allowed: false, limit: w.limit, remaining: 0, resetSeconds: w.resetSeconds, windowSeconds }
     }
 
-    const flush = (slot: string, bucket: string, windowStart: number, expiresAt: Date): Effect.Effect<void> =>
-      Effect.gen(function*() {
-        const entry = pending.get(slot)!
-        while (entry.waiters.length > 0) {
-          const batch = entry.waiters
-          entry.waiters = []
-          const total = yield* runWithin(
-            increment(bucket, windowStart, batch.length, expiresAt),
-            STORE_TIMEOUT_MS,
-            () =>
-              Effect.fail(
-                new StoreTimedOut({ message: `rate limit store gave no answer within ${STORE_TIMEOUT_MS} ms` })
-              )
-          ).pipe(
-            Effect.catchAll((error) =>
-              // The shared store is unreachable: count in this process rather than fail open.
-              Effect.sync(() => {
-                const now = Date.now()
-                if (now - lastWarning > 10_000) {
-                  lastWarning = now
-                  return true
-                }
-                return false
-              }).pipe(
-                Effect.tap((warn) =>
-                  warn
-                    ? Effect.logWarning("rate limit store unavailable; counting in this process").pipe(
-                      Effect.annotateLogs({ error: String(error) })
-                    )
-                    : Effect.void
-                ),
-                Effect.map(() => localIncrement(slot, batch.length, expiresAt.getTime(), Date.now()))
-              )
+    /** Takes `n` ordinals from the shared store, or from the in-process counter when it does not answer. */
+    const take = (w: RateLimitWindow, n: number): Effect.Effect<number> =>
+      runWithin(
+        increment(w.bucket, w.windowStart, n, w.expiresAt),
+        STORE_TIMEOUT_MS,
+        () =>
+          Effect.fail(new StoreTimedOut({ message: `rate limit store gave no answer within ${STORE_TIMEOUT_MS} ms` }))
+      ).pipe(
+        Effect.catchAll((error) =>
+          // The shared store is unreachable: count in this process rather than fail open.
+          Effect.suspend(() => {
+            const now = Date.now()
+            const total = localIncrement(w.slot, n, w.expiresAt.getTime(), now)
+            if (now - lastWarning <= 10_000) return Effect.succeed(total)
+            lastWarning = now
+            return Effect.as(
+              Effect.logWarning("rate limit store unavailable; counting in this process").pipe(
+                Effect.annotateLogs({ error: String(error) })
+              ),
+              total
             )
-          )
-          batch.forEach((d, i) => Deferred.unsafeDone(d, Effect.succeed(total - batch.length + 1 + i)))
-        }
-        entry.running = false
-        pending.delete(slot)
-      })
+          })
+        )
+      )
+    const leases = makeLeases(take)
 
-    // Hot path: plain callbacks instead of a generator, one Deferred per request.
+    // Hot path: plain callbacks instead of a generator; no I/O while this process's block lasts.
     const consume = (p: RateLimitPolicy, key: string): Effect.Effect<RateLimitDecision> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const w = windowOf(p, key, now)
         if (w.knownDenied) return Effect.succeed(settle(w, undefined))
-        const waiter = Deferred.unsafeMake<number>(FiberId.none)
-        let entry = pending.get(w.slot)
-        if (!entry) {
-          entry = { waiters: [], running: false }
-          pending.set(w.slot, entry)
-        }
-        entry.waiters.push(waiter)
-        const started = entry.running
-          ? Effect.void
-          : ((entry.running = true), Effect.forkDaemon(flush(w.slot, w.bucket, w.windowStart, w.expiresAt)))
-        return Effect.zipRight(started, Effect.map(Deferred.await(waiter), (count) => settle(w, count)))
+        return Effect.map(leases.ordinal(w, now), (count) => settle(w, count))
       })
 
-    return { consume, limitOf, countedElsewhere: Option.isNone(config.redisUrl), windowOf, settle }
+    return {
+      consume,
+      limitOf,
+      leasedUnused: (p, key, now) => leases.unused(windowOf(p, key, now).slot, now),
+      countedElsewhere: Option.isNone(config.redisUrl),
+      windowOf,
+      settle
+    }
   })
 )
 
@@ -343,7 +332,9 @@ export const RateLimitJanitorLive = janitorOf(
 /**
  * Where a key stands in a policy's current window, without counting a request: for an answer
  * that spends nothing (a replayed WHOIS lookup) but still shows the RateLimit headers. Reads the
- * PostgreSQL counters (0 when none yet), as the WHOIS replay always has. Built once per layer.
+ * PostgreSQL counters (0 when none yet), as the WHOIS replay always has, less the ordinals this
+ * process leased and has not used: exact with one replica; with several, other replicas' unused
+ * leases (at most a block each) read as spent. Built once per layer.
  */
 export const makePeek = Effect.gen(function*() {
   const limiter = yield* RateLimiter
@@ -364,7 +355,14 @@ export const makePeek = Effect.gen(function*() {
       return {
         allowed: true,
         limit,
-        remaining: Math.max(0, limit - Option.match(row, { onNone: () => 0, onSome: (r) => r.count })),
+        remaining: Math.min(
+          limit,
+          Math.max(
+            0,
+            limit - Option.match(row, { onNone: () => 0, onSome: (r) => r.count }) +
+              limiter.leasedUnused(p, key, now)
+          )
+        ),
         resetSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)),
         windowSeconds: p.windowSeconds
       }
