@@ -44,6 +44,7 @@ const listings = read("listings")
 const memory = read("memory")
 const frontend = read("frontend")
 const startup = read("startup")
+const framework = read("framework")
 
 const n = (x: number | undefined, digits = 0) =>
   x === undefined || Number.isNaN(x)
@@ -217,6 +218,38 @@ ${
 `
   : ""
 
+// The framework's share of the pricing read (bench/framework.ts): CPU per request by layer.
+const ms3 = (x: number | undefined) => n(x, 3)
+const frameworkTable = framework
+  ? `## Framework share (GET /api/pricing/tld, CPU per request)
+
+Run ${
+    when(framework)
+  } UTC, Node ${framework.node}, ${framework.rounds} alternating rounds of the service and the minimal
+Effect HttpApi server on the same request, load average ${framework.loadavg.start[0]} at the start and ${
+    framework.loadavg.end[0]
+  } at the end on ${framework.cores} cores. CPU from /proc; layers by the inclusive profile time of their source
+files, scaled to it (a lower bound: the fiber scheduler runs a layer's continuations outside its frames).
+Details, self time by package and what the attribution can see: bench/results/framework.md.
+
+| layer | CPU ms/request one at a time | under load |
+|---|---:|---:|
+${framework.layers.map((l: any) => `| ${l.layer} | ${ms3(l.sequential)} | ${ms3(l.loaded)} |`).join("\n")}
+| the service, total (median of rounds) | ${ms3(framework.cpu.service.sequential.median)} | ${
+    ms3(framework.cpu.service.loaded.median)
+  } |
+| minimal HttpApi server, total (the floor) | ${ms3(framework.cpu.minimal.sequential.median)} | ${
+    ms3(framework.cpu.minimal.loaded.median)
+  } |
+| the service's own share (service − minimal, median of rounds) | ${ms3(framework.ownShare.sequential.median)} | ${
+    ms3(framework.ownShare.loaded.median)
+  } |
+`
+  : `## Framework share (GET /api/pricing/tld, CPU per request)
+
+Not run: \`npm run bench -- framework\`.
+`
+
 Fs.writeFileSync(
   Path.join(results, "REPORT.md"),
   `# Performance report (issue 18)
@@ -235,6 +268,7 @@ ${frontTable}
 ${costTable}
 ${scaleTable}
 ${startupTable}
+${frameworkTable}
 ${
     listings
       ? `Listings at depth: see bench/results/listings.md (cursor pages at depth 900,000 within 1.5× of page 1).\n`
