@@ -73,8 +73,9 @@ ${row("the service: GET /api/pricing/tld", serviceResult)}
 
 What the service does per request beyond the minimal server: request-id generation and the
 X-Request-Id header, one structured JSON access-log line (buffered, one write per event-loop
-turn), the rate-limit decision (one \`INSERT … ON CONFLICT DO UPDATE\` on the shared counter,
-concurrent requests of the same bucket group-committed into one statement), the RateLimit-*
+turn), the rate-limit decision (an ordinal from this process's leased block of the shared
+counter: no statement while the block lasts, one \`count = count + n\` per block, see
+src/platform/http/RateLimitLease.ts and "Rate-limit leases" in REPORT.md), the RateLimit-*
 headers, TLD normalisation and the price lookup (in-process copy of the price table, refreshed
 from PostgreSQL every 5 s).
 
