@@ -11,9 +11,11 @@
  *   answers (a source failed) use the `unknown` lifetime (default: not cached).
  * - Each upstream runs under a guard (time limit, bounded concurrency, circuit breaker): a slow or
  *   failing upstream yields `unknown` with a reason, never a hang and never `available`.
- * - Local lookups for a whole set of names (reserved list, listings, cache) are batched: `prepare`
- *   does them in two queries and returns one effect per name for the upstream part, so a search
- *   of ten names costs two queries plus the upstream calls it really needs.
+ * - Local lookups for a whole set of names are batched: the reserved list is an in-process copy,
+ *   and `prepare` reads every name's listing and cached answer in one statement (Repo.ts
+ *   `localFacts`, the market's `listedAt` fragment beside the cache), then returns one effect per
+ *   name for the upstream part: a search of ten names costs one statement plus the upstream calls
+ *   it really needs.
  * - Interrupting a check (the client went away) interrupts its upstream calls.
  * - A TLD without RDAP service (no entry in the bootstrap, e.g. .io, .co, .de) is asked of its
  *   WHOIS port-43 server (IANA referral, `WHOIS_REFERRAL_SERVER`), then of DNS (NS records,

@@ -9,7 +9,7 @@
  * Every check runs in a fiber scoped to the stream: when the client goes away the response is
  * interrupted, the scope closes, and every upstream call still in flight is interrupted.
  *
- * `start` begins the local lookups (reserved list, listings, cache: two batched queries) at once,
+ * `start` begins the local lookups (reserved list in process, listings and cache: one statement) at once,
  * so the handler can run them alongside the rate-limit check; the upstream calls only leave once
  * the stream is consumed, i.e. after the request was admitted.
  */
