@@ -3,4 +3,4 @@ import { Layer } from "effect"
 import { AdminAuthLive } from "./Auth.js"
 import { OperatorTokens } from "./OperatorTokens.js"
 
-export const AdminLive = AdminAuthLive.pipe(Layer.provideMerge(OperatorTokens.Live))
+export const AdminLive = AdminAuthLive.pipe(Layer.provideMerge(OperatorTokens.Default))

@@ -6,7 +6,7 @@
  * revoked token is refused like an unknown one. The id part only finds the row: without the
  * secret it proves nothing.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { makeId } from "../platform/Ids.js"
 import { randomSecret, safeEqual, sha256Hex } from "../platform/security/Crypto.js"
 import { OperatorTokensRepo, type TokenRow } from "./Repo.js"
@@ -59,9 +59,7 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class OperatorTokens extends Context.Tag("OperatorTokens")<
-  OperatorTokens,
-  Effect.Effect.Success<typeof make>
->() {
-  static readonly Live = Layer.effect(OperatorTokens, make).pipe(Layer.provide(OperatorTokensRepo.Live))
-}
+export class OperatorTokens extends Effect.Service<OperatorTokens>()("OperatorTokens", {
+  effect: make,
+  dependencies: [OperatorTokensRepo.Default]
+}) {}

@@ -1,7 +1,7 @@
 /** SQL of the named operator tokens (`operator_tokens`, migration 0361). */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 
 export const TokenRow = Schema.Struct({
   id: Schema.String,
@@ -49,9 +49,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class OperatorTokensRepo extends Context.Tag("OperatorTokensRepo")<
-  OperatorTokensRepo,
-  Effect.Effect.Success<typeof make>
->() {
-  static readonly Live = Layer.effect(OperatorTokensRepo, make)
-}
+export class OperatorTokensRepo extends Effect.Service<OperatorTokensRepo>()("OperatorTokensRepo", { effect: make }) {}

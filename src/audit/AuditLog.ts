@@ -10,7 +10,7 @@
  * provider) pass `transactional: false`: they are recorded right after they succeed.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { transactionOf } from "../platform/db/SqlTransaction.js"
 import { makeId } from "../platform/Ids.js"
 import { type AuditFilter, AuditRepo, type AuditRow } from "./Repo.js"
@@ -104,6 +104,7 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class AuditLog extends Context.Tag("AuditLog")<AuditLog, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(AuditLog, make).pipe(Layer.provide(AuditRepo.Live))
-}
+export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
+  effect: make,
+  dependencies: [AuditRepo.Default]
+}) {}

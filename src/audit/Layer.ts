@@ -3,4 +3,4 @@ import { Layer } from "effect"
 import { AuditLog } from "./AuditLog.js"
 import { AdminAuditHttpLive } from "./Http.js"
 
-export const AuditLive = AdminAuditHttpLive.pipe(Layer.provideMerge(AuditLog.Live))
+export const AuditLive = AdminAuditHttpLive.pipe(Layer.provideMerge(AuditLog.Default))

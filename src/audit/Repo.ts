@@ -1,7 +1,7 @@
 /** SQL of the audit log (`audit_log`, migration 0360: append-only, a trigger refuses UPDATE/DELETE). */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 
 export const AuditRow = Schema.Struct({
   id: Schema.String,
@@ -65,6 +65,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class AuditRepo extends Context.Tag("AuditRepo")<AuditRepo, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(AuditRepo, make)
-}
+export class AuditRepo extends Effect.Service<AuditRepo>()("AuditRepo", { effect: make }) {}

@@ -15,5 +15,5 @@ import { SessionAuthLive } from "./Session.js"
 
 export const IdentityLive = Layer.mergeAll(AuthHttpLive, OAuthHttpLive).pipe(
   Layer.provideMerge(Layer.mergeAll(OptionalBearerLive, ApiKeyAuthLive, SessionAuthLive)),
-  Layer.provideMerge(Layer.mergeAll(Accounts.Live, OAuth.Live, ApiKeyStore.Live))
+  Layer.provideMerge(Layer.mergeAll(Accounts.Default, OAuth.Default, ApiKeyStore.Default))
 )

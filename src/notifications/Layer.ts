@@ -3,4 +3,4 @@ import { Layer } from "effect"
 import { NotificationsHttpLive } from "./Http.js"
 import { Notifications } from "./Notifications.js"
 
-export const NotificationsLive = NotificationsHttpLive.pipe(Layer.provideMerge(Notifications.Live))
+export const NotificationsLive = NotificationsHttpLive.pipe(Layer.provideMerge(Notifications.Default))

@@ -3,7 +3,7 @@
  * transaction when they pass one), the user reads the log. Contract: a notice with the same
  * `key` is written once, however often its writer retries.
  */
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { makeId } from "../platform/Ids.js"
 import { NotificationList } from "./Api.js"
 import { NotificationsRepo } from "./Repo.js"
@@ -58,8 +58,10 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class Notifications
-  extends Context.Tag("app/Notifications")<Notifications, Effect.Effect.Success<typeof make>>()
-{
-  static readonly Live = Layer.effect(Notifications, make).pipe(Layer.provide(NotificationsRepo.Live))
+export class Notifications extends Effect.Service<Notifications>()("app/Notifications", {
+  effect: make,
+  dependencies: [NotificationsRepo.Default]
+}) {
+  /** Kept for the existing wiring (test/portfolio/cart.test.ts). */
+  static readonly Live = Notifications.Default
 }

@@ -1,7 +1,7 @@
 /** SQL of the notifications log (`account_notifications`, migration 0231). */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 
 export const NotificationRow = Schema.Struct({
   id: Schema.String,
@@ -47,8 +47,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class NotificationsRepo
-  extends Context.Tag("app/NotificationsRepo")<NotificationsRepo, Effect.Effect.Success<typeof make>>()
-{
-  static readonly Live = Layer.effect(NotificationsRepo, make)
-}
+export class NotificationsRepo extends Effect.Service<NotificationsRepo>()("app/NotificationsRepo", { effect: make }) {}

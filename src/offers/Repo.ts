@@ -1,7 +1,7 @@
 /** SQL of the offers on marketplace listings (`market_offers`, migration 0350). */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 
 export const OFFER_STATUSES = ["pending", "accepted", "countered", "declined"] as const
 export const OfferStatus = Schema.Literal(...OFFER_STATUSES)
@@ -76,6 +76,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class OffersRepo extends Context.Tag("app/OffersRepo")<OffersRepo, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(OffersRepo, make)
-}
+export class OffersRepo extends Effect.Service<OffersRepo>()("app/OffersRepo", { effect: make }) {}

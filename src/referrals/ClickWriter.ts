@@ -17,7 +17,7 @@
  * is a repeat whichever replica it reaches, and after a restart; the redirect still never waits
  * for the database.
  */
-import { Context, Duration, Effect, Fiber, Layer, Queue, Schedule } from "effect"
+import { Duration, Effect, Fiber, Queue, Schedule } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { isBot, utcDay } from "../domain/Referral.js"
 import type { PartnerEnvironment } from "../partner/Auth.js"
@@ -153,8 +153,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class ClickWriter
-  extends Context.Tag("app/ReferralClickWriter")<ClickWriter, Effect.Effect.Success<typeof make>>()
-{
-  static readonly Live = Layer.scoped(ClickWriter, make)
-}
+export class ClickWriter extends Effect.Service<ClickWriter>()("app/ReferralClickWriter", { scoped: make }) {}

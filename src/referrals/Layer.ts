@@ -8,5 +8,5 @@ import { ReferralHandlersLive } from "./Http.js"
 import { MemberReferrals } from "./MemberReferrals.js"
 
 export const ReferralsLive = ReferralHandlersLive.pipe(
-  Layer.provideMerge(MemberReferrals.Live.pipe(Layer.provideMerge(ReferralServicesLive)))
+  Layer.provideMerge(MemberReferrals.Default.pipe(Layer.provideMerge(ReferralServicesLive)))
 )

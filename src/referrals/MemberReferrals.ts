@@ -13,7 +13,7 @@
  * first page only). Lives in referrals/, not
  * partner/members/, because referrals already depends on the partner slice.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import type { LinkKind, Product } from "../domain/Referral.js"
 import type { PartnerEnvironment, Scope } from "../partner/Auth.js"
 import { Credentials } from "../partner/Credentials.js"
@@ -126,8 +126,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class MemberReferrals
-  extends Context.Tag("app/MemberReferrals")<MemberReferrals, Effect.Effect.Success<typeof make>>()
-{
-  static readonly Live = Layer.effect(MemberReferrals, make)
-}
+export class MemberReferrals extends Effect.Service<MemberReferrals>()("app/MemberReferrals", { effect: make }) {}

@@ -10,7 +10,7 @@
  * - Reports read the daily roll-up (clicks, funnel, analytics), the referral orders (sales) and
  *   the partner's ledger entries (commissions, src/domain/Referral.ts `commissionLedger`).
  */
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import {
   commissionLedger,
@@ -389,10 +389,11 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class Referrals extends Context.Tag("app/Referrals")<Referrals, Effect.Effect.Success<typeof make>>() {
-  /** Needs `Orders` and `LedgerReads` (the referral sales and their postings), from the Partner API's layer. */
-  static readonly Live = Layer.effect(Referrals, make).pipe(
-    Layer.provideMerge(ClickWriter.Live),
-    Layer.provideMerge(ReferralRepo.Live)
+/** Needs `Orders` and `LedgerReads` (the referral sales and their postings), from the Partner API's layer. */
+export class Referrals extends Effect.Service<Referrals>()("app/Referrals", { effect: make }) {
+  /** Also exposes the click writer and the repository (`provideMerge`; `dependencies` would hide them). */
+  static readonly Live = Referrals.Default.pipe(
+    Layer.provideMerge(ClickWriter.Default),
+    Layer.provideMerge(ReferralRepo.Default)
   )
 }

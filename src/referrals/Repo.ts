@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { LINK_KINDS, PRODUCTS } from "../domain/Referral.js"
 import type { PartnerEnvironment } from "../partner/Auth.js"
 import { bulkInsertText } from "../platform/db/BulkInsert.js"
@@ -263,6 +263,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class ReferralRepo extends Context.Tag("app/ReferralRepo")<ReferralRepo, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(ReferralRepo, make)
-}
+export class ReferralRepo extends Effect.Service<ReferralRepo>()("app/ReferralRepo", { effect: make }) {}

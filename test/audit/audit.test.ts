@@ -190,7 +190,7 @@ layer(Env, { timeout: 180_000 })("audit log", (it) => {
       expect(Exit.isFailure(remove)).toBe(true)
       const [kept] = yield* audit.list({ action: "test.append", limit: 1 })
       expect(kept).toEqual(row)
-    }).pipe(Effect.provide(AuditLog.Live)))
+    }).pipe(Effect.provide(AuditLog.Default)))
 
   it.effect("an action and its record commit or roll back together", () =>
     Effect.gen(function*() {
@@ -213,12 +213,12 @@ layer(Env, { timeout: 180_000 })("audit log", (it) => {
       expect(names).not.toContain("Rolled back")
       expect(names).not.toContain("Unrecorded")
       expect(yield* audit.list({ actor: "rollback-test", limit: 10 })).toEqual([])
-    }).pipe(Effect.provide(Layer.merge(AuditLog.Live, OperatorTokens.Live))))
+    }).pipe(Effect.provide(Layer.merge(AuditLog.Default, OperatorTokens.Default))))
 })
 
 /** An action whose `after` cannot be serialised (a cycle): the record fails inside the transaction. */
 const audited = <A, E, R>(
-  audit: AuditLog["Type"],
+  audit: AuditLog,
   who: { actor: string; ip: null },
   effect: Effect.Effect<A, E, R>
 ) => {

@@ -107,7 +107,7 @@ layer(server, { timeout: 120_000 })("API key pairs", (it) => {
 
   it.effect("the store verifies pairs (service level)", () =>
     Effect.gen(function*() {
-      const store = yield* Effect.provide(ApiKeyStore, ApiKeyStore.Live)
+      const store = yield* Effect.provide(ApiKeyStore, ApiKeyStore.Default)
       const pair = yield* store.create("service")
       expect(yield* store.verify(pair.key, pair.secret)).toEqual({ keyId: pair.id, name: "service" })
       expect(yield* store.verify(pair.key, "sk_wrong")).toBeUndefined()

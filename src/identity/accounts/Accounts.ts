@@ -6,7 +6,7 @@
  *   with an expiry (SESSION_TTL). Any replica resolves any session: the state is in PostgreSQL.
  */
 import type { SqlClient } from "@effect/sql"
-import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { Clock, Duration, Effect, Option } from "effect"
 import { parseDomainInputWith } from "../../platform/http/DomainInput.js"
 import { makeId } from "../../platform/Ids.js"
 import { hashPassword, randomSecret, sha256Hex, verifyPassword } from "../../platform/security/Crypto.js"
@@ -125,7 +125,7 @@ export const createUser = (input: CreateUserInput): Effect.Effect<
   Effect.Effect.Success<ReturnType<typeof createUserWith>>,
   Effect.Effect.Error<ReturnType<typeof createUserWith>>,
   SqlClient.SqlClient | OwnedDomains
-> => createUserWith(input).pipe(Effect.provideServiceEffect(AccountsRepo, AccountsRepo.make))
+> => createUserWith(input).pipe(Effect.provide(AccountsRepo.Default))
 
 const make = Effect.gen(function*() {
   const repo = yield* AccountsRepo
@@ -197,7 +197,8 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class Accounts extends Context.Tag("app/Accounts")<Accounts, Effect.Effect.Success<typeof make>>() {
-  /** Needs the `OwnedDomains` port (portfolio's rows), provided by src/app/Layers.ts. */
-  static readonly Live = Layer.effect(Accounts, make).pipe(Layer.provide(AccountsRepo.Live))
-}
+/** Needs the `OwnedDomains` port (portfolio's rows), provided by src/app/Layers.ts. */
+export class Accounts extends Effect.Service<Accounts>()("app/Accounts", {
+  effect: make,
+  dependencies: [AccountsRepo.Default]
+}) {}

@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { transactionOf } from "../../platform/db/SqlTransaction.js"
 
 export const UserRow = Schema.Struct({
@@ -94,7 +94,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class AccountsRepo extends Context.Tag("app/AccountsRepo")<AccountsRepo, Effect.Effect.Success<typeof make>>() {
-  static readonly make = make
-  static readonly Live = Layer.effect(AccountsRepo, make)
-}
+export class AccountsRepo extends Effect.Service<AccountsRepo>()("app/AccountsRepo", { effect: make }) {}

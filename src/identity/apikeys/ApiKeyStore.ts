@@ -9,7 +9,7 @@
  *   comparison as a known one.
  */
 import type { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { makeId } from "../../platform/Ids.js"
 import { randomSecret, safeEqual, sha256Hex } from "../../platform/security/Crypto.js"
 import type { ApiKeyIdentity } from "../ApiKeys.js"
@@ -68,10 +68,11 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class ApiKeyStore extends Context.Tag("app/ApiKeyStore")<ApiKeyStore, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(ApiKeyStore, make).pipe(Layer.provide(ApiKeysRepo.Live))
-}
+export class ApiKeyStore extends Effect.Service<ApiKeyStore>()("app/ApiKeyStore", {
+  effect: make,
+  dependencies: [ApiKeysRepo.Default]
+}) {}
 
 /** For fixtures holding only a SqlClient: issue a key pair through the same code. */
 export const issueApiKey = (name: string): Effect.Effect<IssuedApiKey, never, SqlClient.SqlClient> =>
-  Effect.flatMap(make, (store) => store.create(name)).pipe(Effect.provideServiceEffect(ApiKeysRepo, ApiKeysRepo.make))
+  Effect.flatMap(make, (store) => store.create(name)).pipe(Effect.provide(ApiKeysRepo.Default))

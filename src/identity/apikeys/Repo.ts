@@ -4,7 +4,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 
 export const ApiKeyRow = Schema.Struct({
   id: Schema.String,
@@ -58,7 +58,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class ApiKeysRepo extends Context.Tag("app/ApiKeysRepo")<ApiKeysRepo, Effect.Effect.Success<typeof make>>() {
-  static readonly make = make
-  static readonly Live = Layer.effect(ApiKeysRepo, make)
-}
+export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("app/ApiKeysRepo", { effect: make }) {}

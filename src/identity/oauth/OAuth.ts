@@ -14,7 +14,7 @@
  * its one record of operations); the flows live beside it: Registration.ts (RFC 7591),
  * Authorization.ts (the authorization endpoint), Tokens.ts (the token endpoint), OAuthError.ts.
  */
-import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { Clock, Context, Duration, Effect, Option } from "effect"
 import { resourceCovers } from "../../domain/OAuthRules.js"
 import { AppConfig } from "../../platform/Config.js"
 import { sha256Hex } from "../../platform/security/Crypto.js"
@@ -125,6 +125,7 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class OAuth extends Context.Tag("app/OAuth")<OAuth, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(OAuth, make).pipe(Layer.provide(OAuthRepo.Live))
-}
+export class OAuth extends Effect.Service<OAuth>()("app/OAuth", {
+  effect: make,
+  dependencies: [OAuthRepo.Default]
+}) {}

@@ -4,7 +4,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { transactionOf } from "../../platform/db/SqlTransaction.js"
 
 /** A jsonb column: the pg driver parses it; a text rendering (older drivers, casts) is parsed here. */
@@ -213,6 +213,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class OAuthRepo extends Context.Tag("app/OAuthRepo")<OAuthRepo, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(OAuthRepo, make)
-}
+export class OAuthRepo extends Effect.Service<OAuthRepo>()("app/OAuthRepo", { effect: make }) {}

@@ -8,7 +8,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import {
   type Account,
   ACCOUNTS,
@@ -222,8 +222,9 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class Books extends Context.Tag("app/LedgerBooks")<Books, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Books, make)
+export class Books extends Effect.Service<Books>()("app/LedgerBooks", { effect: make }) {
+  /** Kept for the existing wiring (src/partner/Layer.ts, the checkout's, orders' and brokerage's layers). */
+  static readonly Live = Books.Default
 }
 
 /**
@@ -240,13 +241,13 @@ const cartScope = (currency: string, sessionId: string | null): PostingScope => 
 
 /** A paid cart (caller's transaction: the cart's move to `paid`). */
 export const postCartPaid = (
-  books: Context.Tag.Service<Books>,
+  books: Books,
   cart: { readonly id: string; readonly sessionId: string; readonly currency: string; readonly totalCents: number }
 ) => books.post(cartScope(cart.currency, cart.sessionId), cartPaid(cart.id, cart.totalCents))
 
 /** One cart item refunded (caller's transaction: the item's move to `refunded`). */
 export const postCartItemRefunded = (
-  books: Context.Tag.Service<Books>,
+  books: Books,
   item: {
     readonly cartId: string
     readonly sessionId: string | null
@@ -274,7 +275,7 @@ const unsoldScope = (p: UnsoldPayment): PostingScope => ({
   currency: p.currency,
   paymentId: p.sessionId
 })
-export const postPaymentTaken = (books: Context.Tag.Service<Books>, p: UnsoldPayment) =>
+export const postPaymentTaken = (books: Books, p: UnsoldPayment) =>
   books.post(unsoldScope(p), paymentTaken(p.sessionId, p.amountCents))
-export const postPaymentReturned = (books: Context.Tag.Service<Books>, p: UnsoldPayment) =>
+export const postPaymentReturned = (books: Books, p: UnsoldPayment) =>
   books.post(unsoldScope(p), paymentReturned(p.sessionId, p.amountCents))

@@ -4,7 +4,7 @@
  * statement's lines. The same text for `GET …/transactions.csv`, `GET …/settlements/{id}.csv` and
  * `npm run -s cli -- ledger export …`. Cells are written by src/domain/Csv.ts (formula-guarded).
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { csv } from "../../domain/Csv.js"
 import { MoneyRepo, type Owner, type TransactionFilters, type TransactionRow } from "./Repo.js"
 
@@ -97,6 +97,10 @@ const make = Effect.gen(function*() {
   return { transactions, statement }
 })
 
-export class Exports extends Context.Tag("app/LedgerExports")<Exports, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Exports, make).pipe(Layer.provide(MoneyRepo.Live))
+export class Exports extends Effect.Service<Exports>()("app/LedgerExports", {
+  effect: make,
+  dependencies: [MoneyRepo.Default]
+}) {
+  /** Kept for the existing wiring (src/partner/Layer.ts). */
+  static readonly Live = Exports.Default
 }

@@ -6,7 +6,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import type { PartnerEnvironment } from "../Auth.js"
 import { recordedQuery } from "./RepoViews.js"
 
@@ -74,6 +74,7 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class LedgerReads extends Context.Tag("app/LedgerReads")<LedgerReads, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(LedgerReads, make)
+export class LedgerReads extends Effect.Service<LedgerReads>()("app/LedgerReads", { effect: make }) {
+  /** Kept for the existing wiring (src/partner/Layer.ts). */
+  static readonly Live = LedgerReads.Default
 }

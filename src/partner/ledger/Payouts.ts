@@ -9,7 +9,7 @@
  * amount returns to payable). A payout left `pending` (crash, provider unreachable) is re-sent
  * with the same key on the next run, so it is never paid twice.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { payoutFailed, payoutPaid, payoutStarted } from "../../domain/Ledger.js"
 import { makeId } from "../../platform/Ids.js"
 import { lockKey, runExclusive } from "../../platform/jobs/Singleton.js"
@@ -192,8 +192,10 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class Payouts extends Context.Tag("app/Payouts")<Payouts, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Payouts, make).pipe(
-    Layer.provide(Layer.mergeAll(MoneyRepo.Live, Books.Live, Credentials.Live))
-  )
+export class Payouts extends Effect.Service<Payouts>()("app/Payouts", {
+  effect: make,
+  dependencies: [MoneyRepo.Default, Books.Default, Credentials.Live]
+}) {
+  /** Kept for the existing wiring (src/partner/Layer.ts). */
+  static readonly Live = Payouts.Default
 }

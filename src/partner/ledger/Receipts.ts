@@ -9,7 +9,7 @@
  * what the statements still say is owed (409), and a reference names one receipt: the same
  * reference and amount again answers the first receipt (idempotent), another amount is a 409.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { receipt } from "../../domain/Ledger.js"
 import { makeId } from "../../platform/Ids.js"
 import { lockKey } from "../../platform/jobs/Singleton.js"
@@ -102,8 +102,10 @@ const make = Effect.gen(function*() {
   return { record }
 })
 
-export class Receipts extends Context.Tag("app/LedgerReceipts")<Receipts, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Receipts, make).pipe(
-    Layer.provide(Layer.mergeAll(MoneyRepo.Live, Books.Live, Credentials.Live))
-  )
+export class Receipts extends Effect.Service<Receipts>()("app/LedgerReceipts", {
+  effect: make,
+  dependencies: [MoneyRepo.Default, Books.Default, Credentials.Live]
+}) {
+  /** Kept for the existing wiring (src/partner/Layer.ts). */
+  static readonly Live = Receipts.Default
 }

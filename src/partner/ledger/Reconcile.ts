@@ -14,7 +14,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { sqlArray } from "../../platform/db/SqlArray.js"
 import { Credentials } from "../Credentials.js"
 import { Books } from "./Books.js"
@@ -279,7 +279,11 @@ const make = Effect.gen(function*() {
   return { verify, balance }
 })
 
-export class Reconcile extends Context.Tag("app/LedgerReconcile")<Reconcile, Effect.Effect.Success<typeof make>>() {
-  /** Needs the `OrderChecks` port, provided by src/partner/Layer.ts. */
-  static readonly Live = Layer.effect(Reconcile, make).pipe(Layer.provide([Books.Live, Credentials.Live]))
+/** Needs the `OrderChecks` port, provided by src/partner/Layer.ts. */
+export class Reconcile extends Effect.Service<Reconcile>()("app/LedgerReconcile", {
+  effect: make,
+  dependencies: [Books.Default, Credentials.Live]
+}) {
+  /** Kept for the existing wiring (src/partner/Layer.ts). */
+  static readonly Live = Reconcile.Default
 }

@@ -10,7 +10,7 @@
  * settlement run), RepoPayouts.ts (payouts and receipts).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { transactionOf } from "../../platform/db/SqlTransaction.js"
 import { OrderFigures } from "./OrderFigures.js"
 import { payoutQueries } from "./RepoPayouts.js"
@@ -46,6 +46,7 @@ const make = Effect.gen(function*() {
 })
 
 /** Needs the `OrderFigures` port, provided by src/partner/Layer.ts. */
-export class MoneyRepo extends Context.Tag("app/MoneyRepo")<MoneyRepo, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(MoneyRepo, make)
+export class MoneyRepo extends Effect.Service<MoneyRepo>()("app/MoneyRepo", { effect: make }) {
+  /** Kept for the existing wiring (src/partner/Layer.ts). */
+  static readonly Live = MoneyRepo.Default
 }

@@ -9,7 +9,7 @@
  * crash leaves whole statements or none; orders are claimed `for update skip locked` and the
  * status check is in the same UPDATE, so nothing is ever settled twice.
  */
-import { Cause, Clock, Context, Effect, Layer, Option } from "effect"
+import { Cause, Clock, Effect, Option } from "effect"
 import { settled } from "../../domain/Ledger.js"
 import { commissionOf } from "../../domain/Money.js"
 import { makeId } from "../../platform/Ids.js"
@@ -208,8 +208,10 @@ const make = Effect.gen(function*() {
 })
 
 /** Needs the orders slice's side of settlement (`SettlementOrders`), which src/partner/Layer.ts provides. */
-export class Settlement extends Context.Tag("app/Settlement")<Settlement, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Settlement, make).pipe(
-    Layer.provide(Layer.mergeAll(MoneyRepo.Live, Books.Live))
-  )
+export class Settlement extends Effect.Service<Settlement>()("app/Settlement", {
+  effect: make,
+  dependencies: [MoneyRepo.Default, Books.Default]
+}) {
+  /** Kept for the existing wiring (src/partner/Layer.ts). */
+  static readonly Live = Settlement.Default
 }
