@@ -13,6 +13,7 @@ import { AppConfigLive } from "../../../src/platform/Config.js"
 import { pgLayer } from "../../../src/platform/db/Database.js"
 import { makePeek, policy, RateLimiter, RateLimiterLive } from "../../../src/platform/http/RateLimit.js"
 import { blockCap } from "../../../src/platform/http/RateLimitLease.js"
+import { REDIS_URL, redisAnswers } from "../../support/TestRedis.js"
 import { baseEnv, sharedDatabaseUrl } from "../../support/TestServer.js"
 
 /** One "replica": a limiter with its own pool on `databaseUrl` (counting in Redis with `redisUrl`). */
@@ -40,19 +41,7 @@ const replica = (databaseUrl: string, redisUrl?: string) =>
 // Windows of ~115 days, so a test never straddles two.
 const WINDOW_SECONDS = 10_000_000
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379/15"
-const redisUp = await (async () => {
-  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
-  try {
-    await r.connect()
-    await r.ping()
-    return true
-  } catch {
-    return false
-  } finally {
-    r.disconnect()
-  }
-})()
+const redisUp = await redisAnswers()
 
 describe("rate-limit leases on a shared database", () => {
   it.scopedLive(

@@ -2,22 +2,10 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Redis } from "ioredis"
 import { get } from "../../support/http.js"
+import { REDIS_URL, redisAnswers } from "../../support/TestRedis.js"
 import * as TestServer from "../../support/TestServer.js"
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379/15"
-
-const redisUp = await (async () => {
-  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
-  try {
-    await r.connect()
-    await r.ping()
-    return true
-  } catch {
-    return false
-  } finally {
-    r.disconnect()
-  }
-})()
+const redisUp = await redisAnswers()
 
 if (!redisUp) console.warn(`Redis not reachable at ${REDIS_URL}: the Redis rate-limit store tests are skipped`)
 
