@@ -20,7 +20,7 @@ export const makeQueues = (services: {
   readonly orders: Orders["Type"]
   readonly brokerage: Brokerage["Type"]
   readonly offers: Offers["Type"]
-  readonly fulfilment: Fulfilment["Type"]
+  readonly fulfilment: Fulfilment
   readonly bulk: Bulk["Type"]
 }) => {
   const { brokerage, bulk, fulfilment, offers, orders } = services
