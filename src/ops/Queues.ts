@@ -21,7 +21,7 @@ export const makeQueues = (services: {
   readonly brokerage: Brokerage["Type"]
   readonly offers: Offers["Type"]
   readonly fulfilment: Fulfilment
-  readonly bulk: Bulk["Type"]
+  readonly bulk: Bulk
 }) => {
   const { brokerage, bulk, fulfilment, offers, orders } = services
   const held = orders.listAll({ status: "MANUAL_REVIEW" }, LIMIT)
