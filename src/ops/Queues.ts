@@ -18,7 +18,7 @@ export const LIMIT = 100
 
 export const makeQueues = (services: {
   readonly orders: Orders["Type"]
-  readonly brokerage: Brokerage["Type"]
+  readonly brokerage: Brokerage
   readonly offers: Offers["Type"]
   readonly fulfilment: Fulfilment
   readonly bulk: Bulk
