@@ -19,7 +19,7 @@ export const LIMIT = 100
 export const makeQueues = (services: {
   readonly orders: Orders["Type"]
   readonly brokerage: Brokerage
-  readonly offers: Offers["Type"]
+  readonly offers: Offers
   readonly fulfilment: Fulfilment
   readonly bulk: Bulk
 }) => {
