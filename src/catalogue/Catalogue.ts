@@ -7,7 +7,7 @@
  * in-process cache of the whole (small) tables; writes made here invalidate it at once, writes
  * made by another process are visible within `CATALOGUE_CACHE_TTL`.
  */
-import { Clock, Context, Deferred, Duration, Effect, FiberId, Layer, Option } from "effect"
+import { Clock, Deferred, Duration, Effect, FiberId, Option } from "effect"
 import type { TldPrice } from "./Api.js"
 import { defaultPriceList, snapshot, SNAPSHOT_TAKEN_AT } from "./data/index.js"
 import { InvalidPriceTld, InvalidTld, TldNotFound } from "./Errors.js"
@@ -193,6 +193,10 @@ const make = Effect.gen(function*() {
 
 const describe = (e: RtrError) => `${e.reason}: ${e.message}`
 
-export class Catalogue extends Context.Tag("app/Catalogue")<Catalogue, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Catalogue, make).pipe(Layer.provide(CatalogueRepo.Live))
+export class Catalogue extends Effect.Service<Catalogue>()("app/Catalogue", {
+  effect: make,
+  dependencies: [CatalogueRepo.Default]
+}) {
+  /** Kept for the existing wiring (src/catalogue/Layer.ts). */
+  static readonly Live = Catalogue.Default
 }

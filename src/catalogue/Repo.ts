@@ -4,7 +4,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { PRICE_OPS, type PriceRow } from "./PriceCsv.js"
 import { RtrTldInfo } from "./RealtimeRegisterSchema.js"
 
@@ -98,8 +98,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class CatalogueRepo
-  extends Context.Tag("app/CatalogueRepo")<CatalogueRepo, Effect.Effect.Success<typeof make>>()
-{
-  static readonly Live = Layer.effect(CatalogueRepo, make)
-}
+export class CatalogueRepo extends Effect.Service<CatalogueRepo>()("app/CatalogueRepo", { effect: make }) {}

@@ -23,7 +23,7 @@
  * retry and hand delivery); the steps of a run are Steps.ts.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Context, Duration, Effect, Layer, Option, type Scope } from "effect"
+import { Duration, Effect, Option, type Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Os from "node:os"
 import type { PartnerIdentity } from "../partner/Auth.js"
@@ -243,6 +243,7 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class Fulfilment extends Context.Tag("app/Fulfilment")<Fulfilment, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Fulfilment, make)
+export class Fulfilment extends Effect.Service<Fulfilment>()("app/Fulfilment", { effect: make }) {
+  /** Kept for the existing wiring (src/fulfilment/Layer.ts). */
+  static readonly Live = Fulfilment.Default
 }

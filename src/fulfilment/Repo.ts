@@ -8,7 +8,7 @@
 import type { Statement } from "@effect/sql"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Duration, Effect, Option, Schema } from "effect"
 import { TRANSFER_STATES } from "../partner/orders/Deliveries.js"
 
 const State = Schema.Literal(...TRANSFER_STATES)
@@ -215,9 +215,7 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class DeliveryRepo extends Context.Tag("fulfilment/DeliveryRepo")<
-  DeliveryRepo,
-  Effect.Effect.Success<typeof make>
->() {
-  static readonly Live = Layer.effect(DeliveryRepo, make)
+export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("fulfilment/DeliveryRepo", { effect: make }) {
+  /** Kept for the existing wiring (src/fulfilment/Port.ts). */
+  static readonly Live = DeliveryRepo.Default
 }

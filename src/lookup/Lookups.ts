@@ -13,7 +13,7 @@
  *   (HTTP, batch, MCP): one lookup of the caller's daily quota spent, then `lookup`; failing with
  *   `WhoisQuotaSpent`, `WhoisNotFound` or `WhoisUnavailable` (lookup/Errors.ts).
  */
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import type { Viewer } from "../identity/Viewer.js"
 import { type RateLimitDecision, RateLimiter, type RateLimitPolicy } from "../platform/http/RateLimit.js"
 import { makeId } from "../platform/Ids.js"
@@ -135,6 +135,10 @@ const make = Effect.gen(function*() {
   return { lookup, quotaOf, whois: whoisLookup }
 })
 
-export class Lookups extends Context.Tag("app/Lookups")<Lookups, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Lookups, make).pipe(Layer.provide(LookupRepo.Live))
+export class Lookups extends Effect.Service<Lookups>()("app/Lookups", {
+  effect: make,
+  dependencies: [LookupRepo.Default]
+}) {
+  /** Kept for the existing wiring (src/lookup/Layer.ts). */
+  static readonly Live = Lookups.Default
 }

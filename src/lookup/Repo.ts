@@ -4,7 +4,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { LookupRecordSchema } from "./Record.js"
 
 const NewLookup = Schema.Struct({
@@ -27,6 +27,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class LookupRepo extends Context.Tag("app/LookupRepo")<LookupRepo, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(LookupRepo, make)
-}
+export class LookupRepo extends Effect.Service<LookupRepo>()("app/LookupRepo", { effect: make }) {}

@@ -9,11 +9,9 @@
  * `pending`, whatever its amount.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { Checkout } from "../checkout/Checkout.js"
-import type { DomainNotForSale, DomainNotPriced, ListingUnavailable } from "../checkout/Errors.js"
 import { moneyInWords } from "../domain/TimeWords.js"
-import type { ListingHeld, ListingNotFound } from "../market/Errors.js"
 import { Market } from "../market/Market.js"
 import { Notifications } from "../notifications/Notifications.js"
 import { transactionOf } from "../platform/db/SqlTransaction.js"
@@ -32,19 +30,6 @@ export type Decision =
   | { readonly _tag: "accept" }
   | { readonly _tag: "counter"; readonly amountCents: number }
   | { readonly _tag: "decline" }
-
-/**
- * Written out, not inferred from `make`: src/ops/Queues.ts reads the shape as `Offers["Type"]`,
- * which a Tag class has and an `Effect.Service` instance has not.
- */
-export interface OffersShape {
-  readonly create: (input: NewOfferInput) => Effect.Effect<OfferRow, ListingNotFound>
-  readonly list: (status: OfferStatus | null) => Effect.Effect<ReadonlyArray<OfferRow>>
-  readonly decide: (id: string, decision: Decision) => Effect.Effect<
-    { readonly offer: OfferRow; readonly checkoutUrl: string | null },
-    OfferNotFound | OfferClosed | DomainNotForSale | DomainNotPriced | ListingUnavailable | ListingHeld
-  >
-}
 
 const make = Effect.gen(function*() {
   const repo = yield* OffersRepo
@@ -117,11 +102,14 @@ const make = Effect.gen(function*() {
       return { offer: row, checkoutUrl: checkoutUrl as string | null }
     }))
 
-  return { create, list, decide } as const satisfies OffersShape
+  return { create, list, decide } as const
 })
 
-export class Offers extends Context.Tag("app/Offers")<Offers, OffersShape>() {
-  static readonly Live = Layer.effect(Offers, make).pipe(Layer.provide(OffersRepo.Default))
+export class Offers
+  extends Effect.Service<Offers>()("app/Offers", { effect: make, dependencies: [OffersRepo.Default] })
+{
+  /** Kept for the existing wiring (src/offers/Layer.ts). */
+  static readonly Live = Offers.Default
 }
 
 export type { OfferRow }

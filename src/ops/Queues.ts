@@ -18,10 +18,10 @@ export const LIMIT = 100
 
 export const makeQueues = (services: {
   readonly orders: Orders["Type"]
-  readonly brokerage: Brokerage["Type"]
-  readonly offers: Offers["Type"]
-  readonly fulfilment: Fulfilment["Type"]
-  readonly bulk: Bulk["Type"]
+  readonly brokerage: Brokerage
+  readonly offers: Offers
+  readonly fulfilment: Fulfilment
+  readonly bulk: Bulk
 }) => {
   const { brokerage, bulk, fulfilment, offers, orders } = services
   const held = orders.listAll({ status: "MANUAL_REVIEW" }, LIMIT)

@@ -202,8 +202,9 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class Bulk extends Context.Tag("app/Bulk")<Bulk, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Bulk, make)
+export class Bulk extends Effect.Service<Bulk>()("app/Bulk", { effect: make }) {
+  /** Kept for the existing wiring (src/portfolio/Layer.ts, test/portfolio/cart.test.ts). */
+  static readonly Live = Bulk.Default
 }
 
 /** Bulk and cart job workers (BULK_JOB_CONCURRENCY each). */

@@ -1,5 +1,5 @@
 /** The signed-in owner's portfolio: their domains and the registrar state we keep for each. */
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { toUnicode } from "../domain/DomainName.js"
 import { PortfolioList } from "./Api.js"
 import { PortfolioRepo } from "./Repo.js"
@@ -28,6 +28,7 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class Portfolio extends Context.Tag("app/Portfolio")<Portfolio, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Portfolio, make)
+export class Portfolio extends Effect.Service<Portfolio>()("app/Portfolio", { effect: make }) {
+  /** Kept for the existing wiring (src/portfolio/Layer.ts). */
+  static readonly Live = Portfolio.Default
 }

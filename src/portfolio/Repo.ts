@@ -6,7 +6,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { transactionOf } from "../platform/db/SqlTransaction.js"
 import { cartQueries } from "./RepoCarts.js"
 
@@ -271,8 +271,7 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class PortfolioRepo
-  extends Context.Tag("app/PortfolioRepo")<PortfolioRepo, Effect.Effect.Success<typeof make>>()
-{
-  static readonly Live = Layer.effect(PortfolioRepo, make)
+export class PortfolioRepo extends Effect.Service<PortfolioRepo>()("app/PortfolioRepo", { effect: make }) {
+  /** Kept for the existing wiring (src/portfolio/Layer.ts, src/portfolio/Fulfilment.ts, test/portfolio/cart.test.ts). */
+  static readonly Live = PortfolioRepo.Default
 }

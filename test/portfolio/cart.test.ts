@@ -27,10 +27,13 @@ const refunds: Array<{ cartId: string; amountCents: number; key: string }> = []
 
 const StandIns = Layer.mergeAll(
   Layer.succeed(Registrar, { mode: "sandbox" as const, ...makeSandbox({ min: Duration.zero, max: Duration.zero }) }),
-  Layer.succeed(Catalogue, {
-    getPrice: (_tld: string, op: string) => Effect.succeed(Option.some(op === "renew" ? 1299 : 8000)),
-    getMetadata: () => Effect.succeed(Option.some({ allowedYears: [1, 2, 3], minNameservers: 2, maxNameservers: 13 }))
-  } as any),
+  Layer.succeed(
+    Catalogue,
+    Catalogue.make({
+      getPrice: (_tld: string, op: string) => Effect.succeed(Option.some(op === "renew" ? 1299 : 8000)),
+      getMetadata: () => Effect.succeed(Option.some({ allowedYears: [1, 2, 3], minNameservers: 2, maxNameservers: 13 }))
+    } as any)
+  ),
   Layer.succeed(CartCheckout, {
     open: (cart) =>
       Effect.sync(() => {

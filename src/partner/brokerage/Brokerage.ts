@@ -17,7 +17,7 @@
  * record of operations); beside it: Eligibility.ts, CaseMoves.ts, CaseJson.ts.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import { Context, Duration, Effect, Option } from "effect"
 import { AvailabilityEngine } from "../../availability/Availability.js"
 import { type CaseAction, type CaseStatus, sandboxStep, type Tier } from "../../domain/Brokerage.js"
 import { LookupConfig } from "../../lookup/Settings.js"
@@ -225,10 +225,12 @@ const make = Effect.gen(function*() {
 })
 
 /** Needs `Settlement` (the sandbox walk settles a won case's commission), which src/partner/Layer.ts provides. */
-export class Brokerage extends Context.Tag("app/Brokerage")<Brokerage, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Brokerage, make).pipe(
-    Layer.provide(Layer.mergeAll(BrokerageRepo.Live, OrderRepo.Live, Outbox.Live, Books.Live))
-  )
+export class Brokerage extends Effect.Service<Brokerage>()("app/Brokerage", {
+  effect: make,
+  dependencies: [BrokerageRepo.Default, OrderRepo.Live, Outbox.Live, Books.Live]
+}) {
+  /** Kept for the existing wiring (src/partner/Layer.ts). */
+  static readonly Live = Brokerage.Default
 }
 
 export type { CaseStatus }

@@ -28,7 +28,7 @@ const price = Options.integer("price").pipe(
 )
 const limit = Options.integer("limit").pipe(Options.withDefault(50), Options.withDescription("1–500, default 50"))
 
-const show = (asJson: boolean, d: Effect.Effect.Success<ReturnType<Brokerage["Type"]["detail"]>>) => {
+const show = (asJson: boolean, d: Effect.Effect.Success<ReturnType<Brokerage["detail"]>>) => {
   const timeline = d.timeline.map((t) =>
     `  ${t.at}  ${t.from_status ?? "·"} → ${t.status}  by ${t.actor}${
       t.price_cents !== null ? `  price ${t.price_cents}` : ""

@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { CASE_STATUSES, type CaseStatus, type Tier, TIERS } from "../../domain/Brokerage.js"
 import type { PartnerEnvironment } from "../Auth.js"
 
@@ -208,8 +208,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class BrokerageRepo
-  extends Context.Tag("app/BrokerageRepo")<BrokerageRepo, Effect.Effect.Success<typeof make>>()
-{
-  static readonly Live = Layer.effect(BrokerageRepo, make)
-}
+export class BrokerageRepo extends Effect.Service<BrokerageRepo>()("app/BrokerageRepo", { effect: make }) {}

@@ -8,7 +8,7 @@
  * Reading widens nothing: both environments may be read (a partner with no live key simply has no
  * live rows); the default is live once the partner has a live key, else sandbox.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import type { PartnerEnvironment, PartnerOwner } from "../Auth.js"
 import { Brokerage } from "../brokerage/Brokerage.js"
 import type { CaseFilters } from "../brokerage/Repo.js"
@@ -127,8 +127,7 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class MemberBusiness
-  extends Context.Tag("app/PartnerMemberBusiness")<MemberBusiness, Effect.Effect.Success<typeof make>>()
-{
-  static readonly Live = Layer.effect(MemberBusiness, make)
+export class MemberBusiness extends Effect.Service<MemberBusiness>()("app/PartnerMemberBusiness", { effect: make }) {
+  /** Kept for the existing wiring (src/partner/Layer.ts). */
+  static readonly Live = MemberBusiness.Default
 }

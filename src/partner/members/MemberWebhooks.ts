@@ -9,7 +9,7 @@
  * Each state-changing action is one method (setUrl, rotateSecret, test, redeliver), so an audit
  * record can wrap it.
  */
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import type { ReceivedDelivery } from "../../domain/PartnerSigning.js"
 import { isId } from "../../platform/Ids.js"
 import type { PartnerEnvironment } from "../Auth.js"
@@ -101,8 +101,7 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class MemberWebhooks
-  extends Context.Tag("app/PartnerMemberWebhooks")<MemberWebhooks, Effect.Effect.Success<typeof make>>()
-{
-  static readonly Live = Layer.effect(MemberWebhooks, make)
+export class MemberWebhooks extends Effect.Service<MemberWebhooks>()("app/PartnerMemberWebhooks", { effect: make }) {
+  /** Kept for the existing wiring (src/partner/Layer.ts). */
+  static readonly Live = MemberWebhooks.Default
 }

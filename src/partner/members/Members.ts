@@ -186,5 +186,5 @@ const make = Effect.gen(function*() {
 })
 
 export class Members extends Context.Tag("app/PartnerMembers")<Members, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Members, make).pipe(Layer.provide(MembersRepo.Live))
+  static readonly Live = Layer.effect(Members, make).pipe(Layer.provide(MembersRepo.Default))
 }

@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { transactionOf } from "../../platform/db/SqlTransaction.js"
 import { ROLES } from "./Roles.js"
 
@@ -138,9 +138,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class MembersRepo extends Context.Tag("app/PartnerMembersRepo")<
-  MembersRepo,
-  Effect.Effect.Success<typeof make>
->() {
-  static readonly Live = Layer.effect(MembersRepo, make)
-}
+export class MembersRepo extends Effect.Service<MembersRepo>()("app/PartnerMembersRepo", { effect: make }) {}

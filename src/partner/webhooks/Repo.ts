@@ -5,7 +5,7 @@
  * of RepoRows.ts; a database error is a defect here (`Effect.orDie`), never a service's concern.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { deliveryQueries } from "./RepoDeliveries.js"
 import { endpointQueries } from "./RepoEndpoints.js"
 import { workerQueries } from "./RepoWorker.js"
@@ -27,8 +27,7 @@ const make = Effect.map(SqlClient.SqlClient, (sql) => ({
   ...workerQueries(sql)
 }))
 
-export class WebhookRepo
-  extends Context.Tag("app/PartnerWebhookRepo")<WebhookRepo, Effect.Effect.Success<typeof make>>()
-{
-  static readonly Live = Layer.effect(WebhookRepo, make)
+export class WebhookRepo extends Effect.Service<WebhookRepo>()("app/PartnerWebhookRepo", { effect: make }) {
+  /** Kept for the existing wiring (src/partner/webhooks/DeliveryQueue.ts, src/partner/webhooks/Gauges.ts). */
+  static readonly Live = WebhookRepo.Default
 }

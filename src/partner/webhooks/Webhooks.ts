@@ -7,7 +7,7 @@
  * domain errors of Errors.ts; this service knows nothing of HTTP.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { checkDelivery as checkSignatures, type ReceivedDelivery } from "../../domain/PartnerSigning.js"
 import { AppConfig } from "../../platform/Config.js"
 import { Outbound } from "../../platform/outbound/Outbound.js"
@@ -266,6 +266,10 @@ const make = Effect.gen(function*() {
   return { register, setUrl, rotateSecret, run: delivery.run, show, remove, test, deliveries, redeliver, checkDelivery }
 })
 
-export class Webhooks extends Context.Tag("app/PartnerWebhooks")<Webhooks, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Webhooks, make).pipe(Layer.provide([WebhookRepo.Live, Outbox.Live]))
+export class Webhooks extends Effect.Service<Webhooks>()("app/PartnerWebhooks", {
+  effect: make,
+  dependencies: [WebhookRepo.Default, Outbox.Live]
+}) {
+  /** Kept for the existing wiring (src/partner/Layer.ts). */
+  static readonly Live = Webhooks.Default
 }
