@@ -25,8 +25,8 @@ interface Message {
 }
 
 export const makeViews = (
-  members: Members["Type"],
-  keys: PartnerKeys["Type"],
+  members: Members,
+  keys: PartnerKeys,
   forms: ReturnType<typeof makeAccountForms>
 ) => {
   const csrfOf = (session: Session) =>

@@ -7,7 +7,7 @@
  *
  * Each state-changing action is one method (create, rotate, revoke), so an audit record can wrap it.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import type { PartnerEnvironment, Scope } from "../Auth.js"
 import { Credentials } from "../Credentials.js"
 import { KeyNotFound, ScopeNotGranted } from "./Errors.js"
@@ -96,6 +96,7 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class PartnerKeys extends Context.Tag("app/PartnerKeys")<PartnerKeys, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(PartnerKeys, make)
+export class PartnerKeys extends Effect.Service<PartnerKeys>()("app/PartnerKeys", { effect: make }) {
+  /** Kept for the existing wiring (src/partner/Layer.ts). */
+  static readonly Live = PartnerKeys.Default
 }

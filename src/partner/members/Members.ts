@@ -6,7 +6,7 @@
  *
  * Each state-changing action is one method (invite, accept, remove), so an audit record can wrap it.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { AppConfig } from "../../platform/Config.js"
 import { makeId } from "../../platform/Ids.js"
@@ -185,6 +185,10 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class Members extends Context.Tag("app/PartnerMembers")<Members, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Members, make).pipe(Layer.provide(MembersRepo.Default))
+export class Members extends Effect.Service<Members>()("app/PartnerMembers", {
+  effect: make,
+  dependencies: [MembersRepo.Default]
+}) {
+  /** Kept for the existing wiring (src/partner/Layer.ts). */
+  static readonly Live = Members.Default
 }
