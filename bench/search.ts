@@ -9,7 +9,6 @@
  *
  * Targets: header ≤ 10 ms after the request, primary row ≤ 60 ms, done ≤ 80 ms at concurrency 1.
  */
-import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -18,6 +17,7 @@ import {
   compile,
   postgresReachable,
   privateDatabase,
+  processCpuMs,
   root,
   serviceEnv,
   start,
@@ -138,35 +138,28 @@ for (let i = 0; i < 100; i++) await searchOnce(floorUrl)
 for (let i = 0; i < 100; i++) await searchOnce(effectFloorUrl)
 await Promise.all(Array.from({ length: CONCURRENCY }, () => searchOnce()))
 
-/** CPU time (user + system) a process has used, in ms (Linux /proc). */
-const cpuMs = (pid: number | undefined) => {
-  try {
-    const fields = Fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
-    return (Number(fields[11]) + Number(fields[12])) * 10
-  } catch {
-    return NaN
-  }
-}
-
 // One at a time, the service and its floor in alternating rounds (the same minutes, so a load
 // that comes and goes touches both): CPU per search of each, and the spread over the rounds.
 const ROUNDS = 4
+const PER_ROUND = Math.ceil(SEQUENTIAL / ROUNDS)
 const sequential: Array<Timing> = []
 const serviceRounds: Array<number> = []
 const floorRounds: Array<number> = []
 const effectFloorRounds: Array<number> = []
+/** One round of `PER_ROUND` searches of `target`, one at a time: the CPU per search of `pid`. */
+const round = async (target: URL, pid: number | undefined, timings?: Array<Timing>) => {
+  const before = processCpuMs(pid)
+  for (let i = 0; i < PER_ROUND; i++) {
+    const t = await searchOnce(target)
+    timings?.push(t)
+  }
+  return (processCpuMs(pid) - before) / PER_ROUND
+}
 const loadBefore = Os.loadavg()[0]
 for (let r = 0; r < ROUNDS; r++) {
-  const n = Math.ceil(SEQUENTIAL / ROUNDS)
-  let before = cpuMs(service.child.pid)
-  for (let i = 0; i < n; i++) sequential.push(await searchOnce())
-  serviceRounds.push((cpuMs(service.child.pid) - before) / n)
-  before = cpuMs(floor.child.pid)
-  for (let i = 0; i < n; i++) await searchOnce(floorUrl)
-  floorRounds.push((cpuMs(floor.child.pid) - before) / n)
-  before = cpuMs(effectFloor.child.pid)
-  for (let i = 0; i < n; i++) await searchOnce(effectFloorUrl)
-  effectFloorRounds.push((cpuMs(effectFloor.child.pid) - before) / n)
+  serviceRounds.push(await round(url, service.child.pid, sequential))
+  floorRounds.push(await round(floorUrl, floor.child.pid))
+  effectFloorRounds.push(await round(effectFloorUrl, effectFloor.child.pid))
 }
 const loadAfter = Os.loadavg()[0]
 const median = (xs: ReadonlyArray<number>) => quantile(xs, 0.5)
