@@ -26,7 +26,7 @@
  * This file is the engine (local answers, the cache, `prepare`); the upstream evidence is
  * Evidence.ts.
  */
-import { Clock, Context, Duration, Effect, identity, Layer, Option } from "effect"
+import { Clock, Context, Duration, Effect, identity, Option } from "effect"
 import { createHash } from "node:crypto"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { RealtimeRegister } from "../catalogue/RealtimeRegister.js"
@@ -380,9 +380,10 @@ const make = Effect.gen(function*() {
   } as const
 })
 
-export class AvailabilityEngine extends Context.Tag("app/AvailabilityEngine")<
-  AvailabilityEngine,
-  Effect.Effect.Success<typeof make>
->() {
-  static readonly Live = Layer.effect(AvailabilityEngine, make).pipe(Layer.provide(AvailabilityRepo.Live))
+export class AvailabilityEngine extends Effect.Service<AvailabilityEngine>()("app/AvailabilityEngine", {
+  effect: make,
+  dependencies: [AvailabilityRepo.Default]
+}) {
+  /** Kept for the existing wiring (src/availability/Layer.ts). */
+  static readonly Live = AvailabilityEngine.Default
 }

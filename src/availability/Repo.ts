@@ -4,7 +4,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import type { UpstreamOutcome } from "../domain/Availability.js"
 import { Environment, listedAt, ListingRow } from "../market/Repo.js"
 import { sqlArray } from "../platform/db/SqlArray.js"
@@ -171,8 +171,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class AvailabilityRepo
-  extends Context.Tag("app/AvailabilityRepo")<AvailabilityRepo, Effect.Effect.Success<typeof make>>()
-{
-  static readonly Live = Layer.effect(AvailabilityRepo, make)
-}
+export class AvailabilityRepo extends Effect.Service<AvailabilityRepo>()("app/AvailabilityRepo", { effect: make }) {}

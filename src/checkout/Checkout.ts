@@ -180,10 +180,12 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class Checkout extends Context.Tag("app/Checkout")<Checkout, Effect.Effect.Success<typeof make>>() {
-  static readonly layer = Layer.effect(Checkout, make).pipe(
-    Layer.provide(Layer.mergeAll(CheckoutRepo.Live, Books.Live))
-  )
+export class Checkout extends Effect.Service<Checkout>()("app/Checkout", {
+  effect: make,
+  dependencies: [CheckoutRepo.Default, Books.Default]
+}) {
+  /** Kept for the existing wiring (src/checkout/Layer.ts and the checkout tests' stand-in layers). */
+  static readonly layer = Checkout.Default
 }
 
 /** The cart seam (src/checkout/Cart.ts) over this checkout. */

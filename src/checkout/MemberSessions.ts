@@ -5,7 +5,7 @@
  * row. It lives in the checkout slice, which already depends on the partner services; the members
  * slice (below the checkout) cannot call the checkout without a cycle.
  */
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import type { PartnerEnvironment } from "../partner/Auth.js"
 import { Members } from "../partner/members/Members.js"
 import { Checkout } from "./Checkout.js"
@@ -38,8 +38,7 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class MemberSessions
-  extends Context.Tag("app/CheckoutMemberSessions")<MemberSessions, Effect.Effect.Success<typeof make>>()
-{
-  static readonly Live = Layer.effect(MemberSessions, make)
+export class MemberSessions extends Effect.Service<MemberSessions>()("app/CheckoutMemberSessions", { effect: make }) {
+  /** Kept for the existing wiring (src/checkout/Layer.ts). */
+  static readonly Live = MemberSessions.Default
 }

@@ -6,7 +6,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { SESSION_STATUSES } from "../domain/Checkout.js"
 import { partnerNameOf } from "../partner/Fragments.js"
 import { orderReversed, reversedOrderSessions } from "../partner/orders/Fragments.js"
@@ -324,6 +324,7 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class CheckoutRepo extends Context.Tag("app/CheckoutRepo")<CheckoutRepo, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(CheckoutRepo, make)
+export class CheckoutRepo extends Effect.Service<CheckoutRepo>()("app/CheckoutRepo", { effect: make }) {
+  /** Kept for src/checkout/PaymentRecords.ts and test/checkout, which provide it themselves as before. */
+  static readonly Live = CheckoutRepo.Default
 }

@@ -6,7 +6,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { groupCommit } from "../platform/db/GroupCommit.js"
 import { sqlArray } from "../platform/db/SqlArray.js"
 import { Environment } from "./Repo.js"
@@ -134,6 +134,7 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class ListingReads extends Context.Tag("app/ListingReads")<ListingReads, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(ListingReads, make)
+export class ListingReads extends Effect.Service<ListingReads>()("app/ListingReads", { effect: make }) {
+  /** Kept for the existing wiring (src/market/Layer.ts and test/partner/inventory). */
+  static readonly Live = ListingReads.Default
 }

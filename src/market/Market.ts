@@ -8,7 +8,7 @@
  * and a page costs one index range scan at any depth. Offset pages work too, and also return a
  * cursor, so a walk may switch to cursors at any point.
  */
-import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { Clock, Duration, Effect, Option } from "effect"
 import {
   type ListingFilters,
   type ListingPosition,
@@ -262,6 +262,10 @@ const make = Effect.gen(function*() {
   return { browse, getListing, listedListing, importListings, seed, demoEnabled, sales } as const
 })
 
-export class Market extends Context.Tag("app/Market")<Market, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Market, make).pipe(Layer.provide(MarketRepo.Live))
+export class Market extends Effect.Service<Market>()("app/Market", {
+  effect: make,
+  dependencies: [MarketRepo.Default]
+}) {
+  /** Kept for the existing wiring (src/market/Layer.ts). */
+  static readonly Live = Market.Default
 }

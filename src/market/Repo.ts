@@ -6,7 +6,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import type { Fragment } from "@effect/sql/Statement"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import {
   type ListingFilters,
   type ListingPosition,
@@ -266,6 +266,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class MarketRepo extends Context.Tag("app/MarketRepo")<MarketRepo, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(MarketRepo, make)
-}
+export class MarketRepo extends Effect.Service<MarketRepo>()("app/MarketRepo", { effect: make }) {}

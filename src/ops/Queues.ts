@@ -17,7 +17,7 @@ import type { Counts } from "./Pages.js"
 export const LIMIT = 100
 
 export const makeQueues = (services: {
-  readonly orders: Orders["Type"]
+  readonly orders: Orders
   readonly brokerage: Brokerage
   readonly offers: Offers
   readonly fulfilment: Fulfilment

@@ -7,7 +7,7 @@
  * - environment (live | sandbox) selects the inventory; scopes gate the endpoints; an inactive
  *   (revoked) credential is refused with 403 `credential_not_active`.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { groupCommit } from "../platform/db/GroupCommit.js"
 import { makeId } from "../platform/Ids.js"
@@ -207,8 +207,10 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class Credentials
-  extends Context.Tag("app/PartnerCredentials")<Credentials, Effect.Effect.Success<typeof make>>()
-{
-  static readonly Live = Layer.effect(Credentials, make).pipe(Layer.provide(PartnerRepo.Live))
+export class Credentials extends Effect.Service<Credentials>()("app/PartnerCredentials", {
+  effect: make,
+  dependencies: [PartnerRepo.Default]
+}) {
+  /** Kept for the existing wiring (src/partner/Layer.ts, the ledger services and test/support/PartnerKit.ts). */
+  static readonly Live = Credentials.Default
 }

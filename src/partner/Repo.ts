@@ -5,7 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { sqlArray } from "../platform/db/SqlArray.js"
 import { countRequests } from "../platform/http/RateLimit.js"
 import { type Scope, SCOPES } from "./Auth.js"
@@ -366,6 +366,4 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class PartnerRepo extends Context.Tag("app/PartnerRepo")<PartnerRepo, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(PartnerRepo, make)
-}
+export class PartnerRepo extends Effect.Service<PartnerRepo>()("app/PartnerRepo", { effect: make }) {}

@@ -13,7 +13,7 @@
  * so the handler can run them alongside the rate-limit check; the upstream calls only leave once
  * the stream is consumed, i.e. after the request was admitted.
  */
-import { Chunk, Clock, Context, Duration, Effect, Either, Fiber, identity, Layer, Option, Queue, Stream } from "effect"
+import { Chunk, Clock, Duration, Effect, Either, Fiber, identity, Option, Queue, Stream } from "effect"
 import { type Availability, AvailabilityEngine } from "../availability/Availability.js"
 import { AvailabilityConfig } from "../availability/Settings.js"
 import { candidate, type DomainName, type InvalidDomainName } from "../domain/DomainName.js"
@@ -203,6 +203,7 @@ const make = Effect.gen(function*() {
   return { plan, parse, start, rows } as const
 })
 
-export class Search extends Context.Tag("app/Search")<Search, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Search, make)
+export class Search extends Effect.Service<Search>()("app/Search", { effect: make }) {
+  /** Kept for the existing wiring (src/search/Layer.ts). */
+  static readonly Live = Search.Default
 }

@@ -6,7 +6,7 @@
  * Async:  site-check {url}, bulk-check {domains ≤ 500} → a `job_…` in the Jobs queue (kind
  *         `tool:<slug>`), run by `ToolWorkersLive` on any replica with workers.
  */
-import { Context, Duration, Effect, Either, Layer, Option } from "effect"
+import { Duration, Effect, Either, Layer, Option } from "effect"
 import { AvailabilityEngine } from "../availability/Availability.js"
 import type { DomainName } from "../domain/DomainName.js"
 import { dnsLookup, RECORD_TYPES, type RecordType } from "../lookup/DnsLookup.js"
@@ -192,9 +192,10 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class Tools extends Context.Tag("app/Tools")<Tools, Effect.Effect.Success<typeof make>>() {
-  /** Comparables come from market's `ListingReads` (market owns `listings`), provided by src/app/Layers.ts. */
-  static readonly Live = Layer.effect(Tools, make)
+/** Comparables come from market's `ListingReads` (market owns `listings`), provided by src/app/Layers.ts. */
+export class Tools extends Effect.Service<Tools>()("app/Tools", { effect: make }) {
+  /** Kept for the existing wiring (src/tools/Layer.ts). */
+  static readonly Live = Tools.Default
 }
 
 /** Worker fibers of the async tools (JOB_CONCURRENCY each), and the finished-job janitor. */

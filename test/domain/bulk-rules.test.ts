@@ -21,9 +21,7 @@ const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?$/).filter((
 const tld = fc.constantFrom("com", "net", "org", "io", "co.uk", "de")
 // A label can itself make a longer public suffix with the TLD ("co.io"), which is no registrable
 // name: the Public Suffix List, read directly, keeps those out.
-const domain = fc.tuple(label, tld).map(([l, t]) => `${l}.${t}`).filter((d) =>
-  d.endsWith(`.${getPublicSuffix(d)}`)
-)
+const domain = fc.tuple(label, tld).map(([l, t]) => `${l}.${t}`).filter((d) => d.endsWith(`.${getPublicSuffix(d)}`))
 const casing = (s: string) =>
   fc.array(fc.boolean(), { minLength: s.length, maxLength: s.length }).map((flags) =>
     [...s].map((c, i) => (flags[i] ? c.toUpperCase() : c)).join("")

@@ -18,7 +18,7 @@
 import type { Statement } from "@effect/sql"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { bulkInsert } from "../../platform/db/BulkInsert.js"
 import { idTime, makeId } from "../../platform/Ids.js"
 import { lockKey } from "../../platform/jobs/Singleton.js"
@@ -197,6 +197,7 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class Outbox extends Context.Tag("app/PartnerOutbox")<Outbox, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Outbox, make)
+export class Outbox extends Effect.Service<Outbox>()("app/PartnerOutbox", { effect: make }) {
+  /** Kept for the existing wiring (src/partner/Layer.ts, the orders', brokerage's and webhooks' layers). */
+  static readonly Live = Outbox.Default
 }

@@ -9,7 +9,7 @@
  *   (synonyms, broader and narrower terms), so `automobile` finds `fastcars.com`.
  * See docs/partner.md#search for why this design.
  */
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { claim, holdOf } from "../../domain/Reservation.js"
 import { expandQuery, fuse, keywordScore, queryTokens, queryWords, semanticScore } from "../../domain/SearchRanking.js"
 import { type InventoryListing as ListingRow, ListingReads } from "../../market/ListingReads.js"
@@ -122,7 +122,8 @@ const make = Effect.gen(function*() {
   return { search, lookup, detail, pricing }
 })
 
-export class Inventory extends Context.Tag("app/PartnerInventory")<Inventory, Effect.Effect.Success<typeof make>>() {
-  /** Over market's `ListingReads` (market owns `listings`), provided by src/app/Layers.ts. */
-  static readonly Live = Layer.effect(Inventory, make)
+/** Over market's `ListingReads` (market owns `listings`), provided by src/app/Layers.ts. */
+export class Inventory extends Effect.Service<Inventory>()("app/PartnerInventory", { effect: make }) {
+  /** Kept for the existing wiring (src/partner/Layer.ts and test/partner/inventory). */
+  static readonly Live = Inventory.Default
 }

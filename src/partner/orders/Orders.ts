@@ -20,7 +20,7 @@
  * it: Recording.ts (quotes, orders, paid sales) and Lifecycle.ts (the moves).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect } from "effect"
 import { nextSandboxAction, type OrderAction } from "../../domain/OrderState.js"
 import { Market } from "../../market/Market.js"
 import { transactionOf } from "../../platform/db/SqlTransaction.js"
@@ -148,8 +148,10 @@ const make = Effect.gen(function*() {
   }
 })
 
-export class Orders extends Context.Tag("app/PartnerOrders")<Orders, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(Orders, make).pipe(
-    Layer.provide(Layer.mergeAll(OrderRepo.Live, Outbox.Live, Books.Live))
-  )
+export class Orders extends Effect.Service<Orders>()("app/PartnerOrders", {
+  effect: make,
+  dependencies: [OrderRepo.Default, Outbox.Default, Books.Default]
+}) {
+  /** Kept for the existing wiring (src/partner/Layer.ts). */
+  static readonly Live = Orders.Default
 }

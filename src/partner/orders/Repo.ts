@@ -6,7 +6,7 @@
  * RepoReferrals.ts (the referral reports' sales).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { batchQueries } from "./RepoBatches.js"
 import { figureQueries } from "./RepoFigures.js"
 import { orderQueries } from "./RepoOrder.js"
@@ -21,6 +21,7 @@ const make = Effect.map(SqlClient.SqlClient, (sql) => ({
   ...referralQueries(sql)
 }))
 
-export class OrderRepo extends Context.Tag("app/PartnerOrderRepo")<OrderRepo, Effect.Effect.Success<typeof make>>() {
-  static readonly Live = Layer.effect(OrderRepo, make)
+export class OrderRepo extends Effect.Service<OrderRepo>()("app/PartnerOrderRepo", { effect: make }) {
+  /** Kept for the settlement orders', order figures' and brokerage's layers, which provide it themselves as before. */
+  static readonly Live = OrderRepo.Default
 }
