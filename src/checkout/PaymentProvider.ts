@@ -37,7 +37,14 @@ export class PaymentProviders extends Context.Tag("app/PaymentProviders")<Paymen
   readonly sandbox: PaymentProviderShape
   readonly live: PaymentProviderShape
   readonly byName: (name: string) => PaymentProviderShape
-}>() {}
+}>() {
+  /** The stand-in for a rule's test: the sandbox provider behind both names, no settings read. */
+  static readonly Test: Layer.Layer<PaymentProviders> = Layer.sync(PaymentProviders, () => ({
+    sandbox: SandboxPayments,
+    live: SandboxPayments,
+    byName: () => SandboxPayments
+  }))
+}
 
 const SANDBOX_CODE = { succeeded: "ok", declined: "dc", requires_action: "3ds" } as const
 

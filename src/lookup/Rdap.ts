@@ -88,7 +88,10 @@ export interface RdapClientShape {
   readonly refreshBootstrap: Effect.Effect<BootstrapInfo, RdapError>
 }
 
-export class RdapClient extends Context.Tag("app/RdapClient")<RdapClient, RdapClientShape>() {}
+export class RdapClient extends Context.Tag("app/RdapClient")<RdapClient, RdapClientShape>() {
+  /** The stand-in for a rule's test: the sandbox (no network; the bundled bootstrap file). */
+  static readonly Test: Layer.Layer<RdapClient> = Layer.sync(RdapClient, () => sandbox)
+}
 
 type FetchRdap = (start: string, skipKey: string) => Effect.Effect<RawAnswer, RdapError>
 

@@ -57,7 +57,16 @@ export interface RegistrarShape {
   readonly premiumPrice: (domain: string, op: "renew" | "restore") => Effect.Effect<Option.Option<number>>
 }
 
-export class Registrar extends Context.Tag("app/Registrar")<Registrar, RegistrarShape>() {}
+export class Registrar extends Context.Tag("app/Registrar")<Registrar, RegistrarShape>() {
+  /**
+   * The stand-in for a rule's test: the sandbox registrar with no latency and its own state (a
+   * fresh registry per layer), no RTR client, no concurrency bound.
+   */
+  static readonly Test: Layer.Layer<Registrar> = Layer.sync(
+    Registrar,
+    () => ({ mode: "sandbox" as const, ...makeSandbox({ min: Duration.zero, max: Duration.zero }) })
+  )
+}
 
 const fromRtr = (domain: string) => (e: RtrError): RegistrarError => {
   const code = e.reason === "not_found"

@@ -12,7 +12,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { CartCheckout, CartFulfilment } from "../../src/checkout/Cart.js"
 import { CartCheckoutLive, Checkout } from "../../src/checkout/Checkout.js"
-import { PaymentProvidersLive } from "../../src/checkout/PaymentProvider.js"
+import { PaymentProviders } from "../../src/checkout/PaymentProvider.js"
 import { ReferralAttribution } from "../../src/referrals/Attribution.js"
 import { CARDS, ordersOfSession, page, payWith, ptOf } from "../support/CheckoutKit.js"
 import { createPartner, seedListings } from "../support/PartnerKit.js"
@@ -62,7 +62,7 @@ const RecordingFulfilment = Layer.effect(
 
 /** The checkout service with stand-ins, over the server's database and services. */
 const CheckoutWithStandIns = Layer.provideMerge(CartCheckoutLive, Checkout.layer).pipe(
-  Layer.provide(Layer.mergeAll(PaymentProvidersLive, StubReferrals, RecordingFulfilment))
+  Layer.provide(Layer.mergeAll(PaymentProviders.Test, StubReferrals, RecordingFulfilment))
 )
 
 // The whole service is in the layer's context (Orders, AppConfig, …): the stand-in checkout is built over it.

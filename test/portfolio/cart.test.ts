@@ -17,7 +17,7 @@ import { BulkRequest } from "../../src/portfolio/Api.js"
 import { Bulk, CART_JOB } from "../../src/portfolio/Bulk.js"
 import { PortfolioConfig } from "../../src/portfolio/Config.js"
 import { makeCartFulfilment } from "../../src/portfolio/Fulfilment.js"
-import { makeSandbox, Registrar } from "../../src/portfolio/Registrar.js"
+import { Registrar } from "../../src/portfolio/Registrar.js"
 import { PortfolioRepo } from "../../src/portfolio/Repo.js"
 import { createTestUser } from "../support/identity.js"
 import * as TestServer from "../support/TestServer.js"
@@ -26,7 +26,7 @@ const opened: Array<{ cartId: string; totalCents: number; items: number }> = []
 const refunds: Array<{ cartId: string; amountCents: number; key: string }> = []
 
 const StandIns = Layer.mergeAll(
-  Layer.succeed(Registrar, { mode: "sandbox" as const, ...makeSandbox({ min: Duration.zero, max: Duration.zero }) }),
+  Registrar.Test,
   Layer.succeed(
     Catalogue,
     Catalogue.make({

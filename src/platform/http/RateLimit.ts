@@ -103,7 +103,21 @@ export interface RateLimiterShape {
   readonly settle: (window: RateLimitWindow, count: number | undefined) => RateLimitDecision
 }
 
-export class RateLimiter extends Context.Tag("app/RateLimiter")<RateLimiter, RateLimiterShape>() {}
+export class RateLimiter extends Context.Tag("app/RateLimiter")<RateLimiter, RateLimiterShape>() {
+  /**
+   * The stand-in for a rule's test: the same limiter over a counter in this process (one replica,
+   * so exactly `limit` requests a window), no database, no overrides.
+   */
+  static readonly Test: Layer.Layer<RateLimiter> = Layer.sync(RateLimiter, () => {
+    const count = makeLocalCounter()
+    return makeLimiter(
+      (bucket, windowStart, n, expiresAt) =>
+        Effect.map(Clock.currentTimeMillis, (now) => count(`${bucket}|${windowStart}`, n, expiresAt.getTime(), now)),
+      {},
+      false
+    )
+  })
+}
 
 /** Adds `n` to a bucket's counter for one window and returns the new total. */
 type Increment = (bucket: string, windowStart: number, n: number, expiresAt: Date) => Effect.Effect<number, unknown>
@@ -190,6 +204,105 @@ export const makeLocalCounter = () => {
   }
 }
 
+/**
+ * The limiter over a shared counter (`increment`): leases, known-denied windows and the in-process
+ * fallback. `overrides` are `RATE_LIMIT_<ID>` (policy id → limit); `countedElsewhere` says the
+ * counter is PostgreSQL's, so the signed path may count in its own statement.
+ */
+const makeLimiter = (
+  increment: Increment,
+  overrides: Readonly<Record<string, number>>,
+  countedElsewhere: boolean
+): RateLimiterShape => {
+  const localIncrement = makeLocalCounter()
+  let lastWarning = 0
+  /** slot → window end (ms); entries of past windows are pruned as new ones arrive. */
+  const denied = new Map<string, number>()
+
+  const limitOf = (p: RateLimitPolicy) => overrides[p.id] ?? p.limit
+
+  const windowOf = (p: RateLimitPolicy, key: string, now: number): RateLimitWindow => {
+    const windowMs = p.windowSeconds * 1000
+    const windowStart = Math.floor(now / windowMs) * windowMs
+    const windowEnd = windowStart + windowMs
+    const bucket = `${p.id}|${key}`
+    const slot = `${bucket}|${windowStart}`
+    return {
+      bucket,
+      windowStart: windowStart / 1000,
+      expiresAt: new Date(windowEnd + 60_000),
+      knownDenied: denied.has(slot),
+      policy: p,
+      limit: limitOf(p),
+      resetSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
+      slot,
+      windowEnd
+    }
+  }
+
+  const settle = (w: RateLimitWindow, count: number | undefined): RateLimitDecision => {
+    const windowSeconds = w.policy.windowSeconds
+    if (count !== undefined && count <= w.limit) {
+      return {
+        allowed: true,
+        limit: w.limit,
+        remaining: w.limit - count,
+        resetSeconds: w.resetSeconds,
+        windowSeconds
+      }
+    }
+    if (count !== undefined) {
+      const now = Date.now()
+      if (denied.size > 10_000) { for (const [k, end] of denied) if (end <= now) denied.delete(k) }
+      denied.set(w.slot, w.windowEnd)
+    }
+    recordRateLimitDenial(w.policy.id)
+    return { allowed: false, limit: w.limit, remaining: 0, resetSeconds: w.resetSeconds, windowSeconds }
+  }
+
+  /** Takes `n` ordinals from the shared store, or from the in-process counter when it does not answer. */
+  const take = (w: RateLimitWindow, n: number): Effect.Effect<number> =>
+    runWithin(
+      increment(w.bucket, w.windowStart, n, w.expiresAt),
+      STORE_TIMEOUT_MS,
+      () => Effect.fail(new StoreTimedOut({ message: `rate limit store gave no answer within ${STORE_TIMEOUT_MS} ms` }))
+    ).pipe(
+      Effect.catchAll((error) =>
+        // The shared store is unreachable: count in this process rather than fail open.
+        Effect.suspend(() => {
+          const now = Date.now()
+          const total = localIncrement(w.slot, n, w.expiresAt.getTime(), now)
+          if (now - lastWarning <= 10_000) return Effect.succeed(total)
+          lastWarning = now
+          return Effect.as(
+            Effect.logWarning("rate limit store unavailable; counting in this process").pipe(
+              Effect.annotateLogs({ error: String(error) })
+            ),
+            total
+          )
+        })
+      )
+    )
+  const leases = makeLeases(take)
+
+  // Hot path: plain callbacks instead of a generator; no I/O while this process's block lasts.
+  const consume = (p: RateLimitPolicy, key: string): Effect.Effect<RateLimitDecision> =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const w = windowOf(p, key, now)
+      if (w.knownDenied) return Effect.succeed(settle(w, undefined))
+      return Effect.map(leases.ordinal(w, now), (count) => settle(w, count))
+    })
+
+  return {
+    consume,
+    limitOf,
+    leasedUnused: (p, key, now) => leases.unused(windowOf(p, key, now).slot, now),
+    countedElsewhere,
+    windowOf,
+    settle
+  }
+}
+
 export const RateLimiterLive = Layer.scoped(
   RateLimiter,
   Effect.gen(function*() {
@@ -197,94 +310,7 @@ export const RateLimiterLive = Layer.scoped(
     const increment: Increment = Option.isSome(config.redisUrl)
       ? yield* redisCounter(Redacted.value(config.redisUrl.value))
       : yield* postgresCounter
-    const localIncrement = makeLocalCounter()
-    let lastWarning = 0
-    /** slot → window end (ms); entries of past windows are pruned as new ones arrive. */
-    const denied = new Map<string, number>()
-
-    const limitOf = (p: RateLimitPolicy) => config.rateLimits[p.id] ?? p.limit
-
-    const windowOf = (p: RateLimitPolicy, key: string, now: number): RateLimitWindow => {
-      const windowMs = p.windowSeconds * 1000
-      const windowStart = Math.floor(now / windowMs) * windowMs
-      const windowEnd = windowStart + windowMs
-      const bucket = `${p.id}|${key}`
-      const slot = `${bucket}|${windowStart}`
-      return {
-        bucket,
-        windowStart: windowStart / 1000,
-        expiresAt: new Date(windowEnd + 60_000),
-        knownDenied: denied.has(slot),
-        policy: p,
-        limit: limitOf(p),
-        resetSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
-        slot,
-        windowEnd
-      }
-    }
-
-    const settle = (w: RateLimitWindow, count: number | undefined): RateLimitDecision => {
-      const windowSeconds = w.policy.windowSeconds
-      if (count !== undefined && count <= w.limit) {
-        return {
-          allowed: true,
-          limit: w.limit,
-          remaining: w.limit - count,
-          resetSeconds: w.resetSeconds,
-          windowSeconds
-        }
-      }
-      if (count !== undefined) {
-        const now = Date.now()
-        if (denied.size > 10_000) { for (const [k, end] of denied) if (end <= now) denied.delete(k) }
-        denied.set(w.slot, w.windowEnd)
-      }
-      recordRateLimitDenial(w.policy.id)
-      return { allowed: false, limit: w.limit, remaining: 0, resetSeconds: w.resetSeconds, windowSeconds }
-    }
-
-    /** Takes `n` ordinals from the shared store, or from the in-process counter when it does not answer. */
-    const take = (w: RateLimitWindow, n: number): Effect.Effect<number> =>
-      runWithin(
-        increment(w.bucket, w.windowStart, n, w.expiresAt),
-        STORE_TIMEOUT_MS,
-        () =>
-          Effect.fail(new StoreTimedOut({ message: `rate limit store gave no answer within ${STORE_TIMEOUT_MS} ms` }))
-      ).pipe(
-        Effect.catchAll((error) =>
-          // The shared store is unreachable: count in this process rather than fail open.
-          Effect.suspend(() => {
-            const now = Date.now()
-            const total = localIncrement(w.slot, n, w.expiresAt.getTime(), now)
-            if (now - lastWarning <= 10_000) return Effect.succeed(total)
-            lastWarning = now
-            return Effect.as(
-              Effect.logWarning("rate limit store unavailable; counting in this process").pipe(
-                Effect.annotateLogs({ error: String(error) })
-              ),
-              total
-            )
-          })
-        )
-      )
-    const leases = makeLeases(take)
-
-    // Hot path: plain callbacks instead of a generator; no I/O while this process's block lasts.
-    const consume = (p: RateLimitPolicy, key: string): Effect.Effect<RateLimitDecision> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const w = windowOf(p, key, now)
-        if (w.knownDenied) return Effect.succeed(settle(w, undefined))
-        return Effect.map(leases.ordinal(w, now), (count) => settle(w, count))
-      })
-
-    return {
-      consume,
-      limitOf,
-      leasedUnused: (p, key, now) => leases.unused(windowOf(p, key, now).slot, now),
-      countedElsewhere: Option.isNone(config.redisUrl),
-      windowOf,
-      settle
-    }
+    return makeLimiter(increment, config.rateLimits, Option.isNone(config.redisUrl))
   })
 )
 
