@@ -22,7 +22,8 @@ interface AxeViolation {
 /** axe's violations of the page as loaded, one line each ("rule: help (targets)"). */
 export const violationsOf = (page: Page) =>
   Effect.promise(async () => {
-    await page.evaluate(AXE_SOURCE)
+    // Once per document: a second check of the same page (the other scheme) reuses it.
+    if (!(await page.evaluate(() => "axe" in globalThis))) await page.evaluate(AXE_SOURCE)
     const result = await page.evaluate(() =>
       (globalThis as any).axe.run(document, {
         runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] }
@@ -76,12 +77,16 @@ export const frameOf = (page: Page) =>
     })
   )
 
+/** The colour schemes every page is checked in (PageStyle's tokens: light, and dark by media query). */
+export const SCHEMES = ["light", "dark"] as const
+export type Scheme = typeof SCHEMES[number]
+
 /**
  * A phone-sized (390 px) page in `scheme`, closed with the scope, as the page tests drive one:
  * every console error and page error kept in `problems`; `check(label)` asserts the frame (one
  * `<main>`, nothing scrolling sideways) and answers axe's violations.
  */
-export const phonePage = (browser: Browser, scheme: "light" | "dark") =>
+export const phonePage = (browser: Browser, scheme: Scheme) =>
   Effect.gen(function*() {
     const context = yield* Effect.acquireRelease(
       Effect.promise(() => browser.newContext({ viewport: VIEWPORTS.phone, colorScheme: scheme })),
@@ -99,4 +104,25 @@ export const phonePage = (browser: Browser, scheme: "light" | "dark") =>
         return yield* violationsOf(page)
       })
     return { page, problems, check }
+  })
+
+/**
+ * A phone page for walking a journey once while checking each page in every scheme: `check(name)`
+ * runs phonePage's check in light, then dark (switching `prefers-color-scheme` on the loaded page,
+ * back to light afterwards), and records axe's violations in `results` under `light <name>` and
+ * `dark <name>`, so a violation in either scheme alone shows up there.
+ */
+export const phonePageInEveryScheme = (browser: Browser) =>
+  Effect.gen(function*() {
+    const { check: checkIn, page, problems } = yield* phonePage(browser, SCHEMES[0])
+    const results: Record<string, ReadonlyArray<string>> = {}
+    const emulate = (colorScheme: Scheme) => Effect.promise(() => page.emulateMedia({ colorScheme }))
+    const check = (name: string) =>
+      Effect.gen(function*() {
+        for (const scheme of SCHEMES) {
+          yield* emulate(scheme)
+          results[`${scheme} ${name}`] = yield* checkIn(`${scheme} ${name}`)
+        }
+      }).pipe(Effect.ensuring(emulate(SCHEMES[0])))
+    return { page, problems, check, results }
   })
