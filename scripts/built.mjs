@@ -13,6 +13,10 @@
  * replicas, a CLI beside the service) each build, the first rename wins and the other uses it.
  * The newest few builds are kept. The build's own lines go to stderr: stdout stays the service's
  * JSON log or the CLI's answer.
+ *
+ * `node scripts/built.mjs dir` builds the same way when needed and prints the build's directory
+ * (its `dist/` inside): the tests' processes run that build (test/support/globalSetup.ts), so a
+ * test run after `npm start`, or CI's second pass, builds nothing.
  */
 import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
@@ -26,9 +30,9 @@ const INPUTS = ["src", "migrations", "scripts/build.mjs", "package.json", "packa
 const KEEP = 3
 
 const which = process.argv[2]
-const file = ENTRIES[which]
+const file = which === "dir" ? ENTRIES.main : ENTRIES[which]
 if (file === undefined) {
-  process.stderr.write(`usage: node scripts/built.mjs ${Object.keys(ENTRIES).join("|")} [arguments]\n`)
+  process.stderr.write(`usage: node scripts/built.mjs ${Object.keys(ENTRIES).join("|")} [arguments] | dir\n`)
   process.exit(2)
 }
 // The entry sees its own arguments, as when run as `node dist/<file> …`.
@@ -61,6 +65,10 @@ if (!Fs.existsSync(Path.join(home, "dist", file))) {
   const old = Fs.readdirSync(builds).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a))
   for (const name of old.slice(KEEP)) Fs.rmSync(Path.join(builds, name), { recursive: true, force: true })
 }
-// Stack traces name the sources (the build writes source maps).
-process.setSourceMapsEnabled(true)
-await import(pathToFileURL(Path.join(home, "dist", file)).href)
+if (which === "dir") {
+  process.stdout.write(`${home}\n`)
+} else {
+  // Stack traces name the sources (the build writes source maps).
+  process.setSourceMapsEnabled(true)
+  await import(pathToFileURL(Path.join(home, "dist", file)).href)
+}

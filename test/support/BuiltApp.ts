@@ -5,7 +5,7 @@
 import * as Path from "node:path"
 import { inject } from "vitest"
 
-/** The built app's root (package.json, node_modules, dist/), as the image lays out /app. */
+/** The build's directory (`dist/` in it; packages resolve from the checkout's node_modules above it). */
 export const builtApp = (): string => inject("builtApp")
 
 /** `node dist/main.js`: the service. */
