@@ -14,7 +14,7 @@
  * BulkRequest.ts (payloads and their checks), BulkJob.ts (the job), BulkCarts.ts (renew/restore
  * carts and their job), BulkTracking.ts (what the owner sees), BulkRegistrar.ts (retries).
  */
-import { Context, Duration, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { Catalogue } from "../catalogue/Catalogue.js"
 import { CartCheckout } from "../checkout/Cart.js"
 import { type BulkOp, type JobOp, normalizeDomainList } from "../domain/BulkRules.js"
@@ -207,13 +207,16 @@ export class Bulk extends Effect.Service<Bulk>()("app/Bulk", { effect: make }) {
   static readonly Live = Bulk.Default
 }
 
-/** Bulk and cart job workers (BULK_JOB_CONCURRENCY each). */
+/**
+ * Bulk and cart job workers (BULK_JOB_CONCURRENCY each). A job enqueued in this process wakes them
+ * at once (and a paid cart, `committed`); the poll, every second as for every job, finds the rest.
+ */
 export const BulkWorkersLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     const bulk = yield* Bulk
     const jobs = yield* Jobs
     const config = yield* PortfolioConfig
-    const options = { concurrency: config.jobConcurrency, pollInterval: Duration.millis(250) }
+    const options = { concurrency: config.jobConcurrency }
     yield* jobs.work(BULK_JOB, bulk.runBulk, options)
     yield* jobs.work(CART_JOB, bulk.runCart, options)
   })

@@ -110,6 +110,36 @@ layer(TestServer.layer({ WORKERS: "false" }), { excludeTestServices: true })("du
       expect(completions).toEqual(["second:2"])
     }))
 
+  it.scoped("a job whose holders died maxAttempts times is failed by the next poll, never run again", () =>
+    Effect.gen(function*() {
+      const lease = Duration.millis(400)
+      const first = yield* makeJobs({ lease, retention: Duration.days(1) })
+      const job = yield* first.enqueue("test:exhausted", { v: 1 }, { maxAttempts: 1 })
+      const started = yield* Deferred.make<void>()
+      const scope1 = yield* Scope.make()
+      yield* first.work(
+        "test:exhausted",
+        () => Deferred.succeed(started, undefined).pipe(Effect.zipRight(Effect.never))
+      )
+        .pipe(Scope.extend(scope1))
+      yield* Deferred.await(started)
+      yield* Scope.close(scope1, Exit.void)
+
+      // Another replica's poll, once the lease lapsed: the job fails for good, its handler is not run.
+      const ran: Array<number> = []
+      const second = yield* makeJobs({ lease, retention: Duration.days(1) })
+      yield* second.work("test:exhausted", (j) => Effect.sync(() => ran.push(j.attempt)), {
+        pollInterval: "100 millis"
+      })
+      const failed = yield* doneState(second, job.id)
+      expect([failed.status, failed.attempts, failed.error]).toEqual([
+        "failed",
+        1,
+        "the job's worker stopped 1 times; giving up"
+      ])
+      expect(ran).toEqual([])
+    }))
+
   it.scoped("failures: JobFailure fails at once; other errors are retried up to maxAttempts", () =>
     Effect.gen(function*() {
       const jobs = yield* makeJobs({ lease: Duration.seconds(5), retention: Duration.days(1) })

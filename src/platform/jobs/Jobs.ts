@@ -128,27 +128,31 @@ export const makeJobs = (
       execute: (id) => sql`select * from jobs where id = ${id}`
     })
 
-    /** Jobs whose holders died too often: failed for good. */
-    const failExhausted = SqlSchema.void({
-      Request: Schema.String,
-      execute: (kind) =>
-        sql`update jobs set status = 'failed', error = 'the job''s worker stopped ' || attempts || ' times; giving up',
-              finished_at = now(), updated_at = now(), locked_by = null, locked_until = null,
-              expires_at = now() + make_interval(secs => retention_seconds)
-            where kind = ${kind} and status = 'running' and locked_until < now() and attempts >= max_attempts`
-    })
-
+    /**
+     * One statement a poll: claims up to `limit` due jobs of `kind` (queued and due, or running
+     * with a lapsed lease), and fails for good the lapsed ones whose holders died too often
+     * (`attempts >= max_attempts`; the two sets of rows are disjoint). An idle worker's poll is
+     * this one statement.
+     */
     const claimRows = SqlSchema.findAll({
       Request: Schema.Struct({ kind: Schema.String, limit: Schema.Number }),
       Result: JobState,
       execute: (r) =>
         sql`
+          with exhausted as (
+            update jobs set status = 'failed', error = 'the job''s worker stopped ' || attempts || ' times; giving up',
+              finished_at = now(), updated_at = now(), locked_by = null, locked_until = null,
+              expires_at = now() + make_interval(secs => retention_seconds)
+            where kind = ${r.kind} and status = 'running' and locked_until < now() and attempts >= max_attempts
+            returning id
+          )
           update jobs set status = 'running', attempts = attempts + 1, locked_by = ${workerId},
             locked_until = now() + ${ms(lease)}::interval, started_at = coalesce(started_at, now()), updated_at = now()
           where id in (
             select id from jobs
             where kind = ${r.kind}
-              and ((status = 'queued' and run_after <= now()) or (status = 'running' and locked_until < now()))
+              and ((status = 'queued' and run_after <= now())
+                or (status = 'running' and locked_until < now() and attempts < max_attempts))
             order by created_at
             limit ${r.limit}
             for update skip locked
@@ -233,8 +237,7 @@ export const makeJobs = (
         const workers = yield* runWorkers<JobState, unknown, unknown>({
           name: "job",
           store: {
-            claim: (limit) =>
-              Effect.zipRight(failExhausted(kind).pipe(Effect.ignore), claimRows({ kind, limit })).pipe(Effect.orDie),
+            claim: (limit) => Effect.orDie(claimRows({ kind, limit })),
             renew: (job) => renew(job.id).pipe(Effect.map(Option.isSome), Effect.orDie),
             settle: (job, outcome) => Effect.orDie(settle(job, outcome))
           },
