@@ -69,7 +69,6 @@ const longFunctions = files(src).flatMap((file) => {
 const LONG = [
   "mcp/Http.ts McpRouteLive",
   "partner/AuthLive.ts makePartnerAuthLive",
-  "platform/http/RequestGuard.ts requestGuard",
   "platform/outbound/OutboundConnector.ts nodeConnector",
   "search/Search.ts events",
   "storefront/client/search.ts island"
