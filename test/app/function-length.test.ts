@@ -70,7 +70,6 @@ const LONG = [
   "mcp/Http.ts McpRouteLive",
   "partner/AuthLive.ts makePartnerAuthLive",
   "platform/outbound/OutboundConnector.ts nodeConnector",
-  "search/Search.ts events",
   "storefront/client/search.ts island"
 ]
 
