@@ -66,9 +66,7 @@ const longFunctions = files(src).flatMap((file) => {
 })
 
 /** Still over the limit; strike a line when its function is split. */
-const LONG = [
-  "storefront/client/search.ts island"
-]
+const LONG: ReadonlyArray<string> = []
 
 describe("function length", () => {
   it(`no function over ${MAX_LINES} lines but the ones listed (constructors aside)`, () => {
