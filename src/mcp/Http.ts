@@ -38,6 +38,17 @@ const JsonRpcError = Schema.Struct({
   error: Schema.Struct({ code: Schema.Number, message: Schema.String }),
   id: Schema.Null
 })
+/** GET and DELETE: there is no server state to stream from or end. */
+const notAllowed = HttpServerResponse.empty({ status: 405, headers: { allow: "POST" } })
+/** A body over MAX_BODY_BYTES: a JSON-RPC error object, as the transport answers its own refusals. */
+const tooLarge = schemaResponse(JsonRpcError)(
+  {
+    jsonrpc: "2.0",
+    error: { code: -32600, message: `The request body exceeds ${MAX_BODY_BYTES} bytes` },
+    id: null
+  },
+  { status: 413 }
+)
 const SSE_OPEN = new TextEncoder().encode(": open\n\n")
 /** What the transport reads of a request (never credentials). */
 const FORWARDED = new Set(["accept", "content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id"])
@@ -68,6 +79,67 @@ const makeCancellations = () => {
 const messagesOf = (body: unknown): ReadonlyArray<{ method?: unknown; params?: { requestId?: unknown } }> =>
   Array.isArray(body) ? body : typeof body === "object" && body !== null ? [body] : []
 
+/** The request's `Mcp-Session-Id` when it is one this service could have issued. */
+const sessionOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
+  const incoming = request.headers[SESSION_HEADER]
+  return incoming !== undefined && VALID_SESSION.test(incoming) ? incoming : undefined
+}
+
+/** The `notifications/cancelled` of a POST cancel the session's calls they name (maybe on another request). */
+const cancelNotified = (
+  cancellations: ReturnType<typeof makeCancellations>,
+  session: string,
+  messages: ReturnType<typeof messagesOf>
+) => {
+  for (const m of messages) {
+    if (m.method === "notifications/cancelled") {
+      cancellations.cancel(session, m.params?.requestId)
+    }
+  }
+}
+
+/** The POST as the SDK's transport reads it: its body, and of its headers only the FORWARDED ones. */
+const webRequestOf = (url: string, request: HttpServerRequest.HttpServerRequest, body: string): Request => {
+  const headers = new Headers()
+  for (const [k, v] of Object.entries(request.headers)) if (FORWARDED.has(k)) headers.set(k, v)
+  return new Request(url, { method: "POST", headers, body })
+}
+
+/**
+ * The transport's response headers to send on (the platform sets the content type and length),
+ * with the session id `issued` on a successful `initialize`.
+ */
+const responseHeadersOf = (response: Response, issued: string | undefined): Record<string, string> => {
+  const headers: Record<string, string> = {}
+  response.headers.forEach((v, k) => {
+    if (k !== "content-type" && k !== "content-length") headers[k] = v
+  })
+  if (issued !== undefined && response.status === 200) headers[SESSION_HEADER] = issued
+  return headers
+}
+
+/**
+ * The transport's response body, streamed; `close` (closing the protocol server) runs when it
+ * ends. The SSE stream ends when the calls of this POST are answered; if the client goes away
+ * first, closing the server aborts them (and their upstream work). An SSE comment first sends the
+ * headers at once, not with the first event (which, for a search, waits for the queried name's
+ * answer).
+ */
+const streamed = (
+  status: number,
+  headers: Record<string, string>,
+  contentType: string | undefined,
+  body: ReadableStream<Uint8Array>,
+  close: Effect.Effect<void>
+): HttpServerResponse.HttpServerResponse => {
+  const events = Stream.fromReadableStream(() => body, (e) => e)
+  const sse = contentType?.startsWith("text/event-stream") === true
+  return HttpServerResponse.stream(
+    (sse ? Stream.concat(Stream.make(SSE_OPEN), events) : events).pipe(Stream.ensuring(close)),
+    { status, headers, ...(contentType !== undefined ? { contentType } : {}) }
+  )
+}
+
 export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
@@ -82,16 +154,6 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
     ))
     const bearer = yield* makeOptionalBearer((token, requestUrl) =>
       Effect.orDie(oauth.resolveAccessToken(token, requestUrl))
-    )
-    const notAllowed = HttpServerResponse.empty({ status: 405, headers: { allow: "POST" } })
-    // A JSON-RPC error object, as the transport answers its own refusals.
-    const tooLarge = schemaResponse(JsonRpcError)(
-      {
-        jsonrpc: "2.0",
-        error: { code: -32600, message: `The request body exceeds ${MAX_BODY_BYTES} bytes` },
-        id: null
-      },
-      { status: 413 }
     )
 
     const handle = Effect.gen(function*() {
@@ -109,16 +171,9 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
       const parsed = Either.getOrUndefined(Either.try((): unknown =>
         JSON.parse(text)
       ))
-      const incoming = request.headers[SESSION_HEADER]
-      const session = incoming !== undefined && VALID_SESSION.test(incoming) ? incoming : undefined
+      const session = sessionOf(request)
       const messages = messagesOf(parsed)
-      if (session !== undefined) {
-        for (const m of messages) {
-          if (m.method === "notifications/cancelled") {
-            cancellations.cancel(session, m.params?.requestId)
-          }
-        }
-      }
+      if (session !== undefined) cancelNotified(cancellations, session, messages)
       const issued = messages.some((m) => m.method === "initialize")
         ? `mcp_${randomUUID()}`
         : undefined
@@ -138,33 +193,17 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
       const transport = new WebStandardStreamableHTTPServerTransport({}) // no sessionIdGenerator: stateless
       const close = Effect.promise(() => server.close().catch(() => undefined))
       yield* Effect.promise(() => server.connect(transport))
-      const headers = new Headers()
-      for (const [k, v] of Object.entries(request.headers)) if (FORWARDED.has(k)) headers.set(k, v)
-      const web = new Request(`${config.baseUrl}${MCP_PATH}`, { method: "POST", headers, body: text })
+      const web = webRequestOf(`${config.baseUrl}${MCP_PATH}`, request, text)
       const response = yield* Effect.promise(() => transport.handleRequest(web, { parsedBody: parsed })).pipe(
         Effect.onInterrupt(() => close)
       )
-      const responseHeaders: Record<string, string> = {}
-      response.headers.forEach((v, k) => {
-        if (k !== "content-type" && k !== "content-length") responseHeaders[k] = v
-      })
-      if (issued !== undefined && response.status === 200) responseHeaders[SESSION_HEADER] = issued
+      const responseHeaders = responseHeadersOf(response, issued)
       const contentType = response.headers.get("content-type") ?? undefined
       if (response.body === null) {
         yield* close
         return HttpServerResponse.empty({ status: response.status, headers: responseHeaders })
       }
-      // The SSE stream ends when the calls of this POST are answered; if the client goes away
-      // first, closing the server aborts them (and their upstream work).
-      // An SSE comment first sends the headers at once, not with the first event (which, for a
-      // search, waits for the queried name's answer).
-      const body = response.body
-      const events = Stream.fromReadableStream(() => body, (e) => e)
-      const sse = contentType?.startsWith("text/event-stream") === true
-      return HttpServerResponse.stream(
-        (sse ? Stream.concat(Stream.make(SSE_OPEN), events) : events).pipe(Stream.ensuring(close)),
-        { status: response.status, headers: responseHeaders, ...(contentType !== undefined ? { contentType } : {}) }
-      )
+      return streamed(response.status, responseHeaders, contentType, response.body, close)
     }).pipe(
       Effect.catchTag("Unauthorized", (e) =>
         // The challenge header was added by the bearer check; the body is the typed envelope.

@@ -39,7 +39,8 @@ import {
   type Scope,
   SIGNING_HEADERS
 } from "./Auth.js"
-import { Credentials } from "./Credentials.js"
+import { Credentials, type ResolvedCredential } from "./Credentials.js"
+import type { CredentialRow } from "./Repo.js"
 import { PartnerConfig } from "./Settings.js"
 
 /** Per credential; `RATE_LIMIT_PARTNER_API` overrides. */
@@ -88,6 +89,121 @@ const debugInvalid = (canonical: string) =>
     }
   })
 
+/** Steps 2–3: the key id, then the other signing headers, present and not blank; else the refusal. */
+const signingHeadersRefusal = (h: Readonly<Record<string, string | undefined>>): UnauthorizedError | undefined => {
+  const keyId = h[SIGNING_HEADERS.keyId]
+  if (keyId === undefined || keyId.trim() === "") {
+    return unauthorized(
+      "missing_credentials",
+      "X-Service-Key-Id is required: sign every request with your key id and secret"
+    )
+  }
+  const missing = [
+    ["X-Service-Timestamp", h[SIGNING_HEADERS.timestamp]],
+    ["X-Service-Nonce", h[SIGNING_HEADERS.nonce]],
+    ["X-Service-Signature", h[SIGNING_HEADERS.signature]]
+  ].filter(([, v]) => v === undefined || v.trim() === "").map(([name]) => name)
+  if (missing.length > 0) {
+    return unauthorized("missing_signature_headers", `Missing signing header(s): ${missing.join(", ")}`)
+  }
+  return undefined
+}
+
+/** Step 4: the timestamp within ±`skew` seconds of `now`, and a nonce of the allowed form; else the refusal. */
+const timestampOrNonceRefusal = (
+  timestamp: string,
+  nonce: string,
+  now: number,
+  skew: number
+): UnauthorizedError | undefined => {
+  const ts = checkTimestamp(timestamp, now, skew)
+  if (!ts.ok) return unauthorized("invalid_timestamp", ts.reason)
+  if (!NONCE_RE.test(nonce)) {
+    return unauthorized(
+      "invalid_signature",
+      "X-Service-Nonce must be 1-128 visible ASCII characters (a UUID v4 is recommended)"
+    )
+  }
+  return undefined
+}
+
+/** Built only when refused: an error captures a stack trace when constructed. */
+const invalidSignature = () =>
+  unauthorized(
+    "invalid_signature",
+    "The request signature does not match; check the canonical string and the secret"
+  )
+
+/**
+ * Step 5: the row of the credential whose secret signed the request as it arrived (`body`
+ * undefined: it could not be read), else the refusal (with the canonical string for the sandbox
+ * signature debugger).
+ */
+const verifiedRow = (
+  request: HttpServerRequest.HttpServerRequest,
+  resolved: Option.Option<ResolvedCredential>,
+  body: string | undefined,
+  timestamp: string,
+  nonce: string,
+  signature: string
+): CredentialRow | UnauthorizedError => {
+  if (body === undefined) return invalidSignature()
+  // Compute the canonical string even for an unknown key id so both paths cost the same.
+  const canonical = canonicalString({
+    method: request.method,
+    path: pathOf(request.url),
+    query: queryOf(request.url),
+    timestamp,
+    nonce,
+    bodySha256: sha256Hex(body)
+  })
+  const secret = Option.match(resolved, { onNone: () => "\u0000unknown-key", onSome: (r) => r.secret })
+  if (!verifySignature(secret, canonical, signature) || Option.isNone(resolved)) {
+    return Option.isSome(resolved) && wantsSignatureDebug(request.headers, resolved.value.row.environment)
+      ? debugInvalid(canonical)
+      : invalidSignature()
+  }
+  return resolved.value.row
+}
+
+/** Steps 6–8, as the admission statement answered them (`granted`: the scopes it returned, else the cached ones). */
+const admissionRefusal = (
+  admitted: { readonly active: boolean; readonly fresh: boolean },
+  needed: ReadonlyArray<Scope>,
+  granted: ReadonlyArray<Scope>
+): ForbiddenError | UnauthorizedError | undefined => {
+  if (!admitted.active) {
+    return new ForbiddenError({
+      code: "credential_not_active",
+      message: "This credential has been revoked or deactivated, or its partner is suspended"
+    })
+  }
+  if (!admitted.fresh) {
+    return unauthorized(
+      "replay_detected",
+      "This nonce was already used; send a fresh X-Service-Nonce with every request, retries included"
+    )
+  }
+  if (!needed.some((s) => granted.includes(s))) {
+    return new ForbiddenError({
+      code: "forbidden",
+      message: needed.length === 0
+        ? "This endpoint is not available to partner credentials"
+        : `This credential lacks the required scope (${needed.join(" or ")})`
+    })
+  }
+  return undefined
+}
+
+const identityOf = (row: CredentialRow, granted: ReadonlyArray<Scope>): PartnerIdentity => ({
+  partnerId: row.partner_id,
+  credentialId: row.id,
+  keyId: row.key_id,
+  environment: row.environment,
+  scopes: granted,
+  affiliate: row.affiliate
+})
+
 /**
  * The signing middleware over the signed endpoint groups (`groups`: every HMAC-signed group,
  * whichever capability owns it; the composition root passes the list).
@@ -114,61 +230,22 @@ export const makePartnerAuthLive = (groups: ReadonlyArray<unknown>) =>
             })
           }
           const h = request.headers
-          const keyId = h[SIGNING_HEADERS.keyId]
-          if (keyId === undefined || keyId.trim() === "") {
-            return yield* unauthorized(
-              "missing_credentials",
-              "X-Service-Key-Id is required: sign every request with your key id and secret"
-            )
-          }
-          const missing = [
-            ["X-Service-Timestamp", h[SIGNING_HEADERS.timestamp]],
-            ["X-Service-Nonce", h[SIGNING_HEADERS.nonce]],
-            ["X-Service-Signature", h[SIGNING_HEADERS.signature]]
-          ].filter(([, v]) => v === undefined || v.trim() === "").map(([name]) => name)
-          if (missing.length > 0) {
-            return yield* unauthorized("missing_signature_headers", `Missing signing header(s): ${missing.join(", ")}`)
-          }
+          const unsigned = signingHeadersRefusal(h)
+          if (unsigned !== undefined) return yield* unsigned
+          const keyId = h[SIGNING_HEADERS.keyId]!.trim()
           const timestamp = h[SIGNING_HEADERS.timestamp]!.trim()
           const nonce = h[SIGNING_HEADERS.nonce]!.trim()
           const signature = h[SIGNING_HEADERS.signature]!
           const now = yield* Clock.currentTimeMillis
-          const ts = checkTimestamp(timestamp, now, skew)
-          if (!ts.ok) return yield* unauthorized("invalid_timestamp", ts.reason)
-          if (!NONCE_RE.test(nonce)) {
-            return yield* unauthorized(
-              "invalid_signature",
-              "X-Service-Nonce must be 1-128 visible ASCII characters (a UUID v4 is recommended)"
-            )
-          }
+          const stale = timestampOrNonceRefusal(timestamp, nonce, now, skew)
+          if (stale !== undefined) return yield* stale
 
-          const resolved = yield* credentials.resolve(keyId.trim()).pipe(Effect.orDie)
+          const resolved = yield* credentials.resolve(keyId).pipe(Effect.orDie)
           // A request without Content-Length or Transfer-Encoding has no body (RFC 9112 §6.3): its
           // hash is that of "" without reading the stream (an event-loop turn on every signed GET).
           const body = hasBody(h) ? yield* request.text.pipe(Effect.orElseSucceed(() => undefined)) : ""
-          // Built only when refused: an error captures a stack trace when constructed.
-          const invalid = () =>
-            unauthorized(
-              "invalid_signature",
-              "The request signature does not match; check the canonical string and the secret"
-            )
-          if (body === undefined) return yield* invalid()
-          // Compute the canonical string even for an unknown key id so both paths cost the same.
-          const canonical = canonicalString({
-            method: request.method,
-            path: pathOf(request.url),
-            query: queryOf(request.url),
-            timestamp,
-            nonce,
-            bodySha256: sha256Hex(body)
-          })
-          const secret = Option.match(resolved, { onNone: () => "\u0000unknown-key", onSome: (r) => r.secret })
-          if (!verifySignature(secret, canonical, signature) || Option.isNone(resolved)) {
-            return yield* Option.isSome(resolved) && wantsSignatureDebug(h, resolved.value.row.environment)
-              ? debugInvalid(canonical)
-              : invalid()
-          }
-          const row = resolved.value.row
+          const row = verifiedRow(request, resolved, body, timestamp, nonce, signature)
+          if (row instanceof UnauthorizedError) return yield* row
           const route = yield* HttpRouter.RouteContext
           const needed = scopes.get(`${route.route.method} ${route.route.path}`) ?? []
           const scoped = needed.some((s) => row.scopes.includes(s))
@@ -186,44 +263,18 @@ export const makePartnerAuthLive = (groups: ReadonlyArray<unknown>) =>
             counted,
             clientIpOf(request, config.trustProxy)
           ).pipe(Effect.orDie)
-          if (!admitted.active) {
-            return yield* new ForbiddenError({
-              code: "credential_not_active",
-              message: "This credential has been revoked or deactivated, or its partner is suspended"
-            })
-          }
-          if (!admitted.fresh) {
-            return yield* unauthorized(
-              "replay_detected",
-              "This nonce was already used; send a fresh X-Service-Nonce with every request, retries included"
-            )
-          }
           // The scopes as the database has them now (an operator may have changed them since the
           // credential was cached); the cached ones only chose whether to count the window above.
           const granted = admitted.scopes ?? row.scopes
-          if (!needed.some((s) => granted.includes(s))) {
-            return yield* new ForbiddenError({
-              code: "forbidden",
-              message: needed.length === 0
-                ? "This endpoint is not available to partner credentials"
-                : `This credential lacks the required scope (${needed.join(" or ")})`
-            })
-          }
+          const refused = admissionRefusal(admitted, needed, granted)
+          if (refused !== undefined) return yield* refused
           // A window not counted in the statement (a scope granted since the credential was cached)
           // is counted on its own, as without the shared counter.
           yield* window !== undefined && (counted !== undefined || window.knownDenied)
             ? applyDecision(limiter.settle(window, admitted.count))
             : enforceWith(limiter, partnerRateLimit, `cred:${row.key_id}`)
           noteCaller(request, { partner_id: row.partner_id, key_id: row.key_id })
-          const identity: PartnerIdentity = {
-            partnerId: row.partner_id,
-            credentialId: row.id,
-            keyId: row.key_id,
-            environment: row.environment,
-            scopes: granted,
-            affiliate: row.affiliate
-          }
-          return identity
+          return identityOf(row, granted)
         })
       )
     })

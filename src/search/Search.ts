@@ -63,6 +63,62 @@ const endOfPollPhase: Effect.Effect<void> = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(handle))
 })
 
+/**
+ * The rows of a search's answers as `queue` receives them (`[name index, answer]`, the primary
+ * being index 0), then `done`; one chunk per batch of answers, each chunk one write to the socket:
+ * the primary's row (with `primary_done` and the rows that finished before it) as soon as it is
+ * known; then every answer that arrived in the same turn of the event loop together (an RDAP answer
+ * is one I/O callback: waiting for the end of the loop's poll phase lets the answers that arrived
+ * with it join). `done` closes the last chunk. A write to a loopback socket cost ≈ 0.1–0.2 ms of
+ * CPU on the benchmark machine, ~12 of them per 10-name search before.
+ */
+const answerBatches = (
+  queue: Queue.Dequeue<readonly [number, Availability]>,
+  total: number,
+  row: (a: Availability) => SearchEvent,
+  done: (now: number) => SearchEvent
+): Stream.Stream<SearchEvent> => {
+  let sent = 0
+  let primarySent = false
+  const batch = (
+    ready: ReadonlyArray<readonly [number, Availability]>,
+    now: number
+  ): Chunk.Chunk<SearchEvent> => {
+    const out: Array<SearchEvent> = []
+    if (!primarySent) {
+      const at = ready.findIndex(([i]) => i === 0)
+      primarySent = true
+      out.push(row(ready[at][1]), { kind: "primary_done" })
+      ready.forEach(([i, a]) => i !== 0 && out.push(row(a)))
+    } else {
+      for (const [, a] of ready) out.push(row(a))
+    }
+    sent += ready.length
+    if (sent === total) out.push(done(now))
+    return Chunk.unsafeFromArray(out)
+  }
+  const waiting: Array<readonly [number, Availability]> = []
+  const pull: Effect.Effect<Chunk.Chunk<SearchEvent>, Option.Option<never>> = Effect.suspend(() => {
+    if (sent === total) return Effect.fail(Option.none())
+    if (!primarySent) {
+      // Until the primary answers, answers are held back (they follow its row).
+      return Effect.flatMap(Queue.take(queue), (item) => {
+        waiting.push(item)
+        if (item[0] !== 0) return pull
+        const ready = waiting.splice(0, waiting.length)
+        return Effect.map(Clock.currentTimeMillis, (now) => batch(ready, now))
+      })
+    }
+    return Effect.flatMap(Queue.take(queue), (first) =>
+      Effect.zipWith(
+        Effect.zipRight(endOfPollPhase, Queue.takeAll(queue)),
+        Clock.currentTimeMillis,
+        (more, now) => batch([first, ...more], now)
+      ))
+  })
+  return Stream.repeatEffectChunkOption(pull)
+}
+
 export interface StreamOptions {
   readonly requestId: string
   readonly marketPrices: MarketPrices
@@ -121,51 +177,7 @@ const make = Effect.gen(function*() {
             Effect.forkScoped
           )
         }
-        // One chunk per batch of answers, each chunk one write to the socket: the primary's row
-        // (with `primary_done` and the rows that finished before it) as soon as it is known; then
-        // every answer that arrived in the same turn of the event loop together (an RDAP answer
-        // is one I/O callback: waiting for the end of the loop's poll phase lets the answers that
-        // arrived with it join). `done` closes the last chunk. A write to a loopback socket cost
-        // ≈ 0.1–0.2 ms of CPU on the benchmark machine, ~12 of them per 10-name search before.
-        let sent = 0
-        let primarySent = false
-        const batch = (
-          ready: ReadonlyArray<readonly [number, Availability]>,
-          now: number
-        ): Chunk.Chunk<SearchEvent> => {
-          const out: Array<SearchEvent> = []
-          if (!primarySent) {
-            const at = ready.findIndex(([i]) => i === 0)
-            primarySent = true
-            out.push(row(ready[at][1]), { kind: "primary_done" })
-            ready.forEach(([i, a]) => i !== 0 && out.push(row(a)))
-          } else {
-            for (const [, a] of ready) out.push(row(a))
-          }
-          sent += ready.length
-          if (sent === total) out.push(done(now))
-          return Chunk.unsafeFromArray(out)
-        }
-        const waiting: Array<readonly [number, Availability]> = []
-        const pull: Effect.Effect<Chunk.Chunk<SearchEvent>, Option.Option<never>> = Effect.suspend(() => {
-          if (sent === total) return Effect.fail(Option.none())
-          if (!primarySent) {
-            // Until the primary answers, answers are held back (they follow its row).
-            return Effect.flatMap(Queue.take(queue), (item) => {
-              waiting.push(item)
-              if (item[0] !== 0) return pull
-              const ready = waiting.splice(0, waiting.length)
-              return Effect.map(Clock.currentTimeMillis, (now) => batch(ready, now))
-            })
-          }
-          return Effect.flatMap(Queue.take(queue), (first) =>
-            Effect.zipWith(
-              Effect.zipRight(endOfPollPhase, Queue.takeAll(queue)),
-              Clock.currentTimeMillis,
-              (more, now) => batch([first, ...more], now)
-            ))
-        })
-        return Stream.repeatEffectChunkOption(pull)
+        return answerBatches(queue, total, row, done)
       })
     )
 

@@ -216,7 +216,7 @@ export const guardSettings = (config: AppConfigShape): GuardSettings => ({
 
 /**
  * The child's pre-response handlers (headers and cookies its handler added), made the current
- * fiber's: the one FiberRef a handler changes for what follows it (see `requestGuard`).
+ * fiber's: the one FiberRef a handler changes for what follows it (see `runWithin`).
  */
 const inheritResponseHandlers = (child: Fiber.RuntimeFiber<unknown, unknown>): Effect.Effect<void> =>
   Effect.withFiberRuntime((parent) => {
@@ -225,6 +225,126 @@ const inheritResponseHandlers = (child: Fiber.RuntimeFiber<unknown, unknown>): E
       ? Effect.void
       : FiberRef.set(HttpApp.currentPreResponseHandlers, handlers)
   })
+
+/** The settings as the guard's steps read them, the durations in milliseconds (once per layer build). */
+interface GuardLimits {
+  readonly settings: GuardSettings
+  readonly timeoutMs: number
+  readonly bodyTimeoutMs: number
+}
+
+/** A refusal in the shape the request's path documents (see `shapedError`). */
+type Refuse = (status: number, code: string, message: string, headers?: Record<string, string>) => HttpApp.Default
+
+/** The 405 of a known path asked with a method it does not serve, with the methods it does in `Allow`. */
+const methodNotAllowed = (method: string, path: string, allowed: ReadonlyArray<string>, requestId: string) => {
+  const allow = allowed.join(", ")
+  const message = `${method} is not allowed on ${path.slice(0, 100)}; use ${allow}`
+  return Effect.succeed(shapedError(path, 405, "method_not_allowed", message, requestId, { allow }))
+}
+
+/**
+ * The guard's checks of a routed request that its rate limit admitted (URL, content type,
+ * declared length, then the body read once), then the handler within the request timeout.
+ */
+const checked = (
+  app: HttpApp.Default,
+  request: HttpServerRequest.HttpServerRequest,
+  route: Route,
+  path: string,
+  requestId: string,
+  limits: GuardLimits
+): HttpApp.Default => {
+  const settings = limits.settings
+  const fail: Refuse = (status, code, message, headers) =>
+    Effect.succeed(shapedError(path, status, code, message, requestId, headers))
+  if (NUL_IN_URL.test(request.url)) {
+    return fail(400, "validation_error", "The URL contains U+0000 (%00), which no parameter accepts")
+  }
+
+  // The declared type is checked even for an empty body: the payload decoder trusts it (an
+  // empty multipart body would otherwise wait for parts until the request timed out).
+  const media = mediaTypeOf(request.headers["content-type"])
+  if (route.contentTypes !== undefined && media !== undefined && !route.contentTypes.includes(media)) {
+    return fail(415, "unsupported_media_type", `Send the body as ${route.contentTypes.join(" or ")}`)
+  }
+
+  const run = runWithin(app, path, requestId, limits.timeoutMs)
+  if (!hasBody(request)) return run
+  const declared = Number(request.headers["content-length"])
+  if (Number.isFinite(declared) && declared > settings.maxBodyBytes) {
+    return fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
+  }
+  // Read once, bounded; every later reader (signature, payload) gets this cached text.
+  return Effect.flatMap(
+    readBody(request, settings.maxBodyBytes, limits.bodyTimeoutMs),
+    (read) => bodyRefusal(read, media, settings, fail) ?? run
+  )
+}
+
+/**
+ * The refusal a read body earns (not received in time or whole, too large, JSON too deep, U+0000
+ * in a JSON or form body), or `undefined` when the handler may run.
+ */
+const bodyRefusal = (
+  read: BodyRead,
+  media: string | undefined,
+  settings: GuardSettings,
+  fail: Refuse
+): HttpApp.Default | undefined => {
+  if (read._tag === "TimedOut") {
+    // `connection: close`: Node closes the socket once this answer is sent, dropping the rest.
+    return fail(
+      408,
+      "request_timeout",
+      `The request body did not arrive within ${Duration.format(settings.bodyTimeout)}`,
+      { connection: "close" }
+    )
+  }
+  if (read._tag === "TooLarge") {
+    return fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
+  }
+  if (read._tag === "Unreadable") {
+    return fail(400, "invalid_body", "The request body could not be read")
+  }
+  if (media === undefined || media === "application/json") {
+    const problem = inspectJson(read.text)
+    if (problem === "too_deep") {
+      return fail(400, "invalid_body", `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`)
+    }
+    if (problem === "nul") {
+      return fail(400, "validation_error", "A string in the body contains U+0000, which no field accepts")
+    }
+  } else if (
+    media === "application/x-www-form-urlencoded" && (read.text.includes("\u0000") || NUL_IN_URL.test(read.text))
+  ) {
+    return fail(400, "validation_error", "A parameter in the body contains U+0000, which no parameter accepts")
+  }
+  return undefined
+}
+
+/**
+ * The handler, in its own fiber so it can be cut off after `timeoutMs` without waiting for it
+ * (work that cannot be interrupted at once finishes in the background); on completion its
+ * pre-response handlers (headers, cookies) are carried back, as if it had run here. A client that
+ * hangs up interrupts it too.
+ */
+const runWithin = (app: HttpApp.Default, path: string, requestId: string, timeoutMs: number): HttpApp.Default =>
+  Effect.flatMap(Effect.forkDaemon(app), (fiber) =>
+    Effect.flatMap(
+      Effect.onInterrupt(Effect.interruptible(awaitWithin(fiber, timeoutMs)), () => Fiber.interruptFork(fiber)),
+      (exit) => {
+        if (Option.isNone(exit)) {
+          const message = "The request took too long to handle; retry shortly"
+          const timedOut = shapedError(path, 503, "request_timeout", message, requestId, { "retry-after": "1" })
+          return Effect.as(Fiber.interruptFork(fiber), timedOut)
+        }
+        // Only the pre-response handlers come back (what a handler changes for the response:
+        // headers, cookies). `Fiber.inheritAll` joined every FiberRef, diffing the whole
+        // service context per request.
+        return Effect.zipRight(inheritResponseHandlers(fiber), exit.value)
+      }
+    ))
 
 /**
  * The guard, as an HttpApp middleware around the API's router: its answers go out like any
@@ -235,8 +355,11 @@ const inheritResponseHandlers = (child: Fiber.RuntimeFiber<unknown, unknown>): E
  * request for the access log), the handler forked once.
  */
 export const requestGuard = (settings: GuardSettings, routes: RouteTable, admission: Admission) => {
-  const timeoutMs = Duration.toMillis(settings.requestTimeout)
-  const bodyTimeoutMs = Duration.toMillis(settings.bodyTimeout)
+  const limits: GuardLimits = {
+    settings,
+    timeoutMs: Duration.toMillis(settings.requestTimeout),
+    bodyTimeoutMs: Duration.toMillis(settings.bodyTimeout)
+  }
   return (app: HttpApp.Default): HttpApp.Default =>
     Effect.withFiberRuntime((current) => {
       const request = Context.unsafeGet(current.currentContext, HttpServerRequest.HttpServerRequest)
@@ -246,17 +369,7 @@ export const requestGuard = (settings: GuardSettings, routes: RouteTable, admiss
       const route = routes.match(request.method, path)
       if (route === undefined) {
         const allowed = routes.allowed(path)
-        if (allowed.length > 0) {
-          return Effect.succeed(shapedError(
-            path,
-            405,
-            "method_not_allowed",
-            `${request.method} is not allowed on ${path.slice(0, 100)}; use ${allowed.join(", ")}`,
-            requestId,
-            { allow: allowed.join(", ") }
-          ))
-        }
-        return app
+        return allowed.length > 0 ? methodNotAllowed(request.method, path, allowed, requestId) : app
       }
 
       // The endpoint's rate limit, before anything is read: bad input counts like any request.
@@ -264,102 +377,12 @@ export const requestGuard = (settings: GuardSettings, routes: RouteTable, admiss
       if (limit !== undefined) {
         return Effect.flatMap(
           admit(admission, limit, request, requestId),
-          (refused) => refused !== undefined ? Effect.succeed(refused) : checked(app, request, route, path, requestId)
+          (refused) =>
+            refused !== undefined ? Effect.succeed(refused) : checked(app, request, route, path, requestId, limits)
         )
       }
-      return checked(app, request, route, path, requestId)
+      return checked(app, request, route, path, requestId, limits)
     })
-
-  /** The guard's checks of a routed request that its rate limit admitted, then the handler. */
-  function checked(
-    app: HttpApp.Default,
-    request: HttpServerRequest.HttpServerRequest,
-    route: Route,
-    path: string,
-    requestId: string
-  ): HttpApp.Default {
-    const fail = (status: number, code: string, message: string, headers?: Record<string, string>) =>
-      Effect.succeed(shapedError(path, status, code, message, requestId, headers))
-    if (NUL_IN_URL.test(request.url)) {
-      return fail(400, "validation_error", "The URL contains U+0000 (%00), which no parameter accepts")
-    }
-
-    // The declared type is checked even for an empty body: the payload decoder trusts it (an
-    // empty multipart body would otherwise wait for parts until the request timed out).
-    const media = mediaTypeOf(request.headers["content-type"])
-    if (route.contentTypes !== undefined && media !== undefined && !route.contentTypes.includes(media)) {
-      return fail(415, "unsupported_media_type", `Send the body as ${route.contentTypes.join(" or ")}`)
-    }
-
-    const run = runWithin(app, path, requestId)
-    if (!hasBody(request)) return run
-    const declared = Number(request.headers["content-length"])
-    if (Number.isFinite(declared) && declared > settings.maxBodyBytes) {
-      return fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
-    }
-    // Read once, bounded; every later reader (signature, payload) gets this cached text.
-    return Effect.flatMap(readBody(request, settings.maxBodyBytes, bodyTimeoutMs), (text) => {
-      if (text._tag === "TimedOut") {
-        // `connection: close`: Node closes the socket once this answer is sent, dropping the rest.
-        return fail(
-          408,
-          "request_timeout",
-          `The request body did not arrive within ${Duration.format(settings.bodyTimeout)}`,
-          { connection: "close" }
-        )
-      }
-      if (text._tag === "TooLarge") {
-        return fail(413, "payload_too_large", `The request body exceeds ${settings.maxBodyBytes} bytes`)
-      }
-      if (text._tag === "Unreadable") {
-        return fail(400, "invalid_body", "The request body could not be read")
-      }
-      if (media === undefined || media === "application/json") {
-        const problem = inspectJson(text.text)
-        if (problem === "too_deep") {
-          return fail(400, "invalid_body", `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`)
-        }
-        if (problem === "nul") {
-          return fail(400, "validation_error", "A string in the body contains U+0000, which no field accepts")
-        }
-      } else if (
-        media === "application/x-www-form-urlencoded" && (text.text.includes("\u0000") || NUL_IN_URL.test(text.text))
-      ) {
-        return fail(400, "validation_error", "A parameter in the body contains U+0000, which no parameter accepts")
-      }
-      return run
-    })
-  }
-
-  // The handler runs in its own fiber so it can be cut off without waiting for it (work that
-  // cannot be interrupted at once finishes in the background); on completion its pre-response
-  // handlers (headers, cookies) are carried back, as if it had run here. A client that hangs up
-  // interrupts it too.
-  function runWithin(app: HttpApp.Default, path: string, requestId: string): HttpApp.Default {
-    return Effect.flatMap(Effect.forkDaemon(app), (fiber) =>
-      Effect.flatMap(
-        Effect.onInterrupt(Effect.interruptible(awaitWithin(fiber, timeoutMs)), () => Fiber.interruptFork(fiber)),
-        (exit) => {
-          if (Option.isNone(exit)) {
-            return Effect.as(
-              Fiber.interruptFork(fiber),
-              shapedError(
-                path,
-                503,
-                "request_timeout",
-                "The request took too long to handle; retry shortly",
-                requestId,
-                { "retry-after": "1" }
-              )
-            )
-          }
-          // Only the pre-response handlers come back (what a handler changes for the response:
-          // headers, cookies). `Fiber.inheritAll` joined every FiberRef, diffing the whole
-          // service context per request.
-          return Effect.zipRight(inheritResponseHandlers(fiber), exit.value)
-        }
-      ))
-  }
 }
 
 /** The guard as an API middleware layer (see `requestGuard`); it counts rate limits with the service's limiter. */

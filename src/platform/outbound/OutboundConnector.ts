@@ -75,65 +75,79 @@ export const systemResolver: OutboundResolver = (hostname) =>
     Effect.map((list) => list.map((a) => ({ address: a.address, family: a.family === 6 ? 6 as const : 4 as const })))
   )
 
+/**
+ * The request options of `t` for node:http(s): the connection pinned to the checked address (the
+ * lookup answers it, never DNS), and a known `body` sent with its Content-Length, never chunked:
+ * receivers such as Python's http.server and several serverless front doors read an empty body
+ * from a chunked request.
+ */
+const requestOptionsOf = (t: ConnectTarget, isHttps: boolean, body: Uint8Array | undefined): Https.RequestOptions => {
+  const pinned = (_host: string, options: any, cb: (...args: Array<any>) => void) => {
+    if (options?.all) cb(null, [{ address: t.address.address, family: t.address.family }])
+    else cb(null, t.address.address, t.address.family)
+  }
+  const hostname = t.url.hostname.replace(/^\[|\]$/g, "")
+  const headers: Record<string, string> = { ...t.headers, host: t.url.host }
+  if (body !== undefined) headers["content-length"] = String(body.byteLength)
+  else if (t.method !== "GET" && t.method !== "HEAD") headers["content-length"] = "0"
+  return {
+    method: t.method,
+    host: hostname,
+    port: t.url.port === "" ? (isHttps ? 443 : 80) : Number(t.url.port),
+    path: `${t.url.pathname}${t.url.search}`,
+    headers,
+    lookup: pinned,
+    agent: false,
+    ...(isHttps
+      ? { rejectUnauthorized: !t.allowInvalidTls, servername: Net.isIP(hostname) ? undefined : hostname }
+      : {})
+  }
+}
+
+/** Whether the server's certificate validated, and its expiry (for https). */
+const tlsInfoOf = (res: Http.IncomingMessage): TlsInfo => {
+  const socket = res.socket as TLSSocket
+  const cert = socket.getPeerCertificate?.()
+  return {
+    valid: socket.authorized === true,
+    ...(cert?.valid_to ? { validTo: new Date(cert.valid_to).toISOString() } : {}),
+    ...(socket.authorized ? {} : { error: String(socket.authorizationError ?? "certificate not validated") })
+  }
+}
+
+/** The response's headers, a repeated one joined with ", ". */
+const headersOf = (incoming: Http.IncomingHttpHeaders): Record<string, string> => {
+  const headers: Record<string, string> = {}
+  for (const [k, v] of Object.entries(incoming)) {
+    if (v !== undefined) {
+      headers[k] = Array.isArray(v)
+        ? v.join(", ")
+        : v
+    }
+  }
+  return headers
+}
+
 /** node:http(s) with the connection pinned to the checked address (no second DNS lookup). */
 export const nodeConnector: OutboundConnector = (t) =>
   Effect.async<ConnectResult, OutboundError>((resume) => {
     const isHttps = t.url.protocol === "https:"
-    const pinned = (_host: string, options: any, cb: (...args: Array<any>) => void) => {
-      if (options?.all) cb(null, [{ address: t.address.address, family: t.address.family }])
-      else cb(null, t.address.address, t.address.family)
-    }
     const fail = (reason: OutboundError["reason"], message: string) =>
       resume(Effect.fail(new OutboundError({ reason, message, url: t.url.toString() })))
-    const hostname = t.url.hostname.replace(/^\[|\]$/g, "")
-    // A known body goes out with its Content-Length, never chunked: receivers such as Python's
-    // http.server and several serverless front doors read an empty body from a chunked request.
     const body = typeof t.body === "string" ? Buffer.from(t.body, "utf8") : t.body
-    const headers: Record<string, string> = { ...t.headers, host: t.url.host }
-    if (body !== undefined) headers["content-length"] = String(body.byteLength)
-    else if (t.method !== "GET" && t.method !== "HEAD") headers["content-length"] = "0"
-    const options: Https.RequestOptions = {
-      method: t.method,
-      host: hostname,
-      port: t.url.port === "" ? (isHttps ? 443 : 80) : Number(t.url.port),
-      path: `${t.url.pathname}${t.url.search}`,
-      headers,
-      lookup: pinned,
-      agent: false,
-      ...(isHttps
-        ? { rejectUnauthorized: !t.allowInvalidTls, servername: Net.isIP(hostname) ? undefined : hostname }
-        : {})
-    }
     let done = false
-    const req = (isHttps ? Https : Http).request(options, (res) => {
-      let tls: TlsInfo | undefined
-      if (isHttps) {
-        const socket = res.socket as TLSSocket
-        const cert = socket.getPeerCertificate?.()
-        tls = {
-          valid: socket.authorized === true,
-          ...(cert?.valid_to ? { validTo: new Date(cert.valid_to).toISOString() } : {}),
-          ...(socket.authorized ? {} : { error: String(socket.authorizationError ?? "certificate not validated") })
-        }
-      }
+    const req = (isHttps ? Https : Http).request(requestOptionsOf(t, isHttps, body), (res) => {
+      const tls = isHttps ? tlsInfoOf(res) : undefined
       const chunks: Array<Buffer> = []
       let size = 0
       let truncated = false
       const finish = () => {
         if (done) return
         done = true
-        const headers: Record<string, string> = {}
-        for (const [k, v] of Object.entries(res.headers)) {
-          if (v !== undefined) {
-            headers[k] = Array.isArray(v)
-              ? v.join(", ")
-              : v
-          }
-        }
         resume(
           Effect.succeed({
             status: res.statusCode ?? 0,
-            headers,
+            headers: headersOf(res.headers),
             body: new Uint8Array(Buffer.concat(chunks)),
             truncated,
             ...(tls ? { tls } : {})

@@ -76,6 +76,25 @@ const readEvents = async (
   }
 }
 
+/** A search's names as placeholders in `region`, busy until `done`, each as tall as its row can become. */
+const layOut = (region: HTMLElement, domains: ReadonlyArray<string>) => {
+  region.setAttribute("aria-busy", "true")
+  region.innerHTML = placeholders(domains).value
+  const list = region.querySelector("ol")
+  if (list) reserve(list)
+}
+
+/** An answer's row in its placeholder's place (at least as tall), or at the end of the list without one. */
+const fill = (region: HTMLElement, row: RowEvent) => {
+  const pending = region.querySelector<HTMLElement>(`li[data-pending="${CSS.escape(row.domain)}"]`)
+  const height = pending?.offsetHeight ?? 0
+  if (pending) pending.outerHTML = resultRow(row).value
+  else region.querySelector("ol")?.insertAdjacentHTML("beforeend", resultRow(row).value)
+  const shownRow = region.querySelector<HTMLElement>(`li[data-domain="${CSS.escape(row.domain)}"]`)
+  if (shownRow && height > 0) shownRow.style.minHeight = `${height}px`
+}
+
+/** The search form made live: what is typed or submitted is searched, its rows streamed into `region`. */
 const island = (form: HTMLFormElement, input: HTMLInputElement, region: HTMLElement) => {
   /** The query whose answers the region shows (or is streaming). */
   let shown = new URLSearchParams(location.search).get("q")?.trim() ?? ""
@@ -88,22 +107,9 @@ const island = (form: HTMLFormElement, input: HTMLInputElement, region: HTMLElem
     region.innerHTML = html`<p class="error" role="alert">${message}</p>`.value
   }
 
-  const fill = (row: RowEvent) => {
-    const pending = region.querySelector<HTMLElement>(`li[data-pending="${CSS.escape(row.domain)}"]`)
-    const height = pending?.offsetHeight ?? 0
-    if (pending) pending.outerHTML = resultRow(row).value
-    else region.querySelector("ol")?.insertAdjacentHTML("beforeend", resultRow(row).value)
-    const shownRow = region.querySelector<HTMLElement>(`li[data-domain="${CSS.escape(row.domain)}"]`)
-    if (shownRow && height > 0) shownRow.style.minHeight = `${height}px`
-  }
-
   const onEvent = (event: SearchEvent) => {
-    if (event.kind === "header") {
-      region.setAttribute("aria-busy", "true")
-      region.innerHTML = placeholders(event.domains).value
-      const list = region.querySelector("ol")
-      if (list) reserve(list)
-    } else if (event.kind === "row") fill(event)
+    if (event.kind === "header") layOut(region, event.domains)
+    else if (event.kind === "row") fill(region, event)
     else if (event.kind === "done") region.removeAttribute("aria-busy")
   }
 
