@@ -40,8 +40,11 @@ import { Api } from "./Api.js"
 import { CapabilitiesLive, SettingsLive } from "./Layers.js"
 import { WorkersLive } from "./Workers.js"
 
-/** Database, migrations and seed data: what every process of the service (server, CLI) needs. */
-export const DatabaseReadyLive = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(DatabaseLive))
+/** The database, migrations applied: what every process of the service (server, CLI) needs. */
+const databaseReady = (database: typeof DatabaseLive) =>
+  Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(database))
+
+export const DatabaseReadyLive = databaseReady(DatabaseLive)
 
 const SeedLive = Layer.effectDiscard(
   Effect.zipRight(Effect.flatMap(Catalogue, (c) => c.seedDefaults), Effect.flatMap(Market, (m) => m.seed))
@@ -146,8 +149,15 @@ const WorkersAfterListening = (listening: Deferred.Deferred<void>) =>
     })
   )
 
-/** The whole service. Configuration comes from `configProvider`, else the environment. */
-export const AppLive = (configProvider?: ConfigProvider.ConfigProvider) => {
+/**
+ * The whole service. Configuration comes from `configProvider`, else the environment; the
+ * database is `options.database` when given (the tests' embedded database from a migrated image),
+ * else DATABASE_URL or the embedded PostgreSQL (`DatabaseLive`).
+ */
+export const AppLive = (
+  configProvider?: ConfigProvider.ConfigProvider,
+  options?: { readonly database?: typeof DatabaseLive }
+) => {
   const app = Layer.unwrapEffect(
     Effect.map(Deferred.make<void>(), (listening) =>
       Layer.effectDiscard(Deferred.succeed(listening, undefined)).pipe(
@@ -158,7 +168,7 @@ export const AppLive = (configProvider?: ConfigProvider.ConfigProvider) => {
         Layer.provideMerge(WorkersAfterListening(listening)),
         Layer.provideMerge(SeedLive),
         Layer.provideMerge(CapabilitiesLive),
-        Layer.provideMerge(DatabaseReadyLive),
+        Layer.provideMerge(options?.database === undefined ? DatabaseReadyLive : databaseReady(options.database)),
         Layer.provideMerge(SettingsLive),
         Layer.provideMerge(NodeContext.layer),
         Layer.provideMerge(LoggerLive),

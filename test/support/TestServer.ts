@@ -9,7 +9,10 @@
  *   its schema current instead of applying every migration again (about half a second a server).
  *   `freshDatabase` and `sharedDatabaseUrl` stay empty: tests of migrations and of processes
  *   starting on a new database use those.
- * - unset: an in-memory embedded PostgreSQL (PGlite), private to the server.
+ * - unset: an in-memory embedded PostgreSQL (PGlite), private to the server. It starts from an
+ *   image of a migrated cluster (`migratedImage`, made once per test worker), given to the
+ *   service as its database layer, so here too a start-up finds its schema current; a test that
+ *   sets DATA_DIR gets the service's own embedded database.
  *
  * Usage with @effect/vitest:
  *
@@ -27,7 +30,8 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import pg from "pg"
 import { AppLive } from "../../src/app/Server.js"
-import { pgLayer, startEmbedded } from "../../src/platform/db/Database.js"
+import { AppConfig } from "../../src/platform/Config.js"
+import { type DatabaseLive, pgLayer, startEmbedded } from "../../src/platform/db/Database.js"
 import { migrationsDir, runMigrations } from "../../src/platform/db/Migrations.js"
 
 export interface TestServerShape {
@@ -84,6 +88,28 @@ const migratedTemplate = (admin: string): Promise<string> =>
       await client.end()
     }
   })()
+
+let image: Promise<Blob> | undefined
+
+/** The data directory of an in-memory PGlite with every migration applied; made once per test worker. */
+const migratedImage = (): Promise<Blob> =>
+  image ??= Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const embedded = yield* startEmbedded(":memory:")
+    yield* runMigrations().pipe(Effect.provide(pgLayer({ host: embedded.host, port: embedded.port }, 2)))
+    return yield* Effect.promise(() => embedded.db.dumpDataDir("none"))
+  }))).catch((error) => {
+    image = undefined
+    throw error
+  })
+
+/** The service's embedded database, from the migrated image, with the service's pool settings. */
+const embeddedFromImage: typeof DatabaseLive = Layer.unwrapScoped(
+  Effect.gen(function*() {
+    const embedded = yield* startEmbedded(":memory:", { image: yield* Effect.promise(migratedImage) })
+    const config = yield* AppConfig
+    return pgLayer({ host: embedded.host, port: embedded.port }, 8, config.database)
+  })
+)
 
 /** A private PostgreSQL database for one test scope, with every migration applied; returns its URL. */
 const migratedDatabase = Effect.acquireRelease(
@@ -166,7 +192,8 @@ const make = (env: Record<string, string> = {}, options?: { readonly databaseUrl
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: ":memory:" }),
         ...env
       }))
-      const app = AppLive(ConfigProvider.fromMap(map))
+      const fromImage = !map.has("DATABASE_URL") && map.get("DATA_DIR") === ":memory:"
+      const app = AppLive(ConfigProvider.fromMap(map), fromImage ? { database: embeddedFromImage } : undefined)
       const server = Layer.effect(
         TestServer,
         Effect.map(HttpServer.HttpServer, (s) => {

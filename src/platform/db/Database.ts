@@ -98,9 +98,11 @@ const pristineClusterFile = (): string | undefined => {
 
 /**
  * Start PGlite and serve it on 127.0.0.1 (ephemeral port). Used by the service when no
- * DATABASE_URL is given, and by tests that need a database other processes can reach.
+ * DATABASE_URL is given, and by tests that need a database other processes can reach. An
+ * in-memory database starts from `image` when one is given (a data directory `dumpDataDir`
+ * wrote: the tests' migrated template, test/support/TestServer.ts).
  */
-export const startEmbedded = (dataDir: string | ":memory:") =>
+export const startEmbedded = (dataDir: string | ":memory:", options?: { readonly image?: Blob }) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       let dir: string | undefined
@@ -115,9 +117,11 @@ export const startEmbedded = (dataDir: string | ":memory:") =>
         import("@electric-sql/pglite-socket"),
         import("./PgliteQueue.js")
       ])
-      const db = dir === undefined
-        ? await createInMemory((options) => PGlite.create({ ...options, extensions: { pg_trgm } }))
-        : await PGlite.create({ dataDir: dir, extensions: { pg_trgm } })
+      const db = dir !== undefined
+        ? await PGlite.create({ dataDir: dir, extensions: { pg_trgm } })
+        : options?.image !== undefined
+        ? await PGlite.create({ loadDataDir: options.image, extensions: { pg_trgm } })
+        : await createInMemory((from) => PGlite.create({ ...from, extensions: { pg_trgm } }))
       // PGlite runs one statement at a time whatever the number of sockets, so connections are
       // cheap; the limit only has to exceed what every process sharing it may open (pools plus
       // the sessions singletons reserve). Over it, the server answers "Too many connections".
