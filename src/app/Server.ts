@@ -168,7 +168,7 @@ export const AppLive = (
         Layer.provideMerge(WorkersAfterListening(listening)),
         Layer.provideMerge(SeedLive),
         Layer.provideMerge(CapabilitiesLive),
-        Layer.provideMerge(options?.database === undefined ? DatabaseReadyLive : databaseReady(options.database)),
+        Layer.provideMerge(databaseReady(options?.database ?? DatabaseLive)),
         Layer.provideMerge(SettingsLive),
         Layer.provideMerge(NodeContext.layer),
         Layer.provideMerge(LoggerLive),

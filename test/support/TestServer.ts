@@ -31,7 +31,7 @@ import * as Path from "node:path"
 import pg from "pg"
 import { AppLive } from "../../src/app/Server.js"
 import { AppConfig } from "../../src/platform/Config.js"
-import { type DatabaseLive, pgLayer, startEmbedded } from "../../src/platform/db/Database.js"
+import { type DatabaseLive, embeddedPool, pgLayer, startEmbedded } from "../../src/platform/db/Database.js"
 import { migrationsDir, runMigrations } from "../../src/platform/db/Migrations.js"
 
 export interface TestServerShape {
@@ -107,23 +107,8 @@ const embeddedFromImage: typeof DatabaseLive = Layer.unwrapScoped(
   Effect.gen(function*() {
     const embedded = yield* startEmbedded(":memory:", { image: yield* Effect.promise(migratedImage) })
     const config = yield* AppConfig
-    return pgLayer({ host: embedded.host, port: embedded.port }, 8, config.database)
+    return embeddedPool(embedded, config.database)
   })
-)
-
-/** A private PostgreSQL database for one test scope, with every migration applied; returns its URL. */
-const migratedDatabase = Effect.acquireRelease(
-  Effect.promise(async () => {
-    const admin = process.env.DATABASE_URL!
-    const from = await migratedTemplate(admin)
-    const name = `test_${randomBytes(6).toString("hex")}`
-    const client = new pg.Client({ connectionString: admin })
-    await client.connect()
-    await client.query(`create database ${name} template ${from}`)
-    await client.end()
-    return { name, url: databaseUrlOf(admin, name) }
-  }),
-  ({ name }) => dropDatabase(name)
 )
 
 const dropDatabase = (name: string) =>
@@ -134,19 +119,30 @@ const dropDatabase = (name: string) =>
     await client.end()
   })
 
+/**
+ * A private PostgreSQL database for one test scope, dropped at its end; returns its URL. Copied
+ * from `template` when given (its name, made on demand from the admin URL), else empty.
+ */
+const privateDatabase = (template?: (admin: string) => Promise<string>) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const admin = process.env.DATABASE_URL!
+      const from = template === undefined ? "" : ` template ${await template(admin)}`
+      const name = `test_${randomBytes(6).toString("hex")}`
+      const client = new pg.Client({ connectionString: admin })
+      await client.connect()
+      await client.query(`create database ${name}${from}`)
+      await client.end()
+      return { name, url: databaseUrlOf(admin, name) }
+    }),
+    ({ name }) => dropDatabase(name)
+  )
+
 /** A private, empty PostgreSQL database for one test scope; returns its URL. */
-export const freshDatabase = Effect.acquireRelease(
-  Effect.promise(async () => {
-    const admin = process.env.DATABASE_URL!
-    const name = `test_${randomBytes(6).toString("hex")}`
-    const client = new pg.Client({ connectionString: admin })
-    await client.connect()
-    await client.query(`create database ${name}`)
-    await client.end()
-    return { name, url: databaseUrlOf(admin, name) }
-  }),
-  ({ name }) => dropDatabase(name)
-)
+export const freshDatabase = privateDatabase()
+
+/** A private PostgreSQL database for one test scope, with every migration applied; returns its URL. */
+const migratedDatabase = privateDatabase(migratedTemplate)
 
 /**
  * A database URL other processes can reach: a fresh PostgreSQL database when DATABASE_URL is

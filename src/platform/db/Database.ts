@@ -259,6 +259,10 @@ export const pgLayer = (
   ))
 }
 
+/** The service's pool on an embedded PostgreSQL: PGlite runs one statement at a time, a small pool is all it can use. */
+export const embeddedPool = (embedded: { readonly host: string; readonly port: number }, timeouts: PoolTimeouts) =>
+  pgLayer({ host: embedded.host, port: embedded.port }, 8, timeouts)
+
 /**
  * The database: DATABASE_URL, or the embedded PostgreSQL under DATA_DIR, whose directory one
  * process at a time may open (DataDirLock). The service takes the lock, or refuses to start when
@@ -299,8 +303,7 @@ export const databaseLayer = (options: { readonly join: boolean }) =>
       yield* Effect.logInfo("embedded PostgreSQL started").pipe(
         Effect.annotateLogs({ port: embedded.port, dataDir: config.dataDir })
       )
-      // PGlite runs one statement at a time; a small pool is all it can use.
-      return pgLayer({ host: embedded.host, port: embedded.port }, 8, config.database)
+      return embeddedPool(embedded, config.database)
     })
   )
 
