@@ -47,6 +47,20 @@ describe("start-up refusals", () => {
   )
 
   it.live(
+    "production with passwords hashed below the production cost: one log record naming PASSWORD_HASH_COST, exit 78",
+    () =>
+      Effect.gen(function*() {
+        const result = yield* runServiceToExit({ ...production, PASSWORD_HASH_COST: "12" })
+        expect(result.code, result.output).toBe(EX_CONFIG)
+        const line = onlyErrorRecord(result.output)
+        expect(line).toContain("PASSWORD_HASH_COST")
+        expect(line).toContain("at least 15")
+        expect(line).not.toContain(production.SERVICE_SECRET)
+      }),
+    90_000
+  )
+
+  it.live(
     "production without METRICS_TOKEN or METRICS_PORT (GET /metrics would be public): one log record, exit 78",
     () =>
       Effect.gen(function*() {

@@ -9,6 +9,15 @@ import { chromium } from "playwright-core"
 export const CHROMIUM = "/usr/bin/chromium"
 export const hasChromium = Fs.existsSync(CHROMIUM)
 
+/**
+ * Whether this run drives the browser: Chromium is installed and the run has not opted out with
+ * `TEST_BROWSER=false`. `.ci/run` opts its PostgreSQL pass out: what a browser test checks
+ * (markup as Chromium renders it, islands, keyboard journeys, axe) does not change with the
+ * database, and the queries behind those pages run on both databases in the in-process page and
+ * API tests. The embedded pass, what a fresh clone runs, drives the browser.
+ */
+export const runBrowserTests = hasChromium && process.env.TEST_BROWSER !== "false"
+
 /** Warns once per test file when the browser is absent (the file's tests are then skipped). */
 export const warnIfNoChromium = (file: string) => {
   if (!hasChromium) {

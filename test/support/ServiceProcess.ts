@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as Path from "node:path"
 import { builtApp, mainEntry } from "./BuiltApp.js"
 import { freePort } from "./FreePort.js"
-import { baseEnv } from "./TestServer.js"
+import { withBaseEnv } from "./TestServer.js"
 
 export { freePort }
 
@@ -38,10 +38,7 @@ export const startServiceProcess = (
         // BASE_URL: vitest puts its own (`/`) into process.env; the service's is its real address.
         env: {
           ...process.env,
-          ...baseEnv,
-          LOG_LEVEL: "info",
-          BASE_URL: `http://127.0.0.1:${port}`,
-          ...env,
+          ...withBaseEnv({ LOG_LEVEL: "info", BASE_URL: `http://127.0.0.1:${port}`, ...env }),
           PORT: String(port)
         },
         stdio: ["ignore", "pipe", "pipe"]
@@ -79,7 +76,7 @@ export const runServiceToExit = (
   options?: { readonly withinMs?: number; readonly entry?: ReadonlyArray<string> }
 ) =>
   Effect.async<{ readonly code: number | null; readonly output: string }>((resume) => {
-    const full: Record<string, string | undefined> = { ...process.env, ...baseEnv, PORT: "0", ...env }
+    const full: Record<string, string | undefined> = { ...process.env, ...withBaseEnv({ PORT: "0", ...env }) }
     for (const [k, v] of Object.entries(full)) if (v === undefined) delete full[k]
     const child = spawn(process.execPath, [...(options?.entry ?? mainEntry())], {
       env: full as Record<string, string>,

@@ -33,6 +33,7 @@ import { AppLive } from "../../src/app/Server.js"
 import { AppConfig } from "../../src/platform/Config.js"
 import { type DatabaseLive, embeddedPool, pgLayer, startEmbedded } from "../../src/platform/db/Database.js"
 import { migrationsDir, runMigrations } from "../../src/platform/db/Migrations.js"
+import { PASSWORD_HASH_COST } from "../../src/platform/security/Crypto.js"
 
 export interface TestServerShape {
   readonly baseUrl: string
@@ -154,6 +155,9 @@ export const sharedDatabaseUrl = Effect.gen(function*() {
   return `postgres://postgres:postgres@${embedded.host}:${embedded.port}/postgres`
 })
 
+/** The scrypt cost (log2 N) of the tests' password hashes: the least the service accepts. */
+export const TEST_PASSWORD_HASH_COST = 10
+
 export const baseEnv: Record<string, string> = {
   NODE_ENV: "test",
   PORT: "0",
@@ -163,6 +167,8 @@ export const baseEnv: Record<string, string> = {
   SHUTDOWN_DRAIN_DELAY: "0 millis",
   CATALOGUE_CACHE_TTL: "0 millis",
   ADMIN_TOKEN: "test-admin-token-0123456789abcdefgh",
+  // scrypt at 2^10 instead of 2^15: a password hash in about 2 ms of CPU, not 75 (hundreds a run).
+  PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST),
   SERVICE_SECRET: "test-service-key-0123456789abcdefghij",
   // The demo marketplace catalogue would otherwise appear on the embedded database only.
   DEMO_LISTINGS: "false",
@@ -176,6 +182,16 @@ export const baseEnv: Record<string, string> = {
 }
 
 /**
+ * The tests' environment: `baseEnv`, then `env`. An environment with NODE_ENV=production keeps the
+ * production password cost, as production refuses a cheaper one (src/identity/Settings.ts).
+ */
+export const withBaseEnv = <V extends string | undefined>(env: Record<string, V>): Record<string, string | V> => ({
+  ...baseEnv,
+  ...(env.NODE_ENV === "production" ? { PASSWORD_HASH_COST: String(PASSWORD_HASH_COST) } : {}),
+  ...env
+})
+
+/**
  * Builds the whole service. `env` overrides configuration (same names as the environment);
  * `databaseUrl` shares a database between servers (multi-replica tests).
  */
@@ -183,11 +199,10 @@ const make = (env: Record<string, string> = {}, options?: { readonly databaseUrl
   Layer.unwrapScoped(
     Effect.gen(function*() {
       const databaseUrl = options?.databaseUrl ?? (process.env.DATABASE_URL ? (yield* migratedDatabase).url : undefined)
-      const map = new Map(Object.entries({
-        ...baseEnv,
+      const map = new Map(Object.entries(withBaseEnv({
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: ":memory:" }),
         ...env
-      }))
+      })))
       const fromImage = !map.has("DATABASE_URL") && map.get("DATA_DIR") === ":memory:"
       const app = AppLive(ConfigProvider.fromMap(map), fromImage ? { database: embeddedFromImage } : undefined)
       const server = Layer.effect(

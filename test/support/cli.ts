@@ -2,7 +2,7 @@
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { cliEntry } from "./BuiltApp.js"
-import { baseEnv } from "./TestServer.js"
+import { withBaseEnv } from "./TestServer.js"
 
 export interface CliResult {
   readonly code: number | null
@@ -30,7 +30,7 @@ export const runCliWith = (
   input?: string
 ) =>
   Effect.async<CliResult>((resume) => {
-    const full: Record<string, string | undefined> = { ...process.env, ...baseEnv, LOG_LEVEL: "warn", ...env }
+    const full: Record<string, string | undefined> = { ...process.env, ...withBaseEnv({ LOG_LEVEL: "warn", ...env }) }
     for (const [k, v] of Object.entries(full)) if (v === undefined) delete full[k]
     const child = spawn(process.execPath, [...entry, ...args], {
       env: full,

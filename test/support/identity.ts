@@ -57,7 +57,7 @@ export const createTestUser = (
       password,
       domains: options.domains ?? [],
       role: options.role ?? "member"
-    }).pipe(Effect.provide(OwnedDomainsLive), Effect.orDie)
+    }, TestServer.TEST_PASSWORD_HASH_COST).pipe(Effect.provide(OwnedDomainsLive), Effect.orDie)
     return { id: created.user.id, email, password } satisfies TestUser
   })
 

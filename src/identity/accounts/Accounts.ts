@@ -9,7 +9,13 @@ import type { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Option } from "effect"
 import { parseDomainInputWith } from "../../platform/http/DomainInput.js"
 import { makeId } from "../../platform/Ids.js"
-import { hashPassword, randomSecret, sha256Hex, verifyPassword } from "../../platform/security/Crypto.js"
+import {
+  hashPassword,
+  PASSWORD_HASH_COST,
+  randomSecret,
+  sha256Hex,
+  verifyPassword
+} from "../../platform/security/Crypto.js"
 import { IdentityConfig } from "../Settings.js"
 import {
   DomainTaken,
@@ -72,7 +78,7 @@ export interface OperatorAccount extends User {
 const domainsTaken = (taken: ReadonlyArray<string>) =>
   new DomainTaken({ message: `Already owned by another user: ${taken.join(", ")}` })
 
-const createUserWith = (input: CreateUserInput) =>
+const createUserWith = (input: CreateUserInput, passwordHashCost: number) =>
   Effect.gen(function*() {
     const repo = yield* AccountsRepo
     const owned = yield* OwnedDomains
@@ -84,7 +90,7 @@ const createUserWith = (input: CreateUserInput) =>
       return yield* new WeakPassword({ message: `The password must have at least ${MIN_PASSWORD_LENGTH} characters` })
     }
     const domains = yield* normalizeDomains(input.domains ?? [])
-    const passwordHash = yield* hashPassword(input.password)
+    const passwordHash = yield* hashPassword(input.password, passwordHashCost)
     const id = makeId("usr")
     return yield* repo.transaction(
       Effect.gen(function*() {
@@ -121,22 +127,26 @@ const addDomainsWith = (input: { readonly email: string; readonly domains: Reado
  * (`user create`) and test fixtures, which hold a SqlClient and the `OwnedDomains` port
  * (portfolio's `OwnedDomainsLive`).
  */
-export const createUser = (input: CreateUserInput): Effect.Effect<
+export const createUser = (input: CreateUserInput, passwordHashCost = PASSWORD_HASH_COST): Effect.Effect<
   Effect.Effect.Success<ReturnType<typeof createUserWith>>,
   Effect.Effect.Error<ReturnType<typeof createUserWith>>,
   SqlClient.SqlClient | OwnedDomains
-> => createUserWith(input).pipe(Effect.provide(AccountsRepo.Default))
+> => createUserWith(input, passwordHashCost).pipe(Effect.provide(AccountsRepo.Default))
 
 const make = Effect.gen(function*() {
   const repo = yield* AccountsRepo
   const owned = yield* OwnedDomains
   const identitySettings = yield* IdentityConfig
   const sessionTtl = Duration.toMillis(identitySettings.sessionTtl)
+  const passwordHashCost = identitySettings.passwordHashCost
   const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
   return {
     createUser: (input: CreateUserInput) =>
-      createUserWith(input).pipe(Effect.provideService(AccountsRepo, repo), Effect.provideService(OwnedDomains, owned)),
+      createUserWith(input, passwordHashCost).pipe(
+        Effect.provideService(AccountsRepo, repo),
+        Effect.provideService(OwnedDomains, owned)
+      ),
 
     /** Records more domains as owned by the user with this e-mail (`user add-domains`). */
     addDomains: (input: { readonly email: string; readonly domains: ReadonlyArray<string> }) =>
@@ -152,7 +162,7 @@ const make = Effect.gen(function*() {
     ): Effect.Effect<{ user: User; token: string; expiresAt: Date }, InvalidCredentials> =>
       Effect.gen(function*() {
         const row = Option.getOrUndefined(yield* repo.userByEmail(normalizeEmail(email)))
-        const ok = yield* verifyPassword(password, row?.password_hash)
+        const ok = yield* verifyPassword(password, row?.password_hash, passwordHashCost)
         if (!ok || row === undefined) return yield* new InvalidCredentials({ message: "Wrong e-mail or password" })
         const token = randomSecret()
         const expiresAt = new Date((yield* Clock.currentTimeMillis) + sessionTtl)

@@ -5,7 +5,9 @@
  *   are 256-bit random values; only their SHA-256 is stored. A fast hash is right for them: with
  *   256 bits of entropy there is nothing to brute-force, and lookups stay one index probe.
  * - Passwords are low-entropy, so they get scrypt (node:crypto) with a per-user salt, stored as
- *   `scrypt$N$r$p$salt$hash` so the cost can be raised later without breaking old hashes.
+ *   `scrypt$N$r$p$salt$hash` so the cost can be raised later without breaking old hashes. The cost
+ *   is log2 N (`PASSWORD_HASH_COST`, 15 by default and at least that in production: about 75 ms
+ *   of one core a hash); a hash is verified at the cost it was made with.
  * - Every comparison of secret material is constant-time.
  */
 import { Effect } from "effect"
@@ -31,7 +33,9 @@ export const safeEqual = (a: string, b: string): boolean => {
 // ---------------------------------------------------------------------------
 // Passwords
 
-const SCRYPT = { N: 1 << 15, r: 8, p: 1, keyLength: 32 }
+/** log2 N of scrypt for new hashes: the default, and the least production accepts. */
+export const PASSWORD_HASH_COST = 15
+const SCRYPT = { r: 8, p: 1, keyLength: 32 }
 const MAXMEM = 128 * 1024 * 1024
 
 const derive = (password: string, salt: Buffer, N: number, r: number, p: number, keyLength: number) =>
@@ -42,28 +46,37 @@ const derive = (password: string, salt: Buffer, N: number, r: number, p: number,
     })
   })
 
-export const hashPassword = (password: string): Effect.Effect<string> =>
+/** A new hash of `password` at `cost` (log2 N). */
+export const hashPassword = (password: string, cost: number = PASSWORD_HASH_COST): Effect.Effect<string> =>
   Effect.gen(function*() {
     const salt = randomBytes(16)
-    const key = yield* derive(password, salt, SCRYPT.N, SCRYPT.r, SCRYPT.p, SCRYPT.keyLength)
-    return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString("base64url")}$${key.toString("base64url")}`
+    const N = 2 ** cost
+    const key = yield* derive(password, salt, N, SCRYPT.r, SCRYPT.p, SCRYPT.keyLength)
+    return `scrypt$${N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString("base64url")}$${key.toString("base64url")}`
   })
 
-/** A hash of a random password, verified against when the account does not exist (same cost). */
-let dummyHash: string | undefined
-const dummy = Effect.suspend(() =>
-  dummyHash !== undefined
-    ? Effect.succeed(dummyHash)
-    : Effect.tap(hashPassword(randomSecret()), (h) => Effect.sync(() => (dummyHash = h)))
-)
+/** Hashes of a random password, one per cost, verified against when the account does not exist. */
+const dummyHashes = new Map<number, string>()
+const dummy = (cost: number) =>
+  Effect.suspend(() => {
+    const known = dummyHashes.get(cost)
+    return known !== undefined
+      ? Effect.succeed(known)
+      : Effect.tap(hashPassword(randomSecret(), cost), (h) => Effect.sync(() => dummyHashes.set(cost, h)))
+  })
 
 /**
  * Verifies `password` against a stored hash in constant time. `stored` undefined (unknown account)
- * still costs one scrypt, so response time does not reveal which e-mail addresses exist.
+ * still costs one scrypt at `cost`, the cost new accounts are hashed at, so response time does not
+ * reveal which e-mail addresses exist.
  */
-export const verifyPassword = (password: string, stored: string | undefined): Effect.Effect<boolean> =>
+export const verifyPassword = (
+  password: string,
+  stored: string | undefined,
+  cost: number = PASSWORD_HASH_COST
+): Effect.Effect<boolean> =>
   Effect.gen(function*() {
-    const hash = stored ?? (yield* dummy)
+    const hash = stored ?? (yield* dummy(cost))
     const parts = hash.split("$")
     if (parts.length !== 6 || parts[0] !== "scrypt") return false
     const [, n, r, p, saltB64, keyB64] = parts
