@@ -148,7 +148,9 @@ layer(TestServer.layer())("sign-in and sessions", (it) => {
       const users = yield* sql<{ password_hash: string }>`select password_hash from users where id = ${user.id}`
       // scrypt at the tests' cost (the production default, 2^15: test/platform/security/passwords.test.ts).
       const n = 2 ** TestServer.TEST_PASSWORD_HASH_COST
-      expect(users[0].password_hash).toMatch(new RegExp(`^scrypt\\$${n}\\$8\\$1\\$[A-Za-z0-9_-]{22}\\$[A-Za-z0-9_-]{43}$`))
+      expect(users[0].password_hash).toMatch(
+        new RegExp(`^scrypt\\$${n}\\$8\\$1\\$[A-Za-z0-9_-]{22}\\$[A-Za-z0-9_-]{43}$`)
+      )
       expect(users[0].password_hash).not.toContain(user.password)
     }))
 
