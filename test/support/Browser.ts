@@ -11,10 +11,11 @@ export const hasChromium = Fs.existsSync(CHROMIUM)
 
 /**
  * Whether this run drives the browser: Chromium is installed and the run has not opted out with
- * `TEST_BROWSER=false`. `.ci/run` opts its PostgreSQL pass out: what a browser test checks
- * (markup as Chromium renders it, islands, keyboard journeys, axe) does not change with the
- * database, and the queries behind those pages run on both databases in the in-process page and
- * API tests. The embedded pass, what a fresh clone runs, drives the browser.
+ * `TEST_BROWSER=false`. `.ci/run`, which runs the suite on both databases side by side, opts its
+ * embedded pass out: what a browser test checks (markup as Chromium renders it, islands, keyboard
+ * journeys, axe) does not change with the database, the queries behind those pages run on both
+ * databases in the in-process page and API tests, and the embedded pass is the longer one. A plain
+ * `npm test` drives the browser.
  */
 export const runBrowserTests = hasChromium && process.env.TEST_BROWSER !== "false"
 
