@@ -7,7 +7,7 @@
  * | OAUTH_CODE_TTL | 60 seconds | authorization codes (single use) |
  * | OAUTH_ACCESS_TOKEN_TTL | 30 minutes | access tokens |
  * | OAUTH_REFRESH_TOKEN_TTL | 30 days | refresh tokens (rotated on every use) |
- * | PASSWORD_HASH_COST | 15 | log2 N of scrypt for new password hashes, 10–20; at least 15 in production (the tests use 10) |
+ * | PASSWORD_HASH_COST | 15 | log2 N of scrypt for new password hashes, 10–17; at least 15 in production (the tests use 10) |
  */
 import { Config, Context, Duration, Layer } from "effect"
 import { durationSetting } from "../platform/DurationSetting.js"
@@ -22,7 +22,7 @@ export interface IdentitySettings {
   readonly passwordHashCost: number
 }
 
-/** 10–20, and never below the default in production: a cheaper hash is for tests only. */
+/** 10–17 (2^17 is 128 MiB a hash), and never below the default in production: a cheaper hash is for tests only. */
 const passwordHashCost = Config.all({
   cost: Config.integer("PASSWORD_HASH_COST").pipe(Config.withDefault(PASSWORD_HASH_COST)),
   production: Config.string("NODE_ENV").pipe(
@@ -31,8 +31,8 @@ const passwordHashCost = Config.all({
   )
 }).pipe(
   Config.validate({
-    message: `PASSWORD_HASH_COST must be 10 to 20, and at least ${PASSWORD_HASH_COST} when NODE_ENV=production`,
-    validation: ({ cost, production }) => cost >= (production ? PASSWORD_HASH_COST : 10) && cost <= 20
+    message: `PASSWORD_HASH_COST must be 10 to 17, and at least ${PASSWORD_HASH_COST} when NODE_ENV=production`,
+    validation: ({ cost, production }) => cost >= (production ? PASSWORD_HASH_COST : 10) && cost <= 17
   }),
   Config.map(({ cost }) => cost)
 )

@@ -36,7 +36,8 @@ export const safeEqual = (a: string, b: string): boolean => {
 /** log2 N of scrypt for new hashes: the default, and the least production accepts. */
 export const PASSWORD_HASH_COST = 15
 const SCRYPT = { r: 8, p: 1, keyLength: 32 }
-const MAXMEM = 128 * 1024 * 1024
+/** scrypt needs 128 · N · r bytes: 32 MiB at 2^15, 128 MiB at 2^17, the most PASSWORD_HASH_COST allows. */
+const MAXMEM = 256 * 1024 * 1024
 
 const derive = (password: string, salt: Buffer, N: number, r: number, p: number, keyLength: number) =>
   Effect.async<Buffer>((resume) => {
