@@ -72,6 +72,20 @@ const copyData = (dir) => {
 }
 copyData(Path.join(root, "src"))
 
+/**
+ * The user-facing Markdown pages of docs/, served at /docs/<page>.md, as MCP resources and in
+ * /llms.txt (src/mcp/Docs.ts reads them beside the build, so the build carries them wherever it
+ * runs: dist/, `npm start`'s .build/<version>/dist, the image). The internal pages stay out.
+ */
+const INTERNAL_DOCS = new Set(["architecture.md", "operations.md"])
+Fs.mkdirSync(Path.join(dist, "docs"), { recursive: true })
+for (const name of Fs.readdirSync(Path.join(root, "docs"))) {
+  if (name.endsWith(".md") && !INTERNAL_DOCS.has(name)) {
+    Fs.copyFileSync(Path.join(root, "docs", name), Path.join(dist, "docs", name))
+    copied++
+  }
+}
+
 /** PGlite reads its WebAssembly and data files beside its modules; pg-native is optional. */
 const EXTERNAL = ["@electric-sql/*", "pg-native"]
 const moduleUrls = {

@@ -26,7 +26,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 const ENTRIES = { main: "main.js", cli: "cli.js" }
 /** What the build reads: a change to any of them (a file added or removed too) is a new build. */
-const INPUTS = ["src", "migrations", "scripts/build.mjs", "package.json", "package-lock.json"]
+const INPUTS = ["src", "migrations", "docs", "scripts/build.mjs", "package.json", "package-lock.json"]
 const KEEP = 3
 
 const which = process.argv[2]

@@ -1,16 +1,15 @@
 /**
  * The user-facing Markdown pages of `docs/` (not INTERNAL_PAGES), read once at start-up (served at `/docs/<page>.md`, as MCP
- * resources, and in `/llms.txt` / `/llms-full.txt`). The container image ships `docs/`.
+ * resources, and in `/llms.txt` / `/llms-full.txt`). The build copies them into `dist/docs/`
+ * (scripts/build.mjs), so every build finds them beside itself, wherever it runs.
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
-/** `docs/` beside `src/` (tsx), or beside `dist/` (the compiled image runs `dist/src/mcp/Docs.js`). */
-export const docsDir =
-  [Path.resolve(here, "../../docs"), Path.resolve(here, "../../../docs")].find((d) => Fs.existsSync(d)) ??
-    Path.resolve(here, "../../docs")
+/** `docs/` beside `src/` (tsx), or `dist/docs/` in a build (which runs as `dist/src/mcp/Docs.js`). */
+export const docsDir = Path.resolve(here, "../../docs")
 
 export interface DocPage {
   /** File name without `.md`, e.g. `search`. */

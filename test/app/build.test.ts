@@ -65,6 +65,11 @@ describe("the production build", () => {
       expect(Fs.existsSync(Path.join(app, "dist", file)), file).toBe(true)
     }
     expect(Fs.readdirSync(Path.join(app, "dist/migrations")).some((f) => f.endsWith(".js"))).toBe(true)
+    // The user-facing docs travel with the build (served at /docs/<page>.md); the internal ones do not.
+    const docs = Fs.readdirSync(Path.join(app, "dist/docs"))
+    expect(docs).toContain("agents.md")
+    expect(docs).not.toContain("architecture.md")
+    expect(docs).not.toContain("operations.md")
     const undeclared = [...importedPackages(Path.join(app, "dist"))].filter((p) => !(p in pkg.dependencies))
     expect(undeclared, "imported by dist/ but not a production dependency").toEqual([])
     expect(pkg.dependencies).not.toHaveProperty("tsx")
@@ -168,6 +173,12 @@ describe("the production build", () => {
           })
           const ready = yield* Effect.promise(() => fetchReply(`${service.baseUrl}/readyz`))
           expect(ready.status, ready.text).toBe(200)
+          // It serves the user-facing docs from wherever the build lives, and not the internal ones.
+          const agents = yield* Effect.promise(() => fetchReply(`${service.baseUrl}/docs/agents.md`))
+          expect(agents.status, agents.text).toBe(200)
+          expect(agents.text).toContain("# ")
+          const internal = yield* Effect.promise(() => fetchReply(`${service.baseUrl}/docs/architecture.md`))
+          expect(internal.status).toBe(404)
         }))
         // Nothing changed since: the CLI and a second start use the same build.
         const before = builds()

@@ -314,6 +314,8 @@ layer(TestServer.layer({ OUTBOUND_ALLOW_LOOPBACK: "true", WEBHOOK_POLL_INTERVAL:
         const readme = Fs.readFileSync(Path.join(sdkDir, "README.md"), "utf8")
         const example = /```ts\n([\s\S]*?)```/.exec(readme)?.[1]
         expect(example).toBeDefined()
+        // The project the README sets up: ES modules, as the package.json written below.
+        expect(readme).toContain("npm pkg set type=module")
         const project = Fs.mkdtempSync(Path.join(Os.tmpdir(), "sdk-readme-"))
         const packed = yield* Effect.promise(() =>
           run("npm", ["pack", "--json", "--pack-destination", project], sdkDir)
