@@ -6,7 +6,8 @@
  *
  * - ANSI escapes are removed unless `colour` (a terminal, and NO_COLOR unset);
  * - a command-table row (`  - usage<padding>description`) becomes the usage, then the description
- *   on the next line, indented;
+ *   on the next line, indented; a row three commands deep, which @effect/cli prints with its first
+ *   parent twice (`ledger ledger export statement`), names it once;
  * - every line is wrapped at `width` columns (escapes count as zero columns), continuation lines
  *   keep the line's indentation; a single word longer than the width stays whole;
  * - trailing spaces go; a `$ ` usage line starts with the program's name and the parent commands
@@ -14,7 +15,7 @@
  *   `$ marketplace user create`): `words` are the command line's arguments, and the words before
  *   the usage's command name among them are its parents.
  *
- * Pure: words and their order are kept, only spaces and line breaks change.
+ * Pure: words and their order are kept (that doubled parent aside), only spaces and line breaks change.
  */
 
 const ANSI = /\x1b\[[0-9;]*m/g
@@ -75,7 +76,7 @@ export const helpText = (
     const row = /^(\s*- )(.*?\S)\s{2,}(\S.*)$/.exec(line)
     if (row !== null) {
       const [, bullet, usage, description] = row
-      lines.push(...wrapLine(bullet + usage, options.width, 2))
+      lines.push(...wrapLine(bullet + usage!.replace(/^(\S+) \1 /, "$1 "), options.width, 2))
       lines.push(...wrapLine(" ".repeat(visible(bullet!) + 2) + description, options.width))
       continue
     }

@@ -10,6 +10,12 @@ describe("the CLI's help text", () => {
     expect(helpText(row, plain)).toBe("  - user create --email text\n      Create a user who can sign in")
   })
 
+  it("a row three commands deep names its first parent once (@effect/cli prints it twice)", () => {
+    const row = `  - ledger ledger export statement <statement_id>${" ".repeat(40)}One statement's lines as CSV`
+    expect(helpText(row, plain)).toBe("  - ledger export statement <statement_id>\n      One statement's lines as CSV")
+    expect(helpText("  - ledger export    CSV exports", plain)).toBe("  - ledger export\n      CSV exports")
+  })
+
   it("a subcommand's USAGE names the program; colours go unless asked for", () => {
     expect(helpText("\x1b[1m$ partner create\x1b[0m", plain)).toBe("$ marketplace partner create")
     expect(helpText("$ marketplace order", plain)).toBe("$ marketplace order")

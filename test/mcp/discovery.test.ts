@@ -6,30 +6,11 @@
 import { expect, layer } from "@effect/vitest"
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js"
 import { Effect } from "effect"
-import { execFile } from "node:child_process"
 import * as Fs from "node:fs"
-import * as Path from "node:path"
 import { get } from "../support/http.js"
 import { serverAtBaseUrl } from "../support/identity.js"
-import { connect } from "../support/mcp.js"
+import { connect, inspector } from "../support/mcp.js"
 import * as TestServer from "../support/TestServer.js"
-
-const INSPECTOR = Path.resolve("node_modules/@modelcontextprotocol/inspector/cli/build/cli.js")
-
-/** The Inspector in CLI mode against the test server; its stdout parsed as JSON. */
-const inspector = (args: ReadonlyArray<string>) =>
-  Effect.flatMap(TestServer.TestServer, (server) =>
-    Effect.async<any>((resume) => {
-      execFile(
-        process.execPath,
-        [INSPECTOR, "--cli", `${server.baseUrl}/mcp`, "--transport", "http", ...args],
-        { timeout: 60_000, env: { ...process.env, NO_COLOR: "1" } },
-        (error, stdout, stderr) => {
-          if (error) return resume(Effect.dieMessage(`inspector failed: ${error.message}\n${stderr}`))
-          resume(Effect.succeed(JSON.parse(stdout.slice(stdout.indexOf("{")))))
-        }
-      )
-    }))
 
 /** The operator's and developers' pages: in the repository and the image, never served. */
 const internalPages = ["architecture", "operations"]

@@ -11,7 +11,7 @@ import { Effect, Layer } from "effect"
 import * as DelayedRdap from "../support/DelayedRdap.js"
 import { get, post } from "../support/http.js"
 import { serverAtBaseUrl } from "../support/identity.js"
-import { connect, textOf } from "../support/mcp.js"
+import { connect, inspector, textOf } from "../support/mcp.js"
 import { rowsOf, search } from "../support/ndjson.js"
 import * as TestServer from "../support/TestServer.js"
 
@@ -73,6 +73,23 @@ layer(server, { timeout: 120_000 })("/mcp toolbox", (it) => {
       const rest = rowsOf(yield* search("taken.com"))
       expect(stable(rows[1])).toEqual(stable(rest.get("taken.com")))
       expect(textOf(result)).toContain("taken.com")
+    }))
+
+  it.scoped("check_domains through the MCP Inspector, with docs/agents.md's way of passing a list", () =>
+    Effect.gen(function*() {
+      const called = yield* inspector([
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "check_domains",
+        "--tool-arg",
+        `domains=["free-two.io","taken.com"]`
+      ])
+      expect(called.isError).toBeFalsy()
+      expect(called.structuredContent.results.map((r: any) => [r.domain, r.available])).toEqual([
+        ["free-two.io", true],
+        ["taken.com", false]
+      ])
     }))
 
   it.scoped("suggest_domains answers what POST /api/tools/domain-suggest answers", () =>
