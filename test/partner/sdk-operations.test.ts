@@ -435,6 +435,13 @@ layer(TestServer.layer({ OUTBOUND_ALLOW_LOOPBACK: "true", WEBHOOK_POLL_INTERVAL:
       expect((error as Error).message).toMatch(/ECONNREFUSED/)
       expect((error as Error).message).not.toContain("sk_x")
 
+      // A port fetch itself refuses to call (port 9, "bad port"): typed, and not retried.
+      const blocked = new PartnerClient({ baseUrl: "http://127.0.0.1:9", keyId: "pk_sandbox_x", secret: "sk_x" })
+      const notTried = yield* Effect.promise(() => blocked.search("harbor").then(() => undefined, (e: unknown) => e))
+      expect(notTried).toBeInstanceOf(PartnerNetworkError)
+      expect(notTried).toMatchObject({ code: "network_error", attempts: 1 })
+      expect((notTried as Error).message).toMatch(/bad port/)
+
       const silent = Http.createServer(() => undefined)
       yield* Effect.promise(() => new Promise<void>((r) => silent.listen(0, "127.0.0.1", r)))
       const hanging = new PartnerClient({

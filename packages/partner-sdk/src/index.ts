@@ -83,6 +83,12 @@ const describeCause = (error: unknown): string => {
 const isTimeout = (error: unknown) =>
   typeof error === "object" && error !== null && ((error as any).name === "TimeoutError" || (error as any).name === "AbortError")
 
+/** fetch refused the address before connecting (a port fetch blocks, a malformed URL): no retry can help. */
+const isRefusedByFetch = (error: unknown) => {
+  const cause = (error as any)?.cause
+  return error instanceof TypeError && (cause?.message === "bad port" || cause?.code === "ERR_INVALID_URL")
+}
+
 export interface PartnerClientOptions {
   /** The service origin, e.g. `https://api.example.org`. */
   readonly baseUrl: string
@@ -165,7 +171,7 @@ export class PartnerClient {
       } catch (error) {
         failure = error
       }
-      const retryable = response === undefined || RETRYABLE.has(response.status)
+      const retryable = response === undefined ? !isRefusedByFetch(failure) : RETRYABLE.has(response.status)
       // A write without an idempotency key is retried only when it surely never arrived (429).
       const safe = method === "GET" || options.idempotencyKey !== undefined || response?.status === 429
       if (retryable && safe && attempt < maxRetries) {
