@@ -1,6 +1,8 @@
 // Postman collection pre-request script: signs every request for the Partner API (scheme v1).
 // Variables baseUrl, keyId and secret come from the active environment or the collection
-// (pm.variables resolves both). Uses the sandbox's built-in CryptoJS.
+// (pm.variables resolves both). crypto-js is one of the libraries the Postman sandbox provides
+// (its global CryptoJS is deprecated).
+const Crypto = require("crypto-js")
 const enc = (s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase())
 const dec = (s) => { try { return decodeURIComponent(s.replace(/\+/g, " ")) } catch (e) { return s } }
 const keyId = pm.variables.get("keyId")
@@ -19,8 +21,8 @@ const query = pairs.map((p) => p[0] + "=" + p[1]).join("&")
 const body = pm.request.body && pm.request.body.mode === "raw" ? pm.variables.replaceIn(pm.request.body.raw || "") : ""
 const timestamp = String(Math.floor(Date.now() / 1000))
 const nonce = pm.variables.replaceIn("{{$guid}}")
-const canonical = [pm.request.method.toUpperCase(), path, query, timestamp, nonce, CryptoJS.SHA256(body).toString(CryptoJS.enc.Hex)].join("\n")
-const signature = CryptoJS.HmacSHA256(canonical, secret).toString(CryptoJS.enc.Hex)
+const canonical = [pm.request.method.toUpperCase(), path, query, timestamp, nonce, Crypto.SHA256(body).toString(Crypto.enc.Hex)].join("\n")
+const signature = Crypto.HmacSHA256(canonical, secret).toString(Crypto.enc.Hex)
 pm.request.headers.upsert({ key: "X-Service-Key-Id", value: keyId })
 pm.request.headers.upsert({ key: "X-Service-Timestamp", value: timestamp })
 pm.request.headers.upsert({ key: "X-Service-Nonce", value: nonce })
