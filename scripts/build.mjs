@@ -77,6 +77,7 @@ copyData(Path.join(root, "src"))
  * /llms.txt (src/mcp/Docs.ts reads them beside the build, so the build carries them wherever it
  * runs: dist/, `npm start`'s .build/<version>/dist, the image). The internal pages stay out.
  */
+// The same pages as src/mcp/Docs.ts INTERNAL_PAGES (test/app/build.test.ts holds them equal).
 const INTERNAL_DOCS = new Set(["architecture.md", "operations.md"])
 Fs.mkdirSync(Path.join(dist, "docs"), { recursive: true })
 for (const name of Fs.readdirSync(Path.join(root, "docs"))) {

@@ -11,7 +11,7 @@
  */
 import { Config, Context, Duration, Layer } from "effect"
 import { durationSetting } from "../platform/DurationSetting.js"
-import { PASSWORD_HASH_COST } from "../platform/security/Crypto.js"
+import { PASSWORD_HASH_COST, PASSWORD_HASH_COSTS } from "../platform/security/Crypto.js"
 
 export interface IdentitySettings {
   readonly sessionTtl: Duration.Duration
@@ -31,8 +31,10 @@ const passwordHashCost = Config.all({
   )
 }).pipe(
   Config.validate({
-    message: `PASSWORD_HASH_COST must be 10 to 17, and at least ${PASSWORD_HASH_COST} when NODE_ENV=production`,
-    validation: ({ cost, production }) => cost >= (production ? PASSWORD_HASH_COST : 10) && cost <= 17
+    message:
+      `PASSWORD_HASH_COST must be ${PASSWORD_HASH_COSTS.least} to ${PASSWORD_HASH_COSTS.most}, and at least ${PASSWORD_HASH_COST} when NODE_ENV=production`,
+    validation: ({ cost, production }) =>
+      cost >= (production ? PASSWORD_HASH_COST : PASSWORD_HASH_COSTS.least) && cost <= PASSWORD_HASH_COSTS.most
   }),
   Config.map(({ cost }) => cost)
 )

@@ -33,7 +33,7 @@ import { AppLive } from "../../src/app/Server.js"
 import { AppConfig } from "../../src/platform/Config.js"
 import { type DatabaseLive, embeddedPool, pgLayer, startEmbedded } from "../../src/platform/db/Database.js"
 import { migrationsDir, runMigrations } from "../../src/platform/db/Migrations.js"
-import { PASSWORD_HASH_COST } from "../../src/platform/security/Crypto.js"
+import { PASSWORD_HASH_COST, PASSWORD_HASH_COSTS } from "../../src/platform/security/Crypto.js"
 
 export interface TestServerShape {
   readonly baseUrl: string
@@ -156,7 +156,7 @@ export const sharedDatabaseUrl = Effect.gen(function*() {
 })
 
 /** The scrypt cost (log2 N) of the tests' password hashes: the least the service accepts. */
-export const TEST_PASSWORD_HASH_COST = 10
+export const TEST_PASSWORD_HASH_COST = PASSWORD_HASH_COSTS.least
 
 export const baseEnv: Record<string, string> = {
   NODE_ENV: "test",

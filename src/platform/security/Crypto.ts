@@ -35,8 +35,10 @@ export const safeEqual = (a: string, b: string): boolean => {
 
 /** log2 N of scrypt for new hashes: the default, and the least production accepts. */
 export const PASSWORD_HASH_COST = 15
+/** The costs PASSWORD_HASH_COST may name (the least is for tests; the most fits MAXMEM). */
+export const PASSWORD_HASH_COSTS = { least: 10, most: 17 } as const
 const SCRYPT = { r: 8, p: 1, keyLength: 32 }
-/** scrypt needs 128 · N · r bytes: 32 MiB at 2^15, 128 MiB at 2^17, the most PASSWORD_HASH_COST allows. */
+/** scrypt needs 128 · N · r bytes: 32 MiB at 2^15, 128 MiB at 2^17 (`PASSWORD_HASH_COSTS.most`). */
 const MAXMEM = 256 * 1024 * 1024
 
 const derive = (password: string, salt: Buffer, N: number, r: number, p: number, keyLength: number) =>
