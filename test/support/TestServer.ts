@@ -31,7 +31,13 @@ import * as Path from "node:path"
 import pg from "pg"
 import { AppLive } from "../../src/app/Server.js"
 import { AppConfig } from "../../src/platform/Config.js"
-import { type DatabaseLive, embeddedPool, pgLayer, startEmbedded } from "../../src/platform/db/Database.js"
+import {
+  type DatabaseLive,
+  DataDirImage,
+  embeddedPool,
+  pgLayer,
+  startEmbedded
+} from "../../src/platform/db/Database.js"
 import { migrationsDir, runMigrations } from "../../src/platform/db/Migrations.js"
 import { PASSWORD_HASH_COST, PASSWORD_HASH_COSTS } from "../../src/platform/security/Crypto.js"
 
@@ -90,14 +96,15 @@ const migratedTemplate = (admin: string): Promise<string> =>
     }
   })()
 
-let image: Promise<Blob> | undefined
+let image: Promise<DataDirImage> | undefined
 
 /** The data directory of an in-memory PGlite with every migration applied; made once per test worker. */
-const migratedImage = (): Promise<Blob> =>
+const migratedImage = (): Promise<DataDirImage> =>
   image ??= Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const embedded = yield* startEmbedded(":memory:")
     yield* runMigrations().pipe(Effect.provide(pgLayer({ host: embedded.host, port: embedded.port }, 2)))
-    return yield* Effect.promise(() => embedded.db.dumpDataDir("none"))
+    const tar = yield* Effect.promise(() => embedded.db.dumpDataDir("none"))
+    return new DataDirImage(new Uint8Array(yield* Effect.promise(() => tar.arrayBuffer())))
   }))).catch((error) => {
     image = undefined
     throw error
