@@ -18,6 +18,36 @@ const isolatedFiles = [
   "test/platform/http/rate-limit-edge.test.ts"
 ]
 
+/**
+ * Groups of test files whose outcome does not depend on the database, which `TEST_LEAVE_OUT`
+ * (comma-separated group names) leaves out of a run. `.ci/run` runs the suite on both databases
+ * side by side and each group in one pass only (every other file on both):
+ * - `browser`: what Chromium checks (markup as it renders, islands, keyboard journeys, axe); the
+ *   queries behind those pages run on both databases in the in-process page and API tests;
+ * - `toolbox`: what a partner or an operator is handed (the production build and its runtimes, the
+ *   packed SDK, the Postman collection, a client generated from the OpenAPI document), checked
+ *   against a service whose database is incidental.
+ * A plain `npm test` runs them all; `TEST_LEAVE_OUT=browser npm test` leaves out the browser.
+ */
+const databaseIndependent: Record<string, ReadonlyArray<string>> = {
+  browser: ["test/**/*-browser.test.ts", "test/storefront/storefront-a11y.test.ts"],
+  toolbox: [
+    "test/app/build.test.ts",
+    "test/app/openapi-client.test.ts",
+    "test/partner/sdk.test.ts",
+    "test/partner/sdk-operations.test.ts"
+  ]
+}
+
+const leftOut = (process.env.TEST_LEAVE_OUT ?? "").split(",").map((g) => g.trim()).filter((g) => g !== "")
+  .flatMap((group) => {
+    const files = databaseIndependent[group]
+    if (files === undefined) {
+      throw new Error(`TEST_LEAVE_OUT: unknown group "${group}" (${Object.keys(databaseIndependent).join(", ")})`)
+    }
+    return files
+  })
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -42,7 +72,7 @@ export default defineConfig({
         test: {
           name: "service",
           include: ["test/**/*.test.ts"],
-          exclude: isolatedFiles,
+          exclude: [...isolatedFiles, ...leftOut],
           // The production build, once per run: the tests that start the service or the CLI as a
           // process run it (test/support/BuiltApp.ts).
           globalSetup: ["test/support/globalSetup.ts"]

@@ -10,14 +10,10 @@ export const CHROMIUM = "/usr/bin/chromium"
 export const hasChromium = Fs.existsSync(CHROMIUM)
 
 /**
- * Whether this run drives the browser: Chromium is installed and the run has not opted out with
- * `TEST_BROWSER=false`. `.ci/run`, which runs the suite on both databases side by side, opts its
- * embedded pass out: what a browser test checks (markup as Chromium renders it, islands, keyboard
- * journeys, axe) does not change with the database, the queries behind those pages run on both
- * databases in the in-process page and API tests, and the embedded pass is the longer one. A plain
- * `npm test` drives the browser.
+ * Whether this run drives the browser: Chromium is installed. (`TEST_LEAVE_OUT=browser` leaves the
+ * browser's files out of a run altogether: vitest.config.ts.)
  */
-export const runBrowserTests = hasChromium && process.env.TEST_BROWSER !== "false"
+export const runBrowserTests = hasChromium
 
 /** Warns once per test file when the browser is absent (the file's tests are then skipped). */
 export const warnIfNoChromium = (file: string) => {
