@@ -21,7 +21,7 @@ const isolatedFiles = [
 /**
  * Groups of test files whose outcome does not depend on the database, which `TEST_LEAVE_OUT`
  * (comma-separated group names) leaves out of a run. `.ci/run` runs the suite on both databases
- * side by side and each group in one pass only (every other file on both):
+ * side by side, and these groups in its PostgreSQL pass only (every other file on both):
  * - `browser`: what Chromium checks (markup as it renders, islands, keyboard journeys, axe); the
  *   queries behind those pages run on both databases in the in-process page and API tests;
  * - `toolbox`: what a partner or an operator is handed (the production build and its runtimes, the
