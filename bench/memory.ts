@@ -23,6 +23,7 @@ import {
   writeFigures,
   writeResult
 } from "./lib.js"
+import { TARGETS } from "./targets.js"
 
 const LISTINGS = 100_000
 const MIXED = Number(process.env.BENCH_MIXED_REQUESTS ?? 20_000)
@@ -114,13 +115,13 @@ every run: ${
 
 | when | RSS MB | live heap after a full GC, MB | target (RSS) |
 |---|---:|---:|---|
-| idle, after start-up and 30 requests | ${figures.idle.rssMb} | ${figures.idle.heapMb} | ≤ 200 MB: ${
-    met(figures.idle.rssMb <= 200)
+| idle, after start-up and 30 requests | ${figures.idle.rssMb} | ${figures.idle.heapMb} | ≤ ${TARGETS.rssIdleMb} MB: ${
+    met(figures.idle.rssMb <= TARGETS.rssIdleMb)
   } |
 | after ${
     MIXED.toLocaleString("en-US")
-  } mixed requests | ${figures.loaded.rssMb} | ${figures.loaded.heapMb} | ≤ 300 MB: ${
-    met(figures.loaded.rssMb <= 300)
+  } mixed requests | ${figures.loaded.rssMb} | ${figures.loaded.heapMb} | ≤ ${TARGETS.rssLoadedMb} MB: ${
+    met(figures.loaded.rssMb <= TARGETS.rssLoadedMb)
   } |
 | one idle minute later | ${figures.settled.rssMb} | ${figures.settled.heapMb} | — |
 

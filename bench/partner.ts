@@ -38,6 +38,7 @@ import {
   writeFigures,
   writeResult
 } from "./lib.js"
+import { TARGETS } from "./targets.js"
 
 /**
  * Samples pg_stat_activity of the database every 10 ms until `stop()`: how many backends wait on
@@ -227,8 +228,10 @@ ${row("unsigned public read: GET /api/pricing/tld", unsigned, cost.pricing)}
 ${row("signed GET /api/partner/v1/availability", signed, cost.availability)}
 ${row("signed POST /api/partner/v1/orders (new domain + key each)", orders, cost.orders)}
 
-- signed availability / unsigned public read: **${(signed.rps / unsigned.rps).toFixed(2)}** (target ≥ 0.7)
-- orders: ${orders.rps} req/s, p99 ${orders.p99} ms (target ≥ 600 req/s, p99 ≤ 150 ms); latency p50 / p90 / p99 / max
+- signed availability / unsigned public read: **${
+      (signed.rps / unsigned.rps).toFixed(2)
+    }** (target ≥ ${TARGETS.signedRatio})
+- orders: ${orders.rps} req/s, p99 ${orders.p99} ms (target ≥ ${TARGETS.ordersRps} req/s, p99 ≤ ${TARGETS.ordersP99Ms} ms); latency p50 / p90 / p99 / max
   ${orders.p50} / ${orders.p90} / ${orders.p99} / ${orders.max} ms; lock waits during the orders run: ${orders.lockWaitingBackends} backends
   waiting on average, ${orders.lockWaitMsPerRequest} ms per order (${
       Object.entries(orders.lockWaitsBy).map(([k, v]) => `${k} ${v}`).join(", ") || "none"

@@ -1,13 +1,15 @@
 /**
  * `npm run bench [-- name ...]`: runs the named benchmarks (default: all), each writing its
  * figures to bench/results/<name>.md (and .json), then writes bench/results/REPORT.md: every
- * figure of issue 18 beside its floor (measured in the same run where there is one) and its
+ * figure of issues 18 and 35 beside its floor (measured in the same run where there is one) and its
  * target, from the latest results of each benchmark (`npm run bench -- report`: only that).
  * Traffic stays on 127.0.0.1.
  */
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+
+import { TARGETS } from "./targets.js"
 
 const dir = import.meta.dirname
 const all = Fs.readdirSync(dir).filter((f) => f.endsWith(".ts") && !["run.ts", "lib.ts", "profile.ts"].includes(f)).map(
@@ -61,8 +63,8 @@ if (partner) {
   rows.push(
     `| signed \`GET /api/partner/v1/availability\` ÷ unsigned \`GET /api/pricing/tld\`, same run | ${n(ratio, 2)} (${
       n(partner.signed.rps)
-    } vs ${n(partner.unsigned.rps)} req/s) | — | ≥ 0.7 | ${
-      loaded ? "not measurable (machine overloaded)" : met(ratio >= 0.7)
+    } vs ${n(partner.unsigned.rps)} req/s) | — | ≥ ${TARGETS.signedRatio} | ${
+      loaded ? "not measurable (machine overloaded)" : met(ratio >= TARGETS.signedRatio)
     } | ${when(partner)} |`
   )
   rows.push(
@@ -70,8 +72,8 @@ if (partner) {
       n(partner.orders.rps)
     } req/s, p99 ${partner.orders.p99} ms | PostgreSQL: ${
       n(partner.floorCommits)
-    } single-row insert commits/s (pgbench, 20 clients) | ≥ 600 req/s, p99 ≤ 150 ms | ${
-      met(partner.orders.rps >= 600 && partner.orders.p99 <= 150)
+    } single-row insert commits/s (pgbench, 20 clients) | ≥ ${TARGETS.ordersRps} req/s, p99 ≤ ${TARGETS.ordersP99Ms} ms | ${
+      met(partner.orders.rps >= TARGETS.ordersRps && partner.orders.p99 <= TARGETS.ordersP99Ms)
     } | ${when(partner)} |`
   )
 }
@@ -80,8 +82,8 @@ if (pricing) {
   rows.push(
     `| \`GET /api/pricing/tld\` ÷ minimal Effect HttpApi server, same run | ${n(ratio, 2)} (${
       n(pricing.service.rps)
-    } vs ${n(pricing.minimal.rps)} req/s) | bare node:http ${n(pricing.bare.rps)} req/s | ≥ 0.75 | ${
-      met(ratio >= 0.75)
+    } vs ${n(pricing.minimal.rps)} req/s) | bare node:http ${n(pricing.bare.rps)} req/s | ≥ ${TARGETS.pricingRatio} | ${
+      met(ratio >= TARGETS.pricingRatio)
     } | ${when(pricing)} |`
   )
 } else {
@@ -95,18 +97,20 @@ if (search) {
       n(search.cpuPerSearchMs, 1)
     } ms | node:http ${n(search.floorCpuPerSearchMs, 1)} ms; the same design in a bare Effect HttpApi ${
       n(search.effectFloorCpuPerSearchMs, 1)
-    } ms (same run, alternating) | ≤ 3 ms | ${
-      met(search.cpuPerSearchMs <= 3)
+    } ms (same run, alternating) | ≤ ${TARGETS.searchCpuMs} ms | ${
+      met(search.cpuPerSearchMs <= TARGETS.searchCpuMs)
     } (the target is below the framework floor: bench/results/search.md) | ${when(search)} |`
   )
   rows.push(
     `| 50 concurrent searches, primary row p50 (upstream answers in 50 ms) | ${
       n(search.concurrent.primaryP50, 0)
-    } ms | 50 ms + 1 RTT | ≤ 100 ms | ${met(search.concurrent.primaryP50 <= 100)} | ${when(search)} |`
+    } ms | 50 ms + 1 RTT | ≤ ${TARGETS.concurrentPrimaryP50Ms} ms | ${
+      met(search.concurrent.primaryP50 <= TARGETS.concurrentPrimaryP50Ms)
+    } | ${when(search)} |`
   )
 } else {
   rows.push(
-    "| service CPU per 10-name search (one at a time) | not run | — | ≤ 3 ms | not run (`npm run bench -- search`) | — |"
+    `| service CPU per 10-name search (one at a time) | not run | — | ≤ ${TARGETS.searchCpuMs} ms | not run (\`npm run bench -- search\`) | — |`
   )
   rows.push("| 50 concurrent searches, primary row p50 | not run | 50 ms + 1 RTT | ≤ 100 ms | not run | — |")
 }
@@ -114,13 +118,13 @@ if (memory) {
   rows.push(
     `| RSS idle / after ${
       n(memory.requests)
-    } mixed requests (real PostgreSQL); live heap after a full GC in brackets | ${memory.idle.rssMb} MB (${memory.idle.heapMb}) / ${memory.loaded.rssMb} MB (${memory.loaded.heapMb}) | — | ≤ 200 MB / ≤ 300 MB | ${
-      met(memory.idle.rssMb <= 200 && memory.loaded.rssMb <= 300)
+    } mixed requests (real PostgreSQL); live heap after a full GC in brackets | ${memory.idle.rssMb} MB (${memory.idle.heapMb}) / ${memory.loaded.rssMb} MB (${memory.loaded.heapMb}) | — | ≤ ${TARGETS.rssIdleMb} MB / ≤ ${TARGETS.rssLoadedMb} MB | ${
+      met(memory.idle.rssMb <= TARGETS.rssIdleMb && memory.loaded.rssMb <= TARGETS.rssLoadedMb)
     } | ${when(memory)} |`
   )
 } else {
   rows.push(
-    "| RSS idle / after 20,000 mixed requests (real PostgreSQL) | not run | — | ≤ 200 MB / ≤ 300 MB | not run (`npm run bench -- memory`) | — |"
+    `| RSS idle / after 20,000 mixed requests (real PostgreSQL) | not run | — | ≤ ${TARGETS.rssIdleMb} MB / ≤ ${TARGETS.rssLoadedMb} MB | not run (\`npm run bench -- memory\`) | — |`
   )
 }
 // The storefront's budgets (issue 33), measured in Chromium by bench/frontend.ts.
@@ -252,7 +256,7 @@ Not run: \`npm run bench -- framework\`.
 
 Fs.writeFileSync(
   Path.join(results, "REPORT.md"),
-  `# Performance report (issue 18)
+  `# Performance report (issues 18 and 35)
 
 Written by \`npm run bench\` from the latest result of each benchmark (bench/results/*.json; the
 column "run" says when each was measured). Floors are measured in the same run as their figure.
