@@ -103,8 +103,7 @@ const migratedImage = (): Promise<DataDirImage> =>
   image ??= Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const embedded = yield* startEmbedded(":memory:")
     yield* runMigrations().pipe(Effect.provide(pgLayer({ host: embedded.host, port: embedded.port }, 2)))
-    const tar = yield* Effect.promise(() => embedded.db.dumpDataDir("none"))
-    return new DataDirImage(new Uint8Array(yield* Effect.promise(() => tar.arrayBuffer())))
+    return yield* Effect.promise(() => DataDirImage.dump(embedded.db))
   }))).catch((error) => {
     image = undefined
     throw error

@@ -39,8 +39,8 @@ interface Pglite {
 /**
  * The embedded server's buffer cache. PostgreSQL's initdb writes 128 MB, which PGlite allocates and
  * zeroes in WebAssembly memory at every start: most of a start's CPU (a migrated test database
- * loaded in about 1.3 s of CPU with it, 0.55 s with 16 MB; 2026-11-29) and resident memory the
- * embedded database never uses well. Its pages live in memory already (in memory: the data
+ * loaded in 1.48–1.75 s of CPU with it, 0.90–1.06 s with 16 MB, on 2026-11-29's machine, about
+ * four times slower than usual) and resident memory the embedded database never uses well. Its pages live in memory already (in memory: the data
  * directory itself; on disk: the operating system's cache), and its databases are small.
  */
 const EMBEDDED_SHARED_BUFFERS = "16MB"
@@ -54,6 +54,10 @@ const EMBEDDED_SHARED_BUFFERS = "16MB"
 export class DataDirImage extends Blob {
   constructor(readonly data: Uint8Array) {
     super([])
+  }
+  /** The image of a running database's data directory. */
+  static async dump(db: Pglite): Promise<DataDirImage> {
+    return new DataDirImage(new Uint8Array(await (await db.dumpDataDir("none")).arrayBuffer()))
   }
   override arrayBuffer(): Promise<ArrayBuffer> {
     const { buffer, byteLength, byteOffset } = this.data
@@ -76,29 +80,29 @@ export class DataDirImage extends Blob {
  * cluster is copied: every server still applies the migrations and seeds through the usual path.
  * A copy that fails to load is removed and the cluster is initialised afresh.
  */
-let pristineBytes: DataDirImage | undefined
+let pristineImage: DataDirImage | undefined
 
 const createInMemory = async <Db extends Pglite>(
   create: (options: { readonly loadDataDir?: Blob }) => Promise<Db>
 ): Promise<Db> => {
   const file = pristineClusterFile()
-  if (file !== undefined && (pristineBytes !== undefined || Fs.existsSync(file))) {
+  if (file !== undefined && (pristineImage !== undefined || Fs.existsSync(file))) {
     try {
       // Read once per process (40 MB): a test worker starts many databases.
-      pristineBytes ??= new DataDirImage(Fs.readFileSync(file))
-      return await create({ loadDataDir: pristineBytes })
+      pristineImage ??= new DataDirImage(Fs.readFileSync(file))
+      return await create({ loadDataDir: pristineImage })
     } catch {
-      pristineBytes = undefined
+      pristineImage = undefined
       Fs.rmSync(file, { force: true })
     }
   }
   const db = await create({})
   if (file !== undefined) {
     try {
-      const tar = Buffer.from(await (await db.dumpDataDir("none")).arrayBuffer())
+      const { data } = await DataDirImage.dump(db)
       Fs.mkdirSync(Path.dirname(file), { recursive: true })
       const partial = `${file}.${process.pid}.partial`
-      Fs.writeFileSync(partial, tar)
+      Fs.writeFileSync(partial, data)
       Fs.renameSync(partial, file)
     } catch {
       // A read-only install or a full disk: the next cluster is initialised afresh too.

@@ -19,8 +19,7 @@ embeddedOnly("an embedded database from an image", () => {
         yield* Effect.promise(() =>
           first.db.exec("create table kept (v text); insert into kept values ('in the image')")
         )
-        const tar = yield* Effect.promise(() => first.db.dumpDataDir("none"))
-        const image = new DataDirImage(new Uint8Array(yield* Effect.promise(() => tar.arrayBuffer())))
+        const image = yield* Effect.promise(() => DataDirImage.dump(first.db))
         const before = Buffer.from(image.data).toString("base64")
 
         const a = yield* startEmbedded(":memory:", { image })
