@@ -9,7 +9,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
-import { launch, runBrowserTests, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
+import { hasChromium, launch, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
 import { serverAtBaseUrl } from "../support/identity.js"
 import { seedListings } from "../support/PartnerKit.js"
 import { TestServer } from "../support/TestServer.js"
@@ -17,7 +17,7 @@ import { TestServer } from "../support/TestServer.js"
 warnIfNoChromium("buy-browser")
 const SHOTS = "test-results"
 
-describe.skipIf(!runBrowserTests)("buy page in headless Chromium", () => {
+describe.skipIf(!hasChromium)("buy page in headless Chromium", () => {
   layer(serverAtBaseUrl(), { timeout: 120_000 })("buy", (it) => {
     it.scoped(
       "GET shows the offer and writes nothing; Continue opens the session; 4242 pays; receipt",

@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import * as Fs from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { launch, runBrowserTests, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
+import { hasChromium, launch, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
 import { openSession } from "../support/CheckoutKit.js"
 import { serverAtBaseUrl } from "../support/identity.js"
 import { createPartner, seedListings } from "../support/PartnerKit.js"
@@ -34,7 +34,7 @@ const partnerSite = Effect.acquireRelease(
   (s) => Effect.promise(() => new Promise<void>((resolve) => s.server.close(() => resolve())))
 )
 
-describe.skipIf(!runBrowserTests)("checkout page in headless Chromium", () => {
+describe.skipIf(!hasChromium)("checkout page in headless Chromium", () => {
   layer(serverAtBaseUrl(), { timeout: 120_000 })("checkout", (it) => {
     it.scoped(
       "declined card message, a sandbox payment back to the return URL, receipt, expired link 410; screenshots",

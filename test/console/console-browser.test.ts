@@ -16,7 +16,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import type { Page } from "playwright-core"
-import { launch, runBrowserTests, warnIfNoChromium } from "../support/Browser.js"
+import { hasChromium, launch, warnIfNoChromium } from "../support/Browser.js"
 import { openSession } from "../support/CheckoutKit.js"
 import { phonePageInEveryScheme } from "../support/PageChecks.js"
 import { buy, createPartner, seedListings, signed } from "../support/PartnerKit.js"
@@ -28,7 +28,7 @@ warnIfNoChromium("console-browser")
 const run = <A>(f: () => Promise<A>) => Effect.promise(f)
 const text = (page: Page, selector: string) => run(() => page.textContent(selector).then((t) => (t ?? "").trim()))
 
-describe.skipIf(!runBrowserTests)("partner console in Chromium", () => {
+describe.skipIf(!hasChromium)("partner console in Chromium", () => {
   const env = {
     RATE_LIMITS: JSON.stringify({ auth_login: 1000 }),
     OUTBOUND_ALLOW_LOOPBACK: "true",

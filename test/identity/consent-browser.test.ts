@@ -8,7 +8,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { launch, runBrowserTests, warnIfNoChromium } from "../support/Browser.js"
+import { hasChromium, launch, warnIfNoChromium } from "../support/Browser.js"
 import {
   authorizeQuery,
   createTestUser,
@@ -39,7 +39,7 @@ const callbackServer = Effect.acquireRelease(
   (s) => Effect.promise(() => new Promise<void>((resolve) => (s as any).server.close(() => resolve())))
 )
 
-describe.skipIf(!runBrowserTests)("consent page in headless Chromium", () => {
+describe.skipIf(!hasChromium)("consent page in headless Chromium", () => {
   layer(serverAtBaseUrl(), { timeout: 120_000 })("authorize", (it) => {
     it.scoped("sign in, allow, land on the redirect URI with code, state and iss; the code exchanges for tokens", () =>
       Effect.gen(function*() {

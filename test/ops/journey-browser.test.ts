@@ -15,7 +15,7 @@ import { Effect } from "effect"
 import * as Fs from "node:fs"
 import type { Browser, Page } from "playwright-core"
 import type { Scope } from "../../src/partner/Auth.js"
-import { launch, runBrowserTests, warnIfNoChromium } from "../support/Browser.js"
+import { hasChromium, launch, warnIfNoChromium } from "../support/Browser.js"
 import { createTestUser } from "../support/identity.js"
 import { buy, seedListings, signed } from "../support/PartnerKit.js"
 import * as TestServer from "../support/TestServer.js"
@@ -48,7 +48,7 @@ const eventually = (page: Page, selector: string, ok: (text: string) => boolean)
     throw new Error(`${selector} never passed on ${page.url()}`)
   })
 
-describe.skipIf(!runBrowserTests)("the consoles' journey in Chromium", () => {
+describe.skipIf(!hasChromium)("the consoles' journey in Chromium", () => {
   const env = {
     REVIEW_THRESHOLD_CENTS: "500000",
     SETTLEMENT_HOLD_DAYS: "0",

@@ -9,7 +9,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Page } from "playwright-core"
-import { launch, runBrowserTests, warnIfNoChromium } from "../support/Browser.js"
+import { hasChromium, launch, warnIfNoChromium } from "../support/Browser.js"
 import { request } from "../support/http.js"
 import { createTestUser } from "../support/identity.js"
 import { phonePageInEveryScheme } from "../support/PageChecks.js"
@@ -33,7 +33,7 @@ const SECTIONS = [
   "/ops/audit"
 ]
 
-describe.skipIf(!runBrowserTests)("operator console in Chromium", () => {
+describe.skipIf(!hasChromium)("operator console in Chromium", () => {
   layer(
     TestServer.layer({ REVIEW_THRESHOLD_CENTS: "500000", RATE_LIMITS: JSON.stringify({ auth_login: 1000 }) }),
     { timeout: 240_000 }

@@ -13,7 +13,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type { Page } from "playwright-core"
-import { launch, runBrowserTests, warnIfNoChromium } from "../support/Browser.js"
+import { hasChromium, launch, warnIfNoChromium } from "../support/Browser.js"
 import { phonePageInEveryScheme } from "../support/PageChecks.js"
 import { rtrSettings, startRtrServer, TEST_RTR_ACCOUNT } from "../support/RtrServer.js"
 import * as TestServer from "../support/TestServer.js"
@@ -30,7 +30,7 @@ const env = Layer.unwrapScoped(
 const run = <A>(f: () => Promise<A>) => Effect.promise(f)
 const text = (page: Page, selector: string) => run(() => page.textContent(selector).then((t) => (t ?? "").trim()))
 
-describe.skipIf(!runBrowserTests)("account pages in Chromium", () => {
+describe.skipIf(!hasChromium)("account pages in Chromium", () => {
   layer(env, { timeout: 240_000 })("account", (it) => {
     it.scoped(
       "sign up, sign in, run a bulk job to done; axe clean in light and dark at 390 px",

@@ -9,7 +9,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Page } from "playwright-core"
-import { launch, runBrowserTests, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
+import { hasChromium, launch, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
 import { serverAtBaseUrl } from "../support/identity.js"
 import { createPartner, seedListings, signed } from "../support/PartnerKit.js"
 import { TestServer } from "../support/TestServer.js"
@@ -50,7 +50,7 @@ const typeInto = (page: Page, fields: ReadonlyArray<readonly [string, string]>) 
 
 const enter = (page: Page) => run(() => Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")]))
 
-describe.skipIf(!runBrowserTests)("a buyer's journeys, keyboard only", () => {
+describe.skipIf(!hasChromium)("a buyer's journeys, keyboard only", () => {
   layer(serverAtBaseUrl(), { timeout: 180_000 })("journeys", (it) => {
     it.scoped("a referral link to a name, bought with the test card: the partner's referral sale", () =>
       Effect.gen(function*() {

@@ -20,7 +20,7 @@ import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import { gzipSync } from "node:zlib"
 import type { Browser, Page } from "playwright-core"
-import { launch, runBrowserTests, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
+import { hasChromium, launch, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
 import * as DelayedRdap from "../support/DelayedRdap.js"
 import * as TestServer from "../support/TestServer.js"
 
@@ -102,7 +102,7 @@ const axeViolations = (page: Page) =>
 const OBSERVE_SHIFTS =
   `window.__shifts = 0; new PerformanceObserver((list) => { for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shifts += e.value }).observe({ type: "layout-shift", buffered: true })`
 
-describe.skipIf(!runBrowserTests)("the search island in headless Chromium", () => {
+describe.skipIf(!hasChromium)("the search island in headless Chromium", () => {
   layer(env, { timeout: 120_000 })("island", (it) => {
     it.scoped(
       "typing shows the primary row first, with the results page's wording; typing more replaces the rows and cancels the old stream",

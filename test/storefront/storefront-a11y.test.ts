@@ -9,14 +9,14 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { launch, runBrowserTests, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
+import { hasChromium, launch, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
 import { serverAtBaseUrl } from "../support/identity.js"
 import { FOOTER_LINKS, frameOf, HEADER_LINKS, violationsOf } from "../support/PageChecks.js"
 import { TestServer } from "../support/TestServer.js"
 
 warnIfNoChromium("storefront-a11y")
 
-describe.skipIf(!runBrowserTests)("storefront pages: axe in light and dark", () => {
+describe.skipIf(!hasChromium)("storefront pages: axe in light and dark", () => {
   layer(
     serverAtBaseUrl({ RDAP_MODE: "sandbox", DEMO_LISTINGS: "true", TRUST_PROXY: "1" }),
     { timeout: 300_000 }

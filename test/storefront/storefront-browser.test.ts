@@ -7,14 +7,14 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
-import { launch, runBrowserTests, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
+import { hasChromium, launch, VIEWPORTS, warnIfNoChromium } from "../support/Browser.js"
 import { serverAtBaseUrl } from "../support/identity.js"
 import { TestServer } from "../support/TestServer.js"
 
 warnIfNoChromium("storefront-browser")
 const SHOTS = "test-results"
 
-describe.skipIf(!runBrowserTests)("storefront in headless Chromium", () => {
+describe.skipIf(!hasChromium)("storefront in headless Chromium", () => {
   layer(serverAtBaseUrl({ RDAP_MODE: "sandbox", DEMO_LISTINGS: "true" }), { timeout: 120_000 })("storefront", (it) => {
     it.scoped("390 px, keyboard only: search from the home page, read the results; no overflow, no CSP report", () =>
       Effect.gen(function*() {

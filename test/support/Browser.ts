@@ -7,13 +7,11 @@ import * as Fs from "node:fs"
 import { chromium } from "playwright-core"
 
 export const CHROMIUM = "/usr/bin/chromium"
-export const hasChromium = Fs.existsSync(CHROMIUM)
-
 /**
- * Whether this run drives the browser: Chromium is installed. (`TEST_LEAVE_OUT=browser` leaves the
- * browser's files out of a run altogether: vitest.config.ts.)
+ * Whether this run can drive the browser; the browser's files skip without it. (`TEST_LEAVE_OUT=browser`
+ * leaves them out of a run altogether: vitest.config.ts.)
  */
-export const runBrowserTests = hasChromium
+export const hasChromium = Fs.existsSync(CHROMIUM)
 
 /** Warns once per test file when the browser is absent (the file's tests are then skipped). */
 export const warnIfNoChromium = (file: string) => {

@@ -8,7 +8,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
-import { launch, runBrowserTests, warnIfNoChromium } from "../../support/Browser.js"
+import { hasChromium, launch, warnIfNoChromium } from "../../support/Browser.js"
 import { post } from "../../support/http.js"
 import { createPartner, signed } from "../../support/PartnerKit.js"
 import * as TestServer from "../../support/TestServer.js"
@@ -18,7 +18,7 @@ warnIfNoChromium("progress-browser")
 const ADMIN = { authorization: `Bearer ${TestServer.baseEnv.ADMIN_TOKEN}` }
 const SHOTS = "test-results/brokerage"
 
-describe.skipIf(!runBrowserTests)("brokerage progress page in headless Chromium", () => {
+describe.skipIf(!hasChromium)("brokerage progress page in headless Chromium", () => {
   layer(TestServer.layer(), { timeout: 120_000 })("progress", (it) => {
     it.scoped("status and timeline in plain words, desktop and phone; a tampered link is the 400 page", () =>
       Effect.gen(function*() {

@@ -11,7 +11,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Page } from "playwright-core"
-import { launch, runBrowserTests, VIEWPORTS, warnIfNoChromium } from "../../support/Browser.js"
+import { hasChromium, launch, VIEWPORTS, warnIfNoChromium } from "../../support/Browser.js"
 import { authorizeQuery, createTestUser, pkcePair, registerClient, serverAtBaseUrl } from "../../support/identity.js"
 import { FOOTER_LINKS, frameOf, HEADER_LINKS, SIGNED_IN_HEADER_LINKS, violationsOf } from "../../support/PageChecks.js"
 import { createPartner, seedListings, signed } from "../../support/PartnerKit.js"
@@ -24,7 +24,7 @@ const TIME_IN_WORDS = /^\d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec
 
 const text = (page: Page, selector: string) => Effect.promise(() => page.textContent(selector).then((t) => t ?? ""))
 
-describe.skipIf(!runBrowserTests)("one design on every page: axe in light and dark at 390 px", () => {
+describe.skipIf(!hasChromium)("one design on every page: axe in light and dark at 390 px", () => {
   layer(serverAtBaseUrl({ CONTACT_EMAIL: "help@shop.example" }), { timeout: 300_000 })("design", (it) => {
     it.scoped(
       "info, checkout, receipt, progress, OAuth and error pages share the frame, 0 violations",
